@@ -1,0 +1,110 @@
+// fivsim/analysis/events.hpp — nonsmooth events read off the sequence of contact states.
+//
+// Each step ends with one state per contact (free / stick / slip− / slip+, see moreau.hpp); a
+// change between consecutive steps is an event: stick→slip, slip→stick, slip reversal (slip−
+// ↔ slip+ without a stick step), separation (→ free) or reattachment (free →). The event time
+// is the end of the first step in the new state, so with time stepping it is late by at most dt.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "fivsim/model/model.hpp"
+
+namespace fivsim {
+
+enum class EventKind : int {
+  none = 0,
+  stick_to_slip,
+  slip_to_stick,
+  slip_reversal,
+  separation,
+  reattachment,
+};
+
+inline constexpr int kEventKindCount = 6;
+
+FIVSIM_HD inline const char* event_kind_name(EventKind k) {
+  switch (k) {
+    case EventKind::none: return "none";
+    case EventKind::stick_to_slip: return "stick_to_slip";
+    case EventKind::slip_to_stick: return "slip_to_stick";
+    case EventKind::slip_reversal: return "slip_reversal";
+    case EventKind::separation: return "separation";
+    case EventKind::reattachment: return "reattachment";
+  }
+  return "?";
+}
+
+FIVSIM_HD inline bool is_slip(ContactState s) {
+  return s == ContactState::slip_neg || s == ContactState::slip_pos;
+}
+
+FIVSIM_HD inline EventKind classify_transition(ContactState from, ContactState to) {
+  if (from == to) return EventKind::none;
+  if (to == ContactState::free) return EventKind::separation;
+  if (from == ContactState::free) return EventKind::reattachment;
+  if (from == ContactState::stick) return EventKind::stick_to_slip;
+  if (to == ContactState::stick) return EventKind::slip_to_stick;
+  return EventKind::slip_reversal;
+}
+
+// the contact state implied by positions and velocities alone (used for the initial state,
+// before any contact force is known): open gap → free, else by the sign of γ_T
+template <class D>
+FIVSIM_HD inline ContactState kinematic_contact_state(const Model<D>& m, const State<D>& s, int i,
+                                                      typename D::scalar stick_tol) {
+  if (m.kind[i] == ContactKind::given_normal ? !(m.Fn[i] > 0) : contact_gap(m, s, i) > 0)
+    return ContactState::free;
+  const auto v = contact_slip_velocity(m, s.u, i);
+  if (v > stick_tol) return ContactState::slip_pos;
+  if (v < -stick_tol) return ContactState::slip_neg;
+  return ContactState::stick;
+}
+
+struct Event {
+  double t = 0.0;
+  int contact = 0;
+  ContactState from = ContactState::free;
+  ContactState to = ContactState::free;
+  EventKind kind = EventKind::none;
+  std::vector<double> q;  // positions when the event was seen
+};
+
+// collects events as states arrive, one step at a time (no trajectory is stored)
+class EventLog {
+ public:
+  template <class D>
+  void start(const Model<D>& m, const State<D>& s) {
+    last_.assign(s.contact, s.contact + m.n_contacts);
+  }
+
+  template <class D>
+  void observe(const Model<D>& m, const State<D>& s) {
+    for (int i = 0; i < m.n_contacts; ++i) {
+      const EventKind k = classify_transition(last_[i], s.contact[i]);
+      if (k != EventKind::none) {
+        Event e;
+        e.t = static_cast<double>(s.t);
+        e.contact = i;
+        e.from = last_[i];
+        e.to = s.contact[i];
+        e.kind = k;
+        e.q.assign(s.q.v, s.q.v + m.n_dof);
+        events_.push_back(std::move(e));
+        ++counts_[static_cast<int>(k)];
+      }
+      last_[i] = s.contact[i];
+    }
+  }
+
+  const std::vector<Event>& events() const { return events_; }
+  long count(EventKind k) const { return counts_[static_cast<int>(k)]; }
+
+ private:
+  std::vector<ContactState> last_;
+  std::vector<Event> events_;
+  long counts_[kEventKindCount] = {0, 0, 0, 0, 0, 0};
+};
+
+}  // namespace fivsim

@@ -1,0 +1,33 @@
+// fivsim/core/config.hpp — the host/device marker and the compile-time capacities of the step path.
+//
+// Per-case physics is written once as FIVSIM_HD inline functions over plain structs whose
+// sizes are fixed at compile time (DESIGN.md §3); a Dims<T, NQ, NC> bundle names the scalar
+// type, the largest number of degrees of freedom and the largest number of contacts.
+#pragma once
+
+#if defined(__CUDACC__)
+#define FIVSIM_HD __host__ __device__
+#else
+#define FIVSIM_HD
+#endif
+
+namespace fivsim {
+
+using real = double;
+
+// capacities of one instantiation of the step path: NQ degrees of freedom, NC contacts,
+// and at most 3 LCP unknowns per contact (seed 000 Eq. 12: Λ_N, Λ_L, γ_R)
+template <class T, int NQ, int NC>
+struct Dims {
+  using scalar = T;
+  static constexpr int max_dof = NQ;
+  static constexpr int max_contacts = NC;
+  static constexpr int max_lcp = 3 * NC;
+};
+
+// the generic host instantiation: any model the scenario parser accepts fits in it
+inline constexpr int kHostMaxDof = 32;
+inline constexpr int kHostMaxContacts = 32;
+using HostDims = Dims<double, kHostMaxDof, kHostMaxContacts>;
+
+}  // namespace fivsim

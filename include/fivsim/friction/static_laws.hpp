@@ -1,0 +1,110 @@
+// fivsim/friction/static_laws.hpp — static (memoryless) friction laws as coefficient curves.
+//
+// A law gives the friction coefficient μ(v_r) ≥ 0 for sliding at relative velocity v_r; the
+// friction force is λ_T = −μ(v_r)·sgn(v_r)·λ_N, and at v_r = 0 the force is anywhere in
+// [−μ⁺(0)·λ_N, μ⁻(0)·λ_N] (stick; seed 000 Eqs. 3–4). The LCP of seed 000 Eq. 12 needs the
+// coefficient for each sliding direction: μ⁺ for v_r > 0 and μ⁻ for v_r < 0; they differ only
+// for the asymmetric law. Static friction is μ at v_r = 0 (DESIGN.md §4).
+//
+//   coulomb            {mu}                         μ = mu
+//   coulomb_viscous    {mu, mu_v}                   μ = mu + mu_v·|v|           (seed 002 Eq. 3)
+//   coulomb_tanh       {mu, eps}                    μ = mu·tanh(eps·|v|)        (seed 002 Eq. 2)
+//   stribeck_rational  {mu_s, delta}                μ = mu_s / (1 + delta·|v|)  (seed 000 Eq. 29a)
+//   stribeck_exp       {mu_s, mu_d, alpha}          μ = mu_d + (mu_s − mu_d)·e^(−alpha·|v|)
+//                                                   (seed 000 Eq. 29b; printed there with + sign)
+//   stribeck           {mu_s, mu_c, v_s, alpha, mu_v}
+//                      μ = mu_c + (mu_s − mu_c)·e^(−(|v|/v_s)^alpha) + mu_v·|v|   (seed 002 Eq. 4)
+//   asymmetric         {Ts_l, Ts_r, T0_l, T0_r, alpha, beta}
+//                      μ = Ts/(1 + T0·|v|)·(1 + beta/cosh(alpha·v))·tanh(alpha·|v|),
+//                      (Ts, T0) = (Ts_l, T0_l) for v ≥ 0 and (Ts_r, T0_r) for v < 0 (seed 002 Eq. 22)
+// All terms are coefficients that multiply the normal force (mu_v in s/m, eps and alpha in s/m).
+#pragma once
+
+#include <math.h>
+
+#include "fivsim/core/config.hpp"
+
+namespace fivsim {
+
+enum class FrictionLawKind : int {
+  coulomb = 0,
+  coulomb_viscous,
+  coulomb_tanh,
+  stribeck_rational,
+  stribeck_exp,
+  stribeck,
+  asymmetric,
+};
+
+inline constexpr int kFrictionLawCount = 7;
+inline constexpr int kFrictionMaxParams = 6;
+
+struct FrictionLaw {
+  FrictionLawKind kind = FrictionLawKind::coulomb;
+  double p[kFrictionMaxParams] = {0, 0, 0, 0, 0, 0};  // parameters in the order listed above
+};
+
+// names and parameter names, in enum order, for parsing and messages
+struct FrictionLawInfo {
+  const char* name;
+  int n_params;
+  const char* params[kFrictionMaxParams];
+};
+
+inline constexpr FrictionLawInfo kFrictionLawInfo[kFrictionLawCount] = {
+    {"coulomb", 1, {"mu"}},
+    {"coulomb_viscous", 2, {"mu", "mu_v"}},
+    {"coulomb_tanh", 2, {"mu", "eps"}},
+    {"stribeck_rational", 2, {"mu_s", "delta"}},
+    {"stribeck_exp", 3, {"mu_s", "mu_d", "alpha"}},
+    {"stribeck", 5, {"mu_s", "mu_c", "v_s", "alpha", "mu_v"}},
+    {"asymmetric", 6, {"Ts_l", "Ts_r", "T0_l", "T0_r", "alpha", "beta"}},
+};
+
+// μ ≥ 0 for sliding at relative velocity v (only the asymmetric law looks at the sign of v)
+template <class T>
+FIVSIM_HD inline T friction_magnitude(const FrictionLaw& law, T v) {
+  const T s = v < T(0) ? -v : v;
+  const double* p = law.p;
+  switch (law.kind) {
+    case FrictionLawKind::coulomb: return T(p[0]);
+    case FrictionLawKind::coulomb_viscous: return T(p[0]) + T(p[1]) * s;
+    case FrictionLawKind::coulomb_tanh: return T(p[0]) * tanh(T(p[1]) * s);
+    case FrictionLawKind::stribeck_rational: return T(p[0]) / (T(1) + T(p[1]) * s);
+    case FrictionLawKind::stribeck_exp: return T(p[1]) + (T(p[0]) - T(p[1])) * exp(-T(p[2]) * s);
+    case FrictionLawKind::stribeck:
+      return T(p[1]) + (T(p[0]) - T(p[1])) * exp(-pow(s / T(p[2]), T(p[3]))) + T(p[4]) * s;
+    case FrictionLawKind::asymmetric: {
+      const bool pos = !(v < T(0));
+      const T ts = T(pos ? p[0] : p[1]);
+      const T t0 = T(pos ? p[2] : p[3]);
+      const T alpha = T(p[4]);
+      return ts / (T(1) + t0 * s) * (T(1) + T(p[5]) / cosh(alpha * s)) * tanh(alpha * s);
+    }
+  }
+  return T(0);
+}
+
+// the signed coefficient curve μ(v)·sgn(v) of seed 000 Fig. 9 (0 at v = 0)
+template <class T>
+FIVSIM_HD inline T friction_coefficient(const FrictionLaw& law, T v) {
+  if (v > T(0)) return friction_magnitude(law, v);
+  if (v < T(0)) return -friction_magnitude(law, v);
+  return T(0);
+}
+
+// coefficients for the two sliding directions, evaluated at |v| (the start-of-step relative
+// velocity in Moreau stepping, DESIGN.md §7)
+template <class T>
+FIVSIM_HD inline void friction_bounds(const FrictionLaw& law, T v, T& mu_plus, T& mu_minus) {
+  const T s = v < T(0) ? -v : v;
+  mu_plus = friction_magnitude(law, s);
+  mu_minus = law.kind == FrictionLawKind::asymmetric ? friction_magnitude(law, -s) : mu_plus;
+}
+
+// true for laws whose signed curve is continuous through v = 0 (no set-valued stick)
+FIVSIM_HD inline bool friction_is_smooth(FrictionLawKind k) {
+  return k == FrictionLawKind::coulomb_tanh || k == FrictionLawKind::asymmetric;
+}
+
+}  // namespace fivsim

@@ -1,0 +1,95 @@
+// fivsim/integrate/moreau.hpp — Moreau mixed-level time stepping (the seeds' "conventional LCP
+// method", seed 000 Eq. 8 with the LCPs of Eqs. 12, 14, 28).
+//
+// One step from t_A to t_E = t_A + dt:
+//   u_free = u_A + dt·M⁻¹h_A                         (h evaluated at the start of the step)
+//   (A, b) = build_contact_lcp(...)                   (lcp_build.hpp; friction μ at γ_T(u_A))
+//   x, y   = solve(A, b)                               (any solver of lcp_solve.hpp)
+//   u_E    = u_free + M⁻¹(W_N Λ_N + W_T Λ_T),  q_E = q_A + dt·u_E
+// The normal condition is on the end-of-step gap (displacement level), the friction condition on
+// the end-of-step relative velocity (velocity level). First order in dt.
+#pragma once
+
+#include "fivsim/lcp/lcp_build.hpp"
+#include "fivsim/lcp/lcp_solve.hpp"
+
+namespace fivsim {
+
+struct StepOptions {
+  LcpSolverKind solver = LcpSolverKind::lemke;
+  LcpOptions lcp;
+  double stick_tol = 1e-9;  // |γ_T| below this counts as sticking (velocity units)
+  double force_tol = 1e-9;  // a normal force below this counts as separated (force units)
+};
+
+struct StepReport {
+  Status status = Status::ok;
+  int lcp_iterations = 0;
+  double lcp_residual = 0.0;
+};
+
+template <class D>
+struct MoreauWorkspace {
+  using T = typename D::scalar;
+  ContactLcp<D> lcp;
+  LcpVector<T, D::max_lcp> x, y;
+  Vec<T, D::max_dof> h, u_free, force;
+  Vec<T, D::max_contacts> PN, PT;
+};
+
+template <class D>
+FIVSIM_HD inline StepReport moreau_step(const Model<D>& m, State<D>& s, typename D::scalar dt,
+                                        const StepOptions& opt, MoreauWorkspace<D>& ws) {
+  using T = typename D::scalar;
+  StepReport rep;
+  const int nq = m.n_dof;
+  const int nc = m.n_contacts;
+
+  smooth_force(m, s, ws.h);
+  ws.u_free.n = nq;
+  for (int i = 0; i < nq; ++i) {
+    T acc = T(0);
+    for (int j = 0; j < nq; ++j) acc += m.Minv(i, j) * ws.h[j];
+    ws.u_free[i] = s.u[i] + dt * acc;
+  }
+
+  ws.PN.resize(nc);
+  ws.PT.resize(nc);
+  if (nc > 0) {
+    contact_lcp_coefficients(m, s, dt, ws.lcp);
+    build_contact_lcp(m, s, ws.u_free, dt, ws.lcp);
+    const LcpResult r = lcp_solve(opt.solver, ws.lcp.A, ws.lcp.b, ws.x, ws.y, opt.lcp);
+    rep.lcp_iterations = r.iterations;
+    rep.lcp_residual = r.residual;
+    if (r.status != Status::ok) {
+      rep.status = r.status;
+      return rep;
+    }
+    contact_impulses(m, ws.lcp, ws.x, ws.PN, ws.PT);
+  }
+
+  // contact impulses in generalised coordinates, then the velocity and position update
+  ws.force.resize(nq);
+  for (int i = 0; i < nc; ++i)
+    for (int d = 0; d < nq; ++d) ws.force[d] += m.WN(d, i) * ws.PN[i] + m.WT(d, i) * ws.PT[i];
+  bool finite = true;
+  for (int i = 0; i < nq; ++i) {
+    T acc = T(0);
+    for (int j = 0; j < nq; ++j) acc += m.Minv(i, j) * ws.force[j];
+    s.u[i] = ws.u_free[i] + acc;
+    s.q[i] += dt * s.u[i];
+    finite = finite && is_finite(s.u[i]) && is_finite(s.q[i]);
+  }
+  const T impulse_tol = T(opt.force_tol) * dt;
+  for (int i = 0; i < nc; ++i) {
+    s.lamN[i] = ws.PN[i] / dt;
+    s.lamT[i] = ws.PT[i] / dt;
+    s.contact[i] = contact_state_from_lcp(m, ws.x, ws.y, ws.PN[i], i, impulse_tol, T(opt.stick_tol));
+  }
+  s.lamN.n = s.lamT.n = nc;
+  s.t += dt;
+  if (!finite) rep.status = Status::nonfinite;
+  return rep;
+}
+
+}  // namespace fivsim

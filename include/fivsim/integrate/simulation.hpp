@@ -1,0 +1,73 @@
+// fivsim/integrate/simulation.hpp — drives a stepper over a whole run on the host: the initial
+// state, the step loop, and what is reported back (no trajectory is kept; observers see each
+// state as it is produced).
+#pragma once
+
+#include <memory>
+
+#include <Eigen/Dense>
+
+#include "fivsim/analysis/events.hpp"
+#include "fivsim/integrate/moreau.hpp"
+
+namespace fivsim {
+
+// a state at t0 from q0, u0; contact states from kinematics (events.hpp) and, for given_normal
+// contacts, λ_N = Fn
+template <class D>
+void make_initial_state(const Model<D>& m, const Eigen::VectorXd& q0, const Eigen::VectorXd& u0,
+                        double t0, double stick_tol, State<D>& s) {
+  using T = typename D::scalar;
+  s.t = T(t0);
+  s.q.resize(m.n_dof);
+  s.u.resize(m.n_dof);
+  for (int i = 0; i < m.n_dof; ++i) {
+    s.q[i] = T(q0(i));
+    s.u[i] = T(u0(i));
+  }
+  s.lamN.resize(m.n_contacts);
+  s.lamT.resize(m.n_contacts);
+  for (int i = 0; i < m.n_contacts; ++i) {
+    if (m.kind[i] == ContactKind::given_normal) s.lamN[i] = m.Fn[i];
+    s.contact[i] = kinematic_contact_state(m, s, i, T(stick_tol));
+  }
+}
+
+struct RunOutcome {
+  Status status = Status::ok;
+  long steps = 0;                  // steps completed (and observed)
+  double max_lcp_residual = 0.0;
+  long lcp_iterations = 0;         // summed over all steps
+  int max_lcp_iterations = 0;
+  double failed_at = 0.0;          // start time of the step that failed
+};
+
+// runs `steps` Moreau steps of size dt; observe(state, step_index, report) after each step.
+// Stops at the first failing step: an LCP failure leaves the state as it was before the step,
+// a non-finite state is not passed to the observer.
+template <class D, class Observer>
+RunOutcome simulate_moreau(const Model<D>& m, State<D>& s, double dt, long steps,
+                           const StepOptions& opt, Observer&& observe) {
+  using T = typename D::scalar;
+  RunOutcome out;
+  auto ws = std::make_unique<MoreauWorkspace<D>>();
+  const double t0 = static_cast<double>(s.t);
+  for (long k = 1; k <= steps; ++k) {
+    const StepReport r = moreau_step(m, s, T(dt), opt, *ws);
+    out.lcp_iterations += r.lcp_iterations;
+    if (r.lcp_iterations > out.max_lcp_iterations) out.max_lcp_iterations = r.lcp_iterations;
+    if (r.status != Status::ok) {
+      out.status = r.status;
+      out.failed_at = t0 + static_cast<double>(k - 1) * dt;
+      return out;
+    }
+    if (r.lcp_residual > out.max_lcp_residual) out.max_lcp_residual = r.lcp_residual;
+    // time from the step count, so that long runs do not accumulate rounding in t
+    s.t = T(t0 + static_cast<double>(k) * dt);
+    out.steps = k;
+    observe(static_cast<const State<D>&>(s), k, r);
+  }
+  return out;
+}
+
+}  // namespace fivsim

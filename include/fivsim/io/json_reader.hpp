@@ -1,0 +1,86 @@
+// fivsim/io/json_reader.hpp — strict reading of JSON objects with errors that name a JSON pointer.
+//
+// A JsonObject wraps one object of a document together with its pointer. Every getter records
+// the key it was asked for; finish() then rejects any key nobody asked for, listing the allowed
+// ones. Numbers must be finite and satisfy the stated rule. Every failure is an InputError whose
+// message is "<pointer>: <rule>" (DESIGN.md §4).
+#pragma once
+
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <Eigen/Dense>
+#include <nlohmann/json.hpp>
+
+namespace fivsim {
+
+using json = nlohmann::json;
+
+struct InputError : std::runtime_error {
+  InputError(const std::string& pointer, const std::string& rule)
+      : std::runtime_error((pointer.empty() ? std::string("/") : pointer) + ": " + rule),
+        pointer(pointer),
+        rule(rule) {}
+  // an error about a whole file (unreadable, malformed JSON): "<path>: <rule>"
+  static InputError in_file(const std::string& path, const std::string& rule) {
+    InputError e("", rule);
+    static_cast<std::runtime_error&>(e) = std::runtime_error(path + ": " + rule);
+    return e;
+  }
+  std::string pointer;
+  std::string rule;
+};
+
+enum class NumberRule { any, positive, non_negative };
+
+// "/a/b" + "k~x" → "/a/b/k~0x" (RFC 6901 escaping)
+std::string pointer_join(const std::string& parent, const std::string& key);
+std::string pointer_join(const std::string& parent, std::size_t index);
+
+class JsonObject {
+ public:
+  // throws InputError when j is not an object
+  JsonObject(const json& j, std::string pointer);
+
+  const std::string& pointer() const { return pointer_; }
+  std::string pointer_of(const std::string& key) const { return pointer_join(pointer_, key); }
+  bool has(const std::string& key);
+
+  double number(const std::string& key, NumberRule rule = NumberRule::any);
+  double number_or(const std::string& key, double fallback, NumberRule rule = NumberRule::any);
+  long integer(const std::string& key, long min_value);
+  long integer_or(const std::string& key, long fallback, long min_value);
+  bool boolean_or(const std::string& key, bool fallback);
+  std::string string(const std::string& key);
+  std::string string_or(const std::string& key, const std::string& fallback);
+  // one of `choices`; the message lists them
+  std::string choice(const std::string& key, const std::vector<std::string>& choices);
+  std::string choice_or(const std::string& key, const std::string& fallback,
+                        const std::vector<std::string>& choices);
+  // array of numbers; expected_size < 0 accepts any non-empty length
+  std::vector<double> numbers(const std::string& key, long expected_size,
+                              NumberRule rule = NumberRule::any, const std::string& size_why = "");
+  // a number or an array of `size` numbers, broadcast to `size` entries
+  std::vector<double> number_or_numbers(const std::string& key, long size, NumberRule rule);
+  // rows × cols nested array; rows < 0 takes the row count from the data (square if cols < 0)
+  Eigen::MatrixXd matrix(const std::string& key, long rows, long cols);
+  JsonObject object(const std::string& key);
+  const json& array(const std::string& key);
+  const json& raw(const std::string& key);
+
+  // rejects keys that no getter asked for
+  void finish() const;
+
+ private:
+  const json& required(const std::string& key);
+  const json* j_;
+  std::string pointer_;
+  std::set<std::string> asked_;
+};
+
+// a single number at `pointer`, finite and obeying `rule`
+double read_number(const json& v, const std::string& pointer, NumberRule rule);
+
+}  // namespace fivsim

@@ -1,0 +1,57 @@
+// fivsim/io/output.hpp — output folders that appear only when complete, and number formatting
+// for the CSV and JSON files of DESIGN.md §5.
+#pragma once
+
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace fivsim {
+
+// Files are written into a hidden sibling "<dir>.partial-<pid>" that commit() renames onto
+// <dir> (replacing an older result); without commit() the partial folder is removed, so a
+// failed command leaves nothing half-written.
+class StagedDirectory {
+ public:
+  explicit StagedDirectory(std::filesystem::path final_dir);
+  ~StagedDirectory();
+  StagedDirectory(const StagedDirectory&) = delete;
+  StagedDirectory& operator=(const StagedDirectory&) = delete;
+
+  const std::filesystem::path& path() const { return staging_; }
+  const std::filesystem::path& final_path() const { return final_; }
+  std::filesystem::path file(const std::string& name) const { return staging_ / name; }
+  void commit();
+
+ private:
+  std::filesystem::path final_;
+  std::filesystem::path staging_;
+  bool committed_ = false;
+};
+
+// shortest text that reads back to the same double
+std::string format_double(double x);
+
+void write_json_file(const std::filesystem::path& path, const nlohmann::json& j);
+
+// a CSV file written row by row through a buffered FILE*
+class CsvWriter {
+ public:
+  explicit CsvWriter(const std::filesystem::path& path);
+  ~CsvWriter();
+  CsvWriter(const CsvWriter&) = delete;
+  CsvWriter& operator=(const CsvWriter&) = delete;
+
+  void field(double x);
+  void field(const char* s);
+  void end_row();
+  void close();
+
+ private:
+  std::FILE* f_ = nullptr;
+  bool first_ = true;
+};
+
+}  // namespace fivsim

@@ -1,0 +1,54 @@
+// fivsim/io/scenario.hpp — scenario files: loading, --set overrides, validation, and the parsed
+// scenario (DESIGN.md §4). Every rejection is an InputError naming the JSON pointer.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "fivsim/integrate/moreau.hpp"
+#include "fivsim/io/json_reader.hpp"
+#include "fivsim/model/model_description.hpp"
+
+namespace fivsim {
+
+struct IntegratorSettings {
+  std::string method = "moreau";
+  double dt = 0.0;
+  double t_end = 0.0;
+  long steps = 0;  // round(t_end / dt)
+  StepOptions step;
+};
+
+struct AnalysisSettings {
+  double t_transient = 0.0;  // statistics start here
+};
+
+struct OutputSettings {
+  bool timeseries = true;
+  long every = 1;  // write every n-th step
+};
+
+struct Scenario {
+  std::string name;
+  json document;  // the scenario as run (after --set), echoed into summary.json
+  ModelDescription model;
+  Eigen::VectorXd q0, u0;
+  IntegratorSettings integrator;
+  AnalysisSettings analysis;
+  OutputSettings output;
+};
+
+// reads a JSON file; a missing file or malformed JSON is an InputError naming the file
+json load_json_file(const std::string& path);
+
+// applies "/json/pointer=value": value is parsed as JSON, else taken as a string; nan, inf and
+// -inf become the corresponding numbers (so that validation can reject them by name)
+void apply_override(json& doc, const std::string& assignment);
+
+// validates the whole document and builds the model description
+Scenario parse_scenario(const json& doc);
+
+// a friction block {"law": ..., parameters...}
+FrictionLaw parse_friction_law(JsonObject& obj);
+
+}  // namespace fivsim

@@ -1,0 +1,145 @@
+// fivsim/lcp/lcp_build.hpp — the one-step contact LCP of mixed-level time stepping.
+//
+// Builds (A, b) of seed 000 Eq. 12 (rigid contact), Eq. 14 (spring contact) and Eq. 28 (given
+// normal force) for any mix of contacts, from the free-flight velocity u_free = u_A + dt·M⁻¹h_A
+// that the integrator supplies. Friction is split as in seed 000 Eqs. 3–4 with a coefficient per
+// sliding direction: Λ_R = μ⁺Λ_N + Λ_T ⊥ γ_R, Λ_L = μ⁻Λ_N − Λ_T ⊥ γ_L, γ_T = γ_R − γ_L
+// (so Λ_R + Λ_L = (μ⁺ + μ⁻)Λ_N; the seed's 2μ when μ⁺ = μ⁻).
+//
+// Unknowns, in impulse (Λ = λ·dt) and velocity units — the seed's Eqs. 12/14 rows scaled by
+// positive factors, which leaves the solution unchanged:
+//   x = [Λ_N of rigid/spring contacts (k) | Λ_L (m) | γ_R (m)]
+//   y = [g_N^E/dt  (+ Λ_N/(k_c dt²) for springs) | γ_L (m) | Λ_R (m)]
+// A spring row is a rigid row plus the compliance 1/(k_c dt²) on its diagonal: Ω_N/(k_c dt) with
+// Ω_N = λ_N + k_c g_N^E (seed 000 Eq. 13).
+#pragma once
+
+#include "fivsim/lcp/lcp.hpp"
+#include "fivsim/model/model.hpp"
+
+namespace fivsim {
+
+template <class D>
+struct ContactLcp {
+  using T = typename D::scalar;
+  static constexpr int NC = D::max_contacts;
+  static constexpr int NL = D::max_lcp;
+
+  LcpMatrix<T, NL> A;
+  LcpVector<T, NL> b;
+  Vec<T, NC> mu_plus, mu_minus;  // friction coefficients used in this step
+  Vec<T, NC> impulse_known;      // Λ_N = Fn·dt of given_normal contacts (0 for the others)
+};
+
+// friction coefficients from the start-of-step relative velocity (DESIGN.md §7) and the
+// known normal impulses
+template <class D>
+FIVSIM_HD inline void contact_lcp_coefficients(const Model<D>& m, const State<D>& s,
+                                               typename D::scalar dt, ContactLcp<D>& lcp) {
+  using T = typename D::scalar;
+  lcp.mu_plus.n = lcp.mu_minus.n = lcp.impulse_known.n = m.n_contacts;
+  for (int i = 0; i < m.n_contacts; ++i) {
+    const T v = contact_slip_velocity(m, s.u, i);
+    friction_bounds(m.law[i], v, lcp.mu_plus[i], lcp.mu_minus[i]);
+    lcp.impulse_known[i] = m.kind[i] == ContactKind::given_normal ? m.Fn[i] * dt : T(0);
+  }
+}
+
+// (A, b) for the step from s with free-flight velocity u_free; coefficients must be set first
+template <class D, int Cap>
+FIVSIM_HD inline void build_contact_lcp(const Model<D>& m, const State<D>& s,
+                                        const Vec<typename D::scalar, Cap>& u_free,
+                                        typename D::scalar dt, ContactLcp<D>& lcp) {
+  using T = typename D::scalar;
+  const int k = m.n_normal;
+  const int nc = m.n_contacts;
+  const int n = k + 2 * nc;
+  auto& A = lcp.A;
+  auto& b = lcp.b;
+  A.resize(n, n);
+  b.resize(n);
+  const auto& mum = lcp.mu_minus;
+  const auto& pk = lcp.impulse_known;
+
+  for (int i = 0; i < nc; ++i) {
+    const int si = m.normal_slot[i];
+    // normal row of a rigid or spring contact
+    if (si >= 0) {
+      T bi = contact_gap(m, s, i) / dt;
+      for (int d = 0; d < m.n_dof; ++d) bi += m.WN(d, i) * u_free[d];
+      for (int j = 0; j < nc; ++j) {
+        const T coupling = m.GNN(i, j) + m.GNT(i, j) * mum[j];
+        const int sj = m.normal_slot[j];
+        if (sj >= 0) {
+          A(si, sj) = coupling;
+        } else {
+          bi += coupling * pk[j];
+        }
+        A(si, k + j) = -m.GNT(i, j);
+      }
+      if (m.kind[i] == ContactKind::spring) A(si, si) += T(1) / (m.kc[i] * dt * dt);
+      b[si] = bi;
+    }
+    // γ_L row: γ_L = γ_R − γ_T^E
+    {
+      T gamma_free = contact_slip_velocity(m, u_free, i);
+      for (int j = 0; j < nc; ++j) {
+        const T coupling = m.GTN(i, j) + m.GTT(i, j) * mum[j];
+        const int sj = m.normal_slot[j];
+        if (sj >= 0) {
+          A(k + i, sj) = -coupling;
+        } else {
+          gamma_free += coupling * pk[j];
+        }
+        A(k + i, k + j) = m.GTT(i, j);
+      }
+      A(k + i, k + nc + i) = T(1);
+      b[k + i] = -gamma_free;
+    }
+    // Λ_R row: Λ_R = (μ⁺ + μ⁻)Λ_N − Λ_L
+    {
+      const T mu_sum = lcp.mu_plus[i] + mum[i];
+      A(k + nc + i, k + i) = T(-1);
+      if (si >= 0) {
+        A(k + nc + i, si) = mu_sum;
+        b[k + nc + i] = T(0);
+      } else {
+        b[k + nc + i] = mu_sum * pk[i];
+      }
+    }
+  }
+}
+
+// contact impulses Λ_N, Λ_T from an LCP solution x
+template <class D, int Cap, int CapOut>
+FIVSIM_HD inline void contact_impulses(const Model<D>& m, const ContactLcp<D>& lcp,
+                                       const LcpVector<typename D::scalar, Cap>& x,
+                                       Vec<typename D::scalar, CapOut>& PN,
+                                       Vec<typename D::scalar, CapOut>& PT) {
+  const int k = m.n_normal;
+  PN.n = PT.n = m.n_contacts;
+  for (int i = 0; i < m.n_contacts; ++i) {
+    const int si = m.normal_slot[i];
+    PN[i] = si >= 0 ? x[si] : lcp.impulse_known[i];
+    PT[i] = lcp.mu_minus[i] * PN[i] - x[k + i];
+  }
+}
+
+// contact state from an LCP solution: free when the normal force vanishes, otherwise slip±
+// when γ_R or γ_L exceeds stick_tol, else stick
+template <class D, int Cap>
+FIVSIM_HD inline ContactState contact_state_from_lcp(const Model<D>& m,
+                                                     const LcpVector<typename D::scalar, Cap>& x,
+                                                     const LcpVector<typename D::scalar, Cap>& y,
+                                                     typename D::scalar normal_impulse, int i,
+                                                     typename D::scalar impulse_tol,
+                                                     typename D::scalar stick_tol) {
+  const int k = m.n_normal;
+  const int nc = m.n_contacts;
+  if (!(normal_impulse > impulse_tol)) return ContactState::free;
+  if (x[k + nc + i] > stick_tol) return ContactState::slip_pos;
+  if (y[k + i] > stick_tol) return ContactState::slip_neg;
+  return ContactState::stick;
+}
+
+}  // namespace fivsim

@@ -1,0 +1,42 @@
+// src/cli/main.cpp — the fivsim command line: verbs, options and --help (DESIGN.md §6).
+#include <CLI/CLI.hpp>
+
+#include "commands.hpp"
+
+int main(int argc, char** argv) {
+  using namespace fivsim::cli;
+  CLI::App app{
+      "fivsim — nonsmooth friction-induced vibration: LCP time stepping for stick-slip and "
+      "separation-reattachment.\nScenario format: docs/SCENARIOS.md; outputs: DESIGN.md §5."};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "fivsim 0.1.0");
+
+  RunArgs run;
+  std::string device = "auto", precision = "double";
+  auto* run_cmd = app.add_subcommand(
+      "run", "simulate one scenario; writes timeseries.csv and summary.json into --out");
+  run_cmd->add_option("scenario", run.scenario, "scenario JSON file")->required();
+  run_cmd->add_option("--out", run.out, "output folder (default runs/<name>)");
+  run_cmd->add_option("--set", run.set, "override a value: /json/pointer=value (repeatable)");
+  run_cmd->add_option("--device", device, "where to run: auto|cpu (a single run is CPU work)")
+      ->check(CLI::IsMember({"auto", "cpu"}));
+  run_cmd->add_option("--precision", precision, "arithmetic: double (float is for sweeps)")
+      ->check(CLI::IsMember({"double"}));
+  run_cmd->add_flag("--quiet,-q", run.quiet, "no progress line on stderr");
+
+  ScenarioArgs validate;
+  auto* validate_cmd = app.add_subcommand(
+      "validate", "check a scenario file and print what it describes; exit 2 with the JSON pointer of the first error");
+  validate_cmd->add_option("scenario", validate.scenario, "scenario JSON file")->required();
+  validate_cmd->add_option("--set", validate.set, "override a value: /json/pointer=value (repeatable)");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);
+    return rc == 0 ? kExitOk : kExitBadInput;
+  }
+  if (*run_cmd) return run_command(run);
+  if (*validate_cmd) return validate_command(validate);
+  return kExitBadInput;
+}

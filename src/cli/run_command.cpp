@@ -1,0 +1,258 @@
+// src/cli/run_command.cpp — `fivsim run` and `fivsim validate`: one scenario, one simulation,
+// timeseries.csv and summary.json (DESIGN.md §5).
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <memory>
+
+#include "commands.hpp"
+#include "fivsim/analysis/statistics.hpp"
+#include "fivsim/integrate/simulation.hpp"
+#include "fivsim/io/output.hpp"
+#include "fivsim/io/scenario.hpp"
+
+namespace fivsim::cli {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct LoadedScenario {
+  Scenario scenario;
+  std::unique_ptr<Model<HostDims>> model;
+};
+
+// file → overrides → validation → model; every failure is an InputError
+LoadedScenario load_scenario(const ScenarioArgs& args) {
+  json doc = load_json_file(args.scenario);
+  for (const auto& s : args.set) apply_override(doc, s);
+  LoadedScenario out;
+  out.scenario = parse_scenario(doc);
+  out.model = std::make_unique<Model<HostDims>>();
+  try {
+    make_model(out.scenario.model, *out.model);
+  } catch (const ModelError& e) {
+    throw InputError("/model", e.what());
+  }
+  return out;
+}
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+// "\r t = 12.0 / 40 s (30%), 1.2e+06 steps/s, ETA 3 s" on stderr, when it is a terminal and the
+// run takes longer than a second
+class ProgressLine {
+ public:
+  ProgressLine(bool enabled, double t_end) : enabled_(enabled && ::isatty(2)), t_end_(t_end) {}
+  void update(double t, long steps) {
+    if (!enabled_ || (steps & 1023) != 0) return;
+    const double now = seconds_since(start_);
+    if (now < 1.0 || now - last_ < 0.2) return;
+    last_ = now;
+    const double frac = t / t_end_;
+    std::fprintf(stderr, "\r  t = %.4g / %.4g s (%3.0f%%), %.3g steps/s, ETA %.0f s   ", t, t_end_,
+                 100.0 * frac, steps / now, frac > 0 ? now * (1.0 - frac) / frac : 0.0);
+    shown_ = true;
+  }
+  void done() {
+    if (shown_) std::fprintf(stderr, "\n");
+  }
+
+ private:
+  bool enabled_;
+  double t_end_;
+  Clock::time_point start_ = Clock::now();
+  double last_ = 0.0;
+  bool shown_ = false;
+};
+
+std::vector<std::string> series_names(int nq, int nc) {
+  std::vector<std::string> names;
+  for (const char* prefix : {"q", "u"})
+    for (int i = 0; i < nq; ++i) names.push_back(prefix + std::to_string(i));
+  for (const char* prefix : {"lamN", "lamT"})
+    for (int i = 0; i < nc; ++i) names.push_back(prefix + std::to_string(i));
+  return names;
+}
+
+// the values of series_names() for one state, in the same order
+template <class D>
+void series_values(const Model<D>& m, const State<D>& s, std::vector<double>& v) {
+  v.clear();
+  for (int i = 0; i < m.n_dof; ++i) v.push_back(s.q[i]);
+  for (int i = 0; i < m.n_dof; ++i) v.push_back(s.u[i]);
+  for (int i = 0; i < m.n_contacts; ++i) v.push_back(s.lamN[i]);
+  for (int i = 0; i < m.n_contacts; ++i) v.push_back(s.lamT[i]);
+}
+
+const char* contact_kind_name(ContactKind k) {
+  switch (k) {
+    case ContactKind::rigid: return "rigid";
+    case ContactKind::spring: return "spring";
+    case ContactKind::given_normal: return "given_normal";
+  }
+  return "?";
+}
+
+json describe_model(const Scenario& sc) {
+  json contacts = json::array();
+  for (const auto& c : sc.model.contacts) contacts.push_back(contact_kind_name(c.kind));
+  return {{"type", sc.model.type},
+          {"dof", sc.model.dof()},
+          {"contacts", contacts},
+          {"lcp_size", sc.model.lcp_size()}};
+}
+
+}  // namespace
+
+int validate_command(const ScenarioArgs& args) {
+  try {
+    const LoadedScenario l = load_scenario(args);
+    const Scenario& sc = l.scenario;
+    std::printf("ok: %s — %s, %d DoF, %d contact(s), LCP size %d; %s dt=%g to t=%g (%ld steps), lcp_solver=%s\n",
+                sc.name.c_str(), sc.model.type.c_str(), sc.model.dof(), sc.model.n_contacts(),
+                sc.model.lcp_size(), sc.integrator.method.c_str(), sc.integrator.dt, sc.integrator.t_end,
+                sc.integrator.steps, lcp_solver_name(sc.integrator.step.solver));
+    return kExitOk;
+  } catch (const InputError& e) {
+    std::fprintf(stderr, "fivsim validate: %s\n", e.what());
+    return kExitBadInput;
+  }
+}
+
+int run_command(const RunArgs& args) {
+  LoadedScenario loaded;
+  try {
+    loaded = load_scenario(args);
+  } catch (const InputError& e) {
+    std::fprintf(stderr, "fivsim run: %s\n", e.what());
+    return kExitBadInput;
+  }
+  const Scenario& sc = loaded.scenario;
+  const Model<HostDims>& m = *loaded.model;
+  const int nq = m.n_dof, nc = m.n_contacts;
+
+  try {
+    StagedDirectory dir(args.out.empty() ? std::filesystem::path("runs") / sc.name
+                                         : std::filesystem::path(args.out));
+    const std::vector<std::string> names = series_names(nq, nc);
+    std::unique_ptr<CsvWriter> csv;
+    auto write_row = [&](const State<HostDims>& s, const std::vector<double>& values) {
+      csv->field(static_cast<double>(s.t));
+      for (double v : values) csv->field(v);
+      for (int i = 0; i < nc; ++i) csv->field(contact_state_name(s.contact[i]));
+      csv->end_row();
+    };
+
+    auto state = std::make_unique<State<HostDims>>();
+    make_initial_state(m, sc.q0, sc.u0, 0.0, sc.integrator.step.stick_tol, *state);
+    std::vector<double> values;
+    series_values(m, *state, values);
+    if (sc.output.timeseries) {
+      csv = std::make_unique<CsvWriter>(dir.file("timeseries.csv"));
+      csv->field("t");
+      for (const auto& n : names) csv->field(n.c_str());
+      for (int i = 0; i < nc; ++i) csv->field(("state" + std::to_string(i)).c_str());
+      csv->end_row();
+      write_row(*state, values);
+    }
+
+    std::vector<RunningStats> stats(names.size());
+    std::vector<std::array<long, 4>> time_in_state(nc, std::array<long, 4>{0, 0, 0, 0});
+    EventLog events;
+    events.start(m, *state);
+    ProgressLine progress(!args.quiet, sc.integrator.t_end);
+
+    const auto t0 = Clock::now();
+    const RunOutcome outcome = simulate_moreau(
+        m, *state, sc.integrator.dt, sc.integrator.steps, sc.integrator.step,
+        [&](const State<HostDims>& s, long step, const StepReport&) {
+          series_values(m, s, values);
+          events.observe(m, s);
+          if (s.t >= sc.analysis.t_transient) {
+            for (std::size_t i = 0; i < values.size(); ++i) stats[i].add(values[i]);
+            for (int i = 0; i < nc; ++i) ++time_in_state[i][static_cast<int>(s.contact[i])];
+          }
+          if (csv && step % sc.output.every == 0) write_row(s, values);
+          progress.update(static_cast<double>(s.t), step);
+        });
+    const double wall = seconds_since(t0);
+    progress.done();
+    if (csv) csv->close();
+
+    const bool complete = outcome.status == Status::ok;
+    json summary;
+    summary["name"] = sc.name;
+    summary["status"] = complete ? "complete" : "incomplete";
+    if (!complete) {
+      summary["failure"] = {{"status", status_name(outcome.status)},
+                            {"t", outcome.failed_at},
+                            {"step", outcome.steps + 1},
+                            {"message", outcome.status == Status::nonfinite
+                                            ? "the state became NaN or Inf"
+                                            : "the contact LCP could not be solved"}};
+    }
+    summary["model"] = describe_model(sc);
+    summary["integrator"] = {{"method", sc.integrator.method},
+                             {"dt", sc.integrator.dt},
+                             {"t_end", sc.integrator.t_end},
+                             {"lcp_solver", lcp_solver_name(sc.integrator.step.solver)}};
+    summary["steps"] = outcome.steps;
+    summary["t_final"] = static_cast<double>(state->t);
+    summary["wall_s"] = wall;
+    summary["steps_per_s"] = wall > 0 ? static_cast<double>(outcome.steps) / wall : 0.0;
+    summary["t_transient"] = sc.analysis.t_transient;
+    json rms = json::object();
+    for (std::size_t i = 0; i < names.size(); ++i) rms[names[i]] = stats[i].rms();
+    summary["rms"] = rms;
+    json time_fraction = json::array();
+    for (int i = 0; i < nc; ++i) {
+      const auto& c = time_in_state[i];
+      const double total = std::max<long>(1, c[0] + c[1] + c[2] + c[3]);
+      json f;
+      for (int k = 0; k < 4; ++k) f[contact_state_name(static_cast<ContactState>(k))] = c[k] / total;
+      time_fraction.push_back(f);
+    }
+    summary["time_fraction"] = time_fraction;
+    json counts = json::object();
+    for (int k = 1; k < kEventKindCount; ++k)
+      counts[event_kind_name(static_cast<EventKind>(k))] = events.count(static_cast<EventKind>(k));
+    summary["event_counts"] = counts;
+    json ev = json::array();
+    for (const auto& e : events.events())
+      ev.push_back({{"t", e.t},
+                    {"contact", e.contact},
+                    {"type", event_kind_name(e.kind)},
+                    {"from", contact_state_name(e.from)},
+                    {"to", contact_state_name(e.to)},
+                    {"q", e.q}});
+    summary["events"] = ev;
+    summary["lcp"] = {{"solver", lcp_solver_name(sc.integrator.step.solver)},
+                      {"size", sc.model.lcp_size()},
+                      {"max_residual", outcome.max_lcp_residual},
+                      {"mean_iterations", outcome.steps > 0 ? double(outcome.lcp_iterations) / outcome.steps : 0.0},
+                      {"max_iterations", outcome.max_lcp_iterations}};
+    summary["scenario"] = sc.document;
+    write_json_file(dir.file("summary.json"), summary);
+    dir.commit();
+
+    std::printf("%s %s: %ld steps in %.3g s (%.3g steps/s), %zu events -> %s\n",
+                complete ? "run" : "INCOMPLETE run", sc.name.c_str(), outcome.steps, wall,
+                wall > 0 ? outcome.steps / wall : 0.0, events.events().size(),
+                dir.final_path().c_str());
+    if (!complete) {
+      std::fprintf(stderr, "fivsim run: numerical failure (%s) in the step from t = %g; the time series "
+                           "up to there is kept and summary.json is marked incomplete\n",
+                   status_name(outcome.status), outcome.failed_at);
+      return kExitNumerical;
+    }
+    return kExitOk;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "fivsim run: %s\n", e.what());
+    return kExitError;
+  }
+}
+
+}  // namespace fivsim::cli

@@ -1,0 +1,89 @@
+// src/io/output.cpp — staged output folders, CSV and JSON writers (DESIGN.md §5).
+#include "fivsim/io/output.hpp"
+
+#include <unistd.h>
+
+#include <charconv>
+#include <fstream>
+#include <stdexcept>
+
+namespace fivsim {
+
+StagedDirectory::StagedDirectory(std::filesystem::path final_dir) : final_(std::move(final_dir)) {
+  if (final_.filename().empty()) final_ = final_.parent_path();
+  staging_ = final_;
+  staging_ += ".partial-" + std::to_string(::getpid());
+  std::filesystem::remove_all(staging_);
+  std::filesystem::create_directories(staging_);
+}
+
+StagedDirectory::~StagedDirectory() {
+  if (!committed_) {
+    std::error_code ec;
+    std::filesystem::remove_all(staging_, ec);
+  }
+}
+
+void StagedDirectory::commit() {
+  if (std::filesystem::exists(final_)) std::filesystem::remove_all(final_);
+  std::filesystem::rename(staging_, final_);
+  committed_ = true;
+}
+
+namespace {
+// shortest round-trip text of x into buf (32 bytes); returns its length
+std::size_t double_to_text(double x, char* buf) {
+  auto res = std::to_chars(buf, buf + 32, x);
+  return static_cast<std::size_t>(res.ptr - buf);
+}
+}  // namespace
+
+std::string format_double(double x) {
+  char buf[32];
+  return std::string(buf, double_to_text(x, buf));
+}
+
+void write_json_file(const std::filesystem::path& path, const nlohmann::json& j) {
+  std::ofstream out(path);
+  if (!out) throw std::runtime_error("cannot write " + path.string());
+  out << j.dump(2) << "\n";
+  if (!out) throw std::runtime_error("cannot write " + path.string());
+}
+
+CsvWriter::CsvWriter(const std::filesystem::path& path) {
+  f_ = std::fopen(path.c_str(), "w");
+  if (!f_) throw std::runtime_error("cannot write " + path.string());
+}
+
+CsvWriter::~CsvWriter() {
+  if (f_) std::fclose(f_);
+}
+
+void CsvWriter::field(double x) {
+  char buf[32];
+  const std::size_t len = double_to_text(x, buf);
+  if (!first_) std::fputc(',', f_);
+  std::fwrite(buf, 1, len, f_);
+  first_ = false;
+}
+
+void CsvWriter::field(const char* s) {
+  if (!first_) std::fputc(',', f_);
+  std::fputs(s, f_);
+  first_ = false;
+}
+
+void CsvWriter::end_row() {
+  std::fputc('\n', f_);
+  first_ = true;
+}
+
+void CsvWriter::close() {
+  if (f_ && std::fclose(f_) != 0) {
+    f_ = nullptr;
+    throw std::runtime_error("error while closing a CSV file");
+  }
+  f_ = nullptr;
+}
+
+}  // namespace fivsim

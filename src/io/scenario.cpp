@@ -1,0 +1,336 @@
+// src/io/scenario.cpp — scenario validation and model building (DESIGN.md §4).
+#include "fivsim/io/scenario.hpp"
+
+#include <cctype>
+#include <cmath>
+#include <fstream>
+#include <optional>
+#include <sstream>
+
+#include "fivsim/lcp/lcp_enum.hpp"
+#include "fivsim/model/presets.hpp"
+
+namespace fivsim {
+
+json load_json_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError::in_file(path, "cannot be opened");
+  std::stringstream buf;
+  buf << in.rdbuf();
+  try {
+    return json::parse(buf.str());
+  } catch (const json::parse_error& e) {
+    std::string msg = e.what();
+    const auto pos = msg.find("] ");
+    if (pos != std::string::npos) msg = msg.substr(pos + 2);
+    throw InputError::in_file(path, "malformed JSON: " + msg);
+  }
+}
+
+void apply_override(json& doc, const std::string& assignment) {
+  const auto eq = assignment.find('=');
+  if (eq == std::string::npos || assignment.empty() || assignment[0] != '/')
+    throw InputError(assignment, "--set needs /json/pointer=value");
+  const std::string ptr = assignment.substr(0, eq);
+  const std::string text = assignment.substr(eq + 1);
+  json value;
+  std::string lower;
+  for (char ch : text) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  if (lower == "nan") value = std::nan("");
+  else if (lower == "inf" || lower == "+inf") value = HUGE_VAL;
+  else if (lower == "-inf") value = -HUGE_VAL;
+  else {
+    try {
+      value = json::parse(text);
+    } catch (const json::parse_error&) {
+      value = text;
+    }
+  }
+  try {
+    doc[json::json_pointer(ptr)] = value;
+  } catch (const json::exception& e) {
+    throw InputError(ptr, std::string("cannot be set: ") + e.what());
+  }
+}
+
+namespace {
+
+// parameters that must be strictly positive (the rest must be >= 0)
+bool friction_param_positive(FrictionLawKind k, int i) {
+  switch (k) {
+    case FrictionLawKind::coulomb_tanh: return i == 1;                  // eps
+    case FrictionLawKind::stribeck: return i == 2 || i == 3;            // v_s, alpha
+    case FrictionLawKind::asymmetric: return i == 4;                    // alpha
+    default: return false;
+  }
+}
+
+const std::vector<std::string> kModelTypes = {"slider_belt", "slider_chain", "mode_coupling_2dof",
+                                              "base_excited_sdof", "linear_multibody"};
+
+// methods that DESIGN.md names but later issues implement
+const std::vector<std::string> kPlannedMethods = {"rk4lcp", "irk", "switching", "root_shooting",
+                                                  "pinn_single", "pinn_dual", "pinn_adv_single",
+                                                  "pinn_adv_dual", "pinn_central"};
+
+FrictionLaw required_friction(JsonObject& root, const std::string& type) {
+  if (!root.has("friction")) throw InputError("/friction", "is required for model type " + type);
+  JsonObject f = root.object("friction");
+  FrictionLaw law = parse_friction_law(f);
+  f.finish();
+  return law;
+}
+
+FrictionLaw coulomb(double mu) {
+  FrictionLaw law;
+  law.kind = FrictionLawKind::coulomb;
+  law.p[0] = mu;
+  return law;
+}
+
+ModelDescription parse_base_excited(JsonObject& root, JsonObject& mo) {
+  BaseExcitedParams p;
+  p.m = mo.number("m", NumberRule::positive);
+  p.k = mo.number("k", NumberRule::non_negative);
+  p.c = mo.number_or("c", 0.0, NumberRule::non_negative);
+  p.A = mo.number("A", NumberRule::non_negative);
+  p.f_hz = mo.number("f_hz", NumberRule::positive);
+  const bool has_ff = mo.has("Ff"), has_mu = mo.has("mu"), has_fn = mo.has("Fn");
+  const bool has_friction = root.has("friction");
+  if (has_ff) {
+    if (has_mu || has_fn)
+      throw InputError(mo.pointer_of("Ff"), "give either Ff or Fn (with mu or a /friction block), not both");
+    if (has_friction)
+      throw InputError("/friction", "not allowed with /model/Ff (Ff is a Coulomb friction force)");
+    p.Fn = mo.number("Ff", NumberRule::non_negative);
+    p.law = coulomb(1.0);
+  } else if (has_mu) {
+    if (has_friction) throw InputError("/friction", "not allowed with /model/mu (mu is a Coulomb coefficient)");
+    p.Fn = mo.number("Fn", NumberRule::non_negative);
+    p.law = coulomb(mo.number("mu", NumberRule::non_negative));
+  } else if (has_fn) {
+    p.Fn = mo.number("Fn", NumberRule::non_negative);
+    p.law = required_friction(root, "base_excited_sdof");
+  } else {
+    throw InputError(mo.pointer_of("Ff"), "is required (or Fn with mu or with a /friction block)");
+  }
+  return make_base_excited_sdof(p);
+}
+
+ModelDescription parse_linear_multibody(JsonObject& root, JsonObject& mo) {
+  ModelDescription d;
+  d.type = "linear_multibody";
+  d.M = mo.matrix("M", -1, -1);
+  const long n = d.M.rows();
+  if (n > kHostMaxDof)
+    throw InputError(mo.pointer_of("M"), "at most " + std::to_string(kHostMaxDof) + " degrees of freedom");
+  d.C = mo.has("C") ? mo.matrix("C", n, n) : Eigen::MatrixXd::Zero(n, n);
+  d.K = mo.matrix("K", n, n);
+  const std::string why = "model has " + std::to_string(n) + " DoF";
+  auto vec_or_zero = [&](const char* key) -> Eigen::VectorXd {
+    if (!mo.has(key)) return Eigen::VectorXd::Zero(n);
+    const auto v = mo.numbers(key, n, NumberRule::any, why);
+    return Eigen::Map<const Eigen::VectorXd>(v.data(), n);
+  };
+  d.f0 = vec_or_zero("f");
+  d.f_sin = vec_or_zero("f_sin");
+  d.f_cos = vec_or_zero("f_cos");
+  d.omega = mo.number_or("omega", 0.0, NumberRule::non_negative);
+  std::optional<FrictionLaw> default_law;
+  if (root.has("friction")) {
+    JsonObject f = root.object("friction");
+    default_law = parse_friction_law(f);
+    f.finish();
+  }
+  const json& contacts = mo.array("contacts");
+  if (static_cast<long>(contacts.size()) > kHostMaxContacts)
+    throw InputError(mo.pointer_of("contacts"), "at most " + std::to_string(kHostMaxContacts) + " contacts");
+  for (std::size_t i = 0; i < contacts.size(); ++i) {
+    JsonObject co(contacts[i], pointer_join(mo.pointer_of("contacts"), i));
+    ContactDescription c;
+    const std::string kind = co.choice("kind", {"rigid", "spring", "given_normal"});
+    c.kind = kind == "rigid" ? ContactKind::rigid
+                             : kind == "spring" ? ContactKind::spring : ContactKind::given_normal;
+    const auto wt = co.numbers("w_T", n, NumberRule::any, why);
+    c.w_T = Eigen::Map<const Eigen::VectorXd>(wt.data(), n);
+    if (c.kind != ContactKind::given_normal || co.has("w_N")) {
+      const auto wn = co.numbers("w_N", n, NumberRule::any, why);
+      c.w_N = Eigen::Map<const Eigen::VectorXd>(wn.data(), n);
+    } else {
+      c.w_N = Eigen::VectorXd::Zero(n);
+    }
+    if (c.kind == ContactKind::spring) c.k_c = co.number("k_c", NumberRule::positive);
+    if (c.kind == ContactKind::given_normal) c.Fn = co.number("Fn", NumberRule::non_negative);
+    c.v_surface = co.number_or("v_surface", 0.0);
+    c.gap0 = co.number_or("gap0", 0.0);
+    if (co.has("friction")) {
+      JsonObject f = co.object("friction");
+      c.law = parse_friction_law(f);
+      f.finish();
+    } else if (default_law) {
+      c.law = *default_law;
+    } else {
+      throw InputError(co.pointer_of("friction"), "is required (or give a top-level /friction)");
+    }
+    if (c.kind != ContactKind::given_normal && c.w_N.norm() == 0.0)
+      throw InputError(co.pointer_of("w_N"), "must not be all zero for a " + kind + " contact");
+    co.finish();
+    d.contacts.push_back(c);
+  }
+  return d;
+}
+
+ModelDescription parse_model(JsonObject& root) {
+  JsonObject mo = root.object("model");
+  const std::string type = mo.choice("type", kModelTypes);
+  ModelDescription d;
+  if (type == "slider_belt") {
+    SliderBeltParams p;
+    p.m = mo.number("m", NumberRule::positive);
+    p.k = mo.number("k", NumberRule::non_negative);
+    p.c = mo.number_or("c", 0.0, NumberRule::non_negative);
+    p.v0 = mo.number("v0");
+    p.Fn = mo.number("Fn", NumberRule::non_negative);
+    p.law = required_friction(root, type);
+    d = make_slider_belt(p);
+  } else if (type == "slider_chain") {
+    SliderChainParams p;
+    const long n = mo.integer("n", 1);
+    if (n > kHostMaxContacts)
+      throw InputError(mo.pointer_of("n"), "at most " + std::to_string(kHostMaxContacts) + " sliders");
+    p.m = mo.number_or_numbers("m", n, NumberRule::positive);
+    p.k = mo.number_or_numbers("k", n, NumberRule::non_negative);
+    p.c = mo.has("c") ? mo.number_or_numbers("c", n, NumberRule::non_negative)
+                      : std::vector<double>(static_cast<std::size_t>(n), 0.0);
+    p.Fn = mo.number_or_numbers("Fn", n, NumberRule::non_negative);
+    p.v0 = mo.number("v0");
+    p.law = required_friction(root, type);
+    d = make_slider_chain(p);
+  } else if (type == "mode_coupling_2dof") {
+    ModeCouplingParams p;
+    p.m = mo.number("m", NumberRule::positive);
+    p.k1 = mo.number("k1", NumberRule::non_negative);
+    p.k3 = mo.number("k3", NumberRule::non_negative);
+    p.kc = mo.number("kc", NumberRule::positive);
+    p.c1 = mo.number_or("c1", 0.0, NumberRule::non_negative);
+    p.c2 = mo.number_or("c2", 0.0, NumberRule::non_negative);
+    p.Fp = mo.number("Fp", NumberRule::non_negative);
+    p.v0 = mo.number("v0");
+    p.law = required_friction(root, type);
+    d = make_mode_coupling_2dof(p);
+  } else if (type == "base_excited_sdof") {
+    d = parse_base_excited(root, mo);
+  } else {
+    d = parse_linear_multibody(root, mo);
+  }
+  mo.finish();
+  return d;
+}
+
+void parse_integrator(JsonObject& root, Scenario& s) {
+  JsonObject in = root.object("integrator");
+  IntegratorSettings& it = s.integrator;
+  std::vector<std::string> all = {"moreau"};
+  all.insert(all.end(), kPlannedMethods.begin(), kPlannedMethods.end());
+  it.method = in.choice_or("method", "moreau", all);
+  if (it.method != "moreau")
+    throw InputError(in.pointer_of("method"),
+                     "'" + it.method + "' is not available in this build yet (available: moreau)");
+  it.dt = in.number("dt", NumberRule::positive);
+  it.t_end = in.number("t_end", NumberRule::positive);
+  const double ratio = it.t_end / it.dt;
+  if (ratio > 2.0e9)
+    throw InputError(in.pointer_of("dt"), "t_end/dt gives more than 2e9 steps");
+  const double rounded = std::round(ratio);
+  it.steps = static_cast<long>(std::abs(ratio - rounded) <= 1e-9 * ratio ? rounded : std::ceil(ratio));
+  if (it.steps < 1) it.steps = 1;
+
+  const std::string solver = in.choice_or("lcp_solver", "lemke", {"lemke", "pgs", "enum"});
+  it.step.solver = solver == "pgs" ? LcpSolverKind::pgs
+                   : solver == "enum" ? LcpSolverKind::enumerate : LcpSolverKind::lemke;
+  const int lcp_size = s.model.lcp_size();
+  if (solver == "pgs" && s.model.n_contacts() > 0)
+    throw InputError(in.pointer_of("lcp_solver"),
+                     "pgs needs a positive diagonal, but the friction rows (γ_R) of the contact LCP "
+                     "(seed 000 Eq. 12) have a zero diagonal; use lemke or enum");
+  if (solver == "enum" && lcp_size > kEnumMaxSize)
+    throw InputError(in.pointer_of("lcp_solver"),
+                     "enum solves at most " + std::to_string(kEnumMaxSize) + " LCP unknowns; this model has " +
+                         std::to_string(lcp_size) + " (use lemke)");
+  it.step.lcp.tolerance = in.number_or("lcp_tol", it.step.lcp.tolerance, NumberRule::positive);
+  it.step.stick_tol = in.number_or("stick_tol", it.step.stick_tol, NumberRule::positive);
+  it.step.force_tol = in.number_or("force_tol", it.step.force_tol, NumberRule::positive);
+  in.finish();
+}
+
+bool valid_name(const std::string& name) {
+  if (name.empty() || name == "." || name == "..") return false;
+  for (char ch : name)
+    if (!(std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '-' || ch == '.')) return false;
+  return true;
+}
+
+}  // namespace
+
+FrictionLaw parse_friction_law(JsonObject& obj) {
+  std::vector<std::string> names;
+  for (const auto& info : kFrictionLawInfo) names.push_back(info.name);
+  const std::string name = obj.choice("law", names);
+  FrictionLaw law;
+  for (int k = 0; k < kFrictionLawCount; ++k) {
+    if (name != kFrictionLawInfo[k].name) continue;
+    law.kind = static_cast<FrictionLawKind>(k);
+    for (int i = 0; i < kFrictionLawInfo[k].n_params; ++i)
+      law.p[i] = obj.number(kFrictionLawInfo[k].params[i],
+                            friction_param_positive(law.kind, i) ? NumberRule::positive : NumberRule::non_negative);
+  }
+  return law;
+}
+
+Scenario parse_scenario(const json& doc) {
+  Scenario s;
+  s.document = doc;
+  JsonObject root(doc, "");
+  s.name = root.string("name");
+  if (!valid_name(s.name))
+    throw InputError("/name", "must be a file-name-safe word (letters, digits, _ - .), got '" + s.name + "'");
+  root.string_or("description", "");
+  if (doc.is_object() && doc.contains("sweep"))
+    throw InputError("/sweep", "sweep blocks are run by `fivsim sweep`, which is not in this build yet");
+
+  s.model = parse_model(root);
+  const long n = s.model.dof();
+  const std::string why = "model has " + std::to_string(n) + " DoF";
+  s.q0 = Eigen::VectorXd::Zero(n);
+  s.u0 = Eigen::VectorXd::Zero(n);
+  if (root.has("initial")) {
+    JsonObject ini = root.object("initial");
+    if (ini.has("q")) {
+      const auto q = ini.numbers("q", n, NumberRule::any, why);
+      s.q0 = Eigen::Map<const Eigen::VectorXd>(q.data(), n);
+    }
+    if (ini.has("u")) {
+      const auto u = ini.numbers("u", n, NumberRule::any, why);
+      s.u0 = Eigen::Map<const Eigen::VectorXd>(u.data(), n);
+    }
+    ini.finish();
+  }
+  parse_integrator(root, s);
+  if (root.has("analysis")) {
+    JsonObject an = root.object("analysis");
+    s.analysis.t_transient = an.number_or("t_transient", 0.0, NumberRule::non_negative);
+    if (s.analysis.t_transient >= s.integrator.t_end)
+      throw InputError(an.pointer_of("t_transient"), "must be < /integrator/t_end");
+    an.finish();
+  }
+  if (root.has("output")) {
+    JsonObject out = root.object("output");
+    s.output.timeseries = out.boolean_or("timeseries", true);
+    s.output.every = out.integer_or("every", 1, 1);
+    out.finish();
+  }
+  root.finish();
+  return s;
+}
+
+}  // namespace fivsim

@@ -1,0 +1,141 @@
+// tests/run_command_test.cpp — the fivsim tool end to end: outputs of `run`, exit codes, one-line
+// errors, nothing written on bad input, and a partial series kept on numerical failure.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int code;
+  std::string out, err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+Result fivsim(const std::string& args) {
+  const fs::path dir = fs::temp_directory_path();
+  const fs::path out = dir / "fivsim_cli_stdout.txt", err = dir / "fivsim_cli_stderr.txt";
+  const std::string cmd = std::string(FIVSIM_BINARY) + " " + args + " >" + out.string() + " 2>" + err.string();
+  const int raw = std::system(cmd.c_str());
+  return {WEXITSTATUS(raw), slurp(out), slurp(err)};
+}
+
+fs::path fresh_dir(const std::string& name) {
+  const fs::path p = fs::temp_directory_path() / name;
+  fs::remove_all(p);
+  return p;
+}
+
+const std::string kScenarios = FIVSIM_SOURCE_DIR "/scenarios/";
+
+TEST(RunCommand, WritesTimeseriesAndSummary) {
+  const fs::path out = fresh_dir("fivsim_cli_run");
+  const Result r = fivsim("run " + kScenarios + "model1_slow_stribeck.json --quiet --out " + out.string());
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::ifstream ts(out / "timeseries.csv");
+  std::string header;
+  std::getline(ts, header);
+  EXPECT_EQ(header, "t,q0,u0,lamN0,lamT0,state0");
+  long rows = 0;
+  std::string line;
+  while (std::getline(ts, line)) ++rows;
+  EXPECT_EQ(rows, 4001);  // t = 0 and 4000 steps
+  const auto summary = nlohmann::json::parse(slurp(out / "summary.json"));
+  EXPECT_EQ(summary["status"], "complete");
+  EXPECT_EQ(summary["steps"], 4000);
+  EXPECT_GT(summary["rms"]["q0"].get<double>(), 0.0);
+  EXPECT_GT(summary["events"].size(), 4u);
+  EXPECT_EQ(summary["scenario"]["name"], "model1_slow_stribeck");
+  for (const auto& e : summary["events"]) {
+    EXPECT_TRUE(e.contains("t") && e.contains("contact") && e.contains("from") && e.contains("to") && e.contains("q"));
+  }
+  EXPECT_FALSE(fs::exists(out.string() + ".partial-" + std::to_string(0)));
+}
+
+TEST(RunCommand, SetOverridesAndDecimation) {
+  const fs::path out = fresh_dir("fivsim_cli_set");
+  const Result r = fivsim("run " + kScenarios + "model1_slow_stribeck.json -q --out " + out.string() +
+                          " --set /integrator/t_end=1 --set /analysis/t_transient=0 --set /output/every=10");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto summary = nlohmann::json::parse(slurp(out / "summary.json"));
+  EXPECT_EQ(summary["steps"], 100);
+  EXPECT_DOUBLE_EQ(summary["scenario"]["integrator"]["t_end"].get<double>(), 1.0);
+  std::ifstream ts(out / "timeseries.csv");
+  long rows = 0;
+  std::string line;
+  while (std::getline(ts, line)) ++rows;
+  EXPECT_EQ(rows, 1 + 1 + 10);
+}
+
+TEST(RunCommand, BadInputExitsTwoWithOneLineAndWritesNothing) {
+  const fs::path out = fresh_dir("fivsim_cli_bad");
+  const Result r = fivsim("run " + kScenarios + "model1_slow_stribeck.json --out " + out.string() +
+                          " --set /integrator/dt=-1");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("/integrator/dt: must be > 0"), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_FALSE(fs::exists(out));
+  for (const auto& e : fs::directory_iterator(fs::temp_directory_path()))
+    EXPECT_EQ(e.path().filename().string().find("fivsim_cli_bad.partial"), std::string::npos);
+}
+
+TEST(RunCommand, MissingFileIsBadInput) {
+  const Result r = fivsim("validate /nonexistent/scenario.json");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("cannot be opened"), std::string::npos) << r.err;
+}
+
+TEST(RunCommand, ValidateDescribesTheScenario) {
+  const Result r = fivsim("validate " + kScenarios + "chain5_F15.json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("5 DoF"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("LCP size 10"), std::string::npos) << r.out;
+}
+
+TEST(RunCommand, HelpOnEachVerb) {
+  for (const char* verb : {"run", "validate"}) {
+    const Result r = fivsim(std::string(verb) + " --help");
+    EXPECT_EQ(r.code, 0);
+    EXPECT_NE(r.out.find("--set"), std::string::npos) << verb;
+  }
+}
+
+// negative stiffness makes the state grow without bound until it overflows
+TEST(RunCommand, NonFiniteStateExitsThreeAndKeepsThePartialSeries) {
+  const fs::path dir = fresh_dir("fivsim_cli_blowup");
+  fs::create_directories(dir);
+  std::ofstream(dir / "s.json") << R"({"name": "blowup",
+    "model": {"type": "linear_multibody", "M": [[1]], "K": [[-1e6]], "contacts": []},
+    "initial": {"q": [1e-3]},
+    "integrator": {"dt": 0.1, "t_end": 100}})";
+  const fs::path out = dir / "out";
+  const Result r = fivsim("run " + (dir / "s.json").string() + " -q --out " + out.string());
+  EXPECT_EQ(r.code, 3) << r.err;
+  const auto summary = nlohmann::json::parse(slurp(out / "summary.json"));
+  EXPECT_EQ(summary["status"], "incomplete");
+  EXPECT_EQ(summary["failure"]["status"], "nonfinite");
+  const long steps = summary["steps"].get<long>();
+  EXPECT_GT(steps, 10);
+  EXPECT_LT(steps, 1000);
+  std::ifstream ts(out / "timeseries.csv");
+  long rows = 0;
+  std::string line;
+  while (std::getline(ts, line)) ++rows;
+  EXPECT_EQ(rows, 1 + 1 + steps);
+}
+
+}  // namespace

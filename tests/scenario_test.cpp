@@ -1,0 +1,178 @@
+// tests/scenario_test.cpp — scenario validation: every bundled scenario is valid, and each kind
+// of bad input is rejected with the JSON pointer of the offending value.
+#include "fivsim/io/scenario.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace fivsim {
+namespace {
+
+json base_scenario() {
+  return json::parse(R"({
+    "name": "t",
+    "model": {"type": "slider_belt", "m": 1.0, "k": 1.0, "c": 0.0, "v0": 0.5, "Fn": 10.0},
+    "friction": {"law": "stribeck_rational", "mu_s": 0.1, "delta": 1.0},
+    "initial": {"q": [0.0], "u": [0.0]},
+    "integrator": {"method": "moreau", "dt": 0.01, "t_end": 40.0, "lcp_solver": "lemke"},
+    "analysis": {"t_transient": 0.0},
+    "output": {"timeseries": true, "every": 1}
+  })");
+}
+
+// parse `doc` after the override and return the error's pointer (empty when it parsed)
+std::string error_pointer(json doc, const std::string& assignment, std::string* message = nullptr) {
+  try {
+    if (!assignment.empty()) apply_override(doc, assignment);
+    parse_scenario(doc);
+  } catch (const InputError& e) {
+    if (message) *message = e.what();
+    return e.pointer;
+  }
+  return "";
+}
+
+TEST(Scenario, BundledScenariosAreValid) {
+  int count = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(FIVSIM_SOURCE_DIR "/scenarios")) {
+    if (entry.path().extension() != ".json") continue;
+    ++count;
+    EXPECT_NO_THROW(parse_scenario(load_json_file(entry.path().string()))) << entry.path();
+  }
+  EXPECT_GE(count, 9);
+}
+
+TEST(Scenario, BaseParses) {
+  const Scenario s = parse_scenario(base_scenario());
+  EXPECT_EQ(s.integrator.steps, 4000);
+  EXPECT_EQ(s.model.dof(), 1);
+  EXPECT_EQ(s.model.contacts[0].law.kind, FrictionLawKind::stribeck_rational);
+}
+
+TEST(Scenario, MalformedJsonNamesTheFileAndLine) {
+  const auto path = std::filesystem::temp_directory_path() / "fivsim_malformed.json";
+  {
+    std::ofstream(path) << "{\n  \"name\": \"x\",\n  \"model\": {\n}";
+  }
+  try {
+    load_json_file(path.string());
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find(path.string()), std::string::npos) << msg;
+    EXPECT_NE(msg.find("malformed JSON"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("line 4"), std::string::npos) << msg;
+  }
+  std::filesystem::remove(path);
+}
+
+TEST(Scenario, UnknownKey) {
+  std::string msg;
+  EXPECT_EQ(error_pointer(base_scenario(), "/model/kk=1", &msg), "/model/kk");
+  EXPECT_NE(msg.find("unknown key"), std::string::npos);
+  EXPECT_EQ(error_pointer(base_scenario(), "/integrator/order=4"), "/integrator/order");
+  EXPECT_EQ(error_pointer(base_scenario(), "/extra={}"), "/extra");
+}
+
+TEST(Scenario, WrongArrayLength) {
+  std::string msg;
+  EXPECT_EQ(error_pointer(base_scenario(), "/initial/q=[0, 1]", &msg), "/initial/q");
+  EXPECT_NE(msg.find("must have 1 entries"), std::string::npos) << msg;
+}
+
+TEST(Scenario, NonPositiveStepAndEndTime) {
+  EXPECT_EQ(error_pointer(base_scenario(), "/integrator/dt=0"), "/integrator/dt");
+  EXPECT_EQ(error_pointer(base_scenario(), "/integrator/dt=-0.1"), "/integrator/dt");
+  EXPECT_EQ(error_pointer(base_scenario(), "/integrator/t_end=0"), "/integrator/t_end");
+}
+
+TEST(Scenario, NonPositiveMass) {
+  std::string msg;
+  EXPECT_EQ(error_pointer(base_scenario(), "/model/m=0", &msg), "/model/m");
+  EXPECT_NE(msg.find("must be > 0"), std::string::npos) << msg;
+}
+
+TEST(Scenario, NegativeFrictionCoefficient) {
+  std::string msg;
+  EXPECT_EQ(error_pointer(base_scenario(), "/friction/mu_s=-0.1", &msg), "/friction/mu_s");
+  EXPECT_NE(msg.find("must be >= 0"), std::string::npos) << msg;
+}
+
+TEST(Scenario, NanAndInf) {
+  std::string msg;
+  EXPECT_EQ(error_pointer(base_scenario(), "/model/k=nan", &msg), "/model/k");
+  EXPECT_NE(msg.find("finite"), std::string::npos) << msg;
+  EXPECT_EQ(error_pointer(base_scenario(), "/initial/u/0=inf"), "/initial/u/0");
+  EXPECT_EQ(error_pointer(base_scenario(), "/model/v0=-inf"), "/model/v0");
+}
+
+TEST(Scenario, UnknownLawAndPreset) {
+  std::string msg;
+  EXPECT_EQ(error_pointer(base_scenario(), "/friction/law=\"lugre2\"", &msg), "/friction/law");
+  EXPECT_NE(msg.find("stribeck_rational"), std::string::npos) << msg;  // lists the known laws
+  EXPECT_EQ(error_pointer(base_scenario(), "/model/type=\"slider\""), "/model/type");
+}
+
+TEST(Scenario, WrongTypes) {
+  EXPECT_EQ(error_pointer(base_scenario(), "/model/m=\"heavy\""), "/model/m");
+  EXPECT_EQ(error_pointer(base_scenario(), "/initial/q=3"), "/initial/q");
+  EXPECT_EQ(error_pointer(base_scenario(), "/model=[]"), "/model");
+}
+
+TEST(Scenario, MissingRequiredValues) {
+  json doc = base_scenario();
+  doc["model"].erase("Fn");
+  EXPECT_EQ(error_pointer(doc, ""), "/model/Fn");
+  doc = base_scenario();
+  doc.erase("friction");
+  EXPECT_EQ(error_pointer(doc, ""), "/friction");
+}
+
+TEST(Scenario, SolverThatCannotSolveTheModel) {
+  std::string msg;
+  EXPECT_EQ(error_pointer(base_scenario(), "/integrator/lcp_solver=\"pgs\"", &msg), "/integrator/lcp_solver");
+  EXPECT_NE(msg.find("zero diagonal"), std::string::npos) << msg;
+  EXPECT_EQ(error_pointer(base_scenario(), "/integrator/lcp_solver=\"enum\""), "");
+}
+
+TEST(Scenario, PlannedMethodsSayNotYet) {
+  std::string msg;
+  EXPECT_EQ(error_pointer(base_scenario(), "/integrator/method=\"rk4lcp\"", &msg), "/integrator/method");
+  EXPECT_NE(msg.find("not available"), std::string::npos) << msg;
+}
+
+TEST(Scenario, ChainArraysAndBroadcast) {
+  json doc = base_scenario();
+  doc["model"] = {{"type", "slider_chain"}, {"n", 3}, {"m", 1.0}, {"k", {1, 2, 3}}, {"v0", 0.3}, {"Fn", {4, 5, 6}}};
+  doc["initial"] = {{"q", {0.5, 0.5, 0.5}}};
+  const Scenario s = parse_scenario(doc);
+  EXPECT_EQ(s.model.dof(), 3);
+  EXPECT_DOUBLE_EQ(s.model.contacts[1].Fn, 5.0);
+  EXPECT_EQ(error_pointer(doc, "/model/k=[1, 2]"), "/model/k");
+  EXPECT_EQ(error_pointer(doc, "/model/n=0"), "/model/n");
+}
+
+TEST(Scenario, LinearMultibodyChecksShapes) {
+  json doc = base_scenario();
+  doc["model"] = json::parse(R"({"type": "linear_multibody", "M": [[1, 0], [0, 1]], "K": [[1, 0], [0, 1]],
+      "contacts": [{"kind": "spring", "k_c": 100, "w_N": [0, 1], "w_T": [1, 0], "v_surface": 1}]})");
+  doc["initial"] = {{"q", {0, 0}}, {"u", {0, 0}}};
+  EXPECT_EQ(error_pointer(doc, ""), "");
+  EXPECT_EQ(error_pointer(doc, "/model/K/1=[1]"), "/model/K/1");
+  EXPECT_EQ(error_pointer(doc, "/model/contacts/0/k_c=0"), "/model/contacts/0/k_c");
+  EXPECT_EQ(error_pointer(doc, "/model/contacts/0/w_N=[0, 0]"), "/model/contacts/0/w_N");
+  EXPECT_EQ(error_pointer(doc, "/model/M=[[1, 2], [2, 1]]"), "");  // symmetric but indefinite: caught by make_model
+}
+
+TEST(Scenario, OverridePathMustBeAPointer) {
+  json doc = base_scenario();
+  EXPECT_THROW(apply_override(doc, "model/k=1"), InputError);
+  EXPECT_THROW(apply_override(doc, "/model/k"), InputError);
+  apply_override(doc, "/model/k=2.5");
+  EXPECT_DOUBLE_EQ(doc["model"]["k"].get<double>(), 2.5);
+}
+
+}  // namespace
+}  // namespace fivsim
