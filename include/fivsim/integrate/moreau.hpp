@@ -35,6 +35,9 @@ struct MoreauWorkspace {
   LcpVector<T, D::max_lcp> x, y;
   Vec<T, D::max_dof> h, u_free, force;
   Vec<T, D::max_contacts> PN, PT;
+  // the previous step's LCP active set: consecutive steps mostly share it (warm start)
+  bool has_basis = false;
+  uint64_t basis = 0;
 };
 
 template <class D>
@@ -58,13 +61,18 @@ FIVSIM_HD inline StepReport moreau_step(const Model<D>& m, State<D>& s, typename
   if (nc > 0) {
     contact_lcp_coefficients(m, s, dt, ws.lcp);
     build_contact_lcp(m, s, ws.u_free, dt, ws.lcp);
-    const LcpResult r = lcp_solve(opt.solver, ws.lcp.A, ws.lcp.b, ws.x, ws.y, opt.lcp);
+    LcpOptions lcp_opt = opt.lcp;
+    lcp_opt.use_basis_hint = ws.has_basis;
+    lcp_opt.basis_hint = ws.basis;
+    const LcpResult r = lcp_solve(opt.solver, ws.lcp.A, ws.lcp.b, ws.x, ws.y, lcp_opt);
     rep.lcp_iterations = r.iterations;
     rep.lcp_residual = r.residual;
     if (r.status != Status::ok) {
       rep.status = r.status;
       return rep;
     }
+    ws.has_basis = true;
+    ws.basis = r.basis;
     contact_impulses(m, ws.lcp, ws.x, ws.PN, ws.PT);
   }
 

@@ -7,6 +7,8 @@
 // result that was not checked (DESIGN.md §2).
 #pragma once
 
+#include <stdint.h>
+
 #include "fivsim/core/small_linalg.hpp"
 #include "fivsim/core/status.hpp"
 
@@ -17,16 +19,23 @@ using LcpMatrix = Mat<T, Cap, Cap>;
 template <class T, int Cap>
 using LcpVector = Vec<T, Cap>;
 
+inline constexpr int kLcpMaskBits = 64;
+
 struct LcpOptions {
   int max_iterations = 0;          // 0: the solver's own default (pivots, sweeps or bases)
   double tolerance = 1e-10;        // accept when residual <= tolerance * (1 + ‖b‖∞)
   double pivot_tolerance = 1e-13;  // smallest pivot, relative to the problem's scale
+  // warm start (Lemke, enumeration): first try the active set {i : bit i of basis_hint}, e.g.
+  // the previous time step's; used only when n <= 64 and the guess is then verified
+  bool use_basis_hint = false;
+  uint64_t basis_hint = 0;
 };
 
 struct LcpResult {
   Status status = Status::ok;
   int iterations = 0;
   double residual = 0.0;
+  uint64_t basis = 0;  // active set of the answer: bit i set when x_i > 0 (n <= 64)
 };
 
 // the natural-map residual ‖min(x, Ax + b)‖∞ (zero exactly at a solution)
@@ -42,30 +51,95 @@ FIVSIM_HD inline T lcp_residual(const LcpMatrix<T, Cap>& A, const LcpVector<T, C
   return r;
 }
 
-// y = A x + b, then the natural-map residual, then the acceptance test shared by all solvers
+// the acceptance test shared by all solvers, on an x and its y = A x + b: natural-map residual,
+// finiteness (NaN or Inf anywhere in A or b reaches y, since every entry is multiplied), active set
 template <class T, int Cap>
-FIVSIM_HD inline LcpResult lcp_finish(const LcpMatrix<T, Cap>& A, const LcpVector<T, Cap>& b,
-                                      const LcpVector<T, Cap>& x, LcpVector<T, Cap>& y,
-                                      const LcpOptions& opt, int iterations) {
+FIVSIM_HD inline LcpResult lcp_accept(const LcpVector<T, Cap>& b, const LcpVector<T, Cap>& x,
+                                      const LcpVector<T, Cap>& y, const LcpOptions& opt, int iterations) {
   LcpResult res;
   res.iterations = iterations;
-  y.n = A.rows;
-  T r = T(0);
+  T r = T(0), bmax = T(0);
   bool finite = true;
-  for (int i = 0; i < A.rows; ++i) {
-    T yi = b[i];
-    for (int j = 0; j < A.cols; ++j) yi += A(i, j) * x[j];
-    y[i] = yi;
-    finite = finite && is_finite(yi) && is_finite(x[i]);
-    r = max_value(r, abs_value(min_value(x[i], yi)));
+  for (int i = 0; i < x.n; ++i) {
+    finite = finite && is_finite(y[i]) && is_finite(x[i]);
+    r = max_value(r, abs_value(min_value(x[i], y[i])));
+    bmax = max_value(bmax, abs_value(b[i]));
+    if (x[i] > T(0) && i < kLcpMaskBits) res.basis |= uint64_t(1) << i;
   }
   res.residual = static_cast<double>(r);
   if (!finite) {
     res.status = Status::nonfinite;
-  } else if (res.residual > opt.tolerance * (1.0 + static_cast<double>(norm_inf(b)))) {
+  } else if (!(res.residual <= opt.tolerance * (1.0 + static_cast<double>(bmax)))) {
     res.status = Status::lcp_inaccurate;
   }
   return res;
+}
+
+// y = A x + b, then lcp_accept
+template <class T, int Cap>
+FIVSIM_HD inline LcpResult lcp_finish(const LcpMatrix<T, Cap>& A, const LcpVector<T, Cap>& b,
+                                      const LcpVector<T, Cap>& x, LcpVector<T, Cap>& y,
+                                      const LcpOptions& opt, int iterations) {
+  y.n = A.rows;
+  for (int i = 0; i < A.rows; ++i) {
+    T yi = b[i];
+    for (int j = 0; j < A.cols; ++j) yi += A(i, j) * x[j];
+    y[i] = yi;
+  }
+  return lcp_accept(b, x, y, opt, iterations);
+}
+
+// the complementary basis with active set S = {i : bit i of mask}: x_S solves A_SS x_S = −b_S,
+// x is zero elsewhere, y = A x + b. Returns false when A_SS is singular to working precision or
+// the basis is infeasible beyond rounding: some x_i < −rel_tol·max|x_S|, or some y_i off S below
+// −rel_tol·(|b_i| + Σ_j |A_ij x_j|) (a per-row bound, so badly scaled rows are judged fairly).
+// Otherwise x (clamped at zero) and y hold the solution. Shared by enumeration, Lemke's warm
+// start and Lemke's final re-solve.
+template <class T, int Cap>
+FIVSIM_HD inline bool lcp_solve_on_basis(const LcpMatrix<T, Cap>& A, const LcpVector<T, Cap>& b,
+                                         uint64_t mask, LcpVector<T, Cap>& x, LcpVector<T, Cap>& y,
+                                         T pivot_tol, T rel_tol) {
+  const int n = A.rows;
+  int idx[Cap > 0 ? Cap : 1];
+  int k = 0;
+  for (int i = 0; i < n; ++i)
+    if (mask & (uint64_t(1) << i)) idx[k++] = i;
+  x.resize(n);
+  y.n = n;
+  if (k > 0) {
+    Mat<T, Cap, Cap> S;
+    Vec<T, Cap> r;
+    S.rows = S.cols = k;
+    r.n = k;
+    for (int a = 0; a < k; ++a) {
+      r[a] = -b[idx[a]];
+      for (int c = 0; c < k; ++c) S(a, c) = A(idx[a], idx[c]);
+    }
+    if (!solve_dense_inplace(S, r, k, pivot_tol)) return false;
+    T xmax = T(0);
+    for (int a = 0; a < k; ++a) xmax = max_value(xmax, abs_value(r[a]));
+    for (int a = 0; a < k; ++a) {
+      if (!(r[a] >= -rel_tol * xmax)) return false;
+      x[idx[a]] = max_value(r[a], T(0));
+    }
+  }
+  for (int i = 0; i < n; ++i) {
+    T yi = b[i], mag = abs_value(b[i]);
+    for (int a = 0; a < k; ++a) {
+      const T term = A(i, idx[a]) * x[idx[a]];
+      yi += term;
+      mag += abs_value(term);
+    }
+    y[i] = yi;
+    if (!(mask & (uint64_t(1) << i)) && !(yi >= -rel_tol * mag)) return false;
+  }
+  return true;
+}
+
+// relative rounding allowance of lcp_solve_on_basis
+template <class T>
+FIVSIM_HD constexpr T lcp_basis_rel_tol() {
+  return T(1024) * machine_epsilon<T>();
 }
 
 // true when any entry of A or b is NaN or Inf

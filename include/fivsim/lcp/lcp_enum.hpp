@@ -1,7 +1,7 @@
 // fivsim/lcp/lcp_enum.hpp — exact LCP solution by enumerating the 2^n complementary bases.
 //
-// For each active set S (x_S free, y_S = 0, x_rest = 0) it solves A_SS x_S = −b_S and keeps
-// the basis when x ≥ 0 and y = A x + b ≥ 0 up to rounding. Exact (finds a solution whenever one
+// For each active set S (x_S free, y_S = 0, x_rest = 0) it solves A_SS x_S = −b_S and stops at
+// the first basis with x ≥ 0 and y = A x + b ≥ 0 up to rounding (lcp_solve_on_basis). Exact (finds a solution whenever one
 // exists with a nonsingular A_SS) and only meant for n ≤ 4 (16 bases): the reference that
 // Lemke and PGS are tested against, and a fast solver for the 1- and 2-contact models.
 #pragma once
@@ -17,75 +17,34 @@ FIVSIM_HD inline LcpResult enum_solve(const LcpMatrix<T, Cap>& A, const LcpVecto
                                       LcpVector<T, Cap>& x, LcpVector<T, Cap>& y,
                                       const LcpOptions& opt = {}) {
   const int n = A.rows;
-  x.resize(n);
-  y.resize(n);
   LcpResult fail;
-  if (n > kEnumMaxSize) {
+  if (n > kEnumMaxSize || n > Cap) {
     fail.status = Status::lcp_too_large;
     fail.residual = -1.0;
     return fail;
   }
+  x.resize(n);
+  y.resize(n);
   if (lcp_has_nonfinite(A, b)) {
     fail.status = Status::nonfinite;
     return fail;
   }
-  T scale = T(1);
-  for (int i = 0; i < n; ++i) {
-    scale = max_value(scale, abs_value(b[i]));
-    for (int j = 0; j < n; ++j) scale = max_value(scale, abs_value(A(i, j)));
-  }
-  const T feas_tol = T(1e-12) * scale;
-
-  constexpr int kc = kEnumMaxSize;
-  Vec<T, kc> best_x;
-  best_x.resize(n);
-  T best_r = T(-1);
+  const T rel_tol = lcp_basis_rel_tol<T>();
+  const T piv_tol = T(opt.pivot_tolerance);
   int tried = 0;
-  for (int mask = 0; mask < (1 << n); ++mask) {
+  // the hinted basis first (warm start), then all 2^n in order
+  const int first = opt.use_basis_hint ? -1 : 0;
+  for (int m = first; m < (1 << n); ++m) {
+    const uint64_t mask = m < 0 ? opt.basis_hint & ((uint64_t(1) << n) - 1) : uint64_t(m);
     ++tried;
-    int idx[kc];
-    int k = 0;
-    for (int i = 0; i < n; ++i)
-      if (mask & (1 << i)) idx[k++] = i;
-    Mat<T, kc, kc> S;
-    Vec<T, kc> r;
-    S.resize(k, k);
-    r.resize(k);
-    for (int a = 0; a < k; ++a) {
-      r[a] = -b[idx[a]];
-      for (int c = 0; c < k; ++c) S(a, c) = A(idx[a], idx[c]);
-    }
-    if (!solve_dense_inplace(S, r, k, T(opt.pivot_tolerance))) continue;
-    Vec<T, kc> cx;
-    cx.resize(n);
-    bool ok = true;
-    for (int a = 0; a < k; ++a) {
-      if (r[a] < -feas_tol) ok = false;
-      cx[idx[a]] = max_value(r[a], T(0));
-    }
-    if (!ok) continue;
-    T res = T(0);
-    for (int i = 0; i < n; ++i) {
-      T yi = b[i];
-      for (int j = 0; j < n; ++j) yi += A(i, j) * cx[j];
-      if (!(mask & (1 << i)) && yi < -feas_tol) ok = false;
-      res = max_value(res, abs_value(min_value(cx[i], yi)));
-    }
-    if (!ok) continue;
-    if (best_r < T(0) || res < best_r) {
-      best_r = res;
-      for (int i = 0; i < n; ++i) best_x[i] = cx[i];
-    }
-    if (res == T(0)) break;
+    // a feasible complementary basis is a solution (to rounding): the first one found is kept
+    if (lcp_solve_on_basis(A, b, mask, x, y, piv_tol, rel_tol)) return lcp_accept(b, x, y, opt, tried);
   }
-  if (best_r < T(0)) {
-    fail.status = Status::lcp_no_solution;
-    fail.iterations = tried;
-    fail.residual = -1.0;
-    return fail;
-  }
-  for (int i = 0; i < n; ++i) x[i] = best_x[i];
-  return lcp_finish(A, b, x, y, opt, tried);
+  x.resize(n);
+  fail.status = Status::lcp_no_solution;
+  fail.iterations = tried;
+  fail.residual = -1.0;
+  return fail;
 }
 
 }  // namespace fivsim

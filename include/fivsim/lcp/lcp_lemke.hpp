@@ -25,11 +25,11 @@ template <class T, int Cap>
 FIVSIM_HD inline void lemke_pivot(LemkeTableau<T, Cap>& tab, int n, int row, int col) {
   const int width = 2 * n + 2;
   auto& t = tab.t;
-  T p = t(row, col);
-  for (int j = 0; j < width; ++j) t(row, j) /= p;
+  const T inv = T(1) / t(row, col);
+  for (int j = 0; j < width; ++j) t(row, j) *= inv;
   for (int i = 0; i < n; ++i) {
     if (i == row) continue;
-    T f = t(i, col);
+    const T f = t(i, col);
     if (f == T(0)) continue;
     for (int j = 0; j < width; ++j) t(i, j) -= f * t(row, j);
     t(i, col) = T(0);
@@ -45,12 +45,17 @@ FIVSIM_HD inline int lemke_ratio_row(const LemkeTableau<T, Cap>& tab, int n, int
   const int rhs = 2 * n + 1;
   const int z0 = 2 * n;
   bool cand[Cap > 0 ? Cap : 1];
-  int count = 0;
+  T inv[Cap > 0 ? Cap : 1];
+  int count = 0, last = -1;
   for (int i = 0; i < n; ++i) {
     cand[i] = t(i, col) > piv_tol;
-    count += cand[i] ? 1 : 0;
+    if (cand[i]) {
+      inv[i] = T(1) / t(i, col);
+      ++count;
+      last = i;
+    }
   }
-  if (count == 0) return -1;
+  if (count <= 1) return last;
   // stage -1 compares the right-hand side, stages 0..n-1 the rows of B⁻¹
   for (int stage = -1; stage < n && count > 1; ++stage) {
     const int c = stage < 0 ? rhs : stage;
@@ -58,7 +63,7 @@ FIVSIM_HD inline int lemke_ratio_row(const LemkeTableau<T, Cap>& tab, int n, int
     bool have = false;
     for (int i = 0; i < n; ++i) {
       if (!cand[i]) continue;
-      T r = t(i, c) / t(i, col);
+      const T r = t(i, c) * inv[i];
       if (!have || r < best) {
         best = r;
         have = true;
@@ -71,49 +76,16 @@ FIVSIM_HD inline int lemke_ratio_row(const LemkeTableau<T, Cap>& tab, int n, int
     int z0_row = -1;
     for (int i = 0; i < n; ++i) {
       if (!cand[i]) continue;
-      T r = t(i, c) / t(i, col);
-      cand[i] = r <= best + tie;
+      cand[i] = t(i, c) * inv[i] <= best + tie;
       if (cand[i]) {
         ++count;
+        last = i;
         if (tab.basis[i] == z0) z0_row = i;
       }
     }
     if (z0_row >= 0) return z0_row;
   }
-  for (int i = 0; i < n; ++i)
-    if (cand[i]) return i;
-  return -1;
-}
-
-// Gauss–Jordan on the tableau loses digits when A mixes scales (a spring contact's compliance
-// 1/(k_c dt²) beside Delassus entries of order 1/m); re-solving A_BB x_B = −b_B on the final
-// basis with partial pivoting restores them. Kept only when it is nonnegative and no worse.
-template <class T, int Cap>
-FIVSIM_HD inline void lemke_polish(const LcpMatrix<T, Cap>& A, const LcpVector<T, Cap>& b,
-                                   const LemkeTableau<T, Cap>& tab, LcpVector<T, Cap>& x, T piv_tol) {
-  const int n = A.rows;
-  int idx[Cap > 0 ? Cap : 1];
-  int k = 0;
-  for (int i = 0; i < n; ++i) {
-    const int v = tab.basis[i];
-    if (v >= n && v < 2 * n) idx[k++] = v - n;
-  }
-  if (k == 0) return;
-  Mat<T, Cap, Cap> S;
-  Vec<T, Cap> r;
-  S.resize(k, k);
-  r.resize(k);
-  for (int a = 0; a < k; ++a) {
-    r[a] = -b[idx[a]];
-    for (int c = 0; c < k; ++c) S(a, c) = A(idx[a], idx[c]);
-  }
-  if (!solve_dense_inplace(S, r, k, piv_tol)) return;
-  LcpVector<T, Cap> polished = x;
-  for (int a = 0; a < k; ++a) {
-    if (r[a] < T(0)) return;
-    polished[idx[a]] = r[a];
-  }
-  if (lcp_residual(A, b, polished) <= lcp_residual(A, b, x)) x = polished;
+  return last;
 }
 
 }  // namespace detail
@@ -129,6 +101,14 @@ FIVSIM_HD inline LcpResult lemke_solve(const LcpMatrix<T, Cap>& A, const LcpVect
     fail.residual = -1.0;
     return fail;
   }
+  // warm start: the hinted active set, verified like any other answer
+  if (opt.use_basis_hint && n <= kLcpMaskBits) {
+    const uint64_t hint = opt.basis_hint & (n == 64 ? ~uint64_t(0) : (uint64_t(1) << n) - 1);
+    if (lcp_solve_on_basis(A, b, hint, x, y, T(opt.pivot_tolerance), lcp_basis_rel_tol<T>())) {
+      const LcpResult warm = lcp_accept(b, x, y, opt, 0);
+      if (warm.status == Status::ok) return warm;
+    }
+  }
   x.resize(n);
   y.resize(n);
   if (lcp_has_nonfinite(A, b)) {
@@ -139,7 +119,10 @@ FIVSIM_HD inline LcpResult lemke_solve(const LcpMatrix<T, Cap>& A, const LcpVect
   int most_negative = -1;
   for (int i = 0; i < n; ++i)
     if (b[i] < T(0) && (most_negative < 0 || b[i] < b[most_negative])) most_negative = i;
-  if (most_negative < 0) return lcp_finish(A, b, x, y, opt, 0);
+  if (most_negative < 0) {
+    for (int i = 0; i < n; ++i) y[i] = b[i];
+    return lcp_accept(b, x, y, opt, 0);
+  }
 
   LemkeTableau<T, Cap> tab;
   auto& t = tab.t;
@@ -185,11 +168,28 @@ FIVSIM_HD inline LcpResult lemke_solve(const LcpMatrix<T, Cap>& A, const LcpVect
       return fail;
     }
   }
+  // Gauss–Jordan on the tableau loses digits when A mixes scales (a spring contact's compliance
+  // 1/(k_c dt²) beside Delassus entries of order 1/m): the answer is re-solved on the final basis
+  // with partial pivoting, and the tableau's values are the fallback
+  uint64_t mask = 0;
   for (int i = 0; i < n; ++i) {
     const int v = tab.basis[i];
-    if (v >= n && v < 2 * n) x[v - n] = max_value(t(i, rhs), T(0));
+    if (v >= n && v < 2 * n) {
+      x[v - n] = max_value(t(i, rhs), T(0));
+      if (v - n < kLcpMaskBits) mask |= uint64_t(1) << (v - n);
+    }
   }
-  detail::lemke_polish(A, b, tab, x, piv_tol);
+  if (n <= kLcpMaskBits) {
+    LcpVector<T, Cap> xs, ys;
+    if (lcp_solve_on_basis(A, b, mask, xs, ys, piv_tol, lcp_basis_rel_tol<T>())) {
+      const LcpResult exact = lcp_accept(b, xs, ys, opt, pivots);
+      if (exact.status == Status::ok) {
+        x = xs;
+        y = ys;
+        return exact;
+      }
+    }
+  }
   return lcp_finish(A, b, x, y, opt, pivots);
 }
 
