@@ -6,6 +6,7 @@
 #pragma once
 
 #include <float.h>
+#include <math.h>
 
 #include "fivsim/core/config.hpp"
 
@@ -26,8 +27,9 @@ FIVSIM_HD constexpr double machine_epsilon<double>() { return DBL_EPSILON; }
 template <>
 FIVSIM_HD constexpr float machine_epsilon<float>() { return FLT_EPSILON; }
 
+// fabs compiles to a sign-bit mask; a compare-and-negate would branch
 template <class T>
-FIVSIM_HD inline T abs_value(T x) { return x < T(0) ? -x : x; }
+FIVSIM_HD inline T abs_value(T x) { return fabs(x); }
 
 template <class T>
 FIVSIM_HD inline T max_value(T a, T b) { return a > b ? a : b; }
@@ -93,45 +95,53 @@ FIVSIM_HD inline T norm_inf(const Vec<T, Cap>& x) {
   return m;
 }
 
+// a size known at compile time; converts to int, so that one loop `for (i = 0; i < n; ++i)` serves
+// a runtime size (int) and a fixed one (FixedSize<N>, fully unrolled by the compiler)
+template <int N>
+struct FixedSize {
+  FIVSIM_HD constexpr operator int() const { return N; }
+};
+
 // solves the leading k×k system S z = r in place by Gaussian elimination with partial
 // pivoting; S and r are overwritten, z is returned in r. Returns false when a pivot is below
-// pivot_tol times the largest entry of S (singular to working precision).
-template <class T, int Cap>
-FIVSIM_HD inline bool solve_dense_inplace(Mat<T, Cap, Cap>& S, Vec<T, Cap>& r, int k,
-                                          T pivot_tol) {
+// pivot_tol times the largest entry of S (singular to working precision). Size is int or
+// FixedSize<K>.
+template <class T, int Cap, class Size>
+FIVSIM_HD inline bool solve_dense_inplace(Mat<T, Cap, Cap>& S, Vec<T, Cap>& r, Size k, T pivot_tol) {
   T scale = T(0);
   for (int i = 0; i < k; ++i)
     for (int j = 0; j < k; ++j) scale = max_value(scale, abs_value(S(i, j)));
-  if (scale == T(0)) return k == 0;
+  if (scale == T(0)) return int(k) == 0;
+  const T tol = pivot_tol * scale;
   for (int col = 0; col < k; ++col) {
     int piv = col;
     T best = abs_value(S(col, col));
     for (int i = col + 1; i < k; ++i) {
-      T v = abs_value(S(i, col));
+      const T v = abs_value(S(i, col));
       if (v > best) {
         best = v;
         piv = i;
       }
     }
-    if (best <= pivot_tol * scale) return false;
+    if (!(best > tol)) return false;
     if (piv != col) {
       for (int j = col; j < k; ++j) {
-        T t = S(col, j);
+        const T t = S(col, j);
         S(col, j) = S(piv, j);
         S(piv, j) = t;
       }
-      T t = r[col];
+      const T t = r[col];
       r[col] = r[piv];
       r[piv] = t;
     }
+    const T inv = T(1) / S(col, col);
     for (int i = col + 1; i < k; ++i) {
-      T f = S(i, col) / S(col, col);
-      if (f == T(0)) continue;
-      for (int j = col; j < k; ++j) S(i, j) -= f * S(col, j);
+      const T f = S(i, col) * inv;
+      for (int j = col + 1; j < k; ++j) S(i, j) -= f * S(col, j);
       r[i] -= f * r[col];
     }
   }
-  for (int i = k - 1; i >= 0; --i) {
+  for (int i = int(k) - 1; i >= 0; --i) {
     T s = r[i];
     for (int j = i + 1; j < k; ++j) s -= S(i, j) * r[j];
     r[i] = s / S(i, i);

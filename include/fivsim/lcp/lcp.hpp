@@ -89,6 +89,31 @@ FIVSIM_HD inline LcpResult lcp_finish(const LcpMatrix<T, Cap>& A, const LcpVecto
   return lcp_accept(b, x, y, opt, iterations);
 }
 
+namespace detail {
+
+// lcp_solve_on_basis for an active set of KCap or fewer entries (idx, count k): the k×k solve
+// in a KCap×KCap matrix, so that small active sets get small, fully unrolled arithmetic
+template <int KCap, class T, int Cap, class Size>
+FIVSIM_HD inline bool basis_solve(const LcpMatrix<T, Cap>& A, const LcpVector<T, Cap>& b, const int* idx,
+                                  Size k, LcpVector<T, Cap>& x, T pivot_tol, T rel_tol) {
+  Mat<T, KCap, KCap> S;
+  Vec<T, KCap> r;
+  for (int a = 0; a < k; ++a) {
+    r[a] = -b[idx[a]];
+    for (int c = 0; c < k; ++c) S(a, c) = A(idx[a], idx[c]);
+  }
+  if (!solve_dense_inplace(S, r, k, pivot_tol)) return false;
+  T xmax = T(0);
+  for (int a = 0; a < k; ++a) xmax = max_value(xmax, abs_value(r[a]));
+  for (int a = 0; a < k; ++a) {
+    if (!(r[a] >= -rel_tol * xmax)) return false;
+    x[idx[a]] = max_value(r[a], T(0));
+  }
+  return true;
+}
+
+}  // namespace detail
+
 // the complementary basis with active set S = {i : bit i of mask}: x_S solves A_SS x_S = −b_S,
 // x is zero elsewhere, y = A x + b. Returns false when A_SS is singular to working precision or
 // the basis is infeasible beyond rounding: some x_i < −rel_tol·max|x_S|, or some y_i off S below
@@ -102,27 +127,22 @@ FIVSIM_HD inline bool lcp_solve_on_basis(const LcpMatrix<T, Cap>& A, const LcpVe
   const int n = A.rows;
   int idx[Cap > 0 ? Cap : 1];
   int k = 0;
-  for (int i = 0; i < n; ++i)
+  for (int i = 0; i < n; ++i) {
+    x[i] = T(0);
     if (mask & (uint64_t(1) << i)) idx[k++] = i;
-  x.resize(n);
-  y.n = n;
-  if (k > 0) {
-    Mat<T, Cap, Cap> S;
-    Vec<T, Cap> r;
-    S.rows = S.cols = k;
-    r.n = k;
-    for (int a = 0; a < k; ++a) {
-      r[a] = -b[idx[a]];
-      for (int c = 0; c < k; ++c) S(a, c) = A(idx[a], idx[c]);
-    }
-    if (!solve_dense_inplace(S, r, k, pivot_tol)) return false;
-    T xmax = T(0);
-    for (int a = 0; a < k; ++a) xmax = max_value(xmax, abs_value(r[a]));
-    for (int a = 0; a < k; ++a) {
-      if (!(r[a] >= -rel_tol * xmax)) return false;
-      x[idx[a]] = max_value(r[a], T(0));
-    }
   }
+  x.n = y.n = n;
+  // the common small active sets at fixed size, the rest at the runtime size
+  bool ok = true;
+  switch (k) {
+    case 0: break;
+    case 1: ok = detail::basis_solve<1>(A, b, idx, FixedSize<1>{}, x, pivot_tol, rel_tol); break;
+    case 2: ok = detail::basis_solve<2>(A, b, idx, FixedSize<2>{}, x, pivot_tol, rel_tol); break;
+    case 3: ok = detail::basis_solve<3>(A, b, idx, FixedSize<3>{}, x, pivot_tol, rel_tol); break;
+    case 4: ok = detail::basis_solve<4>(A, b, idx, FixedSize<4>{}, x, pivot_tol, rel_tol); break;
+    default: ok = detail::basis_solve<Cap>(A, b, idx, k, x, pivot_tol, rel_tol); break;
+  }
+  if (!ok) return false;
   for (int i = 0; i < n; ++i) {
     T yi = b[i], mag = abs_value(b[i]);
     for (int a = 0; a < k; ++a) {

@@ -1,11 +1,17 @@
 // fivsim/lcp/lcp_lemke.hpp — Lemke's complementary pivoting with the lexicographic ratio test.
 //
-// Tableau form of y = A x + b:  I·w − A·z − d·z0 = b, covering vector d = 1. z0 enters first
-// against the most negative b; then the complement of each leaving variable enters, until z0
-// leaves (solution) or the entering column has no positive entry (ray termination, reported as
-// Status::lcp_ray, never as a solution). The lexicographic rule (ties broken on the rows of
-// B⁻¹, the w-columns of the tableau) prevents cycling on degenerate problems; a pivot cap
-// catches what floating point still lets through (Status::lcp_cycling).
+// Dictionary form of y = A x + b with the artificial variable z0 and covering vector d = 1:
+//   w = b + A z + d z0,  w, z, z0 ≥ 0,  w ⊥ z.
+// Each basic variable is kept as an affine function of the n + 1 nonbasic ones (a compact
+// tableau: half the columns of the textbook [I −A −d | b] form). z0 enters first against the
+// most negative b; then the complement of each leaving variable enters, until z0 leaves (a
+// solution) or no basic variable bounds the entering one (ray termination, Status::lcp_ray,
+// never reported as a solution). Ties in the ratio test are broken lexicographically on the rows
+// of B⁻¹, read off the dictionary, which prevents cycling on degenerate problems; a pivot cap
+// catches what floating point still lets through (Status::lcp_cycling). The answer is then
+// re-solved on the final basis with partial pivoting (lcp_solve_on_basis), because pivoting
+// loses digits when A mixes scales (a spring contact's 1/(k_c dt²) beside Delassus entries of
+// order 1/m). Problems of up to 6 unknowns run at a compile-time size.
 #pragma once
 
 #include "fivsim/lcp/lcp.hpp"
@@ -13,59 +19,82 @@
 namespace fivsim {
 
 template <class T, int Cap>
-struct LemkeTableau {
-  // columns: [0, n) w, [n, 2n) z, 2n z0, 2n+1 right-hand side
-  Mat<T, Cap, 2 * Cap + 2> t;
-  int basis[Cap > 0 ? Cap : 1];  // variable index held by each row
+struct LemkeDictionary {
+  // basic variable of row i = q[i] + Σ_c D(i, c) · (nonbasic variable of column c)
+  // variable ids: w_j = j, z_j = n + j, z0 = 2n
+  Mat<T, Cap, Cap + 1> D;
+  T q[Cap > 0 ? Cap : 1];
+  int basic[Cap > 0 ? Cap : 1];     // variable of each row
+  int nonbasic[Cap + 1];            // variable of each column
 };
 
 namespace detail {
 
-template <class T, int Cap>
-FIVSIM_HD inline void lemke_pivot(LemkeTableau<T, Cap>& tab, int n, int row, int col) {
-  const int width = 2 * n + 2;
-  auto& t = tab.t;
-  const T inv = T(1) / t(row, col);
-  for (int j = 0; j < width; ++j) t(row, j) *= inv;
+// the entering variable of column e replaces the basic variable of row r
+template <class T, int Cap, class Size>
+FIVSIM_HD inline void lemke_pivot(LemkeDictionary<T, Cap>& d, Size n, int r, int e) {
+  const int cols = int(n) + 1;
+  const T inv = T(1) / d.D(r, e);
+  // row r solved for the entering variable; the leaving one takes column e
+  d.q[r] = -d.q[r] * inv;
+  for (int c = 0; c < cols; ++c) d.D(r, c) = c == e ? inv : -d.D(r, c) * inv;
   for (int i = 0; i < n; ++i) {
-    if (i == row) continue;
-    const T f = t(i, col);
+    if (i == r) continue;
+    const T f = d.D(i, e);
     if (f == T(0)) continue;
-    for (int j = 0; j < width; ++j) t(i, j) -= f * t(row, j);
-    t(i, col) = T(0);
+    d.q[i] += f * d.q[r];
+    for (int c = 0; c < cols; ++c) d.D(i, c) = c == e ? f * d.D(r, e) : d.D(i, c) + f * d.D(r, c);
   }
-  tab.basis[row] = col;
+  const int leaving = d.basic[r];
+  d.basic[r] = d.nonbasic[e];
+  d.nonbasic[e] = leaving;
 }
 
-// lexicographic minimum-ratio row for the entering column, or -1 when no entry is positive;
-// prefers the z0 row among ties so that the algorithm ends as soon as it can
+// entry (i, j) of B⁻¹ — the coefficient of the original w_j in the tableau row of basic i
 template <class T, int Cap>
-FIVSIM_HD inline int lemke_ratio_row(const LemkeTableau<T, Cap>& tab, int n, int col, T piv_tol) {
-  const auto& t = tab.t;
-  const int rhs = 2 * n + 1;
-  const int z0 = 2 * n;
+FIVSIM_HD inline T lemke_binv(const LemkeDictionary<T, Cap>& d, const int* where, int i, int j) {
+  const int at = where[j];  // ≥ 0: w_j basic in that row; < 0: nonbasic in column −at − 1
+  return at >= 0 ? (at == i ? T(1) : T(0)) : -d.D(i, -at - 1);
+}
+
+// the leaving row for entering column e: the minimum of q_i / (−D(i, e)) over rows where the
+// entering variable drives the basic one down, ties broken lexicographically on B⁻¹; the z0 row
+// is preferred among ties so that the algorithm ends as soon as it can. −1: a ray.
+template <class T, int Cap, class Size>
+FIVSIM_HD inline int lemke_ratio_row(const LemkeDictionary<T, Cap>& d, Size n, int e, T piv_tol) {
   bool cand[Cap > 0 ? Cap : 1];
-  T inv[Cap > 0 ? Cap : 1];
+  T rate[Cap > 0 ? Cap : 1];
   int count = 0, last = -1;
   for (int i = 0; i < n; ++i) {
-    cand[i] = t(i, col) > piv_tol;
+    cand[i] = d.D(i, e) < -piv_tol;
+    rate[i] = T(0);
     if (cand[i]) {
-      inv[i] = T(1) / t(i, col);
+      rate[i] = T(-1) / d.D(i, e);
       ++count;
       last = i;
     }
   }
   if (count <= 1) return last;
-  // stage -1 compares the right-hand side, stages 0..n-1 the rows of B⁻¹
+  const int z0 = 2 * int(n);
+  int where[Cap > 0 ? Cap : 1];
+  bool have_where = false;
+  // stage −1 compares q, stages 0..n−1 the columns of B⁻¹
   for (int stage = -1; stage < n && count > 1; ++stage) {
-    const int c = stage < 0 ? rhs : stage;
+    if (stage == 0 && !have_where) {
+      for (int j = 0; j < n; ++j) where[j] = 0;
+      for (int i = 0; i < n; ++i)
+        if (d.basic[i] < n) where[d.basic[i]] = i;
+      for (int c = 0; c <= n; ++c)
+        if (d.nonbasic[c] < n) where[d.nonbasic[c]] = -c - 1;
+      have_where = true;
+    }
     T best = T(0);
     bool have = false;
     for (int i = 0; i < n; ++i) {
       if (!cand[i]) continue;
-      const T r = t(i, c) * inv[i];
-      if (!have || r < best) {
-        best = r;
+      const T v = (stage < 0 ? d.q[i] : lemke_binv(d, where, i, stage)) * rate[i];
+      if (!have || v < best) {
+        best = v;
         have = true;
       }
     }
@@ -76,11 +105,12 @@ FIVSIM_HD inline int lemke_ratio_row(const LemkeTableau<T, Cap>& tab, int n, int
     int z0_row = -1;
     for (int i = 0; i < n; ++i) {
       if (!cand[i]) continue;
-      cand[i] = t(i, c) * inv[i] <= best + tie;
+      const T v = (stage < 0 ? d.q[i] : lemke_binv(d, where, i, stage)) * rate[i];
+      cand[i] = v <= best + tie;
       if (cand[i]) {
         ++count;
         last = i;
-        if (tab.basis[i] == z0) z0_row = i;
+        if (d.basic[i] == z0) z0_row = i;
       }
     }
     if (z0_row >= 0) return z0_row;
@@ -88,22 +118,15 @@ FIVSIM_HD inline int lemke_ratio_row(const LemkeTableau<T, Cap>& tab, int n, int
   return last;
 }
 
-}  // namespace detail
-
-template <class T, int Cap>
-FIVSIM_HD inline LcpResult lemke_solve(const LcpMatrix<T, Cap>& A, const LcpVector<T, Cap>& b,
-                                       LcpVector<T, Cap>& x, LcpVector<T, Cap>& y,
-                                       const LcpOptions& opt = {}) {
-  const int n = A.rows;
+template <class T, int Cap, class Size>
+FIVSIM_HD inline LcpResult lemke_core(const LcpMatrix<T, Cap>& A, const LcpVector<T, Cap>& b,
+                                      LcpVector<T, Cap>& x, LcpVector<T, Cap>& y, const LcpOptions& opt,
+                                      Size n) {
   LcpResult fail;
-  if (n > Cap) {
-    fail.status = Status::lcp_too_large;
-    fail.residual = -1.0;
-    return fail;
-  }
+  fail.residual = -1.0;
   // warm start: the hinted active set, verified like any other answer
   if (opt.use_basis_hint && n <= kLcpMaskBits) {
-    const uint64_t hint = opt.basis_hint & (n == 64 ? ~uint64_t(0) : (uint64_t(1) << n) - 1);
+    const uint64_t hint = opt.basis_hint & (int(n) == 64 ? ~uint64_t(0) : (uint64_t(1) << int(n)) - 1);
     if (lcp_solve_on_basis(A, b, hint, x, y, T(opt.pivot_tolerance), lcp_basis_rel_tol<T>())) {
       const LcpResult warm = lcp_accept(b, x, y, opt, 0);
       if (warm.status == Status::ok) return warm;
@@ -124,61 +147,59 @@ FIVSIM_HD inline LcpResult lemke_solve(const LcpMatrix<T, Cap>& A, const LcpVect
     return lcp_accept(b, x, y, opt, 0);
   }
 
-  LemkeTableau<T, Cap> tab;
-  auto& t = tab.t;
-  const int z0 = 2 * n;
-  const int rhs = 2 * n + 1;
-  t.resize(n, 2 * n + 2);
+  LemkeDictionary<T, Cap> d;
+  d.D.rows = n;
+  d.D.cols = int(n) + 1;
   T scale = T(1);
   for (int i = 0; i < n; ++i) {
-    t(i, i) = T(1);
     for (int j = 0; j < n; ++j) {
-      t(i, n + j) = -A(i, j);
+      d.D(i, j) = A(i, j);
       scale = max_value(scale, abs_value(A(i, j)));
     }
-    t(i, z0) = T(-1);
-    t(i, rhs) = b[i];
-    tab.basis[i] = i;
+    d.D(i, n) = T(1);
+    d.q[i] = b[i];
+    d.basic[i] = i;
+    d.nonbasic[i] = int(n) + i;
   }
+  const int z0 = 2 * int(n);
+  d.nonbasic[int(n)] = z0;
   const T piv_tol = T(opt.pivot_tolerance) * scale;
-  const int max_pivots = opt.max_iterations > 0 ? opt.max_iterations : 50 * (n + 1);
+  const int max_pivots = opt.max_iterations > 0 ? opt.max_iterations : 50 * (int(n) + 1);
 
-  // z0 enters against the most negative b (lexicographic ties: the first such row)
-  int leaving_var = tab.basis[most_negative];
-  detail::lemke_pivot(tab, n, most_negative, z0);
+  // z0 enters against the most negative b
+  int leaving = d.basic[most_negative];
+  lemke_pivot(d, n, most_negative, int(n));
   int pivots = 1;
   while (true) {
     // the complement of the variable that just left enters
-    const int entering = leaving_var < n ? leaving_var + n : leaving_var - n;
-    const int row = detail::lemke_ratio_row(tab, n, entering, piv_tol);
-    if (row < 0) {
+    const int entering = leaving < n ? leaving + int(n) : leaving - int(n);
+    int e = 0;
+    while (d.nonbasic[e] != entering) ++e;
+    const int r = lemke_ratio_row(d, n, e, piv_tol);
+    if (r < 0) {
       fail.status = Status::lcp_ray;
       fail.iterations = pivots;
-      fail.residual = -1.0;
       return fail;
     }
-    leaving_var = tab.basis[row];
-    detail::lemke_pivot(tab, n, row, entering);
+    leaving = d.basic[r];
+    lemke_pivot(d, n, r, e);
     ++pivots;
-    if (leaving_var == z0) break;
+    if (leaving == z0) break;
     if (pivots >= max_pivots) {
       fail.status = Status::lcp_cycling;
       fail.iterations = pivots;
-      fail.residual = -1.0;
       return fail;
     }
   }
-  // Gauss–Jordan on the tableau loses digits when A mixes scales (a spring contact's compliance
-  // 1/(k_c dt²) beside Delassus entries of order 1/m): the answer is re-solved on the final basis
-  // with partial pivoting, and the tableau's values are the fallback
   uint64_t mask = 0;
   for (int i = 0; i < n; ++i) {
-    const int v = tab.basis[i];
-    if (v >= n && v < 2 * n) {
-      x[v - n] = max_value(t(i, rhs), T(0));
-      if (v - n < kLcpMaskBits) mask |= uint64_t(1) << (v - n);
+    const int v = d.basic[i];
+    if (v >= n && v < 2 * int(n)) {
+      x[v - int(n)] = max_value(d.q[i], T(0));
+      if (v - int(n) < kLcpMaskBits) mask |= uint64_t(1) << (v - int(n));
     }
   }
+  // the exact re-solve on the final basis, the dictionary's values as the fallback
   if (n <= kLcpMaskBits) {
     LcpVector<T, Cap> xs, ys;
     if (lcp_solve_on_basis(A, b, mask, xs, ys, piv_tol, lcp_basis_rel_tol<T>())) {
@@ -191,6 +212,34 @@ FIVSIM_HD inline LcpResult lemke_solve(const LcpMatrix<T, Cap>& A, const LcpVect
     }
   }
   return lcp_finish(A, b, x, y, opt, pivots);
+}
+
+// problems of K ≤ 6 unknowns at a compile-time size (unrolled loops), larger ones at run time
+template <int K, class T, int Cap>
+FIVSIM_HD inline LcpResult lemke_fixed_or_runtime(const LcpMatrix<T, Cap>& A, const LcpVector<T, Cap>& b,
+                                                  LcpVector<T, Cap>& x, LcpVector<T, Cap>& y,
+                                                  const LcpOptions& opt) {
+  if constexpr (K <= Cap && K <= 6) {
+    if (A.rows == K) return lemke_core(A, b, x, y, opt, FixedSize<K>{});
+    return lemke_fixed_or_runtime<K + 1>(A, b, x, y, opt);
+  } else {
+    return lemke_core(A, b, x, y, opt, A.rows);
+  }
+}
+
+}  // namespace detail
+
+template <class T, int Cap>
+FIVSIM_HD inline LcpResult lemke_solve(const LcpMatrix<T, Cap>& A, const LcpVector<T, Cap>& b,
+                                       LcpVector<T, Cap>& x, LcpVector<T, Cap>& y,
+                                       const LcpOptions& opt = {}) {
+  if (A.rows > Cap) {
+    LcpResult fail;
+    fail.status = Status::lcp_too_large;
+    fail.residual = -1.0;
+    return fail;
+  }
+  return detail::lemke_fixed_or_runtime<1>(A, b, x, y, opt);
 }
 
 }  // namespace fivsim
