@@ -35,15 +35,18 @@ template <class T, int Cap, class Size>
 FIVSIM_HD inline void lemke_pivot(LemkeDictionary<T, Cap>& d, Size n, int r, int e) {
   const int cols = int(n) + 1;
   const T inv = T(1) / d.D(r, e);
-  // row r solved for the entering variable; the leaving one takes column e
-  d.q[r] = -d.q[r] * inv;
-  for (int c = 0; c < cols; ++c) d.D(r, c) = c == e ? inv : -d.D(r, c) * inv;
+  // row r solved for the entering variable; the leaving one takes column e. The loops run over
+  // whole rows without a test on c (so they vectorise) and column e is put right afterwards.
+  const T minus_inv = -inv;
+  d.q[r] *= minus_inv;
+  for (int c = 0; c < cols; ++c) d.D(r, c) *= minus_inv;
+  d.D(r, e) = inv;
   for (int i = 0; i < n; ++i) {
     if (i == r) continue;
     const T f = d.D(i, e);
-    if (f == T(0)) continue;
     d.q[i] += f * d.q[r];
-    for (int c = 0; c < cols; ++c) d.D(i, c) = c == e ? f * d.D(r, e) : d.D(i, c) + f * d.D(r, c);
+    for (int c = 0; c < cols; ++c) d.D(i, c) += f * d.D(r, c);
+    d.D(i, e) = f * inv;
   }
   const int leaving = d.basic[r];
   d.basic[r] = d.nonbasic[e];
