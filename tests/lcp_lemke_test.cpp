@@ -37,6 +37,20 @@ TEST(LcpLemke, TrivialWhenBNonNegative) {
   EXPECT_EQ(y[0], 0.5);
 }
 
+// y = −x + 1 has two solutions, x = 0 and x = 1; a warm start on {0} must not move Lemke off x = 0
+TEST(LcpLemke, WarmStartKeepsTheTrivialAnswer) {
+  auto p = test::make_problem({{-1}}, {1.0});
+  test::Vec6 x, y;
+  LcpOptions opt;
+  opt.use_basis_hint = true;
+  opt.basis_hint = 1;
+  const LcpResult r = lemke_solve(p.A, p.b, x, y, opt);
+  ASSERT_EQ(r.status, Status::ok);
+  EXPECT_EQ(x[0], 0.0);
+  EXPECT_EQ(y[0], 1.0);
+  EXPECT_EQ(r.basis, 0u);
+}
+
 // random symmetric positive definite problems: a unique solution that all three solvers find
 TEST(LcpLemke, AgreesWithEnumerationAndPgsOnSpd) {
   std::mt19937 rng(12345);

@@ -8,6 +8,8 @@
 #include <sstream>
 #include <string>
 
+#include <unistd.h>
+
 #include <nlohmann/json.hpp>
 
 namespace {
@@ -26,12 +28,17 @@ std::string slurp(const fs::path& p) {
   return s.str();
 }
 
+// ctest runs every test in its own process, several at once: the capture files carry the pid
 Result fivsim(const std::string& args) {
   const fs::path dir = fs::temp_directory_path();
-  const fs::path out = dir / "fivsim_cli_stdout.txt", err = dir / "fivsim_cli_stderr.txt";
+  const std::string tag = std::to_string(::getpid());
+  const fs::path out = dir / ("fivsim_cli_stdout_" + tag + ".txt"), err = dir / ("fivsim_cli_stderr_" + tag + ".txt");
   const std::string cmd = std::string(FIVSIM_BINARY) + " " + args + " >" + out.string() + " 2>" + err.string();
   const int raw = std::system(cmd.c_str());
-  return {WEXITSTATUS(raw), slurp(out), slurp(err)};
+  Result r{WEXITSTATUS(raw), slurp(out), slurp(err)};
+  fs::remove(out);
+  fs::remove(err);
+  return r;
 }
 
 fs::path fresh_dir(const std::string& name) {

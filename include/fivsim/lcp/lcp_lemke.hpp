@@ -127,6 +127,20 @@ FIVSIM_HD inline LcpResult lemke_core(const LcpMatrix<T, Cap>& A, const LcpVecto
                                       Size n) {
   LcpResult fail;
   fail.residual = -1.0;
+  // trivial solution x = 0, y = b first, so that a warm start never changes such an answer
+  int most_negative = -1;
+  for (int i = 0; i < n; ++i)
+    if (b[i] < T(0) && (most_negative < 0 || b[i] < b[most_negative])) most_negative = i;
+  if (most_negative < 0) {
+    x.resize(n);
+    y.n = n;
+    for (int i = 0; i < n; ++i) y[i] = b[i];
+    if (lcp_has_nonfinite(A, b)) {
+      fail.status = Status::nonfinite;
+      return fail;
+    }
+    return lcp_accept(b, x, y, opt, 0);
+  }
   // warm start: the hinted active set, verified like any other answer
   if (opt.use_basis_hint && n <= kLcpMaskBits) {
     const uint64_t hint = opt.basis_hint & (int(n) == 64 ? ~uint64_t(0) : (uint64_t(1) << int(n)) - 1);
@@ -140,14 +154,6 @@ FIVSIM_HD inline LcpResult lemke_core(const LcpMatrix<T, Cap>& A, const LcpVecto
   if (lcp_has_nonfinite(A, b)) {
     fail.status = Status::nonfinite;
     return fail;
-  }
-  // trivial solution: x = 0, y = b
-  int most_negative = -1;
-  for (int i = 0; i < n; ++i)
-    if (b[i] < T(0) && (most_negative < 0 || b[i] < b[most_negative])) most_negative = i;
-  if (most_negative < 0) {
-    for (int i = 0; i < n; ++i) y[i] = b[i];
-    return lcp_accept(b, x, y, opt, 0);
   }
 
   LemkeDictionary<T, Cap> d;
