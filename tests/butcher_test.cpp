@@ -45,7 +45,9 @@ TEST(Butcher, GaussLegendreOrderConditionsUpTo200Stages) {
     for (int i = 0; i < q; ++i) {
       EXPECT_GT(t.c[i], 0.0);
       EXPECT_LT(t.c[i], 1.0);
-      if (i > 0) EXPECT_GT(t.c[i], t.c[i - 1]);
+      if (i > 0) {
+        EXPECT_GT(t.c[i], t.c[i - 1]);
+      }
       EXPECT_NEAR(t.c[i] + t.c[q - 1 - i], 1.0, 1e-14);
     }
   }

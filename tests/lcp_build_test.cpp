@@ -32,7 +32,9 @@ TEST(LcpBuild, GivenNormalIsSeedEq28) {
   u_free.resize(1, s.u[0] + dt * (-3.0 * 0.2) / 2.0);
   ContactLcp<D> lcp;
   contact_lcp_coefficients(m, s, dt, lcp);
-  build_contact_lcp(m, s, u_free, dt, lcp);
+  Vec<double, 1> gap_rate{};
+  moreau_gap_rates(m, s, u_free, dt, gap_rate);
+  build_contact_lcp(m, delassus_response(m), gap_rate, u_free, dt, lcp);
   const double mu = 0.1 / (1.0 + std::abs(0.1 - 0.5));  // μ at the start-of-step γ_T
   const double Pk = 10.0 * dt;
   ASSERT_EQ(lcp.A.rows, 2);

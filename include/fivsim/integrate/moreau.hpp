@@ -34,7 +34,7 @@ struct MoreauWorkspace {
   ContactLcp<D> lcp;
   LcpVector<T, D::max_lcp> x, y;
   Vec<T, D::max_dof> h, u_free, force;
-  Vec<T, D::max_contacts> PN, PT;
+  Vec<T, D::max_contacts> PN, PT, gap_rate;
   // the previous step's LCP active set: consecutive steps mostly share it (warm start)
   bool has_basis = false;
   uint64_t basis = 0;
@@ -60,7 +60,8 @@ FIVSIM_HD inline StepReport moreau_step(const Model<D>& m, State<D>& s, typename
   ws.PT.resize(nc);
   if (nc > 0) {
     contact_lcp_coefficients(m, s, dt, ws.lcp);
-    build_contact_lcp(m, s, ws.u_free, dt, ws.lcp);
+    moreau_gap_rates(m, s, ws.u_free, dt, ws.gap_rate);
+    build_contact_lcp(m, delassus_response(m), ws.gap_rate, ws.u_free, dt, ws.lcp);
     LcpOptions lcp_opt = opt.lcp;
     lcp_opt.use_basis_hint = ws.has_basis;
     lcp_opt.basis_hint = ws.basis;

@@ -12,6 +12,11 @@
 //   y = [g_N^E/dt  (+ Λ_N/(k_c dt²) for springs) | γ_L (m) | Λ_R (m)]
 // A spring row is a rigid row plus the compliance 1/(k_c dt²) on its diagonal: Ω_N/(k_c dt) with
 // Ω_N = λ_N + k_c g_N^E (seed 000 Eq. 13).
+//
+// The integrator supplies the end-of-step state without contact impulses (g_N^free/dt, u_free)
+// and how that state responds to them (ContactResponse): g_N^E/dt = g_N^free/dt + N_N Λ_N + N_T Λ_T
+// and γ_T^E = γ_T^free + T_N Λ_N + T_T Λ_T. For Moreau the four blocks are the Delassus blocks
+// G = Wᵀ M⁻¹ W of the model (seed 000 Eqs. 10–11); Runge–Kutta steppers pass their own.
 #pragma once
 
 #include "fivsim/lcp/lcp.hpp"
@@ -45,9 +50,29 @@ FIVSIM_HD inline void contact_lcp_coefficients(const Model<D>& m, const State<D>
   }
 }
 
-// (A, b) for the step from s with free-flight velocity u_free; coefficients must be set first
-template <class D, int Cap>
-FIVSIM_HD inline void build_contact_lcp(const Model<D>& m, const State<D>& s,
+// how the end-of-step gaps (rows N) and slip velocities (rows T) respond to the contact impulses
+// (columns N, T); references, so that Moreau passes the model's blocks without a copy
+template <class D>
+struct ContactResponse {
+  using Block = Mat<typename D::scalar, D::max_contacts, D::max_contacts>;
+  const Block& NN;
+  const Block& NT;
+  const Block& TN;
+  const Block& TT;
+};
+
+// Moreau's response: the Delassus blocks of the model
+template <class D>
+FIVSIM_HD inline ContactResponse<D> delassus_response(const Model<D>& m) {
+  return ContactResponse<D>{m.GNN, m.GNT, m.GTN, m.GTT};
+}
+
+// (A, b) for a step whose impulse-free end state has gap rates gap_rate_free (g_N^free/dt, per
+// contact; read for rigid and spring contacts only) and velocity u_free; the coefficients of
+// contact_lcp_coefficients must be set first
+template <class D, int CapG, int Cap>
+FIVSIM_HD inline void build_contact_lcp(const Model<D>& m, const ContactResponse<D>& r,
+                                        const Vec<typename D::scalar, CapG>& gap_rate_free,
                                         const Vec<typename D::scalar, Cap>& u_free,
                                         typename D::scalar dt, ContactLcp<D>& lcp) {
   using T = typename D::scalar;
@@ -65,17 +90,16 @@ FIVSIM_HD inline void build_contact_lcp(const Model<D>& m, const State<D>& s,
     const int si = m.normal_slot[i];
     // normal row of a rigid or spring contact
     if (si >= 0) {
-      T bi = contact_gap(m, s, i) / dt;
-      for (int d = 0; d < m.n_dof; ++d) bi += m.WN(d, i) * u_free[d];
+      T bi = gap_rate_free[i];
       for (int j = 0; j < nc; ++j) {
-        const T coupling = m.GNN(i, j) + m.GNT(i, j) * mum[j];
+        const T coupling = r.NN(i, j) + r.NT(i, j) * mum[j];
         const int sj = m.normal_slot[j];
         if (sj >= 0) {
           A(si, sj) = coupling;
         } else {
           bi += coupling * pk[j];
         }
-        A(si, k + j) = -m.GNT(i, j);
+        A(si, k + j) = -r.NT(i, j);
       }
       if (m.kind[i] == ContactKind::spring) A(si, si) += T(1) / (m.kc[i] * dt * dt);
       b[si] = bi;
@@ -84,14 +108,14 @@ FIVSIM_HD inline void build_contact_lcp(const Model<D>& m, const State<D>& s,
     {
       T gamma_free = contact_slip_velocity(m, u_free, i);
       for (int j = 0; j < nc; ++j) {
-        const T coupling = m.GTN(i, j) + m.GTT(i, j) * mum[j];
+        const T coupling = r.TN(i, j) + r.TT(i, j) * mum[j];
         const int sj = m.normal_slot[j];
         if (sj >= 0) {
           A(k + i, sj) = -coupling;
         } else {
           gamma_free += coupling * pk[j];
         }
-        A(k + i, k + j) = m.GTT(i, j);
+        A(k + i, k + j) = r.TT(i, j);
       }
       A(k + i, k + nc + i) = T(1);
       b[k + i] = -gamma_free;
@@ -107,6 +131,24 @@ FIVSIM_HD inline void build_contact_lcp(const Model<D>& m, const State<D>& s,
         b[k + nc + i] = mu_sum * pk[i];
       }
     }
+  }
+}
+
+// Moreau's impulse-free gap rates: q_E = q_A + dt·u_E, so g_N^free/dt = g_N(q_A)/dt + w_Nᵀ u_free
+template <class D, int CapG, int Cap>
+FIVSIM_HD inline void moreau_gap_rates(const Model<D>& m, const State<D>& s,
+                                       const Vec<typename D::scalar, Cap>& u_free, typename D::scalar dt,
+                                       Vec<typename D::scalar, CapG>& gap_rate) {
+  using T = typename D::scalar;
+  gap_rate.n = m.n_contacts;
+  for (int i = 0; i < m.n_contacts; ++i) {
+    if (m.normal_slot[i] < 0) {
+      gap_rate[i] = T(0);
+      continue;
+    }
+    T g = contact_gap(m, s, i) / dt;
+    for (int d = 0; d < m.n_dof; ++d) g += m.WN(d, i) * u_free[d];
+    gap_rate[i] = g;
   }
 }
 
