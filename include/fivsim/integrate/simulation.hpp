@@ -1,6 +1,6 @@
-// fivsim/integrate/simulation.hpp — drives a stepper over a whole run on the host: the initial
-// state, the step loop, and what is reported back (no trajectory is kept; observers see each
-// state as it is produced).
+// fivsim/integrate/simulation.hpp — drives a time stepper (Moreau, Runge–Kutta LCP) over a whole
+// run on the host: the initial state, the step loop, and what is reported back (no trajectory is
+// kept; observers see each state as it is produced).
 #pragma once
 
 #include <memory>
@@ -9,6 +9,7 @@
 
 #include "fivsim/analysis/events.hpp"
 #include "fivsim/integrate/moreau.hpp"
+#include "fivsim/integrate/rk_lcp.hpp"
 
 namespace fivsim {
 
@@ -42,18 +43,16 @@ struct RunOutcome {
   double failed_at = 0.0;          // start time of the step that failed
 };
 
-// runs `steps` Moreau steps of size dt; observe(state, step_index, report) after each step.
-// Stops at the first failing step: an LCP failure leaves the state as it was before the step,
-// a non-finite state is not passed to the observer.
-template <class D, class Observer>
-RunOutcome simulate_moreau(const Model<D>& m, State<D>& s, double dt, long steps,
-                           const StepOptions& opt, Observer&& observe) {
+// runs `steps` steps of size dt with step(state) -> StepReport; observe(state, step_index, report)
+// after each step. Stops at the first failing step: an LCP failure leaves the state as it was
+// before the step, a non-finite state is not passed to the observer.
+template <class D, class Stepper, class Observer>
+RunOutcome simulate_steps(State<D>& s, double dt, long steps, Stepper&& step, Observer&& observe) {
   using T = typename D::scalar;
   RunOutcome out;
-  auto ws = std::make_unique<MoreauWorkspace<D>>();
   const double t0 = static_cast<double>(s.t);
   for (long k = 1; k <= steps; ++k) {
-    const StepReport r = moreau_step(m, s, T(dt), opt, *ws);
+    const StepReport r = step(s);
     out.lcp_iterations += r.lcp_iterations;
     if (r.lcp_iterations > out.max_lcp_iterations) out.max_lcp_iterations = r.lcp_iterations;
     if (r.status != Status::ok) {
@@ -68,6 +67,25 @@ RunOutcome simulate_moreau(const Model<D>& m, State<D>& s, double dt, long steps
     observe(static_cast<const State<D>&>(s), k, r);
   }
   return out;
+}
+
+// Moreau time stepping (moreau.hpp)
+template <class D, class Observer>
+RunOutcome simulate_moreau(const Model<D>& m, State<D>& s, double dt, long steps, const StepOptions& opt,
+                           Observer&& observe) {
+  using T = typename D::scalar;
+  auto ws = std::make_unique<MoreauWorkspace<D>>();
+  return simulate_steps(s, dt, steps, [&](State<D>& st) { return moreau_step(m, st, T(dt), opt, *ws); },
+                        observe);
+}
+
+// Runge–Kutta LCP time stepping (rk_lcp.hpp) with a map made for this model and step size
+template <class D, class Observer>
+RunOutcome simulate_rk_lcp(const Model<D>& m, const RkStepMap<D>& map, State<D>& s, long steps,
+                           const StepOptions& opt, Observer&& observe) {
+  auto ws = std::make_unique<RkLcpWorkspace<D>>();
+  return simulate_steps(s, static_cast<double>(map.dt), steps,
+                        [&](State<D>& st) { return rk_lcp_step(m, map, st, opt, *ws); }, observe);
 }
 
 }  // namespace fivsim

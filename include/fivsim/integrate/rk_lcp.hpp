@@ -1,0 +1,167 @@
+// fivsim/integrate/rk_lcp.hpp — Runge–Kutta LCP time stepping: the seeds' "conventional RK4 LCP
+// method" (seed 000 §3–4) and Gauss–Legendre implicit Runge–Kutta LCP steppers of any order, the
+// classical counterpart of the IRK-PINN (seed 000 Eqs. 21–22), with the contact forces held or
+// interpolated over the stages (seed 000 Eqs. 30–31).
+//
+// The smooth model M q̈ + C q̇ + K q = f(t) + F (seed 000 Eq. 23, F = W_N λ_N + W_T λ_T the
+// generalised contact force) is linear, so one step of any Runge–Kutta method, once the contact
+// force over the stages is fixed, is an affine map of y = [q; u]:
+//   y_E = Φ y_A + P0 + sin(ω t_A) P_s + cos(ω t_A) P_c + R F.
+// held:   every stage carries F (R = R_held);
+// ramp:   stage k carries F_prev + c_k (F − F_prev) (seed 000 Eq. 30; its Eq. 31 for λ_N reads as
+//         an extrapolation, taken here as the same interpolation), i.e. (R_held − R_ramp) F_prev
+//         joins the impulse-free state and R = R_ramp. A force interpolated across a stick-slip
+//         or contact transition would smear the jump and then see-saw about the new force, so a
+//         step holds its force whenever the LCP active set changes in it or changed in the step
+//         before (the first step holds too): the ramp runs only inside one contact regime.
+// The maps are computed once per model and dt (rk_step_map.hpp, host): for q Gauss stages Φ is the
+// [q/q] Padé approximant of exp(L dt), order 2q. A step is then: the impulse-free end state, the
+// friction coefficients at the start-of-step slip velocity (as in Moreau, DESIGN.md §7), the
+// contact LCP of lcp_build.hpp written on the end state — the gap condition on g_N^E, the friction
+// condition on γ_T^E, mixed level as in Moreau — one solve, and the end state with the force.
+#pragma once
+
+#include "fivsim/integrate/moreau.hpp"
+
+namespace fivsim {
+
+enum class StageForces : int { held = 0, ramp = 1 };
+
+template <class D>
+struct RkStepMap {
+  using T = typename D::scalar;
+  static constexpr int NQ = D::max_dof;
+  static constexpr int NY = 2 * D::max_dof;
+  static constexpr int NC = D::max_contacts;
+  using Block = Mat<T, NC, NC>;
+
+  T dt = T(0);
+  int n_dof = 0;
+  StageForces forces = StageForces::held;
+  Mat<T, NY, NY> Phi;  // y = [q_0 … q_{n−1}, u_0 … u_{n−1}]
+  Vec<T, NY> P0, Ps, Pc;
+  Mat<T, NY, NQ> R_held, R_ramp;
+  // the contact LCP's response blocks (lcp_build.hpp) of a held and of a ramped force
+  Block held_NN, held_NT, held_TN, held_TT;
+  Block ramp_NN, ramp_NT, ramp_TN, ramp_TT;
+};
+
+template <class D>
+struct RkLcpWorkspace {
+  using T = typename D::scalar;
+  ContactLcp<D> lcp;
+  LcpVector<T, D::max_lcp> x, y;
+  Vec<T, 2 * D::max_dof> y_free;
+  Vec<T, D::max_dof> q_free, u_free, force, force_prev;
+  Vec<T, D::max_contacts> PN, PT, gap_rate;
+  bool has_basis = false;
+  uint64_t basis = 0;
+  bool ramp_ready = false;  // ramp: the previous step ended in the regime it started in
+};
+
+namespace detail {
+
+// the impulse-free end state, then (A, b) of the contact LCP and its solution; ramp: the stage
+// forces interpolate from ws.force_prev
+template <class D>
+FIVSIM_HD inline LcpResult rk_lcp_solve(const Model<D>& m, const RkStepMap<D>& map, const State<D>& s,
+                                        const StepOptions& opt, bool ramp, RkLcpWorkspace<D>& ws) {
+  using T = typename D::scalar;
+  const int n = m.n_dof;
+  const int nc = m.n_contacts;
+  const T dt = map.dt;
+  const T sw = sin(m.omega * s.t), cw = cos(m.omega * s.t);
+  ws.y_free.n = 2 * n;
+  for (int i = 0; i < 2 * n; ++i) {
+    T acc = map.P0[i] + sw * map.Ps[i] + cw * map.Pc[i];
+    for (int j = 0; j < n; ++j) acc += map.Phi(i, j) * s.q[j] + map.Phi(i, n + j) * s.u[j];
+    if (ramp)
+      for (int j = 0; j < n; ++j) acc += (map.R_held(i, j) - map.R_ramp(i, j)) * ws.force_prev[j];
+    ws.y_free[i] = acc;
+  }
+  ws.q_free.n = ws.u_free.n = n;
+  for (int i = 0; i < n; ++i) {
+    ws.q_free[i] = ws.y_free[i];
+    ws.u_free[i] = ws.y_free[n + i];
+  }
+  if (nc == 0) return LcpResult{};
+  contact_lcp_coefficients(m, s, dt, ws.lcp);
+  ws.gap_rate.n = nc;
+  for (int i = 0; i < nc; ++i) {
+    T g = m.gap0[i];
+    for (int d = 0; d < n; ++d) g += m.WN(d, i) * ws.q_free[d];
+    ws.gap_rate[i] = g / dt;
+  }
+  const ContactResponse<D> r = ramp ? ContactResponse<D>{map.ramp_NN, map.ramp_NT, map.ramp_TN, map.ramp_TT}
+                                    : ContactResponse<D>{map.held_NN, map.held_NT, map.held_TN, map.held_TT};
+  build_contact_lcp(m, r, ws.gap_rate, ws.u_free, dt, ws.lcp);
+  LcpOptions lcp_opt = opt.lcp;
+  lcp_opt.use_basis_hint = ws.has_basis;
+  lcp_opt.basis_hint = ws.basis;
+  return lcp_solve(opt.solver, ws.lcp.A, ws.lcp.b, ws.x, ws.y, lcp_opt);
+}
+
+}  // namespace detail
+
+template <class D>
+FIVSIM_HD inline StepReport rk_lcp_step(const Model<D>& m, const RkStepMap<D>& map, State<D>& s,
+                                        const StepOptions& opt, RkLcpWorkspace<D>& ws) {
+  using T = typename D::scalar;
+  StepReport rep;
+  const int n = m.n_dof;
+  const int nc = m.n_contacts;
+  const T dt = map.dt;
+  bool ramp = map.forces == StageForces::ramp && ws.ramp_ready;
+
+  LcpResult lr = detail::rk_lcp_solve(m, map, s, opt, ramp, ws);
+  // a regime change inside an interpolating step: hold the force in this step instead
+  if (ramp && lr.status == Status::ok && lr.basis != ws.basis) {
+    ramp = false;
+    lr = detail::rk_lcp_solve(m, map, s, opt, false, ws);
+  }
+  rep.lcp_iterations = lr.iterations;
+  rep.lcp_residual = lr.residual;
+  if (lr.status != Status::ok) {
+    rep.status = lr.status;
+    return rep;
+  }
+  ws.force.resize(n);
+  ws.PN.resize(nc);
+  ws.PT.resize(nc);
+  if (nc > 0) {
+    const bool same_regime = ws.has_basis && lr.basis == ws.basis;
+    ws.ramp_ready = same_regime;
+    ws.has_basis = true;
+    ws.basis = lr.basis;
+    contact_impulses(m, ws.lcp, ws.x, ws.PN, ws.PT);
+    for (int i = 0; i < nc; ++i)
+      for (int d = 0; d < n; ++d) ws.force[d] += (m.WN(d, i) * ws.PN[i] + m.WT(d, i) * ws.PT[i]) / dt;
+  }
+
+  // the end state with the contact force
+  const auto& R = ramp ? map.R_ramp : map.R_held;
+  bool finite = true;
+  for (int i = 0; i < 2 * n; ++i) {
+    T acc = ws.y_free[i];
+    for (int j = 0; j < n; ++j) acc += R(i, j) * ws.force[j];
+    if (i < n) {
+      s.q[i] = acc;
+    } else {
+      s.u[i - n] = acc;
+    }
+    finite = finite && is_finite(acc);
+  }
+  const T impulse_tol = T(opt.force_tol) * dt;
+  for (int i = 0; i < nc; ++i) {
+    s.lamN[i] = ws.PN[i] / dt;
+    s.lamT[i] = ws.PT[i] / dt;
+    s.contact[i] = contact_state_from_lcp(m, ws.x, ws.y, ws.PN[i], i, impulse_tol, T(opt.stick_tol));
+  }
+  s.lamN.n = s.lamT.n = nc;
+  ws.force_prev = ws.force;
+  s.t += dt;
+  if (!finite) rep.status = Status::nonfinite;
+  return rep;
+}
+
+}  // namespace fivsim
