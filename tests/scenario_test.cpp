@@ -139,8 +139,24 @@ TEST(Scenario, SolverThatCannotSolveTheModel) {
 
 TEST(Scenario, PlannedMethodsSayNotYet) {
   std::string msg;
-  EXPECT_EQ(error_pointer(base_scenario(), "/integrator/method=\"rk4lcp\"", &msg), "/integrator/method");
+  EXPECT_EQ(error_pointer(base_scenario(), "/integrator/method=\"pinn_dual\"", &msg), "/integrator/method");
   EXPECT_NE(msg.find("not available"), std::string::npos) << msg;
+}
+
+TEST(Scenario, RungeKuttaSettings) {
+  json doc = base_scenario();
+  doc["integrator"]["method"] = "irk";
+  doc["integrator"]["order"] = 10;
+  doc["integrator"]["stage_forces"] = "interpolated";
+  const Scenario s = parse_scenario(doc);
+  EXPECT_EQ(s.integrator.order, 10);
+  EXPECT_EQ(s.integrator.stage_forces, StageForces::ramp);
+  EXPECT_EQ(error_pointer(doc, "/integrator/order=0"), "/integrator/order");
+  EXPECT_EQ(error_pointer(doc, "/integrator/order=201"), "/integrator/order");
+  EXPECT_EQ(error_pointer(doc, "/integrator/order=2.5"), "/integrator/order");
+  EXPECT_EQ(error_pointer(doc, "/integrator/stage_forces=\"linear\""), "/integrator/stage_forces");
+  // stage forces mean nothing to Moreau: an unknown key there
+  EXPECT_EQ(error_pointer(base_scenario(), "/integrator/stage_forces=\"held\""), "/integrator/stage_forces");
 }
 
 TEST(Scenario, ChainArraysAndBroadcast) {

@@ -166,8 +166,9 @@ int run_command(const RunArgs& args) {
     ProgressLine progress(!args.quiet, sc.integrator.t_end);
 
     const auto t0 = Clock::now();
-    const RunOutcome outcome = simulate_moreau(
-        m, *state, sc.integrator.dt, sc.integrator.steps, sc.integrator.step,
+    const TimeStepperChoice stepper{sc.integrator.method, sc.integrator.order, sc.integrator.stage_forces};
+    const RunOutcome outcome = simulate_time_stepper(
+        stepper, m, *state, sc.integrator.dt, sc.integrator.steps, sc.integrator.step,
         [&](const State<HostDims>& s, long step, const StepReport&) {
           series_values(m, s, values);
           events.observe(m, s);
@@ -199,6 +200,10 @@ int run_command(const RunArgs& args) {
                              {"dt", sc.integrator.dt},
                              {"t_end", sc.integrator.t_end},
                              {"lcp_solver", lcp_solver_name(sc.integrator.step.solver)}};
+    if (sc.integrator.method == "irk") summary["integrator"]["order"] = sc.integrator.order;
+    if (sc.integrator.method != "moreau")
+      summary["integrator"]["stage_forces"] =
+          sc.integrator.stage_forces == StageForces::held ? "held" : "interpolated";
     summary["steps"] = outcome.steps;
     summary["t_final"] = static_cast<double>(state->t);
     summary["wall_s"] = wall;

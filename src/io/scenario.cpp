@@ -1,12 +1,14 @@
 // src/io/scenario.cpp — scenario validation and model building (DESIGN.md §4).
 #include "fivsim/io/scenario.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <fstream>
 #include <optional>
 #include <sstream>
 
+#include "fivsim/integrate/butcher.hpp"
 #include "fivsim/lcp/lcp_enum.hpp"
 #include "fivsim/model/presets.hpp"
 
@@ -68,10 +70,10 @@ bool friction_param_positive(FrictionLawKind k, int i) {
 const std::vector<std::string> kModelTypes = {"slider_belt", "slider_chain", "mode_coupling_2dof",
                                               "base_excited_sdof", "linear_multibody"};
 
-// methods that DESIGN.md names but later issues implement
-const std::vector<std::string> kPlannedMethods = {"rk4lcp", "irk", "switching", "root_shooting",
-                                                  "pinn_single", "pinn_dual", "pinn_adv_single",
-                                                  "pinn_adv_dual", "pinn_central"};
+// time steppers of this build, and methods that DESIGN.md names but later issues implement
+const std::vector<std::string> kMethods = {"moreau", "rk4lcp", "irk"};
+const std::vector<std::string> kPlannedMethods = {"switching", "root_shooting", "pinn_single", "pinn_dual",
+                                                  "pinn_adv_single", "pinn_adv_dual", "pinn_central"};
 
 FrictionLaw required_friction(JsonObject& root, const std::string& type) {
   if (!root.has("friction")) throw InputError("/friction", "is required for model type " + type);
@@ -230,12 +232,24 @@ ModelDescription parse_model(JsonObject& root) {
 void parse_integrator(JsonObject& root, Scenario& s) {
   JsonObject in = root.object("integrator");
   IntegratorSettings& it = s.integrator;
-  std::vector<std::string> all = {"moreau"};
+  std::vector<std::string> all = kMethods;
   all.insert(all.end(), kPlannedMethods.begin(), kPlannedMethods.end());
   it.method = in.choice_or("method", "moreau", all);
-  if (it.method != "moreau")
+  if (std::find(kMethods.begin(), kMethods.end(), it.method) == kMethods.end()) {
+    std::string available;
+    for (const auto& m : kMethods) available += (available.empty() ? "" : ", ") + m;
     throw InputError(in.pointer_of("method"),
-                     "'" + it.method + "' is not available in this build yet (available: moreau)");
+                     "'" + it.method + "' is not available in this build yet (available: " + available + ")");
+  }
+  if (it.method == "irk") {
+    it.order = static_cast<int>(in.integer_or("order", 4, 1));
+    if (it.order > kMaxGaussStages)
+      throw InputError(in.pointer_of("order"), "at most " + std::to_string(kMaxGaussStages) + " Gauss stages");
+  }
+  if (it.method == "rk4lcp" || it.method == "irk") {
+    const std::string f = in.choice_or("stage_forces", "held", {"held", "interpolated"});
+    it.stage_forces = f == "held" ? StageForces::held : StageForces::ramp;
+  }
   it.dt = in.number("dt", NumberRule::positive);
   it.t_end = in.number("t_end", NumberRule::positive);
   const double ratio = it.t_end / it.dt;

@@ -4,12 +4,14 @@
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include <Eigen/Dense>
 
 #include "fivsim/analysis/events.hpp"
 #include "fivsim/integrate/moreau.hpp"
 #include "fivsim/integrate/rk_lcp.hpp"
+#include "fivsim/integrate/rk_step_map.hpp"
 
 namespace fivsim {
 
@@ -86,6 +88,23 @@ RunOutcome simulate_rk_lcp(const Model<D>& m, const RkStepMap<D>& map, State<D>&
   auto ws = std::make_unique<RkLcpWorkspace<D>>();
   return simulate_steps(s, static_cast<double>(map.dt), steps,
                         [&](State<D>& st) { return rk_lcp_step(m, map, st, opt, *ws); }, observe);
+}
+
+// a time stepper by name: "moreau", "rk4lcp" or "irk" (Gauss–Legendre with `stages` stages)
+struct TimeStepperChoice {
+  std::string method = "moreau";
+  int stages = 4;
+  StageForces forces = StageForces::held;
+};
+
+template <class D, class Observer>
+RunOutcome simulate_time_stepper(const TimeStepperChoice& choice, const Model<D>& m, State<D>& s, double dt,
+                                 long steps, const StepOptions& opt, Observer&& observe) {
+  if (choice.method == "moreau") return simulate_moreau(m, s, dt, steps, opt, observe);
+  const ButcherTableau tab = choice.method == "rk4lcp" ? classical_rk4() : gauss_legendre(choice.stages);
+  auto map = std::make_unique<RkStepMap<D>>();
+  make_rk_step_map(m, tab, dt, choice.forces, *map);
+  return simulate_rk_lcp(m, *map, s, steps, opt, observe);
 }
 
 }  // namespace fivsim

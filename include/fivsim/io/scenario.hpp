@@ -5,18 +5,20 @@
 #include <string>
 #include <vector>
 
-#include "fivsim/integrate/moreau.hpp"
+#include "fivsim/integrate/rk_lcp.hpp"
 #include "fivsim/io/json_reader.hpp"
 #include "fivsim/model/model_description.hpp"
 
 namespace fivsim {
 
 struct IntegratorSettings {
-  std::string method = "moreau";
+  std::string method = "moreau";  // moreau | rk4lcp | irk | switching | root_shooting
   double dt = 0.0;
   double t_end = 0.0;
   long steps = 0;  // round(t_end / dt)
   StepOptions step;
+  int order = 4;                              // irk: Gauss–Legendre stages q (order 2q)
+  StageForces stage_forces = StageForces::held;  // rk4lcp, irk: forces held or interpolated
 };
 
 struct AnalysisSettings {
