@@ -17,6 +17,7 @@ enum class Status : int {
   lcp_inaccurate,     // any solver: the final natural-map residual is above tolerance
   lcp_too_large,      // the problem exceeds the solver's size limit
   nonfinite,          // a state or an LCP entry became NaN or Inf
+  too_many_events,    // event-driven reference: the event budget ran out (chattering, Zeno)
 };
 
 FIVSIM_HD inline const char* status_name(Status s) {
@@ -30,6 +31,7 @@ FIVSIM_HD inline const char* status_name(Status s) {
     case Status::lcp_inaccurate: return "lcp_inaccurate";
     case Status::lcp_too_large: return "lcp_too_large";
     case Status::nonfinite: return "nonfinite";
+    case Status::too_many_events: return "too_many_events";
   }
   return "unknown";
 }
