@@ -8,7 +8,7 @@
 
 #include "commands.hpp"
 #include "fivsim/analysis/statistics.hpp"
-#include "fivsim/integrate/simulation.hpp"
+#include "fivsim/integrate/method.hpp"
 #include "fivsim/io/output.hpp"
 #include "fivsim/io/scenario.hpp"
 
@@ -77,14 +77,13 @@ std::vector<std::string> series_names(int nq, int nc) {
   return names;
 }
 
-// the values of series_names() for one state, in the same order
-template <class D>
-void series_values(const Model<D>& m, const State<D>& s, std::vector<double>& v) {
+// the values of series_names() for one point, in the same order
+void series_values(const SeriesPoint& p, std::vector<double>& v) {
   v.clear();
-  for (int i = 0; i < m.n_dof; ++i) v.push_back(s.q[i]);
-  for (int i = 0; i < m.n_dof; ++i) v.push_back(s.u[i]);
-  for (int i = 0; i < m.n_contacts; ++i) v.push_back(s.lamN[i]);
-  for (int i = 0; i < m.n_contacts; ++i) v.push_back(s.lamT[i]);
+  v.insert(v.end(), p.q, p.q + p.n_dof);
+  v.insert(v.end(), p.u, p.u + p.n_dof);
+  v.insert(v.end(), p.lamN, p.lamN + p.n_contacts);
+  v.insert(v.end(), p.lamT, p.lamT + p.n_contacts);
 }
 
 const char* contact_kind_name(ContactKind k) {
@@ -139,45 +138,41 @@ int run_command(const RunArgs& args) {
                                          : std::filesystem::path(args.out));
     const std::vector<std::string> names = series_names(nq, nc);
     std::unique_ptr<CsvWriter> csv;
-    auto write_row = [&](const State<HostDims>& s, const std::vector<double>& values) {
-      csv->field(static_cast<double>(s.t));
+    auto write_row = [&](const SeriesPoint& p, const std::vector<double>& values) {
+      csv->field(p.t);
       for (double v : values) csv->field(v);
-      for (int i = 0; i < nc; ++i) csv->field(contact_state_name(s.contact[i]));
+      for (int i = 0; i < nc; ++i) csv->field(contact_state_name(p.contact[i]));
       csv->end_row();
     };
 
-    auto state = std::make_unique<State<HostDims>>();
-    make_initial_state(m, sc.q0, sc.u0, 0.0, sc.integrator.step.stick_tol, *state);
-    std::vector<double> values;
-    series_values(m, *state, values);
     if (sc.output.timeseries) {
       csv = std::make_unique<CsvWriter>(dir.file("timeseries.csv"));
       csv->field("t");
       for (const auto& n : names) csv->field(n.c_str());
       for (int i = 0; i < nc; ++i) csv->field(("state" + std::to_string(i)).c_str());
       csv->end_row();
-      write_row(*state, values);
     }
 
+    std::vector<double> values;
     std::vector<RunningStats> stats(names.size());
     std::vector<std::array<long, 4>> time_in_state(nc, std::array<long, 4>{0, 0, 0, 0});
-    EventLog events;
-    events.start(m, *state);
     ProgressLine progress(!args.quiet, sc.integrator.t_end);
+    long index = 0;  // 0 is the start state
+    double t_last = 0.0;
 
     const auto t0 = Clock::now();
-    const TimeStepperChoice stepper{sc.integrator.method, sc.integrator.order, sc.integrator.stage_forces};
-    const RunOutcome outcome = simulate_time_stepper(
-        stepper, m, *state, sc.integrator.dt, sc.integrator.steps, sc.integrator.step,
-        [&](const State<HostDims>& s, long step, const StepReport&) {
-          series_values(m, s, values);
-          events.observe(m, s);
-          if (s.t >= sc.analysis.t_transient) {
+    const MethodOutcome outcome = run_method(
+        sc.integrator.spec(), sc.model, m, sc.q0, sc.u0, sc.integrator.dt, sc.integrator.steps, sc.integrator.step,
+        [&](const SeriesPoint& p) {
+          series_values(p, values);
+          if (index > 0 && p.t >= sc.analysis.t_transient) {
             for (std::size_t i = 0; i < values.size(); ++i) stats[i].add(values[i]);
-            for (int i = 0; i < nc; ++i) ++time_in_state[i][static_cast<int>(s.contact[i])];
+            for (int i = 0; i < nc; ++i) ++time_in_state[i][static_cast<int>(p.contact[i])];
           }
-          if (csv && step % sc.output.every == 0) write_row(s, values);
-          progress.update(static_cast<double>(s.t), step);
+          if (csv && index % sc.output.every == 0) write_row(p, values);
+          if (index > 0) progress.update(p.t, index);
+          t_last = p.t;
+          ++index;
         });
     const double wall = seconds_since(t0);
     progress.done();
@@ -191,9 +186,7 @@ int run_command(const RunArgs& args) {
       summary["failure"] = {{"status", status_name(outcome.status)},
                             {"t", outcome.failed_at},
                             {"step", outcome.steps + 1},
-                            {"message", outcome.status == Status::nonfinite
-                                            ? "the state became NaN or Inf"
-                                            : "the contact LCP could not be solved"}};
+                            {"message", outcome.message}};
     }
     summary["model"] = describe_model(sc);
     summary["integrator"] = {{"method", sc.integrator.method},
@@ -205,7 +198,7 @@ int run_command(const RunArgs& args) {
       summary["integrator"]["stage_forces"] =
           sc.integrator.stage_forces == StageForces::held ? "held" : "interpolated";
     summary["steps"] = outcome.steps;
-    summary["t_final"] = static_cast<double>(state->t);
+    summary["t_final"] = t_last;
     summary["wall_s"] = wall;
     summary["steps_per_s"] = wall > 0 ? static_cast<double>(outcome.steps) / wall : 0.0;
     summary["t_transient"] = sc.analysis.t_transient;
@@ -221,12 +214,13 @@ int run_command(const RunArgs& args) {
       time_fraction.push_back(f);
     }
     summary["time_fraction"] = time_fraction;
+    long event_counts[kEventKindCount] = {};
+    for (const auto& e : outcome.events) ++event_counts[static_cast<int>(e.kind)];
     json counts = json::object();
-    for (int k = 1; k < kEventKindCount; ++k)
-      counts[event_kind_name(static_cast<EventKind>(k))] = events.count(static_cast<EventKind>(k));
+    for (int k = 1; k < kEventKindCount; ++k) counts[event_kind_name(static_cast<EventKind>(k))] = event_counts[k];
     summary["event_counts"] = counts;
     json ev = json::array();
-    for (const auto& e : events.events())
+    for (const auto& e : outcome.events)
       ev.push_back({{"t", e.t},
                     {"contact", e.contact},
                     {"type", event_kind_name(e.kind)},
@@ -234,23 +228,29 @@ int run_command(const RunArgs& args) {
                     {"to", contact_state_name(e.to)},
                     {"q", e.q}});
     summary["events"] = ev;
-    summary["lcp"] = {{"solver", lcp_solver_name(sc.integrator.step.solver)},
-                      {"size", sc.model.lcp_size()},
-                      {"max_residual", outcome.max_lcp_residual},
-                      {"mean_iterations", outcome.steps > 0 ? double(outcome.lcp_iterations) / outcome.steps : 0.0},
-                      {"max_iterations", outcome.max_lcp_iterations}};
+    if (sc.integrator.spec().kind == MethodKind::event_driven) {
+      summary["reference"] = {{"ode_steps", outcome.reference_steps},
+                              {"rhs_evaluations", outcome.rhs_evaluations},
+                              {"event_tol", EventDrivenOptions{}.event_tol}};
+    } else {
+      summary["lcp"] = {{"solver", lcp_solver_name(sc.integrator.step.solver)},
+                        {"size", sc.model.lcp_size()},
+                        {"max_residual", outcome.max_lcp_residual},
+                        {"mean_iterations", outcome.steps > 0 ? double(outcome.lcp_iterations) / outcome.steps : 0.0},
+                        {"max_iterations", outcome.max_lcp_iterations}};
+    }
     summary["scenario"] = sc.document;
     write_json_file(dir.file("summary.json"), summary);
     dir.commit();
 
     std::printf("%s %s: %ld steps in %.3g s (%.3g steps/s), %zu events -> %s\n",
                 complete ? "run" : "INCOMPLETE run", sc.name.c_str(), outcome.steps, wall,
-                wall > 0 ? outcome.steps / wall : 0.0, events.events().size(),
+                wall > 0 ? outcome.steps / wall : 0.0, outcome.events.size(),
                 dir.final_path().c_str());
     if (!complete) {
-      std::fprintf(stderr, "fivsim run: numerical failure (%s) in the step from t = %g; the time series "
+      std::fprintf(stderr, "fivsim run: numerical failure (%s: %s) at t = %g; the time series "
                            "up to there is kept and summary.json is marked incomplete\n",
-                   status_name(outcome.status), outcome.failed_at);
+                   status_name(outcome.status), outcome.message.c_str(), outcome.failed_at);
       return kExitNumerical;
     }
     return kExitOk;

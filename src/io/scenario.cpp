@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "fivsim/integrate/butcher.hpp"
+#include "fivsim/integrate/event_driven.hpp"
 #include "fivsim/lcp/lcp_enum.hpp"
 #include "fivsim/model/presets.hpp"
 
@@ -71,9 +72,9 @@ const std::vector<std::string> kModelTypes = {"slider_belt", "slider_chain", "mo
                                               "base_excited_sdof", "linear_multibody"};
 
 // time steppers of this build, and methods that DESIGN.md names but later issues implement
-const std::vector<std::string> kMethods = {"moreau", "rk4lcp", "irk"};
-const std::vector<std::string> kPlannedMethods = {"switching", "root_shooting", "pinn_single", "pinn_dual",
-                                                  "pinn_adv_single", "pinn_adv_dual", "pinn_central"};
+const std::vector<std::string> kMethods = {"moreau", "rk4lcp", "irk", "switching", "root_shooting"};
+const std::vector<std::string> kPlannedMethods = {"pinn_single", "pinn_dual", "pinn_adv_single", "pinn_adv_dual",
+                                                  "pinn_central"};
 
 FrictionLaw required_friction(JsonObject& root, const std::string& type) {
   if (!root.has("friction")) throw InputError("/friction", "is required for model type " + type);
@@ -250,6 +251,9 @@ void parse_integrator(JsonObject& root, Scenario& s) {
     const std::string f = in.choice_or("stage_forces", "held", {"held", "interpolated"});
     it.stage_forces = f == "held" ? StageForces::held : StageForces::ramp;
   }
+  std::string why;
+  if ((it.method == "switching" || it.method == "root_shooting") && !event_driven_supports(s.model, &why))
+    throw InputError(in.pointer_of("method"), why);
   it.dt = in.number("dt", NumberRule::positive);
   it.t_end = in.number("t_end", NumberRule::positive);
   const double ratio = it.t_end / it.dt;
@@ -285,6 +289,17 @@ bool valid_name(const std::string& name) {
 }
 
 }  // namespace
+
+MethodSpec IntegratorSettings::spec() const {
+  MethodSpec m;
+  m.kind = method == "moreau"   ? MethodKind::moreau
+           : method == "rk4lcp" ? MethodKind::rk4lcp
+           : method == "irk"    ? MethodKind::irk
+                                : MethodKind::event_driven;
+  m.stages = order;
+  m.forces = stage_forces;
+  return m;
+}
 
 FrictionLaw parse_friction_law(JsonObject& obj) {
   std::vector<std::string> names;

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "fivsim/integrate/rk_lcp.hpp"
+#include "fivsim/integrate/method.hpp"
 #include "fivsim/io/json_reader.hpp"
 #include "fivsim/model/model_description.hpp"
 
@@ -19,6 +19,8 @@ struct IntegratorSettings {
   StepOptions step;
   int order = 4;                              // irk: Gauss–Legendre stages q (order 2q)
   StageForces stage_forces = StageForces::held;  // rk4lcp, irk: forces held or interpolated
+
+  MethodSpec spec() const;
 };
 
 struct AnalysisSettings {

@@ -1,0 +1,63 @@
+// fivsim/integrate/method.hpp — one interface to every integration method of fivsim (host): the
+// time steppers (Moreau, RK4-LCP, Gauss IRK-LCP; moreau.hpp, rk_lcp.hpp) and the event-driven
+// reference (event_driven.hpp). `fivsim run` and `fivsim compare` drive all of them through it,
+// seeing the same samples (one per dt) and the same event list.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <Eigen/Dense>
+
+#include "fivsim/analysis/events.hpp"
+#include "fivsim/integrate/event_driven.hpp"
+#include "fivsim/integrate/moreau.hpp"
+#include "fivsim/integrate/rk_lcp.hpp"
+
+namespace fivsim {
+
+enum class MethodKind { moreau, rk4lcp, irk, event_driven };
+
+struct MethodSpec {
+  MethodKind kind = MethodKind::moreau;
+  int stages = 4;                           // irk: Gauss–Legendre stages
+  StageForces forces = StageForces::held;  // rk4lcp, irk
+  std::string label() const;               // "moreau", "rk4lcp", "irk10", "irk10-interp", "switching"
+};
+
+// a method from its label (the names of `fivsim compare --methods`); "root_shooting" is the
+// event-driven reference too. Throws std::invalid_argument naming the accepted forms.
+MethodSpec parse_method_label(const std::string& label);
+
+// the state after one step (time steppers) or at one output time (the reference)
+struct SeriesPoint {
+  double t = 0.0;
+  int n_dof = 0, n_contacts = 0;
+  const double* q = nullptr;
+  const double* u = nullptr;
+  const double* lamN = nullptr;
+  const double* lamT = nullptr;
+  const ContactState* contact = nullptr;
+};
+
+struct MethodOutcome {
+  Status status = Status::ok;
+  std::string message;   // why the run stopped early
+  long steps = 0;        // steps (time steppers) or output samples (reference) after the start
+  double failed_at = 0;  // time steppers: start of the failing step
+  std::vector<Event> events;
+  double max_lcp_residual = 0.0;
+  long lcp_iterations = 0;
+  int max_lcp_iterations = 0;
+  long reference_steps = 0;  // reference: accepted Dormand–Prince steps
+  long rhs_evaluations = 0;
+};
+
+// runs `steps` steps of dt from (q0, u0) at t = 0; observe() sees the start state and then one
+// point per step. The model description and its compiled model must match.
+MethodOutcome run_method(const MethodSpec& spec, const ModelDescription& desc, const Model<HostDims>& model,
+                         const Eigen::VectorXd& q0, const Eigen::VectorXd& u0, double dt, long steps,
+                         const StepOptions& options, const std::function<void(const SeriesPoint&)>& observe);
+
+}  // namespace fivsim

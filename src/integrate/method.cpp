@@ -1,0 +1,122 @@
+// src/integrate/method.cpp — every integration method behind one call (integrate/method.hpp).
+#include "fivsim/integrate/method.hpp"
+
+#include <memory>
+#include <stdexcept>
+
+#include "fivsim/integrate/simulation.hpp"
+
+namespace fivsim {
+
+std::string MethodSpec::label() const {
+  const std::string suffix = forces == StageForces::ramp ? "-interp" : "";
+  switch (kind) {
+    case MethodKind::moreau: return "moreau";
+    case MethodKind::rk4lcp: return "rk4lcp" + suffix;
+    case MethodKind::irk: return "irk" + std::to_string(stages) + suffix;
+    case MethodKind::event_driven: return "switching";
+  }
+  return "?";
+}
+
+MethodSpec parse_method_label(const std::string& label) {
+  MethodSpec spec;
+  std::string base = label;
+  const std::string interp = "-interp";
+  if (base.size() > interp.size() && base.compare(base.size() - interp.size(), interp.size(), interp) == 0) {
+    spec.forces = StageForces::ramp;
+    base.resize(base.size() - interp.size());
+  }
+  const bool rk = base == "rk4lcp" || base.rfind("irk", 0) == 0;
+  if (spec.forces == StageForces::ramp && !rk)
+    throw std::invalid_argument("'" + label + "': -interp applies to rk4lcp and irkQ only");
+  if (base == "moreau") {
+    spec.kind = MethodKind::moreau;
+  } else if (base == "rk4lcp") {
+    spec.kind = MethodKind::rk4lcp;
+  } else if (base == "switching" || base == "root_shooting") {
+    spec.kind = MethodKind::event_driven;
+  } else if (base.rfind("irk", 0) == 0 && base.size() > 3 &&
+             base.find_first_not_of("0123456789", 3) == std::string::npos && base.size() <= 6) {
+    spec.kind = MethodKind::irk;
+    spec.stages = std::stoi(base.substr(3));
+    if (spec.stages < 1 || spec.stages > kMaxGaussStages)
+      throw std::invalid_argument("'" + label + "': Gauss stages must be 1.." + std::to_string(kMaxGaussStages));
+  } else {
+    throw std::invalid_argument("unknown method '" + label +
+                                "' (moreau, rk4lcp, irkQ with Q Gauss stages, switching, root_shooting; "
+                                "append -interp to rk4lcp or irkQ for interpolated stage forces)");
+  }
+  return spec;
+}
+
+MethodOutcome run_method(const MethodSpec& spec, const ModelDescription& desc, const Model<HostDims>& model,
+                         const Eigen::VectorXd& q0, const Eigen::VectorXd& u0, double dt, long steps,
+                         const StepOptions& options, const std::function<void(const SeriesPoint&)>& observe) {
+  MethodOutcome out;
+  const int n = model.n_dof, nc = model.n_contacts;
+  if (spec.kind == MethodKind::event_driven) {
+    SeriesPoint p;
+    p.n_dof = n;
+    p.n_contacts = nc;
+    const EventDrivenOutcome r = simulate_event_driven(
+        desc, q0, u0, 0.0, static_cast<double>(steps) * dt, dt, EventDrivenOptions{},
+        [&](const ReferenceSample& s) {
+          p.t = s.t;
+          p.q = s.q.data();
+          p.u = s.u.data();
+          p.lamN = s.lamN.data();
+          p.lamT = s.lamT.data();
+          p.contact = s.contact.data();
+          observe(p);
+          ++out.steps;
+        });
+    out.steps = std::max(0L, out.steps - 1);  // the start sample is not a step
+    out.status = r.status;
+    out.message = r.message;
+    out.failed_at = r.t_final;
+    out.events = r.events;
+    out.reference_steps = r.steps;
+    out.rhs_evaluations = r.rhs_evaluations;
+    return out;
+  }
+
+  auto state = std::make_unique<State<HostDims>>();
+  make_initial_state(model, q0, u0, 0.0, options.stick_tol, *state);
+  auto point = [&](const State<HostDims>& s) {
+    SeriesPoint p;
+    p.t = static_cast<double>(s.t);
+    p.n_dof = n;
+    p.n_contacts = nc;
+    p.q = s.q.v;
+    p.u = s.u.v;
+    p.lamN = s.lamN.v;
+    p.lamT = s.lamT.v;
+    p.contact = s.contact;
+    return p;
+  };
+  observe(point(*state));
+  EventLog log;
+  log.start(model, *state);
+  TimeStepperChoice choice;
+  choice.method = spec.kind == MethodKind::moreau ? "moreau" : spec.kind == MethodKind::rk4lcp ? "rk4lcp" : "irk";
+  choice.stages = spec.stages;
+  choice.forces = spec.forces;
+  const RunOutcome r = simulate_time_stepper(choice, model, *state, dt, steps, options,
+                                             [&](const State<HostDims>& s, long, const StepReport&) {
+                                               log.observe(model, s);
+                                               observe(point(s));
+                                             });
+  out.status = r.status;
+  if (r.status != Status::ok)
+    out.message = r.status == Status::nonfinite ? "the state became NaN or Inf" : "the contact LCP could not be solved";
+  out.steps = r.steps;
+  out.failed_at = r.failed_at;
+  out.events = log.events();
+  out.max_lcp_residual = r.max_lcp_residual;
+  out.lcp_iterations = r.lcp_iterations;
+  out.max_lcp_iterations = r.max_lcp_iterations;
+  return out;
+}
+
+}  // namespace fivsim
