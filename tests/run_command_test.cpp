@@ -114,7 +114,7 @@ TEST(RunCommand, ValidateDescribesTheScenario) {
 }
 
 TEST(RunCommand, HelpOnEachVerb) {
-  for (const char* verb : {"run", "validate"}) {
+  for (const char* verb : {"run", "validate", "compare"}) {
     const Result r = fivsim(std::string(verb) + " --help");
     EXPECT_EQ(r.code, 0);
     EXPECT_NE(r.out.find("--set"), std::string::npos) << verb;
@@ -143,6 +143,43 @@ TEST(RunCommand, NonFiniteStateExitsThreeAndKeepsThePartialSeries) {
   std::string line;
   while (std::getline(ts, line)) ++rows;
   EXPECT_EQ(rows, 1 + 1 + steps);
+}
+
+TEST(CompareCommand, WritesTheTablesAndPairsTransitions) {
+  const fs::path out = fresh_dir("fivsim_cli_compare");
+  const Result r = fivsim("compare " + kScenarios + "model1_sharp_short_stick.json --quiet --methods moreau,irk4 "
+                          "--dt 0.01,1e-3 --series --out " + out.string());
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const char* f : {"compare.md", "compare.csv", "compare.json", "series/reference.csv",
+                        "series/moreau_dt0.01.csv", "series/irk4_dt0.001.csv"})
+    EXPECT_TRUE(fs::exists(out / f)) << f;
+  const auto j = nlohmann::json::parse(slurp(out / "compare.json"));
+  ASSERT_EQ(j["runs"].size(), 4u);
+  EXPECT_EQ(j["runs"][0]["method"], "moreau");
+  EXPECT_EQ(j["runs"][0]["dt"], 0.01);
+  EXPECT_FALSE(j["runs"][0]["transitions"]["all_found"].get<bool>());
+  EXPECT_TRUE(j["runs"][1]["transitions"]["all_found"].get<bool>());
+  EXPECT_NE(slurp(out / "compare.md").find("× "), std::string::npos);
+  // one CSV row per run after the header, the reference first
+  std::ifstream csv(out / "compare.csv");
+  std::string line;
+  long rows = 0;
+  while (std::getline(csv, line)) ++rows;
+  EXPECT_EQ(rows, 1 + 1 + 4);
+}
+
+TEST(CompareCommand, BadMethodsAndStepsAreBadInput) {
+  const fs::path out = fresh_dir("fivsim_cli_compare_bad");
+  Result r = fivsim("compare " + kScenarios + "model1_slow_stribeck.json --methods moreau,euler --out " + out.string());
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--methods"), std::string::npos) << r.err;
+  r = fivsim("compare " + kScenarios + "model1_slow_stribeck.json --dt 1e-3,-1 --out " + out.string());
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--dt"), std::string::npos) << r.err;
+  r = fivsim("compare " + kScenarios + "model1_slow_stribeck.json --set /model/m=0 --out " + out.string());
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("/model/m"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(out));
 }
 
 }  // namespace

@@ -22,7 +22,17 @@ struct RunArgs : ScenarioArgs {
   bool quiet = false;
 };
 
+struct CompareArgs : ScenarioArgs {
+  std::string methods = "moreau,rk4lcp,irk4,irk10,switching";
+  std::string dt;        // comma-separated; empty: the scenario's dt
+  std::string out;       // empty: runs/<name>_compare
+  double window = 0.0;   // transition pairing window (s); 0: from the reference's event spacing
+  bool series = false;   // also write every run's time series
+  bool quiet = false;
+};
+
 int run_command(const RunArgs& args);
+int compare_command(const CompareArgs& args);
 int validate_command(const ScenarioArgs& args);
 
 }  // namespace fivsim::cli

@@ -24,6 +24,25 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"double"}));
   run_cmd->add_flag("--quiet,-q", run.quiet, "no progress line on stderr");
 
+  CompareArgs compare;
+  auto* compare_cmd = app.add_subcommand(
+      "compare",
+      "run methods × step sizes against the event-driven reference; writes compare.md, compare.csv, "
+      "compare.json into --out");
+  compare_cmd->add_option("scenario", compare.scenario, "scenario JSON file")->required();
+  compare_cmd->add_option("--methods", compare.methods,
+                          "comma-separated: moreau, rk4lcp, irkQ (Q Gauss stages), switching; append -interp to "
+                          "rk4lcp/irkQ for interpolated stage forces")
+      ->capture_default_str();
+  compare_cmd->add_option("--dt", compare.dt, "comma-separated step sizes (default: the scenario's dt)");
+  compare_cmd->add_option("--out", compare.out, "output folder (default runs/<name>_compare)");
+  compare_cmd->add_option("--set", compare.set, "override a value: /json/pointer=value (repeatable)");
+  compare_cmd->add_option("--window", compare.window,
+                          "pair transitions at most this far apart in time, s (default: a quarter of the shortest "
+                          "spacing of the reference's transitions of the same contact and kind)");
+  compare_cmd->add_flag("--series", compare.series, "also write each run's time series into series/");
+  compare_cmd->add_flag("--quiet,-q", compare.quiet, "no progress lines on stderr");
+
   ScenarioArgs validate;
   auto* validate_cmd = app.add_subcommand(
       "validate", "check a scenario file and print what it describes; exit 2 with the JSON pointer of the first error");
@@ -37,6 +56,7 @@ int main(int argc, char** argv) {
     return rc == 0 ? kExitOk : kExitBadInput;
   }
   if (*run_cmd) return run_command(run);
+  if (*compare_cmd) return compare_command(compare);
   if (*validate_cmd) return validate_command(validate);
   return kExitBadInput;
 }

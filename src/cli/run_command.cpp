@@ -1,11 +1,10 @@
 // src/cli/run_command.cpp — `fivsim run` and `fivsim validate`: one scenario, one simulation,
 // timeseries.csv and summary.json (DESIGN.md §5).
-#include <unistd.h>
-
 #include <chrono>
 #include <cstdio>
 #include <memory>
 
+#include "cli_common.hpp"
 #include "commands.hpp"
 #include "fivsim/analysis/statistics.hpp"
 #include "fivsim/integrate/method.hpp"
@@ -14,77 +13,6 @@
 
 namespace fivsim::cli {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-struct LoadedScenario {
-  Scenario scenario;
-  std::unique_ptr<Model<HostDims>> model;
-};
-
-// file → overrides → validation → model; every failure is an InputError
-LoadedScenario load_scenario(const ScenarioArgs& args) {
-  json doc = load_json_file(args.scenario);
-  for (const auto& s : args.set) apply_override(doc, s);
-  LoadedScenario out;
-  out.scenario = parse_scenario(doc);
-  out.model = std::make_unique<Model<HostDims>>();
-  try {
-    make_model(out.scenario.model, *out.model);
-  } catch (const ModelError& e) {
-    throw InputError("/model", e.what());
-  }
-  return out;
-}
-
-double seconds_since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-
-// "\r t = 12.0 / 40 s (30%), 1.2e+06 steps/s, ETA 3 s" on stderr, when it is a terminal and the
-// run takes longer than a second
-class ProgressLine {
- public:
-  ProgressLine(bool enabled, double t_end) : enabled_(enabled && ::isatty(2)), t_end_(t_end) {}
-  void update(double t, long steps) {
-    if (!enabled_ || (steps & 1023) != 0) return;
-    const double now = seconds_since(start_);
-    if (now < 1.0 || now - last_ < 0.2) return;
-    last_ = now;
-    const double frac = t / t_end_;
-    std::fprintf(stderr, "\r  t = %.4g / %.4g s (%3.0f%%), %.3g steps/s, ETA %.0f s   ", t, t_end_,
-                 100.0 * frac, steps / now, frac > 0 ? now * (1.0 - frac) / frac : 0.0);
-    shown_ = true;
-  }
-  void done() {
-    if (shown_) std::fprintf(stderr, "\n");
-  }
-
- private:
-  bool enabled_;
-  double t_end_;
-  Clock::time_point start_ = Clock::now();
-  double last_ = 0.0;
-  bool shown_ = false;
-};
-
-std::vector<std::string> series_names(int nq, int nc) {
-  std::vector<std::string> names;
-  for (const char* prefix : {"q", "u"})
-    for (int i = 0; i < nq; ++i) names.push_back(prefix + std::to_string(i));
-  for (const char* prefix : {"lamN", "lamT"})
-    for (int i = 0; i < nc; ++i) names.push_back(prefix + std::to_string(i));
-  return names;
-}
-
-// the values of series_names() for one point, in the same order
-void series_values(const SeriesPoint& p, std::vector<double>& v) {
-  v.clear();
-  v.insert(v.end(), p.q, p.q + p.n_dof);
-  v.insert(v.end(), p.u, p.u + p.n_dof);
-  v.insert(v.end(), p.lamN, p.lamN + p.n_contacts);
-  v.insert(v.end(), p.lamT, p.lamT + p.n_contacts);
-}
 
 const char* contact_kind_name(ContactKind k) {
   switch (k) {

@@ -50,6 +50,23 @@ MethodSpec parse_method_label(const std::string& label) {
   return spec;
 }
 
+std::vector<std::string> series_names(int n_dof, int n_contacts) {
+  std::vector<std::string> names;
+  for (const char* prefix : {"q", "u"})
+    for (int i = 0; i < n_dof; ++i) names.push_back(prefix + std::to_string(i));
+  for (const char* prefix : {"lamN", "lamT"})
+    for (int i = 0; i < n_contacts; ++i) names.push_back(prefix + std::to_string(i));
+  return names;
+}
+
+void series_values(const SeriesPoint& p, std::vector<double>& v) {
+  v.clear();
+  v.insert(v.end(), p.q, p.q + p.n_dof);
+  v.insert(v.end(), p.u, p.u + p.n_dof);
+  v.insert(v.end(), p.lamN, p.lamN + p.n_contacts);
+  v.insert(v.end(), p.lamT, p.lamT + p.n_contacts);
+}
+
 MethodOutcome run_method(const MethodSpec& spec, const ModelDescription& desc, const Model<HostDims>& model,
                          const Eigen::VectorXd& q0, const Eigen::VectorXd& u0, double dt, long steps,
                          const StepOptions& options, const std::function<void(const SeriesPoint&)>& observe) {

@@ -41,6 +41,10 @@ struct SeriesPoint {
   const ContactState* contact = nullptr;
 };
 
+// the series of a point in output order: q0.., u0.., lamN0.., lamT0.. (DESIGN.md §5)
+std::vector<std::string> series_names(int n_dof, int n_contacts);
+void series_values(const SeriesPoint& p, std::vector<double>& values);
+
 struct MethodOutcome {
   Status status = Status::ok;
   std::string message;   // why the run stopped early
