@@ -114,7 +114,7 @@ TEST(RunCommand, ValidateDescribesTheScenario) {
 }
 
 TEST(RunCommand, HelpOnEachVerb) {
-  for (const char* verb : {"run", "validate", "compare"}) {
+  for (const char* verb : {"run", "validate", "compare", "stability"}) {
     const Result r = fivsim(std::string(verb) + " --help");
     EXPECT_EQ(r.code, 0);
     EXPECT_NE(r.out.find("--set"), std::string::npos) << verb;
@@ -177,6 +177,34 @@ TEST(CompareCommand, BadMethodsAndStepsAreBadInput) {
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("--dt"), std::string::npos) << r.err;
   r = fivsim("compare " + kScenarios + "model1_slow_stribeck.json --set /model/m=0 --out " + out.string());
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("/model/m"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(out));
+}
+
+TEST(StabilityCommand, ModelIICriticalFriction) {
+  const fs::path out = fresh_dir("fivsim_cli_stability");
+  const Result r = fivsim("stability " + kScenarios + "model2_example1.json --param /friction/mu --linspace 0 1.5 151 "
+                          "--out " + out.string());
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("1.016666667"), std::string::npos) << r.out;
+  const auto j = nlohmann::json::parse(slurp(out / "stability.json"));
+  EXPECT_NEAR(j["critical"].get<double>(), 61.0 / 60.0, 1e-9);
+  std::ifstream csv(out / "stability.csv");
+  std::string line;
+  long rows = 0;
+  while (std::getline(csv, line)) ++rows;
+  EXPECT_EQ(rows, 152);
+}
+
+TEST(StabilityCommand, BadParameterIsBadInput) {
+  const fs::path out = fresh_dir("fivsim_cli_stability_bad");
+  Result r = fivsim("stability " + kScenarios + "model2_example2.json --param /friction/mu --out " + out.string());
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--param"), std::string::npos) << r.err;
+  r = fivsim("stability " + kScenarios + "model2_example1.json --linspace 1 0 5 --out " + out.string());
+  EXPECT_EQ(r.code, 2);
+  r = fivsim("stability " + kScenarios + "model2_example1.json --param /model/m --linspace -1 1 5 --out " + out.string());
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("/model/m"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(out));

@@ -31,7 +31,14 @@ struct CompareArgs : ScenarioArgs {
   bool quiet = false;
 };
 
+struct StabilityArgs : ScenarioArgs {
+  std::string param;                               // JSON pointer; empty: the friction coefficient
+  std::vector<double> linspace = {0.0, 1.5, 151};  // start stop count
+  std::string out;                                 // empty: runs/<name>_stability
+};
+
 int run_command(const RunArgs& args);
+int stability_command(const StabilityArgs& args);
 int compare_command(const CompareArgs& args);
 int validate_command(const ScenarioArgs& args);
 

@@ -43,6 +43,19 @@ int main(int argc, char** argv) {
   compare_cmd->add_flag("--series", compare.series, "also write each run's time series into series/");
   compare_cmd->add_flag("--quiet,-q", compare.quiet, "no progress lines on stderr");
 
+  StabilityArgs stability;
+  auto* stability_cmd = app.add_subcommand(
+      "stability",
+      "eigenvalues of the linearised steady-sliding system versus a parameter and where the largest real "
+      "part crosses zero (seed 000 Fig. 19); writes stability.csv and stability.json into --out");
+  stability_cmd->add_option("scenario", stability.scenario, "scenario JSON file")->required();
+  stability_cmd->add_option("--param", stability.param,
+                            "JSON pointer of the swept value (default: the first coefficient of /friction)");
+  stability_cmd->add_option("--linspace", stability.linspace, "start stop count (default 0 1.5 151)")
+      ->expected(3);
+  stability_cmd->add_option("--out", stability.out, "output folder (default runs/<name>_stability)");
+  stability_cmd->add_option("--set", stability.set, "override a value: /json/pointer=value (repeatable)");
+
   ScenarioArgs validate;
   auto* validate_cmd = app.add_subcommand(
       "validate", "check a scenario file and print what it describes; exit 2 with the JSON pointer of the first error");
@@ -57,6 +70,7 @@ int main(int argc, char** argv) {
   }
   if (*run_cmd) return run_command(run);
   if (*compare_cmd) return compare_command(compare);
+  if (*stability_cmd) return stability_command(stability);
   if (*validate_cmd) return validate_command(validate);
   return kExitBadInput;
 }
