@@ -23,6 +23,19 @@ FrictionLaw stribeck(double mu_s, double delta) {
   return l;
 }
 
+// seed 000 Model II Example 2 as in scenarios/model2_example2.json
+ModeCouplingParams model_ii_example2() {
+  ModeCouplingParams p;
+  p.m = 5;
+  p.k1 = 1000;
+  p.k3 = 600;
+  p.kc = 500;
+  p.Fp = 20;
+  p.v0 = 20;
+  p.law = stribeck(1.2, 0.04);
+  return p;
+}
+
 template <class D>
 void step_model(benchmark::State& bs, const ModelDescription& desc, std::vector<double> q0,
                 std::vector<double> u0, double dt) {
@@ -69,15 +82,7 @@ void BM_Chain2(benchmark::State& bs) {
 }
 
 void BM_ModeCoupling2Dof(benchmark::State& bs) {
-  ModeCouplingParams p;
-  p.m = 5;
-  p.k1 = 1000;
-  p.k3 = 600;
-  p.kc = 500;
-  p.Fp = 20;
-  p.v0 = 20;
-  p.law = stribeck(1.2, 0.04);
-  step_model<Dims<double, 2, 1>>(bs, make_mode_coupling_2dof(p), {-1.0, -1.0}, {20.0, 20.0}, 1e-4);
+  step_model<Dims<double, 2, 1>>(bs, make_mode_coupling_2dof(model_ii_example2()), {-1.0, -1.0}, {20.0, 20.0}, 1e-4);
 }
 
 // the generic host instantiation that `fivsim run` uses, for comparison
@@ -96,16 +101,8 @@ void BM_Chain2HostDims(benchmark::State& bs) {
 // Model II Example 2 (spring contact, separation and stick-slip) with the Runge–Kutta LCP steppers
 template <class D>
 void rk_model(benchmark::State& bs, const ButcherTableau& tab, StageForces forces) {
-  ModeCouplingParams p;
-  p.m = 5;
-  p.k1 = 1000;
-  p.k3 = 600;
-  p.kc = 500;
-  p.Fp = 20;
-  p.v0 = 20;
-  p.law = stribeck(1.2, 0.04);
   auto m = std::make_unique<Model<D>>();
-  make_model(make_mode_coupling_2dof(p), *m);
+  make_model(make_mode_coupling_2dof(model_ii_example2()), *m);
   auto map = std::make_unique<RkStepMap<D>>();
   make_rk_step_map(*m, tab, 1e-4, forces, *map);
   State<D> s{};
@@ -140,15 +137,7 @@ void BM_Irk10InterpModeCoupling(benchmark::State& bs) {
 
 // the event-driven reference over Model II Example 2, 10 s sampled every 1e-4 s
 void BM_ReferenceModeCoupling(benchmark::State& bs) {
-  ModeCouplingParams p;
-  p.m = 5;
-  p.k1 = 1000;
-  p.k3 = 600;
-  p.kc = 500;
-  p.Fp = 20;
-  p.v0 = 20;
-  p.law = stribeck(1.2, 0.04);
-  const ModelDescription d = make_mode_coupling_2dof(p);
+  const ModelDescription d = make_mode_coupling_2dof(model_ii_example2());
   long samples = 0, events = 0;
   for (auto _ : bs) {
     const EventDrivenOutcome out =

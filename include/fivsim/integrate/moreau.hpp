@@ -40,6 +40,23 @@ struct MoreauWorkspace {
   uint64_t basis = 0;
 };
 
+// the state's contact forces (impulse / dt) and contact states from a step's LCP solution
+// (shared by every time stepper)
+template <class D, int Cap, int CapC>
+FIVSIM_HD inline void record_contacts(const Model<D>& m, const LcpVector<typename D::scalar, Cap>& x,
+                                      const LcpVector<typename D::scalar, Cap>& y,
+                                      const Vec<typename D::scalar, CapC>& PN, const Vec<typename D::scalar, CapC>& PT,
+                                      typename D::scalar dt, const StepOptions& opt, State<D>& s) {
+  using T = typename D::scalar;
+  const T impulse_tol = T(opt.force_tol) * dt;
+  for (int i = 0; i < m.n_contacts; ++i) {
+    s.lamN[i] = PN[i] / dt;
+    s.lamT[i] = PT[i] / dt;
+    s.contact[i] = contact_state_from_lcp(m, x, y, PN[i], i, impulse_tol, T(opt.stick_tol));
+  }
+  s.lamN.n = s.lamT.n = m.n_contacts;
+}
+
 template <class D>
 FIVSIM_HD inline StepReport moreau_step(const Model<D>& m, State<D>& s, typename D::scalar dt,
                                         const StepOptions& opt, MoreauWorkspace<D>& ws) {
@@ -89,13 +106,7 @@ FIVSIM_HD inline StepReport moreau_step(const Model<D>& m, State<D>& s, typename
     s.q[i] += dt * s.u[i];
     finite = finite && is_finite(s.u[i]) && is_finite(s.q[i]);
   }
-  const T impulse_tol = T(opt.force_tol) * dt;
-  for (int i = 0; i < nc; ++i) {
-    s.lamN[i] = ws.PN[i] / dt;
-    s.lamT[i] = ws.PT[i] / dt;
-    s.contact[i] = contact_state_from_lcp(m, ws.x, ws.y, ws.PN[i], i, impulse_tol, T(opt.stick_tol));
-  }
-  s.lamN.n = s.lamT.n = nc;
+  record_contacts(m, ws.x, ws.y, ws.PN, ws.PT, dt, opt, s);
   s.t += dt;
   if (!finite) rep.status = Status::nonfinite;
   return rep;

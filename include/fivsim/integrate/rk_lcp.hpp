@@ -151,13 +151,7 @@ FIVSIM_HD inline StepReport rk_lcp_step(const Model<D>& m, const RkStepMap<D>& m
     }
     finite = finite && is_finite(acc);
   }
-  const T impulse_tol = T(opt.force_tol) * dt;
-  for (int i = 0; i < nc; ++i) {
-    s.lamN[i] = ws.PN[i] / dt;
-    s.lamT[i] = ws.PT[i] / dt;
-    s.contact[i] = contact_state_from_lcp(m, ws.x, ws.y, ws.PN[i], i, impulse_tol, T(opt.stick_tol));
-  }
-  s.lamN.n = s.lamT.n = nc;
+  record_contacts(m, ws.x, ws.y, ws.PN, ws.PT, dt, opt, s);
   ws.force_prev = ws.force;
   s.t += dt;
   if (!finite) rep.status = Status::nonfinite;

@@ -125,7 +125,8 @@ FIVSIM_HD inline bool lcp_solve_on_basis(const LcpMatrix<T, Cap>& A, const LcpVe
                                          uint64_t mask, LcpVector<T, Cap>& x, LcpVector<T, Cap>& y,
                                          T pivot_tol, T rel_tol) {
   const int n = A.rows;
-  int idx[Cap > 0 ? Cap : 1];
+  // at least 4 entries, so that the fixed-size cases below compile for every capacity
+  int idx[Cap > 4 ? Cap : 4] = {};
   int k = 0;
   for (int i = 0; i < n; ++i) {
     x[i] = T(0);
