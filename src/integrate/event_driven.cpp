@@ -162,7 +162,7 @@ class ModalSystem {
   // makes the modes consistent at (t, y): contacts marked `try_stick` stick when their holding
   // forces lie within the static bounds; the worst violator slips in the direction of its excess
   // and the rest are re-checked, until all hold
-  void settle(double t, const double* y, std::vector<bool> try_stick) {
+  void settle(double t, const double* y, const std::vector<bool>& try_stick) {
     for (int i = 0; i < nc_; ++i)
       if (try_stick[i] && mode_[i] != ContactState::free && !smooth_law(i)) mode_[i] = ContactState::stick;
     for (int round = 0; round <= nc_; ++round) {
