@@ -12,11 +12,9 @@
 namespace fivsim {
 
 RunRecord::RunRecord(int n_dof, int n_contacts, double t_from)
-    : t_from_(t_from), names_(series_names(n_dof, n_contacts)), stats_(names_.size()) {}
+    : t_from_(t_from), stats_(series_names(n_dof, n_contacts).size()) {}
 
 void RunRecord::add(const SeriesPoint& p) {
-  if (p.t > 0.0 && sample_dt_ == 0.0) sample_dt_ = p.t - t_prev_;
-  t_prev_ = p.t;
   // the start state is not a step's result; statistics cover t > 0 from t_from on
   if (p.t <= 0.0 || p.t < t_from_) return;
   series_values(p, values_);

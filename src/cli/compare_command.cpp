@@ -23,7 +23,6 @@ struct RunResult {
   MethodOutcome outcome;
   double wall = 0.0;
   std::vector<RunningStats> stats;
-  std::vector<double> q0;
   std::vector<double> transition_rms;
   std::vector<SpectralPeak> peaks;
   TransitionMatch match;
@@ -85,12 +84,11 @@ RunResult run_one(const LoadedScenario& l, const MethodSpec& spec, double dt, bo
   r.wall = seconds_since(t0);
   if (csv) csv->close();
   r.stats = rec.stats();
-  r.q0 = rec.first_displacement();
   // a time stepper's brief sticks stand for slip reversals (merge_brief_sticks), not stick-slip
   const std::vector<Event> events =
       spec.kind == MethodKind::event_driven ? r.outcome.events : merge_brief_sticks(r.outcome.events, 2.5 * dt);
   r.transition_rms = transition_displacement_rms(events, sc.model, sc.analysis.t_transient);
-  r.peaks = dominant_frequencies(r.q0, dt, 3);
+  r.peaks = dominant_frequencies(rec.first_displacement(), dt, 3);
   return r;
 }
 

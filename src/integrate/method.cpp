@@ -115,11 +115,7 @@ MethodOutcome run_method(const MethodSpec& spec, const ModelDescription& desc, c
   observe(point(*state));
   EventLog log;
   log.start(model, *state);
-  TimeStepperChoice choice;
-  choice.method = spec.kind == MethodKind::moreau ? "moreau" : spec.kind == MethodKind::rk4lcp ? "rk4lcp" : "irk";
-  choice.stages = spec.stages;
-  choice.forces = spec.forces;
-  const RunOutcome r = simulate_time_stepper(choice, model, *state, dt, steps, options,
+  const RunOutcome r = simulate_time_stepper(spec, model, *state, dt, steps, options,
                                              [&](const State<HostDims>& s, long, const StepReport&) {
                                                log.observe(model, s);
                                                observe(point(s));

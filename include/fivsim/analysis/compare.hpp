@@ -19,21 +19,18 @@ class RunRecord {
   RunRecord(int n_dof, int n_contacts, double t_from);
   void add(const SeriesPoint& p);
 
-  const std::vector<std::string>& names() const { return names_; }  // q0.., u0.., lamN0.., lamT0..
+  // in the order of series_names(): q0.., u0.., lamN0.., lamT0..
   const std::vector<RunningStats>& stats() const { return stats_; }
   const std::vector<double>& first_displacement() const { return q0_; }  // q0 after t_from, every sample
-  double sample_dt() const { return sample_dt_; }
 
  private:
   double t_from_;
-  std::vector<std::string> names_;
   std::vector<RunningStats> stats_;
   std::vector<double> q0_;
-  double t_prev_ = 0.0, sample_dt_ = 0.0;
   std::vector<double> values_;
 };
 
-// transitions that count in matching: every kind but none
+// the outcome of pairing a run's transitions with the reference's
 struct TransitionMatch {
   long reference = 0;      // reference events considered
   long matched = 0;

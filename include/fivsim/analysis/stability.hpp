@@ -10,6 +10,7 @@
 // (v_surface = 0) have no steady sliding; they are left out of the linearisation and named in `note`.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -31,8 +32,8 @@ struct SlidingLinearization {
 
 SlidingLinearization linearize_sliding(const ModelDescription& d);
 
-// the parameter value in (a, b] where the largest real part first exceeds `tol` (relative to the
-// eigenvalues' size), located by bisection on `max_real_at` to `xtol`; NaN when none
+// the parameter value in (a, b] where max_real_at (the largest real part less a rounding margin)
+// changes sign from ≤ 0 at a to > 0 at b, located by bisection to `xtol`; NaN otherwise
 double locate_crossing(const std::function<double(double)>& max_real_at, double a, double b, double xtol);
 
 }  // namespace fivsim

@@ -14,17 +14,9 @@
 #include "fivsim/integrate/event_driven.hpp"
 #include "fivsim/integrate/moreau.hpp"
 #include "fivsim/integrate/rk_lcp.hpp"
+#include "fivsim/integrate/simulation.hpp"
 
 namespace fivsim {
-
-enum class MethodKind { moreau, rk4lcp, irk, event_driven };
-
-struct MethodSpec {
-  MethodKind kind = MethodKind::moreau;
-  int stages = 4;                           // irk: Gauss–Legendre stages
-  StageForces forces = StageForces::held;  // rk4lcp, irk
-  std::string label() const;               // "moreau", "rk4lcp", "irk10", "irk10-interp", "switching"
-};
 
 // a method from its label (the names of `fivsim compare --methods`); "root_shooting" is the
 // event-driven reference too. Throws std::invalid_argument naming the accepted forms.

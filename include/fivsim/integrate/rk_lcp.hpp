@@ -9,8 +9,8 @@
 //   y_E = Φ y_A + P0 + sin(ω t_A) P_s + cos(ω t_A) P_c + R F.
 // held:   every stage carries F (R = R_held);
 // ramp:   stage k carries F_prev + c_k (F − F_prev) (seed 000 Eq. 30; its Eq. 31 for λ_N reads as
-//         an extrapolation, taken here as the same interpolation), i.e. (R_held − R_ramp) F_prev
-//         joins the impulse-free state and R = R_ramp. A force interpolated across a stick-slip
+//         an extrapolation, taken here as the same interpolation), i.e. R_prev F_prev with
+//         R_prev = R_held − R_ramp joins the impulse-free state and R = R_ramp. A force interpolated across a stick-slip
 //         or contact transition would smear the jump and then see-saw about the new force, so a
 //         step holds its force whenever the LCP active set changes in it or changed in the step
 //         before (the first step holds too): the ramp runs only inside one contact regime.
@@ -36,11 +36,10 @@ struct RkStepMap {
   using Block = Mat<T, NC, NC>;
 
   T dt = T(0);
-  int n_dof = 0;
   StageForces forces = StageForces::held;
   Mat<T, NY, NY> Phi;  // y = [q_0 … q_{n−1}, u_0 … u_{n−1}]
   Vec<T, NY> P0, Ps, Pc;
-  Mat<T, NY, NQ> R_held, R_ramp;
+  Mat<T, NY, NQ> R_held, R_ramp, R_prev;  // R_prev = R_held − R_ramp
   // the contact LCP's response blocks (lcp_build.hpp) of a held and of a ramped force
   Block held_NN, held_NT, held_TN, held_TT;
   Block ramp_NN, ramp_NT, ramp_TN, ramp_TT;
@@ -51,8 +50,8 @@ struct RkLcpWorkspace {
   using T = typename D::scalar;
   ContactLcp<D> lcp;
   LcpVector<T, D::max_lcp> x, y;
-  Vec<T, 2 * D::max_dof> y_free;
-  Vec<T, D::max_dof> q_free, u_free, force, force_prev;
+  Vec<T, 2 * D::max_dof> y_free;  // [q; u] at the end of the step without contact impulses
+  Vec<T, D::max_dof> u_free, force, force_prev;
   Vec<T, D::max_contacts> PN, PT, gap_rate;
   bool has_basis = false;
   uint64_t basis = 0;
@@ -76,22 +75,15 @@ FIVSIM_HD inline LcpResult rk_lcp_solve(const Model<D>& m, const RkStepMap<D>& m
     T acc = map.P0[i] + sw * map.Ps[i] + cw * map.Pc[i];
     for (int j = 0; j < n; ++j) acc += map.Phi(i, j) * s.q[j] + map.Phi(i, n + j) * s.u[j];
     if (ramp)
-      for (int j = 0; j < n; ++j) acc += (map.R_held(i, j) - map.R_ramp(i, j)) * ws.force_prev[j];
+      for (int j = 0; j < n; ++j) acc += map.R_prev(i, j) * ws.force_prev[j];
     ws.y_free[i] = acc;
   }
-  ws.q_free.n = ws.u_free.n = n;
-  for (int i = 0; i < n; ++i) {
-    ws.q_free[i] = ws.y_free[i];
-    ws.u_free[i] = ws.y_free[n + i];
-  }
+  ws.u_free.n = n;
+  for (int i = 0; i < n; ++i) ws.u_free[i] = ws.y_free[n + i];
   if (nc == 0) return LcpResult{};
   contact_lcp_coefficients(m, s, dt, ws.lcp);
   ws.gap_rate.n = nc;
-  for (int i = 0; i < nc; ++i) {
-    T g = m.gap0[i];
-    for (int d = 0; d < n; ++d) g += m.WN(d, i) * ws.q_free[d];
-    ws.gap_rate[i] = g / dt;
-  }
+  for (int i = 0; i < nc; ++i) ws.gap_rate[i] = contact_gap(m, ws.y_free, i) / dt;
   const ContactResponse<D> r = ramp ? ContactResponse<D>{map.ramp_NN, map.ramp_NT, map.ramp_TN, map.ramp_TT}
                                     : ContactResponse<D>{map.held_NN, map.held_NT, map.held_TN, map.held_TT};
   build_contact_lcp(m, r, ws.gap_rate, ws.u_free, dt, ws.lcp);

@@ -71,7 +71,6 @@ void make_rk_step_map(const Model<D>& m, const ButcherTableau& tableau, double d
       rk_linear_maps(to_eigen(m.M, n, n), to_eigen(m.C, n, n), to_eigen(m.K, n, n), to_eigen(m.f0, n),
                      to_eigen(m.f_sin, n), to_eigen(m.f_cos, n), static_cast<double>(m.omega), tableau, dt);
   map.dt = static_cast<typename D::scalar>(dt);
-  map.n_dof = n;
   map.forces = forces;
   from_eigen(maps.Phi, map.Phi);
   from_eigen(maps.P0, map.P0);
@@ -79,6 +78,7 @@ void make_rk_step_map(const Model<D>& m, const ButcherTableau& tableau, double d
   from_eigen(maps.Pc, map.Pc);
   from_eigen(maps.R_held, map.R_held);
   from_eigen(maps.R_ramp, map.R_ramp);
+  from_eigen(Eigen::MatrixXd(maps.R_held - maps.R_ramp), map.R_prev);
   // response blocks: gap rows see the position response / dt², slip rows the velocity response / dt
   const Eigen::MatrixXd WN = to_eigen(m.WN, n, nc), WT = to_eigen(m.WT, n, nc);
   auto blocks = [&](const Eigen::MatrixXd& R, auto& NN, auto& NT, auto& TN, auto& TT) {

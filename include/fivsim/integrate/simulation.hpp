@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <stdexcept>
 #include <string>
 
 #include <Eigen/Dense>
@@ -90,20 +91,27 @@ RunOutcome simulate_rk_lcp(const Model<D>& m, const RkStepMap<D>& map, State<D>&
                         [&](State<D>& st) { return rk_lcp_step(m, map, st, opt, *ws); }, observe);
 }
 
-// a time stepper by name: "moreau", "rk4lcp" or "irk" (Gauss–Legendre with `stages` stages)
-struct TimeStepperChoice {
-  std::string method = "moreau";
-  int stages = 4;
-  StageForces forces = StageForces::held;
+// the integration methods of fivsim (method.hpp runs them all; the event-driven reference is not a
+// time stepper and has its own driver, event_driven.hpp)
+enum class MethodKind { moreau, rk4lcp, irk, event_driven };
+
+struct MethodSpec {
+  MethodKind kind = MethodKind::moreau;
+  int stages = 4;                           // irk: Gauss–Legendre stages
+  StageForces forces = StageForces::held;  // rk4lcp, irk
+  std::string label() const;               // "moreau", "rk4lcp", "irk10", "irk10-interp", "switching"
 };
 
+// a time stepper of `spec` (Moreau, RK4-LCP or Gauss IRK-LCP) over `steps` steps of dt
 template <class D, class Observer>
-RunOutcome simulate_time_stepper(const TimeStepperChoice& choice, const Model<D>& m, State<D>& s, double dt,
-                                 long steps, const StepOptions& opt, Observer&& observe) {
-  if (choice.method == "moreau") return simulate_moreau(m, s, dt, steps, opt, observe);
-  const ButcherTableau tab = choice.method == "rk4lcp" ? classical_rk4() : gauss_legendre(choice.stages);
+RunOutcome simulate_time_stepper(const MethodSpec& spec, const Model<D>& m, State<D>& s, double dt, long steps,
+                                 const StepOptions& opt, Observer&& observe) {
+  if (spec.kind == MethodKind::event_driven)
+    throw std::invalid_argument("simulate_time_stepper: the event-driven reference is not a time stepper");
+  if (spec.kind == MethodKind::moreau) return simulate_moreau(m, s, dt, steps, opt, observe);
+  const ButcherTableau tab = spec.kind == MethodKind::rk4lcp ? classical_rk4() : gauss_legendre(spec.stages);
   auto map = std::make_unique<RkStepMap<D>>();
-  make_rk_step_map(m, tab, dt, choice.forces, *map);
+  make_rk_step_map(m, tab, dt, spec.forces, *map);
   return simulate_rk_lcp(m, *map, s, steps, opt, observe);
 }
 

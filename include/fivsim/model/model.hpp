@@ -90,12 +90,17 @@ FIVSIM_HD inline void smooth_force(const Model<D>& m, const State<D>& s,
   }
 }
 
-// gap g_N,i = w_N,iᵀ q + gap0_i
+// gap g_N,i = w_N,iᵀ q + gap0_i, for positions q (its first n_dof entries)
+template <class D, int Cap>
+FIVSIM_HD inline typename D::scalar contact_gap(const Model<D>& m, const Vec<typename D::scalar, Cap>& q, int i) {
+  typename D::scalar g = m.gap0[i];
+  for (int k = 0; k < m.n_dof; ++k) g += m.WN(k, i) * q[k];
+  return g;
+}
+
 template <class D>
 FIVSIM_HD inline typename D::scalar contact_gap(const Model<D>& m, const State<D>& s, int i) {
-  typename D::scalar g = m.gap0[i];
-  for (int k = 0; k < m.n_dof; ++k) g += m.WN(k, i) * s.q[k];
-  return g;
+  return contact_gap(m, s.q, i);
 }
 
 // relative tangential velocity γ_T,i = w_T,iᵀ u − v_surface_i
