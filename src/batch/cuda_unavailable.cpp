@@ -1,17 +1,26 @@
-// src/batch/cuda_unavailable.cpp — the kernel launchers in a build without CUDA: they say so
-// instead of failing to link.
-#include "../../kernels/moreau_batch.cuh"
+// src/batch/cuda_unavailable.cpp — the CUDA backend in a build without CUDA: it says so instead
+// of failing to link.
+#include "fivsim/batch/sweep_backend.hpp"
 
-namespace fivsim::batch::detail {
+namespace fivsim::batch {
 
-bool query_cuda_device(std::string& description) {
-  description = "fivsim was built without CUDA (FIVSIM_CUDA=OFF or no nvcc)";
-  return false;
+CudaDeviceInfo cuda_device_info() {
+  CudaDeviceInfo info;
+  info.description = "fivsim was built without CUDA (FIVSIM_CUDA=OFF or no nvcc)";
+  return info;
 }
 
-std::string launch_moreau_batch(const Model<SmallDims>&, double, long, const StepOptions&, int, double*,
-                                double*, int*) {
+template <class D>
+std::string run_chunk_cuda(const CaseSetup<D>*, long, const SweepAnalysis&, const StepOptions&, CaseResult<D>*,
+                           double*, double& kernel_s) {
+  kernel_s = 0.0;
   return "fivsim was built without CUDA";
 }
 
-}  // namespace fivsim::batch::detail
+#define FIVSIM_SWEEP_INSTANTIATE_CUDA(D)                                                                     \
+  template std::string run_chunk_cuda<D>(const CaseSetup<D>*, long, const SweepAnalysis&, const StepOptions&, \
+                                         CaseResult<D>*, double*, double&);
+FIVSIM_SWEEP_FOR_EACH_DIMS(FIVSIM_SWEEP_INSTANTIATE_CUDA)
+#undef FIVSIM_SWEEP_INSTANTIATE_CUDA
+
+}  // namespace fivsim::batch

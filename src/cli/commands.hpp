@@ -37,7 +37,17 @@ struct StabilityArgs : ScenarioArgs {
   std::string out;                                 // empty: runs/<name>_stability
 };
 
+struct SweepArgs : ScenarioArgs {
+  std::string out;                 // empty: runs/<name>_sweep
+  std::string device = "auto";     // auto | cpu | cuda
+  std::string precision = "double";
+  long chunk = 0;                  // cases per chunk; 0: from device memory (CUDA) or 16384 (CPU)
+  int threads = 0;                 // CPU backend threads; 0: all cores
+  bool quiet = false;
+};
+
 int run_command(const RunArgs& args);
+int sweep_command(const SweepArgs& args);
 int stability_command(const StabilityArgs& args);
 int compare_command(const CompareArgs& args);
 int validate_command(const ScenarioArgs& args);

@@ -24,6 +24,26 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"double"}));
   run_cmd->add_flag("--quiet,-q", run.quiet, "no progress line on stderr");
 
+  SweepArgs sweep;
+  auto* sweep_cmd = app.add_subcommand(
+      "sweep",
+      "run every case of the scenario's sweep block (grid, zip, random) on the GPU or all CPU cores; writes "
+      "cases.csv, points.csv and summary.json into --out");
+  sweep_cmd->add_option("scenario", sweep.scenario, "scenario JSON file with a sweep block")->required();
+  sweep_cmd->add_option("--out", sweep.out, "output folder (default runs/<name>_sweep)");
+  sweep_cmd->add_option("--set", sweep.set, "override a value: /json/pointer=value (repeatable)");
+  sweep_cmd->add_option("--device", sweep.device, "auto (CUDA when a device is present), cpu or cuda")
+      ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
+      ->capture_default_str();
+  sweep_cmd->add_option("--precision", sweep.precision, "double or float")
+      ->check(CLI::IsMember({"double", "float"}))
+      ->capture_default_str();
+  sweep_cmd->add_option("--chunk", sweep.chunk, "cases per chunk (default: from free GPU memory, 16384 on CPU)")
+      ->check(CLI::PositiveNumber);
+  sweep_cmd->add_option("--threads", sweep.threads, "CPU backend threads (default: all cores)")
+      ->check(CLI::PositiveNumber);
+  sweep_cmd->add_flag("--quiet,-q", sweep.quiet, "no progress line on stderr");
+
   CompareArgs compare;
   auto* compare_cmd = app.add_subcommand(
       "compare",
@@ -69,6 +89,7 @@ int main(int argc, char** argv) {
     return rc == 0 ? kExitOk : kExitBadInput;
   }
   if (*run_cmd) return run_command(run);
+  if (*sweep_cmd) return sweep_command(sweep);
   if (*compare_cmd) return compare_command(compare);
   if (*stability_cmd) return stability_command(stability);
   if (*validate_cmd) return validate_command(validate);

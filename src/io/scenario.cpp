@@ -288,6 +288,48 @@ bool valid_name(const std::string& name) {
   return true;
 }
 
+// the section a user would pick: the start of slip on a belt, the forcing period under excitation
+void default_poincare(Scenario& s) {
+  PoincareSettings& p = s.analysis.poincare;
+  if (s.model.omega > 0) {
+    p.section = "stroboscopic";
+    p.period = 2.0 * M_PI / s.model.omega;
+  } else {
+    p.section = "velocity";
+    p.dof = 0;
+    p.value = 0.0;
+    for (const auto& c : s.model.contacts) {
+      if (c.v_surface != 0.0 && c.w_T.size() > 0 && c.w_T(0) != 0.0) {
+        p.value = c.v_surface / c.w_T(0);
+        break;
+      }
+    }
+    p.direction = "down";
+  }
+}
+
+void parse_poincare(JsonObject& an, Scenario& s) {
+  default_poincare(s);
+  if (!an.has("poincare")) return;
+  JsonObject po = an.object("poincare");
+  PoincareSettings& p = s.analysis.poincare;
+  p.section = po.choice_or("section", "velocity", {"velocity", "stroboscopic", "none"});
+  if (p.section == "velocity") {
+    p.dof = static_cast<int>(po.integer_or("dof", 0, 0));
+    if (p.dof >= s.model.dof())
+      throw InputError(po.pointer_of("dof"), "must be < " + std::to_string(s.model.dof()) + " (the model's DoF)");
+    p.value = po.number_or("value", p.value);
+    p.direction = po.choice_or("direction", "down", {"down", "up", "both"});
+  } else if (p.section == "stroboscopic") {
+    const bool forced = s.model.omega > 0;
+    p.period = forced ? po.number_or("period", p.period, NumberRule::positive)
+                      : po.number("period", NumberRule::positive);
+    if (!(p.period > s.integrator.dt))
+      throw InputError(po.pointer_of("period"), "must be longer than /integrator/dt");
+  }
+  po.finish();
+}
+
 }  // namespace
 
 MethodSpec IntegratorSettings::spec() const {
@@ -324,8 +366,8 @@ Scenario parse_scenario(const json& doc) {
   if (!valid_name(s.name))
     throw InputError("/name", "must be a file-name-safe word (letters, digits, _ - .), got '" + s.name + "'");
   root.string_or("description", "");
-  if (doc.is_object() && doc.contains("sweep"))
-    throw InputError("/sweep", "sweep blocks are run by `fivsim sweep`, which is not in this build yet");
+  // a sweep block is read by `fivsim sweep` (batch/sweep_spec.hpp); the other verbs run the base case
+  root.has("sweep");
 
   s.model = parse_model(root);
   const long n = s.model.dof();
@@ -350,12 +392,27 @@ Scenario parse_scenario(const json& doc) {
     s.analysis.t_transient = an.number_or("t_transient", 0.0, NumberRule::non_negative);
     if (s.analysis.t_transient >= s.integrator.t_end)
       throw InputError(an.pointer_of("t_transient"), "must be < /integrator/t_end");
+    parse_poincare(an, s);
+    s.analysis.periodic_tol = an.number_or("periodic_tol", 1e-3, NumberRule::positive);
+    s.analysis.max_period = static_cast<int>(an.integer_or("max_period", 8, 1));
+    s.analysis.points = static_cast<int>(an.integer_or("points", 32, 0));
+    if (s.analysis.points > 4096) throw InputError(an.pointer_of("points"), "must be <= 4096");
     an.finish();
+  } else {
+    default_poincare(s);
   }
   if (root.has("output")) {
     JsonObject out = root.object("output");
     s.output.timeseries = out.boolean_or("timeseries", true);
     s.output.every = out.integer_or("every", 1, 1);
+    s.output.points = out.boolean_or("points", true);
+    if (out.has("trajectories")) {
+      for (double c : out.numbers("trajectories", -1, NumberRule::non_negative)) {
+        if (c != static_cast<double>(static_cast<long>(c)))
+          throw InputError(out.pointer_of("trajectories"), "must list whole case numbers");
+        s.output.trajectories.push_back(static_cast<long>(c));
+      }
+    }
     out.finish();
   }
   root.finish();

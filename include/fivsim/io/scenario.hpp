@@ -23,13 +23,30 @@ struct IntegratorSettings {
   MethodSpec spec() const;
 };
 
+// the Poincaré section of sweeps (batch/case_runner.hpp); by default u[0] crossing the belt speed
+// of contact 0 from above (the start of slip), or stroboscopic at the forcing period when the
+// model is forced
+struct PoincareSettings {
+  std::string section = "velocity";  // velocity | stroboscopic | none
+  int dof = 0;
+  double value = 0.0;
+  std::string direction = "down";  // down | up | both
+  double period = 0.0;
+};
+
 struct AnalysisSettings {
   double t_transient = 0.0;  // statistics start here
+  PoincareSettings poincare;
+  double periodic_tol = 1e-3;  // sweeps: periodic-N tolerance, relative to each component's range
+  int max_period = 8;          // sweeps: largest N tested
+  int points = 32;             // sweeps: transition and section points kept per case and kind
 };
 
 struct OutputSettings {
   bool timeseries = true;
   long every = 1;  // write every n-th step
+  bool points = true;                  // sweeps: write points.csv
+  std::vector<long> trajectories;      // sweeps: cases whose decimated time series are written
 };
 
 struct Scenario {

@@ -1,0 +1,237 @@
+// fivsim/batch/case_runner.hpp — one case of a sweep from start to end, reduced on the fly to the
+// numbers of a bifurcation diagram (DESIGN.md §2 observers, §5 cases.csv / points.csv).
+//
+// Written once as FIVSIM_HD code over plain structs: the CPU backend calls it from an OpenMP loop,
+// the CUDA kernel from one thread per case (kernels/sweep_batch.cu). After analysis.t_transient it
+// keeps, per case and without storing the trajectory:
+//   - running statistics (RMS, min, max) of every series q.., u.., lamN.., lamT..;
+//   - time fractions in free / stick / slip− / slip+ and the largest LCP residual;
+//   - the last `capacity` transition points (seed 001 Fig. 5: positions at stick↔slip and
+//     separation events) and the last `capacity` Poincaré samples on the scenario's section
+//     (a velocity crossing, interpolated linearly inside the step, or stroboscopic at a period);
+//   - a classification: periodic-N when the Poincaré samples repeat with period N within a
+//     tolerance relative to the attractor's size, quasi-periodic-or-chaotic when they do not,
+//     no-stick-slip without events, diverged on a failed step.
+// Points are kept in ring buffers in caller-provided memory (a slice of the chunk's point buffer),
+// each row [t, code, q0.., u0..]; code is the event kind·64 + contact, or −1 for a section sample.
+#pragma once
+
+#include "fivsim/analysis/events.hpp"
+#include "fivsim/analysis/statistics.hpp"
+#include "fivsim/integrate/moreau.hpp"
+
+namespace fivsim {
+
+enum class SectionKind : int { none = 0, velocity = 1, stroboscopic = 2 };
+
+// the Poincaré section and the classification settings shared by all cases of a sweep
+struct SweepAnalysis {
+  SectionKind section = SectionKind::velocity;
+  int dof = 0;             // velocity section: u[dof] = value
+  double value = 0.0;
+  int direction = -1;      // −1 crossing from above, +1 from below, 0 both
+  double period = 0.0;     // stroboscopic: sample every period, starting at t_transient
+  double periodic_tol = 1e-3;  // relative to each component's range over the trajectory
+  int max_period = 8;          // largest N tested for periodic-N
+  int capacity = 32;           // points kept per kind (transitions, section samples)
+};
+
+enum class CaseClass : int { periodic = 0, chaotic = 1, no_stick_slip = 2, diverged = 3 };
+
+inline constexpr int kPointKinds = 2;  // 0 transitions, 1 section samples
+
+// one case's immutable input: its model, start state and time grid
+template <class D>
+struct CaseSetup {
+  Model<D> model;
+  State<D> start;
+  double dt = 0.0;
+  long steps = 0;
+  double t_transient = 0.0;
+};
+
+template <class D>
+struct CaseResult {
+  static constexpr int NS = 2 * D::max_dof + 2 * D::max_contacts;
+  Status status = Status::ok;
+  long steps = 0;            // steps completed
+  double failed_at = 0.0;    // start time of the failing step
+  RunningStats series[NS];   // q.., u.., lamN.., lamT.. after t_transient
+  long in_state[4] = {0, 0, 0, 0};  // contact-steps in free / stick / slip− / slip+
+  long transitions = 0;      // events after t_transient, all contacts
+  long section_hits = 0;     // Poincaré samples after t_transient
+  double max_lcp_residual = 0.0;
+  long points_seen[kPointKinds] = {0, 0};  // points offered to each ring (kept: the last capacity)
+  CaseClass klass = CaseClass::chaotic;
+  int period_n = 0;          // N of periodic-N
+  double period_s = 0.0;     // N × mean time between section samples
+};
+
+// row width of the point buffer for n_dof degrees of freedom
+FIVSIM_HD inline int point_stride(int n_dof) { return 2 + 2 * n_dof; }
+
+// doubles of point buffer one case needs
+FIVSIM_HD inline long case_points_size(int n_dof, int capacity) {
+  return static_cast<long>(kPointKinds) * capacity * point_stride(n_dof);
+}
+
+// the i-th oldest kept point of ring `kind` (0 ≤ i < kept)
+FIVSIM_HD inline const double* ring_point(const double* points, int kind, long seen, int capacity, int stride,
+                                         int i) {
+  const long kept = seen < capacity ? seen : capacity;
+  const long first = seen - kept;
+  const long slot = (first + i) % capacity;
+  return points + (static_cast<long>(kind) * capacity + slot) * stride;
+}
+
+namespace detail {
+
+template <class T>
+FIVSIM_HD inline void push_point(double* points, int kind, long& seen, int capacity, int n, double t, double code,
+                                 const T* q, const T* u) {
+  if (capacity <= 0) return;
+  const int stride = point_stride(n);
+  double* row = points + (static_cast<long>(kind) * capacity + seen % capacity) * stride;
+  row[0] = t;
+  row[1] = code;
+  for (int i = 0; i < n; ++i) {
+    row[2 + i] = static_cast<double>(q[i]);
+    row[2 + n + i] = static_cast<double>(u[i]);
+  }
+  ++seen;
+}
+
+}  // namespace detail
+
+// smallest N ≤ max_period with p_i ≈ p_{i+N} for all kept samples (each compared component's
+// difference at most tol × its range over the trajectory); 0 when none
+template <class D>
+FIVSIM_HD inline int recurrence_period(const double* points, int kind, long seen, const SweepAnalysis& an, int n_dof,
+                                       const CaseResult<D>& r) {
+  const int stride = point_stride(n_dof);
+  const int kept = static_cast<int>(seen < an.capacity ? seen : an.capacity);
+  for (int N = 1; N <= an.max_period; ++N) {
+    if (kept < 2 * N + 2) return 0;
+    bool repeats = true;
+    for (int i = 0; i + N < kept && repeats; ++i) {
+      const double* a = ring_point(points, kind, seen, an.capacity, stride, i);
+      const double* b = ring_point(points, kind, seen, an.capacity, stride, i + N);
+      for (int c = 0; c < 2 * n_dof && repeats; ++c) {
+        const RunningStats& st = r.series[c];
+        const double range = st.max - st.min;
+        const double scale = range > 1e-12 * (1.0 + fabs(st.max)) ? range : 1e-12 * (1.0 + fabs(st.max));
+        repeats = fabs(a[2 + c] - b[2 + c]) <= an.periodic_tol * scale;
+      }
+    }
+    if (repeats) return N;
+  }
+  return 0;
+}
+
+// classification from the kept points (section samples, else transition points)
+template <class D>
+FIVSIM_HD inline void classify_case(const double* points, const SweepAnalysis& an, int n_dof, CaseResult<D>& r) {
+  r.period_n = 0;
+  r.period_s = 0.0;
+  if (r.status != Status::ok) {
+    r.klass = CaseClass::diverged;
+    return;
+  }
+  if (r.transitions == 0) {
+    r.klass = CaseClass::no_stick_slip;
+    return;
+  }
+  const int kind = r.points_seen[1] >= 4 ? 1 : 0;
+  const long seen = r.points_seen[kind];
+  const int N = recurrence_period(points, kind, seen, an, n_dof, r);
+  r.klass = N > 0 ? CaseClass::periodic : CaseClass::chaotic;
+  r.period_n = N;
+  if (N > 0) {
+    const int stride = point_stride(n_dof);
+    const int kept = static_cast<int>(seen < an.capacity ? seen : an.capacity);
+    const double t0 = ring_point(points, kind, seen, an.capacity, stride, 0)[0];
+    const double t1 = ring_point(points, kind, seen, an.capacity, stride, kept - 1)[0];
+    r.period_s = (t1 - t0) / static_cast<double>(kept - 1) * N;
+  }
+}
+
+// runs one case with Moreau time stepping; `points` holds kPointKinds × capacity rows for it
+template <class D>
+FIVSIM_HD inline void run_case_moreau(const CaseSetup<D>& setup, const SweepAnalysis& an, const StepOptions& opt,
+                                      MoreauWorkspace<D>& ws, State<D>& s, CaseResult<D>& r, double* points) {
+  using T = typename D::scalar;
+  const Model<D>& m = setup.model;
+  const int nq = m.n_dof, nc = m.n_contacts;
+  s = setup.start;
+  ws.has_basis = false;
+  r = CaseResult<D>();
+  Vec<T, D::max_dof> q_prev, u_prev;
+  ContactState last[D::max_contacts] = {};
+  for (int i = 0; i < nc; ++i) last[i] = s.contact[i];
+  const double t0 = static_cast<double>(s.t);
+  const double dt = setup.dt;
+  double next_strobe = setup.t_transient;
+
+  for (long k = 1; k <= setup.steps; ++k) {
+    q_prev = s.q;
+    u_prev = s.u;
+    const double t_prev = static_cast<double>(s.t);
+    const StepReport rep = moreau_step(m, s, T(dt), opt, ws);
+    if (rep.status != Status::ok) {
+      r.status = rep.status;
+      r.failed_at = t0 + static_cast<double>(k - 1) * dt;
+      break;
+    }
+    // time from the step count, as the host driver does (simulation.hpp)
+    const double t = t0 + static_cast<double>(k) * dt;
+    s.t = T(t);
+    r.steps = k;
+    if (rep.lcp_residual > r.max_lcp_residual) r.max_lcp_residual = rep.lcp_residual;
+    const bool settled = t >= setup.t_transient;
+
+    for (int i = 0; i < nc; ++i) {
+      const EventKind e = classify_transition(last[i], s.contact[i]);
+      if (e != EventKind::none && settled) {
+        ++r.transitions;
+        detail::push_point(points, 0, r.points_seen[0], an.capacity, nq, t, static_cast<double>(int(e) * 64 + i),
+                           s.q.v, s.u.v);
+      }
+      last[i] = s.contact[i];
+    }
+    if (!settled) continue;
+
+    int c = 0;
+    for (int i = 0; i < nq; ++i) r.series[c++].add(static_cast<double>(s.q[i]));
+    for (int i = 0; i < nq; ++i) r.series[c++].add(static_cast<double>(s.u[i]));
+    for (int i = 0; i < nc; ++i) r.series[2 * nq + i].add(static_cast<double>(s.lamN[i]));
+    for (int i = 0; i < nc; ++i) r.series[2 * nq + nc + i].add(static_cast<double>(s.lamT[i]));
+    for (int i = 0; i < nc; ++i) ++r.in_state[static_cast<int>(s.contact[i])];
+
+    // Poincaré section: the crossing point by linear interpolation inside the step
+    double theta = -1.0;
+    if (an.section == SectionKind::velocity) {
+      const double eps = opt.stick_tol;
+      const double a = static_cast<double>(u_prev[an.dof]) - an.value;
+      const double b = static_cast<double>(s.u[an.dof]) - an.value;
+      const bool down = a > -eps && b <= -eps;
+      const bool up = a < eps && b >= eps;
+      if ((an.direction <= 0 && down) || (an.direction >= 0 && up)) theta = a / (a - b);
+    } else if (an.section == SectionKind::stroboscopic && t >= next_strobe) {
+      theta = t > t_prev ? (next_strobe - t_prev) / (t - t_prev) : 1.0;
+      next_strobe += an.period;
+    }
+    if (theta >= 0.0 && t_prev >= setup.t_transient) {
+      theta = theta > 1.0 ? 1.0 : theta;
+      T qs[D::max_dof], us[D::max_dof];
+      for (int i = 0; i < nq; ++i) {
+        qs[i] = q_prev[i] + T(theta) * (s.q[i] - q_prev[i]);
+        us[i] = u_prev[i] + T(theta) * (s.u[i] - u_prev[i]);
+      }
+      ++r.section_hits;
+      detail::push_point(points, 1, r.points_seen[1], an.capacity, nq, t_prev + theta * dt, -1.0, qs, us);
+    }
+  }
+  classify_case(points, an, nq, r);
+}
+
+}  // namespace fivsim

@@ -1,0 +1,57 @@
+// fivsim/batch/sweep_backend.hpp — the two backends of the batch engine over chunks of prepared
+// cases: CPU (OpenMP over the case runner) and CUDA (kernels/sweep_batch.cu, one thread per case).
+// Plain structs only (no Eigen, no JSON), so that nvcc never compiles host-only libraries.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "fivsim/batch/case_runner.hpp"
+
+namespace fivsim::batch {
+
+// the instantiations of the batch path: models up to 1, 2, 5 or 8 DoF and contacts, and a
+// generic one for up to 24 DoF and 8 contacts (24 LCP unknowns, DESIGN.md §3)
+template <class T>
+using SweepDims1 = Dims<T, 1, 1>;
+template <class T>
+using SweepDims2 = Dims<T, 2, 2>;
+template <class T>
+using SweepDims5 = Dims<T, 5, 5>;
+template <class T>
+using SweepDims8 = Dims<T, 8, 8>;
+template <class T>
+using SweepDimsGeneric = Dims<T, 24, 8>;
+
+// runs n cases on `threads` CPU threads (0: all); points holds n × kPointKinds × capacity rows
+template <class D>
+void run_chunk_cpu(const CaseSetup<D>* setups, long n, const SweepAnalysis& an, const StepOptions& opt,
+                   CaseResult<D>* results, double* points, int threads);
+
+struct CudaDeviceInfo {
+  bool available = false;
+  std::string description;  // device name, or why there is none
+  std::size_t free_bytes = 0;
+};
+CudaDeviceInfo cuda_device_info();
+
+// runs n cases on the CUDA device, one thread per case; returns "" or the error. kernel_s gets
+// the kernel's own time (device events)
+template <class D>
+std::string run_chunk_cuda(const CaseSetup<D>* setups, long n, const SweepAnalysis& an, const StepOptions& opt,
+                           CaseResult<D>* results, double* points, double& kernel_s);
+
+#define FIVSIM_SWEEP_FOR_EACH_DIMS(X)                                                                   \
+  X(SweepDims1<double>) X(SweepDims2<double>) X(SweepDims5<double>) X(SweepDims8<double>)                \
+  X(SweepDimsGeneric<double>) X(SweepDims1<float>) X(SweepDims2<float>) X(SweepDims5<float>)             \
+  X(SweepDims8<float>) X(SweepDimsGeneric<float>)
+
+#define FIVSIM_SWEEP_EXTERN(D)                                                                          \
+  extern template void run_chunk_cpu<D>(const CaseSetup<D>*, long, const SweepAnalysis&, const StepOptions&, \
+                                        CaseResult<D>*, double*, int);                                   \
+  extern template std::string run_chunk_cuda<D>(const CaseSetup<D>*, long, const SweepAnalysis&,          \
+                                                 const StepOptions&, CaseResult<D>*, double*, double&);
+FIVSIM_SWEEP_FOR_EACH_DIMS(FIVSIM_SWEEP_EXTERN)
+#undef FIVSIM_SWEEP_EXTERN
+
+}  // namespace fivsim::batch

@@ -1,0 +1,98 @@
+// src/batch/sweep.cpp — host side of the batch engine: case scenarios, case setups and the CPU
+// backend (an OpenMP loop over the shared case runner).
+#include "fivsim/batch/sweep.hpp"
+
+#include <omp.h>
+
+#include <memory>
+
+#include "fivsim/integrate/simulation.hpp"
+#include "fivsim/io/output.hpp"
+
+namespace fivsim::batch {
+
+int sweep_dims_size(int n_dof, int n_contacts) {
+  const int need = n_dof > n_contacts ? n_dof : n_contacts;
+  for (int size : {1, 2, 5, 8})
+    if (need <= size) return size;
+  return n_dof <= SweepDimsGeneric<double>::max_dof && n_contacts <= SweepDimsGeneric<double>::max_contacts ? 24 : 0;
+}
+
+SweepAnalysis sweep_analysis(const Scenario& sc) {
+  SweepAnalysis an;
+  const PoincareSettings& p = sc.analysis.poincare;
+  an.section = p.section == "velocity"       ? SectionKind::velocity
+               : p.section == "stroboscopic" ? SectionKind::stroboscopic
+                                             : SectionKind::none;
+  an.dof = p.dof;
+  an.value = p.value;
+  an.direction = p.direction == "down" ? -1 : p.direction == "up" ? 1 : 0;
+  an.period = p.period;
+  an.periodic_tol = sc.analysis.periodic_tol;
+  an.max_period = sc.analysis.max_period;
+  an.capacity = sc.analysis.points;
+  return an;
+}
+
+StepOptions sweep_step_options(const Scenario& sc, bool single_precision) {
+  StepOptions opt = sc.integrator.step;
+  if (single_precision) {
+    // float carries 7 digits: the double defaults (1e-10, 1e-13) would reject exact answers
+    opt.lcp.tolerance = opt.lcp.tolerance > 1e-5 ? opt.lcp.tolerance : 1e-5;
+    opt.lcp.pivot_tolerance = opt.lcp.pivot_tolerance > 1e-6 ? opt.lcp.pivot_tolerance : 1e-6;
+    opt.stick_tol = opt.stick_tol > 1e-5 ? opt.stick_tol : 1e-5;
+    opt.force_tol = opt.force_tol > 1e-5 ? opt.force_tol : 1e-5;
+  }
+  return opt;
+}
+
+Scenario case_scenario(const json& base, const SweepSpec& spec, long index, std::vector<double>& values) {
+  spec.case_values(index, values);
+  json doc = base;
+  apply_sweep_values(spec, values, doc);
+  try {
+    return parse_scenario(doc);
+  } catch (const InputError& e) {
+    std::string at = "case " + std::to_string(index) + " (";
+    for (std::size_t k = 0; k < values.size(); ++k)
+      at += (k ? ", " : "") + spec.parameters[k].path + " = " + format_double(values[k]);
+    throw InputError(e.pointer, e.rule + " in " + at + ")");
+  }
+}
+
+template <class D>
+void make_case_setup(const Scenario& sc, double stick_tol, CaseSetup<D>& setup) {
+  try {
+    make_model(sc.model, setup.model);
+  } catch (const ModelError& e) {
+    throw InputError("/model", e.what());
+  }
+  make_initial_state(setup.model, sc.q0, sc.u0, 0.0, stick_tol, setup.start);
+  setup.dt = sc.integrator.dt;
+  setup.steps = sc.integrator.steps;
+  setup.t_transient = sc.analysis.t_transient;
+}
+
+template <class D>
+void run_chunk_cpu(const CaseSetup<D>* setups, long n, const SweepAnalysis& an, const StepOptions& opt,
+                   CaseResult<D>* results, double* points, int threads) {
+  if (n <= 0) return;
+  const long per_case = case_points_size(setups[0].model.n_dof, an.capacity);
+#pragma omp parallel num_threads(threads > 0 ? threads : omp_get_max_threads())
+  {
+    // per-thread scratch on the heap: the generic instantiation's structs are large
+    auto ws = std::make_unique<MoreauWorkspace<D>>();
+    auto s = std::make_unique<State<D>>();
+#pragma omp for schedule(dynamic, 16)
+    for (long c = 0; c < n; ++c) run_case_moreau(setups[c], an, opt, *ws, *s, results[c], points + c * per_case);
+  }
+}
+
+#define FIVSIM_SWEEP_INSTANTIATE(D)                                                                   \
+  template void make_case_setup<D>(const Scenario&, double, CaseSetup<D>&);                           \
+  template void run_chunk_cpu<D>(const CaseSetup<D>*, long, const SweepAnalysis&, const StepOptions&, \
+                                 CaseResult<D>*, double*, int);
+FIVSIM_SWEEP_FOR_EACH_DIMS(FIVSIM_SWEEP_INSTANTIATE)
+#undef FIVSIM_SWEEP_INSTANTIATE
+
+}  // namespace fivsim::batch

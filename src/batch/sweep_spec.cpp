@@ -1,0 +1,159 @@
+// src/batch/sweep_spec.cpp — sweep blocks: parsing, case expansion, applying a case's values.
+#include "fivsim/batch/sweep_spec.hpp"
+
+#include <cmath>
+
+namespace fivsim {
+namespace {
+
+// splitmix64: a counter-based generator, so a case's draw needs no sequence before it
+uint64_t mix64(uint64_t z) {
+  z += 0x9e3779b97f4a7c15ULL;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+// uniform in [0, 1) from (seed, case, parameter)
+double unit_draw(uint64_t seed, long index, std::size_t param) {
+  const uint64_t z = mix64(mix64(seed ^ mix64(static_cast<uint64_t>(index))) + param);
+  return static_cast<double>(z >> 11) * 0x1.0p-53;
+}
+
+std::vector<double> spaced(JsonObject& p, const std::string& key, bool log) {
+  const std::string at = p.pointer_of(key);
+  const auto abn = p.numbers(key, 3);
+  const double a = abn[0], b = abn[1], n = abn[2];
+  if (!(n >= 1) || n != std::floor(n) || n > kSweepMaxCases)
+    throw InputError(pointer_join(at, 2), "must be a whole number of points in 1..1e8");
+  if (log && !(a > 0 && b > 0)) throw InputError(at, "logspace bounds must be > 0");
+  const long count = static_cast<long>(n);
+  std::vector<double> v(static_cast<std::size_t>(count));
+  for (long i = 0; i < count; ++i) {
+    const double f = count == 1 ? 0.0 : static_cast<double>(i) / static_cast<double>(count - 1);
+    v[static_cast<std::size_t>(i)] = log ? std::pow(10.0, std::log10(a) + f * (std::log10(b) - std::log10(a)))
+                                         : a + f * (b - a);
+  }
+  // end points exactly as given (no rounding drift at the last value)
+  if (count > 1) v.back() = b;
+  v.front() = a;
+  return v;
+}
+
+}  // namespace
+
+long SweepSpec::n_cases() const {
+  if (mode == SweepMode::random) return samples;
+  if (mode == SweepMode::zip) return parameters.empty() ? 0 : static_cast<long>(parameters[0].values.size());
+  long n = 1;
+  for (const auto& p : parameters) n *= static_cast<long>(p.values.size());
+  return n;
+}
+
+void SweepSpec::case_values(long index, std::vector<double>& out) const {
+  out.resize(parameters.size());
+  if (mode == SweepMode::zip) {
+    for (std::size_t k = 0; k < parameters.size(); ++k) out[k] = parameters[k].values[static_cast<std::size_t>(index)];
+    return;
+  }
+  if (mode == SweepMode::grid) {
+    long rest = index;
+    for (std::size_t k = parameters.size(); k-- > 0;) {
+      const long n = static_cast<long>(parameters[k].values.size());
+      out[k] = parameters[k].values[static_cast<std::size_t>(rest % n)];
+      rest /= n;
+    }
+    return;
+  }
+  for (std::size_t k = 0; k < parameters.size(); ++k) {
+    const SweepParameter& p = parameters[k];
+    const double u = unit_draw(seed, index, k);
+    if (!p.draw_range) {
+      const auto n = p.values.size();
+      out[k] = p.values[std::min(n - 1, static_cast<std::size_t>(u * static_cast<double>(n)))];
+    } else if (p.log_range) {
+      out[k] = std::pow(10.0, std::log10(p.lo) + u * (std::log10(p.hi) - std::log10(p.lo)));
+    } else {
+      out[k] = p.lo + u * (p.hi - p.lo);
+    }
+  }
+}
+
+SweepSpec parse_sweep(const json& doc) {
+  if (!doc.is_object() || !doc.contains("sweep")) throw InputError("/sweep", "is required by `fivsim sweep`");
+  JsonObject sw(doc.at("sweep"), "/sweep");
+  SweepSpec spec;
+  const std::string mode = sw.choice("mode", {"grid", "zip", "random"});
+  spec.mode = mode == "grid" ? SweepMode::grid : mode == "zip" ? SweepMode::zip : SweepMode::random;
+  if (spec.mode == SweepMode::random) {
+    spec.samples = sw.integer("samples", 1);
+    if (spec.samples > kSweepMaxCases) throw InputError(sw.pointer_of("samples"), "must be <= 1e8");
+    spec.seed = static_cast<uint64_t>(sw.integer_or("seed", 0, 0));
+  }
+  const std::string list_at = sw.pointer_of("parameters");
+  if (!sw.has("parameters") || !doc["sweep"]["parameters"].is_array() || doc["sweep"]["parameters"].empty())
+    throw InputError(list_at, "must be a non-empty array of {path, values|linspace|logspace|range|logrange}");
+  const json& list = doc["sweep"]["parameters"];
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    JsonObject p(list[i], pointer_join(list_at, i));
+    SweepParameter par;
+    par.path = p.string("path");
+    try {
+      const json::json_pointer ptr(par.path);
+      if (par.path.empty() || par.path.rfind("/sweep", 0) == 0) throw InputError(p.pointer_of("path"), "");
+      if (!doc.contains(ptr) || !doc.at(ptr).is_number())
+        throw InputError(p.pointer_of("path"), "must point to a number in the scenario, '" + par.path + "' does not");
+    } catch (const json::exception&) {
+      throw InputError(p.pointer_of("path"), "must be a JSON pointer such as /model/Fn, got '" + par.path + "'");
+    } catch (const InputError& e) {
+      if (e.rule.empty()) throw InputError(p.pointer_of("path"), "must point to a number outside /sweep");
+      throw;
+    }
+    for (const auto& earlier : spec.parameters)
+      if (earlier.path == par.path) throw InputError(p.pointer_of("path"), "'" + par.path + "' is swept twice");
+    int given = 0;
+    if (p.has("values")) {
+      ++given;
+      par.values = p.numbers("values", -1);
+      if (par.values.empty()) throw InputError(p.pointer_of("values"), "must not be empty");
+    }
+    if (p.has("linspace")) ++given, par.values = spaced(p, "linspace", false);
+    if (p.has("logspace")) ++given, par.values = spaced(p, "logspace", true);
+    for (const char* key : {"range", "logrange"}) {
+      if (!p.has(key)) continue;
+      ++given;
+      if (spec.mode != SweepMode::random)
+        throw InputError(p.pointer_of(key), "ranges are drawn from in random mode only; use linspace or logspace");
+      const auto ab = p.numbers(key, 2);
+      par.draw_range = true;
+      par.log_range = std::string(key) == "logrange";
+      par.lo = ab[0];
+      par.hi = ab[1];
+      if (!(par.hi >= par.lo)) throw InputError(p.pointer_of(key), "must be [low, high] with low <= high");
+      if (par.log_range && !(par.lo > 0)) throw InputError(p.pointer_of(key), "logrange bounds must be > 0");
+    }
+    if (given != 1)
+      throw InputError(p.pointer(), "needs exactly one of values, linspace, logspace, range, logrange");
+    p.finish();
+    spec.parameters.push_back(std::move(par));
+  }
+  if (spec.mode == SweepMode::zip) {
+    for (std::size_t i = 1; i < spec.parameters.size(); ++i)
+      if (spec.parameters[i].values.size() != spec.parameters[0].values.size())
+        throw InputError(pointer_join(list_at, i), "zip mode needs parameters of equal length (" +
+                                                      std::to_string(spec.parameters[0].values.size()) + " values in the first)");
+  }
+  if (spec.mode == SweepMode::grid) {
+    double n = 1;
+    for (const auto& p : spec.parameters) n *= static_cast<double>(p.values.size());
+    if (n > static_cast<double>(kSweepMaxCases)) throw InputError(list_at, "the grid has more than 1e8 cases");
+  }
+  sw.finish();
+  return spec;
+}
+
+void apply_sweep_values(const SweepSpec& spec, const std::vector<double>& values, json& doc) {
+  for (std::size_t k = 0; k < spec.parameters.size(); ++k) doc[json::json_pointer(spec.parameters[k].path)] = values[k];
+}
+
+}  // namespace fivsim

@@ -1,0 +1,386 @@
+// src/cli/sweep_command.cpp — `fivsim sweep`: every case of a scenario's sweep block, in chunks, on
+// the CPU or CUDA backend, reduced per case to cases.csv, points.csv and summary.json (DESIGN.md
+// §5), plus optional decimated trajectories of named cases.
+#include <omp.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <future>
+#include <map>
+#include <memory>
+
+#include "cli_common.hpp"
+#include "commands.hpp"
+#include "fivsim/batch/sweep.hpp"
+#include "fivsim/integrate/method.hpp"
+#include "fivsim/io/output.hpp"
+
+namespace fivsim::cli {
+namespace {
+
+using batch::CudaDeviceInfo;
+
+template <class D>
+std::string case_class(const CaseResult<D>& r) {
+  switch (r.klass) {
+    case CaseClass::periodic: return "periodic-" + std::to_string(r.period_n);
+    case CaseClass::chaotic: return "quasi-periodic-or-chaotic";
+    case CaseClass::no_stick_slip: return "no-stick-slip";
+    case CaseClass::diverged: return "diverged";
+  }
+  return "?";
+}
+
+std::string point_kind(double code) {
+  if (code < 0) return "poincare";
+  const int c = static_cast<int>(code);
+  return std::string(event_kind_name(static_cast<EventKind>(c / 64))) + "@" + std::to_string(c % 64);
+}
+
+// "\r  cases 12000 / 100000 (12%), 3.4e+09 case-steps/s, ETA 20 s" on stderr when it is a terminal
+class SweepProgress {
+ public:
+  SweepProgress(bool enabled, long total) : enabled_(enabled && ::isatty(2)), total_(total) {}
+  void update(long done, double case_steps) {
+    if (!enabled_) return;
+    const double now = seconds_since(start_);
+    const double frac = static_cast<double>(done) / static_cast<double>(total_);
+    std::fprintf(stderr, "\r  cases %ld / %ld (%3.0f%%), %.3g case-steps/s, ETA %.0f s   ", done, total_, 100 * frac,
+                 now > 0 ? case_steps / now : 0.0, frac > 0 ? now * (1 - frac) / frac : 0.0);
+    shown_ = true;
+  }
+  void done() {
+    if (shown_) std::fprintf(stderr, "\n");
+  }
+
+ private:
+  bool enabled_;
+  long total_;
+  Clock::time_point start_ = Clock::now();
+  bool shown_ = false;
+};
+
+// one chunk of prepared cases and, after the backend ran, their results
+template <class D>
+struct Chunk {
+  long first = 0;
+  long n = 0;
+  std::vector<CaseSetup<D>> setups;
+  std::vector<CaseResult<D>> results;
+  std::vector<double> points;
+  std::vector<double> values;  // n × swept parameters
+  double setup_s = 0.0;
+};
+
+struct SweepContext {
+  const SweepArgs& args;
+  const Scenario& base;
+  const SweepSpec& spec;
+  bool cuda = false;
+  bool single = false;
+  CudaDeviceInfo device;
+};
+
+// builds the cases of [first, first + n): scenario, model, start state; the lowest failing case's
+// error is rethrown
+template <class D>
+Chunk<D> prepare_chunk(const SweepContext& ctx, long first, long n, const StepOptions& opt) {
+  const auto t0 = Clock::now();
+  Chunk<D> ch;
+  ch.first = first;
+  ch.n = n;
+  ch.setups.resize(static_cast<std::size_t>(n));
+  const std::size_t np = ctx.spec.parameters.size();
+  ch.values.resize(static_cast<std::size_t>(n) * np);
+  long failed = -1;
+  std::string failure;
+  const int nq = ctx.base.model.dof(), nc = ctx.base.model.n_contacts();
+#pragma omp parallel
+  {
+    std::vector<double> values;
+#pragma omp for schedule(dynamic, 64)
+    for (long i = 0; i < n; ++i) {
+      try {
+        const Scenario sc = batch::case_scenario(ctx.base.document, ctx.spec, first + i, values);
+        if (sc.model.dof() != nq || sc.model.n_contacts() != nc)
+          throw InputError(ctx.spec.parameters[0].path, "a sweep may not change the number of DoF or contacts");
+        batch::make_case_setup(sc, opt.stick_tol, ch.setups[static_cast<std::size_t>(i)]);
+        std::copy(values.begin(), values.end(), ch.values.begin() + static_cast<long>(i * np));
+      } catch (const InputError& e) {
+#pragma omp critical
+        if (failed < 0 || i < failed) {
+          failed = i;
+          failure = e.what();
+        }
+      }
+    }
+  }
+  if (failed >= 0) throw InputError("/sweep", failure);
+  const long per_case = case_points_size(nq, ctx.base.analysis.points);
+  ch.results.resize(static_cast<std::size_t>(n));
+  ch.points.assign(static_cast<std::size_t>(n * per_case), 0.0);
+  ch.setup_s = seconds_since(t0);
+  return ch;
+}
+
+template <class D>
+void write_case_rows(const Chunk<D>& ch, int nq, int nc, CsvWriter& cases) {
+  const std::size_t np = ch.values.size() / static_cast<std::size_t>(ch.n > 0 ? ch.n : 1);
+  const int ns = 2 * nq + 2 * nc;
+  for (long i = 0; i < ch.n; ++i) {
+    const CaseResult<D>& r = ch.results[static_cast<std::size_t>(i)];
+    cases.field(static_cast<double>(ch.first + i));
+    for (std::size_t k = 0; k < np; ++k) cases.field(ch.values[static_cast<std::size_t>(i) * np + k]);
+    cases.field(case_class(r).c_str());
+    cases.field(static_cast<double>(r.period_n));
+    cases.field(r.period_s);
+    cases.field(static_cast<double>(r.transitions));
+    cases.field(static_cast<double>(r.section_hits));
+    // series slots: q, u at 0..2nq−1, lamN at 2nq.., lamT at 2nq+nc.. (case_runner.hpp)
+    for (int s = 0; s < ns; ++s) cases.field(r.series[s].rms());
+    for (int s = 0; s < ns; ++s) cases.field(r.series[s].min);
+    for (int s = 0; s < ns; ++s) cases.field(r.series[s].max);
+    const double total = static_cast<double>(std::max<long>(1, r.in_state[0] + r.in_state[1] + r.in_state[2] + r.in_state[3]));
+    for (int k = 0; k < 4; ++k) cases.field(static_cast<double>(r.in_state[k]) / total);
+    cases.field(r.max_lcp_residual);
+    cases.field(static_cast<double>(r.steps));
+    cases.field(status_name(r.status));
+    cases.field(r.status == Status::ok ? 0.0 : r.failed_at);
+    cases.end_row();
+  }
+}
+
+template <class D>
+void write_point_rows(const Chunk<D>& ch, int nq, const SweepAnalysis& an, CsvWriter& points) {
+  const long per_case = case_points_size(nq, an.capacity);
+  const int stride = point_stride(nq);
+  for (long i = 0; i < ch.n; ++i) {
+    const CaseResult<D>& r = ch.results[static_cast<std::size_t>(i)];
+    const double* base = ch.points.data() + i * per_case;
+    for (int kind = 0; kind < kPointKinds; ++kind) {
+      const long seen = r.points_seen[kind];
+      const int kept = static_cast<int>(std::min<long>(seen, an.capacity));
+      for (int j = 0; j < kept; ++j) {
+        const double* row = ring_point(base, kind, seen, an.capacity, stride, j);
+        points.field(static_cast<double>(ch.first + i));
+        points.field(point_kind(row[1]).c_str());
+        for (int c = 0; c < stride; ++c)
+          if (c != 1) points.field(row[c]);
+        points.end_row();
+      }
+    }
+  }
+}
+
+// the decimated time series of one case, run on the host with the same Moreau stepper
+void write_trajectory(const SweepContext& ctx, long index, const std::filesystem::path& file) {
+  std::vector<double> values;
+  const Scenario sc = batch::case_scenario(ctx.base.document, ctx.spec, index, values);
+  auto model = std::make_unique<Model<HostDims>>();
+  make_model(sc.model, *model);
+  const int nq = model->n_dof, nc = model->n_contacts;
+  CsvWriter csv(file);
+  csv.field("t");
+  for (const auto& n : series_names(nq, nc)) csv.field(n.c_str());
+  for (int i = 0; i < nc; ++i) csv.field(("state" + std::to_string(i)).c_str());
+  csv.end_row();
+  long index_step = 0;
+  std::vector<double> v;
+  run_method(sc.integrator.spec(), sc.model, *model, sc.q0, sc.u0, sc.integrator.dt, sc.integrator.steps,
+             sc.integrator.step, [&](const SeriesPoint& p) {
+               if (index_step++ % sc.output.every != 0) return;
+               series_values(p, v);
+               csv.field(p.t);
+               for (double x : v) csv.field(x);
+               for (int i = 0; i < nc; ++i) csv.field(contact_state_name(p.contact[i]));
+               csv.end_row();
+             });
+  csv.close();
+}
+
+template <class D>
+int run_sweep(const SweepContext& ctx) {
+  const Scenario& base = ctx.base;
+  const SweepAnalysis an = batch::sweep_analysis(base);
+  const StepOptions opt = batch::sweep_step_options(base, ctx.single);
+  const int nq = base.model.dof(), nc = base.model.n_contacts();
+  const long n_cases = ctx.spec.n_cases();
+  for (long c : base.output.trajectories)
+    if (c >= n_cases)
+      throw InputError("/output/trajectories", "case " + std::to_string(c) + " does not exist (the sweep has " +
+                                                  std::to_string(n_cases) + " cases)");
+
+  // chunk: what fits in half the free device memory, or a size that keeps every core busy
+  const double per_case_bytes = static_cast<double>(sizeof(CaseSetup<D>) + sizeof(CaseResult<D>)) +
+                                8.0 * static_cast<double>(case_points_size(nq, an.capacity));
+  long chunk = ctx.args.chunk;
+  if (chunk <= 0) {
+    chunk = ctx.cuda ? static_cast<long>(0.5 * static_cast<double>(ctx.device.free_bytes) / per_case_bytes) : 16384;
+    chunk = std::clamp<long>(chunk, 1, 1L << 21);
+  }
+  chunk = std::min(chunk, n_cases);
+  const long n_chunks = (n_cases + chunk - 1) / chunk;
+
+  StagedDirectory dir(ctx.args.out.empty() ? std::filesystem::path("runs") / (base.name + "_sweep")
+                                           : std::filesystem::path(ctx.args.out));
+  CsvWriter cases(dir.file("cases.csv"));
+  cases.field("case");
+  for (const auto& p : ctx.spec.parameters) cases.field(p.path.c_str());
+  for (const char* h : {"class", "period_n", "period", "n_transitions", "n_section"}) cases.field(h);
+  const std::vector<std::string> names = series_names(nq, nc);
+  for (const char* stat : {"rms_", "min_", "max_"})
+    for (const auto& n : names) cases.field((stat + n).c_str());
+  for (const char* h : {"frac_free", "frac_stick", "frac_slip_neg", "frac_slip_pos", "max_lcp_residual", "steps",
+                        "status", "failed_at"})
+    cases.field(h);
+  cases.end_row();
+  std::unique_ptr<CsvWriter> points;
+  if (base.output.points) {
+    points = std::make_unique<CsvWriter>(dir.file("points.csv"));
+    for (const char* h : {"case", "kind", "t"}) points->field(h);
+    for (const char* prefix : {"q", "u"})
+      for (int i = 0; i < nq; ++i) points->field((prefix + std::to_string(i)).c_str());
+    points->end_row();
+  }
+
+  SweepProgress progress(!ctx.args.quiet, n_cases);
+  const auto t0 = Clock::now();
+  double setup_s = 0.0, compute_s = 0.0, case_steps = 0.0;
+  std::map<std::string, long> classes, statuses;
+  long done = 0;
+  // the CUDA backend overlaps the host's preparation of the next chunk with the device's work
+  std::future<Chunk<D>> next = std::async(std::launch::deferred, [&] { return prepare_chunk<D>(ctx, 0, chunk, opt); });
+  for (long k = 0; k < n_chunks; ++k) {
+    Chunk<D> ch = next.get();
+    const long first_next = ch.first + ch.n;
+    if (first_next < n_cases) {
+      const long n_next = std::min(chunk, n_cases - first_next);
+      next = std::async(ctx.cuda ? std::launch::async : std::launch::deferred,
+                        [&, first_next, n_next] { return prepare_chunk<D>(ctx, first_next, n_next, opt); });
+    }
+    setup_s += ch.setup_s;
+    const auto tc = Clock::now();
+    if (ctx.cuda) {
+      double kernel_s = 0.0;
+      const std::string err = batch::run_chunk_cuda(ch.setups.data(), ch.n, an, opt, ch.results.data(),
+                                                    ch.points.data(), kernel_s);
+      if (!err.empty()) throw std::runtime_error("CUDA backend: " + err);
+      compute_s += kernel_s;
+    } else {
+      batch::run_chunk_cpu(ch.setups.data(), ch.n, an, opt, ch.results.data(), ch.points.data(), ctx.args.threads);
+      compute_s += seconds_since(tc);
+    }
+    write_case_rows(ch, nq, nc, cases);
+    if (points) write_point_rows(ch, nq, an, *points);
+    for (const auto& r : ch.results) {
+      case_steps += static_cast<double>(r.steps);
+      ++classes[r.klass == CaseClass::periodic ? "periodic-" + std::to_string(r.period_n) : case_class(r)];
+      ++statuses[status_name(r.status)];
+    }
+    done += ch.n;
+    progress.update(done, case_steps);
+  }
+  progress.done();
+  cases.close();
+  if (points) points->close();
+  if (!base.output.trajectories.empty()) {
+    std::filesystem::create_directories(dir.file("trajectories"));
+    for (long c : base.output.trajectories)
+      write_trajectory(ctx, c, dir.file("trajectories") / ("case_" + std::to_string(c) + ".csv"));
+  }
+  const double wall = seconds_since(t0);
+
+  json summary;
+  summary["name"] = base.name;
+  summary["cases"] = n_cases;
+  summary["backend"] = ctx.cuda ? "cuda" : "cpu";
+  summary["device"] = ctx.cuda ? ctx.device.description : "cpu";
+  summary["threads"] = ctx.cuda ? 0 : (ctx.args.threads > 0 ? ctx.args.threads : omp_get_max_threads());
+  summary["precision"] = ctx.single ? "float" : "double";
+  summary["instantiation"] = {{"max_dof", D::max_dof}, {"max_contacts", D::max_contacts}};
+  summary["chunks"] = n_chunks;
+  summary["chunk_size"] = chunk;
+  summary["method"] = "moreau";
+  summary["case_steps"] = case_steps;
+  summary["wall_s"] = wall;
+  summary["setup_s"] = setup_s;
+  summary["compute_s"] = compute_s;
+  summary["case_steps_per_s"] = compute_s > 0 ? case_steps / compute_s : 0.0;
+  summary["end_to_end_case_steps_per_s"] = wall > 0 ? case_steps / wall : 0.0;
+  summary["classes"] = classes;
+  summary["status"] = statuses;
+  summary["poincare"] = {{"section", base.analysis.poincare.section},
+                         {"dof", an.dof},
+                         {"value", an.value},
+                         {"direction", base.analysis.poincare.direction},
+                         {"period", an.period}};
+  summary["t_transient"] = base.analysis.t_transient;
+  summary["points_per_kind"] = an.capacity;
+  summary["scenario"] = base.document;
+  write_json_file(dir.file("summary.json"), summary);
+  dir.commit();
+
+  std::printf("sweep %s: %ld cases × %ld steps on %s (%s) in %.3g s: %.3g case-steps/s stepping, %.3g end to end "
+              "-> %s\n",
+              base.name.c_str(), n_cases, base.integrator.steps, ctx.cuda ? ctx.device.description.c_str() : "cpu",
+              ctx.single ? "float" : "double", wall, compute_s > 0 ? case_steps / compute_s : 0.0,
+              wall > 0 ? case_steps / wall : 0.0, dir.final_path().c_str());
+  for (const auto& [name, count] : classes) std::printf("  %-28s %ld\n", name.c_str(), count);
+  return kExitOk;
+}
+
+template <class T>
+int run_sweep_sized(const SweepContext& ctx, int size) {
+  switch (size) {
+    case 1: return run_sweep<batch::SweepDims1<T>>(ctx);
+    case 2: return run_sweep<batch::SweepDims2<T>>(ctx);
+    case 5: return run_sweep<batch::SweepDims5<T>>(ctx);
+    case 8: return run_sweep<batch::SweepDims8<T>>(ctx);
+    default: return run_sweep<batch::SweepDimsGeneric<T>>(ctx);
+  }
+}
+
+}  // namespace
+
+int sweep_command(const SweepArgs& args) {
+  json doc;
+  Scenario base;
+  SweepSpec spec;
+  try {
+    doc = load_json_file(args.scenario);
+    for (const auto& s : args.set) apply_override(doc, s);
+    base = parse_scenario(doc);
+    spec = parse_sweep(doc);
+    if (base.integrator.method != "moreau")
+      throw InputError("/integrator/method", "sweeps run Moreau time stepping (\"moreau\"); got \"" +
+                                                 base.integrator.method + "\"");
+    if (batch::sweep_dims_size(base.model.dof(), base.model.n_contacts()) == 0)
+      throw InputError("/model", "sweeps hold at most 24 DoF and 8 contacts");
+  } catch (const InputError& e) {
+    std::fprintf(stderr, "fivsim sweep: %s\n", e.what());
+    return kExitBadInput;
+  }
+  SweepContext ctx{args, base, spec, false, false, {}};
+  ctx.single = args.precision == "float";
+  if (args.device != "cpu") {
+    ctx.device = batch::cuda_device_info();
+    ctx.cuda = ctx.device.available;
+    if (args.device == "cuda" && !ctx.cuda) {
+      std::fprintf(stderr, "fivsim sweep: --device cuda: %s\n", ctx.device.description.c_str());
+      return kExitError;
+    }
+  }
+  const int size = batch::sweep_dims_size(base.model.dof(), base.model.n_contacts());
+  try {
+    return ctx.single ? run_sweep_sized<float>(ctx, size) : run_sweep_sized<double>(ctx, size);
+  } catch (const InputError& e) {
+    std::fprintf(stderr, "fivsim sweep: %s\n", e.what());
+    return kExitBadInput;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "fivsim sweep: %s\n", e.what());
+    return kExitError;
+  }
+}
+
+}  // namespace fivsim::cli
