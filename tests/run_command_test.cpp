@@ -12,46 +12,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli_test_util.hpp"
+
 namespace {
 
-namespace fs = std::filesystem;
-
-struct Result {
-  int code;
-  std::string out, err;
-};
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// ctest runs every test in its own process, several at once: the capture files carry the pid
-Result fivsim(const std::string& args) {
-  const fs::path dir = fs::temp_directory_path();
-  const std::string tag = std::to_string(::getpid());
-  const fs::path out = dir / ("fivsim_cli_stdout_" + tag + ".txt"), err = dir / ("fivsim_cli_stderr_" + tag + ".txt");
-  const std::string cmd = std::string(FIVSIM_BINARY) + " " + args + " >" + out.string() + " 2>" + err.string();
-  const int raw = std::system(cmd.c_str());
-  Result r{WEXITSTATUS(raw), slurp(out), slurp(err)};
-  fs::remove(out);
-  fs::remove(err);
-  return r;
-}
-
-fs::path fresh_dir(const std::string& name) {
-  const fs::path p = fs::temp_directory_path() / name;
-  fs::remove_all(p);
-  return p;
-}
-
-const std::string kScenarios = FIVSIM_SOURCE_DIR "/scenarios/";
+using namespace fivsim_test;
 
 TEST(RunCommand, WritesTimeseriesAndSummary) {
   const fs::path out = fresh_dir("fivsim_cli_run");
-  const Result r = fivsim("run " + kScenarios + "model1_slow_stribeck.json --quiet --out " + out.string());
+  const Result r = run_fivsim("run " + kScenarios + "model1_slow_stribeck.json --quiet --out " + out.string());
   ASSERT_EQ(r.code, 0) << r.err;
   std::ifstream ts(out / "timeseries.csv");
   std::string header;
@@ -75,7 +44,7 @@ TEST(RunCommand, WritesTimeseriesAndSummary) {
 
 TEST(RunCommand, SetOverridesAndDecimation) {
   const fs::path out = fresh_dir("fivsim_cli_set");
-  const Result r = fivsim("run " + kScenarios + "model1_slow_stribeck.json -q --out " + out.string() +
+  const Result r = run_fivsim("run " + kScenarios + "model1_slow_stribeck.json -q --out " + out.string() +
                           " --set /integrator/t_end=1 --set /analysis/t_transient=0 --set /output/every=10");
   ASSERT_EQ(r.code, 0) << r.err;
   const auto summary = nlohmann::json::parse(slurp(out / "summary.json"));
@@ -90,7 +59,7 @@ TEST(RunCommand, SetOverridesAndDecimation) {
 
 TEST(RunCommand, BadInputExitsTwoWithOneLineAndWritesNothing) {
   const fs::path out = fresh_dir("fivsim_cli_bad");
-  const Result r = fivsim("run " + kScenarios + "model1_slow_stribeck.json --out " + out.string() +
+  const Result r = run_fivsim("run " + kScenarios + "model1_slow_stribeck.json --out " + out.string() +
                           " --set /integrator/dt=-1");
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("/integrator/dt: must be > 0"), std::string::npos) << r.err;
@@ -101,13 +70,13 @@ TEST(RunCommand, BadInputExitsTwoWithOneLineAndWritesNothing) {
 }
 
 TEST(RunCommand, MissingFileIsBadInput) {
-  const Result r = fivsim("validate /nonexistent/scenario.json");
+  const Result r = run_fivsim("validate /nonexistent/scenario.json");
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("cannot be opened"), std::string::npos) << r.err;
 }
 
 TEST(RunCommand, ValidateDescribesTheScenario) {
-  const Result r = fivsim("validate " + kScenarios + "chain5_F15.json");
+  const Result r = run_fivsim("validate " + kScenarios + "chain5_F15.json");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("5 DoF"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("LCP size 10"), std::string::npos) << r.out;
@@ -115,7 +84,7 @@ TEST(RunCommand, ValidateDescribesTheScenario) {
 
 TEST(RunCommand, HelpOnEachVerb) {
   for (const char* verb : {"run", "validate", "compare", "stability"}) {
-    const Result r = fivsim(std::string(verb) + " --help");
+    const Result r = run_fivsim(std::string(verb) + " --help");
     EXPECT_EQ(r.code, 0);
     EXPECT_NE(r.out.find("--set"), std::string::npos) << verb;
   }
@@ -130,7 +99,7 @@ TEST(RunCommand, NonFiniteStateExitsThreeAndKeepsThePartialSeries) {
     "initial": {"q": [1e-3]},
     "integrator": {"dt": 0.1, "t_end": 100}})";
   const fs::path out = dir / "out";
-  const Result r = fivsim("run " + (dir / "s.json").string() + " -q --out " + out.string());
+  const Result r = run_fivsim("run " + (dir / "s.json").string() + " -q --out " + out.string());
   EXPECT_EQ(r.code, 3) << r.err;
   const auto summary = nlohmann::json::parse(slurp(out / "summary.json"));
   EXPECT_EQ(summary["status"], "incomplete");
@@ -147,7 +116,7 @@ TEST(RunCommand, NonFiniteStateExitsThreeAndKeepsThePartialSeries) {
 
 TEST(CompareCommand, WritesTheTablesAndPairsTransitions) {
   const fs::path out = fresh_dir("fivsim_cli_compare");
-  const Result r = fivsim("compare " + kScenarios + "model1_sharp_short_stick.json --quiet --methods moreau,irk4 "
+  const Result r = run_fivsim("compare " + kScenarios + "model1_sharp_short_stick.json --quiet --methods moreau,irk4 "
                           "--dt 0.01,1e-3 --series --out " + out.string());
   ASSERT_EQ(r.code, 0) << r.err;
   for (const char* f : {"compare.md", "compare.csv", "compare.json", "series/reference.csv",
@@ -170,13 +139,13 @@ TEST(CompareCommand, WritesTheTablesAndPairsTransitions) {
 
 TEST(CompareCommand, BadMethodsAndStepsAreBadInput) {
   const fs::path out = fresh_dir("fivsim_cli_compare_bad");
-  Result r = fivsim("compare " + kScenarios + "model1_slow_stribeck.json --methods moreau,euler --out " + out.string());
+  Result r = run_fivsim("compare " + kScenarios + "model1_slow_stribeck.json --methods moreau,euler --out " + out.string());
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("--methods"), std::string::npos) << r.err;
-  r = fivsim("compare " + kScenarios + "model1_slow_stribeck.json --dt 1e-3,-1 --out " + out.string());
+  r = run_fivsim("compare " + kScenarios + "model1_slow_stribeck.json --dt 1e-3,-1 --out " + out.string());
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("--dt"), std::string::npos) << r.err;
-  r = fivsim("compare " + kScenarios + "model1_slow_stribeck.json --set /model/m=0 --out " + out.string());
+  r = run_fivsim("compare " + kScenarios + "model1_slow_stribeck.json --set /model/m=0 --out " + out.string());
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("/model/m"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(out));
@@ -184,7 +153,7 @@ TEST(CompareCommand, BadMethodsAndStepsAreBadInput) {
 
 TEST(StabilityCommand, ModelIICriticalFriction) {
   const fs::path out = fresh_dir("fivsim_cli_stability");
-  const Result r = fivsim("stability " + kScenarios + "model2_example1.json --param /friction/mu --linspace 0 1.5 151 "
+  const Result r = run_fivsim("stability " + kScenarios + "model2_example1.json --param /friction/mu --linspace 0 1.5 151 "
                           "--out " + out.string());
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("1.016666667"), std::string::npos) << r.out;
@@ -199,12 +168,12 @@ TEST(StabilityCommand, ModelIICriticalFriction) {
 
 TEST(StabilityCommand, BadParameterIsBadInput) {
   const fs::path out = fresh_dir("fivsim_cli_stability_bad");
-  Result r = fivsim("stability " + kScenarios + "model2_example2.json --param /friction/mu --out " + out.string());
+  Result r = run_fivsim("stability " + kScenarios + "model2_example2.json --param /friction/mu --out " + out.string());
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("--param"), std::string::npos) << r.err;
-  r = fivsim("stability " + kScenarios + "model2_example1.json --linspace 1 0 5 --out " + out.string());
+  r = run_fivsim("stability " + kScenarios + "model2_example1.json --linspace 1 0 5 --out " + out.string());
   EXPECT_EQ(r.code, 2);
-  r = fivsim("stability " + kScenarios + "model2_example1.json --param /model/m --linspace -1 1 5 --out " + out.string());
+  r = run_fivsim("stability " + kScenarios + "model2_example1.json --param /model/m --linspace -1 1 5 --out " + out.string());
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("/model/m"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(out));

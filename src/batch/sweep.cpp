@@ -21,9 +21,11 @@ int sweep_dims_size(int n_dof, int n_contacts) {
 SweepAnalysis sweep_analysis(const Scenario& sc) {
   SweepAnalysis an;
   const PoincareSettings& p = sc.analysis.poincare;
-  an.section = p.section == "velocity"       ? SectionKind::velocity
+  an.section = p.section == "stick_to_slip"  ? SectionKind::stick_to_slip
+               : p.section == "velocity"     ? SectionKind::velocity
                : p.section == "stroboscopic" ? SectionKind::stroboscopic
                                              : SectionKind::none;
+  an.contact = p.contact;
   an.dof = p.dof;
   an.value = p.value;
   an.direction = p.direction == "down" ? -1 : p.direction == "up" ? 1 : 0;

@@ -311,6 +311,7 @@ int run_sweep(const SweepContext& ctx) {
   summary["classes"] = classes;
   summary["status"] = statuses;
   summary["poincare"] = {{"section", base.analysis.poincare.section},
+                         {"contact", an.contact},
                          {"dof", an.dof},
                          {"value", an.value},
                          {"direction", base.analysis.poincare.direction},

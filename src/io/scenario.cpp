@@ -295,16 +295,7 @@ void default_poincare(Scenario& s) {
     p.section = "stroboscopic";
     p.period = 2.0 * M_PI / s.model.omega;
   } else {
-    p.section = "velocity";
-    p.dof = 0;
-    p.value = 0.0;
-    for (const auto& c : s.model.contacts) {
-      if (c.v_surface != 0.0 && c.w_T.size() > 0 && c.w_T(0) != 0.0) {
-        p.value = c.v_surface / c.w_T(0);
-        break;
-      }
-    }
-    p.direction = "down";
+    p.section = s.model.n_contacts() > 0 ? "stick_to_slip" : "none";
   }
 }
 
@@ -313,8 +304,13 @@ void parse_poincare(JsonObject& an, Scenario& s) {
   if (!an.has("poincare")) return;
   JsonObject po = an.object("poincare");
   PoincareSettings& p = s.analysis.poincare;
-  p.section = po.choice_or("section", "velocity", {"velocity", "stroboscopic", "none"});
-  if (p.section == "velocity") {
+  p.section = po.choice_or("section", p.section, {"stick_to_slip", "velocity", "stroboscopic", "none"});
+  if (p.section == "stick_to_slip") {
+    p.contact = static_cast<int>(po.integer_or("contact", 0, 0));
+    if (p.contact >= s.model.n_contacts())
+      throw InputError(po.pointer_of("contact"),
+                       "must be < " + std::to_string(s.model.n_contacts()) + " (the model's contacts)");
+  } else if (p.section == "velocity") {
     p.dof = static_cast<int>(po.integer_or("dof", 0, 0));
     if (p.dof >= s.model.dof())
       throw InputError(po.pointer_of("dof"), "must be < " + std::to_string(s.model.dof()) + " (the model's DoF)");

@@ -8,7 +8,9 @@
 //   - time fractions in free / stick / slip− / slip+ and the largest LCP residual;
 //   - the last `capacity` transition points (seed 001 Fig. 5: positions at stick↔slip and
 //     separation events) and the last `capacity` Poincaré samples on the scenario's section
-//     (a velocity crossing, interpolated linearly inside the step, or stroboscopic at a period);
+//     (the break-away of a contact after a stick of at least two steps — on a belt, u leaving the
+//     belt speed downwards; a velocity crossing, interpolated linearly inside the step; or
+//     stroboscopic);
 //   - a classification: periodic-N when the Poincaré samples repeat with period N within a
 //     tolerance relative to the attractor's size, quasi-periodic-or-chaotic when they do not,
 //     no-stick-slip without events, diverged on a failed step.
@@ -22,11 +24,12 @@
 
 namespace fivsim {
 
-enum class SectionKind : int { none = 0, velocity = 1, stroboscopic = 2 };
+enum class SectionKind : int { none = 0, velocity = 1, stroboscopic = 2, stick_to_slip = 3 };
 
 // the Poincaré section and the classification settings shared by all cases of a sweep
 struct SweepAnalysis {
-  SectionKind section = SectionKind::velocity;
+  SectionKind section = SectionKind::stick_to_slip;
+  int contact = 0;         // stick_to_slip section: the contact whose break-away is sampled
   int dof = 0;             // velocity section: u[dof] = value
   double value = 0.0;
   int direction = -1;      // −1 crossing from above, +1 from below, 0 both
@@ -57,6 +60,7 @@ struct CaseResult {
   long steps = 0;            // steps completed
   double failed_at = 0.0;    // start time of the failing step
   RunningStats series[NS];   // q.., u.., lamN.., lamT.. after t_transient
+  double max_step_change[2 * D::max_dof] = {};  // largest |Δq_i|, |Δu_i| over one step after t_transient
   long in_state[4] = {0, 0, 0, 0};  // contact-steps in free / stick / slip− / slip+
   long transitions = 0;      // events after t_transient, all contacts
   long section_hits = 0;     // Poincaré samples after t_transient
@@ -103,24 +107,40 @@ FIVSIM_HD inline void push_point(double* points, int kind, long& seen, int capac
 
 }  // namespace detail
 
-// smallest N ≤ max_period with p_i ≈ p_{i+N} for all kept samples (each compared component's
-// difference at most tol × its range over the trajectory); 0 when none
+// the position in the ring of the j-th oldest kept point whose code is `code` (any code when
+// code < −1), or −1
+FIVSIM_HD inline int nth_with_code(const double* points, int kind, long seen, int capacity, int stride, double code,
+                                   int j) {
+  const int kept = static_cast<int>(seen < capacity ? seen : capacity);
+  for (int i = 0; i < kept; ++i) {
+    if (code >= -1.0 && ring_point(points, kind, seen, capacity, stride, i)[1] != code) continue;
+    if (j-- == 0) return i;
+  }
+  return -1;
+}
+
+// smallest N ≤ max_period with p_i ≈ p_{i+N} over the kept points of ring `kind` that carry
+// `code`; 0 when none. `count` is the number of such points. Two samples match when each
+// component differs by at most tol × its range over the trajectory plus its largest change over
+// one step: a sample taken at a step rather than at the exact event moves by up to that much
+// with the phase of the time grid.
 template <class D>
-FIVSIM_HD inline int recurrence_period(const double* points, int kind, long seen, const SweepAnalysis& an, int n_dof,
-                                       const CaseResult<D>& r) {
+FIVSIM_HD inline int recurrence_period(const double* points, int kind, long seen, double code, int count,
+                                       const SweepAnalysis& an, int n_dof, const CaseResult<D>& r) {
   const int stride = point_stride(n_dof);
-  const int kept = static_cast<int>(seen < an.capacity ? seen : an.capacity);
   for (int N = 1; N <= an.max_period; ++N) {
-    if (kept < 2 * N + 2) return 0;
+    if (count < 2 * N + 2) return 0;
     bool repeats = true;
-    for (int i = 0; i + N < kept && repeats; ++i) {
-      const double* a = ring_point(points, kind, seen, an.capacity, stride, i);
-      const double* b = ring_point(points, kind, seen, an.capacity, stride, i + N);
+    for (int i = 0; i + N < count && repeats; ++i) {
+      const double* a =
+          ring_point(points, kind, seen, an.capacity, stride, nth_with_code(points, kind, seen, an.capacity, stride, code, i));
+      const double* b = ring_point(points, kind, seen, an.capacity, stride,
+                                   nth_with_code(points, kind, seen, an.capacity, stride, code, i + N));
       for (int c = 0; c < 2 * n_dof && repeats; ++c) {
         const RunningStats& st = r.series[c];
         const double range = st.max - st.min;
-        const double scale = range > 1e-12 * (1.0 + fabs(st.max)) ? range : 1e-12 * (1.0 + fabs(st.max));
-        repeats = fabs(a[2 + c] - b[2 + c]) <= an.periodic_tol * scale;
+        const double floor = 1e-12 * (1.0 + fabs(st.max));
+        repeats = fabs(a[2 + c] - b[2 + c]) <= an.periodic_tol * (range > floor ? range : floor) + r.max_step_change[c];
       }
     }
     if (repeats) return N;
@@ -128,9 +148,12 @@ FIVSIM_HD inline int recurrence_period(const double* points, int kind, long seen
   return 0;
 }
 
-// classification from the kept points (section samples, else transition points)
+// classification from the kept section samples; without enough of them (a contact that never
+// sticks, a section never crossed), from the stick→slip points of all contacts, else from all
+// transition points
 template <class D>
-FIVSIM_HD inline void classify_case(const double* points, const SweepAnalysis& an, int n_dof, CaseResult<D>& r) {
+FIVSIM_HD inline void classify_case(const double* points, const SweepAnalysis& an, int n_dof, int n_contacts,
+                                    CaseResult<D>& r) {
   r.period_n = 0;
   r.period_s = 0.0;
   if (r.status != Status::ok) {
@@ -141,17 +164,37 @@ FIVSIM_HD inline void classify_case(const double* points, const SweepAnalysis& a
     r.klass = CaseClass::no_stick_slip;
     return;
   }
-  const int kind = r.points_seen[1] >= 4 ? 1 : 0;
-  const long seen = r.points_seen[kind];
-  const int N = recurrence_period(points, kind, seen, an, n_dof, r);
+  const int stride = point_stride(n_dof);
+  int kind = 1;
+  double code = -2.0;  // any
+  long seen = r.points_seen[1];
+  int count = static_cast<int>(seen < an.capacity ? seen : an.capacity);
+  if (count < 4) {
+    kind = 0;
+    seen = r.points_seen[0];
+    const int kept = static_cast<int>(seen < an.capacity ? seen : an.capacity);
+    // stick→slip of whichever contact sticks: its points recur with the orbit
+    for (int c = 0; c < n_contacts; ++c) {
+      const double cc = static_cast<double>(static_cast<int>(EventKind::stick_to_slip) * 64 + c);
+      int n = 0;
+      for (int i = 0; i < kept; ++i) n += ring_point(points, 0, seen, an.capacity, stride, i)[1] == cc ? 1 : 0;
+      if (n >= 4) {
+        code = cc;
+        count = n;
+        break;
+      }
+    }
+    if (code < -1.0) count = kept;
+  }
+  const int N = recurrence_period(points, kind, seen, code, count, an, n_dof, r);
   r.klass = N > 0 ? CaseClass::periodic : CaseClass::chaotic;
   r.period_n = N;
   if (N > 0) {
-    const int stride = point_stride(n_dof);
-    const int kept = static_cast<int>(seen < an.capacity ? seen : an.capacity);
-    const double t0 = ring_point(points, kind, seen, an.capacity, stride, 0)[0];
-    const double t1 = ring_point(points, kind, seen, an.capacity, stride, kept - 1)[0];
-    r.period_s = (t1 - t0) / static_cast<double>(kept - 1) * N;
+    const double t0 = ring_point(points, kind, seen, an.capacity, stride,
+                                 nth_with_code(points, kind, seen, an.capacity, stride, code, 0))[0];
+    const double t1 = ring_point(points, kind, seen, an.capacity, stride,
+                                 nth_with_code(points, kind, seen, an.capacity, stride, code, count - 1))[0];
+    r.period_s = (t1 - t0) / static_cast<double>(count - 1) * N;
   }
 }
 
@@ -167,6 +210,7 @@ FIVSIM_HD inline void run_case_moreau(const CaseSetup<D>& setup, const SweepAnal
   r = CaseResult<D>();
   Vec<T, D::max_dof> q_prev, u_prev;
   ContactState last[D::max_contacts] = {};
+  long stick_from = 0;  // step at which the section contact last began to stick
   for (int i = 0; i < nc; ++i) last[i] = s.contact[i];
   const double t0 = static_cast<double>(s.t);
   const double dt = setup.dt;
@@ -189,13 +233,17 @@ FIVSIM_HD inline void run_case_moreau(const CaseSetup<D>& setup, const SweepAnal
     if (rep.lcp_residual > r.max_lcp_residual) r.max_lcp_residual = rep.lcp_residual;
     const bool settled = t >= setup.t_transient;
 
+    bool break_away = false;
     for (int i = 0; i < nc; ++i) {
       const EventKind e = classify_transition(last[i], s.contact[i]);
       if (e != EventKind::none && settled) {
         ++r.transitions;
         detail::push_point(points, 0, r.points_seen[0], an.capacity, nq, t, static_cast<double>(int(e) * 64 + i),
                            s.q.v, s.u.v);
+        // a stick of a single step is the velocity grazing the belt's, not a stick phase
+        break_away = break_away || (e == EventKind::stick_to_slip && i == an.contact && k - stick_from > 1);
       }
+      if (i == an.contact && s.contact[i] == ContactState::stick && last[i] != ContactState::stick) stick_from = k;
       last[i] = s.contact[i];
     }
     if (!settled) continue;
@@ -203,13 +251,21 @@ FIVSIM_HD inline void run_case_moreau(const CaseSetup<D>& setup, const SweepAnal
     int c = 0;
     for (int i = 0; i < nq; ++i) r.series[c++].add(static_cast<double>(s.q[i]));
     for (int i = 0; i < nq; ++i) r.series[c++].add(static_cast<double>(s.u[i]));
+    for (int i = 0; i < nq; ++i) {
+      const double dq = fabs(static_cast<double>(s.q[i] - q_prev[i])), du = fabs(static_cast<double>(s.u[i] - u_prev[i]));
+      if (dq > r.max_step_change[i]) r.max_step_change[i] = dq;
+      if (du > r.max_step_change[nq + i]) r.max_step_change[nq + i] = du;
+    }
     for (int i = 0; i < nc; ++i) r.series[2 * nq + i].add(static_cast<double>(s.lamN[i]));
     for (int i = 0; i < nc; ++i) r.series[2 * nq + nc + i].add(static_cast<double>(s.lamT[i]));
     for (int i = 0; i < nc; ++i) ++r.in_state[static_cast<int>(s.contact[i])];
 
-    // Poincaré section: the crossing point by linear interpolation inside the step
+    // Poincaré section: the break-away state, or the crossing point by linear interpolation inside
+    // the step
     double theta = -1.0;
-    if (an.section == SectionKind::velocity) {
+    if (an.section == SectionKind::stick_to_slip && break_away) {
+      theta = 1.0;
+    } else if (an.section == SectionKind::velocity) {
       const double eps = opt.stick_tol;
       const double a = static_cast<double>(u_prev[an.dof]) - an.value;
       const double b = static_cast<double>(s.u[an.dof]) - an.value;
@@ -222,7 +278,7 @@ FIVSIM_HD inline void run_case_moreau(const CaseSetup<D>& setup, const SweepAnal
     }
     if (theta >= 0.0 && t_prev >= setup.t_transient) {
       theta = theta > 1.0 ? 1.0 : theta;
-      T qs[D::max_dof], us[D::max_dof];
+      T qs[D::max_dof] = {}, us[D::max_dof] = {};
       for (int i = 0; i < nq; ++i) {
         qs[i] = q_prev[i] + T(theta) * (s.q[i] - q_prev[i]);
         us[i] = u_prev[i] + T(theta) * (s.u[i] - u_prev[i]);
@@ -231,7 +287,7 @@ FIVSIM_HD inline void run_case_moreau(const CaseSetup<D>& setup, const SweepAnal
       detail::push_point(points, 1, r.points_seen[1], an.capacity, nq, t_prev + theta * dt, -1.0, qs, us);
     }
   }
-  classify_case(points, an, nq, r);
+  classify_case(points, an, nq, nc, r);
 }
 
 }  // namespace fivsim

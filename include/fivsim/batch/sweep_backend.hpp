@@ -41,10 +41,11 @@ template <class D>
 std::string run_chunk_cuda(const CaseSetup<D>* setups, long n, const SweepAnalysis& an, const StepOptions& opt,
                            CaseResult<D>* results, double* points, double& kernel_s);
 
-#define FIVSIM_SWEEP_FOR_EACH_DIMS(X)                                                                   \
-  X(SweepDims1<double>) X(SweepDims2<double>) X(SweepDims5<double>) X(SweepDims8<double>)                \
-  X(SweepDimsGeneric<double>) X(SweepDims1<float>) X(SweepDims2<float>) X(SweepDims5<float>)             \
-  X(SweepDims8<float>) X(SweepDimsGeneric<float>)
+#define FIVSIM_SWEEP_DIMS_DOUBLE(X) \
+  X(SweepDims1<double>) X(SweepDims2<double>) X(SweepDims5<double>) X(SweepDims8<double>) X(SweepDimsGeneric<double>)
+#define FIVSIM_SWEEP_DIMS_FLOAT(X) \
+  X(SweepDims1<float>) X(SweepDims2<float>) X(SweepDims5<float>) X(SweepDims8<float>) X(SweepDimsGeneric<float>)
+#define FIVSIM_SWEEP_FOR_EACH_DIMS(X) FIVSIM_SWEEP_DIMS_DOUBLE(X) FIVSIM_SWEEP_DIMS_FLOAT(X)
 
 #define FIVSIM_SWEEP_EXTERN(D)                                                                          \
   extern template void run_chunk_cpu<D>(const CaseSetup<D>*, long, const SweepAnalysis&, const StepOptions&, \

@@ -20,6 +20,9 @@ struct StepOptions {
   LcpOptions lcp;
   double stick_tol = 1e-9;  // |γ_T| below this counts as sticking (velocity units)
   double force_tol = 1e-9;  // a normal force below this counts as separated (force units)
+  // solve the friction LCP of decoupled contacts (Model::decoupled_friction) in closed form
+  // instead of by the chosen solver; the answer is the same up to rounding
+  bool closed_form_decoupled = true;
 };
 
 struct StepReport {
@@ -57,6 +60,39 @@ FIVSIM_HD inline void record_contacts(const Model<D>& m, const LcpVector<typenam
   s.lamN.n = s.lamT.n = m.n_contacts;
 }
 
+// Contacts with given normal impulses Λ_N whose slip velocities do not respond to each other's
+// friction (G_TT diagonal): contact i's LCP rows (γ_L, Λ_R of lcp_build.hpp) involve only its
+// own Λ_L, γ_R, and the solution is the clamp
+//   Λ_T = clamp(−γ_T^free / G_TT,ii, −μ⁺Λ_N, μ⁻Λ_N),  γ_T^free = w_Tᵀu_free − v_s + Σ_j G_TN,ij Λ_N,j
+// (stick inside the bounds, slip+ at −μ⁺Λ_N, slip− at μ⁻Λ_N) — Lemke's answer without the pivots.
+template <class D>
+FIVSIM_HD inline void decoupled_friction_impulses(const Model<D>& m, State<D>& s, typename D::scalar dt,
+                                                  const StepOptions& opt, MoreauWorkspace<D>& ws) {
+  using T = typename D::scalar;
+  const int nc = m.n_contacts;
+  const T impulse_tol = T(opt.force_tol) * dt;
+  const T stick_tol = T(opt.stick_tol);
+  for (int i = 0; i < nc; ++i) {
+    const T pn = ws.lcp.impulse_known[i];
+    T gamma_free = contact_slip_velocity(m, ws.u_free, i);
+    for (int j = 0; j < nc; ++j) gamma_free += m.GTN(i, j) * ws.lcp.impulse_known[j];
+    const T g = m.GTT(i, i);
+    const T lo = -ws.lcp.mu_plus[i] * pn, hi = ws.lcp.mu_minus[i] * pn;
+    T pt = -gamma_free / g;
+    pt = pt < lo ? lo : (pt > hi ? hi : pt);
+    ws.PN[i] = pn;
+    ws.PT[i] = pt;
+    const T gamma_end = gamma_free + g * pt;
+    s.lamN[i] = pn / dt;
+    s.lamT[i] = pt / dt;
+    s.contact[i] = !(pn > impulse_tol)     ? ContactState::free
+                   : gamma_end > stick_tol  ? ContactState::slip_pos
+                   : gamma_end < -stick_tol ? ContactState::slip_neg
+                                            : ContactState::stick;
+  }
+  s.lamN.n = s.lamT.n = nc;
+}
+
 template <class D>
 FIVSIM_HD inline StepReport moreau_step(const Model<D>& m, State<D>& s, typename D::scalar dt,
                                         const StepOptions& opt, MoreauWorkspace<D>& ws) {
@@ -75,7 +111,11 @@ FIVSIM_HD inline StepReport moreau_step(const Model<D>& m, State<D>& s, typename
 
   ws.PN.resize(nc);
   ws.PT.resize(nc);
-  if (nc > 0) {
+  const bool closed_form = m.decoupled_friction && opt.closed_form_decoupled;
+  if (closed_form) {
+    contact_lcp_coefficients(m, s, dt, ws.lcp);
+    decoupled_friction_impulses(m, s, dt, opt, ws);
+  } else if (nc > 0) {
     contact_lcp_coefficients(m, s, dt, ws.lcp);
     moreau_gap_rates(m, s, ws.u_free, dt, ws.gap_rate);
     build_contact_lcp(m, delassus_response(m), ws.gap_rate, ws.u_free, dt, ws.lcp);
@@ -106,7 +146,7 @@ FIVSIM_HD inline StepReport moreau_step(const Model<D>& m, State<D>& s, typename
     s.q[i] += dt * s.u[i];
     finite = finite && is_finite(s.u[i]) && is_finite(s.q[i]);
   }
-  record_contacts(m, ws.x, ws.y, ws.PN, ws.PT, dt, opt, s);
+  if (!closed_form) record_contacts(m, ws.x, ws.y, ws.PN, ws.PT, dt, opt, s);
   s.t += dt;
   if (!finite) rep.status = Status::nonfinite;
   return rep;

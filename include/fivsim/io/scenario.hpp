@@ -23,11 +23,11 @@ struct IntegratorSettings {
   MethodSpec spec() const;
 };
 
-// the Poincaré section of sweeps (batch/case_runner.hpp); by default u[0] crossing the belt speed
-// of contact 0 from above (the start of slip), or stroboscopic at the forcing period when the
-// model is forced
+// the Poincaré section of sweeps (batch/case_runner.hpp); by default the break-away (stick→slip)
+// of contact 0, or stroboscopic at the forcing period when the model is forced
 struct PoincareSettings {
-  std::string section = "velocity";  // velocity | stroboscopic | none
+  std::string section = "stick_to_slip";  // stick_to_slip | velocity | stroboscopic | none
+  int contact = 0;
   int dof = 0;
   double value = 0.0;
   std::string direction = "down";  // down | up | both

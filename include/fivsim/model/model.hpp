@@ -55,6 +55,9 @@ struct Model {
   T gap0[NC];       // gap at q = 0
   FrictionLaw law[NC];
   int normal_slot[NC];  // position of the contact's Λ_N among the LCP unknowns, −1 if given
+  // every normal force is given and G_TT is diagonal: each contact's friction LCP stands alone
+  // (moreau.hpp solves it in closed form)
+  bool decoupled_friction = false;
 };
 
 template <class D>

@@ -113,6 +113,10 @@ void make_model(const ModelDescription& desc, Model<D>& m) {
     m.normal_slot[i] = c.kind == ContactKind::given_normal ? -1 : slot++;
   }
   m.n_normal = slot;
+  bool diagonal = true;
+  for (int i = 0; i < nc; ++i)
+    for (int j = 0; j < nc; ++j) diagonal = diagonal && (i == j || GTT(i, j) == 0.0);
+  m.decoupled_friction = nc > 0 && slot == 0 && diagonal;
 }
 
 }  // namespace fivsim

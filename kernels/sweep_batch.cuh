@@ -1,7 +1,11 @@
-// kernels/sweep_batch.cu — the CUDA backend of `fivsim sweep`: one thread per case runs the shared
+// kernels/sweep_batch.cuh — the CUDA backend of `fivsim sweep`: one thread per case runs the shared
 // case runner (batch/case_runner.hpp: Moreau steps of seed 000 Eq. 8 with the LCPs of Eqs. 12, 14,
 // 28, and the on-the-fly aggregation). Each thread copies its case into local memory, never
 // writes the trajectory, and leaves only its CaseResult and its point rings in device memory.
+// Included by one translation unit per precision (sweep_batch_double.cu, sweep_batch_float.cu),
+// which compile in parallel.
+#pragma once
+
 #include <cuda_runtime.h>
 
 #include <memory>
@@ -51,24 +55,6 @@ struct EventPair {
 
 }  // namespace
 
-CudaDeviceInfo cuda_device_info() {
-  CudaDeviceInfo info;
-  int count = 0;
-  const cudaError_t err = cudaGetDeviceCount(&count);
-  if (err != cudaSuccess || count == 0) {
-    info.description = err != cudaSuccess ? cudaGetErrorString(err) : "no CUDA device";
-    return info;
-  }
-  cudaDeviceProp prop{};
-  cudaGetDeviceProperties(&prop, 0);
-  std::size_t free_b = 0, total_b = 0;
-  cudaMemGetInfo(&free_b, &total_b);
-  info.available = true;
-  info.description = prop.name;
-  info.free_bytes = free_b;
-  return info;
-}
-
 template <class D>
 std::string run_chunk_cuda(const CaseSetup<D>* setups, long n, const SweepAnalysis& an, const StepOptions& opt,
                            CaseResult<D>* results, double* points, double& kernel_s) {
@@ -103,11 +89,5 @@ std::string run_chunk_cuda(const CaseSetup<D>* setups, long n, const SweepAnalys
     err = cudaMemcpy(points, d_points.get(), sizeof(double) * n_points, cudaMemcpyDeviceToHost);
   return err == cudaSuccess ? std::string() : std::string(cudaGetErrorString(err));
 }
-
-#define FIVSIM_SWEEP_INSTANTIATE_CUDA(D)                                                                     \
-  template std::string run_chunk_cuda<D>(const CaseSetup<D>*, long, const SweepAnalysis&, const StepOptions&, \
-                                         CaseResult<D>*, double*, double&);
-FIVSIM_SWEEP_FOR_EACH_DIMS(FIVSIM_SWEEP_INSTANTIATE_CUDA)
-#undef FIVSIM_SWEEP_INSTANTIATE_CUDA
 
 }  // namespace fivsim::batch

@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""GPU sweep benchmark of BENCHMARKS.md: fivsim's figure of merit (case-steps per second for the
+2-DoF chain with Moreau, 10^6 cases x 10^4 steps, scenarios/chain2_bench_random.json) on the CUDA
+backend in double and float and on the CPU backend, beside the JAX peer (scripts/bench_sweep_jax.py)
+on the same GPU in the same command, with the ratios. Optionally the FP64 instruction counts of the
+sweep kernel from Nsight Compute, for the fraction of the GPU's FP64 peak.
+
+usage: scripts/bench_sweep_gpu.py --fivsim build/fivsim [--cases 1000000] [--cpu-cases 30000]
+                                  [--ncu] [--fp64-peak 33.5e12] [--out DIR] [--json FILE]
+Run it with the python3 that has JAX (on the device machines: /opt/torch/.venv/bin/python3).
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SCENARIO = os.path.join(HERE, "..", "scenarios", "chain2_bench_random.json")
+
+
+def sweep(fivsim, out, *extra):
+    cmd = [fivsim, "sweep", SCENARIO, "-q", "--out", out, *extra]
+    print("$", " ".join(cmd), flush=True)
+    subprocess.run(cmd, check=True)
+    with open(os.path.join(out, "summary.json")) as f:
+        s = json.load(f)
+    return {"command": " ".join(cmd), "case_steps_per_s": s["case_steps_per_s"],
+            "end_to_end_case_steps_per_s": s["end_to_end_case_steps_per_s"], "wall_s": s["wall_s"],
+            "setup_s": s["setup_s"], "compute_s": s["compute_s"], "cases": s["cases"], "device": s["device"],
+            "threads": s["threads"], "precision": s["precision"]}
+
+
+def fp64_per_case_step(fivsim, out):
+    """FP64 operations per case-step of the sweep kernel, counted by Nsight Compute"""
+    metrics = ["sm__sass_thread_inst_executed_op_dadd_pred_on.sum", "sm__sass_thread_inst_executed_op_dmul_pred_on.sum",
+               "sm__sass_thread_inst_executed_op_dfma_pred_on.sum"]
+    cases, steps = 20000, 2000
+    cmd = ["ncu", "--clock-control", "none", "--kernel-name", "regex:sweep_kernel", "-c", "1", "--metrics",
+           ",".join(metrics), "--csv", fivsim, "sweep", SCENARIO, "-q", "--out", out, "--device", "cuda",
+           "--set", "/sweep/samples=%d" % cases, "--set", "/integrator/t_end=%g" % (steps * 1e-3),
+           "--set", "/analysis/t_transient=%g" % (steps * 0.5e-3)]
+    print("$", " ".join(cmd), flush=True)
+    res = subprocess.run(cmd, capture_output=True, text=True)
+    counts = {}
+    for line in res.stdout.splitlines():
+        for m in metrics:
+            if '"%s"' % m in line:
+                counts[m] = float(line.rsplit(",", 1)[1].strip('"').replace(",", ""))
+    if len(counts) != 3:
+        print("ncu gave no counts:\n" + res.stdout[-2000:] + res.stderr[-2000:])
+        return None
+    flops = counts[metrics[0]] + counts[metrics[1]] + 2 * counts[metrics[2]]
+    return {"flops_per_case_step": flops / (cases * steps), "counts": counts, "command": " ".join(cmd)}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--fivsim", required=True, help="the fivsim binary")
+    ap.add_argument("--cases", type=int, default=1000000)
+    ap.add_argument("--cpu-cases", type=int, default=30000, help="cases of the CPU backend runs")
+    ap.add_argument("--ncu", action="store_true", help="count FP64 operations with Nsight Compute")
+    ap.add_argument("--fp64-peak", type=float, default=33.5e12,
+                    help="FP64 peak of the GPU without tensor cores (H100 SXM: 33.5e12 per its datasheet)")
+    ap.add_argument("--no-jax", action="store_true")
+    ap.add_argument("--out", default="runs/bench_sweep_gpu")
+    ap.add_argument("--json", default=None)
+    a = ap.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    n = ["--set", "/sweep/samples=%d" % a.cases]
+    rep = {"gpu_double": sweep(a.fivsim, os.path.join(a.out, "gpu_double"), "--device", "cuda", *n),
+           "gpu_float": sweep(a.fivsim, os.path.join(a.out, "gpu_float"), "--device", "cuda", "--precision", "float", *n),
+           "cpu_all": sweep(a.fivsim, os.path.join(a.out, "cpu_all"), "--device", "cpu",
+                            "--set", "/sweep/samples=%d" % a.cpu_cases),
+           "cpu_one": sweep(a.fivsim, os.path.join(a.out, "cpu_one"), "--device", "cpu", "--threads", "1",
+                            "--set", "/sweep/samples=%d" % max(1, a.cpu_cases // 10))}
+    if not a.no_jax:
+        jax_json = os.path.join(a.out, "jax.json")
+        cmd = [sys.executable, os.path.join(HERE, "bench_sweep_jax.py"), "--cases", str(a.cases), "--steps", "10000",
+               "--dt", "1e-3", "--t-transient", "5", "--formulations", "vmap,pallas", "--unrolls", "8",
+               "--pallas-unrolls", "8", "--blocks", "128", "--repeat", "3", "--json", jax_json]
+        print("$", " ".join(cmd), flush=True)
+        subprocess.run(cmd, check=True)
+        with open(jax_json) as f:
+            j = json.load(f)
+        rep["jax"] = {"command": " ".join(cmd), "best": j["best"], "best_xla": j.get("best_xla"),
+                      "version": j.get("jax_version")}
+    if a.ncu:
+        rep["ncu"] = fp64_per_case_step(a.fivsim, os.path.join(a.out, "ncu"))
+
+    g = rep["gpu_double"]["case_steps_per_s"]
+    print("\n%-44s %14s %12s" % ("run", "case-steps/s", "ratio"))
+    print("%-44s %14.3g %12s" % ("fivsim cuda double (kernel)", g, ""))
+    print("%-44s %14.3g %12s" % ("fivsim cuda double (end to end)", rep["gpu_double"]["end_to_end_case_steps_per_s"], ""))
+    print("%-44s %14.3g %11.2fx" % ("fivsim cuda float (kernel)", rep["gpu_float"]["case_steps_per_s"],
+                                    rep["gpu_float"]["case_steps_per_s"] / g))
+    cpu_all, cpu_one = rep["cpu_all"], rep["cpu_one"]
+    print("%-44s %14.3g %12s" % ("fivsim cpu, %d threads" % cpu_all["threads"], cpu_all["case_steps_per_s"], ""))
+    print("%-44s %14.3g %12s" % ("fivsim cpu, 1 thread", cpu_one["case_steps_per_s"], ""))
+    if "jax" in rep:
+        best = rep["jax"]["best"]
+        print("%-44s %14.3g %11.2fx" % ("JAX best (%s)" % best["formulation"], best["rate"], g / best["rate"]))
+        if rep["jax"]["best_xla"]:
+            bx = rep["jax"]["best_xla"]
+            print("%-44s %14.3g %11.2fx" % ("JAX XLA only (%s, unroll %d)" % (bx["formulation"], bx["unroll"]),
+                                            bx["rate"], g / bx["rate"]))
+        print("(ratio = fivsim cuda double / peer)")
+    if rep.get("ncu"):
+        f = rep["ncu"]["flops_per_case_step"]
+        rep["fp64_fraction_of_peak"] = f * g / a.fp64_peak
+        print("FP64 operations per case-step: %.1f; at %.3g case-steps/s: %.3g FLOP/s = %.2f%% of %.3g" %
+              (f, g, f * g, 100 * f * g / a.fp64_peak, a.fp64_peak))
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(rep, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,277 @@
+// tests/case_runner_test.cpp — one case of a sweep (batch/case_runner.hpp): its aggregates against
+// the host driver and the event log, its Poincaré samples against a closed-form oscillator, and its
+// classification against synthetic point sequences and the event-driven reference.
+#include "fivsim/batch/case_runner.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <memory>
+
+#include "fivsim/batch/sweep.hpp"
+#include "fivsim/integrate/event_driven.hpp"
+#include "fivsim/integrate/simulation.hpp"
+#include "fivsim/model/presets.hpp"
+
+namespace fivsim {
+namespace {
+
+using D1 = Dims<double, 1, 1>;
+using D2 = Dims<double, 2, 2>;
+
+// a CaseResult with q and u ranging over [−1, 1] and n points pushed into the section ring
+struct Synthetic {
+  SweepAnalysis an;
+  CaseResult<D1> r;
+  std::vector<double> points;
+  Synthetic() {
+    an.capacity = 32;
+    points.assign(case_points_size(1, an.capacity), 0.0);
+    r.transitions = 100;
+    for (int s = 0; s < 2; ++s) {
+      r.series[s].add(-1.0);
+      r.series[s].add(1.0);
+    }
+  }
+  void push(double t, double q, double u) { detail::push_point(points.data(), 1, r.points_seen[1], an.capacity, 1, t, -1.0, &q, &u); }
+  void classify() { classify_case(points.data(), an, 1, 1, r); }
+};
+
+TEST(CaseRunner, ClassifiesSyntheticSequences) {
+  {
+    Synthetic s;  // a fixed point with noise at 1e-5 of the range: periodic-1, period 2 s
+    for (int i = 0; i < 40; ++i) s.push(2.0 * i, 0.3 + 1e-5 * std::sin(i), -0.2);
+    s.classify();
+    EXPECT_EQ(s.r.klass, CaseClass::periodic);
+    EXPECT_EQ(s.r.period_n, 1);
+    EXPECT_NEAR(s.r.period_s, 2.0, 1e-12);
+  }
+  {
+    Synthetic s;  // alternating between two points: periodic-2
+    for (int i = 0; i < 40; ++i) s.push(i, i % 2 ? 0.5 : -0.4, 0.1);
+    s.classify();
+    EXPECT_EQ(s.r.klass, CaseClass::periodic);
+    EXPECT_EQ(s.r.period_n, 2);
+    EXPECT_NEAR(s.r.period_s, 2.0, 1e-12);
+  }
+  {
+    Synthetic s;  // a 3-cycle
+    const double cycle[3] = {0.1, 0.7, -0.6};
+    for (int i = 0; i < 40; ++i) s.push(i, cycle[i % 3], 0.0);
+    s.classify();
+    EXPECT_EQ(s.r.period_n, 3);
+  }
+  {
+    Synthetic s;  // the logistic map at r = 4 is chaotic
+    double x = 0.123;
+    for (int i = 0; i < 40; ++i) {
+      x = 4 * x * (1 - x);
+      s.push(i, 2 * x - 1, 0.0);
+    }
+    s.classify();
+    EXPECT_EQ(s.r.klass, CaseClass::chaotic);
+  }
+  {
+    Synthetic s;  // a difference of 1e-2 of the range breaks the period at tol 1e-3
+    for (int i = 0; i < 40; ++i) s.push(i, i == 30 ? 0.31 : 0.3, 0.0);
+    s.classify();
+    EXPECT_EQ(s.r.klass, CaseClass::chaotic);
+  }
+  {
+    Synthetic s;
+    s.r.transitions = 0;
+    s.classify();
+    EXPECT_EQ(s.r.klass, CaseClass::no_stick_slip);
+    s.r.status = Status::nonfinite;
+    s.classify();
+    EXPECT_EQ(s.r.klass, CaseClass::diverged);
+  }
+}
+
+template <class D>
+CaseSetup<D> setup_of(const ModelDescription& d, const Eigen::VectorXd& q0, const Eigen::VectorXd& u0, double dt,
+                      long steps, double t_transient) {
+  CaseSetup<D> c;
+  make_model(d, c.model);
+  make_initial_state(c.model, q0, u0, 0.0, StepOptions{}.stick_tol, c.start);
+  c.dt = dt;
+  c.steps = steps;
+  c.t_transient = t_transient;
+  return c;
+}
+
+template <class D>
+struct CaseRun {
+  CaseResult<D> r;
+  std::vector<double> points;
+};
+
+template <class D>
+CaseRun<D> run_case(const CaseSetup<D>& c, const SweepAnalysis& an, const StepOptions& opt = {}) {
+  CaseRun<D> out;
+  out.points.assign(case_points_size(c.model.n_dof, an.capacity), 0.0);
+  auto ws = std::make_unique<MoreauWorkspace<D>>();
+  auto s = std::make_unique<State<D>>();
+  run_case_moreau(c, an, opt, *ws, *s, out.r, out.points.data());
+  return out;
+}
+
+// an undamped oscillator (a belt slider with no normal force): q = cos t. Moreau is symplectic
+// Euler here, so the samples stay on the circle to O(dt)
+TEST(CaseRunner, SectionsSampleAHarmonicOscillator) {
+  SliderBeltParams p;
+  p.m = 1;
+  p.k = 1;
+  p.v0 = 0.5;
+  p.Fn = 0;
+  const double dt = 1e-3;
+  const auto c = setup_of<D1>(make_slider_belt(p), Eigen::VectorXd::Ones(1), Eigen::VectorXd::Zero(1), dt, 40000, 5.0);
+  SweepAnalysis an;
+  an.capacity = 16;
+  an.section = SectionKind::velocity;  // u crosses 0 from above at the maxima of q, t = 2πk
+  an.value = 0.0;
+  an.direction = -1;
+  const auto v = run_case(c, an);
+  EXPECT_EQ(v.r.klass, CaseClass::no_stick_slip);
+  ASSERT_EQ(v.r.section_hits, 6);  // maxima at 2π·1 … 2π·6 inside [5, 40]
+  for (int i = 0; i < 6; ++i) {
+    const double* row = ring_point(v.points.data(), 1, v.r.points_seen[1], an.capacity, point_stride(1), i);
+    EXPECT_NEAR(row[0], 2 * M_PI * (i + 1), 5 * dt);
+    EXPECT_NEAR(row[2], 1.0, 5 * dt);
+    EXPECT_NEAR(row[3], 0.0, 1e-12);
+  }
+  an.section = SectionKind::stroboscopic;  // every π from t = 5: q = cos(5 + kπ) = ±cos 5
+  an.period = M_PI;
+  const auto s = run_case(c, an);
+  EXPECT_EQ(s.r.section_hits, 11);  // 5 + kπ for k = 1 … 11 (the sample at t = 5 itself is not taken)
+  for (int i = 0; i < 11; ++i) {
+    const double* row = ring_point(s.points.data(), 1, s.r.points_seen[1], an.capacity, point_stride(1), i);
+    EXPECT_NEAR(row[0], 5.0 + M_PI * (i + 1), 1e-9);
+    EXPECT_NEAR(row[2], std::cos(row[0]), 5 * dt);
+  }
+}
+
+// the runner's aggregates equal the host driver's over the same steps (simulation.hpp, EventLog)
+template <class D>
+void expect_same_aggregates(const ModelDescription& d, const Eigen::VectorXd& q0, const Eigen::VectorXd& u0, double dt,
+                            long steps, double t_transient) {
+  const auto c = setup_of<D>(d, q0, u0, dt, steps, t_transient);
+  SweepAnalysis an;
+  const auto run = run_case(c, an);
+  ASSERT_EQ(run.r.status, Status::ok);
+
+  auto m = std::make_unique<Model<HostDims>>();
+  make_model(d, *m);
+  auto s = std::make_unique<State<HostDims>>();
+  make_initial_state(*m, q0, u0, 0.0, StepOptions{}.stick_tol, *s);
+  const int nq = m->n_dof, nc = m->n_contacts;
+  std::vector<RunningStats> stats(2 * nq + 2 * nc);
+  long in_state[4] = {0, 0, 0, 0}, events_after = 0;
+  EventLog log;
+  log.start(*m, *s);
+  const RunOutcome out = simulate_moreau(*m, *s, dt, steps, StepOptions{}, [&](const State<HostDims>& st, long, const StepReport&) {
+    const std::size_t before = log.events().size();
+    log.observe(*m, st);
+    if (st.t < t_transient) return;
+    events_after += static_cast<long>(log.events().size() - before);
+    int k = 0;
+    for (int i = 0; i < nq; ++i) stats[k++].add(st.q[i]);
+    for (int i = 0; i < nq; ++i) stats[k++].add(st.u[i]);
+    for (int i = 0; i < nc; ++i) stats[k++].add(st.lamN[i]);
+    for (int i = 0; i < nc; ++i) stats[k++].add(st.lamT[i]);
+    for (int i = 0; i < nc; ++i) ++in_state[static_cast<int>(st.contact[i])];
+  });
+  ASSERT_EQ(out.status, Status::ok);
+  EXPECT_EQ(run.r.steps, steps);
+  EXPECT_EQ(run.r.transitions, events_after);
+  for (int k = 0; k < 4; ++k) EXPECT_EQ(run.r.in_state[k], in_state[k]) << k;
+  for (std::size_t k = 0; k < stats.size(); ++k) {
+    const double tol = 1e-12 * (1 + std::abs(stats[k].rms()));
+    EXPECT_NEAR(run.r.series[k].rms(), stats[k].rms(), tol) << "series " << k;
+    EXPECT_NEAR(run.r.series[k].min, stats[k].min, tol) << "series " << k;
+    EXPECT_NEAR(run.r.series[k].max, stats[k].max, tol) << "series " << k;
+  }
+  EXPECT_LE(run.r.max_lcp_residual, 1e-8);
+}
+
+TEST(CaseRunner, AggregatesEqualTheHostDriver) {
+  const Scenario chain = parse_scenario(load_json_file(FIVSIM_SOURCE_DIR "/scenarios/chain2_F15.json"));
+  expect_same_aggregates<D2>(chain.model, chain.q0, chain.u0, 1e-3, 60000, 20.0);
+  const Scenario mc = parse_scenario(load_json_file(FIVSIM_SOURCE_DIR "/scenarios/model2_example2.json"));
+  expect_same_aggregates<D2>(mc.model, mc.q0, mc.u0, 1e-3, 5000, 1.0);
+}
+
+// distinct break-away positions of contact 0 after t_transient in the event-driven reference:
+// the number of points of the cycle (0 when they do not recur with period ≤ 8)
+int reference_period(const Scenario& sc, double t_end, double t_transient, double tol) {
+  const EventDrivenOutcome ref =
+      simulate_event_driven(sc.model, sc.q0, sc.u0, 0.0, t_end, t_end, EventDrivenOptions{}, [](const auto&) {});
+  std::vector<std::vector<double>> pts;
+  double lo = 1e300, hi = -1e300;
+  for (const Event& e : ref.events) {
+    if (e.t < t_transient || e.contact != 0 || e.kind != EventKind::stick_to_slip) continue;
+    pts.push_back(e.q);
+    lo = std::min(lo, e.q[0]);
+    hi = std::max(hi, e.q[0]);
+  }
+  const double scale = std::max(hi - lo, 1e-9);
+  for (int N = 1; N <= 8; ++N) {
+    bool ok = static_cast<int>(pts.size()) >= 2 * N + 2;
+    for (std::size_t i = 0; ok && i + N < pts.size(); ++i)
+      for (std::size_t c = 0; c < pts[i].size(); ++c) ok = ok && std::abs(pts[i][c] - pts[i + N][c]) <= tol * scale;
+    if (ok) return N;
+  }
+  return 0;
+}
+
+CaseClass classify_scenario(const Scenario& sc, int& period_n) {
+  const auto c = setup_of<D2>(sc.model, sc.q0, sc.u0, sc.integrator.dt, sc.integrator.steps, sc.analysis.t_transient);
+  const auto run = run_case(c, batch::sweep_analysis(sc));
+  period_n = run.r.period_n;
+  return run.r.klass;
+}
+
+TEST(CaseRunner, ClassesAgreeWithTheEventDrivenReference) {
+  // Model I: a 1-DoF slider has a period-1 stick-slip cycle
+  {
+    const Scenario sc = parse_scenario(load_json_file(FIVSIM_SOURCE_DIR "/scenarios/model1_slow_stribeck.json"));
+    const auto c = setup_of<D1>(sc.model, sc.q0, sc.u0, 1e-3, 40000, 10.0);
+    const auto run = run_case(c, batch::sweep_analysis(sc));
+    EXPECT_EQ(run.r.klass, CaseClass::periodic);
+    EXPECT_EQ(run.r.period_n, 1);
+    EXPECT_EQ(reference_period(sc, 40.0, 10.0, 1e-3), 1);
+  }
+  // the 2-DoF chain of seed 001 at 24 N (two break-aways of slider 1 per cycle) and 12 N (chaotic)
+  json doc = load_json_file(FIVSIM_SOURCE_DIR "/scenarios/chain2_F15.json");
+  doc["integrator"]["t_end"] = 300.0;
+  doc["analysis"]["t_transient"] = 150.0;
+  doc["model"]["Fn"] = 24.0;
+  int n = 0;
+  const Scenario f24 = parse_scenario(doc);
+  EXPECT_EQ(classify_scenario(f24, n), CaseClass::periodic);
+  EXPECT_EQ(n, reference_period(f24, 300.0, 150.0, 1e-3));
+  EXPECT_EQ(n, 2);
+  doc["model"]["Fn"] = 12.0;
+  const Scenario f12 = parse_scenario(doc);
+  EXPECT_EQ(classify_scenario(f12, n), CaseClass::chaotic);
+  EXPECT_EQ(reference_period(f12, 300.0, 150.0, 1e-3), 0);
+}
+
+TEST(CaseRunner, ClosedFormFrictionEqualsLemke) {
+  // decoupled given-normal contacts: the clamp of moreau.hpp against the Lemke path
+  const Scenario chain = parse_scenario(load_json_file(FIVSIM_SOURCE_DIR "/scenarios/chain2_F15.json"));
+  const auto c = setup_of<D2>(chain.model, chain.q0, chain.u0, 1e-3, 20000, 5.0);
+  ASSERT_TRUE(c.model.decoupled_friction);
+  SweepAnalysis an;
+  StepOptions lemke;
+  lemke.closed_form_decoupled = false;
+  const auto a = run_case(c, an), b = run_case(c, an, lemke);
+  EXPECT_EQ(a.r.transitions, b.r.transitions);
+  for (int k = 0; k < 8; ++k) EXPECT_NEAR(a.r.series[k].rms(), b.r.series[k].rms(), 1e-9 * (1 + b.r.series[k].rms()));
+  for (int k = 0; k < 4; ++k) EXPECT_EQ(a.r.in_state[k], b.r.in_state[k]);
+  const Scenario mc = parse_scenario(load_json_file(FIVSIM_SOURCE_DIR "/scenarios/model2_example2.json"));
+  EXPECT_FALSE(setup_of<D2>(mc.model, mc.q0, mc.u0, 1e-3, 1, 0.0).model.decoupled_friction);  // spring contact
+}
+
+}  // namespace
+}  // namespace fivsim
