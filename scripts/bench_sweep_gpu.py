@@ -10,6 +10,7 @@ usage: scripts/bench_sweep_gpu.py --fivsim build/fivsim [--cases 1000000] [--cpu
 Run it with the python3 that has JAX (on the device machines: /opt/torch/.venv/bin/python3).
 """
 import argparse
+import csv
 import json
 import os
 import subprocess
@@ -43,10 +44,11 @@ def fp64_per_case_step(fivsim, out):
     print("$", " ".join(cmd), flush=True)
     res = subprocess.run(cmd, capture_output=True, text=True)
     counts = {}
-    for line in res.stdout.splitlines():
+    for row in csv.reader(res.stdout.splitlines()):
         for m in metrics:
-            if '"%s"' % m in line:
-                counts[m] = float(line.rsplit(",", 1)[1].strip('"').replace(",", ""))
+            if m in row:
+                # the last field is the value, printed with thousands separators
+                counts[m] = float(row[-1].replace(",", ""))
     if len(counts) != 3:
         print("ncu gave no counts:\n" + res.stdout[-2000:] + res.stderr[-2000:])
         return None

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The run command (README): install what the build needs, build fivsim if needed, run it.
-# Without arguments it runs the README demo scenario.
+# Without arguments it runs the README demo: the 2-DoF chain load sweep and its bifurcation diagram.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh >/dev/null
@@ -10,6 +10,7 @@ if [[ ! -x "$build_dir/fivsim" ]] || [[ -n "$(find src include kernels CMakeList
   cmake --build "$build_dir" -j "$(nproc)" --target fivsim
 fi
 if [[ $# -eq 0 ]]; then
-  set -- run scenarios/model1_slow_stribeck.json
+  "$build_dir/fivsim" sweep scenarios/chain2_load_sweep.json --out runs/chain2_load_sweep
+  exec scripts/plot_bifurcation.py runs/chain2_load_sweep --panels poincare:q1,stick_to_slip@0:q0
 fi
 exec "$build_dir/fivsim" "$@"

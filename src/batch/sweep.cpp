@@ -12,10 +12,11 @@
 namespace fivsim::batch {
 
 int sweep_dims_size(int n_dof, int n_contacts) {
+  if (n_dof == n_contacts && (n_dof == 1 || n_dof == 2 || n_dof == 5)) return n_dof;
   const int need = n_dof > n_contacts ? n_dof : n_contacts;
-  for (int size : {1, 2, 5, 8})
-    if (need <= size) return size;
-  return n_dof <= SweepDimsGeneric<double>::max_dof && n_contacts <= SweepDimsGeneric<double>::max_contacts ? 24 : 0;
+  if (need <= 2) return 102;
+  if (need <= 8) return 108;
+  return n_dof <= SweepDimsGeneric<double>::max_dof && n_contacts <= SweepDimsGeneric<double>::max_contacts ? 124 : 0;
 }
 
 SweepAnalysis sweep_analysis(const Scenario& sc) {

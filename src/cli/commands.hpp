@@ -38,7 +38,7 @@ struct StabilityArgs : ScenarioArgs {
 };
 
 struct SweepArgs : ScenarioArgs {
-  std::string out;                 // empty: runs/<name>_sweep
+  std::string out;                 // empty: runs/<name>
   std::string device = "auto";     // auto | cpu | cuda
   std::string precision = "double";
   long chunk = 0;                  // cases per chunk; 0: from device memory (CUDA) or 16384 (CPU)

@@ -30,7 +30,7 @@ int main(int argc, char** argv) {
       "run every case of the scenario's sweep block (grid, zip, random) on the GPU or all CPU cores; writes "
       "cases.csv, points.csv and summary.json into --out");
   sweep_cmd->add_option("scenario", sweep.scenario, "scenario JSON file with a sweep block")->required();
-  sweep_cmd->add_option("--out", sweep.out, "output folder (default runs/<name>_sweep)");
+  sweep_cmd->add_option("--out", sweep.out, "output folder (default runs/<name>)");
   sweep_cmd->add_option("--set", sweep.set, "override a value: /json/pointer=value (repeatable)");
   sweep_cmd->add_option("--device", sweep.device, "auto (CUDA when a device is present), cpu or cuda")
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}))

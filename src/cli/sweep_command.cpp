@@ -222,7 +222,7 @@ int run_sweep(const SweepContext& ctx) {
   chunk = std::min(chunk, n_cases);
   const long n_chunks = (n_cases + chunk - 1) / chunk;
 
-  StagedDirectory dir(ctx.args.out.empty() ? std::filesystem::path("runs") / (base.name + "_sweep")
+  StagedDirectory dir(ctx.args.out.empty() ? std::filesystem::path("runs") / base.name
                                            : std::filesystem::path(ctx.args.out));
   CsvWriter cases(dir.file("cases.csv"));
   cases.field("case");
@@ -298,7 +298,7 @@ int run_sweep(const SweepContext& ctx) {
   summary["device"] = ctx.cuda ? ctx.device.description : "cpu";
   summary["threads"] = ctx.cuda ? 0 : (ctx.args.threads > 0 ? ctx.args.threads : omp_get_max_threads());
   summary["precision"] = ctx.single ? "float" : "double";
-  summary["instantiation"] = {{"max_dof", D::max_dof}, {"max_contacts", D::max_contacts}};
+  summary["instantiation"] = {{"max_dof", D::max_dof}, {"max_contacts", D::max_contacts}, {"exact", D::exact}};
   summary["chunks"] = n_chunks;
   summary["chunk_size"] = chunk;
   summary["method"] = "moreau";
@@ -335,9 +335,10 @@ template <class T>
 int run_sweep_sized(const SweepContext& ctx, int size) {
   switch (size) {
     case 1: return run_sweep<batch::SweepDims1<T>>(ctx);
-    case 2: return run_sweep<batch::SweepDims2<T>>(ctx);
-    case 5: return run_sweep<batch::SweepDims5<T>>(ctx);
-    case 8: return run_sweep<batch::SweepDims8<T>>(ctx);
+    case 2: return run_sweep<batch::SweepDimsExact2<T>>(ctx);
+    case 5: return run_sweep<batch::SweepDimsExact5<T>>(ctx);
+    case 102: return run_sweep<batch::SweepDims2<T>>(ctx);
+    case 108: return run_sweep<batch::SweepDims8<T>>(ctx);
     default: return run_sweep<batch::SweepDimsGeneric<T>>(ctx);
   }
 }

@@ -51,7 +51,7 @@ Batch<D> make_batch(long n, bool single) {
 TEST(SweepGpu, DoubleMatchesCpu) {
   const auto info = batch::cuda_device_info();
   if (!info.available) GTEST_SKIP() << "no CUDA device: " << info.description;
-  auto b = make_batch<batch::SweepDims2<double>>(512, false);
+  auto b = make_batch<batch::SweepDimsExact2<double>>(512, false);
   for (std::size_t c = 0; c < b.cpu.size(); ++c) {
     const auto &x = b.cpu[c], &y = b.gpu[c];
     ASSERT_EQ(x.status, y.status) << "case " << c;
@@ -72,7 +72,7 @@ TEST(SweepGpu, DoubleMatchesCpu) {
 TEST(SweepGpu, FloatMatchesCpuFloat) {
   const auto info = batch::cuda_device_info();
   if (!info.available) GTEST_SKIP() << "no CUDA device: " << info.description;
-  auto b = make_batch<batch::SweepDims2<float>>(256, true);
+  auto b = make_batch<batch::SweepDimsExact2<float>>(256, true);
   for (std::size_t c = 0; c < b.cpu.size(); ++c) {
     const auto &x = b.cpu[c], &y = b.gpu[c];
     ASSERT_EQ(x.status, y.status) << "case " << c;

@@ -204,7 +204,7 @@ FIVSIM_HD inline void run_case_moreau(const CaseSetup<D>& setup, const SweepAnal
                                       MoreauWorkspace<D>& ws, State<D>& s, CaseResult<D>& r, double* points) {
   using T = typename D::scalar;
   const Model<D>& m = setup.model;
-  const int nq = m.n_dof, nc = m.n_contacts;
+  const int nq = dof_count(m), nc = contact_count(m);
   s = setup.start;
   ws.has_basis = false;
   r = CaseResult<D>();

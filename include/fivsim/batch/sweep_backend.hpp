@@ -12,12 +12,16 @@ namespace fivsim::batch {
 
 // the instantiations of the batch path: models up to 1, 2, 5 or 8 DoF and contacts, and a
 // generic one for up to 24 DoF and 8 contacts (24 LCP unknowns, DESIGN.md §3)
+// exact sizes (as many contacts as DoF: sliders on a belt) unroll every loop; the others hold
+// any model up to their capacity
 template <class T>
-using SweepDims1 = Dims<T, 1, 1>;
+using SweepDims1 = Dims<T, 1, 1, true>;
+template <class T>
+using SweepDimsExact2 = Dims<T, 2, 2, true>;
+template <class T>
+using SweepDimsExact5 = Dims<T, 5, 5, true>;
 template <class T>
 using SweepDims2 = Dims<T, 2, 2>;
-template <class T>
-using SweepDims5 = Dims<T, 5, 5>;
 template <class T>
 using SweepDims8 = Dims<T, 8, 8>;
 template <class T>
@@ -41,10 +45,12 @@ template <class D>
 std::string run_chunk_cuda(const CaseSetup<D>* setups, long n, const SweepAnalysis& an, const StepOptions& opt,
                            CaseResult<D>* results, double* points, double& kernel_s);
 
-#define FIVSIM_SWEEP_DIMS_DOUBLE(X) \
-  X(SweepDims1<double>) X(SweepDims2<double>) X(SweepDims5<double>) X(SweepDims8<double>) X(SweepDimsGeneric<double>)
-#define FIVSIM_SWEEP_DIMS_FLOAT(X) \
-  X(SweepDims1<float>) X(SweepDims2<float>) X(SweepDims5<float>) X(SweepDims8<float>) X(SweepDimsGeneric<float>)
+#define FIVSIM_SWEEP_DIMS_DOUBLE(X)                                                               \
+  X(SweepDims1<double>) X(SweepDimsExact2<double>) X(SweepDimsExact5<double>) X(SweepDims2<double>) \
+  X(SweepDims8<double>) X(SweepDimsGeneric<double>)
+#define FIVSIM_SWEEP_DIMS_FLOAT(X)                                                                                   \
+  X(SweepDims1<float>) X(SweepDimsExact2<float>) X(SweepDimsExact5<float>) X(SweepDims2<float>) X(SweepDims8<float>) \
+  X(SweepDimsGeneric<float>)
 #define FIVSIM_SWEEP_FOR_EACH_DIMS(X) FIVSIM_SWEEP_DIMS_DOUBLE(X) FIVSIM_SWEEP_DIMS_FLOAT(X)
 
 #define FIVSIM_SWEEP_EXTERN(D)                                                                          \

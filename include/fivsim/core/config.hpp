@@ -16,13 +16,16 @@ namespace fivsim {
 using real = double;
 
 // capacities of one instantiation of the step path: NQ degrees of freedom, NC contacts,
-// and at most 3 LCP unknowns per contact (seed 000 Eq. 12: Λ_N, Λ_L, γ_R)
-template <class T, int NQ, int NC>
+// and at most 3 LCP unknowns per contact (seed 000 Eq. 12: Λ_N, Λ_L, γ_R). An exact
+// instantiation holds models of exactly NQ DoF and NC contacts: the sizes are then compile-time
+// constants, loops unroll and a case's arrays can live in registers (the batch kernels)
+template <class T, int NQ, int NC, bool Exact = false>
 struct Dims {
   using scalar = T;
   static constexpr int max_dof = NQ;
   static constexpr int max_contacts = NC;
   static constexpr int max_lcp = 3 * NC;
+  static constexpr bool exact = Exact;
 };
 
 // the generic host instantiation: any model the scenario parser accepts fits in it

@@ -52,12 +52,13 @@ FIVSIM_HD inline void record_contacts(const Model<D>& m, const LcpVector<typenam
                                       typename D::scalar dt, const StepOptions& opt, State<D>& s) {
   using T = typename D::scalar;
   const T impulse_tol = T(opt.force_tol) * dt;
-  for (int i = 0; i < m.n_contacts; ++i) {
+  const int nc = contact_count(m);
+  for (int i = 0; i < nc; ++i) {
     s.lamN[i] = PN[i] / dt;
     s.lamT[i] = PT[i] / dt;
     s.contact[i] = contact_state_from_lcp(m, x, y, PN[i], i, impulse_tol, T(opt.stick_tol));
   }
-  s.lamN.n = s.lamT.n = m.n_contacts;
+  s.lamN.n = s.lamT.n = nc;
 }
 
 // Contacts with given normal impulses Λ_N whose slip velocities do not respond to each other's
@@ -69,7 +70,7 @@ template <class D>
 FIVSIM_HD inline void decoupled_friction_impulses(const Model<D>& m, State<D>& s, typename D::scalar dt,
                                                   const StepOptions& opt, MoreauWorkspace<D>& ws) {
   using T = typename D::scalar;
-  const int nc = m.n_contacts;
+  const int nc = contact_count(m);
   const T impulse_tol = T(opt.force_tol) * dt;
   const T stick_tol = T(opt.stick_tol);
   for (int i = 0; i < nc; ++i) {
@@ -98,8 +99,8 @@ FIVSIM_HD inline StepReport moreau_step(const Model<D>& m, State<D>& s, typename
                                         const StepOptions& opt, MoreauWorkspace<D>& ws) {
   using T = typename D::scalar;
   StepReport rep;
-  const int nq = m.n_dof;
-  const int nc = m.n_contacts;
+  const int nq = dof_count(m);
+  const int nc = contact_count(m);
 
   smooth_force(m, s, ws.h);
   ws.u_free.n = nq;

@@ -42,8 +42,9 @@ template <class D>
 FIVSIM_HD inline void contact_lcp_coefficients(const Model<D>& m, const State<D>& s,
                                                typename D::scalar dt, ContactLcp<D>& lcp) {
   using T = typename D::scalar;
-  lcp.mu_plus.n = lcp.mu_minus.n = lcp.impulse_known.n = m.n_contacts;
-  for (int i = 0; i < m.n_contacts; ++i) {
+  const int nc = contact_count(m);
+  lcp.mu_plus.n = lcp.mu_minus.n = lcp.impulse_known.n = nc;
+  for (int i = 0; i < nc; ++i) {
     const T v = contact_slip_velocity(m, s.u, i);
     friction_bounds(m.law[i], v, lcp.mu_plus[i], lcp.mu_minus[i]);
     lcp.impulse_known[i] = m.kind[i] == ContactKind::given_normal ? m.Fn[i] * dt : T(0);
@@ -77,7 +78,7 @@ FIVSIM_HD inline void build_contact_lcp(const Model<D>& m, const ContactResponse
                                         typename D::scalar dt, ContactLcp<D>& lcp) {
   using T = typename D::scalar;
   const int k = m.n_normal;
-  const int nc = m.n_contacts;
+  const int nc = contact_count(m);
   const int n = k + 2 * nc;
   auto& A = lcp.A;
   auto& b = lcp.b;
@@ -140,14 +141,15 @@ FIVSIM_HD inline void moreau_gap_rates(const Model<D>& m, const State<D>& s,
                                        const Vec<typename D::scalar, Cap>& u_free, typename D::scalar dt,
                                        Vec<typename D::scalar, CapG>& gap_rate) {
   using T = typename D::scalar;
-  gap_rate.n = m.n_contacts;
-  for (int i = 0; i < m.n_contacts; ++i) {
+  const int nc = contact_count(m);
+  gap_rate.n = nc;
+  for (int i = 0; i < nc; ++i) {
     if (m.normal_slot[i] < 0) {
       gap_rate[i] = T(0);
       continue;
     }
     T g = contact_gap(m, s, i) / dt;
-    for (int d = 0; d < m.n_dof; ++d) g += m.WN(d, i) * u_free[d];
+    for (int d = 0; d < dof_count(m); ++d) g += m.WN(d, i) * u_free[d];
     gap_rate[i] = g;
   }
 }
@@ -159,8 +161,9 @@ FIVSIM_HD inline void contact_impulses(const Model<D>& m, const ContactLcp<D>& l
                                        Vec<typename D::scalar, CapOut>& PN,
                                        Vec<typename D::scalar, CapOut>& PT) {
   const int k = m.n_normal;
-  PN.n = PT.n = m.n_contacts;
-  for (int i = 0; i < m.n_contacts; ++i) {
+  const int nc = contact_count(m);
+  PN.n = PT.n = nc;
+  for (int i = 0; i < nc; ++i) {
     const int si = m.normal_slot[i];
     PN[i] = si >= 0 ? x[si] : lcp.impulse_known[i];
     PT[i] = lcp.mu_minus[i] * PN[i] - x[k + i];
@@ -177,7 +180,7 @@ FIVSIM_HD inline ContactState contact_state_from_lcp(const Model<D>& m,
                                                      typename D::scalar impulse_tol,
                                                      typename D::scalar stick_tol) {
   const int k = m.n_normal;
-  const int nc = m.n_contacts;
+  const int nc = contact_count(m);
   if (!(normal_impulse > impulse_tol)) return ContactState::free;
   if (x[k + nc + i] > stick_tol) return ContactState::slip_pos;
   if (y[k + i] > stick_tol) return ContactState::slip_neg;

@@ -69,15 +69,29 @@ struct State {
   ContactState contact[D::max_contacts];
 };
 
+// the model's sizes: compile-time constants in an exact instantiation (config.hpp)
+template <class D>
+FIVSIM_HD inline int dof_count(const Model<D>& m) {
+  if constexpr (D::exact) return D::max_dof;
+  else return m.n_dof;
+}
+
+template <class D>
+FIVSIM_HD inline int contact_count(const Model<D>& m) {
+  if constexpr (D::exact) return D::max_contacts;
+  else return m.n_contacts;
+}
+
 // external force f(t)
 template <class D, int Cap>
 FIVSIM_HD inline void external_force(const Model<D>& m, typename D::scalar t,
                                      Vec<typename D::scalar, Cap>& f) {
   using T = typename D::scalar;
-  f.n = m.n_dof;
+  const int nq = dof_count(m);
+  f.n = nq;
   const T s = m.omega != T(0) ? sin(m.omega * t) : T(0);
   const T c = m.omega != T(0) ? cos(m.omega * t) : T(1);
-  for (int i = 0; i < m.n_dof; ++i) f[i] = m.f0[i] + m.f_sin[i] * s + m.f_cos[i] * c;
+  for (int i = 0; i < nq; ++i) f[i] = m.f0[i] + m.f_sin[i] * s + m.f_cos[i] * c;
 }
 
 // h = f(t) − C u − K q   (seed 000 Eq. 25 without the contact forces)
@@ -86,9 +100,10 @@ FIVSIM_HD inline void smooth_force(const Model<D>& m, const State<D>& s,
                                    Vec<typename D::scalar, Cap>& h) {
   using T = typename D::scalar;
   external_force(m, s.t, h);
-  for (int i = 0; i < m.n_dof; ++i) {
+  const int nq = dof_count(m);
+  for (int i = 0; i < nq; ++i) {
     T acc = h[i];
-    for (int j = 0; j < m.n_dof; ++j) acc -= m.C(i, j) * s.u[j] + m.K(i, j) * s.q[j];
+    for (int j = 0; j < nq; ++j) acc -= m.C(i, j) * s.u[j] + m.K(i, j) * s.q[j];
     h[i] = acc;
   }
 }
@@ -97,7 +112,7 @@ FIVSIM_HD inline void smooth_force(const Model<D>& m, const State<D>& s,
 template <class D, int Cap>
 FIVSIM_HD inline typename D::scalar contact_gap(const Model<D>& m, const Vec<typename D::scalar, Cap>& q, int i) {
   typename D::scalar g = m.gap0[i];
-  for (int k = 0; k < m.n_dof; ++k) g += m.WN(k, i) * q[k];
+  for (int k = 0; k < dof_count(m); ++k) g += m.WN(k, i) * q[k];
   return g;
 }
 
@@ -112,7 +127,7 @@ FIVSIM_HD inline typename D::scalar contact_slip_velocity(const Model<D>& m,
                                                           const Vec<typename D::scalar, Cap>& u,
                                                           int i) {
   typename D::scalar g = -m.v_surface[i];
-  for (int k = 0; k < m.n_dof; ++k) g += m.WT(k, i) * u[k];
+  for (int k = 0; k < dof_count(m); ++k) g += m.WT(k, i) * u[k];
   return g;
 }
 

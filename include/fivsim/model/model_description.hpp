@@ -63,6 +63,10 @@ void make_model(const ModelDescription& desc, Model<D>& m) {
   if (nc > D::max_contacts)
     throw ModelError("model has " + std::to_string(nc) + " contacts; at most " +
                      std::to_string(D::max_contacts) + " are supported");
+  if (D::exact && (n != D::max_dof || nc != D::max_contacts))
+    throw ModelError("an exact instantiation holds " + std::to_string(D::max_dof) + " DoF and " +
+                     std::to_string(D::max_contacts) + " contacts, not " + std::to_string(n) + " and " +
+                     std::to_string(nc));
   Eigen::LLT<Eigen::MatrixXd> llt(desc.M);
   if (llt.info() != Eigen::Success || !desc.M.isApprox(desc.M.transpose()))
     throw ModelError("mass matrix is not symmetric positive definite");
