@@ -41,7 +41,7 @@ struct SweepArgs : ScenarioArgs {
   std::string out;                 // empty: runs/<name>
   std::string device = "auto";     // auto | cpu | cuda
   std::string precision = "double";
-  long chunk = 0;                  // cases per chunk; 0: from device memory (CUDA) or 16384 (CPU)
+  long chunk = 0;                  // cases per chunk; 0: from device memory (CUDA) or 256 per thread (CPU)
   int threads = 0;                 // CPU backend threads; 0: all cores
   bool quiet = false;
 };

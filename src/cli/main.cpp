@@ -38,7 +38,7 @@ int main(int argc, char** argv) {
   sweep_cmd->add_option("--precision", sweep.precision, "double or float")
       ->check(CLI::IsMember({"double", "float"}))
       ->capture_default_str();
-  sweep_cmd->add_option("--chunk", sweep.chunk, "cases per chunk (default: from free GPU memory, 16384 on CPU)")
+  sweep_cmd->add_option("--chunk", sweep.chunk, "cases per chunk (default: half the free GPU memory, 256 per thread on CPU)")
       ->check(CLI::PositiveNumber);
   sweep_cmd->add_option("--threads", sweep.threads, "CPU backend threads (default: all cores)")
       ->check(CLI::PositiveNumber);

@@ -211,12 +211,15 @@ int run_sweep(const SweepContext& ctx) {
       throw InputError("/output/trajectories", "case " + std::to_string(c) + " does not exist (the sweep has " +
                                                   std::to_string(n_cases) + " cases)");
 
-  // chunk: what fits in half the free device memory, or a size that keeps every core busy
+  // chunk: what fits in half the free device memory; on the CPU 256 cases per thread, small
+  // enough for the progress line to move and large enough that a chunk's overhead vanishes
   const double per_case_bytes = static_cast<double>(sizeof(CaseSetup<D>) + sizeof(CaseResult<D>)) +
                                 8.0 * static_cast<double>(case_points_size(nq, an.capacity));
+  const int threads = ctx.args.threads > 0 ? ctx.args.threads : omp_get_max_threads();
   long chunk = ctx.args.chunk;
   if (chunk <= 0) {
-    chunk = ctx.cuda ? static_cast<long>(0.5 * static_cast<double>(ctx.device.free_bytes) / per_case_bytes) : 16384;
+    chunk = ctx.cuda ? static_cast<long>(0.5 * static_cast<double>(ctx.device.free_bytes) / per_case_bytes)
+                     : 256L * threads;
     chunk = std::clamp<long>(chunk, 1, 1L << 21);
   }
   chunk = std::min(chunk, n_cases);
@@ -296,7 +299,7 @@ int run_sweep(const SweepContext& ctx) {
   summary["cases"] = n_cases;
   summary["backend"] = ctx.cuda ? "cuda" : "cpu";
   summary["device"] = ctx.cuda ? ctx.device.description : "cpu";
-  summary["threads"] = ctx.cuda ? 0 : (ctx.args.threads > 0 ? ctx.args.threads : omp_get_max_threads());
+  summary["threads"] = ctx.cuda ? 0 : threads;
   summary["precision"] = ctx.single ? "float" : "double";
   summary["instantiation"] = {{"max_dof", D::max_dof}, {"max_contacts", D::max_contacts}, {"exact", D::exact}};
   summary["chunks"] = n_chunks;
