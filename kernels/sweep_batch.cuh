@@ -16,15 +16,16 @@ namespace fivsim::batch {
 namespace {
 
 template <class D>
-__global__ void sweep_kernel(const CaseSetup<D>* __restrict__ setups, long n, SweepAnalysis an, StepOptions opt,
-                             CaseResult<D>* __restrict__ results, double* __restrict__ points, long per_case) {
+__global__ void sweep_kernel(const CaseSetup<D>* __restrict__ setups, const RkStepMap<D>* __restrict__ rk_maps,
+                             long n, SweepAnalysis an, StepOptions opt, CaseResult<D>* __restrict__ results,
+                             double* __restrict__ points, long per_case) {
   const long c = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (c >= n) return;
   const CaseSetup<D> setup = setups[c];
-  MoreauWorkspace<D> ws;
+  CaseWorkspace<D> ws;
   State<D> s;
   CaseResult<D> r;
-  run_case_moreau(setup, an, opt, ws, s, r, points + c * per_case);
+  run_case(setup, rk_maps ? rk_maps + c : nullptr, an, opt, ws, s, r, points + c * per_case);
   results[c] = r;
 }
 
@@ -56,8 +57,8 @@ struct EventPair {
 }  // namespace
 
 template <class D>
-std::string run_chunk_cuda(const CaseSetup<D>* setups, long n, const SweepAnalysis& an, const StepOptions& opt,
-                           CaseResult<D>* results, double* points, double& kernel_s) {
+std::string run_chunk_cuda(const CaseSetup<D>* setups, const RkStepMap<D>* rk_maps, long n, const SweepAnalysis& an,
+                           const StepOptions& opt, CaseResult<D>* results, double* points, double& kernel_s) {
   kernel_s = 0.0;
   if (n <= 0) return {};
   const long per_case = case_points_size(setups[0].model.n_dof, an.capacity);
@@ -66,15 +67,18 @@ std::string run_chunk_cuda(const CaseSetup<D>* setups, long n, const SweepAnalys
   auto d_setups = device_alloc<CaseSetup<D>>(static_cast<std::size_t>(n), err);
   auto d_results = device_alloc<CaseResult<D>>(static_cast<std::size_t>(n), err);
   auto d_points = device_alloc<double>(n_points, err);
+  auto d_maps = device_alloc<RkStepMap<D>>(rk_maps ? static_cast<std::size_t>(n) : 0, err);
   if (err == cudaSuccess)
     err = cudaMemcpy(d_setups.get(), setups, sizeof(CaseSetup<D>) * n, cudaMemcpyHostToDevice);
+  if (err == cudaSuccess && rk_maps)
+    err = cudaMemcpy(d_maps.get(), rk_maps, sizeof(RkStepMap<D>) * n, cudaMemcpyHostToDevice);
   if (err != cudaSuccess) return cudaGetErrorString(err);
   const int block = 128;
   const long grid = (n + block - 1) / block;
   EventPair ev;
   cudaEventRecord(ev.start);
-  sweep_kernel<D><<<static_cast<unsigned>(grid), block>>>(d_setups.get(), n, an, opt, d_results.get(), d_points.get(),
-                                                          per_case);
+  sweep_kernel<D><<<static_cast<unsigned>(grid), block>>>(d_setups.get(), rk_maps ? d_maps.get() : nullptr, n, an,
+                                                          opt, d_results.get(), d_points.get(), per_case);
   cudaEventRecord(ev.stop);
   err = cudaGetLastError();
   if (err == cudaSuccess) err = cudaEventSynchronize(ev.stop);

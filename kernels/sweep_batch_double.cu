@@ -23,8 +23,8 @@ CudaDeviceInfo cuda_device_info() {
 }
 
 #define FIVSIM_SWEEP_INSTANTIATE_CUDA(D)                                                                     \
-  template std::string run_chunk_cuda<D>(const CaseSetup<D>*, long, const SweepAnalysis&, const StepOptions&, \
-                                         CaseResult<D>*, double*, double&);
+  template std::string run_chunk_cuda<D>(const CaseSetup<D>*, const RkStepMap<D>*, long, const SweepAnalysis&, \
+                                         const StepOptions&, CaseResult<D>*, double*, double&);
 FIVSIM_SWEEP_DIMS_DOUBLE(FIVSIM_SWEEP_INSTANTIATE_CUDA)
 #undef FIVSIM_SWEEP_INSTANTIATE_CUDA
 

@@ -107,12 +107,13 @@ struct CaseRun {
 };
 
 template <class D>
-CaseRun<D> run_case(const CaseSetup<D>& c, const SweepAnalysis& an, const StepOptions& opt = {}) {
+CaseRun<D> run_one(const CaseSetup<D>& c, const SweepAnalysis& an, const StepOptions& opt = {},
+                   const RkStepMap<D>* rk_map = nullptr) {
   CaseRun<D> out;
   out.points.assign(case_points_size(c.model.n_dof, an.capacity), 0.0);
-  auto ws = std::make_unique<MoreauWorkspace<D>>();
+  auto ws = std::make_unique<CaseWorkspace<D>>();
   auto s = std::make_unique<State<D>>();
-  run_case_moreau(c, an, opt, *ws, *s, out.r, out.points.data());
+  run_case(c, rk_map, an, opt, *ws, *s, out.r, out.points.data());
   return out;
 }
 
@@ -131,7 +132,7 @@ TEST(CaseRunner, SectionsSampleAHarmonicOscillator) {
   an.section = SectionKind::velocity;  // u crosses 0 from above at the maxima of q, t = 2πk
   an.value = 0.0;
   an.direction = -1;
-  const auto v = run_case(c, an);
+  const auto v = run_one(c, an);
   EXPECT_EQ(v.r.klass, CaseClass::no_stick_slip);
   ASSERT_EQ(v.r.section_hits, 6);  // maxima at 2π·1 … 2π·6 inside [5, 40]
   for (int i = 0; i < 6; ++i) {
@@ -142,7 +143,7 @@ TEST(CaseRunner, SectionsSampleAHarmonicOscillator) {
   }
   an.section = SectionKind::stroboscopic;  // every π from t = 5: q = cos(5 + kπ) = ±cos 5
   an.period = M_PI;
-  const auto s = run_case(c, an);
+  const auto s = run_one(c, an);
   EXPECT_EQ(s.r.section_hits, 11);  // 5 + kπ for k = 1 … 11 (the sample at t = 5 itself is not taken)
   for (int i = 0; i < 11; ++i) {
     const double* row = ring_point(s.points.data(), 1, s.r.points_seen[1], an.capacity, point_stride(1), i);
@@ -151,13 +152,19 @@ TEST(CaseRunner, SectionsSampleAHarmonicOscillator) {
   }
 }
 
-// the runner's aggregates equal the host driver's over the same steps (simulation.hpp, EventLog)
+// the runner's aggregates equal the host driver's over the same steps (simulation.hpp, EventLog),
+// for Moreau and for a Runge–Kutta LCP stepper
 template <class D>
 void expect_same_aggregates(const ModelDescription& d, const Eigen::VectorXd& q0, const Eigen::VectorXd& u0, double dt,
-                            long steps, double t_transient) {
+                            long steps, double t_transient, const MethodSpec& spec = {}) {
   const auto c = setup_of<D>(d, q0, u0, dt, steps, t_transient);
   SweepAnalysis an;
-  const auto run = run_case(c, an);
+  auto map = std::make_unique<RkStepMap<D>>();
+  const bool rk = spec.kind != MethodKind::moreau;
+  if (rk)
+    make_rk_step_map(c.model, spec.kind == MethodKind::rk4lcp ? classical_rk4() : gauss_legendre(spec.stages), dt,
+                     spec.forces, *map);
+  const auto run = run_one(c, an, StepOptions{}, rk ? map.get() : nullptr);
   ASSERT_EQ(run.r.status, Status::ok);
 
   auto m = std::make_unique<Model<HostDims>>();
@@ -169,7 +176,7 @@ void expect_same_aggregates(const ModelDescription& d, const Eigen::VectorXd& q0
   long in_state[4] = {0, 0, 0, 0}, events_after = 0;
   EventLog log;
   log.start(*m, *s);
-  const RunOutcome out = simulate_moreau(*m, *s, dt, steps, StepOptions{}, [&](const State<HostDims>& st, long, const StepReport&) {
+  const RunOutcome out = simulate_time_stepper(spec, *m, *s, dt, steps, StepOptions{}, [&](const State<HostDims>& st, long, const StepReport&) {
     const std::size_t before = log.events().size();
     log.observe(*m, st);
     if (st.t < t_transient) return;
@@ -199,6 +206,14 @@ TEST(CaseRunner, AggregatesEqualTheHostDriver) {
   expect_same_aggregates<D2>(chain.model, chain.q0, chain.u0, 1e-3, 60000, 20.0);
   const Scenario mc = parse_scenario(load_json_file(FIVSIM_SOURCE_DIR "/scenarios/model2_example2.json"));
   expect_same_aggregates<D2>(mc.model, mc.q0, mc.u0, 1e-3, 5000, 1.0);
+  MethodSpec irk;
+  irk.kind = MethodKind::irk;
+  irk.stages = 4;
+  irk.forces = StageForces::ramp;
+  expect_same_aggregates<D2>(mc.model, mc.q0, mc.u0, 1e-3, 5000, 1.0, irk);
+  MethodSpec rk4;
+  rk4.kind = MethodKind::rk4lcp;
+  expect_same_aggregates<Dims<double, 2, 2, true>>(chain.model, chain.q0, chain.u0, 1e-3, 20000, 5.0, rk4);
 }
 
 // distinct break-away positions of contact 0 after t_transient in the event-driven reference:
@@ -226,7 +241,7 @@ int reference_period(const Scenario& sc, double t_end, double t_transient, doubl
 
 CaseClass classify_scenario(const Scenario& sc, int& period_n) {
   const auto c = setup_of<D2>(sc.model, sc.q0, sc.u0, sc.integrator.dt, sc.integrator.steps, sc.analysis.t_transient);
-  const auto run = run_case(c, batch::sweep_analysis(sc));
+  const auto run = run_one(c, batch::sweep_analysis(sc));
   period_n = run.r.period_n;
   return run.r.klass;
 }
@@ -236,7 +251,7 @@ TEST(CaseRunner, ClassesAgreeWithTheEventDrivenReference) {
   {
     const Scenario sc = parse_scenario(load_json_file(FIVSIM_SOURCE_DIR "/scenarios/model1_slow_stribeck.json"));
     const auto c = setup_of<D1>(sc.model, sc.q0, sc.u0, 1e-3, 40000, 10.0);
-    const auto run = run_case(c, batch::sweep_analysis(sc));
+    const auto run = run_one(c, batch::sweep_analysis(sc));
     EXPECT_EQ(run.r.klass, CaseClass::periodic);
     EXPECT_EQ(run.r.period_n, 1);
     EXPECT_EQ(reference_period(sc, 40.0, 10.0, 1e-3), 1);
@@ -265,7 +280,7 @@ TEST(CaseRunner, ClosedFormFrictionEqualsLemke) {
   SweepAnalysis an;
   StepOptions lemke;
   lemke.closed_form_decoupled = false;
-  const auto a = run_case(c, an), b = run_case(c, an, lemke);
+  const auto a = run_one(c, an), b = run_one(c, an, lemke);
   EXPECT_EQ(a.r.transitions, b.r.transitions);
   for (int k = 0; k < 8; ++k) EXPECT_NEAR(a.r.series[k].rms(), b.r.series[k].rms(), 1e-9 * (1 + b.r.series[k].rms()));
   for (int k = 0; k < 4; ++k) EXPECT_EQ(a.r.in_state[k], b.r.in_state[k]);

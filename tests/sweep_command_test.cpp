@@ -38,9 +38,15 @@ TEST(SweepCommand, FilesDoNotDependOnChunksOrThreads) {
   EXPECT_EQ(std::count(cases.begin(), cases.end(), '\n'), 25);
 }
 
-TEST(SweepCommand, OneCaseEqualsRun) {
+// Moreau, and Gauss IRK-LCP with 4 stages and interpolated stage forces
+class OneCase : public ::testing::TestWithParam<std::string> {};
+INSTANTIATE_TEST_SUITE_P(SweepCommand, OneCase,
+                         ::testing::Values("", " --set /integrator/method='\"irk\"' --set /integrator/order=4"
+                                               " --set /integrator/stage_forces='\"interpolated\"'"));
+
+TEST_P(OneCase, EqualsRun) {
   const fs::path sweep = fresh_dir("fivsim_sweep_single"), run = fresh_dir("fivsim_sweep_run");
-  const std::string common = " --set /integrator/t_end=60 --set /analysis/t_transient=20 -q";
+  const std::string common = " --set /integrator/t_end=60 --set /analysis/t_transient=20 -q" + GetParam();
   const Result a = run_fivsim("sweep " + kScenarios + "chain2_load_sweep.json --device cpu"
                           " --set '/sweep={\"mode\":\"grid\",\"parameters\":[{\"path\":\"/model/Fn\",\"values\":[15]}]}'"
                           " --out " + sweep.string() + common);
@@ -98,8 +104,8 @@ TEST(SweepCommand, BadSweepsAreRejectedByPointer) {
   expect_bad(kScenarios + "chain2_load_sweep.json --set /sweep/parameters/0/path=/model/nope",
              "/sweep/parameters/0/path: must point to a number");
   expect_bad(kScenarios + "chain2_load_sweep.json --set /sweep/extra=1", "/sweep/extra: unknown key");
-  expect_bad(kScenarios + "chain2_load_sweep.json --set /integrator/method=\\\"rk4lcp\\\"",
-             "/integrator/method: sweeps run Moreau time stepping");
+  expect_bad(kScenarios + "chain2_load_sweep.json --set /integrator/method=\\\"switching\\\"",
+             "/integrator/method: sweeps run the time steppers");
   expect_bad(kScenarios + "chain2_load_sweep.json --set '/output/trajectories=[10000]'",
              "/output/trajectories: case 10000 does not exist");
   expect_bad(kScenarios + "chain2_load_sweep.json --set /analysis/poincare/section=\\\"sideways\\\"",

@@ -11,15 +11,15 @@ CudaDeviceInfo cuda_device_info() {
 }
 
 template <class D>
-std::string run_chunk_cuda(const CaseSetup<D>*, long, const SweepAnalysis&, const StepOptions&, CaseResult<D>*,
-                           double*, double& kernel_s) {
+std::string run_chunk_cuda(const CaseSetup<D>*, const RkStepMap<D>*, long, const SweepAnalysis&, const StepOptions&,
+                           CaseResult<D>*, double*, double& kernel_s) {
   kernel_s = 0.0;
   return "fivsim was built without CUDA";
 }
 
 #define FIVSIM_SWEEP_INSTANTIATE_CUDA(D)                                                                     \
-  template std::string run_chunk_cuda<D>(const CaseSetup<D>*, long, const SweepAnalysis&, const StepOptions&, \
-                                         CaseResult<D>*, double*, double&);
+  template std::string run_chunk_cuda<D>(const CaseSetup<D>*, const RkStepMap<D>*, long, const SweepAnalysis&, \
+                                         const StepOptions&, CaseResult<D>*, double*, double&);
 FIVSIM_SWEEP_FOR_EACH_DIMS(FIVSIM_SWEEP_INSTANTIATE_CUDA)
 #undef FIVSIM_SWEEP_INSTANTIATE_CUDA
 

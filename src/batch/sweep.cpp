@@ -77,24 +77,33 @@ void make_case_setup(const Scenario& sc, double stick_tol, CaseSetup<D>& setup) 
 }
 
 template <class D>
-void run_chunk_cpu(const CaseSetup<D>* setups, long n, const SweepAnalysis& an, const StepOptions& opt,
-                   CaseResult<D>* results, double* points, int threads) {
+void make_case_rk_map(const Scenario& sc, const Model<D>& m, RkStepMap<D>& map) {
+  const MethodSpec spec = sc.integrator.spec();
+  const ButcherTableau tab = spec.kind == MethodKind::rk4lcp ? classical_rk4() : gauss_legendre(spec.stages);
+  make_rk_step_map(m, tab, sc.integrator.dt, spec.forces, map);
+}
+
+template <class D>
+void run_chunk_cpu(const CaseSetup<D>* setups, const RkStepMap<D>* rk_maps, long n, const SweepAnalysis& an,
+                   const StepOptions& opt, CaseResult<D>* results, double* points, int threads) {
   if (n <= 0) return;
   const long per_case = case_points_size(setups[0].model.n_dof, an.capacity);
 #pragma omp parallel num_threads(threads > 0 ? threads : omp_get_max_threads())
   {
     // per-thread scratch on the heap: the generic instantiation's structs are large
-    auto ws = std::make_unique<MoreauWorkspace<D>>();
+    auto ws = std::make_unique<CaseWorkspace<D>>();
     auto s = std::make_unique<State<D>>();
 #pragma omp for schedule(dynamic, 16)
-    for (long c = 0; c < n; ++c) run_case_moreau(setups[c], an, opt, *ws, *s, results[c], points + c * per_case);
+    for (long c = 0; c < n; ++c)
+      run_case(setups[c], rk_maps ? rk_maps + c : nullptr, an, opt, *ws, *s, results[c], points + c * per_case);
   }
 }
 
 #define FIVSIM_SWEEP_INSTANTIATE(D)                                                                   \
   template void make_case_setup<D>(const Scenario&, double, CaseSetup<D>&);                           \
-  template void run_chunk_cpu<D>(const CaseSetup<D>*, long, const SweepAnalysis&, const StepOptions&, \
-                                 CaseResult<D>*, double*, int);
+  template void run_chunk_cpu<D>(const CaseSetup<D>*, const RkStepMap<D>*, long, const SweepAnalysis&, \
+                                 const StepOptions&, CaseResult<D>*, double*, int);                     \
+  template void make_case_rk_map<D>(const Scenario&, const Model<D>&, RkStepMap<D>&);
 FIVSIM_SWEEP_FOR_EACH_DIMS(FIVSIM_SWEEP_INSTANTIATE)
 #undef FIVSIM_SWEEP_INSTANTIATE
 

@@ -67,6 +67,7 @@ struct Chunk {
   long first = 0;
   long n = 0;
   std::vector<CaseSetup<D>> setups;
+  std::vector<RkStepMap<D>> rk_maps;  // Runge–Kutta methods only
   std::vector<CaseResult<D>> results;
   std::vector<double> points;
   std::vector<double> values;  // n × swept parameters
@@ -80,6 +81,7 @@ struct SweepContext {
   bool cuda = false;
   bool single = false;
   CudaDeviceInfo device;
+  bool runge_kutta() const { return base.integrator.spec().kind != MethodKind::moreau; }
 };
 
 // builds the cases of [first, first + n): scenario, model, start state; the lowest failing case's
@@ -91,6 +93,7 @@ Chunk<D> prepare_chunk(const SweepContext& ctx, long first, long n, const StepOp
   ch.first = first;
   ch.n = n;
   ch.setups.resize(static_cast<std::size_t>(n));
+  if (ctx.runge_kutta()) ch.rk_maps.resize(static_cast<std::size_t>(n));
   const std::size_t np = ctx.spec.parameters.size();
   ch.values.resize(static_cast<std::size_t>(n) * np);
   long failed = -1;
@@ -106,6 +109,8 @@ Chunk<D> prepare_chunk(const SweepContext& ctx, long first, long n, const StepOp
         if (sc.model.dof() != nq || sc.model.n_contacts() != nc)
           throw InputError(ctx.spec.parameters[0].path, "a sweep may not change the number of DoF or contacts");
         batch::make_case_setup(sc, opt.stick_tol, ch.setups[static_cast<std::size_t>(i)]);
+        if (ctx.runge_kutta())
+          batch::make_case_rk_map(sc, ch.setups[static_cast<std::size_t>(i)].model, ch.rk_maps[static_cast<std::size_t>(i)]);
         std::copy(values.begin(), values.end(), ch.values.begin() + static_cast<long>(i * np));
       } catch (const InputError& e) {
 #pragma omp critical
@@ -213,8 +218,9 @@ int run_sweep(const SweepContext& ctx) {
 
   // chunk: what fits in half the free device memory; on the CPU 256 cases per thread, small
   // enough for the progress line to move and large enough that a chunk's overhead vanishes
-  const double per_case_bytes = static_cast<double>(sizeof(CaseSetup<D>) + sizeof(CaseResult<D>)) +
-                                8.0 * static_cast<double>(case_points_size(nq, an.capacity));
+  const double per_case_bytes =
+      static_cast<double>(sizeof(CaseSetup<D>) + sizeof(CaseResult<D>) + (ctx.runge_kutta() ? sizeof(RkStepMap<D>) : 0)) +
+      8.0 * static_cast<double>(case_points_size(nq, an.capacity));
   const int threads = ctx.args.threads > 0 ? ctx.args.threads : omp_get_max_threads();
   long chunk = ctx.args.chunk;
   if (chunk <= 0) {
@@ -266,12 +272,13 @@ int run_sweep(const SweepContext& ctx) {
     const auto tc = Clock::now();
     if (ctx.cuda) {
       double kernel_s = 0.0;
-      const std::string err = batch::run_chunk_cuda(ch.setups.data(), ch.n, an, opt, ch.results.data(),
-                                                    ch.points.data(), kernel_s);
+      const std::string err = batch::run_chunk_cuda(ch.setups.data(), ch.rk_maps.empty() ? nullptr : ch.rk_maps.data(),
+                                                    ch.n, an, opt, ch.results.data(), ch.points.data(), kernel_s);
       if (!err.empty()) throw std::runtime_error("CUDA backend: " + err);
       compute_s += kernel_s;
     } else {
-      batch::run_chunk_cpu(ch.setups.data(), ch.n, an, opt, ch.results.data(), ch.points.data(), ctx.args.threads);
+      batch::run_chunk_cpu(ch.setups.data(), ch.rk_maps.empty() ? nullptr : ch.rk_maps.data(), ch.n, an, opt,
+                           ch.results.data(), ch.points.data(), ctx.args.threads);
       compute_s += seconds_since(tc);
     }
     write_case_rows(ch, nq, nc, cases);
@@ -304,7 +311,7 @@ int run_sweep(const SweepContext& ctx) {
   summary["instantiation"] = {{"max_dof", D::max_dof}, {"max_contacts", D::max_contacts}, {"exact", D::exact}};
   summary["chunks"] = n_chunks;
   summary["chunk_size"] = chunk;
-  summary["method"] = "moreau";
+  summary["method"] = base.integrator.spec().label();
   summary["case_steps"] = case_steps;
   summary["wall_s"] = wall;
   summary["setup_s"] = setup_s;
@@ -357,8 +364,8 @@ int sweep_command(const SweepArgs& args) {
     for (const auto& s : args.set) apply_override(doc, s);
     base = parse_scenario(doc);
     spec = parse_sweep(doc);
-    if (base.integrator.method != "moreau")
-      throw InputError("/integrator/method", "sweeps run Moreau time stepping (\"moreau\"); got \"" +
+    if (base.integrator.spec().kind == MethodKind::event_driven)
+      throw InputError("/integrator/method", "sweeps run the time steppers (moreau, rk4lcp, irk); got \"" +
                                                  base.integrator.method + "\"");
     if (batch::sweep_dims_size(base.model.dof(), base.model.n_contacts()) == 0)
       throw InputError("/model", "sweeps hold at most 24 DoF and 8 contacts");

@@ -1,7 +1,8 @@
 // tests/gpu/sweep_gpu_test.cpp — the CUDA backend runs the same case runner as the CPU backend:
 // on 512 cases of the 2-DoF chain load sweep, double precision gives identical transition counts
-// and classes and metrics within 1e-9 relative; float gives the same event counts within 2% and
-// RMS within 1e-3 relative on the periodic cases. Skips without a device (ctest label gpu).
+// and classes and metrics within 1e-9 relative, with Moreau and with Gauss IRK-LCP; float gives
+// the same event counts within 2% and RMS within 1e-3 relative on the periodic cases. Skips
+// without a device (ctest label gpu).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -14,6 +15,7 @@ namespace {
 template <class D>
 struct Batch {
   std::vector<CaseSetup<D>> setups;
+  std::vector<RkStepMap<D>> maps;
   std::vector<CaseResult<D>> cpu, gpu;
   std::vector<double> points_cpu, points_gpu;
   SweepAnalysis an;
@@ -21,8 +23,12 @@ struct Batch {
 };
 
 template <class D>
-Batch<D> make_batch(long n, bool single) {
+Batch<D> make_batch(long n, bool single, bool irk = false) {
   json doc = load_json_file(FIVSIM_SOURCE_DIR "/scenarios/chain2_load_sweep.json");
+  if (irk) {
+    doc["integrator"]["method"] = "irk";
+    doc["integrator"]["order"] = 4;
+  }
   doc["integrator"]["t_end"] = 40.0;
   doc["analysis"]["t_transient"] = 10.0;
   doc["sweep"]["parameters"][0]["linspace"] = {1.0, 30.0, n};
@@ -33,25 +39,33 @@ Batch<D> make_batch(long n, bool single) {
   b.opt = batch::sweep_step_options(base, single);
   b.setups.resize(static_cast<std::size_t>(n));
   std::vector<double> values;
-  for (long i = 0; i < n; ++i)
-    batch::make_case_setup(batch::case_scenario(doc, spec, i, values), b.opt.stick_tol, b.setups[i]);
+  if (irk) b.maps.resize(n);
+  for (long i = 0; i < n; ++i) {
+    const Scenario sc = batch::case_scenario(doc, spec, i, values);
+    batch::make_case_setup(sc, b.opt.stick_tol, b.setups[i]);
+    if (irk) batch::make_case_rk_map(sc, b.setups[i].model, b.maps[i]);
+  }
+  const RkStepMap<D>* maps = irk ? b.maps.data() : nullptr;
   const long per_case = case_points_size(2, b.an.capacity);
   b.cpu.resize(n);
   b.gpu.resize(n);
   b.points_cpu.assign(n * per_case, 0.0);
   b.points_gpu.assign(n * per_case, 0.0);
-  batch::run_chunk_cpu(b.setups.data(), n, b.an, b.opt, b.cpu.data(), b.points_cpu.data(), 0);
+  batch::run_chunk_cpu(b.setups.data(), maps, n, b.an, b.opt, b.cpu.data(), b.points_cpu.data(), 0);
   double kernel_s = 0.0;
   const std::string err =
-      batch::run_chunk_cuda(b.setups.data(), n, b.an, b.opt, b.gpu.data(), b.points_gpu.data(), kernel_s);
+      batch::run_chunk_cuda(b.setups.data(), maps, n, b.an, b.opt, b.gpu.data(), b.points_gpu.data(), kernel_s);
   EXPECT_EQ(err, "");
   return b;
 }
 
-TEST(SweepGpu, DoubleMatchesCpu) {
+class SweepGpuDouble : public ::testing::TestWithParam<bool> {};
+INSTANTIATE_TEST_SUITE_P(SweepGpu, SweepGpuDouble, ::testing::Values(false, true));
+
+TEST_P(SweepGpuDouble, MatchesCpu) {
   const auto info = batch::cuda_device_info();
   if (!info.available) GTEST_SKIP() << "no CUDA device: " << info.description;
-  auto b = make_batch<batch::SweepDimsExact2<double>>(512, false);
+  auto b = make_batch<batch::SweepDimsExact2<double>>(GetParam() ? 128 : 512, false, GetParam());
   for (std::size_t c = 0; c < b.cpu.size(); ++c) {
     const auto &x = b.cpu[c], &y = b.gpu[c];
     ASSERT_EQ(x.status, y.status) << "case " << c;

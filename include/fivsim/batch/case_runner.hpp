@@ -2,8 +2,9 @@
 // numbers of a bifurcation diagram (DESIGN.md §2 observers, §5 cases.csv / points.csv).
 //
 // Written once as FIVSIM_HD code over plain structs: the CPU backend calls it from an OpenMP loop,
-// the CUDA kernel from one thread per case (kernels/sweep_batch.cu). After analysis.t_transient it
-// keeps, per case and without storing the trajectory:
+// the CUDA kernel from one thread per case (kernels/sweep_batch.cuh). The stepper is Moreau's
+// (moreau.hpp) or, given the case's Runge–Kutta step map, RK4-LCP / Gauss IRK-LCP (rk_lcp.hpp).
+// After analysis.t_transient it keeps, per case and without storing the trajectory:
 //   - running statistics (RMS, min, max) of every series q.., u.., lamN.., lamT..;
 //   - time fractions in free / stick / slip− / slip+ and the largest LCP residual;
 //   - the last `capacity` transition points (seed 001 Fig. 5: positions at stick↔slip and
@@ -21,6 +22,7 @@
 #include "fivsim/analysis/events.hpp"
 #include "fivsim/analysis/statistics.hpp"
 #include "fivsim/integrate/moreau.hpp"
+#include "fivsim/integrate/rk_lcp.hpp"
 
 namespace fivsim {
 
@@ -198,15 +200,26 @@ FIVSIM_HD inline void classify_case(const double* points, const SweepAnalysis& a
   }
 }
 
-// runs one case with Moreau time stepping; `points` holds kPointKinds × capacity rows for it
+// scratch of the two steppers
 template <class D>
-FIVSIM_HD inline void run_case_moreau(const CaseSetup<D>& setup, const SweepAnalysis& an, const StepOptions& opt,
-                                      MoreauWorkspace<D>& ws, State<D>& s, CaseResult<D>& r, double* points) {
+struct CaseWorkspace {
+  MoreauWorkspace<D> moreau;
+  RkLcpWorkspace<D> rk;
+};
+
+// runs one case with Moreau time stepping, or with the Runge–Kutta LCP stepper of `rk_map` when
+// it is given; `points` holds kPointKinds × capacity rows for the case
+template <class D>
+FIVSIM_HD inline void run_case(const CaseSetup<D>& setup, const RkStepMap<D>* rk_map, const SweepAnalysis& an,
+                               const StepOptions& opt, CaseWorkspace<D>& ws, State<D>& s, CaseResult<D>& r,
+                               double* points) {
   using T = typename D::scalar;
   const Model<D>& m = setup.model;
   const int nq = dof_count(m), nc = contact_count(m);
   s = setup.start;
-  ws.has_basis = false;
+  ws.moreau.has_basis = false;
+  ws.rk.has_basis = false;
+  ws.rk.ramp_ready = false;
   r = CaseResult<D>();
   Vec<T, D::max_dof> q_prev, u_prev;
   ContactState last[D::max_contacts] = {};
@@ -220,7 +233,7 @@ FIVSIM_HD inline void run_case_moreau(const CaseSetup<D>& setup, const SweepAnal
     q_prev = s.q;
     u_prev = s.u;
     const double t_prev = static_cast<double>(s.t);
-    const StepReport rep = moreau_step(m, s, T(dt), opt, ws);
+    const StepReport rep = rk_map ? rk_lcp_step(m, *rk_map, s, opt, ws.rk) : moreau_step(m, s, T(dt), opt, ws.moreau);
     if (rep.status != Status::ok) {
       r.status = rep.status;
       r.failed_at = t0 + static_cast<double>(k - 1) * dt;

@@ -30,7 +30,13 @@ Scenario case_scenario(const json& base, const SweepSpec& spec, long index, std:
 template <class D>
 void make_case_setup(const Scenario& sc, double stick_tol, CaseSetup<D>& setup);
 
-#define FIVSIM_SWEEP_EXTERN(D) extern template void make_case_setup<D>(const Scenario&, double, CaseSetup<D>&);
+// the Runge–Kutta step map of a case whose method is rk4lcp or irk (rk_step_map.hpp)
+template <class D>
+void make_case_rk_map(const Scenario& sc, const Model<D>& m, RkStepMap<D>& map);
+
+#define FIVSIM_SWEEP_EXTERN(D)                                                             \
+  extern template void make_case_setup<D>(const Scenario&, double, CaseSetup<D>&); \
+  extern template void make_case_rk_map<D>(const Scenario&, const Model<D>&, RkStepMap<D>&);
 FIVSIM_SWEEP_FOR_EACH_DIMS(FIVSIM_SWEEP_EXTERN)
 #undef FIVSIM_SWEEP_EXTERN
 

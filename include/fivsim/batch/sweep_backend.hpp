@@ -27,10 +27,11 @@ using SweepDims8 = Dims<T, 8, 8>;
 template <class T>
 using SweepDimsGeneric = Dims<T, 24, 8>;
 
-// runs n cases on `threads` CPU threads (0: all); points holds n × kPointKinds × capacity rows
+// runs n cases on `threads` CPU threads (0: all); points holds n × kPointKinds × capacity rows;
+// rk_maps: one Runge–Kutta step map per case, or null for Moreau
 template <class D>
-void run_chunk_cpu(const CaseSetup<D>* setups, long n, const SweepAnalysis& an, const StepOptions& opt,
-                   CaseResult<D>* results, double* points, int threads);
+void run_chunk_cpu(const CaseSetup<D>* setups, const RkStepMap<D>* rk_maps, long n, const SweepAnalysis& an,
+                   const StepOptions& opt, CaseResult<D>* results, double* points, int threads);
 
 struct CudaDeviceInfo {
   bool available = false;
@@ -42,8 +43,8 @@ CudaDeviceInfo cuda_device_info();
 // runs n cases on the CUDA device, one thread per case; returns "" or the error. kernel_s gets
 // the kernel's own time (device events)
 template <class D>
-std::string run_chunk_cuda(const CaseSetup<D>* setups, long n, const SweepAnalysis& an, const StepOptions& opt,
-                           CaseResult<D>* results, double* points, double& kernel_s);
+std::string run_chunk_cuda(const CaseSetup<D>* setups, const RkStepMap<D>* rk_maps, long n, const SweepAnalysis& an,
+                           const StepOptions& opt, CaseResult<D>* results, double* points, double& kernel_s);
 
 #define FIVSIM_SWEEP_DIMS_DOUBLE(X)                                                               \
   X(SweepDims1<double>) X(SweepDimsExact2<double>) X(SweepDimsExact5<double>) X(SweepDims2<double>) \
@@ -54,10 +55,11 @@ std::string run_chunk_cuda(const CaseSetup<D>* setups, long n, const SweepAnalys
 #define FIVSIM_SWEEP_FOR_EACH_DIMS(X) FIVSIM_SWEEP_DIMS_DOUBLE(X) FIVSIM_SWEEP_DIMS_FLOAT(X)
 
 #define FIVSIM_SWEEP_EXTERN(D)                                                                          \
-  extern template void run_chunk_cpu<D>(const CaseSetup<D>*, long, const SweepAnalysis&, const StepOptions&, \
-                                        CaseResult<D>*, double*, int);                                   \
-  extern template std::string run_chunk_cuda<D>(const CaseSetup<D>*, long, const SweepAnalysis&,          \
-                                                 const StepOptions&, CaseResult<D>*, double*, double&);
+  extern template void run_chunk_cpu<D>(const CaseSetup<D>*, const RkStepMap<D>*, long, const SweepAnalysis&, \
+                                        const StepOptions&, CaseResult<D>*, double*, int);               \
+  extern template std::string run_chunk_cuda<D>(const CaseSetup<D>*, const RkStepMap<D>*, long,            \
+                                                 const SweepAnalysis&, const StepOptions&, CaseResult<D>*,  \
+                                                 double*, double&);
 FIVSIM_SWEEP_FOR_EACH_DIMS(FIVSIM_SWEEP_EXTERN)
 #undef FIVSIM_SWEEP_EXTERN
 
