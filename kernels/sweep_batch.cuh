@@ -15,7 +15,9 @@
 namespace fivsim::batch {
 namespace {
 
-template <class D>
+// one kernel per stepper: with RungeKutta false the map is a compile-time null, the Runge–Kutta
+// branch folds away, and the Moreau kernel carries none of its registers
+template <class D, bool RungeKutta>
 __global__ void sweep_kernel(const CaseSetup<D>* __restrict__ setups, const RkStepMap<D>* __restrict__ rk_maps,
                              long n, SweepAnalysis an, StepOptions opt, CaseResult<D>* __restrict__ results,
                              double* __restrict__ points, long per_case) {
@@ -25,7 +27,7 @@ __global__ void sweep_kernel(const CaseSetup<D>* __restrict__ setups, const RkSt
   CaseWorkspace<D> ws;
   State<D> s;
   CaseResult<D> r;
-  run_case(setup, rk_maps ? rk_maps + c : nullptr, an, opt, ws, s, r, points + c * per_case);
+  run_case(setup, RungeKutta ? rk_maps + c : nullptr, an, opt, ws, s, r, points + c * per_case);
   results[c] = r;
 }
 
@@ -77,8 +79,12 @@ std::string run_chunk_cuda(const CaseSetup<D>* setups, const RkStepMap<D>* rk_ma
   const long grid = (n + block - 1) / block;
   EventPair ev;
   cudaEventRecord(ev.start);
-  sweep_kernel<D><<<static_cast<unsigned>(grid), block>>>(d_setups.get(), rk_maps ? d_maps.get() : nullptr, n, an,
-                                                          opt, d_results.get(), d_points.get(), per_case);
+  if (rk_maps)
+    sweep_kernel<D, true><<<static_cast<unsigned>(grid), block>>>(d_setups.get(), d_maps.get(), n, an, opt,
+                                                                  d_results.get(), d_points.get(), per_case);
+  else
+    sweep_kernel<D, false><<<static_cast<unsigned>(grid), block>>>(d_setups.get(), nullptr, n, an, opt, d_results.get(),
+                                                                   d_points.get(), per_case);
   cudaEventRecord(ev.stop);
   err = cudaGetLastError();
   if (err == cudaSuccess) err = cudaEventSynchronize(ev.stop);
