@@ -15,9 +15,10 @@
 namespace fivsim::batch {
 namespace {
 
-// one kernel per stepper: with RungeKutta false the map is a compile-time null, the Runge–Kutta
-// branch folds away, and the Moreau kernel carries none of its registers
-template <class D, bool RungeKutta>
+// two kernels: the plain Moreau sweep, where the Runge–Kutta map and the Lyapunov twin are
+// compile-time nulls whose branches fold away (no registers spent on them), and the general one
+// (Moreau or Runge–Kutta, with or without the twin)
+template <class D, bool General>
 __global__ void sweep_kernel(const CaseSetup<D>* __restrict__ setups, const RkStepMap<D>* __restrict__ rk_maps,
                              long n, SweepAnalysis an, StepOptions opt, CaseResult<D>* __restrict__ results,
                              double* __restrict__ points, long per_case) {
@@ -27,7 +28,9 @@ __global__ void sweep_kernel(const CaseSetup<D>* __restrict__ setups, const RkSt
   CaseWorkspace<D> ws;
   State<D> s;
   CaseResult<D> r;
-  run_case(setup, RungeKutta ? rk_maps + c : nullptr, an, opt, ws, s, r, points + c * per_case);
+  LyapunovTwin<D> twin;
+  run_case(setup, General && rk_maps ? rk_maps + c : nullptr, an, opt, ws, s, r, points + c * per_case,
+           General ? &twin : nullptr);
   results[c] = r;
 }
 
@@ -79,7 +82,7 @@ std::string run_chunk_cuda(const CaseSetup<D>* setups, const RkStepMap<D>* rk_ma
   const long grid = (n + block - 1) / block;
   EventPair ev;
   cudaEventRecord(ev.start);
-  if (rk_maps)
+  if (rk_maps || an.lyapunov_every > 0)
     sweep_kernel<D, true><<<static_cast<unsigned>(grid), block>>>(d_setups.get(), d_maps.get(), n, an, opt,
                                                                   d_results.get(), d_points.get(), per_case);
   else

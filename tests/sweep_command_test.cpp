@@ -88,6 +88,19 @@ TEST(SweepCommand, WritesDecimatedTrajectories) {
   EXPECT_EQ(std::count(ts.begin(), ts.end(), '\n'), 1 + 301);  // header, t = 0, 0.1, …, 30
 }
 
+TEST(SweepCommand, LyapunovColumnWhenAsked) {
+  const fs::path out = fresh_dir("fivsim_sweep_lyap");
+  const Result r = run_fivsim("sweep " + kScenarios + "chain2_load_sweep.json --device cpu --set '/analysis/lyapunov={\"every\":10}'"
+                              " --out " + out.string() + kShort);
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::istringstream rows(slurp(out / "cases.csv"));
+  std::string header, row;
+  std::getline(rows, header);
+  EXPECT_NE(header.find(",frac_slip_pos,lyapunov,max_lcp_residual,"), std::string::npos) << header;
+  const json s = json::parse(slurp(out / "summary.json"));
+  EXPECT_EQ(s["lyapunov"]["every"], 10);
+}
+
 void expect_bad(const std::string& args, const std::string& message) {
   const fs::path out = fresh_dir("fivsim_sweep_bad");
   const Result r = run_fivsim("sweep " + args + " -q --out " + out.string());
@@ -110,6 +123,8 @@ TEST(SweepCommand, BadSweepsAreRejectedByPointer) {
              "/output/trajectories: case 10000 does not exist");
   expect_bad(kScenarios + "chain2_load_sweep.json --set /analysis/poincare/section=\\\"sideways\\\"",
              "/analysis/poincare/section");
+  expect_bad(kScenarios + "chain2_load_sweep.json --set '/analysis/lyapunov={\"every\":0}'",
+             "/analysis/lyapunov/every");
 }
 
 TEST(SweepCommand, CudaWithoutADeviceSaysSo) {

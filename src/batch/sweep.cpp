@@ -34,6 +34,8 @@ SweepAnalysis sweep_analysis(const Scenario& sc) {
   an.periodic_tol = sc.analysis.periodic_tol;
   an.max_period = sc.analysis.max_period;
   an.capacity = sc.analysis.points;
+  an.lyapunov_every = sc.analysis.lyapunov_every;
+  an.lyapunov_d0 = sc.analysis.lyapunov_d0;
   return an;
 }
 
@@ -93,9 +95,11 @@ void run_chunk_cpu(const CaseSetup<D>* setups, const RkStepMap<D>* rk_maps, long
     // per-thread scratch on the heap: the generic instantiation's structs are large
     auto ws = std::make_unique<CaseWorkspace<D>>();
     auto s = std::make_unique<State<D>>();
+    auto twin = std::make_unique<LyapunovTwin<D>>();
 #pragma omp for schedule(dynamic, 16)
     for (long c = 0; c < n; ++c)
-      run_case(setups[c], rk_maps ? rk_maps + c : nullptr, an, opt, *ws, *s, results[c], points + c * per_case);
+      run_case(setups[c], rk_maps ? rk_maps + c : nullptr, an, opt, *ws, *s, results[c], points + c * per_case,
+               twin.get());
   }
 }
 

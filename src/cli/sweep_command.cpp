@@ -9,6 +9,7 @@
 #include <future>
 #include <map>
 #include <memory>
+#include <optional>
 
 #include "cli_common.hpp"
 #include "commands.hpp"
@@ -97,7 +98,7 @@ Chunk<D> prepare_chunk(const SweepContext& ctx, long first, long n, const StepOp
   const std::size_t np = ctx.spec.parameters.size();
   ch.values.resize(static_cast<std::size_t>(n) * np);
   long failed = -1;
-  std::string failure;
+  std::optional<InputError> failure;
   const int nq = ctx.base.model.dof(), nc = ctx.base.model.n_contacts();
 #pragma omp parallel
   {
@@ -116,12 +117,12 @@ Chunk<D> prepare_chunk(const SweepContext& ctx, long first, long n, const StepOp
 #pragma omp critical
         if (failed < 0 || i < failed) {
           failed = i;
-          failure = e.what();
+          failure = e;
         }
       }
     }
   }
-  if (failed >= 0) throw InputError("/sweep", failure);
+  if (failure) throw *failure;
   const long per_case = case_points_size(nq, ctx.base.analysis.points);
   ch.results.resize(static_cast<std::size_t>(n));
   ch.points.assign(static_cast<std::size_t>(n * per_case), 0.0);
@@ -130,7 +131,7 @@ Chunk<D> prepare_chunk(const SweepContext& ctx, long first, long n, const StepOp
 }
 
 template <class D>
-void write_case_rows(const Chunk<D>& ch, int nq, int nc, CsvWriter& cases) {
+void write_case_rows(const Chunk<D>& ch, int nq, int nc, bool lyapunov, CsvWriter& cases) {
   const std::size_t np = ch.values.size() / static_cast<std::size_t>(ch.n > 0 ? ch.n : 1);
   const int ns = 2 * nq + 2 * nc;
   for (long i = 0; i < ch.n; ++i) {
@@ -148,6 +149,7 @@ void write_case_rows(const Chunk<D>& ch, int nq, int nc, CsvWriter& cases) {
     for (int s = 0; s < ns; ++s) cases.field(r.series[s].max);
     const double total = static_cast<double>(std::max<long>(1, r.in_state[0] + r.in_state[1] + r.in_state[2] + r.in_state[3]));
     for (int k = 0; k < 4; ++k) cases.field(static_cast<double>(r.in_state[k]) / total);
+    if (lyapunov) cases.field(r.lyapunov);
     cases.field(r.max_lcp_residual);
     cases.field(static_cast<double>(r.steps));
     cases.field(status_name(r.status));
@@ -240,9 +242,9 @@ int run_sweep(const SweepContext& ctx) {
   const std::vector<std::string> names = series_names(nq, nc);
   for (const char* stat : {"rms_", "min_", "max_"})
     for (const auto& n : names) cases.field((stat + n).c_str());
-  for (const char* h : {"frac_free", "frac_stick", "frac_slip_neg", "frac_slip_pos", "max_lcp_residual", "steps",
-                        "status", "failed_at"})
-    cases.field(h);
+  for (const char* h : {"frac_free", "frac_stick", "frac_slip_neg", "frac_slip_pos"}) cases.field(h);
+  if (an.lyapunov_every > 0) cases.field("lyapunov");
+  for (const char* h : {"max_lcp_residual", "steps", "status", "failed_at"}) cases.field(h);
   cases.end_row();
   std::unique_ptr<CsvWriter> points;
   if (base.output.points) {
@@ -281,7 +283,7 @@ int run_sweep(const SweepContext& ctx) {
                            ch.results.data(), ch.points.data(), ctx.args.threads);
       compute_s += seconds_since(tc);
     }
-    write_case_rows(ch, nq, nc, cases);
+    write_case_rows(ch, nq, nc, an.lyapunov_every > 0, cases);
     if (points) write_point_rows(ch, nq, an, *points);
     for (const auto& r : ch.results) {
       case_steps += static_cast<double>(r.steps);
@@ -328,6 +330,7 @@ int run_sweep(const SweepContext& ctx) {
                          {"period", an.period}};
   summary["t_transient"] = base.analysis.t_transient;
   summary["points_per_kind"] = an.capacity;
+  if (an.lyapunov_every > 0) summary["lyapunov"] = {{"every", an.lyapunov_every}, {"d0", an.lyapunov_d0}};
   summary["scenario"] = base.document;
   write_json_file(dir.file("summary.json"), summary);
   dir.commit();

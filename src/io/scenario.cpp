@@ -393,6 +393,12 @@ Scenario parse_scenario(const json& doc) {
     s.analysis.max_period = static_cast<int>(an.integer_or("max_period", 8, 1));
     s.analysis.points = static_cast<int>(an.integer_or("points", 32, 0));
     if (s.analysis.points > 4096) throw InputError(an.pointer_of("points"), "must be <= 4096");
+    if (an.has("lyapunov")) {
+      JsonObject ly = an.object("lyapunov");
+      s.analysis.lyapunov_every = static_cast<int>(ly.integer_or("every", 10, 1));
+      s.analysis.lyapunov_d0 = ly.number_or("d0", 1e-8, NumberRule::positive);
+      ly.finish();
+    }
     an.finish();
   } else {
     default_poincare(s);

@@ -83,6 +83,34 @@ TEST_P(SweepGpuDouble, MatchesCpu) {
     ASSERT_NEAR(b.points_cpu[i], b.points_gpu[i], 1e-9 * (1 + std::abs(b.points_cpu[i]))) << "point value " << i;
 }
 
+TEST(SweepGpu, LyapunovMatchesCpu) {
+  const auto info = batch::cuda_device_info();
+  if (!info.available) GTEST_SKIP() << "no CUDA device: " << info.description;
+  using D = batch::SweepDimsExact2<double>;
+  json doc = load_json_file(FIVSIM_SOURCE_DIR "/scenarios/chain2_load_sweep.json");
+  doc["integrator"]["t_end"] = 20.0;
+  doc["analysis"]["t_transient"] = 5.0;
+  doc["analysis"]["lyapunov"] = {{"every", 10}};
+  doc["sweep"]["parameters"][0]["linspace"] = {1.0, 30.0, 64};
+  const Scenario base = parse_scenario(doc);
+  const SweepSpec spec = parse_sweep(doc);
+  const SweepAnalysis an = batch::sweep_analysis(base);
+  const StepOptions opt = batch::sweep_step_options(base, false);
+  std::vector<CaseSetup<D>> setups(64);
+  std::vector<double> values;
+  for (long i = 0; i < 64; ++i)
+    batch::make_case_setup(batch::case_scenario(doc, spec, i, values), opt.stick_tol, setups[i]);
+  std::vector<CaseResult<D>> cpu(64), gpu(64);
+  std::vector<double> pc(64 * case_points_size(2, an.capacity)), pg(pc.size());
+  batch::run_chunk_cpu<D>(setups.data(), nullptr, 64, an, opt, cpu.data(), pc.data(), 0);
+  double kernel_s = 0;
+  ASSERT_EQ(batch::run_chunk_cuda<D>(setups.data(), nullptr, 64, an, opt, gpu.data(), pg.data(), kernel_s), "");
+  for (int c = 0; c < 64; ++c) {
+    EXPECT_NEAR(cpu[c].lyapunov_time, gpu[c].lyapunov_time, 1e-9) << c;
+    EXPECT_NEAR(cpu[c].lyapunov, gpu[c].lyapunov, 1e-6 * (1 + std::abs(cpu[c].lyapunov))) << c;
+  }
+}
+
 TEST(SweepGpu, FloatMatchesCpuFloat) {
   const auto info = batch::cuda_device_info();
   if (!info.available) GTEST_SKIP() << "no CUDA device: " << info.description;

@@ -39,6 +39,10 @@ struct SweepAnalysis {
   double periodic_tol = 1e-3;  // relative to each component's range over the trajectory
   int max_period = 8;          // largest N tested for periodic-N
   int capacity = 32;           // points kept per kind (transitions, section samples)
+  // largest Lyapunov exponent (Benettin): a twin trajectory d0 away, renormalised every
+  // lyapunov_every steps; 0 = not estimated
+  int lyapunov_every = 0;
+  double lyapunov_d0 = 1e-8;
 };
 
 enum class CaseClass : int { periodic = 0, chaotic = 1, no_stick_slip = 2, diverged = 3 };
@@ -68,6 +72,8 @@ struct CaseResult {
   long section_hits = 0;     // Poincaré samples after t_transient
   double max_lcp_residual = 0.0;
   long points_seen[kPointKinds] = {0, 0};  // points offered to each ring (kept: the last capacity)
+  double lyapunov = 0.0;       // largest Lyapunov exponent estimate (1/s), when asked for
+  double lyapunov_time = 0.0;  // time over which it was averaged
   CaseClass klass = CaseClass::chaotic;
   int period_n = 0;          // N of periodic-N
   double period_s = 0.0;     // N × mean time between section samples
@@ -207,20 +213,70 @@ struct CaseWorkspace {
   RkLcpWorkspace<D> rk;
 };
 
+// the perturbed twin of a case for the Lyapunov estimate
+template <class D>
+struct LyapunovTwin {
+  State<D> s;
+  CaseWorkspace<D> ws;
+};
+
+namespace detail {
+
+template <class D>
+FIVSIM_HD inline StepReport step_case(const Model<D>& m, const RkStepMap<D>* rk_map, typename D::scalar dt,
+                                      const StepOptions& opt, CaseWorkspace<D>& ws, State<D>& s) {
+  return rk_map ? rk_lcp_step(m, *rk_map, s, opt, ws.rk) : moreau_step(m, s, dt, opt, ws.moreau);
+}
+
+template <class D>
+FIVSIM_HD inline void reset_workspace(CaseWorkspace<D>& ws) {
+  ws.moreau.has_basis = false;
+  ws.rk.has_basis = false;
+  ws.rk.ramp_ready = false;
+}
+
+// distance of the twin from the case in (q, u), and the twin pulled back to distance d0 along it
+template <class D>
+FIVSIM_HD inline double renormalise_twin(const State<D>& s, State<D>& twin, int nq, double d0) {
+  using T = typename D::scalar;
+  double d2 = 0.0;
+  for (int i = 0; i < nq; ++i) {
+    const double dq = static_cast<double>(twin.q[i] - s.q[i]), du = static_cast<double>(twin.u[i] - s.u[i]);
+    d2 += dq * dq + du * du;
+  }
+  const double d = sqrt(d2);
+  // a twin that merged with the case (both stuck to the belt) starts again d0 away in q0
+  const double scale = d > 0.0 ? d0 / d : 0.0;
+  for (int i = 0; i < nq; ++i) {
+    twin.q[i] = s.q[i] + T(scale) * (twin.q[i] - s.q[i]);
+    twin.u[i] = s.u[i] + T(scale) * (twin.u[i] - s.u[i]);
+  }
+  if (!(d > 0.0)) twin.q[0] = s.q[0] + T(d0);
+  return d;
+}
+
+}  // namespace detail
+
 // runs one case with Moreau time stepping, or with the Runge–Kutta LCP stepper of `rk_map` when
-// it is given; `points` holds kPointKinds × capacity rows for the case
+// it is given; `points` holds kPointKinds × capacity rows for the case; with a twin (and
+// an.lyapunov_every > 0) it also estimates the largest Lyapunov exponent
 template <class D>
 FIVSIM_HD inline void run_case(const CaseSetup<D>& setup, const RkStepMap<D>* rk_map, const SweepAnalysis& an,
                                const StepOptions& opt, CaseWorkspace<D>& ws, State<D>& s, CaseResult<D>& r,
-                               double* points) {
+                               double* points, LyapunovTwin<D>* twin = nullptr) {
   using T = typename D::scalar;
   const Model<D>& m = setup.model;
   const int nq = dof_count(m), nc = contact_count(m);
   s = setup.start;
-  ws.moreau.has_basis = false;
-  ws.rk.has_basis = false;
-  ws.rk.ramp_ready = false;
+  detail::reset_workspace(ws);
   r = CaseResult<D>();
+  if (an.lyapunov_every <= 0) twin = nullptr;
+  double lyapunov_sum = 0.0;
+  if (twin) {
+    twin->s = setup.start;
+    twin->s.q[0] += T(an.lyapunov_d0);
+    detail::reset_workspace(twin->ws);
+  }
   Vec<T, D::max_dof> q_prev, u_prev;
   ContactState last[D::max_contacts] = {};
   long stick_from = 0;  // step at which the section contact last began to stick
@@ -233,7 +289,14 @@ FIVSIM_HD inline void run_case(const CaseSetup<D>& setup, const RkStepMap<D>* rk
     q_prev = s.q;
     u_prev = s.u;
     const double t_prev = static_cast<double>(s.t);
-    const StepReport rep = rk_map ? rk_lcp_step(m, *rk_map, s, opt, ws.rk) : moreau_step(m, s, T(dt), opt, ws.moreau);
+    // the case and its twin go through one call site, so that the stepper is inlined once
+    StepReport rep;
+    bool twin_failed = false;
+    for (int w = 0; w < (twin ? 2 : 1); ++w) {
+      const StepReport rw = detail::step_case(m, rk_map, T(dt), opt, w == 0 ? ws : twin->ws, w == 0 ? s : twin->s);
+      if (w == 0) rep = rw;
+      else twin_failed = rw.status != Status::ok;
+    }
     if (rep.status != Status::ok) {
       r.status = rep.status;
       r.failed_at = t0 + static_cast<double>(k - 1) * dt;
@@ -245,6 +308,23 @@ FIVSIM_HD inline void run_case(const CaseSetup<D>& setup, const RkStepMap<D>* rk
     r.steps = k;
     if (rep.lcp_residual > r.max_lcp_residual) r.max_lcp_residual = rep.lcp_residual;
     const bool settled = t >= setup.t_transient;
+    if (twin) {
+      // the twin stops (and the estimate with it) if its own step fails
+      if (twin_failed) {
+        twin = nullptr;
+        r.lyapunov_time = 0.0;
+      } else {
+        twin->s.t = T(t);
+        if (k % an.lyapunov_every == 0) {
+          const double d = detail::renormalise_twin(s, twin->s, nq, an.lyapunov_d0);
+          // intervals that start after the transient count
+          if (t - an.lyapunov_every * dt >= setup.t_transient - 0.5 * dt && d > 0.0) {
+            lyapunov_sum += log(d / an.lyapunov_d0);
+            r.lyapunov_time += an.lyapunov_every * dt;
+          }
+        }
+      }
+    }
 
     bool break_away = false;
     for (int i = 0; i < nc; ++i) {
@@ -300,6 +380,8 @@ FIVSIM_HD inline void run_case(const CaseSetup<D>& setup, const RkStepMap<D>* rk
       detail::push_point(points, 1, r.points_seen[1], an.capacity, nq, t_prev + theta * dt, -1.0, qs, us);
     }
   }
+  // not asked for: 0; asked for but no window (or the twin failed): NaN
+  r.lyapunov = r.lyapunov_time > 0.0 ? lyapunov_sum / r.lyapunov_time : (an.lyapunov_every > 0 ? nan("") : 0.0);
   classify_case(points, an, nq, nc, r);
 }
 

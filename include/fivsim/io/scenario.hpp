@@ -40,6 +40,8 @@ struct AnalysisSettings {
   double periodic_tol = 1e-3;  // sweeps: periodic-N tolerance, relative to each component's range
   int max_period = 8;          // sweeps: largest N tested
   int points = 32;             // sweeps: transition and section points kept per case and kind
+  int lyapunov_every = 0;      // sweeps: Lyapunov estimate, renormalised every n steps (0: none)
+  double lyapunov_d0 = 1e-8;   // sweeps: distance of the Lyapunov twin in (q, u)
 };
 
 struct OutputSettings {
