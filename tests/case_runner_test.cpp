@@ -106,6 +106,8 @@ struct CaseRun {
   std::vector<double> points;
 };
 
+// one case through the runner; the Lyapunov twin is always given (the runner uses it only when
+// an.lyapunov_every > 0)
 template <class D>
 CaseRun<D> run_one(const CaseSetup<D>& c, const SweepAnalysis& an, const StepOptions& opt = {},
                    const RkStepMap<D>* rk_map = nullptr) {
@@ -113,7 +115,8 @@ CaseRun<D> run_one(const CaseSetup<D>& c, const SweepAnalysis& an, const StepOpt
   out.points.assign(case_points_size(c.model.n_dof, an.capacity), 0.0);
   auto ws = std::make_unique<CaseWorkspace<D>>();
   auto s = std::make_unique<State<D>>();
-  run_case(c, rk_map, an, opt, *ws, *s, out.r, out.points.data());
+  auto twin = std::make_unique<LyapunovTwin<D>>();
+  run_case(c, rk_map, an, opt, *ws, *s, out.r, out.points.data(), twin.get());
   return out;
 }
 
@@ -161,9 +164,7 @@ void expect_same_aggregates(const ModelDescription& d, const Eigen::VectorXd& q0
   SweepAnalysis an;
   auto map = std::make_unique<RkStepMap<D>>();
   const bool rk = spec.kind != MethodKind::moreau;
-  if (rk)
-    make_rk_step_map(c.model, spec.kind == MethodKind::rk4lcp ? classical_rk4() : gauss_legendre(spec.stages), dt,
-                     spec.forces, *map);
+  if (rk) make_method_step_map(spec, c.model, dt, *map);
   const auto run = run_one(c, an, StepOptions{}, rk ? map.get() : nullptr);
   ASSERT_EQ(run.r.status, Status::ok);
 
@@ -294,18 +295,6 @@ TEST(CaseRunner, ClosedFormFrictionEqualsLemke) {
 namespace fivsim {
 namespace {
 
-template <class D>
-CaseRun<D> run_with_twin(const CaseSetup<D>& c, SweepAnalysis an) {
-  CaseRun<D> out;
-  out.points.assign(case_points_size(c.model.n_dof, an.capacity), 0.0);
-  auto ws = std::make_unique<CaseWorkspace<D>>();
-  auto s = std::make_unique<State<D>>();
-  auto twin = std::make_unique<LyapunovTwin<D>>();
-  run_case(c, static_cast<const RkStepMap<D>*>(nullptr), an, StepOptions{}, *ws, *s, out.r, out.points.data(),
-           twin.get());
-  return out;
-}
-
 TEST(CaseRunner, LyapunovExponentOfADampedOscillator) {
   // q'' + c q' + q = 0 (a belt slider without normal force): both exponents are −c/(2m); Moreau's
   // symplectic Euler gives ln(1 − c·dt)/(2dt) = −0.1 − 1e-5 here
@@ -318,12 +307,12 @@ TEST(CaseRunner, LyapunovExponentOfADampedOscillator) {
   const auto c = setup_of<D1>(make_slider_belt(p), Eigen::VectorXd::Ones(1), Eigen::VectorXd::Zero(1), 1e-3, 100000, 10.0);
   SweepAnalysis an;
   an.lyapunov_every = 10;
-  const auto run = run_with_twin(c, an);
+  const auto run = run_one(c, an);
   EXPECT_NEAR(run.r.lyapunov_time, 90.0, 1e-9);
   EXPECT_NEAR(run.r.lyapunov, std::log(1 - 0.2e-3) / 2e-3, 2e-3);
   // not asked for: no estimate
   an.lyapunov_every = 0;
-  EXPECT_EQ(run_with_twin(c, an).r.lyapunov, 0.0);
+  EXPECT_EQ(run_one(c, an).r.lyapunov, 0.0);
 }
 
 TEST(CaseRunner, LyapunovSeparatesPeriodicFromChaotic) {
@@ -339,7 +328,7 @@ TEST(CaseRunner, LyapunovSeparatesPeriodicFromChaotic) {
     doc["model"]["Fn"] = fn;
     const Scenario sc = parse_scenario(doc);
     const auto c = setup_of<D2>(sc.model, sc.q0, sc.u0, sc.integrator.dt, sc.integrator.steps, sc.analysis.t_transient);
-    lambda[k++] = run_with_twin(c, an).r.lyapunov;
+    lambda[k++] = run_one(c, an).r.lyapunov;
   }
   // a periodic orbit of an autonomous system has a zero largest exponent (a shift along the orbit
   // neither grows nor decays); the chaotic case separates

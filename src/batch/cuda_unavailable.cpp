@@ -17,10 +17,6 @@ std::string run_chunk_cuda(const CaseSetup<D>*, const RkStepMap<D>*, long, const
   return "fivsim was built without CUDA";
 }
 
-#define FIVSIM_SWEEP_INSTANTIATE_CUDA(D)                                                                     \
-  template std::string run_chunk_cuda<D>(const CaseSetup<D>*, const RkStepMap<D>*, long, const SweepAnalysis&, \
-                                         const StepOptions&, CaseResult<D>*, double*, double&);
-FIVSIM_SWEEP_FOR_EACH_DIMS(FIVSIM_SWEEP_INSTANTIATE_CUDA)
-#undef FIVSIM_SWEEP_INSTANTIATE_CUDA
+FIVSIM_SWEEP_FOR_EACH_DIMS(FIVSIM_SWEEP_CUDA_INSTANCE)
 
 }  // namespace fivsim::batch

@@ -80,9 +80,7 @@ void make_case_setup(const Scenario& sc, double stick_tol, CaseSetup<D>& setup) 
 
 template <class D>
 void make_case_rk_map(const Scenario& sc, const Model<D>& m, RkStepMap<D>& map) {
-  const MethodSpec spec = sc.integrator.spec();
-  const ButcherTableau tab = spec.kind == MethodKind::rk4lcp ? classical_rk4() : gauss_legendre(spec.stages);
-  make_rk_step_map(m, tab, sc.integrator.dt, spec.forces, map);
+  make_method_step_map(sc.integrator.spec(), m, sc.integrator.dt, map);
 }
 
 template <class D>

@@ -21,16 +21,17 @@ LoadedScenario load_scenario(const ScenarioArgs& args) {
   return out;
 }
 
-ProgressLine::ProgressLine(bool enabled, double t_end) : enabled_(enabled && ::isatty(2)), t_end_(t_end) {}
+ProgressLine::ProgressLine(bool enabled, double total, const char* what, const char* unit, const char* rate_unit)
+    : enabled_(enabled && ::isatty(2)), total_(total), what_(what), unit_(unit), rate_unit_(rate_unit) {}
 
-void ProgressLine::update(double t, long steps) {
-  if (!enabled_ || (steps & 1023) != 0) return;
+void ProgressLine::update(double done, double work) {
+  if (!enabled_) return;
   const double now = seconds_since(start_);
   if (now < 1.0 || now - last_ < 0.2) return;
   last_ = now;
-  const double frac = t / t_end_;
-  std::fprintf(stderr, "\r  t = %.4g / %.4g s (%3.0f%%), %.3g steps/s, ETA %.0f s   ", t, t_end_, 100.0 * frac,
-               steps / now, frac > 0 ? now * (1.0 - frac) / frac : 0.0);
+  const double frac = done / total_;
+  std::fprintf(stderr, "\r  %s = %.4g / %.4g%s (%3.0f%%), %.3g %s, ETA %.0f s   ", what_, done, total_, unit_,
+               100.0 * frac, work / now, rate_unit_, frac > 0 ? now * (1.0 - frac) / frac : 0.0);
   shown_ = true;
 }
 

@@ -24,17 +24,22 @@ inline double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
-// "\r  t = 12.0 / 40 s (30%), 1.2e+06 steps/s, ETA 3 s" on stderr, when it is a terminal and the
-// run takes longer than a second
+// "\r  t = 12.0 / 40 s (30%), 1.2e+06 steps/s, ETA 3 s" (a run) or "\r  cases = 1.2e+04 / 1e+05
+// (12%), 3.4e+09 case-steps/s, ETA 20 s" (a sweep) on stderr, when it is a terminal and the work
+// takes longer than a second
 class ProgressLine {
  public:
-  ProgressLine(bool enabled, double t_end);
-  void update(double t, long steps);
+  ProgressLine(bool enabled, double total, const char* what, const char* unit, const char* rate_unit);
+  // done of total, and the work (steps, case-steps) behind the rate
+  void update(double done, double work);
   void done();
 
  private:
   bool enabled_;
-  double t_end_;
+  double total_;
+  const char* what_;
+  const char* unit_;
+  const char* rate_unit_;
   Clock::time_point start_ = Clock::now();
   double last_ = 0.0;
   bool shown_ = false;

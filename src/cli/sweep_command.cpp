@@ -2,7 +2,6 @@
 // the CPU or CUDA backend, reduced per case to cases.csv, points.csv and summary.json (DESIGN.md
 // §5), plus optional decimated trajectories of named cases.
 #include <omp.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -39,29 +38,6 @@ std::string point_kind(double code) {
   return std::string(event_kind_name(static_cast<EventKind>(c / 64))) + "@" + std::to_string(c % 64);
 }
 
-// "\r  cases 12000 / 100000 (12%), 3.4e+09 case-steps/s, ETA 20 s" on stderr when it is a terminal
-class SweepProgress {
- public:
-  SweepProgress(bool enabled, long total) : enabled_(enabled && ::isatty(2)), total_(total) {}
-  void update(long done, double case_steps) {
-    if (!enabled_) return;
-    const double now = seconds_since(start_);
-    const double frac = static_cast<double>(done) / static_cast<double>(total_);
-    std::fprintf(stderr, "\r  cases %ld / %ld (%3.0f%%), %.3g case-steps/s, ETA %.0f s   ", done, total_, 100 * frac,
-                 now > 0 ? case_steps / now : 0.0, frac > 0 ? now * (1 - frac) / frac : 0.0);
-    shown_ = true;
-  }
-  void done() {
-    if (shown_) std::fprintf(stderr, "\n");
-  }
-
- private:
-  bool enabled_;
-  long total_;
-  Clock::time_point start_ = Clock::now();
-  bool shown_ = false;
-};
-
 // one chunk of prepared cases and, after the backend ran, their results
 template <class D>
 struct Chunk {
@@ -93,8 +69,9 @@ Chunk<D> prepare_chunk(const SweepContext& ctx, long first, long n, const StepOp
   Chunk<D> ch;
   ch.first = first;
   ch.n = n;
+  const bool runge_kutta = ctx.runge_kutta();
   ch.setups.resize(static_cast<std::size_t>(n));
-  if (ctx.runge_kutta()) ch.rk_maps.resize(static_cast<std::size_t>(n));
+  if (runge_kutta) ch.rk_maps.resize(static_cast<std::size_t>(n));
   const std::size_t np = ctx.spec.parameters.size();
   ch.values.resize(static_cast<std::size_t>(n) * np);
   long failed = -1;
@@ -110,7 +87,7 @@ Chunk<D> prepare_chunk(const SweepContext& ctx, long first, long n, const StepOp
         if (sc.model.dof() != nq || sc.model.n_contacts() != nc)
           throw InputError(ctx.spec.parameters[0].path, "a sweep may not change the number of DoF or contacts");
         batch::make_case_setup(sc, opt.stick_tol, ch.setups[static_cast<std::size_t>(i)]);
-        if (ctx.runge_kutta())
+        if (runge_kutta)
           batch::make_case_rk_map(sc, ch.setups[static_cast<std::size_t>(i)].model, ch.rk_maps[static_cast<std::size_t>(i)]);
         std::copy(values.begin(), values.end(), ch.values.begin() + static_cast<long>(i * np));
       } catch (const InputError& e) {
@@ -255,7 +232,7 @@ int run_sweep(const SweepContext& ctx) {
     points->end_row();
   }
 
-  SweepProgress progress(!ctx.args.quiet, n_cases);
+  ProgressLine progress(!ctx.args.quiet, static_cast<double>(n_cases), "cases", "", "case-steps/s");
   const auto t0 = Clock::now();
   double setup_s = 0.0, compute_s = 0.0, case_steps = 0.0;
   std::map<std::string, long> classes, statuses;
@@ -291,7 +268,7 @@ int run_sweep(const SweepContext& ctx) {
       ++statuses[status_name(r.status)];
     }
     done += ch.n;
-    progress.update(done, case_steps);
+    progress.update(static_cast<double>(done), case_steps);
   }
   progress.done();
   cases.close();

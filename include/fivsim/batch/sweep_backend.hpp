@@ -54,12 +54,16 @@ std::string run_chunk_cuda(const CaseSetup<D>* setups, const RkStepMap<D>* rk_ma
   X(SweepDimsGeneric<float>)
 #define FIVSIM_SWEEP_FOR_EACH_DIMS(X) FIVSIM_SWEEP_DIMS_DOUBLE(X) FIVSIM_SWEEP_DIMS_FLOAT(X)
 
+// the CUDA backend's instantiation for D: in kernels/sweep_batch_{double,float}.cu, or in
+// src/batch/cuda_unavailable.cpp for a build without CUDA
+#define FIVSIM_SWEEP_CUDA_INSTANCE(D)                                                                             \
+  template std::string run_chunk_cuda<D>(const CaseSetup<D>*, const RkStepMap<D>*, long, const SweepAnalysis&, \
+                                         const StepOptions&, CaseResult<D>*, double*, double&);
+
 #define FIVSIM_SWEEP_EXTERN(D)                                                                          \
   extern template void run_chunk_cpu<D>(const CaseSetup<D>*, const RkStepMap<D>*, long, const SweepAnalysis&, \
                                         const StepOptions&, CaseResult<D>*, double*, int);               \
-  extern template std::string run_chunk_cuda<D>(const CaseSetup<D>*, const RkStepMap<D>*, long,            \
-                                                 const SweepAnalysis&, const StepOptions&, CaseResult<D>*,  \
-                                                 double*, double&);
+  extern FIVSIM_SWEEP_CUDA_INSTANCE(D)
 FIVSIM_SWEEP_FOR_EACH_DIMS(FIVSIM_SWEEP_EXTERN)
 #undef FIVSIM_SWEEP_EXTERN
 

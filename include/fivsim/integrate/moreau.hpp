@@ -113,11 +113,10 @@ FIVSIM_HD inline StepReport moreau_step(const Model<D>& m, State<D>& s, typename
   ws.PN.resize(nc);
   ws.PT.resize(nc);
   const bool closed_form = m.decoupled_friction && opt.closed_form_decoupled;
+  if (nc > 0) contact_lcp_coefficients(m, s, dt, ws.lcp);
   if (closed_form) {
-    contact_lcp_coefficients(m, s, dt, ws.lcp);
     decoupled_friction_impulses(m, s, dt, opt, ws);
   } else if (nc > 0) {
-    contact_lcp_coefficients(m, s, dt, ws.lcp);
     moreau_gap_rates(m, s, ws.u_free, dt, ws.gap_rate);
     build_contact_lcp(m, delassus_response(m), ws.gap_rate, ws.u_free, dt, ws.lcp);
     LcpOptions lcp_opt = opt.lcp;

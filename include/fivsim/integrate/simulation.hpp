@@ -102,6 +102,14 @@ struct MethodSpec {
   std::string label() const;               // "moreau", "rk4lcp", "irk10", "irk10-interp", "switching"
 };
 
+// the step map of a Runge–Kutta stepper spec (RK4-LCP: the classical tableau; irk: Gauss–Legendre
+// with spec.stages stages) for a model and dt
+template <class D>
+void make_method_step_map(const MethodSpec& spec, const Model<D>& m, double dt, RkStepMap<D>& map) {
+  const ButcherTableau tab = spec.kind == MethodKind::rk4lcp ? classical_rk4() : gauss_legendre(spec.stages);
+  make_rk_step_map(m, tab, dt, spec.forces, map);
+}
+
 // a time stepper of `spec` (Moreau, RK4-LCP or Gauss IRK-LCP) over `steps` steps of dt
 template <class D, class Observer>
 RunOutcome simulate_time_stepper(const MethodSpec& spec, const Model<D>& m, State<D>& s, double dt, long steps,
@@ -109,9 +117,8 @@ RunOutcome simulate_time_stepper(const MethodSpec& spec, const Model<D>& m, Stat
   if (spec.kind == MethodKind::event_driven)
     throw std::invalid_argument("simulate_time_stepper: the event-driven reference is not a time stepper");
   if (spec.kind == MethodKind::moreau) return simulate_moreau(m, s, dt, steps, opt, observe);
-  const ButcherTableau tab = spec.kind == MethodKind::rk4lcp ? classical_rk4() : gauss_legendre(spec.stages);
   auto map = std::make_unique<RkStepMap<D>>();
-  make_rk_step_map(m, tab, dt, spec.forces, *map);
+  make_method_step_map(spec, m, dt, *map);
   return simulate_rk_lcp(m, *map, s, steps, opt, observe);
 }
 
