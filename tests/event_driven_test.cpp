@@ -149,7 +149,10 @@ TEST(EventDriven, ModelIIExample2AgainstIrkLcp) {
   make_initial_state(*m, sc.q0, sc.u0, 0.0, sc.integrator.step.stick_tol, *s);
   EventLog log;
   log.start(*m, *s);
-  const MethodSpec irk{MethodKind::irk, 10, StageForces::ramp};
+  MethodSpec irk;
+  irk.kind = MethodKind::irk;
+  irk.stages = 10;
+  irk.forces = StageForces::ramp;
   simulate_time_stepper(irk, *m, *s, 1e-4, 100000, sc.integrator.step,
                         [&](const State<HostDims>& st, long, const StepReport&) {
                           irk_rms.add(st.lamN[0], st.q[0], st.q[1]);

@@ -137,10 +137,33 @@ TEST(Scenario, SolverThatCannotSolveTheModel) {
   EXPECT_EQ(error_pointer(base_scenario(), "/integrator/lcp_solver=\"enum\""), "");
 }
 
-TEST(Scenario, PlannedMethodsSayNotYet) {
+TEST(Scenario, PinnSettingsAndTheirErrors) {
+  json doc = base_scenario();
+  doc["integrator"]["method"] = "pinn_adv_dual";
+  doc["integrator"]["order"] = 10;
+  doc["integrator"]["pinn"] = {{"hidden", {20, 20, 20}}, {"activation", "mish"}, {"optimizer", "adam+lbfgs"},
+                               {"tol", 1e-20}, {"seed", 7}, {"lcp", {{"layers", 3}, {"width", 5}, {"c1", 0.5}}}};
+  const Scenario s = parse_scenario(doc);
+  const MethodSpec spec = s.integrator.spec();
+  EXPECT_EQ(spec.kind, MethodKind::pinn);
+  EXPECT_EQ(spec.framework, PinnFramework::adv_dual);
+  EXPECT_EQ(spec.stages, 10);
+  EXPECT_EQ(spec.pinn.hidden, (std::vector<int>{20, 20, 20}));
+  EXPECT_EQ(spec.pinn.activation, Activation::mish);
+  EXPECT_EQ(spec.pinn.optimizer.kind, OptimizerKind::adam_lbfgs);
+  EXPECT_EQ(spec.pinn.lcp.seed, 7u);
+  EXPECT_DOUBLE_EQ(spec.pinn.lcp.c1, 0.5);
+  EXPECT_EQ(spec.label(), "pinn_adv_dual10");
+
   std::string msg;
-  EXPECT_EQ(error_pointer(base_scenario(), "/integrator/method=\"pinn_dual\"", &msg), "/integrator/method");
-  EXPECT_NE(msg.find("not available"), std::string::npos) << msg;
+  EXPECT_EQ(error_pointer(doc, "/integrator/pinn/hidden/1=2.5", &msg), "/integrator/pinn/hidden/1");
+  EXPECT_EQ(error_pointer(doc, "/integrator/pinn/lcp/width=99", &msg), "/integrator/pinn/lcp/width");
+  EXPECT_EQ(error_pointer(doc, "/integrator/pinn/bogus=1", &msg), "/integrator/pinn/bogus");
+  EXPECT_EQ(error_pointer(doc, "/integrator/order=101", &msg), "/integrator/order");
+  EXPECT_EQ(error_pointer(doc, "/integrator/method=\"moreau\"", &msg), "/integrator/pinn");
+  EXPECT_EQ(error_pointer(doc, "/integrator/lcp_solver=\"lcp_pinn\"", &msg), "");  // the dual methods' own
+  json moreau = base_scenario();
+  EXPECT_EQ(error_pointer(moreau, "/integrator/lcp_solver=\"lcp_pinn\"", &msg), "/integrator/lcp_solver");
 }
 
 TEST(Scenario, RungeKuttaSettings) {

@@ -3,22 +3,10 @@
 
 #include <cmath>
 
+#include "fivsim/core/random.hpp"
+
 namespace fivsim {
 namespace {
-
-// splitmix64: a counter-based generator, so a case's draw needs no sequence before it
-uint64_t mix64(uint64_t z) {
-  z += 0x9e3779b97f4a7c15ULL;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
-// uniform in [0, 1) from (seed, case, parameter)
-double unit_draw(uint64_t seed, long index, std::size_t param) {
-  const uint64_t z = mix64(mix64(seed ^ mix64(static_cast<uint64_t>(index))) + param);
-  return static_cast<double>(z >> 11) * 0x1.0p-53;
-}
 
 std::vector<double> spaced(JsonObject& p, const std::string& key, bool log) {
   const std::string at = p.pointer_of(key);
@@ -67,7 +55,7 @@ void SweepSpec::case_values(long index, std::vector<double>& out) const {
   }
   for (std::size_t k = 0; k < parameters.size(); ++k) {
     const SweepParameter& p = parameters[k];
-    const double u = unit_draw(seed, index, k);
+    const double u = unit_draw(seed, static_cast<uint64_t>(index), k);
     if (!p.draw_range) {
       const auto n = p.values.size();
       out[k] = p.values[std::min(n - 1, static_cast<std::size_t>(u * static_cast<double>(n)))];

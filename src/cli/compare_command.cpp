@@ -123,6 +123,12 @@ int compare_command(const CompareArgs& args) {
     for (const auto& label : split(args.methods, ',')) {
       try {
         methods.push_back(parse_method_label(label));
+        // PINN methods train the networks of the scenario's /integrator/pinn block
+        methods.back().pinn = loaded.scenario.integrator.pinn;
+        std::string why;
+        if (methods.back().kind == MethodKind::pinn && methods.back().framework == PinnFramework::central &&
+            !pinn_central_supports(loaded.scenario.model, &why))
+          throw std::invalid_argument(why);
       } catch (const std::invalid_argument& e) {
         throw InputError("--methods", e.what());
       }

@@ -122,8 +122,18 @@ int run_command(const RunArgs& args) {
                              {"dt", sc.integrator.dt},
                              {"t_end", sc.integrator.t_end},
                              {"lcp_solver", lcp_solver_name(sc.integrator.step.solver)}};
-    if (sc.integrator.method == "irk") summary["integrator"]["order"] = sc.integrator.order;
-    if (sc.integrator.method != "moreau")
+    const bool pinn = sc.integrator.spec().kind == MethodKind::pinn;
+    if (sc.integrator.method == "irk" || (pinn && sc.integrator.method != "pinn_central"))
+      summary["integrator"]["order"] = sc.integrator.order;
+    if (pinn) {
+      // the trainings, so that a user sees whether the networks reached their tolerance
+      summary["pinn"] = {{"dynamic_iterations", outcome.pinn_iterations},
+                         {"lcp_iterations", outcome.pinn_lcp_iterations},
+                         {"max_dynamic_loss", outcome.pinn_max_loss},
+                         {"unconverged_steps", outcome.pinn_unconverged},
+                         {"tol", sc.integrator.pinn.optimizer.tol}};
+    }
+    if (sc.integrator.method == "rk4lcp" || sc.integrator.method == "irk")
       summary["integrator"]["stage_forces"] =
           sc.integrator.stage_forces == StageForces::held ? "held" : "interpolated";
     summary["steps"] = outcome.steps;

@@ -344,8 +344,9 @@ int sweep_command(const SweepArgs& args) {
     for (const auto& s : args.set) apply_override(doc, s);
     base = parse_scenario(doc);
     spec = parse_sweep(doc);
-    if (base.integrator.spec().kind == MethodKind::event_driven)
-      throw InputError("/integrator/method", "sweeps run the time steppers (moreau, rk4lcp, irk); got \"" +
+    if (base.integrator.spec().kind == MethodKind::event_driven || base.integrator.spec().kind == MethodKind::pinn)
+      throw InputError("/integrator/method", "sweeps run the time steppers moreau, rk4lcp and irk (batched PINN "
+                                             "training is not in this build yet); got \"" +
                                                  base.integrator.method + "\"");
     if (batch::sweep_dims_size(base.model.dof(), base.model.n_contacts()) == 0)
       throw InputError("/model", "sweeps hold at most 24 DoF and 8 contacts");

@@ -15,8 +15,32 @@ std::string MethodSpec::label() const {
     case MethodKind::rk4lcp: return "rk4lcp" + suffix;
     case MethodKind::irk: return "irk" + std::to_string(stages) + suffix;
     case MethodKind::event_driven: return "switching";
+    case MethodKind::pinn:
+      if (framework == PinnFramework::central) return "pinn_central";
+      return std::string(pinn_framework_name(framework)) + std::to_string(stages);
   }
   return "?";
+}
+
+const char* pinn_framework_name(PinnFramework f) {
+  switch (f) {
+    case PinnFramework::single: return "pinn_single";
+    case PinnFramework::dual: return "pinn_dual";
+    case PinnFramework::adv_single: return "pinn_adv_single";
+    case PinnFramework::adv_dual: return "pinn_adv_dual";
+    case PinnFramework::central: return "pinn_central";
+  }
+  return "?";
+}
+
+bool parse_pinn_framework(const std::string& name, PinnFramework& f) {
+  for (PinnFramework c : {PinnFramework::single, PinnFramework::dual, PinnFramework::adv_single,
+                          PinnFramework::adv_dual, PinnFramework::central})
+    if (name == pinn_framework_name(c)) {
+      f = c;
+      return true;
+    }
+  return false;
 }
 
 MethodSpec parse_method_label(const std::string& label) {
@@ -26,6 +50,26 @@ MethodSpec parse_method_label(const std::string& label) {
   if (base.size() > interp.size() && base.compare(base.size() - interp.size(), interp.size(), interp) == 0) {
     spec.forces = StageForces::ramp;
     base.resize(base.size() - interp.size());
+  }
+  // pinn_<framework>Q: the IRK-PINN frameworks with Q Gauss stages; pinn_central has no stages
+  if (base.rfind("pinn_", 0) == 0) {
+    const std::size_t digits = base.find_last_not_of("0123456789") + 1;
+    spec.kind = MethodKind::pinn;
+    if (!parse_pinn_framework(base.substr(0, digits), spec.framework) || spec.forces == StageForces::ramp)
+      throw std::invalid_argument("unknown method '" + label +
+                                  "' (PINN methods: pinn_singleQ, pinn_dualQ, pinn_adv_singleQ, pinn_adv_dualQ "
+                                  "with Q Gauss stages, pinn_central)");
+    const bool central = spec.framework == PinnFramework::central;
+    if (central != (digits == base.size()) || base.size() - digits > 3)
+      throw std::invalid_argument("'" + label + "': " +
+                                  (central ? "pinn_central takes no stage count"
+                                           : "give the Gauss stages, e.g. " + base + "10"));
+    if (!central) {
+      spec.stages = std::stoi(base.substr(digits));
+      if (spec.stages < 1 || spec.stages > kMaxPinnStages)
+        throw std::invalid_argument("'" + label + "': PINN stages must be 1.." + std::to_string(kMaxPinnStages));
+    }
+    return spec;
   }
   const bool rk = base == "rk4lcp" || base.rfind("irk", 0) == 0;
   if (spec.forces == StageForces::ramp && !rk)
@@ -44,7 +88,8 @@ MethodSpec parse_method_label(const std::string& label) {
       throw std::invalid_argument("'" + label + "': Gauss stages must be 1.." + std::to_string(kMaxGaussStages));
   } else {
     throw std::invalid_argument("unknown method '" + label +
-                                "' (moreau, rk4lcp, irkQ with Q Gauss stages, switching, root_shooting; "
+                                "' (moreau, rk4lcp, irkQ with Q Gauss stages, switching, root_shooting, "
+                                "pinn_singleQ, pinn_dualQ, pinn_adv_singleQ, pinn_adv_dualQ, pinn_central; "
                                 "append -interp to rk4lcp or irkQ for interpolated stage forces)");
   }
   return spec;
@@ -129,6 +174,10 @@ MethodOutcome run_method(const MethodSpec& spec, const ModelDescription& desc, c
   out.max_lcp_residual = r.max_lcp_residual;
   out.lcp_iterations = r.lcp_iterations;
   out.max_lcp_iterations = r.max_lcp_iterations;
+  out.pinn_iterations = r.pinn_iterations;
+  out.pinn_lcp_iterations = r.pinn_lcp_iterations;
+  out.pinn_max_loss = r.pinn_max_loss;
+  out.pinn_unconverged = r.pinn_unconverged;
   return out;
 }
 

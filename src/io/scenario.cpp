@@ -71,10 +71,70 @@ bool friction_param_positive(FrictionLawKind k, int i) {
 const std::vector<std::string> kModelTypes = {"slider_belt", "slider_chain", "mode_coupling_2dof",
                                               "base_excited_sdof", "linear_multibody"};
 
-// time steppers of this build, and methods that DESIGN.md names but later issues implement
-const std::vector<std::string> kMethods = {"moreau", "rk4lcp", "irk", "switching", "root_shooting"};
-const std::vector<std::string> kPlannedMethods = {"pinn_single", "pinn_dual", "pinn_adv_single", "pinn_adv_dual",
-                                                  "pinn_central"};
+// the integration methods of /integrator/method
+const std::vector<std::string> kMethods = {"moreau",       "rk4lcp",          "irk",
+                                           "switching",    "root_shooting",   "pinn_single",
+                                           "pinn_dual",    "pinn_adv_single", "pinn_adv_dual",
+                                           "pinn_central"};
+
+// a whole number in [lo, hi] at key (or the fallback)
+int bounded_integer(JsonObject& o, const std::string& key, int fallback, int lo, int hi) {
+  const long v = o.integer_or(key, fallback, lo);
+  if (v > hi) throw InputError(o.pointer_of(key), "must be at most " + std::to_string(hi));
+  return static_cast<int>(v);
+}
+
+// /integrator/pinn: the networks and trainings of the PINN methods
+PinnConfig parse_pinn(JsonObject& in) {
+  PinnConfig c;
+  if (!in.has("pinn")) return c;
+  JsonObject p = in.object("pinn");
+  if (p.has("hidden")) {
+    const std::string at = p.pointer_of("hidden");
+    const auto widths = p.numbers("hidden", -1, NumberRule::positive);
+    if (widths.size() + 1 > static_cast<std::size_t>(kMlpMaxLayers))
+      throw InputError(at, "at most " + std::to_string(kMlpMaxLayers - 1) + " hidden layers");
+    c.hidden.clear();
+    for (std::size_t i = 0; i < widths.size(); ++i) {
+      if (widths[i] != std::floor(widths[i]) || widths[i] > kMlpMaxWidth)
+        throw InputError(pointer_join(at, i), "must be a whole width in 1.." + std::to_string(kMlpMaxWidth));
+      c.hidden.push_back(static_cast<int>(widths[i]));
+    }
+  }
+  c.activation = parse_activation(p.choice_or("activation", "tanh", {"tanh", "mish", "relu"}));
+  const std::string opt = p.choice_or("optimizer", "lbfgs", {"lbfgs", "adam", "adam+lbfgs"});
+  c.optimizer.kind = opt == "adam" ? OptimizerKind::adam : opt == "lbfgs" ? OptimizerKind::lbfgs
+                                                                          : OptimizerKind::adam_lbfgs;
+  c.optimizer.max_iter = bounded_integer(p, "max_iter", c.optimizer.max_iter, 1, 1000000);
+  c.optimizer.adam_iter = bounded_integer(p, "adam_iter", c.optimizer.adam_iter, 0, 1000000);
+  c.optimizer.tol = p.number_or("tol", c.optimizer.tol, NumberRule::positive);
+  c.optimizer.learning_rate = p.number_or("learning_rate", c.optimizer.learning_rate, NumberRule::positive);
+  c.optimizer.history = bounded_integer(p, "history", c.optimizer.history, 1, 50);
+  c.seed = static_cast<uint64_t>(p.integer_or("seed", 1, 0));
+  if (p.has("lcp")) {
+    JsonObject l = p.object("lcp");
+    LcpPinnSettings& s = c.lcp;
+    s.layers = bounded_integer(l, "layers", s.layers, 1, kLcpPinnMaxLayers);
+    s.width = bounded_integer(l, "width", s.width, 1, kLcpPinnMaxWidth);
+    s.activation = parse_activation(l.choice_or("activation", "tanh", {"tanh", "mish", "relu"}));
+    const std::string out = l.choice_or("output", "shifted_relu", {"shifted_relu", "scaled_relu"});
+    s.output = out == "shifted_relu" ? OutputMap::shifted_relu : OutputMap::scaled_relu;
+    s.c1 = l.number_or("c1", s.c1);
+    s.c2 = l.number_or("c2", s.output == OutputMap::scaled_relu ? 1.0 : s.c2);
+    if (s.output == OutputMap::scaled_relu && !(s.c2 > 0))
+      throw InputError(l.pointer_of("c2"), "must be > 0 for scaled_relu (outputs ReLU(z + c1)·c2 must reach every x ≥ 0)");
+    s.optimizer.max_iter = bounded_integer(l, "max_iter", s.optimizer.max_iter, 1, 1000000);
+    s.optimizer.tol = l.number_or("tol", s.optimizer.tol, NumberRule::positive);
+    s.restarts = bounded_integer(l, "restarts", s.restarts, 0, 100);
+    s.warm_start = l.boolean_or("warm_start", s.warm_start);
+    s.seed = c.seed;
+    c.lcp_tolerance = l.number_or("residual_tol", c.lcp_tolerance, NumberRule::positive);
+    l.finish();
+  }
+  c.lcp.seed = c.seed;
+  p.finish();
+  return c;
+}
 
 FrictionLaw required_friction(JsonObject& root, const std::string& type) {
   if (!root.has("friction")) throw InputError("/friction", "is required for model type " + type);
@@ -233,19 +293,19 @@ ModelDescription parse_model(JsonObject& root) {
 void parse_integrator(JsonObject& root, Scenario& s) {
   JsonObject in = root.object("integrator");
   IntegratorSettings& it = s.integrator;
-  std::vector<std::string> all = kMethods;
-  all.insert(all.end(), kPlannedMethods.begin(), kPlannedMethods.end());
-  it.method = in.choice_or("method", "moreau", all);
-  if (std::find(kMethods.begin(), kMethods.end(), it.method) == kMethods.end()) {
-    std::string available;
-    for (const auto& m : kMethods) available += (available.empty() ? "" : ", ") + m;
-    throw InputError(in.pointer_of("method"),
-                     "'" + it.method + "' is not available in this build yet (available: " + available + ")");
+  it.method = in.choice_or("method", "moreau", kMethods);
+  const bool pinn = it.method.rfind("pinn_", 0) == 0;
+  if (it.method == "irk" || (pinn && it.method != "pinn_central")) {
+    const int most = pinn ? kMaxPinnStages : kMaxGaussStages;
+    it.order = bounded_integer(in, "order", 4, 1, most);
   }
-  if (it.method == "irk") {
-    it.order = static_cast<int>(in.integer_or("order", 4, 1));
-    if (it.order > kMaxGaussStages)
-      throw InputError(in.pointer_of("order"), "at most " + std::to_string(kMaxGaussStages) + " Gauss stages");
+  if (pinn) {
+    it.pinn = parse_pinn(in);
+    std::string why;
+    if (it.method == "pinn_central" && !pinn_central_supports(s.model, &why))
+      throw InputError(in.pointer_of("method"), why);
+  } else if (in.has("pinn")) {
+    throw InputError(in.pointer_of("pinn"), "applies to the PINN methods (pinn_*) only");
   }
   if (it.method == "rk4lcp" || it.method == "irk") {
     const std::string f = in.choice_or("stage_forces", "held", {"held", "interpolated"});
@@ -263,7 +323,12 @@ void parse_integrator(JsonObject& root, Scenario& s) {
   it.steps = static_cast<long>(std::abs(ratio - rounded) <= 1e-9 * ratio ? rounded : std::ceil(ratio));
   if (it.steps < 1) it.steps = 1;
 
-  const std::string solver = in.choice_or("lcp_solver", "lemke", {"lemke", "pgs", "enum"});
+  const std::string solver = in.choice_or("lcp_solver", "lemke", {"lemke", "pgs", "enum", "lcp_pinn"});
+  const bool pinn_solves = it.method == "pinn_dual" || it.method == "pinn_adv_dual" || it.method == "pinn_central";
+  if (solver == "lcp_pinn" && !pinn_solves)
+    throw InputError(in.pointer_of("lcp_solver"),
+                     "lcp_pinn is the contact solver of pinn_dual, pinn_adv_dual and pinn_central (which use it "
+                     "whatever is given here); pick one of those methods or a classical solver");
   it.step.solver = solver == "pgs" ? LcpSolverKind::pgs
                    : solver == "enum" ? LcpSolverKind::enumerate : LcpSolverKind::lemke;
   const int lcp_size = s.model.lcp_size();
@@ -328,6 +393,16 @@ void parse_poincare(JsonObject& an, Scenario& s) {
 
 }  // namespace
 
+bool pinn_central_supports(const ModelDescription& d, std::string* why) {
+  for (const auto& c : d.contacts)
+    if (c.kind != ContactKind::given_normal) {
+      *why = "pinn_central (seed 001) needs contacts with given normal forces (slider chains, slider_belt); "
+             "use pinn_dual or pinn_adv_dual for rigid or spring contacts";
+      return false;
+    }
+  return true;
+}
+
 MethodSpec IntegratorSettings::spec() const {
   MethodSpec m;
   m.kind = method == "moreau"   ? MethodKind::moreau
@@ -336,6 +411,8 @@ MethodSpec IntegratorSettings::spec() const {
                                 : MethodKind::event_driven;
   m.stages = order;
   m.forces = stage_forces;
+  if (parse_pinn_framework(method, m.framework)) m.kind = MethodKind::pinn;
+  m.pinn = pinn;
   return m;
 }
 

@@ -1,7 +1,8 @@
 // fivsim/integrate/method.hpp — one interface to every integration method of fivsim (host): the
-// time steppers (Moreau, RK4-LCP, Gauss IRK-LCP; moreau.hpp, rk_lcp.hpp) and the event-driven
-// reference (event_driven.hpp). `fivsim run` and `fivsim compare` drive all of them through it,
-// seeing the same samples (one per dt) and the same event list.
+// time steppers (Moreau, RK4-LCP, Gauss IRK-LCP, the PINN frameworks; moreau.hpp, rk_lcp.hpp,
+// pinn_step.hpp) and the event-driven reference (event_driven.hpp). `fivsim run` and `fivsim
+// compare` drive all of them through it, seeing the same samples (one per dt) and the same event
+// list.
 #pragma once
 
 #include <functional>
@@ -21,6 +22,13 @@ namespace fivsim {
 // a method from its label (the names of `fivsim compare --methods`); "root_shooting" is the
 // event-driven reference too. Throws std::invalid_argument naming the accepted forms.
 MethodSpec parse_method_label(const std::string& label);
+
+// the most Gauss stages a PINN method takes (seed 000 uses up to 10; the tables go to 200)
+inline constexpr int kMaxPinnStages = 100;
+
+// "pinn_single" … "pinn_central", and back (false for another name)
+const char* pinn_framework_name(PinnFramework f);
+bool parse_pinn_framework(const std::string& name, PinnFramework& f);
 
 // the state after one step (time steppers) or at one output time (the reference)
 struct SeriesPoint {
@@ -48,6 +56,10 @@ struct MethodOutcome {
   int max_lcp_iterations = 0;
   long reference_steps = 0;  // reference: accepted Dormand–Prince steps
   long rhs_evaluations = 0;
+  long pinn_iterations = 0;      // PINN methods: see RunOutcome
+  long pinn_lcp_iterations = 0;
+  double pinn_max_loss = 0.0;
+  long pinn_unconverged = 0;
 };
 
 // runs `steps` steps of dt from (q0, u0) at t = 0; observe() sees the start state and then one

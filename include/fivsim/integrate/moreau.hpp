@@ -94,9 +94,10 @@ FIVSIM_HD inline void decoupled_friction_impulses(const Model<D>& m, State<D>& s
   s.lamN.n = s.lamT.n = nc;
 }
 
-template <class D>
-FIVSIM_HD inline StepReport moreau_step(const Model<D>& m, State<D>& s, typename D::scalar dt,
-                                        const StepOptions& opt, MoreauWorkspace<D>& ws) {
+// one step with the contact LCP solved by `solve` (a functor with the solvers' signature)
+template <class D, class Solver>
+FIVSIM_HD inline StepReport moreau_step_with(const Model<D>& m, State<D>& s, typename D::scalar dt,
+                                             const StepOptions& opt, MoreauWorkspace<D>& ws, const Solver& solve) {
   using T = typename D::scalar;
   StepReport rep;
   const int nq = dof_count(m);
@@ -122,7 +123,7 @@ FIVSIM_HD inline StepReport moreau_step(const Model<D>& m, State<D>& s, typename
     LcpOptions lcp_opt = opt.lcp;
     lcp_opt.use_basis_hint = ws.has_basis;
     lcp_opt.basis_hint = ws.basis;
-    const LcpResult r = lcp_solve(opt.solver, ws.lcp.A, ws.lcp.b, ws.x, ws.y, lcp_opt);
+    const LcpResult r = solve(ws.lcp.A, ws.lcp.b, ws.x, ws.y, lcp_opt);
     rep.lcp_iterations = r.iterations;
     rep.lcp_residual = r.residual;
     if (r.status != Status::ok) {
@@ -150,6 +151,12 @@ FIVSIM_HD inline StepReport moreau_step(const Model<D>& m, State<D>& s, typename
   s.t += dt;
   if (!finite) rep.status = Status::nonfinite;
   return rep;
+}
+
+template <class D>
+FIVSIM_HD inline StepReport moreau_step(const Model<D>& m, State<D>& s, typename D::scalar dt,
+                                        const StepOptions& opt, MoreauWorkspace<D>& ws) {
+  return moreau_step_with(m, s, dt, opt, ws, ClassicalLcpSolver{opt.solver});
 }
 
 }  // namespace fivsim

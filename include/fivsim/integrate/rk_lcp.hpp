@@ -62,9 +62,10 @@ namespace detail {
 
 // the impulse-free end state, then (A, b) of the contact LCP and its solution; ramp: the stage
 // forces interpolate from ws.force_prev
-template <class D>
+template <class D, class Solver>
 FIVSIM_HD inline LcpResult rk_lcp_solve(const Model<D>& m, const RkStepMap<D>& map, const State<D>& s,
-                                        const StepOptions& opt, bool ramp, RkLcpWorkspace<D>& ws) {
+                                        const StepOptions& opt, bool ramp, RkLcpWorkspace<D>& ws,
+                                        const Solver& solve) {
   using T = typename D::scalar;
   const int n = m.n_dof;
   const int nc = m.n_contacts;
@@ -90,26 +91,29 @@ FIVSIM_HD inline LcpResult rk_lcp_solve(const Model<D>& m, const RkStepMap<D>& m
   LcpOptions lcp_opt = opt.lcp;
   lcp_opt.use_basis_hint = ws.has_basis;
   lcp_opt.basis_hint = ws.basis;
-  return lcp_solve(opt.solver, ws.lcp.A, ws.lcp.b, ws.x, ws.y, lcp_opt);
+  return solve(ws.lcp.A, ws.lcp.b, ws.x, ws.y, lcp_opt);
 }
 
 }  // namespace detail
 
-template <class D>
-FIVSIM_HD inline StepReport rk_lcp_step(const Model<D>& m, const RkStepMap<D>& map, State<D>& s,
-                                        const StepOptions& opt, RkLcpWorkspace<D>& ws) {
-  using T = typename D::scalar;
+
+// the first half of a step: the contact LCP solved by `solve` and the generalised contact force
+// ws.force (impulse / dt); `ramp` says whether the force is interpolated over the stages
+template <class D, class Solver>
+FIVSIM_HD inline StepReport rk_lcp_contact_force(const Model<D>& m, const RkStepMap<D>& map, const State<D>& s,
+                                                 const StepOptions& opt, RkLcpWorkspace<D>& ws,
+                                                 const Solver& solve, bool& ramp) {
   StepReport rep;
   const int n = m.n_dof;
   const int nc = m.n_contacts;
-  const T dt = map.dt;
-  bool ramp = map.forces == StageForces::ramp && ws.ramp_ready;
+  const auto dt = map.dt;
+  ramp = map.forces == StageForces::ramp && ws.ramp_ready;
 
-  LcpResult lr = detail::rk_lcp_solve(m, map, s, opt, ramp, ws);
+  LcpResult lr = detail::rk_lcp_solve(m, map, s, opt, ramp, ws, solve);
   // a regime change inside an interpolating step: hold the force in this step instead
   if (ramp && lr.status == Status::ok && lr.basis != ws.basis) {
     ramp = false;
-    lr = detail::rk_lcp_solve(m, map, s, opt, false, ws);
+    lr = detail::rk_lcp_solve(m, map, s, opt, false, ws, solve);
   }
   rep.lcp_iterations = lr.iterations;
   rep.lcp_residual = lr.residual;
@@ -129,10 +133,33 @@ FIVSIM_HD inline StepReport rk_lcp_step(const Model<D>& m, const RkStepMap<D>& m
     for (int i = 0; i < nc; ++i)
       for (int d = 0; d < n; ++d) ws.force[d] += (m.WN(d, i) * ws.PN[i] + m.WT(d, i) * ws.PT[i]) / dt;
   }
+  return rep;
+}
 
+// the last part of a step, after the end state is in s.q, s.u: contact forces and states, the
+// force kept for the next step's interpolation, the time
+template <class D>
+FIVSIM_HD inline void rk_lcp_finish(const Model<D>& m, const RkStepMap<D>& map, const StepOptions& opt,
+                                    RkLcpWorkspace<D>& ws, State<D>& s, StepReport& rep) {
+  bool finite = true;
+  for (int i = 0; i < m.n_dof; ++i) finite = finite && is_finite(s.q[i]) && is_finite(s.u[i]);
+  record_contacts(m, ws.x, ws.y, ws.PN, ws.PT, map.dt, opt, s);
+  ws.force_prev = ws.force;
+  s.t += map.dt;
+  if (!finite) rep.status = Status::nonfinite;
+}
+
+template <class D>
+FIVSIM_HD inline StepReport rk_lcp_step(const Model<D>& m, const RkStepMap<D>& map, State<D>& s,
+                                        const StepOptions& opt, RkLcpWorkspace<D>& ws) {
+  using T = typename D::scalar;
+  const int n = m.n_dof;
+  ClassicalLcpSolver solver{opt.solver};
+  bool ramp = false;
+  StepReport rep = rk_lcp_contact_force(m, map, s, opt, ws, solver, ramp);
+  if (rep.status != Status::ok) return rep;
   // the end state with the contact force
   const auto& R = ramp ? map.R_ramp : map.R_held;
-  bool finite = true;
   for (int i = 0; i < 2 * n; ++i) {
     T acc = ws.y_free[i];
     for (int j = 0; j < n; ++j) acc += R(i, j) * ws.force[j];
@@ -141,12 +168,8 @@ FIVSIM_HD inline StepReport rk_lcp_step(const Model<D>& m, const RkStepMap<D>& m
     } else {
       s.u[i - n] = acc;
     }
-    finite = finite && is_finite(acc);
   }
-  record_contacts(m, ws.x, ws.y, ws.PN, ws.PT, dt, opt, s);
-  ws.force_prev = ws.force;
-  s.t += dt;
-  if (!finite) rep.status = Status::nonfinite;
+  rk_lcp_finish(m, map, opt, ws, s, rep);
   return rep;
 }
 

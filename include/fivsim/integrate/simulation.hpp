@@ -6,12 +6,14 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <Eigen/Dense>
 
 #include "fivsim/analysis/events.hpp"
 #include "fivsim/integrate/moreau.hpp"
 #include "fivsim/integrate/rk_lcp.hpp"
+#include "fivsim/integrate/pinn_step.hpp"
 #include "fivsim/integrate/rk_step_map.hpp"
 
 namespace fivsim {
@@ -44,6 +46,11 @@ struct RunOutcome {
   long lcp_iterations = 0;         // summed over all steps
   int max_lcp_iterations = 0;
   double failed_at = 0.0;          // start time of the step that failed
+  // PINN methods: the trainings of all steps
+  long pinn_iterations = 0;        // optimizer iterations of the dynamic networks
+  long pinn_lcp_iterations = 0;    // optimizer iterations of the LCP-PINNs
+  double pinn_max_loss = 0.0;      // the worst final loss of a dynamic training
+  long pinn_unconverged = 0;       // steps whose dynamic training stopped above its tolerance
 };
 
 // runs `steps` steps of size dt with step(state) -> StepReport; observe(state, step_index, report)
@@ -93,13 +100,26 @@ RunOutcome simulate_rk_lcp(const Model<D>& m, const RkStepMap<D>& map, State<D>&
 
 // the integration methods of fivsim (method.hpp runs them all; the event-driven reference is not a
 // time stepper and has its own driver, event_driven.hpp)
-enum class MethodKind { moreau, rk4lcp, irk, event_driven };
+enum class MethodKind { moreau, rk4lcp, irk, event_driven, pinn };
+
+// the networks and trainings of the PINN methods (scenario /integrator/pinn)
+struct PinnConfig {
+  std::vector<int> hidden = {20, 20, 20, 20, 20, 20, 20};  // dynamic network (seed 000 §3.3.2: 7 × 20)
+  Activation activation = Activation::tanh_fn;
+  OptimizerOptions optimizer{OptimizerKind::lbfgs, 500, 1e-24, 10};
+  uint64_t seed = 1;
+  LcpPinnSettings lcp;          // the LCP-PINN (3 × 5)
+  double lcp_tolerance = 1e-9;  // natural-map residual its answers must meet
+};
 
 struct MethodSpec {
   MethodKind kind = MethodKind::moreau;
-  int stages = 4;                           // irk: Gauss–Legendre stages
+  int stages = 4;                           // irk, pinn: Gauss–Legendre stages
   StageForces forces = StageForces::held;  // rk4lcp, irk
-  std::string label() const;               // "moreau", "rk4lcp", "irk10", "irk10-interp", "switching"
+  PinnFramework framework = PinnFramework::single;  // pinn
+  PinnConfig pinn;                                   // pinn
+  // "moreau", "rk4lcp", "irk10", "irk10-interp", "switching", "pinn_dual10", "pinn_central"
+  std::string label() const;
 };
 
 // the step map of a Runge–Kutta stepper spec (RK4-LCP: the classical tableau; irk: Gauss–Legendre
@@ -110,13 +130,72 @@ void make_method_step_map(const MethodSpec& spec, const Model<D>& m, double dt, 
   make_rk_step_map(m, tab, dt, spec.forces, map);
 }
 
-// a time stepper of `spec` (Moreau, RK4-LCP or Gauss IRK-LCP) over `steps` steps of dt
+// the PINN steppers (pinn_step.hpp) over `steps` steps of dt, with their networks and training
+// memory allocated here once and the weights carried from step to step
+template <class D, class Observer>
+RunOutcome simulate_pinn(const MethodSpec& spec, const Model<D>& m, State<D>& s, double dt, long steps,
+                         const StepOptions& opt, Observer&& observe) {
+  using T = typename D::scalar;
+  const int n = m.n_dof;
+  PinnStepSettings set;
+  set.framework = spec.framework;
+  set.lcp = spec.pinn.lcp;
+  set.lcp_tolerance = spec.pinn.lcp_tolerance;
+  set.dynamics_optimizer = spec.pinn.optimizer;
+  auto lcp_ws = std::make_unique<LcpPinnWorkspace<T, D::max_lcp>>();
+  PinnStepReport pr;
+  RunOutcome totals;
+  auto tally = [&](const StepReport& r) {
+    totals.pinn_iterations += pr.dynamics.iterations;
+    totals.pinn_lcp_iterations += pr.lcp.iterations;
+    if (pr.dynamics.loss > totals.pinn_max_loss) totals.pinn_max_loss = pr.dynamics.loss;
+    if (spec.framework != PinnFramework::central && !pr.dynamics.converged) ++totals.pinn_unconverged;
+    return r;
+  };
+  auto finish = [&](RunOutcome out) {
+    out.pinn_iterations = totals.pinn_iterations;
+    out.pinn_lcp_iterations = totals.pinn_lcp_iterations;
+    out.pinn_max_loss = totals.pinn_max_loss;
+    out.pinn_unconverged = totals.pinn_unconverged;
+    return out;
+  };
+  if (spec.framework == PinnFramework::central) {
+    auto ws = std::make_unique<MoreauWorkspace<D>>();
+    return finish(simulate_steps(
+        s, dt, steps, [&](State<D>& st) { return tally(central_pinn_step(m, st, T(dt), set, opt, *ws, *lcp_ws, pr)); },
+        observe));
+  }
+  const int R = spec.stages;
+  const ButcherTableau tab = gauss_legendre(R);
+  std::vector<T> a(tab.a.begin(), tab.a.end()), b(tab.b.begin(), tab.b.end()), c(tab.c.begin(), tab.c.end());
+  const StageTable<T> table{R, a.data(), b.data(), c.data()};
+  auto map = std::make_unique<RkStepMap<D>>();
+  make_rk_step_map(m, tab, dt, pinn_interpolates(spec.framework) ? StageForces::ramp : StageForces::held, *map);
+  set.dynamics = make_mlp_layout(n, spec.pinn.hidden, n * (R + 1), spec.pinn.activation, OutputMap::linear);
+  const int np = set.dynamics.param_count();
+  std::vector<T> params(np), grad(np), work(optimizer_work_size(np, set.dynamics_optimizer)),
+      cache(set.dynamics.cache_size()), scratch(2 * set.dynamics.max_width()), d_out(set.dynamics.outputs()),
+      loss_scratch(irk_pinn_scratch_size(n, R)), stage_force(static_cast<std::size_t>(R * n));
+  mlp_init(set.dynamics, spec.pinn.seed, 0, params.data());
+  IrkPinnBuffers<T> buf{params.data(), grad.data(),    work.data(),        cache.data(),
+                        scratch.data(), d_out.data(), loss_scratch.data()};
+  auto ws = std::make_unique<RkLcpWorkspace<D>>();
+  return finish(simulate_steps(
+      s, dt, steps,
+      [&](State<D>& st) {
+        return tally(irk_pinn_step(m, *map, table, set, st, opt, *ws, *lcp_ws, buf, stage_force.data(), pr));
+      },
+      observe));
+}
+
+// a time stepper of `spec` (Moreau, RK4-LCP, Gauss IRK-LCP or a PINN framework) over `steps` steps of dt
 template <class D, class Observer>
 RunOutcome simulate_time_stepper(const MethodSpec& spec, const Model<D>& m, State<D>& s, double dt, long steps,
                                  const StepOptions& opt, Observer&& observe) {
   if (spec.kind == MethodKind::event_driven)
     throw std::invalid_argument("simulate_time_stepper: the event-driven reference is not a time stepper");
   if (spec.kind == MethodKind::moreau) return simulate_moreau(m, s, dt, steps, opt, observe);
+  if (spec.kind == MethodKind::pinn) return simulate_pinn(spec, m, s, dt, steps, opt, observe);
   auto map = std::make_unique<RkStepMap<D>>();
   make_method_step_map(spec, m, dt, *map);
   return simulate_rk_lcp(m, *map, s, steps, opt, observe);

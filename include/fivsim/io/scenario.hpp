@@ -12,13 +12,14 @@
 namespace fivsim {
 
 struct IntegratorSettings {
-  std::string method = "moreau";  // moreau | rk4lcp | irk | switching | root_shooting
+  std::string method = "moreau";  // moreau | rk4lcp | irk | switching | root_shooting | pinn_*
   double dt = 0.0;
   double t_end = 0.0;
   long steps = 0;  // round(t_end / dt)
   StepOptions step;
-  int order = 4;                              // irk: Gauss–Legendre stages q (order 2q)
+  int order = 4;                              // irk, pinn_* but central: Gauss–Legendre stages q (order 2q)
   StageForces stage_forces = StageForces::held;  // rk4lcp, irk: forces held or interpolated
+  PinnConfig pinn;                               // pinn_*: the networks and their training
 
   MethodSpec spec() const;
 };
@@ -70,6 +71,10 @@ void apply_override(json& doc, const std::string& assignment);
 
 // validates the whole document and builds the model description
 Scenario parse_scenario(const json& doc);
+
+// pinn_central updates displacements by half steps around a velocity LCP, which suits friction
+// under known normal forces (seed 001's slider chains) only; false with the reason otherwise
+bool pinn_central_supports(const ModelDescription& d, std::string* why);
 
 // a friction block {"law": ..., parameters...}
 FrictionLaw parse_friction_law(JsonObject& obj);

@@ -30,4 +30,14 @@ FIVSIM_HD inline LcpResult lcp_solve(LcpSolverKind kind, const LcpMatrix<T, Cap>
   }
 }
 
+// the classical solver of `kind` as a functor, for steppers that take any solver (a PINN one too)
+struct ClassicalLcpSolver {
+  LcpSolverKind kind = LcpSolverKind::lemke;
+  template <class T, int Cap>
+  FIVSIM_HD LcpResult operator()(const LcpMatrix<T, Cap>& A, const LcpVector<T, Cap>& b, LcpVector<T, Cap>& x,
+                                 LcpVector<T, Cap>& y, const LcpOptions& o) const {
+    return lcp_solve(kind, A, b, x, y, o);
+  }
+};
+
 }  // namespace fivsim

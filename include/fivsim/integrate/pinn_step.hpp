@@ -1,0 +1,133 @@
+// fivsim/integrate/pinn_step.hpp — the PINN time steppers of seed 000 (§2.3.3–2.3.4, §4.2) and
+// seed 001 (§2.3).
+//
+// IRK-PINN frameworks (pinn_single, pinn_dual, pinn_adv_single, pinn_adv_dual), one step:
+//   1. the contact LCP of the step, written on the impulse-free end state of the same q-stage
+//      Gauss map as the IRK-LCP stepper (rk_lcp.hpp; seed 000 Eqs. 12, 14, 28), is solved by a
+//      classical solver (single) or by the LCP-PINN trained on it in this step (dual, lcp_pinn.hpp);
+//   2. the contact force is held over the stages (single, dual) or interpolated from the previous
+//      step's force, F_k = F_prev + c_k (F − F_prev) (advanced variants, Eqs. 30–31; held in a step
+//      whose contact regime changes, as in irkQ-interp);
+//   3. the dynamic network (irk_pinn.hpp) is trained on the step from the previous step's weights
+//      and its outputs give the end state.
+// At zero training loss step 3 reproduces the Gauss collocation step, so pinn_single → irkQ and
+// pinn_adv_single → irkQ-interp as the tolerance shrinks: the difference between them measures
+// the training, which is the honest comparison the seeds invite (docs/METHODS.md).
+//
+// pinn_central (seed 001 Eqs. 13–14): a central-difference update, q_M = q_A + dt/2 u_A,
+// u_E = u_A + M⁻¹(h(q_M, u_A) dt + W Λ), q_E = q_M + dt/2 u_E, with the contact LCP of the
+// velocity update (Moreau's, written at q_M) solved by the LCP-PINN.
+#pragma once
+
+#include "fivsim/integrate/moreau.hpp"
+#include "fivsim/integrate/rk_lcp.hpp"
+#include "fivsim/pinn/irk_pinn.hpp"
+#include "fivsim/pinn/lcp_pinn.hpp"
+
+namespace fivsim {
+
+enum class PinnFramework : int { single = 0, dual = 1, adv_single = 2, adv_dual = 3, central = 4 };
+
+FIVSIM_HD inline bool pinn_uses_lcp_pinn(PinnFramework f) {
+  return f == PinnFramework::dual || f == PinnFramework::adv_dual || f == PinnFramework::central;
+}
+FIVSIM_HD inline bool pinn_interpolates(PinnFramework f) {
+  return f == PinnFramework::adv_single || f == PinnFramework::adv_dual;
+}
+
+// what a PINN step reports besides the StepReport: the two trainings
+struct PinnStepReport {
+  OptimizerResult dynamics;  // the IRK-PINN (not run by pinn_central)
+  OptimizerResult lcp;       // the LCP-PINN (dual variants, central)
+};
+
+// the LCP-PINN as a solver functor for the steppers
+template <class D>
+struct LcpPinnSolver {
+  const LcpPinnSettings* settings;
+  LcpPinnWorkspace<typename D::scalar, D::max_lcp>* ws;
+  FIVSIM_HD LcpResult operator()(const LcpMatrix<typename D::scalar, D::max_lcp>& A,
+                                 const LcpVector<typename D::scalar, D::max_lcp>& b,
+                                 LcpVector<typename D::scalar, D::max_lcp>& x,
+                                 LcpVector<typename D::scalar, D::max_lcp>& y, const LcpOptions& o) const {
+    return lcp_pinn_solve(A, b, x, y, o, *settings, *ws);
+  }
+};
+
+// the settings of a PINN stepper (immutable over a run)
+struct PinnStepSettings {
+  PinnFramework framework = PinnFramework::single;
+  MlpLayout dynamics;                // q → n(R+1) stage and end velocities
+  OptimizerOptions dynamics_optimizer{OptimizerKind::lbfgs, 500, 1e-24, 10};
+  LcpPinnSettings lcp;
+  double lcp_tolerance = 1e-9;       // natural-map residual the LCP-PINN's answer must meet
+};
+
+// one step of an IRK-PINN framework; stage_force holds R × n values
+template <class D>
+FIVSIM_HD inline StepReport irk_pinn_step(const Model<D>& m, const RkStepMap<D>& map,
+                                          const StageTable<typename D::scalar>& tab, const PinnStepSettings& set,
+                                          State<D>& s, const StepOptions& opt, RkLcpWorkspace<D>& rk,
+                                          LcpPinnWorkspace<typename D::scalar, D::max_lcp>& lcp_ws,
+                                          IrkPinnBuffers<typename D::scalar>& buf, typename D::scalar* stage_force,
+                                          PinnStepReport& pr) {
+  using T = typename D::scalar;
+  const int n = m.n_dof;
+  bool ramp = false;
+  StepReport rep;
+  if (pinn_uses_lcp_pinn(set.framework)) {
+    LcpPinnSolver<D> solver{&set.lcp, &lcp_ws};
+    StepOptions o = opt;
+    o.lcp.tolerance = set.lcp_tolerance;
+    rep = rk_lcp_contact_force(m, map, s, o, rk, solver, ramp);
+    pr.lcp = lcp_ws.last;
+  } else {
+    ClassicalLcpSolver solver{opt.solver};
+    rep = rk_lcp_contact_force(m, map, s, opt, rk, solver, ramp);
+  }
+  if (rep.status != Status::ok) return rep;
+  for (int k = 0; k < tab.R; ++k)
+    for (int d = 0; d < n; ++d)
+      stage_force[k * n + d] = ramp ? rk.force_prev[d] + tab.c[k] * (rk.force[d] - rk.force_prev[d]) : rk.force[d];
+  IrkPinnStep<T> st;
+  st.t = s.t;
+  st.dt = map.dt;
+  st.q = s.q.v;
+  st.u = s.u.v;
+  st.F = stage_force;
+  pr.dynamics = irk_pinn_train(m, tab, st, set.dynamics, set.dynamics_optimizer, buf);
+  const T* out = mlp_forward(set.dynamics, buf.params, st.q, buf.cache);
+  T q_end[D::max_dof], u_end[D::max_dof];
+  irk_pinn_end_state(n, tab, st, out, q_end, u_end);
+  for (int d = 0; d < n; ++d) {
+    s.q[d] = q_end[d];
+    s.u[d] = u_end[d];
+  }
+  rk_lcp_finish(m, map, opt, rk, s, rep);
+  return rep;
+}
+
+// one step of the seed 001 scheme: central difference with the LCP-PINN
+template <class D>
+FIVSIM_HD inline StepReport central_pinn_step(const Model<D>& m, State<D>& s, typename D::scalar dt,
+                                              const PinnStepSettings& set, const StepOptions& opt,
+                                              MoreauWorkspace<D>& ws,
+                                              LcpPinnWorkspace<typename D::scalar, D::max_lcp>& lcp_ws,
+                                              PinnStepReport& pr) {
+  using T = typename D::scalar;
+  const int n = m.n_dof;
+  // the velocity update of Moreau's step, taken at the midpoint displacement q_M
+  for (int d = 0; d < n; ++d) s.q[d] += T(0.5) * dt * s.u[d];
+  StepOptions o = opt;
+  o.closed_form_decoupled = false;
+  o.lcp.tolerance = set.lcp_tolerance;
+  LcpPinnSolver<D> solver{&set.lcp, &lcp_ws};
+  const StepReport rep = moreau_step_with(m, s, dt, o, ws, solver);
+  pr.lcp = lcp_ws.last;
+  // moreau_step_with moved q by dt·u_E; the second half-step moves it by dt/2·u_E only. A failed
+  // LCP left u as it was: undo the first half-step, so the state is the start state again
+  for (int d = 0; d < n; ++d) s.q[d] -= T(0.5) * dt * s.u[d];
+  return rep;
+}
+
+}  // namespace fivsim

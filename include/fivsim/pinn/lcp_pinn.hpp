@@ -1,0 +1,204 @@
+// fivsim/pinn/lcp_pinn.hpp — the LCP-PINN: a small network trained to output an LCP's x and y
+// (seed 000 §2.3.1, Eqs. 16–20, Fig. 3; seed 001 §2.2, Eqs. 9–12).
+//
+// The network takes an arbitrary input (fivsim: the constant 1) and outputs 2N values through the
+// modified ReLU, read as x (first N) and y (last N); training minimises Eq. 19,
+//   L = (Σ f_i² + Σ r_i²) / N,   f = y − (A x + b),   r_i = x_i y_i,
+// by L-BFGS until L ≤ tol. fivsim trains on the problem scaled to unit size, LCP(A/α, b/β) with
+// α = max|A_ij|, β = max|b_i| (x = x'β/α, y = y'β), so that one tolerance serves impulses of any
+// unit. A training that stalls with an output caught in the ReLU's flat part although the loss
+// wants it larger continues with that output lifted off the flat part (lcp_pinn_lift_blocked_outputs);
+// a stall without one restarts from a fresh initialisation (another stream of the same seed).
+// The answer is judged like every solver's: y = A x + b recomputed, natural-map residual against
+// LcpOptions::tolerance (lcp.hpp); a training that never reaches it is reported, not hidden.
+//
+// Shared signature solve(A, b, x, y, options) plus the network settings and a workspace; the
+// workspace keeps the weights, so a time stepper can start each step's training from the last.
+#pragma once
+
+#include "fivsim/lcp/lcp.hpp"
+#include "fivsim/pinn/mlp.hpp"
+#include "fivsim/pinn/optimizer.hpp"
+
+namespace fivsim {
+
+inline constexpr int kLcpPinnMaxWidth = 8;
+inline constexpr int kLcpPinnMaxLayers = 4;   // hidden layers
+inline constexpr int kLcpPinnMaxHistory = 10;
+
+struct LcpPinnSettings {
+  int layers = 3;  // hidden layers (seed 000 Table 1: 3 × 5)
+  int width = 5;
+  Activation activation = Activation::tanh_fn;
+  OutputMap output = OutputMap::shifted_relu;
+  double c1 = 1.0, c2 = 0.0;  // g = max(0, z + c1) + c2: outputs start near 1, off the flat part
+  uint64_t seed = 1;
+  int restarts = 8;           // lifts and fresh initialisations, alternately, after a stall
+  bool warm_start = true;     // start from the weights of the previous solve
+  OptimizerOptions optimizer{OptimizerKind::lbfgs, 2000, 1e-26, kLcpPinnMaxHistory};
+};
+
+template <int Cap>
+struct LcpPinnCapacity {
+  static constexpr int W = kLcpPinnMaxWidth;
+  static constexpr int params = (1 + 1) * W + (kLcpPinnMaxLayers - 1) * (W * W + W) + (W + 1) * 2 * Cap;
+  static constexpr int cache = 1 + 2 * (kLcpPinnMaxLayers * W + 2 * Cap);
+  static constexpr int scratch = 2 * (W > 2 * Cap ? W : 2 * Cap);
+  static constexpr int work = 2 * kLcpPinnMaxHistory * params + 2 * kLcpPinnMaxHistory + 4 * params;
+};
+
+template <class T, int Cap>
+struct LcpPinnWorkspace {
+  using Size = LcpPinnCapacity<Cap>;
+  MlpLayout layout;
+  bool trained = false;  // params hold a previous solve's weights
+  int restarts_used = 0;
+  OptimizerResult last;
+  T params[Size::params];
+  T grad[Size::params];
+  T cache[Size::cache];
+  T scratch[Size::scratch];
+  T d_out[2 * Cap > 0 ? 2 * Cap : 1];
+  T work[Size::work];
+  LcpMatrix<T, Cap> A;  // the scaled problem
+  LcpVector<T, Cap> b;
+};
+
+// the network of an LCP of n unknowns
+FIVSIM_HD inline MlpLayout lcp_pinn_layout(const LcpPinnSettings& s, int n) {
+  MlpLayout L;
+  L.layers = s.layers + 1;
+  L.width[0] = 1;
+  for (int l = 1; l <= s.layers; ++l) L.width[l] = s.width;
+  L.width[L.layers] = 2 * n;
+  L.hidden = s.activation;
+  L.output = s.output;
+  L.c1 = s.c1;
+  L.c2 = s.c2;
+  return L;
+}
+
+// Eq. 19 and its gradient for the outputs (x, y) of one forward pass
+template <class T, int Cap>
+FIVSIM_HD inline T lcp_pinn_loss(const LcpMatrix<T, Cap>& A, const LcpVector<T, Cap>& b, const T* out, T* d_out) {
+  const int n = A.rows;
+  const T* x = out;
+  const T* y = out + n;
+  for (int i = 0; i < 2 * n; ++i) d_out[i] = T(0);
+  T loss = T(0);
+  const T w = T(2) / T(n);
+  for (int i = 0; i < n; ++i) {
+    T f = y[i] - b[i];
+    for (int j = 0; j < n; ++j) f -= A(i, j) * x[j];
+    const T r = x[i] * y[i];
+    loss += f * f + r * r;
+    d_out[n + i] += w * (f + r * x[i]);
+    d_out[i] += w * r * y[i];
+    for (int j = 0; j < n; ++j) d_out[j] -= w * f * A(i, j);
+  }
+  return loss / T(n);
+}
+
+// A stalled training is mostly an output held in the modified ReLU's flat part (z + c1 ≤ 0, zero
+// gradient) although the loss would fall if it grew — a complementary pair that chose the wrong
+// member. Lifts the output bias of every such output (and of every x_k at zero whose
+// y_k = (Ax+b)_k is negative) so that it leaves the flat part at 1, and returns whether there was
+// one (otherwise the caller re-initialises). A heuristic: the training is not convex and may
+// still end above tolerance, which the solver then reports (Status::lcp_inaccurate).
+template <class T, int Cap>
+FIVSIM_HD inline bool lcp_pinn_lift_blocked_outputs(const MlpLayout& L, T* params, const LcpMatrix<T, Cap>& A,
+                                                     const LcpVector<T, Cap>& b, T* cache, T* d_out) {
+  if (L.output == OutputMap::linear) return false;
+  const T one = T(1);
+  const T* out = mlp_forward(L, params, &one, cache);
+  lcp_pinn_loss(A, b, out, d_out);
+  const T* z = cache + L.pre_offset(L.layers);
+  T* bias = params + L.weight_offset(L.layers - 1) + L.width[L.layers] * L.width[L.layers - 1];
+  const int n = A.rows;
+  bool lifted = false;
+  for (int k = 0; k < L.outputs(); ++k) {
+    const T s = z[k] + T(L.c1);
+    if (s > T(0)) continue;
+    // the loss wants this output larger (d_out < 0: growing it lowers the loss), or it is an x_k
+    // at zero while y_k = (A x + b)_k < 0 (as in pivoting, x_k must enter)
+    bool enter = (L.output == OutputMap::scaled_relu ? d_out[k] * T(L.c2) : d_out[k]) < T(0);
+    if (k < n) {
+      T yk = b[k];
+      for (int j = 0; j < n; ++j) yk += A(k, j) * out[j];
+      enter = enter || yk < T(0);
+    }
+    if (enter) {
+      bias[k] += T(1) - s;
+      lifted = true;
+    }
+  }
+  return lifted;
+}
+
+template <class T, int Cap>
+FIVSIM_HD inline LcpResult lcp_pinn_solve(const LcpMatrix<T, Cap>& A, const LcpVector<T, Cap>& b,
+                                          LcpVector<T, Cap>& x, LcpVector<T, Cap>& y, const LcpOptions& opt,
+                                          const LcpPinnSettings& set, LcpPinnWorkspace<T, Cap>& ws) {
+  const int n = A.rows;
+  x.n = y.n = n;
+  if (n == 0) return lcp_finish(A, b, x, y, opt, 0);
+  if (lcp_has_nonfinite(A, b)) {
+    LcpResult r;
+    r.status = Status::nonfinite;
+    return r;
+  }
+  // the unit-size problem
+  T alpha = T(0), beta = T(0);
+  for (int i = 0; i < n; ++i) {
+    beta = max_value(beta, abs_value(b[i]));
+    for (int j = 0; j < n; ++j) alpha = max_value(alpha, abs_value(A(i, j)));
+  }
+  if (beta == T(0)) {
+    // x = 0 solves every LCP with b = 0
+    for (int i = 0; i < n; ++i) x[i] = T(0);
+    return lcp_finish(A, b, x, y, opt, 0);
+  }
+  if (alpha == T(0)) alpha = T(1);
+  ws.A.resize(n, n);
+  ws.b.resize(n);
+  for (int i = 0; i < n; ++i) {
+    ws.b[i] = b[i] / beta;
+    for (int j = 0; j < n; ++j) ws.A(i, j) = A(i, j) / alpha;
+  }
+
+  const MlpLayout L = lcp_pinn_layout(set, n);
+  const int np = L.param_count();
+  const bool same_shape = ws.trained && ws.layout.param_count() == np && ws.layout.outputs() == 2 * n;
+  ws.layout = L;
+  const T one = T(1);
+  auto objective = [&](const T* p, T* g) {
+    const T* out = mlp_forward(L, p, &one, ws.cache);
+    const T loss = lcp_pinn_loss(ws.A, ws.b, out, ws.d_out);
+    for (int i = 0; i < np; ++i) g[i] = T(0);
+    mlp_backward(L, p, ws.cache, ws.d_out, g, ws.scratch);
+    return loss;
+  };
+  OptimizerResult total;
+  ws.restarts_used = 0;
+  if (!(set.warm_start && same_shape)) mlp_init(L, set.seed, 0, ws.params);
+  for (int attempt = 0; attempt <= set.restarts; ++attempt) {
+    // after a stall: lift the blocked outputs, and when that stalls too, start afresh
+    const bool lift = attempt % 2 == 1;
+    if (attempt > 0 && !(lift && lcp_pinn_lift_blocked_outputs(L, ws.params, ws.A, ws.b, ws.cache, ws.d_out)))
+      mlp_init(L, set.seed, uint64_t(attempt), ws.params);
+    const OptimizerResult r = minimize(np, ws.params, ws.grad, objective, set.optimizer, ws.work);
+    total.iterations += r.iterations;
+    total.evaluations += r.evaluations;
+    total.loss = r.loss;
+    total.converged = r.converged;
+    ws.restarts_used = attempt;
+    if (r.converged) break;
+  }
+  ws.last = total;
+  ws.trained = true;
+  const T* out = mlp_forward(L, ws.params, &one, ws.cache);
+  for (int i = 0; i < n; ++i) x[i] = out[i] * beta / alpha;
+  return lcp_finish(A, b, x, y, opt, total.iterations);
+}
+
+}  // namespace fivsim

@@ -1,0 +1,104 @@
+// tests/lcp_pinn_test.cpp — the LCP-PINN (pinn/lcp_pinn.hpp): seed 000 Table 1, random LCPs
+// against Lemke, the loss gradient against finite differences, and scale invariance.
+#include "fivsim/pinn/lcp_pinn.hpp"
+
+#include <memory>
+#include <random>
+
+#include <gtest/gtest.h>
+
+#include "fivsim/lcp/lcp_lemke.hpp"
+#include "lcp_test_problems.hpp"
+
+namespace fivsim {
+namespace {
+
+using test::make_problem;
+using test::Problem6;
+using Workspace = LcpPinnWorkspace<double, 6>;
+
+TEST(LcpPinn, ReproducesSeed000Table1) {
+  // A = [[1, −1], [−1, 0]], b = [−0.009, 0.02]: x = [0.009, 0], y = [0, 0.011]
+  const Problem6 p = make_problem({{1, -1}, {-1, 0}}, {-0.009, 0.02});
+  auto ws = std::make_unique<Workspace>();
+  test::Vec6 x, y;
+  LcpOptions opt;
+  const LcpResult r = lcp_pinn_solve(p.A, p.b, x, y, opt, LcpPinnSettings{}, *ws);
+  ASSERT_EQ(r.status, Status::ok) << "residual " << r.residual << ", loss " << ws->last.loss;
+  EXPECT_NEAR(x[0], 0.009, 1e-12);
+  EXPECT_NEAR(x[1], 0.0, 1e-12);
+  EXPECT_NEAR(y[0], 0.0, 1e-12);
+  EXPECT_NEAR(y[1], 0.011, 1e-12);
+  EXPECT_TRUE(ws->last.converged);
+}
+
+TEST(LcpPinn, AgreesWithLemkeOnRandomPMatrixProblems) {
+  std::mt19937 rng(5);
+  auto ws = std::make_unique<Workspace>();
+  int solved = 0;
+  for (int trial = 0; trial < 40; ++trial) {
+    const int n = 2 + trial % 5;
+    const Problem6 p = trial % 2 ? test::random_spd(rng, n) : test::random_p_matrix(rng, n);
+    test::Vec6 xl, yl, xp, yp;
+    LcpOptions opt;
+    ASSERT_EQ(lemke_solve(p.A, p.b, xl, yl, opt).status, Status::ok);
+    // a fresh network for each problem (no warm start across unrelated problems)
+    ws->trained = false;
+    const LcpResult r = lcp_pinn_solve(p.A, p.b, xp, yp, opt, LcpPinnSettings{}, *ws);
+    if (r.status != Status::ok) {
+      ADD_FAILURE() << "trial " << trial << " n " << n << ": " << r.status << " residual " << r.residual
+                    << " loss " << ws->last.loss;
+      continue;
+    }
+    ++solved;
+    // a P-matrix LCP has one solution: the PINN must find Lemke's
+    for (int i = 0; i < n; ++i) EXPECT_NEAR(xp[i], xl[i], 1e-8 * (1 + std::abs(xl[i]))) << "trial " << trial;
+  }
+  EXPECT_EQ(solved, 40);
+}
+
+TEST(LcpPinn, LossGradientMatchesFiniteDifferences) {
+  const Problem6 p = make_problem({{2, 1, 0}, {0.5, 3, -1}, {0, 1, 4}}, {-1, 0.5, -2});
+  const double out[6] = {0.3, 0.1, 0.7, 0.2, 0.05, 0.4};
+  double g[6], gdum[6];
+  lcp_pinn_loss(p.A, p.b, out, g);
+  for (int k = 0; k < 6; ++k) {
+    double plus[6], minus[6];
+    for (int i = 0; i < 6; ++i) plus[i] = minus[i] = out[i];
+    plus[k] += 1e-6;
+    minus[k] -= 1e-6;
+    const double fd = (lcp_pinn_loss(p.A, p.b, plus, gdum) - lcp_pinn_loss(p.A, p.b, minus, gdum)) / 2e-6;
+    EXPECT_NEAR(g[k], fd, 1e-8);
+  }
+}
+
+TEST(LcpPinn, SolvesTheSameProblemAtAnyScale) {
+  // impulses of a contact step are ~1e-5: the scaled training finds them as well as unit ones
+  const Problem6 p = make_problem({{1, -1}, {-1, 0}}, {-0.009, 0.02});
+  for (double scale : {1e-6, 1.0, 1e4}) {
+    Problem6 q = p;
+    for (int i = 0; i < 2; ++i) q.b[i] *= scale;
+    auto ws = std::make_unique<Workspace>();
+    test::Vec6 x, y;
+    const LcpResult r = lcp_pinn_solve(q.A, q.b, x, y, LcpOptions{}, LcpPinnSettings{}, *ws);
+    ASSERT_EQ(r.status, Status::ok) << "scale " << scale;
+    EXPECT_NEAR(x[0] / scale, 0.009, 1e-11) << "scale " << scale;
+    EXPECT_NEAR(y[1] / scale, 0.011, 1e-11) << "scale " << scale;
+  }
+}
+
+TEST(LcpPinn, WarmStartTrainsFewerIterations) {
+  const Problem6 p = make_problem({{1, -1}, {-1, 0}}, {-0.009, 0.02});
+  Problem6 q = p;
+  q.b[0] = -0.0091;  // the next step's problem: close to the last one
+  auto ws = std::make_unique<Workspace>();
+  test::Vec6 x, y;
+  ASSERT_EQ(lcp_pinn_solve(p.A, p.b, x, y, LcpOptions{}, LcpPinnSettings{}, *ws).status, Status::ok);
+  const int cold = ws->last.iterations;
+  ASSERT_EQ(lcp_pinn_solve(q.A, q.b, x, y, LcpOptions{}, LcpPinnSettings{}, *ws).status, Status::ok);
+  EXPECT_LT(ws->last.iterations, cold);
+  EXPECT_NEAR(x[0], 0.0091, 1e-12);
+}
+
+}  // namespace
+}  // namespace fivsim
