@@ -57,6 +57,26 @@ TEST(RunCommand, SetOverridesAndDecimation) {
   EXPECT_EQ(rows, 1 + 1 + 10);
 }
 
+TEST(RunCommand, PinnMethodReportsItsTrainingAndAgreesWithIrk) {
+  // pinn_dual with 4 stages over 2 s of Model I against irk (4 stages): the trained PINN is the
+  // Gauss step up to its training tolerance (docs/METHODS.md)
+  const std::string base = "run " + kScenarios + "model1_slow_stribeck.json -q --set /integrator/t_end=2 "
+                           "--set /analysis/t_transient=0 --set /integrator/order=4";
+  const fs::path pinn = fresh_dir("fivsim_cli_pinn"), irk = fresh_dir("fivsim_cli_pinn_irk");
+  const Result r = run_fivsim(base + " --set /integrator/method='\"pinn_dual\"' --out " + pinn.string());
+  ASSERT_EQ(r.code, 0) << r.err;
+  ASSERT_EQ(run_fivsim(base + " --set /integrator/method='\"irk\"' --out " + irk.string()).code, 0);
+  const auto s = nlohmann::json::parse(slurp(pinn / "summary.json"));
+  const auto t = nlohmann::json::parse(slurp(irk / "summary.json"));
+  EXPECT_EQ(s["integrator"]["order"], 4);
+  EXPECT_GT(s["pinn"]["dynamic_iterations"].get<long>(), 0);
+  EXPECT_GT(s["pinn"]["lcp_iterations"].get<long>(), 0);
+  EXPECT_EQ(s["pinn"]["unconverged_steps"], 0);
+  EXPECT_LE(s["pinn"]["max_dynamic_loss"].get<double>(), s["pinn"]["tol"].get<double>());
+  EXPECT_NEAR(s["rms"]["q0"].get<double>(), t["rms"]["q0"].get<double>(), 1e-9);
+  EXPECT_NEAR(s["rms"]["lamT0"].get<double>(), t["rms"]["lamT0"].get<double>(), 1e-8);
+}
+
 TEST(RunCommand, BadInputExitsTwoWithOneLineAndWritesNothing) {
   const fs::path out = fresh_dir("fivsim_cli_bad");
   const Result r = run_fivsim("run " + kScenarios + "model1_slow_stribeck.json --out " + out.string() +
