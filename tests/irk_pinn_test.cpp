@@ -40,18 +40,22 @@ struct Fixture {
   ButcherTableau tab = gauss_legendre(4);
   StageTable<double> table{4, tab.a.data(), tab.b.data(), tab.c.data()};
   double q[2] = {0.02, -0.01}, u[2] = {1.5, -0.7};
-  std::vector<double> F = std::vector<double>(8);
+  std::vector<double> load = std::vector<double>(8);
+  // stage loads: contact forces F_k (x: 3 + slope·k, y: −40) plus the model's external force
+  void set_loads(double slope) {
+    for (int k = 0; k < 4; ++k) {
+      load[k * 2] = 3.0 + slope * k;
+      load[k * 2 + 1] = -40.0;
+    }
+    irk_pinn_add_external_loads(*m, table, 0.3, 1e-3, load.data());
+  }
   IrkPinnStep<double> step() {
     IrkPinnStep<double> st;
-    st.t = 0.3;
     st.dt = 1e-3;
     st.q = q;
     st.u = u;
-    for (int k = 0; k < 4; ++k) {
-      F[k * 2] = 3.0 + k;  // a stage-varying force, as the advanced variants give
-      F[k * 2 + 1] = -40.0;
-    }
-    st.F = F.data();
+    set_loads(1.0);  // a stage-varying force, as the advanced variants give
+    st.load = load.data();
     return st;
   }
 };
@@ -96,10 +100,7 @@ TEST(IrkPinnLoss, VanishesAtTheCollocationStep) {
   EXPECT_LT(irk_pinn_loss(*f.m, f.table, st, v.data(), g.data(), scratch.data()), 1e-26);
 
   // the end state against the affine Gauss map with the same stage forces (here held: F_k = F)
-  for (int k = 0; k < 4; ++k) {
-    f.F[k * 2] = 3.0;
-    f.F[k * 2 + 1] = -40.0;
-  }
+  f.set_loads(0.0);
   v.assign(N, 0.0);
   irk_pinn_loss(*f.m, f.table, st, v.data(), g0.data(), scratch.data());
   for (int j = 0; j < N; ++j) {

@@ -33,6 +33,15 @@ double rosenbrock(const double* x, double* g) {
   return a * a + 100 * b * b;
 }
 
+// minimises Rosenbrock from the classical start (−1.2, 1); x holds the end point
+OptimizerResult minimize_rosenbrock(const OptimizerOptions& opt, double x[2]) {
+  x[0] = -1.2;
+  x[1] = 1.0;
+  double g[2];
+  std::vector<double> work(optimizer_work_size(2, opt));
+  return minimize(2, x, g, rosenbrock, opt, work.data());
+}
+
 TEST(Lbfgs, MinimisesAnIllConditionedQuadratic) {
   const int n = 8;  // within the history of 10 pairs
   Quadratic f{n};
@@ -52,9 +61,8 @@ TEST(Lbfgs, FindsTheRosenbrockMinimum) {
   OptimizerOptions opt;
   opt.max_iter = 1000;
   opt.tol = 1e-26;
-  double x[2] = {-1.2, 1.0}, g[2];
-  std::vector<double> work(optimizer_work_size(2, opt));
-  const OptimizerResult r = minimize(2, x, g, rosenbrock, opt, work.data());
+  double x[2];
+  const OptimizerResult r = minimize_rosenbrock(opt, x);
   EXPECT_TRUE(r.converged) << "loss " << r.loss;
   EXPECT_NEAR(x[0], 1.0, 1e-10);
   EXPECT_NEAR(x[1], 1.0, 1e-10);
@@ -66,9 +74,8 @@ TEST(Adam, ApproachesTheRosenbrockMinimumAndHandsOverToLbfgs) {
   opt.max_iter = 20000;
   opt.learning_rate = 1e-2;
   opt.tol = 1e-8;
-  double x[2] = {-1.2, 1.0}, g[2];
-  std::vector<double> work(optimizer_work_size(2, opt));
-  const OptimizerResult r = minimize(2, x, g, rosenbrock, opt, work.data());
+  double x[2];
+  const OptimizerResult r = minimize_rosenbrock(opt, x);
   EXPECT_TRUE(r.converged) << "loss " << r.loss;
   EXPECT_NEAR(x[0], 1.0, 1e-2);
 
@@ -77,8 +84,8 @@ TEST(Adam, ApproachesTheRosenbrockMinimumAndHandsOverToLbfgs) {
   opt.adam_iter = 50;
   opt.max_iter = 1000;
   opt.tol = 1e-26;
-  double y[2] = {-1.2, 1.0};
-  const OptimizerResult r2 = minimize(2, y, g, rosenbrock, opt, work.data());
+  double y[2];
+  const OptimizerResult r2 = minimize_rosenbrock(opt, y);
   EXPECT_TRUE(r2.converged) << "loss " << r2.loss;
   EXPECT_GE(r2.iterations, 50);
   EXPECT_NEAR(y[0], 1.0, 1e-10);
@@ -88,9 +95,8 @@ TEST(Lbfgs, StopsAtTheIterationCap) {
   OptimizerOptions opt;
   opt.max_iter = 3;
   opt.tol = 0.0;
-  double x[2] = {-1.2, 1.0}, g[2];
-  std::vector<double> work(optimizer_work_size(2, opt));
-  const OptimizerResult r = minimize(2, x, g, rosenbrock, opt, work.data());
+  double x[2];
+  const OptimizerResult r = minimize_rosenbrock(opt, x);
   EXPECT_FALSE(r.converged);
   EXPECT_EQ(r.iterations, 3);
 }

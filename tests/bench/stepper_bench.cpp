@@ -71,14 +71,19 @@ void BM_SliderBelt(benchmark::State& bs) {
   step_model<Dims<double, 1, 1>>(bs, make_slider_belt(p), {0.0}, {0.0}, 1e-3);
 }
 
-void BM_Chain2(benchmark::State& bs) {
+// seed 001's 2-DoF chain at 15 N
+ModelDescription chain2() {
   SliderChainParams p;
   p.m = p.k = {1.0, 1.0};
   p.c = {0.0, 0.0};
   p.Fn = {15.0, 15.0};
   p.v0 = 0.5;
   p.law = stribeck(0.1, 1.0);
-  step_model<Dims<double, 2, 2>>(bs, make_slider_chain(p), {0.5, 0.5}, {0.0, 0.0}, 1e-3);
+  return make_slider_chain(p);
+}
+
+void BM_Chain2(benchmark::State& bs) {
+  step_model<Dims<double, 2, 2>>(bs, chain2(), {0.5, 0.5}, {0.0, 0.0}, 1e-3);
 }
 
 void BM_ModeCoupling2Dof(benchmark::State& bs) {
@@ -87,13 +92,7 @@ void BM_ModeCoupling2Dof(benchmark::State& bs) {
 
 // the generic host instantiation that `fivsim run` uses, for comparison
 void BM_Chain2HostDims(benchmark::State& bs) {
-  SliderChainParams p;
-  p.m = p.k = {1.0, 1.0};
-  p.c = {0.0, 0.0};
-  p.Fn = {15.0, 15.0};
-  p.v0 = 0.5;
-  p.law = stribeck(0.1, 1.0);
-  step_model<HostDims>(bs, make_slider_chain(p), {0.5, 0.5}, {0.0, 0.0}, 1e-3);
+  step_model<HostDims>(bs, chain2(), {0.5, 0.5}, {0.0, 0.0}, 1e-3);
 }
 
 }  // namespace

@@ -54,22 +54,23 @@ struct LcpPinnSolver {
   }
 };
 
-// the settings of a PINN stepper (immutable over a run)
+// the settings of a PINN stepper (immutable over a run; simulate_pinn fills them from the
+// scenario's PinnConfig, which holds the defaults)
 struct PinnStepSettings {
   PinnFramework framework = PinnFramework::single;
-  MlpLayout dynamics;                // q → n(R+1) stage and end velocities
-  OptimizerOptions dynamics_optimizer{OptimizerKind::lbfgs, 500, 1e-24, 10};
+  MlpLayout dynamics;  // q → n(R+1) stage and end velocities
+  OptimizerOptions dynamics_optimizer;
   LcpPinnSettings lcp;
-  double lcp_tolerance = 1e-9;       // natural-map residual the LCP-PINN's answer must meet
+  double lcp_tolerance = 0.0;  // natural-map residual the LCP-PINN's answer must meet
 };
 
-// one step of an IRK-PINN framework; stage_force holds R × n values
+// one step of an IRK-PINN framework; stage_load holds R × n values
 template <class D>
 FIVSIM_HD inline StepReport irk_pinn_step(const Model<D>& m, const RkStepMap<D>& map,
                                           const StageTable<typename D::scalar>& tab, const PinnStepSettings& set,
                                           State<D>& s, const StepOptions& opt, RkLcpWorkspace<D>& rk,
                                           LcpPinnWorkspace<typename D::scalar, D::max_lcp>& lcp_ws,
-                                          IrkPinnBuffers<typename D::scalar>& buf, typename D::scalar* stage_force,
+                                          IrkPinnBuffers<typename D::scalar>& buf, typename D::scalar* stage_load,
                                           PinnStepReport& pr) {
   using T = typename D::scalar;
   const int n = m.n_dof;
@@ -88,13 +89,13 @@ FIVSIM_HD inline StepReport irk_pinn_step(const Model<D>& m, const RkStepMap<D>&
   if (rep.status != Status::ok) return rep;
   for (int k = 0; k < tab.R; ++k)
     for (int d = 0; d < n; ++d)
-      stage_force[k * n + d] = ramp ? rk.force_prev[d] + tab.c[k] * (rk.force[d] - rk.force_prev[d]) : rk.force[d];
+      stage_load[k * n + d] = ramp ? rk.force_prev[d] + tab.c[k] * (rk.force[d] - rk.force_prev[d]) : rk.force[d];
+  irk_pinn_add_external_loads(m, tab, s.t, map.dt, stage_load);
   IrkPinnStep<T> st;
-  st.t = s.t;
   st.dt = map.dt;
   st.q = s.q.v;
   st.u = s.u.v;
-  st.F = stage_force;
+  st.load = stage_load;
   pr.dynamics = irk_pinn_train(m, tab, st, set.dynamics, set.dynamics_optimizer, buf);
   const T* out = mlp_forward(set.dynamics, buf.params, st.q, buf.cache);
   T q_end[D::max_dof], u_end[D::max_dof];

@@ -175,7 +175,7 @@ RunOutcome simulate_pinn(const MethodSpec& spec, const Model<D>& m, State<D>& s,
   const int np = set.dynamics.param_count();
   std::vector<T> params(np), grad(np), work(optimizer_work_size(np, set.dynamics_optimizer)),
       cache(set.dynamics.cache_size()), scratch(2 * set.dynamics.max_width()), d_out(set.dynamics.outputs()),
-      loss_scratch(irk_pinn_scratch_size(n, R)), stage_force(static_cast<std::size_t>(R * n));
+      loss_scratch(irk_pinn_scratch_size(n, R)), stage_load(static_cast<std::size_t>(R * n));
   mlp_init(set.dynamics, spec.pinn.seed, 0, params.data());
   IrkPinnBuffers<T> buf{params.data(), grad.data(),    work.data(),        cache.data(),
                         scratch.data(), d_out.data(), loss_scratch.data()};
@@ -183,7 +183,7 @@ RunOutcome simulate_pinn(const MethodSpec& spec, const Model<D>& m, State<D>& s,
   return finish(simulate_steps(
       s, dt, steps,
       [&](State<D>& st) {
-        return tally(irk_pinn_step(m, *map, table, set, st, opt, *ws, *lcp_ws, buf, stage_force.data(), pr));
+        return tally(irk_pinn_step(m, *map, table, set, st, opt, *ws, *lcp_ws, buf, stage_load.data(), pr));
       },
       observe));
 }

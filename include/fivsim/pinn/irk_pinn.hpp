@@ -10,7 +10,9 @@
 // The loss (Eq. 24, squared) is the mean of (U_k − u_A)² over the R+1 outputs and n coordinates,
 // divided by (1 + ‖u_A‖∞)² so that one tolerance serves any velocity scale. At zero loss the
 // outputs are the Gauss collocation step itself; the end state is q_E = q_A + dt Σ_k b_k V_k,
-// u_E = V_{R+1}. F_k are the contact forces of stage k (held or interpolated, pinn_step.hpp).
+// u_E = V_{R+1}. The stage loads f(t_A + c_k dt) + F_k, with F_k the contact forces of stage k
+// (held or interpolated, pinn_step.hpp), are fixed over a step's training and formed once
+// (irk_pinn_add_external_loads).
 #pragma once
 
 #include "fivsim/model/model.hpp"
@@ -28,14 +30,29 @@ struct StageTable {
   const T* c = nullptr;
 };
 
-// one step's data: the start state, the step and the stage forces F (R × n, generalised)
+// one step's data: the start state, the step and the stage loads (R × n, generalised:
+// f(t_A + c_k dt) + F_k)
 template <class T>
 struct IrkPinnStep {
-  T t = T(0), dt = T(0);
+  T dt = T(0);
   const T* q = nullptr;
   const T* u = nullptr;
-  const T* F = nullptr;
+  const T* load = nullptr;
 };
+
+// adds the external force f(t_A + c_k dt) of every stage to the stage forces in `load` (R × n)
+template <class D>
+FIVSIM_HD inline void irk_pinn_add_external_loads(const Model<D>& m, const StageTable<typename D::scalar>& tab,
+                                                  typename D::scalar t, typename D::scalar dt,
+                                                  typename D::scalar* load) {
+  using T = typename D::scalar;
+  const int n = dof_count(m);
+  for (int k = 0; k < tab.R; ++k) {
+    const T tk = t + tab.c[k] * dt;
+    const T sw = sin(m.omega * tk), cw = cos(m.omega * tk);
+    for (int d = 0; d < n; ++d) load[k * n + d] += m.f0[d] + m.f_sin[d] * sw + m.f_cos[d] * cw;
+  }
+}
 
 // scratch values irk_pinn_loss needs
 FIVSIM_HD inline int irk_pinn_scratch_size(int n, int R) { return 4 * (R + 1) * n; }
@@ -63,10 +80,8 @@ FIVSIM_HD inline typename D::scalar irk_pinn_loss(const Model<D>& m, const Stage
       for (int r = 0; r < R; ++r) s += tab.a[k * R + r] * V[r * n + d];
       Q[k * n + d] = st.q[d] + st.dt * s;
     }
-    const T tk = st.t + tab.c[k] * st.dt;
-    const T sw = sin(m.omega * tk), cw = cos(m.omega * tk);
     for (int d = 0; d < n; ++d) {
-      T h = m.f0[d] + m.f_sin[d] * sw + m.f_cos[d] * cw + st.F[k * n + d];
+      T h = st.load[k * n + d];
       for (int j = 0; j < n; ++j) h -= m.K(d, j) * Q[k * n + j] + m.C(d, j) * V[k * n + j];
       tmp[d] = h;
     }

@@ -141,6 +141,12 @@ FIVSIM_HD inline LcpResult lcp_pinn_solve(const LcpMatrix<T, Cap>& A, const LcpV
                                           const LcpPinnSettings& set, LcpPinnWorkspace<T, Cap>& ws) {
   const int n = A.rows;
   x.n = y.n = n;
+  if (set.layers < 1 || set.layers > kLcpPinnMaxLayers || set.width < 1 || set.width > kLcpPinnMaxWidth ||
+      set.optimizer.history > kLcpPinnMaxHistory) {
+    LcpResult r;
+    r.status = Status::lcp_too_large;
+    return r;
+  }
   if (n == 0) return lcp_finish(A, b, x, y, opt, 0);
   if (lcp_has_nonfinite(A, b)) {
     LcpResult r;
