@@ -65,8 +65,8 @@ TEST(PinnStep, SingleAndAdvancedSingleConvergeToTheirIrkLcpCounterparts) {
   const Series single = run(sc, "pinn_single4"), adv = run(sc, "pinn_adv_single4");
   ASSERT_EQ(single.outcome.status, Status::ok);
   ASSERT_EQ(adv.outcome.status, Status::ok);
-  EXPECT_EQ(single.outcome.pinn_unconverged, 0);
-  EXPECT_LE(single.outcome.pinn_max_loss, 1e-24);
+  EXPECT_EQ(single.outcome.pinn.unconverged, 0);
+  EXPECT_LE(single.outcome.pinn.max_loss, 1e-24);
   // a training tolerance of 1e-24 on (1+|u|)²-scaled squared velocities leaves ~1e-12 per step
   EXPECT_LT(max_difference(single.q, irk.q), 1e-9);
   EXPECT_LT(max_difference(single.u, irk.u), 1e-9);
@@ -80,8 +80,8 @@ TEST(PinnStep, DualMatchesSingleThroughTheLcpPinn) {
   const Scenario sc = model1(10.0, 0.01);
   const Series single = run(sc, "pinn_single4"), dual = run(sc, "pinn_dual4");
   ASSERT_EQ(dual.outcome.status, Status::ok);
-  EXPECT_GT(dual.outcome.pinn_lcp_iterations, 0);
-  EXPECT_EQ(single.outcome.pinn_lcp_iterations, 0);
+  EXPECT_GT(dual.outcome.pinn.lcp_iterations, 0);
+  EXPECT_EQ(single.outcome.pinn.lcp_iterations, 0);
   // the LCP-PINN's answers meet a natural-map residual of 1e-9 on impulses of ~1e-2
   EXPECT_LT(max_difference(dual.q, single.q), 1e-8);
   EXPECT_LT(max_difference(dual.u, single.u), 1e-8);
@@ -130,7 +130,7 @@ TEST(PinnStep, CentralDifferenceFollowsSeed001Equations) {
   }
   EXPECT_LT(max_difference(central.q, qs), 1e-9);
   EXPECT_LT(max_difference(central.u, us), 1e-9);
-  EXPECT_GT(central.outcome.pinn_lcp_iterations, 0);
+  EXPECT_GT(central.outcome.pinn.lcp_iterations, 0);
 }
 
 TEST(PinnStep, LabelsRoundTrip) {

@@ -8,6 +8,10 @@
 #include "cli_test_util.hpp"
 #include "fivsim/batch/sweep.hpp"
 
+// pinn_single4 vs irk4 sweep metrics, relative: measured 1.0e-10 (training tolerance 1e-24 on the
+// squared residual), so 10x margin
+constexpr double kPinnVsIrk = 1e-9;
+
 namespace {
 
 using namespace fivsim_test;
@@ -44,6 +48,34 @@ INSTANTIATE_TEST_SUITE_P(SweepCommand, OneCase,
                          ::testing::Values("", " --set /integrator/method='\"irk\"' --set /integrator/order=4"
                                                " --set /integrator/stage_forces='\"interpolated\"'"));
 
+// the header and first data row of a cases.csv, split into fields
+std::pair<std::vector<std::string>, std::vector<std::string>> first_case(const fs::path& dir) {
+  std::istringstream rows(slurp(dir / "cases.csv"));
+  std::string header, row, field;
+  std::getline(rows, header);
+  std::getline(rows, row);
+  std::vector<std::string> names, values;
+  for (std::istringstream h(header); std::getline(h, field, ',');) names.push_back(field);
+  for (std::istringstream v(row); std::getline(v, field, ',');) values.push_back(field);
+  return {names, values};
+}
+
+// the rms_ columns of a one-case sweep against the rms block of `fivsim run`'s summary.json;
+// returns how many were compared
+int expect_rms_as_run(const fs::path& sweep, const fs::path& run, double rel_tol) {
+  const json summary = json::parse(slurp(run / "summary.json"));
+  const auto [names, values] = first_case(sweep);
+  EXPECT_EQ(names.size(), values.size());
+  int compared = 0;
+  for (std::size_t i = 0; i < names.size() && i < values.size(); ++i) {
+    if (names[i].rfind("rms_", 0) != 0) continue;
+    const double want = summary["rms"][names[i].substr(4)].get<double>();
+    EXPECT_NEAR(std::stod(values[i]), want, rel_tol * (1 + std::abs(want))) << names[i];
+    ++compared;
+  }
+  return compared;
+}
+
 TEST_P(OneCase, EqualsRun) {
   const fs::path sweep = fresh_dir("fivsim_sweep_single"), run = fresh_dir("fivsim_sweep_run");
   const std::string common = " --set /integrator/t_end=60 --set /analysis/t_transient=20 -q" + GetParam();
@@ -53,29 +85,70 @@ TEST_P(OneCase, EqualsRun) {
   ASSERT_EQ(a.code, 0) << a.err;
   const Result b = run_fivsim("run " + kScenarios + "chain2_load_sweep.json --set /model/Fn=15 --out " + run.string() + common);
   ASSERT_EQ(b.code, 0) << b.err;
+  EXPECT_EQ(expect_rms_as_run(sweep, run, 1e-12), 8);
   const json summary = json::parse(slurp(run / "summary.json"));
-  std::istringstream rows(slurp(sweep / "cases.csv"));
-  std::string header, row, field;
-  std::getline(rows, header);
-  std::getline(rows, row);
-  std::vector<std::string> names, values;
-  for (std::istringstream h(header); std::getline(h, field, ',');) names.push_back(field);
-  for (std::istringstream v(row); std::getline(v, field, ',');) values.push_back(field);
-  ASSERT_EQ(names.size(), values.size());
-  int compared = 0;
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    if (names[i].rfind("rms_", 0) != 0) continue;
-    const double want = summary["rms"][names[i].substr(4)].get<double>();
-    EXPECT_NEAR(std::stod(values[i]), want, 1e-12 * (1 + std::abs(want))) << names[i];
-    ++compared;
-  }
-  EXPECT_EQ(compared, 8);
+  const auto [names, values] = first_case(sweep);
   for (std::size_t i = 0; i < names.size(); ++i) {
     if (names[i] != "frac_stick") continue;
     EXPECT_NEAR(std::stod(values[i]),
                   (summary["time_fraction"][0]["stick"].get<double>() + summary["time_fraction"][1]["stick"].get<double>()) / 2,
                   1e-12);
   }
+}
+
+// a PINN sweep trains each case's networks from the scenario's seed: a one-case sweep is the run
+TEST(SweepCommand, PinnCaseEqualsRun) {
+  const fs::path sweep = fresh_dir("fivsim_sweep_pinn_one"), run = fresh_dir("fivsim_sweep_pinn_run");
+  const std::string common = " --set /integrator/t_end=12 --set /analysis/t_transient=4 -q";
+  const Result a = run_fivsim("sweep " + kScenarios + "model1_pinn_v0_sweep.json --set '/sweep/parameters/0/linspace=[0.7,0.7,1]'"
+                              " --out " + sweep.string() + common);
+  ASSERT_EQ(a.code, 0) << a.err;
+  const Result b = run_fivsim("run " + kScenarios + "model1_pinn_v0_sweep.json --set /model/v0=0.7 --out " +
+                              run.string() + common);
+  ASSERT_EQ(b.code, 0) << b.err;
+  EXPECT_EQ(expect_rms_as_run(sweep, run, 1e-12), 4);
+  const auto [names, values] = first_case(sweep);
+  ASSERT_GE(names.size(), 4u);
+  EXPECT_EQ(names[names.size() - 4], "pinn_iterations");
+  const json summary = json::parse(slurp(run / "summary.json"));
+  EXPECT_EQ(std::stol(values[values.size() - 4]), summary["pinn"]["dynamic_iterations"].get<long>());
+  EXPECT_EQ(std::stol(values[values.size() - 1]), 0);  // no unconverged step
+}
+
+// with the classical LCP and its trainings converged, pinn_single4 is the Gauss IRK-LCP step with
+// 4 stages (pinn_step.hpp): its sweep gives the IRK sweep's metrics case by case
+TEST(SweepCommand, PinnSweepMatchesIrkSweep) {
+  const fs::path pinn = fresh_dir("fivsim_sweep_pinn"), irk = fresh_dir("fivsim_sweep_irk");
+  const std::string common = " --set '/sweep/parameters/0/linspace=[0.3,1.1,3]' --set /analysis/t_transient=6 -q";
+  const Result a = run_fivsim("sweep " + kScenarios + "model1_pinn_v0_sweep.json --set /integrator/method=\\\"pinn_single\\\""
+                              " --set /integrator/t_end=20 --out " + pinn.string() + common);
+  ASSERT_EQ(a.code, 0) << a.err;
+  const Result b = run_fivsim("sweep " + kScenarios + "model1_pinn_v0_sweep.json"
+                              " --set '/integrator={\"method\":\"irk\",\"order\":4,\"dt\":0.01,\"t_end\":20}' --out " +
+                              irk.string() + common);
+  ASSERT_EQ(b.code, 0) << b.err;
+  std::istringstream pr(slurp(pinn / "cases.csv")), ir(slurp(irk / "cases.csv"));
+  std::string header, prow, irow, field;
+  std::getline(pr, header);
+  std::getline(ir, irow);
+  std::vector<std::string> names;
+  for (std::istringstream h(header); std::getline(h, field, ',');) names.push_back(field);
+  int rows = 0;
+  while (std::getline(pr, prow) && std::getline(ir, irow)) {
+    std::vector<std::string> p, q;
+    for (std::istringstream v(prow); std::getline(v, field, ',');) p.push_back(field);
+    for (std::istringstream v(irow); std::getline(v, field, ',');) q.push_back(field);
+    for (std::size_t i = 0; i < q.size(); ++i) {
+      if (names[i] == "class" || names[i] == "status") {
+        EXPECT_EQ(p[i], q[i]) << "case " << rows << " " << names[i];
+      } else if (names[i].rfind("rms_", 0) == 0 || names[i] == "n_transitions") {
+        const double want = std::stod(q[i]);
+        EXPECT_NEAR(std::stod(p[i]), want, kPinnVsIrk * (1 + std::abs(want))) << "case " << rows << " " << names[i];
+      }
+    }
+    ++rows;
+  }
+  EXPECT_EQ(rows, 3);
 }
 
 TEST(SweepCommand, WritesDecimatedTrajectories) {
@@ -125,6 +198,12 @@ TEST(SweepCommand, BadSweepsAreRejectedByPointer) {
              "/analysis/poincare/section");
   expect_bad(kScenarios + "chain2_load_sweep.json --set '/analysis/lyapunov={\"every\":0}'",
              "/analysis/lyapunov/every");
+}
+
+TEST(SweepCommand, PinnSweepsSayWhatTheyNeed) {
+  expect_bad(kScenarios + "model1_pinn_v0_sweep.json --precision float",
+             "--precision float: the PINN methods run in double precision only");
+  expect_bad(kScenarios + "model1_pinn_v0_sweep.json --device cuda", "--device cuda: the PINN methods train on the CPU");
 }
 
 TEST(SweepCommand, CudaWithoutADeviceSaysSo) {

@@ -1,5 +1,6 @@
 // src/batch/sweep.cpp — host side of the batch engine: case scenarios, case setups and the CPU
-// backend (an OpenMP loop over the shared case runner).
+// backend (an OpenMP loop over the shared case runner, with the classical steppers or the PINN
+// steppers).
 #include "fivsim/batch/sweep.hpp"
 
 #include <omp.h>
@@ -101,6 +102,41 @@ void run_chunk_cpu(const CaseSetup<D>* setups, const RkStepMap<D>* rk_maps, long
   }
 }
 
+namespace {
+
+// the PINN steppers of a case and its twin, each with its own networks
+template <class D>
+struct PinnCaseStepper {
+  PinnRunStepper<D>* stepper[2];
+  const StepOptions* opt;
+  StepReport step(int which, State<D>& s) { return stepper[which]->step(s, *opt); }
+  void reset(int) {}  // a fresh stepper per case
+};
+
+}  // namespace
+
+template <class D>
+void run_chunk_cpu_pinn(const CaseSetup<D>* setups, long n, const MethodSpec& spec, const SweepAnalysis& an,
+                        const StepOptions& opt, CaseResult<D>* results, double* points, PinnTotals* pinn, int threads) {
+  if (n <= 0) return;
+  const long per_case = case_points_size(setups[0].model.n_dof, an.capacity);
+#pragma omp parallel num_threads(threads > 0 ? threads : omp_get_max_threads())
+  {
+    auto s = std::make_unique<State<D>>();
+    auto twin = std::make_unique<State<D>>();
+    // one case at a time per thread: a PINN case costs thousands of trainings
+#pragma omp for schedule(dynamic, 1)
+    for (long c = 0; c < n; ++c) {
+      PinnRunStepper<D> own(spec, setups[c].model, setups[c].dt);
+      std::unique_ptr<PinnRunStepper<D>> twin_stepper;
+      if (an.lyapunov_every > 0) twin_stepper = std::make_unique<PinnRunStepper<D>>(spec, setups[c].model, setups[c].dt);
+      PinnCaseStepper<D> stepper{{&own, twin_stepper.get()}, &opt};
+      run_case_with(setups[c], an, opt, stepper, *s, results[c], points + c * per_case, twin.get());
+      pinn[c] = own.totals();
+    }
+  }
+}
+
 #define FIVSIM_SWEEP_INSTANTIATE(D)                                                                   \
   template void make_case_setup<D>(const Scenario&, double, CaseSetup<D>&);                           \
   template void run_chunk_cpu<D>(const CaseSetup<D>*, const RkStepMap<D>*, long, const SweepAnalysis&, \
@@ -108,5 +144,10 @@ void run_chunk_cpu(const CaseSetup<D>* setups, const RkStepMap<D>* rk_maps, long
   template void make_case_rk_map<D>(const Scenario&, const Model<D>&, RkStepMap<D>&);
 FIVSIM_SWEEP_FOR_EACH_DIMS(FIVSIM_SWEEP_INSTANTIATE)
 #undef FIVSIM_SWEEP_INSTANTIATE
+#define FIVSIM_SWEEP_PINN_INSTANTIATE(D)                                                                  \
+  template void run_chunk_cpu_pinn<D>(const CaseSetup<D>*, long, const MethodSpec&, const SweepAnalysis&, \
+                                      const StepOptions&, CaseResult<D>*, double*, PinnTotals*, int);
+FIVSIM_SWEEP_DIMS_DOUBLE(FIVSIM_SWEEP_PINN_INSTANTIATE)
+#undef FIVSIM_SWEEP_PINN_INSTANTIATE
 
 }  // namespace fivsim::batch

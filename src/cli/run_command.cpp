@@ -127,10 +127,10 @@ int run_command(const RunArgs& args) {
       summary["integrator"]["order"] = sc.integrator.order;
     if (pinn) {
       // the trainings, so that a user sees whether the networks reached their tolerance
-      summary["pinn"] = {{"dynamic_iterations", outcome.pinn_iterations},
-                         {"lcp_iterations", outcome.pinn_lcp_iterations},
-                         {"max_dynamic_loss", outcome.pinn_max_loss},
-                         {"unconverged_steps", outcome.pinn_unconverged},
+      summary["pinn"] = {{"dynamic_iterations", outcome.pinn.iterations},
+                         {"lcp_iterations", outcome.pinn.lcp_iterations},
+                         {"max_dynamic_loss", outcome.pinn.max_loss},
+                         {"unconverged_steps", outcome.pinn.unconverged},
                          {"tol", sc.integrator.pinn.optimizer.tol}};
     }
     if (sc.integrator.method == "rk4lcp" || sc.integrator.method == "irk")

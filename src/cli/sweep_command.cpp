@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <type_traits>
 
 #include "cli_common.hpp"
 #include "commands.hpp"
@@ -48,6 +49,7 @@ struct Chunk {
   std::vector<CaseResult<D>> results;
   std::vector<double> points;
   std::vector<double> values;  // n × swept parameters
+  std::vector<PinnTotals> pinn;  // PINN methods: each case's trainings
   double setup_s = 0.0;
 };
 
@@ -58,7 +60,11 @@ struct SweepContext {
   bool cuda = false;
   bool single = false;
   CudaDeviceInfo device;
-  bool runge_kutta() const { return base.integrator.spec().kind != MethodKind::moreau; }
+  bool runge_kutta() const {
+    const MethodKind k = base.integrator.spec().kind;
+    return k == MethodKind::rk4lcp || k == MethodKind::irk;
+  }
+  bool pinn() const { return base.integrator.spec().kind == MethodKind::pinn; }
 };
 
 // builds the cases of [first, first + n): scenario, model, start state; the lowest failing case's
@@ -102,6 +108,7 @@ Chunk<D> prepare_chunk(const SweepContext& ctx, long first, long n, const StepOp
   if (failure) throw *failure;
   const long per_case = case_points_size(nq, ctx.base.analysis.points);
   ch.results.resize(static_cast<std::size_t>(n));
+  if (ctx.pinn()) ch.pinn.resize(static_cast<std::size_t>(n));
   ch.points.assign(static_cast<std::size_t>(n * per_case), 0.0);
   ch.setup_s = seconds_since(t0);
   return ch;
@@ -131,6 +138,13 @@ void write_case_rows(const Chunk<D>& ch, int nq, int nc, bool lyapunov, CsvWrite
     cases.field(static_cast<double>(r.steps));
     cases.field(status_name(r.status));
     cases.field(r.status == Status::ok ? 0.0 : r.failed_at);
+    if (!ch.pinn.empty()) {
+      const PinnTotals& p = ch.pinn[static_cast<std::size_t>(i)];
+      cases.field(static_cast<double>(p.iterations));
+      cases.field(static_cast<double>(p.lcp_iterations));
+      cases.field(p.max_loss);
+      cases.field(static_cast<double>(p.unconverged));
+    }
     cases.end_row();
   }
 }
@@ -204,7 +218,7 @@ int run_sweep(const SweepContext& ctx) {
   long chunk = ctx.args.chunk;
   if (chunk <= 0) {
     chunk = ctx.cuda ? static_cast<long>(0.5 * static_cast<double>(ctx.device.free_bytes) / per_case_bytes)
-                     : 256L * threads;
+                     : (ctx.pinn() ? 4L : 256L) * threads;
     chunk = std::clamp<long>(chunk, 1, 1L << 21);
   }
   chunk = std::min(chunk, n_cases);
@@ -222,6 +236,8 @@ int run_sweep(const SweepContext& ctx) {
   for (const char* h : {"frac_free", "frac_stick", "frac_slip_neg", "frac_slip_pos"}) cases.field(h);
   if (an.lyapunov_every > 0) cases.field("lyapunov");
   for (const char* h : {"max_lcp_residual", "steps", "status", "failed_at"}) cases.field(h);
+  if (ctx.pinn())
+    for (const char* h : {"pinn_iterations", "pinn_lcp_iterations", "pinn_max_loss", "pinn_unconverged"}) cases.field(h);
   cases.end_row();
   std::unique_ptr<CsvWriter> points;
   if (base.output.points) {
@@ -236,6 +252,7 @@ int run_sweep(const SweepContext& ctx) {
   const auto t0 = Clock::now();
   double setup_s = 0.0, compute_s = 0.0, case_steps = 0.0;
   std::map<std::string, long> classes, statuses;
+  PinnTotals pinn_totals;
   long done = 0;
   // the CUDA backend overlaps the host's preparation of the next chunk with the device's work
   std::future<Chunk<D>> next = std::async(std::launch::deferred, [&] { return prepare_chunk<D>(ctx, 0, chunk, opt); });
@@ -255,6 +272,12 @@ int run_sweep(const SweepContext& ctx) {
                                                     ch.n, an, opt, ch.results.data(), ch.points.data(), kernel_s);
       if (!err.empty()) throw std::runtime_error("CUDA backend: " + err);
       compute_s += kernel_s;
+    } else if (ctx.pinn()) {
+      // sweep_command lets PINN methods through in double precision only
+      if constexpr (std::is_same_v<typename D::scalar, double>)
+        batch::run_chunk_cpu_pinn(ch.setups.data(), ch.n, base.integrator.spec(), an, opt, ch.results.data(),
+                                  ch.points.data(), ch.pinn.data(), ctx.args.threads);
+      compute_s += seconds_since(tc);
     } else {
       batch::run_chunk_cpu(ch.setups.data(), ch.rk_maps.empty() ? nullptr : ch.rk_maps.data(), ch.n, an, opt,
                            ch.results.data(), ch.points.data(), ctx.args.threads);
@@ -262,6 +285,12 @@ int run_sweep(const SweepContext& ctx) {
     }
     write_case_rows(ch, nq, nc, an.lyapunov_every > 0, cases);
     if (points) write_point_rows(ch, nq, an, *points);
+    for (const PinnTotals& p : ch.pinn) {
+      pinn_totals.iterations += p.iterations;
+      pinn_totals.lcp_iterations += p.lcp_iterations;
+      pinn_totals.max_loss = std::max(pinn_totals.max_loss, p.max_loss);
+      pinn_totals.unconverged += p.unconverged;
+    }
     for (const auto& r : ch.results) {
       case_steps += static_cast<double>(r.steps);
       ++classes[r.klass == CaseClass::periodic ? "periodic-" + std::to_string(r.period_n) : case_class(r)];
@@ -307,6 +336,12 @@ int run_sweep(const SweepContext& ctx) {
                          {"period", an.period}};
   summary["t_transient"] = base.analysis.t_transient;
   summary["points_per_kind"] = an.capacity;
+  if (ctx.pinn())
+    summary["pinn"] = {{"dynamic_iterations", pinn_totals.iterations},
+                       {"lcp_iterations", pinn_totals.lcp_iterations},
+                       {"max_dynamic_loss", pinn_totals.max_loss},
+                       {"unconverged_steps", pinn_totals.unconverged},
+                       {"tol", base.integrator.pinn.optimizer.tol}};
   if (an.lyapunov_every > 0) summary["lyapunov"] = {{"every", an.lyapunov_every}, {"d0", an.lyapunov_d0}};
   summary["scenario"] = base.document;
   write_json_file(dir.file("summary.json"), summary);
@@ -344,10 +379,9 @@ int sweep_command(const SweepArgs& args) {
     for (const auto& s : args.set) apply_override(doc, s);
     base = parse_scenario(doc);
     spec = parse_sweep(doc);
-    if (base.integrator.spec().kind == MethodKind::event_driven || base.integrator.spec().kind == MethodKind::pinn)
-      throw InputError("/integrator/method", "sweeps run the time steppers moreau, rk4lcp and irk (batched PINN "
-                                             "training is not in this build yet); got \"" +
-                                                 base.integrator.method + "\"");
+    if (base.integrator.spec().kind == MethodKind::event_driven)
+      throw InputError("/integrator/method", "sweeps run the time steppers (moreau, rk4lcp, irk and the PINN "
+                                             "methods); got \"" + base.integrator.method + "\"");
     if (batch::sweep_dims_size(base.model.dof(), base.model.n_contacts()) == 0)
       throw InputError("/model", "sweeps hold at most 24 DoF and 8 contacts");
   } catch (const InputError& e) {
@@ -356,7 +390,19 @@ int sweep_command(const SweepArgs& args) {
   }
   SweepContext ctx{args, base, spec, false, false, {}};
   ctx.single = args.precision == "float";
-  if (args.device != "cpu") {
+  if (ctx.pinn()) {
+    // the PINN trainings run on the CPU backend, in double precision (sweep.hpp says why)
+    if (ctx.single) {
+      std::fprintf(stderr, "fivsim sweep: --precision float: the PINN methods run in double precision only\n");
+      return kExitBadInput;
+    }
+    if (args.device == "cuda") {
+      std::fprintf(stderr, "fivsim sweep: --device cuda: the PINN methods train on the CPU backend in this build "
+                           "(use --device cpu or auto)\n");
+      return kExitBadInput;
+    }
+  }
+  if (args.device != "cpu" && !ctx.pinn()) {
     ctx.device = batch::cuda_device_info();
     ctx.cuda = ctx.device.available;
     if (args.device == "cuda" && !ctx.cuda) {

@@ -174,10 +174,7 @@ MethodOutcome run_method(const MethodSpec& spec, const ModelDescription& desc, c
   out.max_lcp_residual = r.max_lcp_residual;
   out.lcp_iterations = r.lcp_iterations;
   out.max_lcp_iterations = r.max_lcp_iterations;
-  out.pinn_iterations = r.pinn_iterations;
-  out.pinn_lcp_iterations = r.pinn_lcp_iterations;
-  out.pinn_max_loss = r.pinn_max_loss;
-  out.pinn_unconverged = r.pinn_unconverged;
+  out.pinn = r.pinn;
   return out;
 }
 

@@ -223,12 +223,6 @@ struct LyapunovTwin {
 namespace detail {
 
 template <class D>
-FIVSIM_HD inline StepReport step_case(const Model<D>& m, const RkStepMap<D>* rk_map, typename D::scalar dt,
-                                      const StepOptions& opt, CaseWorkspace<D>& ws, State<D>& s) {
-  return rk_map ? rk_lcp_step(m, *rk_map, s, opt, ws.rk) : moreau_step(m, s, dt, opt, ws.moreau);
-}
-
-template <class D>
 FIVSIM_HD inline void reset_workspace(CaseWorkspace<D>& ws) {
   ws.moreau.has_basis = false;
   ws.rk.has_basis = false;
@@ -257,25 +251,41 @@ FIVSIM_HD inline double renormalise_twin(const State<D>& s, State<D>& twin, int 
 
 }  // namespace detail
 
-// runs one case with Moreau time stepping, or with the Runge–Kutta LCP stepper of `rk_map` when
-// it is given; `points` holds kPointKinds × capacity rows for the case; with a twin (and
-// an.lyapunov_every > 0) it also estimates the largest Lyapunov exponent
+// the classical steppers of a case and its twin (which = 0, 1): Moreau's, or the Runge–Kutta LCP
+// stepper of rk_map when it is given. run_case_with takes any type with these two members (the
+// PINN steppers of a sweep are another, src/batch/sweep.cpp).
 template <class D>
-FIVSIM_HD inline void run_case(const CaseSetup<D>& setup, const RkStepMap<D>* rk_map, const SweepAnalysis& an,
-                               const StepOptions& opt, CaseWorkspace<D>& ws, State<D>& s, CaseResult<D>& r,
-                               double* points, LyapunovTwin<D>* twin = nullptr) {
+struct ClassicalCaseStepper {
+  const Model<D>* m;
+  const RkStepMap<D>* rk_map;
+  typename D::scalar dt;
+  const StepOptions* opt;
+  CaseWorkspace<D>* ws[2];
+  FIVSIM_HD StepReport step(int which, State<D>& s) {
+    return rk_map ? rk_lcp_step(*m, *rk_map, s, *opt, ws[which]->rk) : moreau_step(*m, s, dt, *opt, ws[which]->moreau);
+  }
+  FIVSIM_HD void reset(int which) { detail::reset_workspace(*ws[which]); }
+};
+
+// runs one case with `stepper` (step(which, state), reset(which); which 0 is the case, 1 its
+// twin); `points` holds kPointKinds × capacity rows for the case; with a twin state (and
+// an.lyapunov_every > 0) it also estimates the largest Lyapunov exponent
+template <class D, class Stepper>
+FIVSIM_HD inline void run_case_with(const CaseSetup<D>& setup, const SweepAnalysis& an, const StepOptions& opt,
+                                    Stepper& stepper, State<D>& s, CaseResult<D>& r, double* points,
+                                    State<D>* twin = nullptr) {
   using T = typename D::scalar;
   const Model<D>& m = setup.model;
   const int nq = dof_count(m), nc = contact_count(m);
   s = setup.start;
-  detail::reset_workspace(ws);
+  stepper.reset(0);
   r = CaseResult<D>();
   if (an.lyapunov_every <= 0) twin = nullptr;
   double lyapunov_sum = 0.0;
   if (twin) {
-    twin->s = setup.start;
-    twin->s.q[0] += T(an.lyapunov_d0);
-    detail::reset_workspace(twin->ws);
+    *twin = setup.start;
+    twin->q[0] += T(an.lyapunov_d0);
+    stepper.reset(1);
   }
   Vec<T, D::max_dof> q_prev, u_prev;
   ContactState last[D::max_contacts] = {};
@@ -293,7 +303,7 @@ FIVSIM_HD inline void run_case(const CaseSetup<D>& setup, const RkStepMap<D>* rk
     StepReport rep;
     bool twin_failed = false;
     for (int w = 0; w < (twin ? 2 : 1); ++w) {
-      const StepReport rw = detail::step_case(m, rk_map, T(dt), opt, w == 0 ? ws : twin->ws, w == 0 ? s : twin->s);
+      const StepReport rw = stepper.step(w, w == 0 ? s : *twin);
       if (w == 0) rep = rw;
       else twin_failed = rw.status != Status::ok;
     }
@@ -314,9 +324,9 @@ FIVSIM_HD inline void run_case(const CaseSetup<D>& setup, const RkStepMap<D>* rk
         twin = nullptr;
         r.lyapunov_time = 0.0;
       } else {
-        twin->s.t = T(t);
+        twin->t = T(t);
         if (k % an.lyapunov_every == 0) {
-          const double d = detail::renormalise_twin(s, twin->s, nq, an.lyapunov_d0);
+          const double d = detail::renormalise_twin(s, *twin, nq, an.lyapunov_d0);
           // intervals that start after the transient count
           if (t - an.lyapunov_every * dt >= setup.t_transient - 0.5 * dt && d > 0.0) {
             lyapunov_sum += log(d / an.lyapunov_d0);
@@ -383,6 +393,17 @@ FIVSIM_HD inline void run_case(const CaseSetup<D>& setup, const RkStepMap<D>* rk
   // not asked for: 0; asked for but no window (or the twin failed): NaN
   r.lyapunov = r.lyapunov_time > 0.0 ? lyapunov_sum / r.lyapunov_time : (an.lyapunov_every > 0 ? nan("") : 0.0);
   classify_case(points, an, nq, nc, r);
+}
+
+// runs one case with Moreau time stepping, or with the Runge–Kutta LCP stepper of `rk_map` when
+// it is given (run_case_with with the classical steppers)
+template <class D>
+FIVSIM_HD inline void run_case(const CaseSetup<D>& setup, const RkStepMap<D>* rk_map, const SweepAnalysis& an,
+                               const StepOptions& opt, CaseWorkspace<D>& ws, State<D>& s, CaseResult<D>& r,
+                               double* points, LyapunovTwin<D>* twin = nullptr) {
+  ClassicalCaseStepper<D> stepper{&setup.model, rk_map, typename D::scalar(setup.dt), &opt,
+                                  {&ws, twin ? &twin->ws : nullptr}};
+  run_case_with(setup, an, opt, stepper, s, r, points, twin ? &twin->s : nullptr);
 }
 
 }  // namespace fivsim

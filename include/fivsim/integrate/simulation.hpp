@@ -39,6 +39,14 @@ void make_initial_state(const Model<D>& m, const Eigen::VectorXd& q0, const Eige
   }
 }
 
+// the trainings of a PINN run, summed over its steps
+struct PinnTotals {
+  long iterations = 0;      // optimizer iterations of the dynamic networks
+  long lcp_iterations = 0;  // optimizer iterations of the LCP-PINNs
+  double max_loss = 0.0;    // the worst final loss of a dynamic training
+  long unconverged = 0;     // steps whose dynamic training stopped above its tolerance
+};
+
 struct RunOutcome {
   Status status = Status::ok;
   long steps = 0;                  // steps completed (and observed)
@@ -46,11 +54,7 @@ struct RunOutcome {
   long lcp_iterations = 0;         // summed over all steps
   int max_lcp_iterations = 0;
   double failed_at = 0.0;          // start time of the step that failed
-  // PINN methods: the trainings of all steps
-  long pinn_iterations = 0;        // optimizer iterations of the dynamic networks
-  long pinn_lcp_iterations = 0;    // optimizer iterations of the LCP-PINNs
-  double pinn_max_loss = 0.0;      // the worst final loss of a dynamic training
-  long pinn_unconverged = 0;       // steps whose dynamic training stopped above its tolerance
+  PinnTotals pinn;                 // PINN methods
 };
 
 // runs `steps` steps of size dt with step(state) -> StepReport; observe(state, step_index, report)
@@ -130,62 +134,87 @@ void make_method_step_map(const MethodSpec& spec, const Model<D>& m, double dt, 
   make_rk_step_map(m, tab, dt, spec.forces, map);
 }
 
-// the PINN steppers (pinn_step.hpp) over `steps` steps of dt, with their networks and training
-// memory allocated here once and the weights carried from step to step
+// a PINN stepper (pinn_step.hpp) for one model and dt, with its networks and training memory
+// allocated once and the weights carried from step to step; host-owned, one per run or per case
+// of a sweep. step(s, opt) advances s by one step and adds the trainings to totals().
+template <class D>
+class PinnRunStepper {
+ public:
+  using T = typename D::scalar;
+
+  PinnRunStepper(const MethodSpec& spec, const Model<D>& m, double dt) : m_(m), dt_(T(dt)) {
+    set_.framework = spec.framework;
+    set_.lcp = spec.pinn.lcp;
+    set_.lcp_tolerance = spec.pinn.lcp_tolerance;
+    set_.dynamics_optimizer = spec.pinn.optimizer;
+    lcp_ws_ = std::make_unique<LcpPinnWorkspace<T, D::max_lcp>>();
+    if (spec.framework == PinnFramework::central) {
+      moreau_ws_ = std::make_unique<MoreauWorkspace<D>>();
+      return;
+    }
+    const int n = m.n_dof, R = spec.stages;
+    const ButcherTableau tab = gauss_legendre(R);
+    a_.assign(tab.a.begin(), tab.a.end());
+    b_.assign(tab.b.begin(), tab.b.end());
+    c_.assign(tab.c.begin(), tab.c.end());
+    table_ = StageTable<T>{R, a_.data(), b_.data(), c_.data()};
+    map_ = std::make_unique<RkStepMap<D>>();
+    make_rk_step_map(m, tab, dt, pinn_interpolates(spec.framework) ? StageForces::ramp : StageForces::held, *map_);
+    set_.dynamics = make_mlp_layout(n, spec.pinn.hidden, n * (R + 1), spec.pinn.activation, OutputMap::linear);
+    const int np = set_.dynamics.param_count();
+    params_.resize(np);
+    grad_.resize(np);
+    work_.resize(optimizer_work_size(np, set_.dynamics_optimizer));
+    cache_.resize(set_.dynamics.cache_size());
+    scratch_.resize(2 * set_.dynamics.max_width());
+    d_out_.resize(set_.dynamics.outputs());
+    loss_scratch_.resize(irk_pinn_scratch_size(n, R));
+    stage_load_.resize(static_cast<std::size_t>(R * n));
+    mlp_init(set_.dynamics, spec.pinn.seed, 0, params_.data());
+    buf_ = IrkPinnBuffers<T>{params_.data(), grad_.data(), work_.data(), cache_.data(),
+                             scratch_.data(), d_out_.data(), loss_scratch_.data()};
+    rk_ws_ = std::make_unique<RkLcpWorkspace<D>>();
+  }
+  PinnRunStepper(const PinnRunStepper&) = delete;
+  PinnRunStepper& operator=(const PinnRunStepper&) = delete;
+
+  StepReport step(State<D>& s, const StepOptions& opt) {
+    PinnStepReport pr;
+    const StepReport r =
+        set_.framework == PinnFramework::central
+            ? central_pinn_step(m_, s, dt_, set_, opt, *moreau_ws_, *lcp_ws_, pr)
+            : irk_pinn_step(m_, *map_, table_, set_, s, opt, *rk_ws_, *lcp_ws_, buf_, stage_load_.data(), pr);
+    totals_.iterations += pr.dynamics.iterations;
+    totals_.lcp_iterations += pr.lcp.iterations;
+    if (pr.dynamics.loss > totals_.max_loss) totals_.max_loss = pr.dynamics.loss;
+    if (set_.framework != PinnFramework::central && !pr.dynamics.converged) ++totals_.unconverged;
+    return r;
+  }
+  const PinnTotals& totals() const { return totals_; }
+
+ private:
+  const Model<D>& m_;
+  T dt_;
+  PinnStepSettings set_;
+  std::vector<T> a_, b_, c_;
+  StageTable<T> table_{};
+  std::unique_ptr<RkStepMap<D>> map_;
+  std::vector<T> params_, grad_, work_, cache_, scratch_, d_out_, loss_scratch_, stage_load_;
+  IrkPinnBuffers<T> buf_{};
+  std::unique_ptr<RkLcpWorkspace<D>> rk_ws_;
+  std::unique_ptr<MoreauWorkspace<D>> moreau_ws_;
+  std::unique_ptr<LcpPinnWorkspace<T, D::max_lcp>> lcp_ws_;
+  PinnTotals totals_;
+};
+
+// the PINN steppers over `steps` steps of dt
 template <class D, class Observer>
 RunOutcome simulate_pinn(const MethodSpec& spec, const Model<D>& m, State<D>& s, double dt, long steps,
                          const StepOptions& opt, Observer&& observe) {
-  using T = typename D::scalar;
-  const int n = m.n_dof;
-  PinnStepSettings set;
-  set.framework = spec.framework;
-  set.lcp = spec.pinn.lcp;
-  set.lcp_tolerance = spec.pinn.lcp_tolerance;
-  set.dynamics_optimizer = spec.pinn.optimizer;
-  auto lcp_ws = std::make_unique<LcpPinnWorkspace<T, D::max_lcp>>();
-  PinnStepReport pr;
-  RunOutcome totals;
-  auto tally = [&](const StepReport& r) {
-    totals.pinn_iterations += pr.dynamics.iterations;
-    totals.pinn_lcp_iterations += pr.lcp.iterations;
-    if (pr.dynamics.loss > totals.pinn_max_loss) totals.pinn_max_loss = pr.dynamics.loss;
-    if (spec.framework != PinnFramework::central && !pr.dynamics.converged) ++totals.pinn_unconverged;
-    return r;
-  };
-  auto finish = [&](RunOutcome out) {
-    out.pinn_iterations = totals.pinn_iterations;
-    out.pinn_lcp_iterations = totals.pinn_lcp_iterations;
-    out.pinn_max_loss = totals.pinn_max_loss;
-    out.pinn_unconverged = totals.pinn_unconverged;
-    return out;
-  };
-  if (spec.framework == PinnFramework::central) {
-    auto ws = std::make_unique<MoreauWorkspace<D>>();
-    return finish(simulate_steps(
-        s, dt, steps, [&](State<D>& st) { return tally(central_pinn_step(m, st, T(dt), set, opt, *ws, *lcp_ws, pr)); },
-        observe));
-  }
-  const int R = spec.stages;
-  const ButcherTableau tab = gauss_legendre(R);
-  std::vector<T> a(tab.a.begin(), tab.a.end()), b(tab.b.begin(), tab.b.end()), c(tab.c.begin(), tab.c.end());
-  const StageTable<T> table{R, a.data(), b.data(), c.data()};
-  auto map = std::make_unique<RkStepMap<D>>();
-  make_rk_step_map(m, tab, dt, pinn_interpolates(spec.framework) ? StageForces::ramp : StageForces::held, *map);
-  set.dynamics = make_mlp_layout(n, spec.pinn.hidden, n * (R + 1), spec.pinn.activation, OutputMap::linear);
-  const int np = set.dynamics.param_count();
-  std::vector<T> params(np), grad(np), work(optimizer_work_size(np, set.dynamics_optimizer)),
-      cache(set.dynamics.cache_size()), scratch(2 * set.dynamics.max_width()), d_out(set.dynamics.outputs()),
-      loss_scratch(irk_pinn_scratch_size(n, R)), stage_load(static_cast<std::size_t>(R * n));
-  mlp_init(set.dynamics, spec.pinn.seed, 0, params.data());
-  IrkPinnBuffers<T> buf{params.data(), grad.data(),    work.data(),        cache.data(),
-                        scratch.data(), d_out.data(), loss_scratch.data()};
-  auto ws = std::make_unique<RkLcpWorkspace<D>>();
-  return finish(simulate_steps(
-      s, dt, steps,
-      [&](State<D>& st) {
-        return tally(irk_pinn_step(m, *map, table, set, st, opt, *ws, *lcp_ws, buf, stage_load.data(), pr));
-      },
-      observe));
+  PinnRunStepper<D> stepper(spec, m, dt);
+  RunOutcome out = simulate_steps(s, dt, steps, [&](State<D>& st) { return stepper.step(st, opt); }, observe);
+  out.pinn = stepper.totals();
+  return out;
 }
 
 // a time stepper of `spec` (Moreau, RK4-LCP, Gauss IRK-LCP or a PINN framework) over `steps` steps of dt
