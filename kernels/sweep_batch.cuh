@@ -10,10 +10,14 @@
 
 #include <memory>
 
+#include "cuda_util.cuh"
 #include "fivsim/batch/sweep_backend.hpp"
 
 namespace fivsim::batch {
 namespace {
+
+using cuda::device_alloc;
+using cuda::EventPair;
 
 // two kernels: the plain Moreau sweep, where the Runge–Kutta map and the Lyapunov twin are
 // compile-time nulls whose branches fold away (no registers spent on them), and the general one
@@ -33,31 +37,6 @@ __global__ void sweep_kernel(const CaseSetup<D>* __restrict__ setups, const RkSt
            General ? &twin : nullptr);
   results[c] = r;
 }
-
-struct DeviceFree {
-  void operator()(void* p) const { cudaFree(p); }
-};
-template <class T>
-using DevicePtr = std::unique_ptr<T, DeviceFree>;
-
-template <class T>
-DevicePtr<T> device_alloc(std::size_t count, cudaError_t& err) {
-  void* p = nullptr;
-  if (err == cudaSuccess && count > 0) err = cudaMalloc(&p, count * sizeof(T));
-  return DevicePtr<T>(static_cast<T*>(p));
-}
-
-struct EventPair {
-  cudaEvent_t start = nullptr, stop = nullptr;
-  EventPair() {
-    cudaEventCreate(&start);
-    cudaEventCreate(&stop);
-  }
-  ~EventPair() {
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
-  }
-};
 
 }  // namespace
 
@@ -90,12 +69,7 @@ std::string run_chunk_cuda(const CaseSetup<D>* setups, const RkStepMap<D>* rk_ma
                                                                    d_points.get(), per_case);
   cudaEventRecord(ev.stop);
   err = cudaGetLastError();
-  if (err == cudaSuccess) err = cudaEventSynchronize(ev.stop);
-  if (err == cudaSuccess) {
-    float ms = 0.0f;
-    cudaEventElapsedTime(&ms, ev.start, ev.stop);
-    kernel_s = ms * 1e-3;
-  }
+  if (err == cudaSuccess) err = ev.elapsed(kernel_s);
   if (err == cudaSuccess)
     err = cudaMemcpy(results, d_results.get(), sizeof(CaseResult<D>) * n, cudaMemcpyDeviceToHost);
   if (err == cudaSuccess && n_points > 0)

@@ -79,11 +79,11 @@ FIVSIM_HD inline MlpLayout lcp_pinn_layout(const LcpPinnSettings& s, int n) {
 }
 
 // Eq. 19 and its gradient for the outputs (x, y) of one forward pass
-template <class T, int Cap>
-FIVSIM_HD inline T lcp_pinn_loss(const LcpMatrix<T, Cap>& A, const LcpVector<T, Cap>& b, const T* out, T* d_out) {
+template <class T, int Cap, class Out, class DOut>
+FIVSIM_HD inline T lcp_pinn_loss(const LcpMatrix<T, Cap>& A, const LcpVector<T, Cap>& b, Out out, DOut d_out) {
   const int n = A.rows;
-  const T* x = out;
-  const T* y = out + n;
+  const Out x = out;
+  const Out y = out + n;
   for (int i = 0; i < 2 * n; ++i) d_out[i] = T(0);
   T loss = T(0);
   const T w = T(2) / T(n);

@@ -13,6 +13,7 @@
 #include <math.h>
 
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "fivsim/core/config.hpp"
@@ -139,19 +140,31 @@ FIVSIM_HD inline void mlp_init(const MlpLayout& L, uint64_t seed, uint64_t strea
   }
 }
 
-// forward pass: cache (L.cache_size()) keeps what the backward pass needs; returns a pointer to
-// the outputs inside the cache
+// a strided view of an array: element i at p[i · stride]. A batch in structure of arrays (value
+// k of network b at k·B + b, mlp_batch.hpp) is read by the per-network code through this view;
+// a plain pointer is the stride-1 case, and every function below takes either.
 template <class T>
-FIVSIM_HD inline const T* mlp_forward(const MlpLayout& L, const T* params, const T* input, T* cache) {
-  T* a0 = cache + L.activation_offset(0);
+struct Strided {
+  T* p;
+  long stride;
+  FIVSIM_HD T& operator[](long i) const { return p[i * stride]; }
+  FIVSIM_HD Strided operator+(long k) const { return {p + k * stride, stride}; }
+};
+
+// forward pass: cache (L.cache_size()) keeps what the backward pass needs; returns the outputs
+// inside the cache (a pointer or view like `cache`)
+template <class Params, class Input, class Cache>
+FIVSIM_HD inline Cache mlp_forward(const MlpLayout& L, Params params, Input input, Cache cache) {
+  using T = typename std::remove_cv<typename std::remove_reference<decltype(cache[0])>::type>::type;
+  Cache a0 = cache + L.activation_offset(0);
   for (int i = 0; i < L.width[0]; ++i) a0[i] = input[i];
   for (int l = 0; l < L.layers; ++l) {
     const int nin = L.width[l], nout = L.width[l + 1];
-    const T* W = params + L.weight_offset(l);
-    const T* b = W + nout * nin;
-    const T* a = cache + L.activation_offset(l);
-    T* z = cache + L.pre_offset(l + 1);
-    T* next = cache + L.activation_offset(l + 1);
+    const Params W = params + L.weight_offset(l);
+    const Params b = W + nout * nin;
+    const Cache a = cache + L.activation_offset(l);
+    const Cache z = cache + L.pre_offset(l + 1);
+    const Cache next = cache + L.activation_offset(l + 1);
     const bool last = l + 1 == L.layers;
     for (int i = 0; i < nout; ++i) {
       T acc = b[i];
@@ -165,34 +178,36 @@ FIVSIM_HD inline const T* mlp_forward(const MlpLayout& L, const T* params, const
 
 // backward pass after mlp_forward: adds dLoss/dparams to grad, given dLoss/doutputs (d_out).
 // scratch holds 2·L.max_width() values.
-template <class T>
-FIVSIM_HD inline void mlp_backward(const MlpLayout& L, const T* params, const T* cache, const T* d_out, T* grad,
-                                   T* scratch) {
+template <class Params, class Cache, class DOut, class Grad, class Scratch>
+FIVSIM_HD inline void mlp_backward(const MlpLayout& L, Params params, Cache cache, DOut d_out, Grad grad,
+                                   Scratch scratch) {
+  using T = typename std::remove_cv<typename std::remove_reference<decltype(scratch[0])>::type>::type;
   const int wmax = L.max_width();
-  T* delta = scratch;           // dLoss/dz of the layer being processed
-  T* delta_prev = scratch + wmax;
+  Scratch delta = scratch;  // dLoss/dz of the layer being processed
+  Scratch delta_prev = scratch + wmax;
   {
-    const T* z = cache + L.pre_offset(L.layers);
-    for (int i = 0; i < L.outputs(); ++i) delta[i] = d_out[i] * detail::output_slope(L, z[i]);
+    const Cache z = cache + L.pre_offset(L.layers);
+    for (int i = 0; i < L.outputs(); ++i) delta[i] = d_out[i] * detail::output_slope(L, T(z[i]));
   }
   for (int l = L.layers - 1; l >= 0; --l) {
     const int nin = L.width[l], nout = L.width[l + 1];
-    const T* W = params + L.weight_offset(l);
-    T* gW = grad + L.weight_offset(l);
-    T* gb = gW + nout * nin;
-    const T* a = cache + L.activation_offset(l);
+    const Params W = params + L.weight_offset(l);
+    const Grad gW = grad + L.weight_offset(l);
+    const Grad gb = gW + nout * nin;
+    const Cache a = cache + L.activation_offset(l);
     for (int i = 0; i < nout; ++i) {
-      for (int j = 0; j < nin; ++j) gW[i * nin + j] += delta[i] * a[j];
-      gb[i] += delta[i];
+      const T d = delta[i];
+      for (int j = 0; j < nin; ++j) gW[i * nin + j] += d * a[j];
+      gb[i] += d;
     }
     if (l == 0) break;
-    const T* z = cache + L.pre_offset(l);
+    const Cache z = cache + L.pre_offset(l);
     for (int j = 0; j < nin; ++j) {
       T acc = T(0);
       for (int i = 0; i < nout; ++i) acc += W[i * nin + j] * delta[i];
-      delta_prev[j] = acc * detail::activate_slope(L.hidden, z[j]);
+      delta_prev[j] = acc * detail::activate_slope(L.hidden, T(z[j]));
     }
-    T* t = delta;
+    const Scratch t = delta;
     delta = delta_prev;
     delta_prev = t;
   }

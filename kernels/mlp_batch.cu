@@ -1,0 +1,147 @@
+// kernels/mlp_batch.cu — the CUDA backend of the batched networks (pinn/mlp_batch.hpp): fused
+// forward + backward passes of many small MLPs (seed 000 Eq. 15) and the batched LCP-PINN
+// residuals (Eqs. 17–19 and the natural-map residual), one thread per network.
+//
+// On the device a batch is structure of arrays: value k of network b at k·B + b, for the
+// parameters, gradients, inputs, targets, activation caches and scratch alike. A warp's 32
+// threads then touch 32 consecutive words at every step of the per-network code, which runs
+// unchanged (mlp_least_squares, lcp_pinn_residuals) through Strided views. The numbers are the
+// CPU backend's up to rounding (nvcc is told not to contract to FMA; CMakeLists.txt).
+#include <cuda_runtime.h>
+
+#include <string>
+#include <vector>
+
+#include "cuda_util.cuh"
+#include "fivsim/pinn/mlp_batch.hpp"
+
+namespace fivsim {
+namespace {
+
+using cuda::device_alloc;
+using cuda::DevicePtr;
+using cuda::EventPair;
+
+template <class T>
+FIVSIM_HD Strided<T> column(T* base, long b, long networks) {
+  return Strided<T>{base + b, networks};
+}
+
+template <class T>
+__global__ void mlp_fit_kernel(MlpLayout L, long networks, int points, const T* __restrict__ params,
+                               const T* __restrict__ inputs, const T* __restrict__ targets, T* __restrict__ loss,
+                               T* __restrict__ grad, T* __restrict__ cache, T* __restrict__ scratch) {
+  const long b = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (b >= networks) return;
+  loss[b] = mlp_least_squares<T>(L, points, column(params, b, networks), column(inputs, b, networks),
+                                 column(targets, b, networks), column(grad, b, networks), column(cache, b, networks),
+                                 column(scratch, b, networks));
+}
+
+template <class T>
+__global__ void lcp_pinn_kernel(MlpLayout L, long networks, int n, const T* __restrict__ params,
+                                const T* __restrict__ A, const T* __restrict__ b, T* __restrict__ loss,
+                                T* __restrict__ grad, T* __restrict__ residual, T* __restrict__ cache,
+                                T* __restrict__ scratch) {
+  const long k = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (k >= networks) return;
+  LcpMatrix<T, kLcpBatchMax> Ak;
+  LcpVector<T, kLcpBatchMax> bk;
+  lcp_batch_problem(column(A, k, networks), column(b, k, networks), n, Ak, bk);
+  T r = T(0);
+  loss[k] = lcp_pinn_residuals(L, Ak, bk, column(params, k, networks), column(grad, k, networks),
+                               column(cache, k, networks), column(scratch, k, networks), r);
+  residual[k] = r;
+}
+
+// network-major host values (networks × per) to a device structure of arrays (per × networks)
+template <class T>
+DevicePtr<T> upload_columns(const T* host, long networks, long per, cudaError_t& err) {
+  DevicePtr<T> d = device_alloc<T>(static_cast<std::size_t>(networks * per), err);
+  if (err != cudaSuccess) return d;
+  std::vector<T> soa(static_cast<std::size_t>(networks * per));
+  for (long b = 0; b < networks; ++b)
+    for (long k = 0; k < per; ++k) soa[static_cast<std::size_t>(k * networks + b)] = host[b * per + k];
+  err = cudaMemcpy(d.get(), soa.data(), soa.size() * sizeof(T), cudaMemcpyHostToDevice);
+  return d;
+}
+
+// the inverse of upload_columns
+template <class T>
+void download_columns(T* host, const T* device, long networks, long per, cudaError_t& err) {
+  if (err != cudaSuccess) return;
+  std::vector<T> soa(static_cast<std::size_t>(networks * per));
+  err = cudaMemcpy(soa.data(), device, soa.size() * sizeof(T), cudaMemcpyDeviceToHost);
+  for (long b = 0; b < networks && err == cudaSuccess; ++b)
+    for (long k = 0; k < per; ++k) host[b * per + k] = soa[static_cast<std::size_t>(k * networks + b)];
+}
+
+constexpr int kBlock = 128;
+
+unsigned grid_for(long networks) { return static_cast<unsigned>((networks + kBlock - 1) / kBlock); }
+
+}  // namespace
+
+template <class T>
+std::string mlp_fit_batch_cuda(const MlpLayout& L, const MlpFitBatch<T>& batch, int repeats, double& kernel_s) {
+  kernel_s = 0.0;
+  const long B = batch.networks, np = L.param_count(), P = batch.points;
+  if (B <= 0) return {};
+  cudaError_t err = cudaSuccess;
+  auto params = upload_columns(batch.params, B, np, err);
+  auto inputs = upload_columns(batch.inputs, B, P * L.inputs(), err);
+  auto targets = upload_columns(batch.targets, B, P * L.outputs(), err);
+  auto loss = device_alloc<T>(static_cast<std::size_t>(B), err);
+  auto grad = device_alloc<T>(static_cast<std::size_t>(B * np), err);
+  auto cache = device_alloc<T>(static_cast<std::size_t>(B * L.cache_size()), err);
+  auto scratch = device_alloc<T>(static_cast<std::size_t>(B * mlp_batch_scratch_size(L)), err);
+  if (err != cudaSuccess) return cudaGetErrorString(err);
+  EventPair ev;
+  cudaEventRecord(ev.start);
+  for (int r = 0; r < (repeats > 0 ? repeats : 1); ++r)
+    mlp_fit_kernel<T><<<grid_for(B), kBlock>>>(L, B, batch.points, params.get(), inputs.get(), targets.get(),
+                                               loss.get(), grad.get(), cache.get(), scratch.get());
+  cudaEventRecord(ev.stop);
+  err = cudaGetLastError();
+  if (err == cudaSuccess) err = ev.elapsed(kernel_s);
+  download_columns(batch.loss, loss.get(), B, 1, err);
+  download_columns(batch.grad, grad.get(), B, np, err);
+  return err == cudaSuccess ? std::string() : std::string(cudaGetErrorString(err));
+}
+
+template <class T>
+std::string lcp_pinn_batch_cuda(const MlpLayout& L, const LcpPinnBatch<T>& batch, int repeats, double& kernel_s) {
+  kernel_s = 0.0;
+  const long B = batch.networks, np = L.param_count(), n = batch.n;
+  if (B <= 0) return {};
+  if (n < 1 || n > kLcpBatchMax) return "lcp_pinn_batch_cuda: n must be 1.." + std::to_string(kLcpBatchMax);
+  cudaError_t err = cudaSuccess;
+  auto params = upload_columns(batch.params, B, np, err);
+  auto A = upload_columns(batch.A, B, n * n, err);
+  auto b = upload_columns(batch.b, B, n, err);
+  auto loss = device_alloc<T>(static_cast<std::size_t>(B), err);
+  auto residual = device_alloc<T>(static_cast<std::size_t>(B), err);
+  auto grad = device_alloc<T>(static_cast<std::size_t>(B * np), err);
+  auto cache = device_alloc<T>(static_cast<std::size_t>(B * L.cache_size()), err);
+  auto scratch = device_alloc<T>(static_cast<std::size_t>(B * mlp_batch_scratch_size(L)), err);
+  if (err != cudaSuccess) return cudaGetErrorString(err);
+  EventPair ev;
+  cudaEventRecord(ev.start);
+  for (int r = 0; r < (repeats > 0 ? repeats : 1); ++r)
+    lcp_pinn_kernel<T><<<grid_for(B), kBlock>>>(L, B, static_cast<int>(n), params.get(), A.get(), b.get(), loss.get(),
+                                                grad.get(), residual.get(), cache.get(), scratch.get());
+  cudaEventRecord(ev.stop);
+  err = cudaGetLastError();
+  if (err == cudaSuccess) err = ev.elapsed(kernel_s);
+  download_columns(batch.loss, loss.get(), B, 1, err);
+  download_columns(batch.residual, residual.get(), B, 1, err);
+  download_columns(batch.grad, grad.get(), B, np, err);
+  return err == cudaSuccess ? std::string() : std::string(cudaGetErrorString(err));
+}
+
+template std::string mlp_fit_batch_cuda<double>(const MlpLayout&, const MlpFitBatch<double>&, int, double&);
+template std::string mlp_fit_batch_cuda<float>(const MlpLayout&, const MlpFitBatch<float>&, int, double&);
+template std::string lcp_pinn_batch_cuda<double>(const MlpLayout&, const LcpPinnBatch<double>&, int, double&);
+template std::string lcp_pinn_batch_cuda<float>(const MlpLayout&, const LcpPinnBatch<float>&, int, double&);
+
+}  // namespace fivsim

@@ -1,0 +1,96 @@
+// tests/bench/mlp_batch_bench.cpp — throughput of the batched networks (pinn/mlp_batch.hpp): one
+// fused forward + backward pass of a least-squares loss for every network of a batch, on the CUDA
+// backend and on the CPU backend, for the seed papers' layouts. The PyTorch peer
+// (scripts/bench_mlp_torch.py) times the same workload; scripts/bench_pinn_gpu.py runs both and
+// prints the ratios.
+//
+// usage: fivsim_bench_mlp [--networks 10000] [--points 1] [--hidden 20x7] [--inputs 2] [--outputs 10]
+//                         [--repeats 200] [--precision double|float] [--cpu-threads 0]
+// prints one JSON object: seconds per batch evaluation on each backend and network-evaluations/s.
+#include <omp.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "../mlp_batch_problems.hpp"
+
+namespace {
+
+struct Args {
+  long networks = 10000;
+  int points = 1;
+  int width = 20, depth = 7;
+  int inputs = 2, outputs = 10;
+  int repeats = 200;
+  std::string precision = "double";
+  int cpu_threads = 0;
+};
+
+[[noreturn]] void usage(const char* why) {
+  std::fprintf(stderr, "fivsim_bench_mlp: %s\n", why);
+  std::exit(2);
+}
+
+Args parse(int argc, char** argv) {
+  Args a;
+  for (int i = 1; i < argc; ++i) {
+    const std::string k = argv[i];
+    if (i + 1 >= argc) usage(("missing value after " + k).c_str());
+    const char* v = argv[++i];
+    if (k == "--networks") a.networks = std::atol(v);
+    else if (k == "--points") a.points = std::atoi(v);
+    else if (k == "--hidden") {
+      if (std::sscanf(v, "%dx%d", &a.width, &a.depth) != 2) usage("--hidden takes WIDTHxDEPTH, e.g. 20x7");
+    } else if (k == "--inputs") a.inputs = std::atoi(v);
+    else if (k == "--outputs") a.outputs = std::atoi(v);
+    else if (k == "--repeats") a.repeats = std::atoi(v);
+    else if (k == "--precision") a.precision = v;
+    else if (k == "--cpu-threads") a.cpu_threads = std::atoi(v);
+    else usage(("unknown option " + k).c_str());
+  }
+  if (a.networks < 1 || a.points < 1 || a.width < 1 || a.depth < 1 || a.inputs < 1 || a.outputs < 1 || a.repeats < 1)
+    usage("sizes and repeats must be positive");
+  if (a.precision != "double" && a.precision != "float") usage("--precision is double or float");
+  return a;
+}
+
+template <class T>
+int run(const Args& a) {
+  auto d = fivsim::test::make_fit_batch<T>(a.networks, a.points, a.inputs, std::vector<int>(a.depth, a.width), a.outputs);
+  // CPU: a few evaluations (the CPU is the slow side), timed on the wall clock
+  const int cpu_reps = 3;
+  fivsim::mlp_fit_batch_cpu(d.L, d.view(), a.cpu_threads);
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int r = 0; r < cpu_reps; ++r) fivsim::mlp_fit_batch_cpu(d.L, d.view(), a.cpu_threads);
+  const double cpu_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / cpu_reps;
+  const double cpu_loss0 = static_cast<double>(d.loss[0]);
+  // CUDA: one warm-up, then `repeats` launches between two events
+  double warm = 0.0, gpu_total = 0.0;
+  std::string err = fivsim::mlp_fit_batch_cuda(d.L, d.view(), 1, warm);
+  if (err.empty()) err = fivsim::mlp_fit_batch_cuda(d.L, d.view(), a.repeats, gpu_total);
+  const double gpu_s = err.empty() ? gpu_total / a.repeats : 0.0;
+  const long np = d.L.param_count();
+  // flops of one network at one point: forward 2·W per weight, backward 4·W (gradient and delta)
+  const double flops = 6.0 * static_cast<double>(np) * a.points * static_cast<double>(a.networks);
+  std::printf(
+      "{\"networks\": %ld, \"points\": %d, \"hidden\": \"%dx%d\", \"inputs\": %d, \"outputs\": %d, \"params\": %ld, "
+      "\"precision\": \"%s\", \"cpu_threads\": %d, \"cpu_s\": %.6e, \"cpu_networks_per_s\": %.6e, "
+      "\"gpu\": %s, \"gpu_error\": \"%s\", \"gpu_s\": %.6e, \"gpu_networks_per_s\": %.6e, \"gpu_gflops\": %.4g, "
+      "\"loss0\": %.17g, \"gpu_loss0\": %.17g}\n",
+      a.networks, a.points, a.width, a.depth, a.inputs, a.outputs, np, a.precision.c_str(),
+      a.cpu_threads > 0 ? a.cpu_threads : omp_get_max_threads(), cpu_s, a.networks / cpu_s,
+      err.empty() ? "true" : "false", err.c_str(), gpu_s, gpu_s > 0 ? a.networks / gpu_s : 0.0,
+      gpu_s > 0 ? flops / gpu_s * 1e-9 : 0.0, cpu_loss0, static_cast<double>(d.loss[0]));
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Args a = parse(argc, argv);
+  return a.precision == "double" ? run<double>(a) : run<float>(a);
+}

@@ -1,0 +1,59 @@
+// tests/gpu/mlp_batch_gpu_test.cpp — the CUDA backend of the batched networks computes the CPU
+// backend's numbers on the same batch: 2000 least-squares fits of 7 × 20 networks and 2000
+// LCP-PINNs of 3 × 5 networks (n = 1, 2, 5, 8), losses, gradients and natural-map residuals
+// within 1e-12 relative in double (FMA contraction is off on the device, so only the order of
+// libm's tanh differs) and 1e-4 in float. Skips without a device (ctest label gpu).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "../mlp_batch_problems.hpp"
+#include "fivsim/batch/sweep_backend.hpp"
+
+namespace fivsim {
+namespace {
+
+template <class T>
+double worst_relative(const std::vector<T>& a, const std::vector<T>& b) {
+  double scale = 0.0, worst = 0.0;
+  for (const T& v : b) scale = std::max(scale, std::abs(static_cast<double>(v)));
+  for (std::size_t i = 0; i < a.size(); ++i)
+    worst = std::max(worst, std::abs(static_cast<double>(a[i]) - static_cast<double>(b[i])) / (scale > 0 ? scale : 1.0));
+  return worst;
+}
+
+template <class T>
+void fit_matches_cpu(double tol) {
+  if (!batch::cuda_device_info().available) GTEST_SKIP() << batch::cuda_device_info().description;
+  auto cpu = test::make_fit_batch<T>(2000, 4, 1, {20, 20, 20, 20, 20, 20, 20}, 11);
+  auto gpu = cpu;
+  mlp_fit_batch_cpu(cpu.L, cpu.view(), 0);
+  double s = 0.0;
+  ASSERT_EQ(mlp_fit_batch_cuda(gpu.L, gpu.view(), 1, s), "");
+  EXPECT_LT(worst_relative(gpu.loss, cpu.loss), tol);
+  EXPECT_LT(worst_relative(gpu.grad, cpu.grad), tol);
+}
+
+template <class T>
+void lcp_matches_cpu(double tol) {
+  if (!batch::cuda_device_info().available) GTEST_SKIP() << batch::cuda_device_info().description;
+  for (int n : {1, 2, 5, 8}) {
+    auto cpu = test::make_lcp_batch<T>(2000, n);
+    auto gpu = cpu;
+    lcp_pinn_batch_cpu(cpu.L, cpu.view(), 0);
+    double s = 0.0;
+    ASSERT_EQ(lcp_pinn_batch_cuda(gpu.L, gpu.view(), 1, s), "");
+    EXPECT_LT(worst_relative(gpu.loss, cpu.loss), tol) << "n " << n;
+    EXPECT_LT(worst_relative(gpu.grad, cpu.grad), tol) << "n " << n;
+    EXPECT_LT(worst_relative(gpu.residual, cpu.residual), tol) << "n " << n;
+  }
+}
+
+TEST(MlpBatchGpu, FitMatchesCpuDouble) { fit_matches_cpu<double>(1e-12); }
+TEST(MlpBatchGpu, FitMatchesCpuFloat) { fit_matches_cpu<float>(1e-4); }
+TEST(MlpBatchGpu, LcpResidualsMatchCpuDouble) { lcp_matches_cpu<double>(1e-12); }
+TEST(MlpBatchGpu, LcpResidualsMatchCpuFloat) { lcp_matches_cpu<float>(1e-4); }
+
+}  // namespace
+}  // namespace fivsim
