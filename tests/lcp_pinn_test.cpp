@@ -17,13 +17,24 @@ using test::make_problem;
 using test::Problem6;
 using Workspace = LcpPinnWorkspace<double, 6>;
 
-TEST(LcpPinn, ReproducesSeed000Table1) {
+// the network's own answer (polish off, as in the seeds) and the polished one
+class LcpPinnBothWays : public ::testing::TestWithParam<bool> {
+ protected:
+  LcpPinnSettings settings() const {
+    LcpPinnSettings s;
+    s.polish = GetParam();
+    return s;
+  }
+};
+INSTANTIATE_TEST_SUITE_P(Polish, LcpPinnBothWays, ::testing::Values(false, true));
+
+TEST_P(LcpPinnBothWays, ReproducesSeed000Table1) {
   // A = [[1, −1], [−1, 0]], b = [−0.009, 0.02]: x = [0.009, 0], y = [0, 0.011]
   const Problem6 p = make_problem({{1, -1}, {-1, 0}}, {-0.009, 0.02});
   auto ws = std::make_unique<Workspace>();
   test::Vec6 x, y;
   LcpOptions opt;
-  const LcpResult r = lcp_pinn_solve(p.A, p.b, x, y, opt, LcpPinnSettings{}, *ws);
+  const LcpResult r = lcp_pinn_solve(p.A, p.b, x, y, opt, settings(), *ws);
   ASSERT_EQ(r.status, Status::ok) << "residual " << r.residual << ", loss " << ws->last.loss;
   EXPECT_NEAR(x[0], 0.009, 1e-12);
   EXPECT_NEAR(x[1], 0.0, 1e-12);
@@ -32,7 +43,7 @@ TEST(LcpPinn, ReproducesSeed000Table1) {
   EXPECT_TRUE(ws->last.converged);
 }
 
-TEST(LcpPinn, AgreesWithLemkeOnRandomPMatrixProblems) {
+TEST_P(LcpPinnBothWays, AgreesWithLemkeOnRandomPMatrixProblems) {
   std::mt19937 rng(5);
   auto ws = std::make_unique<Workspace>();
   int solved = 0;
@@ -44,7 +55,7 @@ TEST(LcpPinn, AgreesWithLemkeOnRandomPMatrixProblems) {
     ASSERT_EQ(lemke_solve(p.A, p.b, xl, yl, opt).status, Status::ok);
     // a fresh network for each problem (no warm start across unrelated problems)
     ws->trained = false;
-    const LcpResult r = lcp_pinn_solve(p.A, p.b, xp, yp, opt, LcpPinnSettings{}, *ws);
+    const LcpResult r = lcp_pinn_solve(p.A, p.b, xp, yp, opt, settings(), *ws);
     if (r.status != Status::ok) {
       ADD_FAILURE() << "trial " << trial << " n " << n << ": " << r.status << " residual " << r.residual
                     << " loss " << ws->last.loss;
@@ -55,6 +66,31 @@ TEST(LcpPinn, AgreesWithLemkeOnRandomPMatrixProblems) {
     for (int i = 0; i < n; ++i) EXPECT_NEAR(xp[i], xl[i], 1e-8 * (1 + std::abs(xl[i]))) << "trial " << trial;
   }
   EXPECT_EQ(solved, 40);
+}
+
+// a training stopped early (4 L-BFGS iterations, no restart) leaves the loss far above its
+// tolerance: alone it fails the acceptance test, with the polish the active set it chose gives the
+// exact answer
+TEST(LcpPinn, PolishFinishesAStoppedTraining) {
+  const Problem6 p = make_problem({{1, -1}, {-1, 0}}, {-0.009, 0.02});
+  for (bool polish : {false, true}) {
+    auto ws = std::make_unique<Workspace>();
+    LcpPinnSettings s;
+    s.polish = polish;
+    s.restarts = 0;
+    s.optimizer.max_iter = 4;
+    test::Vec6 x, y;
+    const LcpResult r = lcp_pinn_solve(p.A, p.b, x, y, LcpOptions{}, s, *ws);
+    EXPECT_FALSE(ws->last.converged);
+    if (!polish) {
+      EXPECT_EQ(r.status, Status::lcp_inaccurate) << "residual " << r.residual << " loss " << ws->last.loss;
+    } else {
+      ASSERT_EQ(r.status, Status::ok);
+      EXPECT_LE(r.residual, 1e-17);
+      EXPECT_NEAR(x[0], 0.009, 1e-17);
+      EXPECT_EQ(x[1], 0.0);
+    }
+  }
 }
 
 TEST(LcpPinn, LossGradientMatchesFiniteDifferences) {

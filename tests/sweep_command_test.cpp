@@ -203,7 +203,6 @@ TEST(SweepCommand, BadSweepsAreRejectedByPointer) {
 TEST(SweepCommand, PinnSweepsSayWhatTheyNeed) {
   expect_bad(kScenarios + "model1_pinn_v0_sweep.json --precision float",
              "--precision float: the PINN methods run in double precision only");
-  expect_bad(kScenarios + "model1_pinn_v0_sweep.json --device cuda", "--device cuda: the PINN methods train on the CPU");
 }
 
 TEST(SweepCommand, CudaWithoutADeviceSaysSo) {

@@ -1,6 +1,7 @@
 // src/batch/cuda_unavailable.cpp — the CUDA backend in a build without CUDA: it says so instead
 // of failing to link.
 #include "fivsim/batch/sweep_backend.hpp"
+#include "fivsim/batch/sweep_pinn_backend.hpp"
 
 namespace fivsim::batch {
 
@@ -18,5 +19,11 @@ std::string run_chunk_cuda(const CaseSetup<D>*, const RkStepMap<D>*, long, const
 }
 
 FIVSIM_SWEEP_FOR_EACH_DIMS(FIVSIM_SWEEP_CUDA_INSTANCE)
+
+std::string run_chunk_cuda_pinn(const PinnChunk&, const SweepAnalysis&, const StepOptions&,
+                                CaseResult<PinnSweepDims>*, double*, PinnTotals*, double& kernel_s) {
+  kernel_s = 0.0;
+  return "fivsim was built without CUDA";
+}
 
 }  // namespace fivsim::batch

@@ -81,7 +81,9 @@ void make_case_setup(const Scenario& sc, double stick_tol, CaseSetup<D>& setup) 
 
 template <class D>
 void make_case_rk_map(const Scenario& sc, const Model<D>& m, RkStepMap<D>& map) {
-  make_method_step_map(sc.integrator.spec(), m, sc.integrator.dt, map);
+  const MethodSpec spec = sc.integrator.spec();
+  if (spec.kind == MethodKind::pinn) make_pinn_step_map(spec, m, sc.integrator.dt, map);
+  else make_method_step_map(spec, m, sc.integrator.dt, map);
 }
 
 template <class D>
@@ -102,38 +104,24 @@ void run_chunk_cpu(const CaseSetup<D>* setups, const RkStepMap<D>* rk_maps, long
   }
 }
 
-namespace {
-
-// the PINN steppers of a case and its twin, each with its own networks
-template <class D>
-struct PinnCaseStepper {
-  PinnRunStepper<D>* stepper[2];
-  const StepOptions* opt;
-  StepReport step(int which, State<D>& s) { return stepper[which]->step(s, *opt); }
-  void reset(int) {}  // a fresh stepper per case
-};
-
-}  // namespace
-
-template <class D>
-void run_chunk_cpu_pinn(const CaseSetup<D>* setups, long n, const MethodSpec& spec, const SweepAnalysis& an,
-                        const StepOptions& opt, CaseResult<D>* results, double* points, PinnTotals* pinn, int threads) {
-  if (n <= 0) return;
-  const long per_case = case_points_size(setups[0].model.n_dof, an.capacity);
+void run_chunk_cpu_pinn(const PinnChunk& ch, const SweepAnalysis& an, const StepOptions& opt,
+                        CaseResult<PinnSweepDims>* results, double* points, PinnTotals* totals, int threads) {
+  using D = PinnSweepDims;
+  if (ch.n <= 0) return;
+  const long per_case = case_points_size(ch.n_dof, an.capacity);
+  const PinnBlockLayout L = pinn_chunk_layout(ch);
+  const int copies = an.lyapunov_every > 0 ? 2 : 1;
 #pragma omp parallel num_threads(threads > 0 ? threads : omp_get_max_threads())
   {
     auto s = std::make_unique<State<D>>();
     auto twin = std::make_unique<State<D>>();
+    // this thread's blocks, reused case after case (run_pinn_case resets them)
+    const PinnHostBlocks<D> blocks(L, copies);
     // one case at a time per thread: a PINN case costs thousands of trainings
 #pragma omp for schedule(dynamic, 1)
-    for (long c = 0; c < n; ++c) {
-      PinnRunStepper<D> own(spec, setups[c].model, setups[c].dt);
-      std::unique_ptr<PinnRunStepper<D>> twin_stepper;
-      if (an.lyapunov_every > 0) twin_stepper = std::make_unique<PinnRunStepper<D>>(spec, setups[c].model, setups[c].dt);
-      PinnCaseStepper<D> stepper{{&own, twin_stepper.get()}, &opt};
-      run_case_with(setups[c], an, opt, stepper, *s, results[c], points + c * per_case, twin.get());
-      pinn[c] = own.totals();
-    }
+    for (long c = 0; c < ch.n; ++c)
+      run_pinn_case(ch.setups[c], ch.maps ? ch.maps + c : nullptr, ch.set, ch.tab, L, blocks.get(), an, opt, *s,
+                    twin.get(), results[c], points + c * per_case, totals[c]);
   }
 }
 
@@ -144,10 +132,5 @@ void run_chunk_cpu_pinn(const CaseSetup<D>* setups, long n, const MethodSpec& sp
   template void make_case_rk_map<D>(const Scenario&, const Model<D>&, RkStepMap<D>&);
 FIVSIM_SWEEP_FOR_EACH_DIMS(FIVSIM_SWEEP_INSTANTIATE)
 #undef FIVSIM_SWEEP_INSTANTIATE
-#define FIVSIM_SWEEP_PINN_INSTANTIATE(D)                                                                  \
-  template void run_chunk_cpu_pinn<D>(const CaseSetup<D>*, long, const MethodSpec&, const SweepAnalysis&, \
-                                      const StepOptions&, CaseResult<D>*, double*, PinnTotals*, int);
-FIVSIM_SWEEP_DIMS_DOUBLE(FIVSIM_SWEEP_PINN_INSTANTIATE)
-#undef FIVSIM_SWEEP_PINN_INSTANTIATE
 
 }  // namespace fivsim::batch

@@ -20,6 +20,14 @@ struct LoadedScenario {
 // file → overrides → validation → model; every failure is an InputError
 LoadedScenario load_scenario(const ScenarioArgs& args);
 
+// the trainings of a PINN run or sweep as summary.json / compare.json report them
+inline json pinn_totals_json(const PinnTotals& p) {
+  return {{"dynamic_iterations", p.iterations},
+          {"lcp_iterations", p.lcp_iterations},
+          {"max_dynamic_loss", p.max_loss},
+          {"unconverged_steps", p.unconverged}};
+}
+
 inline double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }

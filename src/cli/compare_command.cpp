@@ -217,6 +217,8 @@ int compare_command(const CompareArgs& args) {
       o["wall_s"] = r.wall;
       o["steps"] = r.outcome.steps;
       o["steps_per_s"] = r.wall > 0 ? r.outcome.steps / r.wall : 0.0;
+      if (!r.reference && r.spec.kind == MethodKind::pinn)
+        o["pinn"] = pinn_totals_json(r.outcome.pinn);
       json rms = json::object(), err = json::object();
       for (std::size_t k = 0; k < names.size(); ++k) {
         rms[names[k]] = r.stats[k].rms();

@@ -127,11 +127,8 @@ int run_command(const RunArgs& args) {
       summary["integrator"]["order"] = sc.integrator.order;
     if (pinn) {
       // the trainings, so that a user sees whether the networks reached their tolerance
-      summary["pinn"] = {{"dynamic_iterations", outcome.pinn.iterations},
-                         {"lcp_iterations", outcome.pinn.lcp_iterations},
-                         {"max_dynamic_loss", outcome.pinn.max_loss},
-                         {"unconverged_steps", outcome.pinn.unconverged},
-                         {"tol", sc.integrator.pinn.optimizer.tol}};
+      summary["pinn"] = pinn_totals_json(outcome.pinn);
+      summary["pinn"]["tol"] = sc.integrator.pinn.optimizer.tol;
     }
     if (sc.integrator.method == "rk4lcp" || sc.integrator.method == "irk")
       summary["integrator"]["stage_forces"] =

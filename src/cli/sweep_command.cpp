@@ -60,9 +60,11 @@ struct SweepContext {
   bool cuda = false;
   bool single = false;
   CudaDeviceInfo device;
+  // cases carry a Runge–Kutta step map: rk4lcp, irk and the IRK-PINN frameworks
   bool runge_kutta() const {
-    const MethodKind k = base.integrator.spec().kind;
-    return k == MethodKind::rk4lcp || k == MethodKind::irk;
+    const MethodSpec spec = base.integrator.spec();
+    return spec.kind == MethodKind::rk4lcp || spec.kind == MethodKind::irk ||
+           (spec.kind == MethodKind::pinn && spec.framework != PinnFramework::central);
   }
   bool pinn() const { return base.integrator.spec().kind == MethodKind::pinn; }
 };
@@ -209,11 +211,29 @@ int run_sweep(const SweepContext& ctx) {
       throw InputError("/output/trajectories", "case " + std::to_string(c) + " does not exist (the sweep has " +
                                                   std::to_string(n_cases) + " cases)");
 
-  // chunk: what fits in half the free device memory; on the CPU 256 cases per thread, small
-  // enough for the progress line to move and large enough that a chunk's overhead vanishes
+  // PINN methods: the stepper settings and stage table every case shares
+  struct {
+    PinnStepSettings set;
+    std::vector<double> stages;
+    StageTable<double> tab;
+  } pinn;
+  double pinn_block_bytes = 0.0;
+  if (ctx.pinn()) {
+    const MethodSpec spec = base.integrator.spec();
+    pinn.set = make_pinn_step_settings(spec, nq);
+    if (spec.framework != PinnFramework::central) {
+      pinn.stages = gauss_stage_values<double>(spec.stages);
+      pinn.tab = stage_table_of(pinn.stages.data(), spec.stages);
+    }
+    pinn_block_bytes = static_cast<double>(pinn_block_layout<PinnSweepDims>(pinn.set, nq, pinn.tab.R).bytes) *
+                       (an.lyapunov_every > 0 ? 2 : 1);
+  }
+  // chunk: what fits in half the free device memory; on the CPU 256 cases per thread (4 for the
+  // PINN methods), small enough for the progress line to move and large enough that a chunk's
+  // overhead vanishes
   const double per_case_bytes =
       static_cast<double>(sizeof(CaseSetup<D>) + sizeof(CaseResult<D>) + (ctx.runge_kutta() ? sizeof(RkStepMap<D>) : 0)) +
-      8.0 * static_cast<double>(case_points_size(nq, an.capacity));
+      8.0 * static_cast<double>(case_points_size(nq, an.capacity)) + pinn_block_bytes;
   const int threads = ctx.args.threads > 0 ? ctx.args.threads : omp_get_max_threads();
   long chunk = ctx.args.chunk;
   if (chunk <= 0) {
@@ -266,18 +286,28 @@ int run_sweep(const SweepContext& ctx) {
     }
     setup_s += ch.setup_s;
     const auto tc = Clock::now();
-    if (ctx.cuda) {
+    if (ctx.pinn()) {
+      // sweep_command runs every PINN sweep on this instantiation
+      if constexpr (std::is_same_v<D, PinnSweepDims>) {
+        const batch::PinnChunk pc{ch.setups.data(), ch.rk_maps.empty() ? nullptr : ch.rk_maps.data(), ch.n, pinn.set,
+                                  pinn.tab, nq};
+        if (ctx.cuda) {
+          double kernel_s = 0.0;
+          const std::string err =
+              batch::run_chunk_cuda_pinn(pc, an, opt, ch.results.data(), ch.points.data(), ch.pinn.data(), kernel_s);
+          if (!err.empty()) throw std::runtime_error("CUDA backend: " + err);
+          compute_s += kernel_s;
+        } else {
+          batch::run_chunk_cpu_pinn(pc, an, opt, ch.results.data(), ch.points.data(), ch.pinn.data(), ctx.args.threads);
+          compute_s += seconds_since(tc);
+        }
+      }
+    } else if (ctx.cuda) {
       double kernel_s = 0.0;
       const std::string err = batch::run_chunk_cuda(ch.setups.data(), ch.rk_maps.empty() ? nullptr : ch.rk_maps.data(),
                                                     ch.n, an, opt, ch.results.data(), ch.points.data(), kernel_s);
       if (!err.empty()) throw std::runtime_error("CUDA backend: " + err);
       compute_s += kernel_s;
-    } else if (ctx.pinn()) {
-      // sweep_command lets PINN methods through in double precision only
-      if constexpr (std::is_same_v<typename D::scalar, double>)
-        batch::run_chunk_cpu_pinn(ch.setups.data(), ch.n, base.integrator.spec(), an, opt, ch.results.data(),
-                                  ch.points.data(), ch.pinn.data(), ctx.args.threads);
-      compute_s += seconds_since(tc);
     } else {
       batch::run_chunk_cpu(ch.setups.data(), ch.rk_maps.empty() ? nullptr : ch.rk_maps.data(), ch.n, an, opt,
                            ch.results.data(), ch.points.data(), ctx.args.threads);
@@ -285,12 +315,7 @@ int run_sweep(const SweepContext& ctx) {
     }
     write_case_rows(ch, nq, nc, an.lyapunov_every > 0, cases);
     if (points) write_point_rows(ch, nq, an, *points);
-    for (const PinnTotals& p : ch.pinn) {
-      pinn_totals.iterations += p.iterations;
-      pinn_totals.lcp_iterations += p.lcp_iterations;
-      pinn_totals.max_loss = std::max(pinn_totals.max_loss, p.max_loss);
-      pinn_totals.unconverged += p.unconverged;
-    }
+    for (const PinnTotals& p : ch.pinn) pinn_totals.add(p);
     for (const auto& r : ch.results) {
       case_steps += static_cast<double>(r.steps);
       ++classes[r.klass == CaseClass::periodic ? "periodic-" + std::to_string(r.period_n) : case_class(r)];
@@ -336,12 +361,11 @@ int run_sweep(const SweepContext& ctx) {
                          {"period", an.period}};
   summary["t_transient"] = base.analysis.t_transient;
   summary["points_per_kind"] = an.capacity;
-  if (ctx.pinn())
-    summary["pinn"] = {{"dynamic_iterations", pinn_totals.iterations},
-                       {"lcp_iterations", pinn_totals.lcp_iterations},
-                       {"max_dynamic_loss", pinn_totals.max_loss},
-                       {"unconverged_steps", pinn_totals.unconverged},
-                       {"tol", base.integrator.pinn.optimizer.tol}};
+  if (ctx.pinn()) {
+    summary["pinn"] = pinn_totals_json(pinn_totals);
+    summary["pinn"]["tol"] = base.integrator.pinn.optimizer.tol;
+    summary["pinn"]["case_memory_bytes"] = pinn_block_bytes;
+  }
   if (an.lyapunov_every > 0) summary["lyapunov"] = {{"every", an.lyapunov_every}, {"d0", an.lyapunov_d0}};
   summary["scenario"] = base.document;
   write_json_file(dir.file("summary.json"), summary);
@@ -384,25 +408,22 @@ int sweep_command(const SweepArgs& args) {
                                              "methods); got \"" + base.integrator.method + "\"");
     if (batch::sweep_dims_size(base.model.dof(), base.model.n_contacts()) == 0)
       throw InputError("/model", "sweeps hold at most 24 DoF and 8 contacts");
+    if (base.integrator.spec().kind == MethodKind::pinn &&
+        (base.model.dof() > PinnSweepDims::max_dof || base.model.n_contacts() > PinnSweepDims::max_contacts))
+      throw InputError("/model", "PINN sweeps hold at most 8 DoF and 8 contacts");
   } catch (const InputError& e) {
     std::fprintf(stderr, "fivsim sweep: %s\n", e.what());
     return kExitBadInput;
   }
   SweepContext ctx{args, base, spec, false, false, {}};
   ctx.single = args.precision == "float";
-  if (ctx.pinn()) {
-    // the PINN trainings run on the CPU backend, in double precision (sweep.hpp says why)
-    if (ctx.single) {
-      std::fprintf(stderr, "fivsim sweep: --precision float: the PINN methods run in double precision only\n");
-      return kExitBadInput;
-    }
-    if (args.device == "cuda") {
-      std::fprintf(stderr, "fivsim sweep: --device cuda: the PINN methods train on the CPU backend in this build "
-                           "(use --device cpu or auto)\n");
-      return kExitBadInput;
-    }
+  // the PINN trainings run in double precision: their tolerances (1e-24 on a squared residual)
+  // are below float's reach
+  if (ctx.pinn() && ctx.single) {
+    std::fprintf(stderr, "fivsim sweep: --precision float: the PINN methods run in double precision only\n");
+    return kExitBadInput;
   }
-  if (args.device != "cpu" && !ctx.pinn()) {
+  if (args.device != "cpu") {
     ctx.device = batch::cuda_device_info();
     ctx.cuda = ctx.device.available;
     if (args.device == "cuda" && !ctx.cuda) {
@@ -410,7 +431,8 @@ int sweep_command(const SweepArgs& args) {
       return kExitError;
     }
   }
-  const int size = batch::sweep_dims_size(base.model.dof(), base.model.n_contacts());
+  // PINN sweeps: one instantiation (pinn_case.hpp)
+  const int size = ctx.pinn() ? 108 : batch::sweep_dims_size(base.model.dof(), base.model.n_contacts());
   try {
     return ctx.single ? run_sweep_sized<float>(ctx, size) : run_sweep_sized<double>(ctx, size);
   } catch (const InputError& e) {

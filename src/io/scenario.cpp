@@ -127,6 +127,7 @@ PinnConfig parse_pinn(JsonObject& in) {
     s.optimizer.tol = l.number_or("tol", s.optimizer.tol, NumberRule::positive);
     s.restarts = bounded_integer(l, "restarts", s.restarts, 0, 100);
     s.warm_start = l.boolean_or("warm_start", s.warm_start);
+    s.polish = l.boolean_or("polish", s.polish);
     c.lcp_tolerance = l.number_or("residual_tol", c.lcp_tolerance, NumberRule::positive);
     l.finish();
   }

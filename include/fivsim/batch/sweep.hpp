@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "fivsim/batch/sweep_backend.hpp"
+#include "fivsim/batch/sweep_pinn_backend.hpp"
 #include "fivsim/batch/sweep_spec.hpp"
 #include "fivsim/io/scenario.hpp"
 
@@ -30,27 +31,15 @@ Scenario case_scenario(const json& base, const SweepSpec& spec, long index, std:
 template <class D>
 void make_case_setup(const Scenario& sc, double stick_tol, CaseSetup<D>& setup);
 
-// the Runge–Kutta step map of a case whose method is rk4lcp or irk (rk_step_map.hpp)
+// the Runge–Kutta step map of a case whose method is rk4lcp or irk (rk_step_map.hpp), or the Gauss
+// map of an IRK-PINN framework
 template <class D>
 void make_case_rk_map(const Scenario& sc, const Model<D>& m, RkStepMap<D>& map);
-
-// runs n cases with a PINN method (spec.kind == pinn) on `threads` CPU threads (0: all), the
-// cases trained side by side, each with its own networks initialised from spec.pinn.seed (so a
-// case gives what `fivsim run` gives for it); pinn[c] gets case c's training totals. Double
-// precision only: the trainings' tolerances (1e-24 on a squared residual) are below float's reach.
-template <class D>
-void run_chunk_cpu_pinn(const CaseSetup<D>* setups, long n, const MethodSpec& spec, const SweepAnalysis& an,
-                        const StepOptions& opt, CaseResult<D>* results, double* points, PinnTotals* pinn, int threads);
 
 #define FIVSIM_SWEEP_EXTERN(D)                                                             \
   extern template void make_case_setup<D>(const Scenario&, double, CaseSetup<D>&); \
   extern template void make_case_rk_map<D>(const Scenario&, const Model<D>&, RkStepMap<D>&);
 FIVSIM_SWEEP_FOR_EACH_DIMS(FIVSIM_SWEEP_EXTERN)
 #undef FIVSIM_SWEEP_EXTERN
-#define FIVSIM_SWEEP_PINN_EXTERN(D)                                                                                \
-  extern template void run_chunk_cpu_pinn<D>(const CaseSetup<D>*, long, const MethodSpec&, const SweepAnalysis&, \
-                                             const StepOptions&, CaseResult<D>*, double*, PinnTotals*, int);
-FIVSIM_SWEEP_DIMS_DOUBLE(FIVSIM_SWEEP_PINN_EXTERN)
-#undef FIVSIM_SWEEP_PINN_EXTERN
 
 }  // namespace fivsim::batch

@@ -41,6 +41,26 @@ struct PinnStepReport {
   OptimizerResult lcp;       // the LCP-PINN (dual variants, central)
 };
 
+// the trainings of a PINN run (or of one case of a sweep), summed over its steps
+struct PinnTotals {
+  long iterations = 0;      // optimizer iterations of the dynamic networks
+  long lcp_iterations = 0;  // optimizer iterations of the LCP-PINNs
+  double max_loss = 0.0;    // the worst final loss of a dynamic training
+  long unconverged = 0;     // steps whose dynamic training stopped above its tolerance
+  FIVSIM_HD void count(const PinnStepReport& pr, PinnFramework f) {
+    iterations += pr.dynamics.iterations;
+    lcp_iterations += pr.lcp.iterations;
+    if (pr.dynamics.loss > max_loss) max_loss = pr.dynamics.loss;
+    if (f != PinnFramework::central && !pr.dynamics.converged) ++unconverged;
+  }
+  FIVSIM_HD void add(const PinnTotals& o) {
+    iterations += o.iterations;
+    lcp_iterations += o.lcp_iterations;
+    max_loss = o.max_loss > max_loss ? o.max_loss : max_loss;
+    unconverged += o.unconverged;
+  }
+};
+
 // the LCP-PINN as a solver functor for the steppers
 template <class D>
 struct LcpPinnSolver {
@@ -62,6 +82,7 @@ struct PinnStepSettings {
   OptimizerOptions dynamics_optimizer;
   LcpPinnSettings lcp;
   double lcp_tolerance = 0.0;  // natural-map residual the LCP-PINN's answer must meet
+  uint64_t seed = 1;           // the dynamic network's initialisation
 };
 
 // one step of an IRK-PINN framework; stage_load holds R × n values
@@ -130,5 +151,98 @@ FIVSIM_HD inline StepReport central_pinn_step(const Model<D>& m, State<D>& s, ty
   for (int d = 0; d < n; ++d) s.q[d] -= T(0.5) * dt * s.u[d];
   return rep;
 }
+
+// ---- one PINN stepper over one block of memory --------------------------------------------
+// The stepper's state — the classical scratch, the LCP-PINN's workspace, the dynamic network's
+// weights and training buffers — lives in one caller-provided block, laid out by
+// pinn_block_layout for the settings. fivsim run keeps one block on the heap (simulation.hpp);
+// a sweep gives each case a slice of one arena, on the host (OpenMP) or on the device (one CUDA
+// thread per case), and both run this same code.
+
+// byte offsets of the parts of a block (64-byte aligned) and the sizes of the value arrays
+struct PinnBlockLayout {
+  long moreau = 0, rk = 0, lcp = 0, values = 0, bytes = 0;
+  int params = 0, work = 0, cache = 0, scratch = 0, d_out = 0, loss_scratch = 0, stage_load = 0;
+};
+
+namespace detail {
+FIVSIM_HD inline long align64(long b) { return (b + 63) / 64 * 64; }
+}  // namespace detail
+
+// the layout for a model of n DoF and R Gauss stages (R unused by pinn_central)
+template <class D>
+FIVSIM_HD inline PinnBlockLayout pinn_block_layout(const PinnStepSettings& set, int n, int R) {
+  using T = typename D::scalar;
+  PinnBlockLayout L;
+  long at = 0;
+  L.moreau = at;
+  at = detail::align64(at + static_cast<long>(sizeof(MoreauWorkspace<D>)));
+  L.rk = at;
+  at = detail::align64(at + static_cast<long>(sizeof(RkLcpWorkspace<D>)));
+  L.lcp = at;
+  at = detail::align64(at + static_cast<long>(sizeof(LcpPinnWorkspace<T, D::max_lcp>)));
+  L.values = at;
+  if (set.framework != PinnFramework::central) {
+    const MlpLayout& M = set.dynamics;
+    L.params = M.param_count();
+    L.work = optimizer_work_size(L.params, set.dynamics_optimizer);
+    L.cache = M.cache_size();
+    L.scratch = 2 * M.max_width();
+    L.d_out = M.outputs();
+    L.loss_scratch = irk_pinn_scratch_size(n, R);
+    L.stage_load = R * n;
+  }
+  const long values = 2L * L.params + L.work + L.cache + L.scratch + L.d_out + L.loss_scratch + L.stage_load;
+  L.bytes = detail::align64(at + values * static_cast<long>(sizeof(T)));
+  return L;
+}
+
+// a PINN stepper over one block: model, step map (IRK frameworks), stage table and settings are
+// shared and read-only; the block is this stepper's alone
+template <class D>
+struct PinnStepper {
+  using T = typename D::scalar;
+  const Model<D>* m = nullptr;
+  const RkStepMap<D>* map = nullptr;  // null for pinn_central
+  StageTable<T> tab;
+  const PinnStepSettings* set = nullptr;
+  T dt = T(0);
+  MoreauWorkspace<D>* moreau = nullptr;
+  RkLcpWorkspace<D>* rk = nullptr;
+  LcpPinnWorkspace<T, D::max_lcp>* lcp = nullptr;
+  IrkPinnBuffers<T> buf;
+  T* stage_load = nullptr;
+
+  // points the stepper's parts into `block` (layout from pinn_block_layout)
+  FIVSIM_HD void bind(unsigned char* block, const PinnBlockLayout& L) {
+    moreau = reinterpret_cast<MoreauWorkspace<D>*>(block + L.moreau);
+    rk = reinterpret_cast<RkLcpWorkspace<D>*>(block + L.rk);
+    lcp = reinterpret_cast<LcpPinnWorkspace<T, D::max_lcp>*>(block + L.lcp);
+    T* v = reinterpret_cast<T*>(block + L.values);
+    buf.params = v;
+    buf.grad = v += L.params;
+    buf.work = v += L.params;
+    buf.cache = v += L.work;
+    buf.scratch = v += L.cache;
+    buf.d_out = v += L.scratch;
+    buf.loss_scratch = v += L.d_out;
+    stage_load = v + L.loss_scratch;
+  }
+  // a fresh start: no warm starts, the dynamic network at its initialisation
+  FIVSIM_HD void reset() {
+    moreau->has_basis = false;
+    rk->has_basis = false;
+    rk->ramp_ready = false;
+    lcp->trained = false;
+    lcp->restarts_used = 0;
+    if (set->framework != PinnFramework::central) mlp_init(set->dynamics, set->seed, 0, buf.params);
+  }
+  FIVSIM_HD StepReport step(State<D>& s, const StepOptions& opt, PinnStepReport& pr) const {
+    pr = PinnStepReport();
+    if (set->framework == PinnFramework::central) return central_pinn_step(*m, s, dt, *set, opt, *moreau, *lcp, pr);
+    IrkPinnBuffers<T> b = buf;
+    return irk_pinn_step(*m, *map, tab, *set, s, opt, *rk, *lcp, b, stage_load, pr);
+  }
+};
 
 }  // namespace fivsim

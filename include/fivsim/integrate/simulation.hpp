@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <new>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -38,14 +39,6 @@ void make_initial_state(const Model<D>& m, const Eigen::VectorXd& q0, const Eige
     s.contact[i] = kinematic_contact_state(m, s, i, T(stick_tol));
   }
 }
-
-// the trainings of a PINN run, summed over its steps
-struct PinnTotals {
-  long iterations = 0;      // optimizer iterations of the dynamic networks
-  long lcp_iterations = 0;  // optimizer iterations of the LCP-PINNs
-  double max_loss = 0.0;    // the worst final loss of a dynamic training
-  long unconverged = 0;     // steps whose dynamic training stopped above its tolerance
-};
 
 struct RunOutcome {
   Status status = Status::ok;
@@ -134,76 +127,105 @@ void make_method_step_map(const MethodSpec& spec, const Model<D>& m, double dt, 
   make_rk_step_map(m, tab, dt, spec.forces, map);
 }
 
-// a PINN stepper (pinn_step.hpp) for one model and dt, with its networks and training memory
-// allocated once and the weights carried from step to step; host-owned, one per run or per case
-// of a sweep. step(s, opt) advances s by one step and adds the trainings to totals().
+// the settings of the PINN stepper of `spec` for a model of n DoF (the dynamic network maps q to
+// the n(R+1) stage and end velocities)
+inline PinnStepSettings make_pinn_step_settings(const MethodSpec& spec, int n) {
+  PinnStepSettings set;
+  set.framework = spec.framework;
+  set.lcp = spec.pinn.lcp;
+  set.lcp_tolerance = spec.pinn.lcp_tolerance;
+  set.dynamics_optimizer = spec.pinn.optimizer;
+  set.seed = spec.pinn.seed;
+  if (spec.framework != PinnFramework::central)
+    set.dynamics = make_mlp_layout(n, spec.pinn.hidden, n * (spec.stages + 1), spec.pinn.activation, OutputMap::linear);
+  return set;
+}
+
+// the Gauss step map of an IRK-PINN framework (held or, for the advanced variants, ramped forces)
+template <class D>
+void make_pinn_step_map(const MethodSpec& spec, const Model<D>& m, double dt, RkStepMap<D>& map) {
+  make_rk_step_map(m, gauss_legendre(spec.stages), dt,
+                   pinn_interpolates(spec.framework) ? StageForces::ramp : StageForces::held, map);
+}
+
+// the Gauss–Legendre table of R stages as the plain arrays of a StageTable: a, b, c one after
+// the other (R² + 2R values; stage_table_of reads them)
+template <class T>
+std::vector<T> gauss_stage_values(int R) {
+  const ButcherTableau tab = gauss_legendre(R);
+  std::vector<T> v(tab.a.begin(), tab.a.end());
+  v.insert(v.end(), tab.b.begin(), tab.b.end());
+  v.insert(v.end(), tab.c.begin(), tab.c.end());
+  return v;
+}
+
+// `count` PinnStepper blocks of layout L one after the other in 64-byte aligned host memory, with
+// their workspaces constructed
+template <class D>
+class PinnHostBlocks {
+ public:
+  PinnHostBlocks(const PinnBlockLayout& L, int count)
+      : bytes_(static_cast<unsigned char*>(
+            ::operator new(static_cast<std::size_t>(L.bytes * count), std::align_val_t(64)))) {
+    for (int w = 0; w < count; ++w) {
+      unsigned char* b = bytes_.get() + w * L.bytes;
+      new (b + L.moreau) MoreauWorkspace<D>();
+      new (b + L.rk) RkLcpWorkspace<D>();
+      new (b + L.lcp) LcpPinnWorkspace<typename D::scalar, D::max_lcp>();
+    }
+  }
+  unsigned char* get() const { return bytes_.get(); }
+
+ private:
+  struct AlignedFree {
+    void operator()(unsigned char* p) const { ::operator delete(p, std::align_val_t(64)); }
+  };
+  std::unique_ptr<unsigned char, AlignedFree> bytes_;
+};
+
+// the PINN stepper of one run on the host: a PinnStepper (pinn_step.hpp) over a heap block, with
+// its settings, stage table and step map; step(s, opt) advances s by one step and adds the
+// trainings to totals()
 template <class D>
 class PinnRunStepper {
  public:
   using T = typename D::scalar;
 
-  PinnRunStepper(const MethodSpec& spec, const Model<D>& m, double dt) : m_(m), dt_(T(dt)) {
-    set_.framework = spec.framework;
-    set_.lcp = spec.pinn.lcp;
-    set_.lcp_tolerance = spec.pinn.lcp_tolerance;
-    set_.dynamics_optimizer = spec.pinn.optimizer;
-    lcp_ws_ = std::make_unique<LcpPinnWorkspace<T, D::max_lcp>>();
-    if (spec.framework == PinnFramework::central) {
-      moreau_ws_ = std::make_unique<MoreauWorkspace<D>>();
-      return;
+  PinnRunStepper(const MethodSpec& spec, const Model<D>& m, double dt)
+      : set_(make_pinn_step_settings(spec, m.n_dof)) {
+    const bool central = spec.framework == PinnFramework::central;
+    if (!central) {
+      stages_ = gauss_stage_values<T>(spec.stages);
+      map_ = std::make_unique<RkStepMap<D>>();
+      make_pinn_step_map(spec, m, dt, *map_);
     }
-    const int n = m.n_dof, R = spec.stages;
-    const ButcherTableau tab = gauss_legendre(R);
-    a_.assign(tab.a.begin(), tab.a.end());
-    b_.assign(tab.b.begin(), tab.b.end());
-    c_.assign(tab.c.begin(), tab.c.end());
-    table_ = StageTable<T>{R, a_.data(), b_.data(), c_.data()};
-    map_ = std::make_unique<RkStepMap<D>>();
-    make_rk_step_map(m, tab, dt, pinn_interpolates(spec.framework) ? StageForces::ramp : StageForces::held, *map_);
-    set_.dynamics = make_mlp_layout(n, spec.pinn.hidden, n * (R + 1), spec.pinn.activation, OutputMap::linear);
-    const int np = set_.dynamics.param_count();
-    params_.resize(np);
-    grad_.resize(np);
-    work_.resize(optimizer_work_size(np, set_.dynamics_optimizer));
-    cache_.resize(set_.dynamics.cache_size());
-    scratch_.resize(2 * set_.dynamics.max_width());
-    d_out_.resize(set_.dynamics.outputs());
-    loss_scratch_.resize(irk_pinn_scratch_size(n, R));
-    stage_load_.resize(static_cast<std::size_t>(R * n));
-    mlp_init(set_.dynamics, spec.pinn.seed, 0, params_.data());
-    buf_ = IrkPinnBuffers<T>{params_.data(), grad_.data(), work_.data(), cache_.data(),
-                             scratch_.data(), d_out_.data(), loss_scratch_.data()};
-    rk_ws_ = std::make_unique<RkLcpWorkspace<D>>();
+    const PinnBlockLayout L = pinn_block_layout<D>(set_, m.n_dof, central ? 0 : spec.stages);
+    block_ = std::make_unique<PinnHostBlocks<D>>(L, 1);
+    stepper_.m = &m;
+    stepper_.map = map_.get();
+    if (!central) stepper_.tab = stage_table_of(stages_.data(), spec.stages);
+    stepper_.set = &set_;
+    stepper_.dt = T(dt);
+    stepper_.bind(block_->get(), L);
+    stepper_.reset();
   }
   PinnRunStepper(const PinnRunStepper&) = delete;
   PinnRunStepper& operator=(const PinnRunStepper&) = delete;
 
   StepReport step(State<D>& s, const StepOptions& opt) {
     PinnStepReport pr;
-    const StepReport r =
-        set_.framework == PinnFramework::central
-            ? central_pinn_step(m_, s, dt_, set_, opt, *moreau_ws_, *lcp_ws_, pr)
-            : irk_pinn_step(m_, *map_, table_, set_, s, opt, *rk_ws_, *lcp_ws_, buf_, stage_load_.data(), pr);
-    totals_.iterations += pr.dynamics.iterations;
-    totals_.lcp_iterations += pr.lcp.iterations;
-    if (pr.dynamics.loss > totals_.max_loss) totals_.max_loss = pr.dynamics.loss;
-    if (set_.framework != PinnFramework::central && !pr.dynamics.converged) ++totals_.unconverged;
+    const StepReport r = stepper_.step(s, opt, pr);
+    totals_.count(pr, set_.framework);
     return r;
   }
   const PinnTotals& totals() const { return totals_; }
 
  private:
-  const Model<D>& m_;
-  T dt_;
   PinnStepSettings set_;
-  std::vector<T> a_, b_, c_;
-  StageTable<T> table_{};
+  std::vector<T> stages_;
   std::unique_ptr<RkStepMap<D>> map_;
-  std::vector<T> params_, grad_, work_, cache_, scratch_, d_out_, loss_scratch_, stage_load_;
-  IrkPinnBuffers<T> buf_{};
-  std::unique_ptr<RkLcpWorkspace<D>> rk_ws_;
-  std::unique_ptr<MoreauWorkspace<D>> moreau_ws_;
-  std::unique_ptr<LcpPinnWorkspace<T, D::max_lcp>> lcp_ws_;
+  std::unique_ptr<PinnHostBlocks<D>> block_;
+  PinnStepper<D> stepper_;
   PinnTotals totals_;
 };
 

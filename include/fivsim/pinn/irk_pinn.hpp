@@ -30,6 +30,12 @@ struct StageTable {
   const T* c = nullptr;
 };
 
+// the table over R² + 2R values stored a, b, c one after the other
+template <class T>
+FIVSIM_HD inline StageTable<T> stage_table_of(const T* values, int R) {
+  return StageTable<T>{R, values, values + R * R, values + R * R + R};
+}
+
 // one step's data: the start state, the step and the stage loads (R × n, generalised:
 // f(t_A + c_k dt) + F_k)
 template <class T>

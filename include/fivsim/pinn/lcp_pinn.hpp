@@ -9,6 +9,11 @@
 // unit. A training that stalls with an output caught in the ReLU's flat part although the loss
 // wants it larger continues with that output lifted off the flat part (lcp_pinn_lift_blocked_outputs);
 // a stall without one restarts from a fresh initialisation (another stream of the same seed).
+// With `polish` (the default) every training is followed by a solve on the active set the
+// network chose, {i : x_i > y_i}, accepted when that basis is feasible (lcp_solve_on_basis; pairs
+// with both members near zero are tried both ways, lcp_pinn_polish): a network whose loss stalled
+// at 1e-12 but whose complementarity pattern is right still yields the exact answer, and a wrong
+// pattern is rejected like an inaccurate training.
 // The answer is judged like every solver's: y = A x + b recomputed, natural-map residual against
 // LcpOptions::tolerance (lcp.hpp); a training that never reaches it is reported, not hidden.
 //
@@ -35,6 +40,10 @@ struct LcpPinnSettings {
   uint64_t seed = 1;
   int restarts = 8;           // lifts and fresh initialisations, alternately, after a stall
   bool warm_start = true;     // start from the weights of the previous solve
+  // after each training, solve the LCP on the active set the network chose (x_i > y_i) and take
+  // that answer when it is feasible: the network makes the nonsmooth decision, one linear solve
+  // supplies the last digits (fivsim's addition; false gives the seeds' network-only answer)
+  bool polish = true;
   OptimizerOptions optimizer{OptimizerKind::lbfgs, 2000, 1e-26, kLcpPinnMaxHistory};
 };
 
@@ -135,6 +144,33 @@ FIVSIM_HD inline bool lcp_pinn_lift_blocked_outputs(const MlpLayout& L, T* param
   return lifted;
 }
 
+// the polish: the LCP solved on the active set of the network's outputs (x, y of the scaled
+// problem), {i : x_i > y_i}. A pair with both members near zero (below 1e-3 of the unit-size
+// problem: a contact at a stick-slip or separation boundary) is a choice the network cannot make
+// reliably, so both members of up to kPolishFlips such pairs are tried. Returns whether one of
+// these bases is feasible; x and y then hold its solution.
+inline constexpr int kPolishFlips = 4;
+
+template <class T, int Cap, class Out>
+FIVSIM_HD inline bool lcp_pinn_polish(const LcpMatrix<T, Cap>& A, const LcpVector<T, Cap>& b, Out out,
+                                      LcpVector<T, Cap>& x, LcpVector<T, Cap>& y, const LcpOptions& opt) {
+  const int n = A.rows;
+  uint64_t mask = 0;
+  int near[kPolishFlips];
+  int k = 0;
+  for (int i = 0; i < n && i < kLcpMaskBits; ++i) {
+    if (out[i] > out[n + i]) mask |= uint64_t(1) << i;
+    if (k < kPolishFlips && out[i] < T(1e-3) && out[n + i] < T(1e-3)) near[k++] = i;
+  }
+  for (int flips = 0; flips < (1 << k); ++flips) {
+    uint64_t m = mask;
+    for (int j = 0; j < k; ++j)
+      if (flips & (1 << j)) m ^= uint64_t(1) << near[j];
+    if (lcp_solve_on_basis(A, b, m, x, y, T(opt.pivot_tolerance), lcp_basis_rel_tol<T>())) return true;
+  }
+  return false;
+}
+
 template <class T, int Cap>
 FIVSIM_HD inline LcpResult lcp_pinn_solve(const LcpMatrix<T, Cap>& A, const LcpVector<T, Cap>& b,
                                           LcpVector<T, Cap>& x, LcpVector<T, Cap>& y, const LcpOptions& opt,
@@ -198,6 +234,11 @@ FIVSIM_HD inline LcpResult lcp_pinn_solve(const LcpMatrix<T, Cap>& A, const LcpV
     total.loss = r.loss;
     total.converged = r.converged;
     ws.restarts_used = attempt;
+    if (set.polish && lcp_pinn_polish(A, b, mlp_forward(L, ws.params, &one, ws.cache), x, y, opt)) {
+      ws.last = total;
+      ws.trained = true;
+      return lcp_accept(b, x, y, opt, total.iterations);
+    }
     if (r.converged) break;
   }
   ws.last = total;
