@@ -93,6 +93,33 @@ TEST(LcpPinn, PolishFinishesAStoppedTraining) {
   }
 }
 
+// regression: the friction LCP of the 5-slider chain (seed 001 §3.2) at t = 150.244 s, where in a
+// pinn_central run the network, warm-started from the previous step and trained on the uniformly
+// scaled problem, settled on a wrong pattern (loss 1e-6, two sticking sliders taken as slipping:
+// their friction bounds, 0.0036, are 1e-3 of the largest free velocity) until the equilibrated
+// second pass was added; from a fresh start the solver must return Lemke's answer
+TEST(LcpPinn, SolvesTheFiveSliderFrictionLcp) {
+  const double bv[10] = {1.657742280783969,     -0.00024205424729082216, 0.86286258648116865,
+                         -0.0036369609751646143, 1.1607209267217351,      0.0013501060928052676,
+                         0.0036,                0.0013628099129274983,   0.0036,
+                         0.0013521209847664429};
+  LcpMatrix<double, 10> A;
+  LcpVector<double, 10> b, x, y, xl, yl;
+  A.resize(10, 10);
+  b.resize(10);
+  for (int i = 0; i < 5; ++i) {
+    A(i, i) = 1.0;          // slip velocity rows: y = u_free + P + γ
+    A(i, 5 + i) = 1.0;
+    A(5 + i, i) = -1.0;     // friction cone rows: y = bound − P
+  }
+  for (int i = 0; i < 10; ++i) b[i] = bv[i];
+  ASSERT_EQ(lemke_solve(A, b, xl, yl, LcpOptions{}).status, Status::ok);
+  auto ws = std::make_unique<LcpPinnWorkspace<double, 10>>();
+  const LcpResult r = lcp_pinn_solve(A, b, x, y, LcpOptions{}, LcpPinnSettings{}, *ws);
+  ASSERT_EQ(r.status, Status::ok) << "residual " << r.residual << " loss " << ws->last.loss;
+  for (int i = 0; i < 10; ++i) EXPECT_NEAR(x[i], xl[i], 1e-12) << i;
+}
+
 TEST(LcpPinn, LossGradientMatchesFiniteDifferences) {
   const Problem6 p = make_problem({{2, 1, 0}, {0.5, 3, -1}, {0, 1, 4}}, {-1, 0.5, -2});
   const double out[6] = {0.3, 0.1, 0.7, 0.2, 0.05, 0.4};

@@ -2,7 +2,7 @@
 // references: the IRK-PINN frameworks against the Gauss IRK-LCP stepper they converge to (their
 // zero-loss point), the dual variants against the single ones (LCP-PINN vs Lemke), and the seed
 // 001 central-difference scheme against a hand-written central-difference loop with the closed
-// form of the friction impulse.
+// form of the friction impulse, and the LCP-PINN as the classical steppers' solver against Lemke.
 #include "fivsim/integrate/pinn_step.hpp"
 
 #include <gtest/gtest.h>
@@ -133,9 +133,36 @@ TEST(PinnStep, CentralDifferenceFollowsSeed001Equations) {
   EXPECT_GT(central.outcome.pinn.lcp_iterations, 0);
 }
 
+// the LCP-PINN as the contact solver of the classical steppers (lcp_solver lcp_pinn): on Model II
+// with separation and stick-slip, Moreau and Gauss IRK-LCP give what they give with Lemke — the
+// same events and the same states to rounding
+TEST(PinnStep, LcpPinnSolvesTheClassicalSteppersLcps) {
+  json doc = json::parse(R"({
+    "name": "t",
+    "model": {"type": "mode_coupling_2dof", "m": 5.0, "k1": 1000.0, "k3": 600.0, "kc": 500.0,
+              "c1": 0.0, "c2": 0.0, "Fp": 20.0, "v0": 250.0},
+    "friction": {"law": "coulomb", "mu": 0.4},
+    "initial": {"q": [-10.0, -10.0], "u": [250.0, 250.0]},
+    "integrator": {"method": "moreau", "dt": 0.001, "t_end": 0.5}
+  })");
+  const Scenario sc = parse_scenario(doc);
+  for (const char* method : {"moreau", "irk4-interp"}) {
+    const Series lemke = run(sc, method), pinn = run(sc, std::string(method) + "+lcp_pinn");
+    ASSERT_EQ(pinn.outcome.status, Status::ok) << method;
+    ASSERT_GE(lemke.outcome.events.size(), 2u);
+    EXPECT_EQ(pinn.outcome.events.size(), lemke.outcome.events.size()) << method;
+    EXPECT_LT(max_difference(pinn.q, lemke.q), 1e-9) << method;
+    EXPECT_LT(max_difference(pinn.u, lemke.u), 1e-8) << method;
+    EXPECT_GT(pinn.outcome.pinn.lcp_iterations, 0) << method;
+  }
+}
+
 TEST(PinnStep, LabelsRoundTrip) {
-  for (const char* label : {"pinn_single10", "pinn_dual4", "pinn_adv_single2", "pinn_adv_dual10", "pinn_central"})
+  for (const char* label : {"pinn_single10", "pinn_dual4", "pinn_adv_single2", "pinn_adv_dual10", "pinn_central",
+                            "moreau+lcp_pinn", "irk4-interp+lcp_pinn", "rk4lcp+lcp_pinn"})
     EXPECT_EQ(parse_method_label(label).label(), label);
+  EXPECT_THROW(parse_method_label("pinn_dual4+lcp_pinn"), std::invalid_argument);
+  EXPECT_THROW(parse_method_label("switching+lcp_pinn"), std::invalid_argument);
   EXPECT_THROW(parse_method_label("pinn_single"), std::invalid_argument);
   EXPECT_THROW(parse_method_label("pinn_central4"), std::invalid_argument);
   EXPECT_THROW(parse_method_label("pinn_triple4"), std::invalid_argument);

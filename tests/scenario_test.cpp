@@ -162,8 +162,23 @@ TEST(Scenario, PinnSettingsAndTheirErrors) {
   EXPECT_EQ(error_pointer(doc, "/integrator/order=101", &msg), "/integrator/order");
   EXPECT_EQ(error_pointer(doc, "/integrator/method=\"moreau\"", &msg), "/integrator/pinn");
   EXPECT_EQ(error_pointer(doc, "/integrator/lcp_solver=\"lcp_pinn\"", &msg), "");  // the dual methods' own
+  // the LCP-PINN as the classical steppers' solver: only its own settings apply
   json moreau = base_scenario();
-  EXPECT_EQ(error_pointer(moreau, "/integrator/lcp_solver=\"lcp_pinn\"", &msg), "/integrator/lcp_solver");
+  moreau["integrator"]["lcp_solver"] = "lcp_pinn";
+  moreau["integrator"]["pinn"] = {{"seed", 3}, {"lcp", {{"width", 6}, {"polish", false}}}};
+  const MethodSpec ms = parse_scenario(moreau).integrator.spec();
+  EXPECT_TRUE(ms.lcp_pinn);
+  EXPECT_EQ(ms.pinn.lcp.width, 6);
+  EXPECT_FALSE(ms.pinn.lcp.polish);
+  EXPECT_EQ(ms.label(), "moreau+lcp_pinn");
+  EXPECT_EQ(error_pointer(moreau, "/integrator/pinn/hidden=[5]", &msg), "/integrator/pinn/hidden");
+  EXPECT_EQ(error_pointer(moreau, "/integrator/method=\"switching\"", &msg), "/integrator/pinn");
+  moreau["integrator"].erase("pinn");
+  EXPECT_EQ(error_pointer(moreau, "/integrator/method=\"switching\"", &msg), "/integrator/lcp_solver");
+  EXPECT_NE(msg.find("lemke, pgs or enum"), std::string::npos) << msg;
+  json single = doc;
+  single["integrator"]["lcp_solver"] = "lcp_pinn";
+  EXPECT_EQ(error_pointer(single, "/integrator/method=\"pinn_single\"", &msg), "/integrator/lcp_solver");
 }
 
 TEST(Scenario, RungeKuttaSettings) {

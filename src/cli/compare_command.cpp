@@ -125,6 +125,11 @@ int compare_command(const CompareArgs& args) {
         methods.push_back(parse_method_label(label));
         // PINN methods train the networks of the scenario's /integrator/pinn block
         methods.back().pinn = loaded.scenario.integrator.pinn;
+        // the scenario's lcp_solver lcp_pinn applies to its classical steppers as to the named ones
+        const MethodKind k = methods.back().kind;
+        if (loaded.scenario.integrator.lcp_pinn &&
+            (k == MethodKind::moreau || k == MethodKind::rk4lcp || k == MethodKind::irk))
+          methods.back().lcp_pinn = true;
         std::string why;
         if (methods.back().kind == MethodKind::pinn && methods.back().framework == PinnFramework::central &&
             !pinn_central_supports(loaded.scenario.model, &why))
@@ -217,7 +222,7 @@ int compare_command(const CompareArgs& args) {
       o["wall_s"] = r.wall;
       o["steps"] = r.outcome.steps;
       o["steps_per_s"] = r.wall > 0 ? r.outcome.steps / r.wall : 0.0;
-      if (!r.reference && r.spec.kind == MethodKind::pinn)
+      if (!r.reference && (r.spec.kind == MethodKind::pinn || r.spec.lcp_pinn))
         o["pinn"] = pinn_totals_json(r.outcome.pinn);
       json rms = json::object(), err = json::object();
       for (std::size_t k = 0; k < names.size(); ++k) {

@@ -122,10 +122,12 @@ int run_command(const RunArgs& args) {
                              {"dt", sc.integrator.dt},
                              {"t_end", sc.integrator.t_end},
                              {"lcp_solver", lcp_solver_name(sc.integrator.step.solver)}};
-    const bool pinn = sc.integrator.spec().kind == MethodKind::pinn;
+    const MethodSpec spec = sc.integrator.spec();
+    const bool pinn = spec.kind == MethodKind::pinn;
+    if (spec.lcp_pinn || (pinn && pinn_uses_lcp_pinn(spec.framework))) summary["integrator"]["lcp_solver"] = "lcp_pinn";
     if (sc.integrator.method == "irk" || (pinn && sc.integrator.method != "pinn_central"))
       summary["integrator"]["order"] = sc.integrator.order;
-    if (pinn) {
+    if (pinn || spec.lcp_pinn) {
       // the trainings, so that a user sees whether the networks reached their tolerance
       summary["pinn"] = pinn_totals_json(outcome.pinn);
       summary["pinn"]["tol"] = sc.integrator.pinn.optimizer.tol;

@@ -406,6 +406,10 @@ int sweep_command(const SweepArgs& args) {
     if (base.integrator.spec().kind == MethodKind::event_driven)
       throw InputError("/integrator/method", "sweeps run the time steppers (moreau, rk4lcp, irk and the PINN "
                                              "methods); got \"" + base.integrator.method + "\"");
+    if (base.integrator.lcp_pinn)
+      throw InputError("/integrator/lcp_solver", "sweeps solve the contact LCPs of moreau, rk4lcp and irk with "
+                                                 "lemke, pgs or enum; in a sweep the LCP-PINN runs inside pinn_dual, "
+                                                 "pinn_adv_dual and pinn_central");
     if (batch::sweep_dims_size(base.model.dof(), base.model.n_contacts()) == 0)
       throw InputError("/model", "sweeps hold at most 24 DoF and 8 contacts");
     if (base.integrator.spec().kind == MethodKind::pinn &&

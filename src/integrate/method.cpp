@@ -9,9 +9,9 @@
 namespace fivsim {
 
 std::string MethodSpec::label() const {
-  const std::string suffix = forces == StageForces::ramp ? "-interp" : "";
+  const std::string suffix = std::string(forces == StageForces::ramp ? "-interp" : "") + (lcp_pinn ? "+lcp_pinn" : "");
   switch (kind) {
-    case MethodKind::moreau: return "moreau";
+    case MethodKind::moreau: return "moreau" + suffix;
     case MethodKind::rk4lcp: return "rk4lcp" + suffix;
     case MethodKind::irk: return "irk" + std::to_string(stages) + suffix;
     case MethodKind::event_driven: return "switching";
@@ -46,6 +46,13 @@ bool parse_pinn_framework(const std::string& name, PinnFramework& f) {
 MethodSpec parse_method_label(const std::string& label) {
   MethodSpec spec;
   std::string base = label;
+  // "+lcp_pinn": a classical stepper whose contact LCPs the LCP-PINN solves
+  const std::string with_pinn = "+lcp_pinn";
+  if (base.size() > with_pinn.size() &&
+      base.compare(base.size() - with_pinn.size(), with_pinn.size(), with_pinn) == 0) {
+    spec.lcp_pinn = true;
+    base.resize(base.size() - with_pinn.size());
+  }
   const std::string interp = "-interp";
   if (base.size() > interp.size() && base.compare(base.size() - interp.size(), interp.size(), interp) == 0) {
     spec.forces = StageForces::ramp;
@@ -53,6 +60,7 @@ MethodSpec parse_method_label(const std::string& label) {
   }
   // pinn_<framework>Q: the IRK-PINN frameworks with Q Gauss stages; pinn_central has no stages
   if (base.rfind("pinn_", 0) == 0) {
+    if (spec.lcp_pinn) throw std::invalid_argument("'" + label + "': +lcp_pinn applies to moreau, rk4lcp and irkQ");
     const std::size_t digits = base.find_last_not_of("0123456789") + 1;
     spec.kind = MethodKind::pinn;
     if (!parse_pinn_framework(base.substr(0, digits), spec.framework) || spec.forces == StageForces::ramp)
@@ -78,7 +86,7 @@ MethodSpec parse_method_label(const std::string& label) {
     spec.kind = MethodKind::moreau;
   } else if (base == "rk4lcp") {
     spec.kind = MethodKind::rk4lcp;
-  } else if (base == "switching" || base == "root_shooting") {
+  } else if ((base == "switching" || base == "root_shooting") && !spec.lcp_pinn) {
     spec.kind = MethodKind::event_driven;
   } else if (base.rfind("irk", 0) == 0 && base.size() > 3 &&
              base.find_first_not_of("0123456789", 3) == std::string::npos && base.size() <= 6) {
@@ -90,7 +98,8 @@ MethodSpec parse_method_label(const std::string& label) {
     throw std::invalid_argument("unknown method '" + label +
                                 "' (moreau, rk4lcp, irkQ with Q Gauss stages, switching, root_shooting, "
                                 "pinn_singleQ, pinn_dualQ, pinn_adv_singleQ, pinn_adv_dualQ, pinn_central; "
-                                "append -interp to rk4lcp or irkQ for interpolated stage forces)");
+                                "append -interp to rk4lcp or irkQ for interpolated stage forces, +lcp_pinn to "
+                                "moreau, rk4lcp or irkQ for the LCP-PINN as contact solver)");
   }
   return spec;
 }

@@ -84,12 +84,13 @@ int bounded_integer(JsonObject& o, const std::string& key, int fallback, int lo,
   return static_cast<int>(v);
 }
 
-// /integrator/pinn: the networks and trainings of the PINN methods
-PinnConfig parse_pinn(JsonObject& in) {
+// /integrator/pinn: the networks and trainings of the PINN methods; lcp_only (a classical method
+// with lcp_solver lcp_pinn): only the LCP-PINN's `lcp` block and `seed`
+PinnConfig parse_pinn(JsonObject& in, bool lcp_only) {
   PinnConfig c;
   if (!in.has("pinn")) return c;
   JsonObject p = in.object("pinn");
-  if (p.has("hidden")) {
+  if (!lcp_only && p.has("hidden")) {
     const std::string at = p.pointer_of("hidden");
     const auto widths = p.numbers("hidden", -1, NumberRule::positive);
     if (widths.size() + 1 > static_cast<std::size_t>(kMlpMaxLayers))
@@ -101,15 +102,17 @@ PinnConfig parse_pinn(JsonObject& in) {
       c.hidden.push_back(static_cast<int>(widths[i]));
     }
   }
-  c.activation = parse_activation(p.choice_or("activation", "tanh", {"tanh", "mish", "relu"}));
-  const std::string opt = p.choice_or("optimizer", "lbfgs", {"lbfgs", "adam", "adam+lbfgs"});
-  c.optimizer.kind = opt == "adam" ? OptimizerKind::adam : opt == "lbfgs" ? OptimizerKind::lbfgs
-                                                                          : OptimizerKind::adam_lbfgs;
-  c.optimizer.max_iter = bounded_integer(p, "max_iter", c.optimizer.max_iter, 1, 1000000);
-  c.optimizer.adam_iter = bounded_integer(p, "adam_iter", c.optimizer.adam_iter, 0, 1000000);
-  c.optimizer.tol = p.number_or("tol", c.optimizer.tol, NumberRule::positive);
-  c.optimizer.learning_rate = p.number_or("learning_rate", c.optimizer.learning_rate, NumberRule::positive);
-  c.optimizer.history = bounded_integer(p, "history", c.optimizer.history, 1, 50);
+  if (!lcp_only) {
+    c.activation = parse_activation(p.choice_or("activation", "tanh", {"tanh", "mish", "relu"}));
+    const std::string opt = p.choice_or("optimizer", "lbfgs", {"lbfgs", "adam", "adam+lbfgs"});
+    c.optimizer.kind = opt == "adam" ? OptimizerKind::adam : opt == "lbfgs" ? OptimizerKind::lbfgs
+                                                                            : OptimizerKind::adam_lbfgs;
+    c.optimizer.max_iter = bounded_integer(p, "max_iter", c.optimizer.max_iter, 1, 1000000);
+    c.optimizer.adam_iter = bounded_integer(p, "adam_iter", c.optimizer.adam_iter, 0, 1000000);
+    c.optimizer.tol = p.number_or("tol", c.optimizer.tol, NumberRule::positive);
+    c.optimizer.learning_rate = p.number_or("learning_rate", c.optimizer.learning_rate, NumberRule::positive);
+    c.optimizer.history = bounded_integer(p, "history", c.optimizer.history, 1, 50);
+  }
   c.seed = static_cast<uint64_t>(p.integer_or("seed", 1, 0));
   if (p.has("lcp")) {
     JsonObject l = p.object("lcp");
@@ -295,17 +298,19 @@ void parse_integrator(JsonObject& root, Scenario& s) {
   IntegratorSettings& it = s.integrator;
   it.method = in.choice_or("method", "moreau", kMethods);
   const bool pinn = it.method.rfind("pinn_", 0) == 0;
+  const bool classical = it.method == "moreau" || it.method == "rk4lcp" || it.method == "irk";
+  const std::string solver = in.choice_or("lcp_solver", "lemke", {"lemke", "pgs", "enum", "lcp_pinn"});
   if (it.method == "irk" || (pinn && it.method != "pinn_central")) {
     const int most = pinn ? kMaxPinnStages : kMaxGaussStages;
     it.order = bounded_integer(in, "order", 4, 1, most);
   }
-  if (pinn) {
-    it.pinn = parse_pinn(in);
+  if (pinn || (classical && solver == "lcp_pinn")) {
+    it.pinn = parse_pinn(in, !pinn);
     std::string why;
     if (it.method == "pinn_central" && !pinn_central_supports(s.model, &why))
       throw InputError(in.pointer_of("method"), why);
   } else if (in.has("pinn")) {
-    throw InputError(in.pointer_of("pinn"), "applies to the PINN methods (pinn_*) only");
+    throw InputError(in.pointer_of("pinn"), "applies to the PINN methods (pinn_*) and to lcp_solver lcp_pinn only");
   }
   if (it.method == "rk4lcp" || it.method == "irk") {
     const std::string f = in.choice_or("stage_forces", "held", {"held", "interpolated"});
@@ -323,12 +328,13 @@ void parse_integrator(JsonObject& root, Scenario& s) {
   it.steps = static_cast<long>(std::abs(ratio - rounded) <= 1e-9 * ratio ? rounded : std::ceil(ratio));
   if (it.steps < 1) it.steps = 1;
 
-  const std::string solver = in.choice_or("lcp_solver", "lemke", {"lemke", "pgs", "enum", "lcp_pinn"});
   const bool pinn_solves = it.method == "pinn_dual" || it.method == "pinn_adv_dual" || it.method == "pinn_central";
-  if (solver == "lcp_pinn" && !pinn_solves)
+  if (solver == "lcp_pinn" && !pinn_solves && !classical)
     throw InputError(in.pointer_of("lcp_solver"),
-                     "lcp_pinn is the contact solver of pinn_dual, pinn_adv_dual and pinn_central (which use it "
-                     "whatever is given here); pick one of those methods or a classical solver");
+                     "lcp_pinn solves the contact LCPs of moreau, rk4lcp and irk, and is the contact solver of "
+                     "pinn_dual, pinn_adv_dual and pinn_central (which use it whatever is given here); " + it.method +
+                         " takes lemke, pgs or enum");
+  it.lcp_pinn = classical && solver == "lcp_pinn";
   it.step.solver = solver == "pgs" ? LcpSolverKind::pgs
                    : solver == "enum" ? LcpSolverKind::enumerate : LcpSolverKind::lemke;
   const int lcp_size = s.model.lcp_size();
@@ -413,6 +419,7 @@ MethodSpec IntegratorSettings::spec() const {
   m.forces = stage_forces;
   if (parse_pinn_framework(method, m.framework)) m.kind = MethodKind::pinn;
   m.pinn = pinn;
+  m.lcp_pinn = lcp_pinn && (m.kind == MethodKind::moreau || m.kind == MethodKind::rk4lcp || m.kind == MethodKind::irk);
   return m;
 }
 

@@ -149,12 +149,12 @@ FIVSIM_HD inline void rk_lcp_finish(const Model<D>& m, const RkStepMap<D>& map, 
   if (!finite) rep.status = Status::nonfinite;
 }
 
-template <class D>
-FIVSIM_HD inline StepReport rk_lcp_step(const Model<D>& m, const RkStepMap<D>& map, State<D>& s,
-                                        const StepOptions& opt, RkLcpWorkspace<D>& ws) {
+// one step with the contact LCP solved by `solver` (shared signature, lcp_solve.hpp)
+template <class D, class Solver>
+FIVSIM_HD inline StepReport rk_lcp_step_with(const Model<D>& m, const RkStepMap<D>& map, State<D>& s,
+                                             const StepOptions& opt, RkLcpWorkspace<D>& ws, const Solver& solver) {
   using T = typename D::scalar;
   const int n = m.n_dof;
-  ClassicalLcpSolver solver{opt.solver};
   bool ramp = false;
   StepReport rep = rk_lcp_contact_force(m, map, s, opt, ws, solver, ramp);
   if (rep.status != Status::ok) return rep;
@@ -171,6 +171,13 @@ FIVSIM_HD inline StepReport rk_lcp_step(const Model<D>& m, const RkStepMap<D>& m
   }
   rk_lcp_finish(m, map, opt, ws, s, rep);
   return rep;
+}
+
+// one step with the classical LCP solver of opt.solver
+template <class D>
+FIVSIM_HD inline StepReport rk_lcp_step(const Model<D>& m, const RkStepMap<D>& map, State<D>& s,
+                                        const StepOptions& opt, RkLcpWorkspace<D>& ws) {
+  return rk_lcp_step_with(m, map, s, opt, ws, ClassicalLcpSolver{opt.solver});
 }
 
 }  // namespace fivsim

@@ -114,7 +114,8 @@ struct MethodSpec {
   int stages = 4;                           // irk, pinn: Gauss–Legendre stages
   StageForces forces = StageForces::held;  // rk4lcp, irk
   PinnFramework framework = PinnFramework::single;  // pinn
-  PinnConfig pinn;                                   // pinn
+  PinnConfig pinn;                                   // pinn, and lcp_pinn's settings
+  bool lcp_pinn = false;  // moreau, rk4lcp, irk: the LCP-PINN (pinn.lcp) solves the contact LCPs
   // "moreau", "rk4lcp", "irk10", "irk10-interp", "switching", "pinn_dual10", "pinn_central"
   std::string label() const;
 };
@@ -239,14 +240,48 @@ RunOutcome simulate_pinn(const MethodSpec& spec, const Model<D>& m, State<D>& s,
   return out;
 }
 
+// Moreau, RK4-LCP or Gauss IRK-LCP with the LCP-PINN (spec.pinn.lcp) as contact solver, its
+// answers held to spec.pinn.lcp_tolerance; the LCP-PINN's trainings are counted in out.pinn
+template <class D, class Observer>
+RunOutcome simulate_with_lcp_pinn(const MethodSpec& spec, const Model<D>& m, State<D>& s, double dt, long steps,
+                                  const StepOptions& opt, Observer&& observe) {
+  using T = typename D::scalar;
+  auto lcp_ws = std::make_unique<LcpPinnWorkspace<T, D::max_lcp>>();
+  const LcpPinnSolver<D> solver{&spec.pinn.lcp, lcp_ws.get()};
+  StepOptions o = opt;
+  o.lcp.tolerance = spec.pinn.lcp_tolerance;
+  o.closed_form_decoupled = false;  // every contact LCP goes to the network
+  PinnTotals totals;
+  auto counted = [&](const StepReport& r) {
+    totals.lcp_iterations += lcp_ws->last.iterations;
+    lcp_ws->last = OptimizerResult();
+    return r;
+  };
+  RunOutcome out;
+  if (spec.kind == MethodKind::moreau) {
+    auto ws = std::make_unique<MoreauWorkspace<D>>();
+    out = simulate_steps(
+        s, dt, steps, [&](State<D>& st) { return counted(moreau_step_with(m, st, T(dt), o, *ws, solver)); }, observe);
+  } else {
+    auto map = std::make_unique<RkStepMap<D>>();
+    make_method_step_map(spec, m, dt, *map);
+    auto ws = std::make_unique<RkLcpWorkspace<D>>();
+    out = simulate_steps(
+        s, dt, steps, [&](State<D>& st) { return counted(rk_lcp_step_with(m, *map, st, o, *ws, solver)); }, observe);
+  }
+  out.pinn = totals;
+  return out;
+}
+
 // a time stepper of `spec` (Moreau, RK4-LCP, Gauss IRK-LCP or a PINN framework) over `steps` steps of dt
 template <class D, class Observer>
 RunOutcome simulate_time_stepper(const MethodSpec& spec, const Model<D>& m, State<D>& s, double dt, long steps,
                                  const StepOptions& opt, Observer&& observe) {
   if (spec.kind == MethodKind::event_driven)
     throw std::invalid_argument("simulate_time_stepper: the event-driven reference is not a time stepper");
-  if (spec.kind == MethodKind::moreau) return simulate_moreau(m, s, dt, steps, opt, observe);
   if (spec.kind == MethodKind::pinn) return simulate_pinn(spec, m, s, dt, steps, opt, observe);
+  if (spec.lcp_pinn) return simulate_with_lcp_pinn(spec, m, s, dt, steps, opt, observe);
+  if (spec.kind == MethodKind::moreau) return simulate_moreau(m, s, dt, steps, opt, observe);
   auto map = std::make_unique<RkStepMap<D>>();
   make_method_step_map(spec, m, dt, *map);
   return simulate_rk_lcp(m, *map, s, steps, opt, observe);

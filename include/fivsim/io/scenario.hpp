@@ -20,6 +20,7 @@ struct IntegratorSettings {
   int order = 4;                              // irk, pinn_* but central: Gauss–Legendre stages q (order 2q)
   StageForces stage_forces = StageForces::held;  // rk4lcp, irk: forces held or interpolated
   PinnConfig pinn;                               // pinn_*: the networks and their training
+  bool lcp_pinn = false;                         // moreau, rk4lcp, irk with lcp_solver lcp_pinn
 
   MethodSpec spec() const;
 };

@@ -6,7 +6,9 @@
 //   L = (Σ f_i² + Σ r_i²) / N,   f = y − (A x + b),   r_i = x_i y_i,
 // by L-BFGS until L ≤ tol. fivsim trains on the problem scaled to unit size, LCP(A/α, b/β) with
 // α = max|A_ij|, β = max|b_i| (x = x'β/α, y = y'β), so that one tolerance serves impulses of any
-// unit. A training that stalls with an output caught in the ReLU's flat part although the loss
+// unit; when that fails, once more on the row- and column-equilibrated problem, where small rows
+// (friction bounds beside large free velocities) weigh in the loss as much as large ones
+// (lcp_pinn_scale). A training that stalls with an output caught in the ReLU's flat part although the loss
 // wants it larger continues with that output lifted off the flat part (lcp_pinn_lift_blocked_outputs);
 // a stall without one restarts from a fresh initialisation (another stream of the same seed).
 // With `polish` (the default) every training is followed by a solve on the active set the
@@ -71,6 +73,7 @@ struct LcpPinnWorkspace {
   T work[Size::work];
   LcpMatrix<T, Cap> A;  // the scaled problem
   LcpVector<T, Cap> b;
+  LcpVector<T, Cap> col_scale;  // x = col_scale * x' (x' the network's output)
 };
 
 // the network of an LCP of n unknowns
@@ -171,6 +174,36 @@ FIVSIM_HD inline bool lcp_pinn_polish(const LcpMatrix<T, Cap>& A, const LcpVecto
   return false;
 }
 
+// the training problem in ws: LCP(R A C, R b) with x = C x' (ws.col_scale) and y = R⁻¹ y'.
+// Uniform: R = 1/max|b|, C = max|b|/max|A| (the problem at unit size). Equilibrated: row i scaled
+// by 1/max(|b_i|, 1e-3·max|b|), then each column of R A to size one, so that small rows (a friction
+// bound of 1e-3 beside a free velocity of 1) weigh in the loss as much as large ones.
+// Complementarity is unchanged by positive diagonal scalings.
+template <class T, int Cap>
+FIVSIM_HD inline void lcp_pinn_scale(const LcpMatrix<T, Cap>& A, const LcpVector<T, Cap>& b, T beta, bool equilibrate,
+                                     LcpPinnWorkspace<T, Cap>& ws) {
+  const int n = A.rows;
+  ws.A.resize(n, n);
+  ws.b.resize(n);
+  ws.col_scale.resize(n);
+  LcpVector<T, Cap> row;
+  row.resize(n);
+  T alpha = T(0);
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) alpha = max_value(alpha, abs_value(A(i, j)));
+  if (alpha == T(0)) alpha = T(1);
+  for (int i = 0; i < n; ++i) {
+    row[i] = equilibrate ? T(1) / max_value(abs_value(b[i]), T(1e-3) * beta) : T(1) / beta;
+    ws.b[i] = b[i] * row[i];
+  }
+  for (int j = 0; j < n; ++j) {
+    T big = T(0);
+    for (int i = 0; i < n; ++i) big = max_value(big, abs_value(A(i, j)) * row[i]);
+    ws.col_scale[j] = !equilibrate ? beta / alpha : big > T(0) ? T(1) / big : T(1);
+    for (int i = 0; i < n; ++i) ws.A(i, j) = A(i, j) * row[i] * ws.col_scale[j];
+  }
+}
+
 template <class T, int Cap>
 FIVSIM_HD inline LcpResult lcp_pinn_solve(const LcpMatrix<T, Cap>& A, const LcpVector<T, Cap>& b,
                                           LcpVector<T, Cap>& x, LcpVector<T, Cap>& y, const LcpOptions& opt,
@@ -189,25 +222,13 @@ FIVSIM_HD inline LcpResult lcp_pinn_solve(const LcpMatrix<T, Cap>& A, const LcpV
     r.status = Status::nonfinite;
     return r;
   }
-  // the unit-size problem
-  T alpha = T(0), beta = T(0);
-  for (int i = 0; i < n; ++i) {
-    beta = max_value(beta, abs_value(b[i]));
-    for (int j = 0; j < n; ++j) alpha = max_value(alpha, abs_value(A(i, j)));
-  }
+  T beta = T(0);
+  for (int i = 0; i < n; ++i) beta = max_value(beta, abs_value(b[i]));
   if (beta == T(0)) {
     // x = 0 solves every LCP with b = 0
     for (int i = 0; i < n; ++i) x[i] = T(0);
     return lcp_finish(A, b, x, y, opt, 0);
   }
-  if (alpha == T(0)) alpha = T(1);
-  ws.A.resize(n, n);
-  ws.b.resize(n);
-  for (int i = 0; i < n; ++i) {
-    ws.b[i] = b[i] / beta;
-    for (int j = 0; j < n; ++j) ws.A(i, j) = A(i, j) / alpha;
-  }
-
   const MlpLayout L = lcp_pinn_layout(set, n);
   const int np = L.param_count();
   const bool same_shape = ws.trained && ws.layout.param_count() == np && ws.layout.outputs() == 2 * n;
@@ -223,29 +244,38 @@ FIVSIM_HD inline LcpResult lcp_pinn_solve(const LcpMatrix<T, Cap>& A, const LcpV
   OptimizerResult total;
   ws.restarts_used = 0;
   if (!(set.warm_start && same_shape)) mlp_init(L, set.seed, 0, ws.params);
-  for (int attempt = 0; attempt <= set.restarts; ++attempt) {
-    // after a stall: lift the blocked outputs, and when that stalls too, start afresh
-    const bool lift = attempt % 2 == 1;
-    if (attempt > 0 && !(lift && lcp_pinn_lift_blocked_outputs(L, ws.params, ws.A, ws.b, ws.cache, ws.d_out)))
-      mlp_init(L, set.seed, uint64_t(attempt), ws.params);
-    const OptimizerResult r = minimize(np, ws.params, ws.grad, objective, set.optimizer, ws.work);
-    total.iterations += r.iterations;
-    total.evaluations += r.evaluations;
-    total.loss = r.loss;
-    total.converged = r.converged;
-    ws.restarts_used = attempt;
-    if (set.polish && lcp_pinn_polish(A, b, mlp_forward(L, ws.params, &one, ws.cache), x, y, opt)) {
-      ws.last = total;
-      ws.trained = true;
-      return lcp_accept(b, x, y, opt, total.iterations);
+  LcpResult res;
+  // first pass on the uniformly scaled problem; a second, only when the first fails, on the
+  // equilibrated one (lcp_pinn_scale)
+  for (int pass = 0; pass < 2; ++pass) {
+    lcp_pinn_scale(A, b, beta, pass == 1, ws);
+    if (pass == 1) mlp_init(L, set.seed, uint64_t(set.restarts + 1), ws.params);
+    for (int attempt = 0; attempt <= set.restarts; ++attempt) {
+      // after a stall: lift the blocked outputs, and when that stalls too, start afresh
+      const bool lift = attempt % 2 == 1;
+      if (attempt > 0 && !(lift && lcp_pinn_lift_blocked_outputs(L, ws.params, ws.A, ws.b, ws.cache, ws.d_out)))
+        mlp_init(L, set.seed, uint64_t(attempt + pass * (set.restarts + 1)), ws.params);
+      const OptimizerResult r = minimize(np, ws.params, ws.grad, objective, set.optimizer, ws.work);
+      total.iterations += r.iterations;
+      total.evaluations += r.evaluations;
+      total.loss = r.loss;
+      total.converged = r.converged;
+      ws.restarts_used = attempt + pass * (set.restarts + 1);
+      if (set.polish && lcp_pinn_polish(A, b, mlp_forward(L, ws.params, &one, ws.cache), x, y, opt)) {
+        ws.last = total;
+        ws.trained = true;
+        return lcp_accept(b, x, y, opt, total.iterations);
+      }
+      if (r.converged) break;
     }
-    if (r.converged) break;
+    ws.last = total;
+    ws.trained = true;
+    const T* out = mlp_forward(L, ws.params, &one, ws.cache);
+    for (int i = 0; i < n; ++i) x[i] = out[i] * ws.col_scale[i];
+    res = lcp_finish(A, b, x, y, opt, total.iterations);
+    if (res.status == Status::ok) break;
   }
-  ws.last = total;
-  ws.trained = true;
-  const T* out = mlp_forward(L, ws.params, &one, ws.cache);
-  for (int i = 0; i < n; ++i) x[i] = out[i] * beta / alpha;
-  return lcp_finish(A, b, x, y, opt, total.iterations);
+  return res;
 }
 
 }  // namespace fivsim
