@@ -253,7 +253,7 @@ FIVSIM_HD inline double renormalise_twin(const State<D>& s, State<D>& twin, int 
 
 // the classical steppers of a case and its twin (which = 0, 1): Moreau's, or the Runge–Kutta LCP
 // stepper of rk_map when it is given. run_case_with takes any type with these two members (the
-// PINN steppers of a sweep are another, src/batch/sweep.cpp).
+// PINN steppers of a sweep are another, batch/pinn_case.hpp).
 template <class D>
 struct ClassicalCaseStepper {
   const Model<D>* m;
