@@ -203,6 +203,8 @@ TEST(SweepCommand, BadSweepsAreRejectedByPointer) {
 TEST(SweepCommand, PinnSweepsSayWhatTheyNeed) {
   expect_bad(kScenarios + "model1_pinn_v0_sweep.json --precision float",
              "--precision float: the PINN methods run in double precision only");
+  expect_bad(kScenarios + "chain2_load_sweep.json --set /integrator/lcp_solver=\\\"lcp_pinn\\\"",
+             "/integrator/lcp_solver: sweeps solve the contact LCPs of moreau, rk4lcp and irk");
 }
 
 TEST(SweepCommand, CudaWithoutADeviceSaysSo) {
