@@ -6,7 +6,7 @@
 // stepper's reset; only CaseResults, point rings and training totals come back.
 #include <cuda_runtime.h>
 
-#include <vector>
+#include <string>
 
 #include "cuda_util.cuh"
 #include "fivsim/batch/sweep_pinn_backend.hpp"
