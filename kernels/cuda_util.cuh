@@ -45,4 +45,17 @@ struct EventPair {
   }
 };
 
+// launch() `repeats` times (at least once) between two events; returns the launches' error or
+// the wait's, and their device time in seconds
+template <class Launch>
+cudaError_t timed_launches(int repeats, Launch&& launch, double& seconds) {
+  EventPair ev;
+  cudaEventRecord(ev.start);
+  for (int r = 0; r < (repeats > 0 ? repeats : 1); ++r) launch();
+  cudaEventRecord(ev.stop);
+  cudaError_t err = cudaGetLastError();
+  if (err == cudaSuccess) err = ev.elapsed(seconds);
+  return err;
+}
+
 }  // namespace fivsim::cuda

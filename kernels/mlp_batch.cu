@@ -20,7 +20,7 @@ namespace {
 
 using cuda::device_alloc;
 using cuda::DevicePtr;
-using cuda::EventPair;
+using cuda::timed_launches;
 
 template <class T>
 FIVSIM_HD Strided<T> column(T* base, long b, long networks) {
@@ -96,14 +96,10 @@ std::string mlp_fit_batch_cuda(const MlpLayout& L, const MlpFitBatch<T>& batch, 
   auto cache = device_alloc<T>(static_cast<std::size_t>(B * L.cache_size()), err);
   auto scratch = device_alloc<T>(static_cast<std::size_t>(B * mlp_batch_scratch_size(L)), err);
   if (err != cudaSuccess) return cudaGetErrorString(err);
-  EventPair ev;
-  cudaEventRecord(ev.start);
-  for (int r = 0; r < (repeats > 0 ? repeats : 1); ++r)
+  err = timed_launches(repeats, [&] {
     mlp_fit_kernel<T><<<grid_for(B), kBlock>>>(L, B, batch.points, params.get(), inputs.get(), targets.get(),
                                                loss.get(), grad.get(), cache.get(), scratch.get());
-  cudaEventRecord(ev.stop);
-  err = cudaGetLastError();
-  if (err == cudaSuccess) err = ev.elapsed(kernel_s);
+  }, kernel_s);
   download_columns(batch.loss, loss.get(), B, 1, err);
   download_columns(batch.grad, grad.get(), B, np, err);
   return err == cudaSuccess ? std::string() : std::string(cudaGetErrorString(err));
@@ -125,14 +121,10 @@ std::string lcp_pinn_batch_cuda(const MlpLayout& L, const LcpPinnBatch<T>& batch
   auto cache = device_alloc<T>(static_cast<std::size_t>(B * L.cache_size()), err);
   auto scratch = device_alloc<T>(static_cast<std::size_t>(B * mlp_batch_scratch_size(L)), err);
   if (err != cudaSuccess) return cudaGetErrorString(err);
-  EventPair ev;
-  cudaEventRecord(ev.start);
-  for (int r = 0; r < (repeats > 0 ? repeats : 1); ++r)
+  err = timed_launches(repeats, [&] {
     lcp_pinn_kernel<T><<<grid_for(B), kBlock>>>(L, B, static_cast<int>(n), params.get(), A.get(), b.get(), loss.get(),
                                                 grad.get(), residual.get(), cache.get(), scratch.get());
-  cudaEventRecord(ev.stop);
-  err = cudaGetLastError();
-  if (err == cudaSuccess) err = ev.elapsed(kernel_s);
+  }, kernel_s);
   download_columns(batch.loss, loss.get(), B, 1, err);
   download_columns(batch.residual, residual.get(), B, 1, err);
   download_columns(batch.grad, grad.get(), B, np, err);

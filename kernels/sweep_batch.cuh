@@ -17,7 +17,6 @@ namespace fivsim::batch {
 namespace {
 
 using cuda::device_alloc;
-using cuda::EventPair;
 
 // two kernels: the plain Moreau sweep, where the Runge–Kutta map and the Lyapunov twin are
 // compile-time nulls whose branches fold away (no registers spent on them), and the general one
@@ -59,17 +58,14 @@ std::string run_chunk_cuda(const CaseSetup<D>* setups, const RkStepMap<D>* rk_ma
   if (err != cudaSuccess) return cudaGetErrorString(err);
   const int block = 128;
   const long grid = (n + block - 1) / block;
-  EventPair ev;
-  cudaEventRecord(ev.start);
-  if (rk_maps || an.lyapunov_every > 0)
-    sweep_kernel<D, true><<<static_cast<unsigned>(grid), block>>>(d_setups.get(), d_maps.get(), n, an, opt,
-                                                                  d_results.get(), d_points.get(), per_case);
-  else
-    sweep_kernel<D, false><<<static_cast<unsigned>(grid), block>>>(d_setups.get(), nullptr, n, an, opt, d_results.get(),
-                                                                   d_points.get(), per_case);
-  cudaEventRecord(ev.stop);
-  err = cudaGetLastError();
-  if (err == cudaSuccess) err = ev.elapsed(kernel_s);
+  err = cuda::timed_launches(1, [&] {
+    if (rk_maps || an.lyapunov_every > 0)
+      sweep_kernel<D, true><<<static_cast<unsigned>(grid), block>>>(d_setups.get(), d_maps.get(), n, an, opt,
+                                                                    d_results.get(), d_points.get(), per_case);
+    else
+      sweep_kernel<D, false><<<static_cast<unsigned>(grid), block>>>(d_setups.get(), nullptr, n, an, opt,
+                                                                     d_results.get(), d_points.get(), per_case);
+  }, kernel_s);
   if (err == cudaSuccess)
     err = cudaMemcpy(results, d_results.get(), sizeof(CaseResult<D>) * n, cudaMemcpyDeviceToHost);
   if (err == cudaSuccess && n_points > 0)

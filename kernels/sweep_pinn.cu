@@ -15,7 +15,6 @@ namespace fivsim::batch {
 namespace {
 
 using cuda::device_alloc;
-using cuda::EventPair;
 using D = PinnSweepDims;
 
 __global__ void pinn_sweep_kernel(const CaseSetup<D>* __restrict__ setups, const RkStepMap<D>* __restrict__ maps,
@@ -72,14 +71,11 @@ std::string run_chunk_cuda_pinn(const PinnChunk& ch, const SweepAnalysis& an, co
   const StageTable<double> tab = R > 0 ? stage_table_of(static_cast<const double*>(d_stage.get()), R) : StageTable<double>{};
   const int block = 64;
   const long grid = (n + block - 1) / block;
-  EventPair ev;
-  cudaEventRecord(ev.start);
-  pinn_sweep_kernel<<<static_cast<unsigned>(grid), block>>>(d_setups.get(), ch.maps ? d_maps.get() : nullptr, n,
-                                                            ch.set, tab, L, copies, an, opt, d_results.get(),
-                                                            d_points.get(), per_case, d_arena.get(), d_totals.get());
-  cudaEventRecord(ev.stop);
-  err = cudaGetLastError();
-  if (err == cudaSuccess) err = ev.elapsed(kernel_s);
+  err = cuda::timed_launches(1, [&] {
+    pinn_sweep_kernel<<<static_cast<unsigned>(grid), block>>>(d_setups.get(), ch.maps ? d_maps.get() : nullptr, n,
+                                                              ch.set, tab, L, copies, an, opt, d_results.get(),
+                                                              d_points.get(), per_case, d_arena.get(), d_totals.get());
+  }, kernel_s);
   if (err == cudaSuccess)
     err = cudaMemcpy(results, d_results.get(), sizeof(CaseResult<D>) * n, cudaMemcpyDeviceToHost);
   if (err == cudaSuccess && n_points > 0)

@@ -41,16 +41,19 @@ def main():
     pinn_dts = [float(d) for d in a.pinn_dt.split(",")]
     best = {}
     ref_wall = float("inf")
+
+    def compare(out, methods, dts):
+        cmd = [a.fivsim, "compare", a.scenario, "-q", "--out", out, "--methods", ",".join(methods),
+               "--dt", ",".join("%g" % d for d in dts)]
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        if proc.returncode != 0:
+            sys.exit("bench_accuracy_cost: %s\n%s" % (" ".join(cmd), proc.stderr))
+        with open(os.path.join(out, "compare.json")) as f:
+            return json.load(f)
+
     with tempfile.TemporaryDirectory() as tmp:
         for k in range(a.repeat):
-            out = os.path.join(tmp, "c%d" % k)
-            cmd = [a.fivsim, "compare", a.scenario, "-q", "--out", out, "--methods", ",".join(METHODS),
-                   "--dt", ",".join("%g" % d for d in DTS)]
-            proc = subprocess.run(cmd, capture_output=True, text=True)
-            if proc.returncode != 0:
-                sys.exit("bench_accuracy_cost: %s\n%s" % (" ".join(cmd), proc.stderr))
-            with open(os.path.join(out, "compare.json")) as f:
-                j = json.load(f)
+            j = compare(os.path.join(tmp, "c%d" % k), METHODS, DTS)
             ref_wall = min(ref_wall, j["reference"]["wall_s"])
             ref_events = sum(j["reference"]["event_counts"].values())
             ref_steps = j["reference"]["steps"]
@@ -59,14 +62,7 @@ def main():
                 if key not in best or r["wall_s"] < best[key]["wall_s"]:
                     best[key] = r
         if pinn_methods:
-            out = os.path.join(tmp, "pinn")
-            cmd = [a.fivsim, "compare", a.scenario, "-q", "--out", out, "--methods", ",".join(pinn_methods),
-                   "--dt", ",".join("%g" % d for d in pinn_dts)]
-            proc = subprocess.run(cmd, capture_output=True, text=True)
-            if proc.returncode != 0:
-                sys.exit("bench_accuracy_cost: %s\n%s" % (" ".join(cmd), proc.stderr))
-            with open(os.path.join(out, "compare.json")) as f:
-                pj = json.load(f)
+            pj = compare(os.path.join(tmp, "pinn"), pinn_methods, pinn_dts)
             span = pj["t_end"]
             for r in pj["runs"]:
                 best[(r["method"], r["dt"])] = r

@@ -37,6 +37,20 @@ Scenario model1(double t_end, double dt) {
   return parse_scenario(doc);
 }
 
+// seed 000 Model II Example 1 (spring contact, Coulomb μ = 0.4): separation and reattachment
+Scenario model2_example1(double t_end) {
+  json doc = json::parse(R"({
+    "name": "t",
+    "model": {"type": "mode_coupling_2dof", "m": 5.0, "k1": 1000.0, "k3": 600.0, "kc": 500.0,
+              "c1": 0.0, "c2": 0.0, "Fp": 20.0, "v0": 250.0},
+    "friction": {"law": "coulomb", "mu": 0.4},
+    "initial": {"q": [-10.0, -10.0], "u": [250.0, 250.0]},
+    "integrator": {"method": "moreau", "dt": 0.001, "t_end": 1.0}
+  })");
+  doc["integrator"]["t_end"] = t_end;
+  return parse_scenario(doc);
+}
+
 Series run(const Scenario& sc, const std::string& label) {
   auto m = std::make_unique<Model<HostDims>>();
   make_model(sc.model, *m);
@@ -89,15 +103,7 @@ TEST(PinnStep, DualMatchesSingleThroughTheLcpPinn) {
 
 TEST(PinnStep, ModelTwoWithSeparationMatchesIrk) {
   // spring contact, separation and reattachment: 0.2 s of seed 000 Example 1 at dt = 1e-3
-  json doc = json::parse(R"({
-    "name": "t",
-    "model": {"type": "mode_coupling_2dof", "m": 5.0, "k1": 1000.0, "k3": 600.0, "kc": 500.0,
-              "c1": 0.0, "c2": 0.0, "Fp": 20.0, "v0": 250.0},
-    "friction": {"law": "coulomb", "mu": 0.4},
-    "initial": {"q": [-10.0, -10.0], "u": [250.0, 250.0]},
-    "integrator": {"method": "moreau", "dt": 0.001, "t_end": 0.2}
-  })");
-  const Scenario sc = parse_scenario(doc);
+  const Scenario sc = model2_example1(0.2);
   const Series irk = run(sc, "irk4"), single = run(sc, "pinn_single4");
   ASSERT_EQ(single.outcome.status, Status::ok);
   ASSERT_GE(irk.outcome.events.size(), 2u);  // the contact opens and closes in these 0.2 s
@@ -137,15 +143,7 @@ TEST(PinnStep, CentralDifferenceFollowsSeed001Equations) {
 // with separation and stick-slip, Moreau and Gauss IRK-LCP give what they give with Lemke — the
 // same events and the same states to rounding
 TEST(PinnStep, LcpPinnSolvesTheClassicalSteppersLcps) {
-  json doc = json::parse(R"({
-    "name": "t",
-    "model": {"type": "mode_coupling_2dof", "m": 5.0, "k1": 1000.0, "k3": 600.0, "kc": 500.0,
-              "c1": 0.0, "c2": 0.0, "Fp": 20.0, "v0": 250.0},
-    "friction": {"law": "coulomb", "mu": 0.4},
-    "initial": {"q": [-10.0, -10.0], "u": [250.0, 250.0]},
-    "integrator": {"method": "moreau", "dt": 0.001, "t_end": 0.5}
-  })");
-  const Scenario sc = parse_scenario(doc);
+  const Scenario sc = model2_example1(0.5);
   for (const char* method : {"moreau", "irk4-interp"}) {
     const Series lemke = run(sc, method), pinn = run(sc, std::string(method) + "+lcp_pinn");
     ASSERT_EQ(pinn.outcome.status, Status::ok) << method;

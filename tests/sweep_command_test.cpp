@@ -8,11 +8,11 @@
 #include "cli_test_util.hpp"
 #include "fivsim/batch/sweep.hpp"
 
+namespace {
+
 // pinn_single4 vs irk4 sweep metrics, relative: measured 1.0e-10 (training tolerance 1e-24 on the
 // squared residual), so 10x margin
 constexpr double kPinnVsIrk = 1e-9;
-
-namespace {
 
 using namespace fivsim_test;
 using nlohmann::json;
@@ -48,16 +48,23 @@ INSTANTIATE_TEST_SUITE_P(SweepCommand, OneCase,
                          ::testing::Values("", " --set /integrator/method='\"irk\"' --set /integrator/order=4"
                                                " --set /integrator/stage_forces='\"interpolated\"'"));
 
-// the header and first data row of a cases.csv, split into fields
+// the rows of a sweep's cases.csv (the header first), split into fields
+std::vector<std::vector<std::string>> case_rows(const fs::path& dir) {
+  std::istringstream text(slurp(dir / "cases.csv"));
+  std::vector<std::vector<std::string>> rows;
+  for (std::string line, field; std::getline(text, line);) {
+    rows.emplace_back();
+    for (std::istringstream f(line); std::getline(f, field, ',');) rows.back().push_back(field);
+  }
+  return rows;
+}
+
+// the header and first data row of a cases.csv
 std::pair<std::vector<std::string>, std::vector<std::string>> first_case(const fs::path& dir) {
-  std::istringstream rows(slurp(dir / "cases.csv"));
-  std::string header, row, field;
-  std::getline(rows, header);
-  std::getline(rows, row);
-  std::vector<std::string> names, values;
-  for (std::istringstream h(header); std::getline(h, field, ',');) names.push_back(field);
-  for (std::istringstream v(row); std::getline(v, field, ',');) values.push_back(field);
-  return {names, values};
+  const auto rows = case_rows(dir);
+  EXPECT_GE(rows.size(), 2u);
+  return rows.size() >= 2 ? std::make_pair(rows[0], rows[1]) : std::make_pair(std::vector<std::string>(),
+                                                                            std::vector<std::string>());
 }
 
 // the rms_ columns of a one-case sweep against the rms block of `fivsim run`'s summary.json;
@@ -127,28 +134,19 @@ TEST(SweepCommand, PinnSweepMatchesIrkSweep) {
                               " --set '/integrator={\"method\":\"irk\",\"order\":4,\"dt\":0.01,\"t_end\":20}' --out " +
                               irk.string() + common);
   ASSERT_EQ(b.code, 0) << b.err;
-  std::istringstream pr(slurp(pinn / "cases.csv")), ir(slurp(irk / "cases.csv"));
-  std::string header, prow, irow, field;
-  std::getline(pr, header);
-  std::getline(ir, irow);
-  std::vector<std::string> names;
-  for (std::istringstream h(header); std::getline(h, field, ',');) names.push_back(field);
-  int rows = 0;
-  while (std::getline(pr, prow) && std::getline(ir, irow)) {
-    std::vector<std::string> p, q;
-    for (std::istringstream v(prow); std::getline(v, field, ',');) p.push_back(field);
-    for (std::istringstream v(irow); std::getline(v, field, ',');) q.push_back(field);
-    for (std::size_t i = 0; i < q.size(); ++i) {
+  const auto p = case_rows(pinn), q = case_rows(irk);
+  ASSERT_EQ(p.size(), 4u);  // header and 3 cases
+  ASSERT_EQ(q.size(), 4u);
+  const std::vector<std::string>& names = q[0];
+  for (std::size_t c = 1; c < q.size(); ++c)
+    for (std::size_t i = 0; i < names.size(); ++i) {
       if (names[i] == "class" || names[i] == "status") {
-        EXPECT_EQ(p[i], q[i]) << "case " << rows << " " << names[i];
+        EXPECT_EQ(p[c][i], q[c][i]) << "case " << c - 1 << " " << names[i];
       } else if (names[i].rfind("rms_", 0) == 0 || names[i] == "n_transitions") {
-        const double want = std::stod(q[i]);
-        EXPECT_NEAR(std::stod(p[i]), want, kPinnVsIrk * (1 + std::abs(want))) << "case " << rows << " " << names[i];
+        const double want = std::stod(q[c][i]);
+        EXPECT_NEAR(std::stod(p[c][i]), want, kPinnVsIrk * (1 + std::abs(want))) << "case " << c - 1 << " " << names[i];
       }
     }
-    ++rows;
-  }
-  EXPECT_EQ(rows, 3);
 }
 
 TEST(SweepCommand, WritesDecimatedTrajectories) {
