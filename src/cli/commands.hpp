@@ -46,7 +46,14 @@ struct SweepArgs : ScenarioArgs {
   bool quiet = false;
 };
 
+struct IdentifyArgs {
+  std::string config;            // identification JSON file
+  std::vector<std::string> set;  // "/json/pointer=value" overrides of the config
+  std::string out;               // empty: runs/<name>
+};
+
 int run_command(const RunArgs& args);
+int identify_command(const IdentifyArgs& args);
 int sweep_command(const SweepArgs& args);
 int stability_command(const StabilityArgs& args);
 int compare_command(const CompareArgs& args);

@@ -76,6 +76,15 @@ int main(int argc, char** argv) {
   stability_cmd->add_option("--out", stability.out, "output folder (default runs/<name>_stability)");
   stability_cmd->add_option("--set", stability.set, "override a value: /json/pointer=value (repeatable)");
 
+  IdentifyArgs identify;
+  auto* identify_cmd = app.add_subcommand(
+      "identify",
+      "identify a single-DoF friction oscillator from a record: sindy or extended_sindy (seed 003); writes "
+      "identified.json, record.csv, response.csv (and bounds.csv) into --out. Format: docs/IDENTIFY.md");
+  identify_cmd->add_option("config", identify.config, "identification JSON file")->required();
+  identify_cmd->add_option("--out", identify.out, "output folder (default runs/<name>)");
+  identify_cmd->add_option("--set", identify.set, "override a value of the config: /json/pointer=value (repeatable)");
+
   ScenarioArgs validate;
   auto* validate_cmd = app.add_subcommand(
       "validate", "check a scenario file and print what it describes; exit 2 with the JSON pointer of the first error");
@@ -92,6 +101,7 @@ int main(int argc, char** argv) {
   if (*sweep_cmd) return sweep_command(sweep);
   if (*compare_cmd) return compare_command(compare);
   if (*stability_cmd) return stability_command(stability);
+  if (*identify_cmd) return identify_command(identify);
   if (*validate_cmd) return validate_command(validate);
   return kExitBadInput;
 }

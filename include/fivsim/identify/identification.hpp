@@ -1,0 +1,87 @@
+// fivsim/identify/identification.hpp — one identification from a configuration (DESIGN.md §4,
+// `fivsim identify`): the record, its derivatives, plain SINDy on every sample, and for
+// `extended_sindy` the three steps of seed 003 §3 (identify/extended_sindy.hpp); each identified
+// equation re-simulated against the record (identify/sdof_response.hpp).
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <Eigen/Dense>
+#include <nlohmann/json.hpp>
+
+#include "fivsim/identify/extended_sindy.hpp"
+#include "fivsim/identify/record.hpp"
+#include "fivsim/identify/sdof_response.hpp"
+#include "fivsim/identify/sindy.hpp"
+
+namespace fivsim {
+
+// mass-normalised stiffness, damping and friction force (seed 003 Table 1)
+struct SdofParameters {
+  double k = 0.0, c = 0.0, F = 0.0;
+};
+
+struct IdentifyConfig {
+  std::string name;
+  std::string method;  // sindy | extended_sindy
+  nlohmann::json document;
+
+  // the record: a CSV, or simulated from a scenario with the event-driven reference
+  std::string csv_path;
+  RecordColumns columns;
+  bool simulate = false;
+  ModelDescription model;  // simulate: the scenario's single-DoF model
+  double q0 = 0.0, u0 = 0.0, t_end = 0.0, sample_dt = 0.0;
+  double base_amplitude = 0.0;  // simulate, base_excited_sdof: u = A sin(ωt)
+  bool base_input = false;
+
+  // measurement noise on x (and v, at the same signal-to-noise ratio)
+  double noise_snr_db = std::numeric_limits<double>::quiet_NaN();
+  double noise_std = 0.0;
+  std::uint64_t noise_seed = 1;
+
+  int window = 35, order = 3;  // Savitzky–Golay derivatives
+  std::vector<LibraryTerm> library;
+  SindyOptions sindy;
+  bool constrain_dx1 = true;  // ẋ1 = x2 (seed 003: the SR3 constraint)
+
+  double v_stop = 1e-7, v_slip = 1e-3;  // Eq. 15
+  GridAxis k_grid, c_grid;               // n = 0: around the slip-sample SINDy estimate
+  std::optional<SdofParameters> truth;   // relative errors are reported when known
+};
+
+struct SindyReport {
+  IdentifiedSdof equation;
+  std::vector<std::string> text;  // "dx1 = …", "dx2 = …"
+  SdofParameters parameters;      // read off the ẋ2 row (−x1, −x2, −sgn(x2) coefficients)
+  SdofResponse response;
+  long samples = 0;
+  int iterations = 0;
+};
+
+struct IdentificationResult {
+  Record record;           // as identified (after noise), with v, u, du filled
+  SindyReport sindy;       // plain SINDy on every sample
+  bool extended = false;   // method extended_sindy
+  bool converges_to_sindy = false;  // no stop samples: the constraints never act
+  long n_stop = 0, n_slip = 0;
+  SindyReport slip_sindy;  // step 2: SINDy on the slip samples
+  BoundSurfaces bounds;    // step 3
+  SindyReport extended_sindy;
+  std::vector<std::string> dropped_terms;  // step-2 terms outside Eq. 12
+};
+
+// the record the configuration describes (CSV or simulation, then noise); InputError for bad data
+Record identification_record(const IdentifyConfig& config);
+
+// runs the configured method on the record; InputError when the library lacks what it needs
+IdentificationResult identify(const IdentifyConfig& config, const Record& record);
+
+// relative errors in percent of (k, c, F) against the truth
+SdofParameters relative_errors_percent(const SdofParameters& identified, const SdofParameters& truth);
+
+}  // namespace fivsim

@@ -1,0 +1,161 @@
+// src/cli/identify_command.cpp — `fivsim identify`: identification of a single-DoF friction
+// oscillator from a record (seed 003; identify/identification.hpp). Writes identified.json,
+// record.csv (the data as identified, after noise), response.csv (the record beside the response
+// of every identified equation) and, for extended_sindy, bounds.csv (the Φ1/Φ2 surfaces of seed
+// 003 Fig. 3).
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+
+#include "cli_common.hpp"
+#include "fivsim/io/identify_config.hpp"
+#include "fivsim/io/output.hpp"
+
+namespace fivsim::cli {
+namespace {
+
+json parameters_json(const SdofParameters& p) { return {{"k", p.k}, {"c", p.c}, {"F", p.F}}; }
+
+json report_json(const SindyReport& r, const IdentifyConfig& c) {
+  json j = {{"equations", r.text},
+            {"parameters", parameters_json(r.parameters)},
+            {"samples", r.samples},
+            {"iterations", r.iterations},
+            {"rmse", r.response.finite ? json(r.response.rmse) : json(nullptr)},
+            {"response_finite", r.response.finite}};
+  json coefficients = json::object();
+  for (std::size_t k = 0; k < c.library.size(); ++k)
+    coefficients[c.library[k].name] = {r.equation.xi(static_cast<long>(k), 0), r.equation.xi(static_cast<long>(k), 1)};
+  j["coefficients"] = coefficients;  // per term: [dx1, dx2]
+  if (c.truth) j["errors_percent"] = parameters_json(relative_errors_percent(r.parameters, *c.truth));
+  return j;
+}
+
+void print_report(const char* label, const SindyReport& r, const IdentifyConfig& c) {
+  std::printf("  %s (%ld samples):\n", label, r.samples);
+  for (const auto& line : r.text) std::printf("    %s\n", line.c_str());
+  std::printf("    k = %.6g, c = %.6g, F = %.6g; RMSE of the response %s", r.parameters.k, r.parameters.c,
+              r.parameters.F, r.response.finite ? "" : "(diverged)");
+  if (r.response.finite) std::printf("%.3g m", r.response.rmse);
+  if (c.truth) {
+    const SdofParameters e = relative_errors_percent(r.parameters, *c.truth);
+    std::printf("; errors %.3g%%, %.3g%%, %.3g%%", e.k, e.c, e.F);
+  }
+  std::printf("\n");
+}
+
+}  // namespace
+
+int identify_command(const IdentifyArgs& args) {
+  IdentifyConfig config;
+  Record record;
+  try {
+    json doc = load_json_file(args.config);
+    for (const auto& s : args.set) apply_override(doc, s);
+    config = parse_identify_config(doc, std::filesystem::path(args.config).parent_path().string());
+    record = identification_record(config);
+  } catch (const InputError& e) {
+    std::fprintf(stderr, "fivsim identify: %s\n", e.what());
+    return kExitBadInput;
+  } catch (const ModelError& e) {
+    std::fprintf(stderr, "fivsim identify: /data/scenario: %s\n", e.what());
+    return kExitBadInput;
+  }
+  try {
+    const Clock::time_point t0 = Clock::now();
+    const IdentificationResult result = identify(config, record);
+    const double wall = seconds_since(t0);
+    StagedDirectory dir(args.out.empty() ? std::filesystem::path("runs") / config.name : std::filesystem::path(args.out));
+
+    const Record& r = result.record;
+    {
+      CsvWriter csv(dir.file("record.csv"));
+      for (const char* h : {"t", "x", "v", "u", "du"}) csv.field(h);
+      csv.end_row();
+      for (long i = 0; i < r.size(); ++i) {
+        for (double v : {r.t(i), r.x(i), r.v(i), r.has_input() ? r.u(i) : 0.0, r.has_input() ? r.du(i) : 0.0})
+          csv.field(v);
+        csv.end_row();
+      }
+      csv.close();
+    }
+    {
+      CsvWriter csv(dir.file("response.csv"));
+      csv.field("t");
+      csv.field("x");
+      csv.field("x_sindy");
+      if (result.extended) csv.field("x_extended_sindy");
+      csv.end_row();
+      for (long i = 0; i < r.size(); ++i) {
+        csv.field(r.t(i));
+        csv.field(r.x(i));
+        csv.field(result.sindy.response.x(i));
+        if (result.extended) csv.field(result.extended_sindy.response.x(i));
+        csv.end_row();
+      }
+      csv.close();
+    }
+    json j;
+    j["name"] = config.name;
+    j["method"] = config.method;
+    j["record"] = {{"samples", r.size()},
+                   {"sample_dt", r.sample_dt()},
+                   {"source", config.simulate ? "event-driven simulation" : config.csv_path},
+                   {"input", r.has_input()}};
+    j["library"] = json::array();
+    for (const auto& t : config.library) j["library"].push_back(t.name);
+    j["sindy"] = report_json(result.sindy, config);
+    if (result.extended) {
+      const BoundSurfaces& b = result.bounds;
+      json e = report_json(result.extended_sindy, config);
+      e["n_stop"] = result.n_stop;
+      e["n_slip"] = result.n_slip;
+      e["converges_to_sindy"] = result.converges_to_sindy;
+      e["dropped_terms"] = result.dropped_terms;
+      e["slip_sindy"] = report_json(result.slip_sindy, config);
+      if (!result.converges_to_sindy) {
+        e["bounds"] = {{"k_grid", {b.k.a, b.k.b, b.k.n}}, {"c_grid", {b.c.a, b.c.b, b.c.n}},
+                       {"k_star", b.k_star},          {"c_star", b.c_star},
+                       {"F_star", b.F_star},          {"D_min", b.D_min}};
+        CsvWriter csv(dir.file("bounds.csv"));
+        for (const char* h : {"k", "c", "phi1", "phi2", "D"}) csv.field(h);
+        csv.end_row();
+        for (int i = 0; i < b.k.n; ++i)
+          for (int jc = 0; jc < b.c.n; ++jc) {
+            for (double v : {b.k.at(i), b.c.at(jc), b.phi1(i, jc), b.phi2(i, jc), std::abs(b.phi2(i, jc) - b.phi1(i, jc))})
+              csv.field(v);
+            csv.end_row();
+          }
+        csv.close();
+      }
+      j["extended_sindy"] = e;
+    }
+    if (config.truth) j["truth"] = parameters_json(*config.truth);
+    j["wall_s"] = wall;
+    j["config"] = config.document;
+    write_json_file(dir.file("identified.json"), j);
+    dir.commit();
+
+    std::printf("identify %s (%s): %ld samples at dt = %g s, %.3g s -> %s\n", config.name.c_str(), config.method.c_str(),
+                r.size(), r.sample_dt(), wall, dir.final_path().c_str());
+    print_report("SINDy, every sample", result.sindy, config);
+    if (result.extended) {
+      if (result.converges_to_sindy) {
+        std::printf("  extended SINDy: no stop samples (|v| <= %g): converges to SINDy\n", config.v_stop);
+      } else {
+        std::printf("  extended SINDy: %ld stop and %ld slip samples; min D = %.3g at k = %.6g, c = %.6g\n",
+                    result.n_stop, result.n_slip, result.bounds.D_min, result.bounds.k_star, result.bounds.c_star);
+        print_report("extended SINDy", result.extended_sindy, config);
+      }
+    }
+    return kExitOk;
+  } catch (const InputError& e) {
+    std::fprintf(stderr, "fivsim identify: %s\n", e.what());
+    return kExitBadInput;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "fivsim identify: %s\n", e.what());
+    return kExitError;
+  }
+}
+
+}  // namespace fivsim::cli

@@ -1,0 +1,176 @@
+// src/identify/identification.cpp — one identification from a configuration
+// (identify/identification.hpp; seed 003 §2–3).
+#include "fivsim/identify/identification.hpp"
+
+#include <cmath>
+
+#include "fivsim/io/json_reader.hpp"
+
+namespace fivsim {
+namespace {
+
+double rms(const Eigen::VectorXd& v) {
+  return v.size() ? std::sqrt(v.squaredNorm() / static_cast<double>(v.size())) : 0.0;
+}
+
+Eigen::VectorXd derivative(const Eigen::VectorXd& y, const Record& r, const IdentifyConfig& c) {
+  return savitzky_golay_derivative(y, r.sample_dt(), c.window, c.order);
+}
+
+// the state matrix X = [x1, x2, u, du] of the rows `rows` (all when empty)
+Eigen::MatrixXd state_matrix(const Record& r, const std::vector<long>& rows) {
+  const long n = rows.empty() ? r.size() : static_cast<long>(rows.size());
+  Eigen::MatrixXd X = Eigen::MatrixXd::Zero(n, kSindyVars);
+  for (long k = 0; k < n; ++k) {
+    const long i = rows.empty() ? k : rows[k];
+    X(k, 0) = r.x(i);
+    X(k, 1) = r.v(i);
+    if (r.has_input()) {
+      X(k, 2) = r.u(i);
+      X(k, 3) = r.du(i);
+    }
+  }
+  return X;
+}
+
+Eigen::MatrixXd select_rows(const Eigen::MatrixXd& m, const std::vector<long>& rows) {
+  Eigen::MatrixXd out(static_cast<long>(rows.size()), m.cols());
+  for (std::size_t k = 0; k < rows.size(); ++k) out.row(static_cast<long>(k)) = m.row(rows[k]);
+  return out;
+}
+
+SdofParameters parameters_of(const Eigen::VectorXd& row, const std::vector<LibraryTerm>& terms) {
+  SdofParameters p;
+  for (std::size_t j = 0; j < terms.size(); ++j) {
+    const std::string& n = terms[j].name;
+    const double v = row(static_cast<long>(j));
+    if (n == "x1") p.k = -v;
+    else if (n == "x2") p.c = -v;
+    else if (n == "sgn(x2)") p.F = -v;
+  }
+  return p;
+}
+
+SindyReport report(const IdentifyConfig& c, const Eigen::MatrixXd& xi, const Record& record, long samples,
+                   int iterations) {
+  SindyReport r;
+  r.equation.terms = c.library;
+  r.equation.xi = xi;
+  r.text = {sindy_equation(xi.col(0), c.library, "dx1"), sindy_equation(xi.col(1), c.library, "dx2")};
+  r.parameters = parameters_of(xi.col(1), c.library);
+  r.response = simulate_identified(r.equation, record);
+  r.samples = samples;
+  r.iterations = iterations;
+  return r;
+}
+
+}  // namespace
+
+Record identification_record(const IdentifyConfig& c) {
+  Record r;
+  if (c.simulate) {
+    r = simulate_record(c.model, c.q0, c.u0, c.t_end, c.sample_dt);
+    if (c.base_input) {
+      const double w = c.model.omega;
+      r.u = (w * r.t.array()).sin() * c.base_amplitude;
+      r.du = (w * r.t.array()).cos() * (c.base_amplitude * w);
+    }
+  } else {
+    r = read_record_csv(c.csv_path, c.columns, "/data");
+  }
+  if (c.window > r.size())
+    throw InputError("/options/window", "is larger than the record (" + std::to_string(r.size()) + " samples)");
+  // noise on the measured channels, each at the same signal-to-noise ratio
+  const bool by_snr = std::isfinite(c.noise_snr_db);
+  if (by_snr || c.noise_std > 0.0) {
+    const double sx = by_snr ? noise_sigma_for_snr(r.x, c.noise_snr_db) : c.noise_std;
+    const double x_rms = rms(r.x);
+    if (r.v.size()) {
+      const double sv = by_snr ? noise_sigma_for_snr(r.v, c.noise_snr_db) : (x_rms > 0 ? sx * rms(r.v) / x_rms : 0.0);
+      add_noise(r.v, sv, c.noise_seed + 1);
+    }
+    add_noise(r.x, sx, c.noise_seed);
+  }
+  if (r.v.size() == 0) r.v = derivative(r.x, r, c);
+  if (r.has_input() && r.du.size() == 0) r.du = derivative(r.u, r, c);
+  return r;
+}
+
+IdentificationResult identify(const IdentifyConfig& c, const Record& record) {
+  IdentificationResult out;
+  out.record = record;
+  const Eigen::MatrixXd X = state_matrix(record, {});
+  Eigen::MatrixXd dX(record.size(), 2);
+  dX.col(0) = derivative(record.x, record, c);
+  dX.col(1) = derivative(record.v, record, c);
+  const Eigen::MatrixXd theta = evaluate_library(c.library, X);
+
+  SindyOptions options = c.sindy;
+  if (c.constrain_dx1) {
+    int x2 = -1;
+    for (std::size_t j = 0; j < c.library.size(); ++j)
+      if (c.library[j].name == "x2") x2 = static_cast<int>(j);
+    if (x2 < 0) throw InputError("/library", "needs the term x2 for the constraint dx1 = x2 (/options/constrain_dx1)");
+    for (int j = 0; j < static_cast<int>(c.library.size()); ++j) options.fixed.push_back({j, 0, j == x2 ? 1.0 : 0.0});
+  }
+  const SindyFit all = sindy_fit(theta, dX, options);
+  out.sindy = report(c, all.xi, record, record.size(), all.iterations);
+  out.extended = c.method == "extended_sindy";
+  if (out.extended) {
+    const Eq12Terms at = find_eq12_terms(c.library);
+    if (!at.complete())
+      throw InputError("/library", "extended_sindy needs the terms x1, x2, u, du and sgn(x2) (seed 003 Eq. 12)");
+    if (!record.has_input()) throw InputError("/data", "extended_sindy needs the base excitation u (seed 003 Eq. 11)");
+    // step 1 (Eq. 15)
+    const Segregation seg = segregate_stick_slip(record.v, c.v_stop, c.v_slip);
+    out.n_stop = static_cast<long>(seg.stop.size());
+    out.n_slip = static_cast<long>(seg.slip.size());
+    if (seg.slip.size() < c.library.size())
+      throw InputError("/options/v_slip", "leaves " + std::to_string(seg.slip.size()) + " slip samples, fewer than the " +
+                                              std::to_string(c.library.size()) + " library terms");
+    // step 2: SINDy on the slip samples
+    const SindyFit slip = sindy_fit(select_rows(theta, seg.slip), select_rows(dX, seg.slip), options);
+    out.slip_sindy = report(c, slip.xi, record, out.n_slip, slip.iterations);
+    if (seg.stop.empty()) {
+      // continuous motion: the stick constraints never act (seed 003 §4.1)
+      out.converges_to_sindy = true;
+      out.extended_sindy = out.sindy;
+      return out;
+    }
+    // step 3: the bound surfaces over the (k̂, ĉ) grid (Eqs. 16–20)
+    auto gather = [&](const std::vector<long>& rows, const Eigen::VectorXd& v) {
+      Eigen::VectorXd g(static_cast<long>(rows.size()));
+      for (std::size_t k = 0; k < rows.size(); ++k) g(static_cast<long>(k)) = v(rows[k]);
+      return g;
+    };
+    const Eigen::VectorXd dx2 = dX.col(1);
+    const Eigen::VectorXd s_x1 = gather(seg.stop, record.x), s_u = gather(seg.stop, record.u),
+                          s_du = gather(seg.stop, record.du);
+    const Eigen::VectorXd l_x1 = gather(seg.slip, record.x), l_x2 = gather(seg.slip, record.v),
+                          l_dx2 = gather(seg.slip, dx2), l_u = gather(seg.slip, record.u),
+                          l_du = gather(seg.slip, record.du);
+    const BoundSamples stop{s_x1.data(), nullptr, nullptr, s_u.data(), s_du.data(), out.n_stop};
+    const BoundSamples slip_samples{l_x1.data(), l_x2.data(), l_dx2.data(), l_u.data(), l_du.data(), out.n_slip};
+    const SdofParameters guess = out.slip_sindy.parameters;
+    GridAxis kg = c.k_grid, cg = c.c_grid;
+    if (kg.n == 0) kg = {0.8 * std::abs(guess.k), 1.2 * std::abs(guess.k), 201};
+    if (cg.n == 0) cg = {0.0, std::max(3.0 * std::abs(guess.c), 1e-3), 201};
+    out.bounds = stick_slip_bounds(stop, slip_samples, kg, cg);
+    Eigen::MatrixXd xi = slip.xi;
+    for (long j = 0; j < xi.rows(); ++j) {
+      const int i = static_cast<int>(j);
+      const bool in_eq12 = i == at.x1 || i == at.x2 || i == at.u || i == at.du || i == at.sgn;
+      if (!in_eq12 && xi(j, 1) != 0.0) out.dropped_terms.push_back(c.library[j].name);
+    }
+    xi.col(1) = eq12_row(at, xi.rows(), out.bounds.k_star, out.bounds.c_star, out.bounds.F_star);
+    out.extended_sindy = report(c, xi, record, record.size(), 0);
+  }
+  return out;
+}
+
+SdofParameters relative_errors_percent(const SdofParameters& id, const SdofParameters& truth) {
+  auto rel = [](double a, double b) { return b != 0.0 ? 100.0 * std::abs(a - b) / std::abs(b) : std::abs(a) * 100.0; };
+  return {rel(id.k, truth.k), rel(id.c, truth.c), rel(id.F, truth.F)};
+}
+
+}  // namespace fivsim

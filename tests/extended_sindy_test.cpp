@@ -1,0 +1,109 @@
+// tests/extended_sindy_test.cpp — extended SINDy (identify/extended_sindy.hpp,
+// identify/identification.hpp): the bounds of Eqs. 16–17 against hand sums, segregation (Eq. 15),
+// and the seed 003 synthetic cases — continuous motion within 1% (k, F), and the two-stop case where
+// extended SINDy beats plain SINDy.
+#include "fivsim/identify/extended_sindy.hpp"
+
+#include <cmath>
+
+#include <gtest/gtest.h>
+
+#include "fivsim/identify/identification.hpp"
+#include "fivsim/model/presets.hpp"
+
+namespace fivsim {
+namespace {
+
+TEST(StickSlipBounds, AreTheMaxHoldingAndMinFrictionForces) {
+  const double x1[3] = {0.1, -0.2, 0.05}, u[3] = {0.0, 0.1, 0.3}, du[3] = {1.0, -2.0, 0.5};
+  const double x2[3] = {0.4, -0.3, 0.2}, dx2[3] = {-1.0, 2.0, 0.7};
+  const BoundSamples stop{x1, nullptr, nullptr, u, du, 3};
+  const BoundSamples slip{x1, x2, dx2, u, du, 3};
+  const double k = 10.0, c = 0.5;
+  double phi1 = 0.0, phi2 = 1e300;
+  for (int j = 0; j < 3; ++j) {
+    phi1 = std::max(phi1, std::abs(c * du[j] + k * u[j] - k * x1[j]));
+    phi2 = std::min(phi2, std::abs(c * du[j] + k * u[j] - k * x1[j] - dx2[j] - c * x2[j]));
+  }
+  EXPECT_DOUBLE_EQ(stick_lower_bound(stop, k, c), phi1);
+  EXPECT_DOUBLE_EQ(slip_upper_bound(slip, k, c), phi2);
+  // the grid picks the point of least |Φ2 − Φ1| and F* = Φ1 there
+  const BoundSurfaces b = stick_slip_bounds(stop, slip, {9.0, 11.0, 5}, {0.0, 1.0, 3});
+  double best = 1e300;
+  for (int i = 0; i < 5; ++i)
+    for (int j = 0; j < 3; ++j) best = std::min(best, std::abs(b.phi2(i, j) - b.phi1(i, j)));
+  EXPECT_EQ(b.D_min, best);
+  EXPECT_EQ(b.F_star, stick_lower_bound(stop, b.k_star, b.c_star));
+}
+
+TEST(StickSlipBounds, SegregateByVelocity) {
+  Eigen::VectorXd v(6);
+  v << 0.0, 1e-8, -5e-4, 2e-3, -0.1, 1e-3;
+  const Segregation s = segregate_stick_slip(v, 1e-7, 1e-3);
+  EXPECT_EQ(s.stop, (std::vector<long>{0, 1}));
+  EXPECT_EQ(s.slip, (std::vector<long>{3, 4}));
+}
+
+// seed 003 Table 1 system at one forcing frequency, sampled at 5 kHz for 20 s
+IdentifyConfig seed003_config(const std::string& method, double f_hz, int window) {
+  IdentifyConfig c;
+  c.name = "test";
+  c.method = method;
+  c.simulate = true;
+  BaseExcitedParams p;
+  p.m = 1.0;
+  p.k = 358.706;
+  p.c = 0.0658;
+  p.Fn = 0.0856;
+  p.law.kind = FrictionLawKind::coulomb;
+  p.law.p[0] = 1.0;
+  p.A = 0.0015;
+  p.f_hz = f_hz;
+  c.model = make_base_excited_sdof(p);
+  c.base_input = true;
+  c.base_amplitude = p.A;
+  c.t_end = 20.0;
+  c.sample_dt = 2e-4;
+  c.window = window;
+  c.library = polynomial_terms(1, true, false);
+  c.library.push_back(parse_library_term("sgn(x2)"));
+  c.sindy.optimizer = method == "sindy" ? "stlsq" : "sr3";
+  c.sindy.threshold = method == "sindy" ? 0.01 : 0.05;
+  c.truth = SdofParameters{p.k, p.c, p.Fn};
+  return c;
+}
+
+TEST(Identification, SindyFindsTheContinuousMotionOscillatorWithinOnePercent) {
+  // 2.013 Hz never stops after the start; the damping force (≈ 1e-3 N/kg) is 1/60 of the friction
+  // force, so only k and F carry the 1% bound (the seed's c error is 23%). Window 11: the
+  // acceleration jumps by 2F at every reversal and a narrow filter smears fewer samples.
+  const IdentifyConfig c = seed003_config("sindy", 2.013, 11);
+  const IdentificationResult r = identify(c, identification_record(c));
+  const SdofParameters e = relative_errors_percent(r.sindy.parameters, *c.truth);
+  EXPECT_LT(e.k, 1.0);
+  EXPECT_LT(e.F, 1.0);
+  EXPECT_EQ(r.sindy.equation.xi.col(0), (Eigen::VectorXd(5) << 0, 1, 0, 0, 0).finished());  // ẋ1 = x2
+  EXPECT_TRUE(r.sindy.response.finite);
+  EXPECT_LT(r.sindy.response.rmse, 1e-5);  // m; the response amplitude is ≈ 1.5e-3 m
+}
+
+TEST(Identification, ExtendedSindyBeatsSindyOnTheTwoStopCase) {
+  // seed 003 Table 5, two-stop: SINDy (6.19, 623, 82.35)% against extended (0.84, 23.07, 5.88)%
+  // the default grid (201 × 201 around the slip-sample estimate): D is nearly flat along a curve in
+  // (k̂, ĉ), so the argmin, and with it ĉ*, moves with the grid (docs/IDENTIFY.md)
+  const IdentifyConfig c = seed003_config("extended_sindy", 0.95, 35);
+  const IdentificationResult r = identify(c, identification_record(c));
+  ASSERT_FALSE(r.converges_to_sindy);
+  EXPECT_GT(r.n_stop, 1000);
+  const SdofParameters plain = relative_errors_percent(r.sindy.parameters, *c.truth);
+  const SdofParameters ext = relative_errors_percent(r.extended_sindy.parameters, *c.truth);
+  EXPECT_GT(plain.k, 5.0);   // SINDy over stick and slip samples is biased, as in the seed
+  EXPECT_GT(plain.F, 20.0);
+  EXPECT_LT(ext.k, 1.0);
+  EXPECT_LT(ext.c, 40.0);
+  EXPECT_LT(ext.F, 6.0);
+  EXPECT_LT(r.extended_sindy.response.rmse, r.sindy.response.rmse / 10);
+}
+
+}  // namespace
+}  // namespace fivsim
