@@ -228,5 +228,46 @@ TEST(Scenario, OverridePathMustBeAPointer) {
   EXPECT_DOUBLE_EQ(doc["model"]["k"].get<double>(), 2.5);
 }
 
+TEST(Scenario, DynamicFrictionLawsRunWithTheSmoothMethodOnly) {
+  json doc = base_scenario();
+  doc["friction"] = json::parse(R"({"law": "lugre", "sigma0": 1e5, "sigma1": 300, "sigma2": 0.05,
+                                     "Fc": 0.3, "Fs": 0.4, "vs": 0.01, "beta": 2})");
+  std::string msg;
+  EXPECT_EQ(error_pointer(doc, "", &msg), "/integrator/method");
+  EXPECT_NE(msg.find("run with method \"smooth\""), std::string::npos) << msg;
+  doc["integrator"]["method"] = "smooth";
+  const Scenario s = parse_scenario(doc);
+  ASSERT_TRUE(s.model.contacts[0].dynamic);
+  EXPECT_EQ(s.model.contacts[0].dynamic_law.kind, DynamicLawKind::lugre);
+  EXPECT_EQ(s.model.contacts[0].dynamic_law.p[6], 2.0);
+  EXPECT_EQ(error_pointer(doc, "/friction/vs=0"), "/friction/vs");
+  EXPECT_EQ(error_pointer(doc, "/friction/sigma9=1"), "/friction/sigma9");
+  // a set-valued static law has no smooth right-hand side
+  EXPECT_EQ(error_pointer(base_scenario(), "/integrator/method=\"smooth\"", &msg), "/integrator/method");
+  EXPECT_NE(msg.find("'stribeck_rational' is set-valued"), std::string::npos) << msg;
+  // GMS elements
+  doc["friction"] = json::parse(R"({"law": "gms", "Fc": 0.3, "Fs": 0.4, "vs": 0.01,
+                                     "elements": [{"K": 1e4, "C": 20, "alpha": 0.4}, {"K": 3e4, "C": 20, "alpha": 0.6}]})");
+  const Scenario g = parse_scenario(doc);
+  EXPECT_EQ(g.model.contacts[0].dynamic_law.n_elements, 2);
+  EXPECT_EQ(g.model.contacts[0].dynamic_law.element[1].K, 3e4);
+  EXPECT_EQ(error_pointer(doc, "/friction/elements/1/alpha=-1"), "/friction/elements/1/alpha");
+  EXPECT_EQ(error_pointer(doc, "/friction/elements=[]"), "/friction/elements");
+}
+
+TEST(Scenario, TorsionPendulumIsSeed002Equation9) {
+  json doc = base_scenario();
+  doc["model"] = json::parse(R"({"type": "torsion_pendulum", "J2": 2.17e-4, "c2": 0.19, "k2": 0.7,
+                                  "input": {"amplitude": 0.02, "f_hz": 0.1}})");
+  const Scenario s = parse_scenario(doc);
+  EXPECT_EQ(s.model.M(0, 0), 2.17e-4);
+  EXPECT_EQ(s.model.K(0, 0), 0.7);
+  // −J2 φ̈1,m with φ̇1,m = 0.02 sin(0.2πt)
+  EXPECT_DOUBLE_EQ(s.model.f_cos(0), -2.17e-4 * 0.02 * 0.2 * M_PI);
+  EXPECT_EQ(s.model.contacts[0].Fn, 1.0);
+  EXPECT_EQ(error_pointer(doc, "/model/input/f_hz=0"), "/model/input/f_hz");
+  EXPECT_EQ(error_pointer(doc, "/model/J2=0"), "/model/J2");
+}
+
 }  // namespace
 }  // namespace fivsim

@@ -1,6 +1,7 @@
 // src/cli/commands.hpp — the verbs of the fivsim tool (DESIGN.md §6).
 #pragma once
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -52,7 +53,17 @@ struct IdentifyArgs {
   std::string out;               // empty: runs/<name>
 };
 
+struct FrictionArgs : ScenarioArgs {
+  double amplitude = std::numeric_limits<double>::quiet_NaN();  // NaN: torsion_pendulum's /model/input
+  double f_hz = std::numeric_limits<double>::quiet_NaN();
+  double t_end = 0.0;  // 0: two periods
+  double dt = 0.0;     // 0: a 2000th of a period
+  int contact = 0;
+  std::string out;     // empty: runs/<name>_friction
+};
+
 int run_command(const RunArgs& args);
+int friction_command(const FrictionArgs& args);
 int identify_command(const IdentifyArgs& args);
 int sweep_command(const SweepArgs& args);
 int stability_command(const StabilityArgs& args);

@@ -120,6 +120,9 @@ int compare_command(const CompareArgs& args) {
   std::vector<double> dts;
   try {
     loaded = load_scenario(args);
+    if (loaded.scenario.integrator.method == "smooth")
+      throw InputError("/integrator/method", "compare measures time steppers against the event-driven reference; a "
+                                             "smooth model (dynamic or smoothed friction) has neither: use fivsim run");
     for (const auto& label : split(args.methods, ',')) {
       try {
         methods.push_back(parse_method_label(label));
@@ -131,6 +134,8 @@ int compare_command(const CompareArgs& args) {
             (k == MethodKind::moreau || k == MethodKind::rk4lcp || k == MethodKind::irk))
           methods.back().lcp_pinn = true;
         std::string why;
+        if (methods.back().kind == MethodKind::smooth)
+          throw std::invalid_argument("smooth is not compared (it has no event-driven reference); use fivsim run");
         if (methods.back().kind == MethodKind::pinn && methods.back().framework == PinnFramework::central &&
             !pinn_central_supports(loaded.scenario.model, &why))
           throw std::invalid_argument(why);

@@ -76,6 +76,20 @@ int main(int argc, char** argv) {
   stability_cmd->add_option("--out", stability.out, "output folder (default runs/<name>_stability)");
   stability_cmd->add_option("--set", stability.set, "override a value: /json/pointer=value (repeatable)");
 
+  FrictionArgs friction;
+  auto* friction_cmd = app.add_subcommand(
+      "friction",
+      "drive a scenario's friction law (static or dynamic: dahl, lugre, gms) with the sliding velocity v = A sin(2πft) "
+      "(seed 002 Fig. 6); writes friction.csv (t, v, mu, F, z) and friction.json into --out");
+  friction_cmd->add_option("scenario", friction.scenario, "scenario JSON file")->required();
+  friction_cmd->add_option("--amplitude", friction.amplitude, "A of v = A sin(2πft) (default: a torsion_pendulum's input)");
+  friction_cmd->add_option("--f-hz", friction.f_hz, "f of v = A sin(2πft) (default: a torsion_pendulum's input)");
+  friction_cmd->add_option("--t-end", friction.t_end, "duration, s (default two periods)");
+  friction_cmd->add_option("--dt", friction.dt, "sample interval, s (default a 2000th of a period)");
+  friction_cmd->add_option("--contact", friction.contact, "which contact's law (default 0)");
+  friction_cmd->add_option("--out", friction.out, "output folder (default runs/<name>_friction)");
+  friction_cmd->add_option("--set", friction.set, "override a value: /json/pointer=value (repeatable)");
+
   IdentifyArgs identify;
   auto* identify_cmd = app.add_subcommand(
       "identify",
@@ -102,6 +116,7 @@ int main(int argc, char** argv) {
   if (*compare_cmd) return compare_command(compare);
   if (*stability_cmd) return stability_command(stability);
   if (*identify_cmd) return identify_command(identify);
+  if (*friction_cmd) return friction_command(friction);
   if (*validate_cmd) return validate_command(validate);
   return kExitBadInput;
 }

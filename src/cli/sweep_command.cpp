@@ -403,7 +403,7 @@ int sweep_command(const SweepArgs& args) {
     for (const auto& s : args.set) apply_override(doc, s);
     base = parse_scenario(doc);
     spec = parse_sweep(doc);
-    if (base.integrator.spec().kind == MethodKind::event_driven)
+    if (base.integrator.spec().kind == MethodKind::event_driven || base.integrator.spec().kind == MethodKind::smooth)
       throw InputError("/integrator/method", "sweeps run the time steppers (moreau, rk4lcp, irk and the PINN "
                                              "methods); got \"" + base.integrator.method + "\"");
     if (base.integrator.lcp_pinn)

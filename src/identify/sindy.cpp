@@ -100,7 +100,10 @@ std::vector<LibraryTerm> polynomial_terms(int degree, bool with_input, bool cons
           if (e[v] == 0) continue;
           if (!name.empty()) name += "*";
           name += kSindyVarNames[v];
-          if (e[v] > 1) name += "^" + std::to_string(e[v]);
+          if (e[v] > 1) {
+            name += '^';  // two appends: GCC 12 warns falsely (-Wrestrict) on "^" + std::string
+            name += std::to_string(e[v]);
+          }
           t.factors.push_back({static_cast<SindyVar>(v), FactorFn::power, e[v]});
         }
         t.name = name;

@@ -217,6 +217,12 @@ double fastest_frequency(const ModelDescription& d) {
 
 bool event_driven_supports(const ModelDescription& d, std::string* why) {
   for (int i = 0; i < d.n_contacts(); ++i) {
+    if (d.contacts[i].dynamic) {
+      if (why)
+        *why = "contact " + std::to_string(i) +
+               " has a dynamic friction law (internal state, no stick set): it runs with the smooth method";
+      return false;
+    }
     if (d.contacts[i].kind == ContactKind::rigid) {
       if (why)
         *why = "contact " + std::to_string(i) +

@@ -15,6 +15,7 @@ std::string MethodSpec::label() const {
     case MethodKind::rk4lcp: return "rk4lcp" + suffix;
     case MethodKind::irk: return "irk" + std::to_string(stages) + suffix;
     case MethodKind::event_driven: return "switching";
+    case MethodKind::smooth: return "smooth";
     case MethodKind::pinn:
       if (framework == PinnFramework::central) return "pinn_central";
       return std::string(pinn_framework_name(framework)) + std::to_string(stages);
@@ -88,6 +89,8 @@ MethodSpec parse_method_label(const std::string& label) {
     spec.kind = MethodKind::rk4lcp;
   } else if ((base == "switching" || base == "root_shooting") && !spec.lcp_pinn) {
     spec.kind = MethodKind::event_driven;
+  } else if (base == "smooth" && !spec.lcp_pinn) {
+    spec.kind = MethodKind::smooth;
   } else if (base.rfind("irk", 0) == 0 && base.size() > 3 &&
              base.find_first_not_of("0123456789", 3) == std::string::npos && base.size() <= 6) {
     spec.kind = MethodKind::irk;
@@ -96,7 +99,7 @@ MethodSpec parse_method_label(const std::string& label) {
       throw std::invalid_argument("'" + label + "': Gauss stages must be 1.." + std::to_string(kMaxGaussStages));
   } else {
     throw std::invalid_argument("unknown method '" + label +
-                                "' (moreau, rk4lcp, irkQ with Q Gauss stages, switching, root_shooting, "
+                                "' (moreau, rk4lcp, irkQ with Q Gauss stages, switching, root_shooting, smooth, "
                                 "pinn_singleQ, pinn_dualQ, pinn_adv_singleQ, pinn_adv_dualQ, pinn_central; "
                                 "append -interp to rk4lcp or irkQ for interpolated stage forces, +lcp_pinn to "
                                 "moreau, rk4lcp or irkQ for the LCP-PINN as contact solver)");
@@ -126,19 +129,56 @@ MethodOutcome run_method(const MethodSpec& spec, const ModelDescription& desc, c
                          const StepOptions& options, const std::function<void(const SeriesPoint&)>& observe) {
   MethodOutcome out;
   const int n = model.n_dof, nc = model.n_contacts;
+  if (desc.has_dynamic_friction() && spec.kind != MethodKind::smooth)
+    throw ModelError("dynamic friction laws (dahl, lugre, gms) run with the smooth method only, not " + spec.label());
+  SeriesPoint p;
+  p.n_dof = n;
+  p.n_contacts = nc;
+  auto sample_point = [&](const ReferenceSample& s) {
+    p.t = s.t;
+    p.q = s.q.data();
+    p.u = s.u.data();
+    p.lamN = s.lamN.data();
+    p.lamT = s.lamT.data();
+    p.contact = s.contact.data();
+  };
+  if (spec.kind == MethodKind::smooth) {
+    // events from the contact states of consecutive samples (no event location: a smooth law has
+    // no set-valued switch to locate)
+    std::vector<ContactState> last;
+    const SmoothOutcome r = simulate_smooth(
+        desc, q0, u0, static_cast<double>(steps) * dt, dt, options.stick_tol, SmoothOptions{},
+        [&](const ReferenceSample& s) {
+          sample_point(s);
+          observe(p);
+          if (!last.empty())
+            for (int i = 0; i < nc; ++i)
+              if (s.contact[i] != last[i]) {
+                Event e;
+                e.t = s.t;
+                e.contact = i;
+                e.from = last[i];
+                e.to = s.contact[i];
+                e.kind = classify_transition(e.from, e.to);
+                e.q.assign(s.q.data(), s.q.data() + n);
+                out.events.push_back(e);
+              }
+          last = s.contact;
+          ++out.steps;
+        });
+    out.steps = std::max(0L, out.steps - 1);
+    out.status = r.status;
+    out.message = r.message;
+    out.failed_at = r.t_final;
+    out.reference_steps = r.steps;
+    out.rhs_evaluations = r.rhs_evaluations;
+    return out;
+  }
   if (spec.kind == MethodKind::event_driven) {
-    SeriesPoint p;
-    p.n_dof = n;
-    p.n_contacts = nc;
     const EventDrivenOutcome r = simulate_event_driven(
         desc, q0, u0, 0.0, static_cast<double>(steps) * dt, dt, EventDrivenOptions{},
         [&](const ReferenceSample& s) {
-          p.t = s.t;
-          p.q = s.q.data();
-          p.u = s.u.data();
-          p.lamN = s.lamN.data();
-          p.lamT = s.lamT.data();
-          p.contact = s.contact.data();
+          sample_point(s);
           observe(p);
           ++out.steps;
         });

@@ -10,6 +10,7 @@
 
 #include "fivsim/integrate/butcher.hpp"
 #include "fivsim/integrate/event_driven.hpp"
+#include "fivsim/integrate/smooth_dynamic.hpp"
 #include "fivsim/lcp/lcp_enum.hpp"
 #include "fivsim/model/presets.hpp"
 
@@ -68,14 +69,86 @@ bool friction_param_positive(FrictionLawKind k, int i) {
   }
 }
 
-const std::vector<std::string> kModelTypes = {"slider_belt", "slider_chain", "mode_coupling_2dof",
-                                              "base_excited_sdof", "linear_multibody"};
+const std::vector<std::string> kModelTypes = {"slider_belt",       "slider_chain",     "mode_coupling_2dof",
+                                              "base_excited_sdof", "torsion_pendulum", "linear_multibody"};
 
 // the integration methods of /integrator/method
 const std::vector<std::string> kMethods = {"moreau",       "rk4lcp",          "irk",
                                            "switching",    "root_shooting",   "pinn_single",
                                            "pinn_dual",    "pinn_adv_single", "pinn_adv_dual",
-                                           "pinn_central"};
+                                           "pinn_central", "smooth"};
+
+// the dynamic laws of friction/dynamic_laws.hpp, by name
+const std::vector<std::string> kDynamicLaws = {"dahl", "lugre", "gms"};
+
+// a /friction block: a static law, or a dynamic one with its static stand-in (Coulomb at Fc)
+struct FrictionSpec {
+  FrictionLaw law;
+  bool dynamic = false;
+  DynamicFrictionLaw dyn;
+};
+
+FrictionSpec parse_friction_spec(JsonObject& obj) {
+  std::vector<std::string> names;
+  for (const auto& info : kFrictionLawInfo) names.push_back(info.name);
+  names.insert(names.end(), kDynamicLaws.begin(), kDynamicLaws.end());
+  const std::string name = obj.choice("law", names);
+  FrictionSpec f;
+  for (int k = 0; k < kFrictionLawCount; ++k) {
+    if (name != kFrictionLawInfo[k].name) continue;
+    f.law.kind = static_cast<FrictionLawKind>(k);
+    for (int i = 0; i < kFrictionLawInfo[k].n_params; ++i)
+      f.law.p[i] = obj.number(kFrictionLawInfo[k].params[i],
+                              friction_param_positive(f.law.kind, i) ? NumberRule::positive : NumberRule::non_negative);
+    return f;
+  }
+  f.dynamic = true;
+  DynamicFrictionLaw& d = f.dyn;
+  auto pos = [&](const char* key) { return obj.number(key, NumberRule::positive); };
+  auto nonneg = [&](const char* key) { return obj.number(key, NumberRule::non_negative); };
+  double Fc = 0.0;
+  if (name == "dahl") {
+    d.kind = DynamicLawKind::dahl;
+    d.p[0] = pos("sigma0");
+    d.p[1] = Fc = pos("Fc");
+    d.p[2] = pos("beta");
+  } else if (name == "lugre") {
+    d.kind = DynamicLawKind::lugre;
+    d.p[0] = pos("sigma0");
+    d.p[1] = nonneg("sigma1");
+    d.p[2] = nonneg("sigma2");
+    d.p[3] = Fc = pos("Fc");
+    d.p[4] = pos("Fs");
+    d.p[5] = pos("vs");
+    d.p[6] = pos("beta");
+  } else {
+    d.kind = DynamicLawKind::gms;
+    d.p[0] = Fc = pos("Fc");
+    d.p[1] = pos("Fs");
+    d.p[2] = pos("vs");
+    d.p[3] = obj.number_or("sigma2", 0.0, NumberRule::non_negative);
+    const json& elements = obj.array("elements");
+    const std::string at = obj.pointer_of("elements");
+    if (elements.empty() || elements.size() > static_cast<std::size_t>(kGmsMaxElements))
+      throw InputError(at, "needs 1 to " + std::to_string(kGmsMaxElements) + " elements");
+    d.n_elements = static_cast<int>(elements.size());
+    for (std::size_t i = 0; i < elements.size(); ++i) {
+      JsonObject e(elements[i], pointer_join(at, i));
+      d.element[i] = GmsElement{e.number("K", NumberRule::positive), e.number_or("B", 0.0, NumberRule::non_negative),
+                                e.number("C", NumberRule::positive), e.number("alpha", NumberRule::positive)};
+      e.finish();
+    }
+  }
+  f.law.kind = FrictionLawKind::coulomb;
+  f.law.p[0] = Fc;
+  return f;
+}
+
+void apply_friction(ContactDescription& c, const FrictionSpec& f) {
+  c.law = f.law;
+  c.dynamic = f.dynamic;
+  c.dynamic_law = f.dyn;
+}
 
 // a whole number in [lo, hi] at key (or the fallback)
 int bounded_integer(JsonObject& o, const std::string& key, int fallback, int lo, int hi) {
@@ -139,12 +212,12 @@ PinnConfig parse_pinn(JsonObject& in, bool lcp_only) {
   return c;
 }
 
-FrictionLaw required_friction(JsonObject& root, const std::string& type) {
+FrictionSpec required_friction(JsonObject& root, const std::string& type) {
   if (!root.has("friction")) throw InputError("/friction", "is required for model type " + type);
   JsonObject f = root.object("friction");
-  FrictionLaw law = parse_friction_law(f);
+  FrictionSpec spec = parse_friction_spec(f);
   f.finish();
-  return law;
+  return spec;
 }
 
 FrictionLaw coulomb(double mu) {
@@ -154,7 +227,7 @@ FrictionLaw coulomb(double mu) {
   return law;
 }
 
-ModelDescription parse_base_excited(JsonObject& root, JsonObject& mo) {
+ModelDescription parse_base_excited(JsonObject& root, JsonObject& mo, FrictionSpec& friction) {
   BaseExcitedParams p;
   p.m = mo.number("m", NumberRule::positive);
   p.k = mo.number("k", NumberRule::non_negative);
@@ -176,7 +249,8 @@ ModelDescription parse_base_excited(JsonObject& root, JsonObject& mo) {
     p.law = coulomb(mo.number("mu", NumberRule::non_negative));
   } else if (has_fn) {
     p.Fn = mo.number("Fn", NumberRule::non_negative);
-    p.law = required_friction(root, "base_excited_sdof");
+    friction = required_friction(root, "base_excited_sdof");
+    p.law = friction.law;
   } else {
     throw InputError(mo.pointer_of("Ff"), "is required (or Fn with mu or with a /friction block)");
   }
@@ -202,10 +276,10 @@ ModelDescription parse_linear_multibody(JsonObject& root, JsonObject& mo) {
   d.f_sin = vec_or_zero("f_sin");
   d.f_cos = vec_or_zero("f_cos");
   d.omega = mo.number_or("omega", 0.0, NumberRule::non_negative);
-  std::optional<FrictionLaw> default_law;
+  std::optional<FrictionSpec> default_law;
   if (root.has("friction")) {
     JsonObject f = root.object("friction");
-    default_law = parse_friction_law(f);
+    default_law = parse_friction_spec(f);
     f.finish();
   }
   const json& contacts = mo.array("contacts");
@@ -231,10 +305,10 @@ ModelDescription parse_linear_multibody(JsonObject& root, JsonObject& mo) {
     c.gap0 = co.number_or("gap0", 0.0);
     if (co.has("friction")) {
       JsonObject f = co.object("friction");
-      c.law = parse_friction_law(f);
+      apply_friction(c, parse_friction_spec(f));
       f.finish();
     } else if (default_law) {
-      c.law = *default_law;
+      apply_friction(c, *default_law);
     } else {
       throw InputError(co.pointer_of("friction"), "is required (or give a top-level /friction)");
     }
@@ -250,6 +324,7 @@ ModelDescription parse_model(JsonObject& root) {
   JsonObject mo = root.object("model");
   const std::string type = mo.choice("type", kModelTypes);
   ModelDescription d;
+  FrictionSpec friction;  // a preset's one law (linear_multibody sets its contacts itself)
   if (type == "slider_belt") {
     SliderBeltParams p;
     p.m = mo.number("m", NumberRule::positive);
@@ -257,7 +332,8 @@ ModelDescription parse_model(JsonObject& root) {
     p.c = mo.number_or("c", 0.0, NumberRule::non_negative);
     p.v0 = mo.number("v0");
     p.Fn = mo.number("Fn", NumberRule::non_negative);
-    p.law = required_friction(root, type);
+    friction = required_friction(root, type);
+    p.law = friction.law;
     d = make_slider_belt(p);
   } else if (type == "slider_chain") {
     SliderChainParams p;
@@ -270,7 +346,8 @@ ModelDescription parse_model(JsonObject& root) {
                       : std::vector<double>(static_cast<std::size_t>(n), 0.0);
     p.Fn = mo.number_or_numbers("Fn", n, NumberRule::non_negative);
     p.v0 = mo.number("v0");
-    p.law = required_friction(root, type);
+    friction = required_friction(root, type);
+    p.law = friction.law;
     d = make_slider_chain(p);
   } else if (type == "mode_coupling_2dof") {
     ModeCouplingParams p;
@@ -282,13 +359,29 @@ ModelDescription parse_model(JsonObject& root) {
     p.c2 = mo.number_or("c2", 0.0, NumberRule::non_negative);
     p.Fp = mo.number("Fp", NumberRule::non_negative);
     p.v0 = mo.number("v0");
-    p.law = required_friction(root, type);
+    friction = required_friction(root, type);
+    p.law = friction.law;
     d = make_mode_coupling_2dof(p);
   } else if (type == "base_excited_sdof") {
-    d = parse_base_excited(root, mo);
+    d = parse_base_excited(root, mo, friction);
+  } else if (type == "torsion_pendulum") {
+    TorsionPendulumParams p;
+    p.J2 = mo.number("J2", NumberRule::positive);
+    p.c2 = mo.number_or("c2", 0.0, NumberRule::non_negative);
+    p.k2 = mo.number("k2", NumberRule::non_negative);
+    p.Fn = mo.number_or("Fn", 1.0, NumberRule::non_negative);
+    JsonObject in = mo.object("input");
+    p.A = in.number("amplitude");
+    p.f_hz = in.number("f_hz", NumberRule::positive);
+    in.finish();
+    friction = required_friction(root, type);
+    p.law = friction.law;
+    d = make_torsion_pendulum(p);
   } else {
     d = parse_linear_multibody(root, mo);
   }
+  if (friction.dynamic)
+    for (auto& c : d.contacts) apply_friction(c, friction);
   mo.finish();
   return d;
 }
@@ -319,6 +412,10 @@ void parse_integrator(JsonObject& root, Scenario& s) {
   std::string why;
   if ((it.method == "switching" || it.method == "root_shooting") && !event_driven_supports(s.model, &why))
     throw InputError(in.pointer_of("method"), why);
+  if (s.model.has_dynamic_friction() && it.method != "smooth")
+    throw InputError(in.pointer_of("method"), "dynamic friction laws (dahl, lugre, gms) have internal state and no "
+                                              "stick set: they run with method \"smooth\", not \"" + it.method + "\"");
+  if (it.method == "smooth" && !smooth_supports(s.model, &why)) throw InputError(in.pointer_of("method"), why);
   it.dt = in.number("dt", NumberRule::positive);
   it.t_end = in.number("t_end", NumberRule::positive);
   const double ratio = it.t_end / it.dt;
@@ -414,6 +511,7 @@ MethodSpec IntegratorSettings::spec() const {
   m.kind = method == "moreau"   ? MethodKind::moreau
            : method == "rk4lcp" ? MethodKind::rk4lcp
            : method == "irk"    ? MethodKind::irk
+           : method == "smooth" ? MethodKind::smooth
                                 : MethodKind::event_driven;
   m.stages = order;
   m.forces = stage_forces;
@@ -424,18 +522,9 @@ MethodSpec IntegratorSettings::spec() const {
 }
 
 FrictionLaw parse_friction_law(JsonObject& obj) {
-  std::vector<std::string> names;
-  for (const auto& info : kFrictionLawInfo) names.push_back(info.name);
-  const std::string name = obj.choice("law", names);
-  FrictionLaw law;
-  for (int k = 0; k < kFrictionLawCount; ++k) {
-    if (name != kFrictionLawInfo[k].name) continue;
-    law.kind = static_cast<FrictionLawKind>(k);
-    for (int i = 0; i < kFrictionLawInfo[k].n_params; ++i)
-      law.p[i] = obj.number(kFrictionLawInfo[k].params[i],
-                            friction_param_positive(law.kind, i) ? NumberRule::positive : NumberRule::non_negative);
-  }
-  return law;
+  const FrictionSpec f = parse_friction_spec(obj);
+  if (f.dynamic) throw InputError(obj.pointer_of("law"), "a dynamic law (dahl, lugre, gms) is not allowed here");
+  return f.law;
 }
 
 Scenario parse_scenario(const json& doc) {

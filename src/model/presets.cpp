@@ -1,4 +1,5 @@
-// src/model/presets.cpp — the seed models (seed 000 §3.1, §4.1; seed 001 §3; seed 003 Eq. 11).
+// src/model/presets.cpp — the seed models (seed 000 §3.1, §4.1; seed 001 §3; seed 002 Eq. 9;
+// seed 003 Eq. 11).
 #include "fivsim/model/presets.hpp"
 
 #include <cmath>
@@ -90,6 +91,18 @@ ModelDescription make_base_excited_sdof(const BaseExcitedParams& p) {
   // k u + c u̇ with u = A sin(ωt)
   d.f_sin(0) = p.k * p.A;
   d.f_cos(0) = p.c * p.A * d.omega;
+  d.contacts.push_back(belt_contact(1, 0, 0.0, p.Fn, p.law));
+  return d;
+}
+
+ModelDescription make_torsion_pendulum(const TorsionPendulumParams& p) {
+  ModelDescription d = empty_model("torsion_pendulum", 1);
+  d.M(0, 0) = p.J2;
+  d.C(0, 0) = p.c2;
+  d.K(0, 0) = p.k2;
+  d.omega = 2.0 * M_PI * p.f_hz;
+  // −J2 φ̈1,m with φ̈1,m = A ω cos(ωt)
+  d.f_cos(0) = -p.J2 * p.A * d.omega;
   d.contacts.push_back(belt_contact(1, 0, 0.0, p.Fn, p.law));
   return d;
 }

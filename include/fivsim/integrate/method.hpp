@@ -1,6 +1,7 @@
 // fivsim/integrate/method.hpp — one interface to every integration method of fivsim (host): the
 // time steppers (Moreau, RK4-LCP, Gauss IRK-LCP, the PINN frameworks; moreau.hpp, rk_lcp.hpp,
-// pinn_step.hpp) and the event-driven reference (event_driven.hpp). `fivsim run` and `fivsim
+// pinn_step.hpp), the event-driven reference (event_driven.hpp) and the smooth integrator of dynamic
+// friction laws (smooth_dynamic.hpp). `fivsim run` and `fivsim
 // compare` drive all of them through it, seeing the same samples (one per dt) and the same event
 // list.
 #pragma once
@@ -16,6 +17,7 @@
 #include "fivsim/integrate/moreau.hpp"
 #include "fivsim/integrate/rk_lcp.hpp"
 #include "fivsim/integrate/simulation.hpp"
+#include "fivsim/integrate/smooth_dynamic.hpp"
 
 namespace fivsim {
 

@@ -97,7 +97,7 @@ RunOutcome simulate_rk_lcp(const Model<D>& m, const RkStepMap<D>& map, State<D>&
 
 // the integration methods of fivsim (method.hpp runs them all; the event-driven reference is not a
 // time stepper and has its own driver, event_driven.hpp)
-enum class MethodKind { moreau, rk4lcp, irk, event_driven, pinn };
+enum class MethodKind { moreau, rk4lcp, irk, event_driven, pinn, smooth };
 
 // the networks and trainings of the PINN methods (scenario /integrator/pinn)
 struct PinnConfig {
@@ -277,8 +277,8 @@ RunOutcome simulate_with_lcp_pinn(const MethodSpec& spec, const Model<D>& m, Sta
 template <class D, class Observer>
 RunOutcome simulate_time_stepper(const MethodSpec& spec, const Model<D>& m, State<D>& s, double dt, long steps,
                                  const StepOptions& opt, Observer&& observe) {
-  if (spec.kind == MethodKind::event_driven)
-    throw std::invalid_argument("simulate_time_stepper: the event-driven reference is not a time stepper");
+  if (spec.kind == MethodKind::event_driven || spec.kind == MethodKind::smooth)
+    throw std::invalid_argument("simulate_time_stepper: " + spec.label() + " is not a time stepper");
   if (spec.kind == MethodKind::pinn) return simulate_pinn(spec, m, s, dt, steps, opt, observe);
   if (spec.lcp_pinn) return simulate_with_lcp_pinn(spec, m, s, dt, steps, opt, observe);
   if (spec.kind == MethodKind::moreau) return simulate_moreau(m, s, dt, steps, opt, observe);

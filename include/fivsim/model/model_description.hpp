@@ -12,6 +12,7 @@
 
 #include <Eigen/Dense>
 
+#include "fivsim/friction/dynamic_laws.hpp"
 #include "fivsim/model/model.hpp"
 
 namespace fivsim {
@@ -25,6 +26,9 @@ struct ContactDescription {
   double Fn = 0.0;         // given normal force
   double gap0 = 0.0;       // gap at q = 0
   FrictionLaw law;
+  // a dynamic law (Dahl, LuGre, GMS) replaces `law`; only the smooth integrator runs it
+  bool dynamic = false;
+  DynamicFrictionLaw dynamic_law;
 };
 
 struct ModelDescription {
@@ -36,6 +40,11 @@ struct ModelDescription {
 
   int dof() const { return static_cast<int>(M.rows()); }
   int n_contacts() const { return static_cast<int>(contacts.size()); }
+  bool has_dynamic_friction() const {
+    for (const auto& c : contacts)
+      if (c.dynamic) return true;
+    return false;
+  }
   int n_normal() const {
     int k = 0;
     for (const auto& c : contacts) k += c.kind == ContactKind::given_normal ? 0 : 1;

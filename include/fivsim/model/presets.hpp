@@ -44,4 +44,14 @@ struct BaseExcitedParams {
 };
 ModelDescription make_base_excited_sdof(const BaseExcitedParams& p);
 
+// seed 002 Eq. 9: the disk of the double torsion pendulum, φ2 measured against the lower contact
+// surface whose rate is the input φ̇1,m = A sin(2π f t):
+//   J2 φ̈2 = −c2 φ̇2 − k2 φ2 − T_f(φ̇2) − J2 φ̈1,m,
+// with the friction torque T_f = μ(φ̇2, z)·Fn (Fn = 1 makes the law's coefficients torques in N m)
+struct TorsionPendulumParams {
+  double J2 = 1, c2 = 0, k2 = 0, A = 0, f_hz = 1, Fn = 1;
+  FrictionLaw law;
+};
+ModelDescription make_torsion_pendulum(const TorsionPendulumParams& p);
+
 }  // namespace fivsim
