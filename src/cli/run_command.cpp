@@ -170,6 +170,11 @@ int run_command(const RunArgs& args) {
       summary["reference"] = {{"ode_steps", outcome.reference_steps},
                               {"rhs_evaluations", outcome.rhs_evaluations},
                               {"event_tol", EventDrivenOptions{}.event_tol}};
+    } else if (sc.integrator.spec().kind == MethodKind::smooth) {
+      summary["smooth"] = {{"ode_steps", outcome.reference_steps},
+                           {"rhs_evaluations", outcome.rhs_evaluations},
+                           {"rel_tol", SmoothOptions{}.rel_tol},
+                           {"abs_tol", SmoothOptions{}.abs_tol}};
     } else {
       summary["lcp"] = {{"solver", lcp_solver_name(sc.integrator.step.solver)},
                         {"size", sc.model.lcp_size()},
