@@ -56,7 +56,7 @@ TEST(IdentifyCommand, BadConfigsExitTwoNamingThePointer) {
   const fs::path out = fresh_dir("identify_bad");
   const std::pair<std::string, std::string> cases[] = {
       {"--set /options/colour=1", "/options/colour: unknown key"},
-      {"--set /method=greybox", "/method: 'greybox' is not built yet"},
+      {"--set /method=pinn", "/method: 'pinn' is not built yet"},
       {"--set /method=fft", "/method: unknown value 'fft'"},
       {"--set /options/window=34", "/options/window: must be odd"},
       {"--set /options/v_stop=1e-7", "/options/v_stop: unknown key"},  // sindy has no stop samples

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <utility>
+#include <vector>
 
 #include "cli_common.hpp"
 #include "fivsim/io/identify_config.hpp"
@@ -80,17 +82,20 @@ int identify_command(const IdentifyArgs& args) {
       csv.close();
     }
     {
+      // one column per identified response
+      std::vector<std::pair<const char*, const Eigen::VectorXd*>> columns;
+      if (result.greybox_search) columns.push_back({"x_greybox", &result.greybox.response});
+      else columns.push_back({result.greybox_equation ? "x_greybox" : "x_sindy", &result.sindy.response.x});
+      if (result.extended) columns.push_back({"x_extended_sindy", &result.extended_sindy.response.x});
       CsvWriter csv(dir.file("response.csv"));
       csv.field("t");
       csv.field("x");
-      csv.field("x_sindy");
-      if (result.extended) csv.field("x_extended_sindy");
+      for (const auto& col : columns) csv.field(col.first);
       csv.end_row();
       for (long i = 0; i < r.size(); ++i) {
         csv.field(r.t(i));
         csv.field(r.x(i));
-        csv.field(result.sindy.response.x(i));
-        if (result.extended) csv.field(result.extended_sindy.response.x(i));
+        for (const auto& col : columns) csv.field(i < col.second->size() ? (*col.second)(i) : std::nan(""));
         csv.end_row();
       }
       csv.close();
@@ -104,7 +109,36 @@ int identify_command(const IdentifyArgs& args) {
                    {"input", r.has_input()}};
     j["library"] = json::array();
     for (const auto& t : config.library) j["library"].push_back(t.name);
-    j["sindy"] = report_json(result.sindy, config);
+    if (result.greybox_equation) {
+      // Eq. 11's (k, c, F) by least squares on the equation error
+      IdentifyConfig eq12 = config;
+      eq12.library = result.sindy.equation.terms;
+      j["library"] = json::array();
+      for (const auto& t : eq12.library) j["library"].push_back(t.name);
+      j["greybox"] = report_json(result.sindy, eq12);
+      j["greybox"]["optimizer"] = config.greybox_optimizer;
+    } else if (result.greybox_search) {
+      const GreyboxReport& g = result.greybox;
+      json values = json::object(), truth = json::object(), errors = json::object();
+      for (std::size_t k = 0; k < config.parameters.size(); ++k) {
+        const GreyboxParameter& p = config.parameters[k];
+        values[p.path] = g.values(static_cast<long>(k));
+        if (std::isfinite(p.truth)) {
+          truth[p.path] = p.truth;
+          errors[p.path] = p.truth != 0.0 ? 100.0 * std::abs(g.values(static_cast<long>(k)) - p.truth) / std::abs(p.truth)
+                                          : 100.0 * std::abs(g.values(static_cast<long>(k)));
+        }
+      }
+      j["greybox"] = {{"optimizer", config.greybox_optimizer}, {"parameters", values},
+                      {"rmse", g.response.size() ? json(g.rmse) : json(nullptr)},
+                      {"iterations", g.iterations},     {"evaluations", g.evaluations}};
+      if (!truth.empty()) {
+        j["greybox"]["truth"] = truth;
+        j["greybox"]["errors_percent"] = errors;
+      }
+    } else {
+      j["sindy"] = report_json(result.sindy, config);
+    }
     if (result.extended) {
       const BoundSurfaces& b = result.bounds;
       json e = report_json(result.extended_sindy, config);
@@ -138,7 +172,20 @@ int identify_command(const IdentifyArgs& args) {
 
     std::printf("identify %s (%s): %ld samples at dt = %g s, %.3g s -> %s\n", config.name.c_str(), config.method.c_str(),
                 r.size(), r.sample_dt(), wall, dir.final_path().c_str());
-    print_report("SINDy, every sample", result.sindy, config);
+    if (result.greybox_search) {
+      std::printf("  grey-box (%s, %d iterations, %ld simulations), RMSE of the response %.3g m:\n",
+                  config.greybox_optimizer.c_str(), result.greybox.iterations, result.greybox.evaluations,
+                  result.greybox.rmse);
+      for (std::size_t k = 0; k < config.parameters.size(); ++k) {
+        const GreyboxParameter& p = config.parameters[k];
+        std::printf("    %s = %.10g", p.path.c_str(), result.greybox.values(static_cast<long>(k)));
+        if (std::isfinite(p.truth)) std::printf(" (truth %.10g)", p.truth);
+        std::printf("\n");
+      }
+    } else {
+      print_report(result.greybox_equation ? "grey-box least squares, slip samples" : "SINDy, every sample",
+                   result.sindy, config);
+    }
     if (result.extended) {
       if (result.converges_to_sindy) {
         std::printf("  extended SINDy: no stop samples (|v| <= %g): converges to SINDy\n", config.v_stop);

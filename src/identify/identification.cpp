@@ -3,8 +3,12 @@
 #include "fivsim/identify/identification.hpp"
 
 #include <cmath>
+#include <memory>
 
+#include "fivsim/identify/greybox.hpp"
+#include "fivsim/integrate/method.hpp"
 #include "fivsim/io/json_reader.hpp"
+#include "fivsim/io/scenario.hpp"
 
 namespace fivsim {
 namespace {
@@ -64,7 +68,117 @@ SindyReport report(const IdentifyConfig& c, const Eigen::MatrixXd& xi, const Rec
   return r;
 }
 
+// greybox least_squares / rls: ẍ = k̂(u − x) + ĉ(u̇ − ẋ) − F̂ sgn(ẋ) over the slip samples
+IdentificationResult greybox_equation_error(const IdentifyConfig& config, const Record& record) {
+  if (!record.has_input()) throw InputError("/data", "greybox least squares fits seed 003 Eq. 11 and needs the input u");
+  IdentifyConfig c = config;
+  c.library = polynomial_terms(1, true, false);
+  c.library.push_back(parse_library_term("sgn(x2)"));
+  const Eigen::VectorXd acc = derivative(record.v, record, c);
+  const Segregation seg = segregate_stick_slip(record.v, 0.0, c.v_slip);
+  if (seg.slip.size() < 3) throw InputError("/options/v_slip", "leaves fewer than 3 slip samples");
+  const long n = static_cast<long>(seg.slip.size());
+  Eigen::MatrixXd phi(n, 3);
+  Eigen::VectorXd y(n);
+  for (long k = 0; k < n; ++k) {
+    const long i = seg.slip[k];
+    phi.row(k) << record.u(i) - record.x(i), record.du(i) - record.v(i), -(record.v(i) > 0 ? 1.0 : -1.0);
+    y(k) = acc(i);
+  }
+  const Eigen::VectorXd theta =
+      c.greybox_optimizer == "rls" ? recursive_least_squares(phi, y, c.rls_lambda) : least_squares_fit(phi, y);
+  Eigen::MatrixXd xi = Eigen::MatrixXd::Zero(5, 2);
+  xi(1, 0) = 1.0;
+  xi.col(1) = eq12_row(find_eq12_terms(c.library), 5, theta(0), theta(1), theta(2));
+  IdentificationResult out;
+  out.record = record;
+  out.greybox_equation = true;
+  out.sindy = report(c, xi, record, n, 0);
+  return out;
+}
+
+// greybox nelder_mead / genetic: the scenario's numbers at the parameter paths, by output error
+IdentificationResult greybox_search(const IdentifyConfig& c, const Record& record) {
+  const long n = static_cast<long>(c.parameters.size());
+  Eigen::VectorXd x0(n), lo(n), hi(n);
+  for (long i = 0; i < n; ++i) {
+    x0(i) = c.parameters[i].initial;
+    lo(i) = c.parameters[i].lo;
+    hi(i) = c.parameters[i].hi;
+  }
+  auto document_for = [&](const Eigen::VectorXd& x) {
+    nlohmann::json doc = c.model_document;
+    for (long i = 0; i < n; ++i) doc[nlohmann::json::json_pointer(c.parameters[i].path)] = x(i);
+    return doc;
+  };
+  // the mean squared output error; a failed simulation scores +∞
+  auto objective = [&](const Eigen::VectorXd& x) {
+    const Eigen::VectorXd r = scenario_response(document_for(x), record);
+    return r.size() == record.size() ? (r - record.x).squaredNorm() / static_cast<double>(record.size()) : HUGE_VAL;
+  };
+  std::string why;
+  if (scenario_response(document_for(x0), record, &why).size() != record.size())
+    throw InputError("/model/scenario", "does not simulate at the initial parameters: " + why);
+  SearchResult s;
+  if (c.greybox_optimizer == "genetic") {
+    s = genetic_search(
+        [&](const Eigen::MatrixXd& pop) {
+          Eigen::VectorXd f(pop.cols());
+#pragma omp parallel for schedule(dynamic)
+          for (long j = 0; j < pop.cols(); ++j) f(j) = objective(pop.col(j));
+          return f;
+        },
+        lo, hi, c.population, c.generations, c.search_seed);
+    if (c.polish) {
+      const SearchResult p = nelder_mead(objective, s.x, 0.01 * (hi - lo), lo, hi, c.max_iter_search);
+      s.iterations += p.iterations;
+      s.evaluations += p.evaluations;
+      if (p.f <= s.f) s.x = p.x, s.f = p.f;
+    }
+  } else {
+    s = nelder_mead(objective, x0, 0.05 * (hi - lo), lo, hi, c.max_iter_search);
+  }
+  IdentificationResult out;
+  out.record = record;
+  out.greybox_search = true;
+  out.greybox.values = s.x;
+  out.greybox.iterations = s.iterations;
+  out.greybox.evaluations = s.evaluations;
+  out.greybox.response = scenario_response(document_for(s.x), record);
+  out.greybox.rmse = std::sqrt(s.f);
+  return out;
+}
+
 }  // namespace
+
+Eigen::VectorXd scenario_response(const nlohmann::json& scenario, const Record& record, std::string* why) {
+  try {
+    nlohmann::json doc = scenario;
+    doc["integrator"]["dt"] = record.sample_dt();
+    doc["integrator"]["t_end"] = record.t(record.size() - 1) - record.t(0);
+    // statistics and output settings play no part in the response (and t_transient may exceed t_end)
+    doc.erase("analysis");
+    doc.erase("output");
+    doc.erase("sweep");
+    const Scenario sc = parse_scenario(doc);
+    auto model = std::make_unique<Model<HostDims>>();
+    make_model(sc.model, *model);
+    Eigen::VectorXd x(record.size());
+    long k = 0;
+    const MethodOutcome r = run_method(sc.integrator.spec(), sc.model, *model, sc.q0, sc.u0, sc.integrator.dt,
+                                       record.size() - 1, sc.integrator.step, [&](const SeriesPoint& p) {
+                                         if (k < x.size()) x(k++) = p.q[0];
+                                       });
+    if (r.status != Status::ok || k != x.size()) {
+      if (why) *why = "the simulation stopped at t = " + std::to_string(r.failed_at) + ": " + r.message;
+      return {};
+    }
+    return x;
+  } catch (const std::exception& e) {
+    if (why) *why = e.what();
+    return {};
+  }
+}
 
 Record identification_record(const IdentifyConfig& c) {
   Record r;
@@ -97,6 +211,9 @@ Record identification_record(const IdentifyConfig& c) {
 }
 
 IdentificationResult identify(const IdentifyConfig& c, const Record& record) {
+  if (c.method == "greybox")
+    return c.greybox_optimizer == "least_squares" || c.greybox_optimizer == "rls" ? greybox_equation_error(c, record)
+                                                                                   : greybox_search(c, record);
   IdentificationResult out;
   out.record = record;
   const Eigen::MatrixXd X = state_matrix(record, {});

@@ -27,6 +27,25 @@ GridAxis grid_axis(JsonObject& o, const std::string& key) {
   return {v[0], v[1], static_cast<int>(v[2])};
 }
 
+// {"scenario": path, "set": {pointer: value}}: the scenario document after its overrides
+json scenario_with_overrides(JsonObject& block, const std::string& base_dir, std::string& path) {
+  path = resolve(base_dir, block.string("scenario"));
+  json doc = load_json_file(path);
+  if (block.has("set")) {
+    JsonObject set = block.object("set");
+    for (auto it = block.raw("set").begin(); it != block.raw("set").end(); ++it) {
+      json::json_pointer ptr;
+      try {
+        ptr = json::json_pointer(it.key());
+      } catch (const json::exception&) {
+        throw InputError(set.pointer_of(it.key()), "is not a JSON pointer");
+      }
+      doc[ptr] = it.value();
+    }
+  }
+  return doc;
+}
+
 void parse_data(JsonObject& root, IdentifyConfig& c, const std::string& base_dir) {
   JsonObject data = root.object("data");
   const bool has_path = data.has("path"), has_scenario = data.has("scenario");
@@ -41,20 +60,9 @@ void parse_data(JsonObject& root, IdentifyConfig& c, const std::string& base_dir
     if (!c.columns.du.empty() && c.columns.u.empty()) throw InputError(data.pointer_of("du"), "needs the column u too");
   } else {
     c.simulate = true;
-    const std::string path = resolve(base_dir, data.string("scenario"));
-    json doc = load_json_file(path);
-    if (data.has("set")) {
-      JsonObject set = data.object("set");
-      for (auto it = data.raw("set").begin(); it != data.raw("set").end(); ++it) {
-        json::json_pointer ptr;
-        try {
-          ptr = json::json_pointer(it.key());
-        } catch (const json::exception&) {
-          throw InputError(set.pointer_of(it.key()), "is not a JSON pointer");
-        }
-        doc[ptr] = it.value();
-      }
-    }
+    std::string path;
+    json doc = scenario_with_overrides(data, base_dir, path);
+    c.data_document = doc;
     Scenario sc;
     try {
       sc = parse_scenario(doc);
@@ -112,18 +120,88 @@ void parse_library(JsonObject& root, IdentifyConfig& c) {
   lib.finish();
 }
 
-void parse_options(JsonObject& root, IdentifyConfig& c) {
+// the Savitzky–Golay window and order of the derivatives
+void parse_derivative_options(JsonObject& o, IdentifyConfig& c) {
+  c.window = static_cast<int>(o.integer_or("window", 35, 3));
+  c.order = static_cast<int>(o.integer_or("order", 3, 1));
+  if (c.window % 2 == 0) throw InputError(o.pointer_of("window"), "must be odd");
+  if (c.order >= c.window) throw InputError(o.pointer_of("order"), "must be smaller than the window");
+}
+
+// greybox: the optimiser, and for the output-error searches the scenario and its parameters
+void parse_greybox(JsonObject& root, JsonObject& o, IdentifyConfig& c, const std::string& base_dir) {
+  const bool search_model = root.has("model");
+  c.greybox_optimizer = o.choice_or("optimizer", search_model ? "nelder_mead" : "least_squares",
+                                    {"least_squares", "rls", "nelder_mead", "genetic"});
+  const bool search = c.greybox_optimizer == "nelder_mead" || c.greybox_optimizer == "genetic";
+  if (!search) {
+    if (search_model) throw InputError("/model", "applies to the nelder_mead and genetic optimizers");
+    if (root.has("parameters")) throw InputError("/parameters", "applies to the nelder_mead and genetic optimizers");
+    c.v_slip = o.number_or("v_slip", 1e-3, NumberRule::non_negative);
+    c.rls_lambda = o.number_or("lambda", 1.0, NumberRule::positive);
+    if (c.rls_lambda > 1.0) throw InputError(o.pointer_of("lambda"), "must be in (0, 1]");
+    return;
+  }
+  if (!search_model) throw InputError("/model", "is required by " + c.greybox_optimizer + " (the scenario to fit)");
+  JsonObject mo = root.object("model");
+  std::string path;
+  c.model_document = scenario_with_overrides(mo, base_dir, path);
+  mo.finish();
+  Scenario sc;
+  try {
+    sc = parse_scenario(c.model_document);
+  } catch (const InputError& e) {
+    throw InputError("/model/scenario", "'" + path + "': " + e.what());
+  }
+  const json& list = root.array("parameters");
+  if (list.empty()) throw InputError("/parameters", "must name at least one number to fit");
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    JsonObject po(list[i], pointer_join("/parameters", i));
+    GreyboxParameter p;
+    p.path = po.string("path");
+    json::json_pointer ptr;
+    try {
+      ptr = json::json_pointer(p.path);
+    } catch (const json::exception&) {
+      throw InputError(po.pointer_of("path"), "'" + p.path + "' is not a JSON pointer");
+    }
+    if (!c.model_document.contains(ptr) || !c.model_document[ptr].is_number())
+      throw InputError(po.pointer_of("path"), "'" + p.path + "' is not a number of the model scenario");
+    const std::vector<double> b = po.numbers("bounds", 2, NumberRule::any, "lower and upper bound");
+    if (!(b[1] > b[0])) throw InputError(po.pointer_of("bounds"), "needs lower < upper");
+    p.lo = b[0];
+    p.hi = b[1];
+    p.initial = po.number_or("initial", c.model_document[ptr].get<double>());
+    if (p.initial < p.lo || p.initial > p.hi) throw InputError(po.pointer_of("initial"), "must lie within the bounds");
+    if (c.simulate && c.data_document.contains(ptr) && c.data_document[ptr].is_number())
+      p.truth = c.data_document[ptr].get<double>();
+    po.finish();
+    c.parameters.push_back(p);
+  }
+  c.max_iter_search = static_cast<int>(o.integer_or("max_iter", 2000, 1));
+  if (c.greybox_optimizer == "genetic") {
+    c.population = static_cast<int>(o.integer_or("population", 48, 4));
+    c.generations = static_cast<int>(o.integer_or("generations", 40, 1));
+    c.polish = o.boolean_or("polish", true);
+    c.search_seed = static_cast<std::uint64_t>(o.integer_or("seed", 1, 0));
+  }
+}
+
+void parse_options(JsonObject& root, IdentifyConfig& c, const std::string& base_dir) {
   JsonObject o = root.has("options") ? root.object("options") : JsonObject(kEmptyObject, "/options");
+  if (c.method == "greybox") {
+    parse_derivative_options(o, c);
+    parse_greybox(root, o, c, base_dir);
+    o.finish();
+    return;
+  }
   c.sindy.optimizer = o.choice_or("optimizer", c.method == "extended_sindy" ? "sr3" : "stlsq", {"stlsq", "sr3"});
   c.sindy.threshold = o.number_or("threshold", c.sindy.optimizer == "sr3" ? 0.05 : 0.03, NumberRule::non_negative);
   c.sindy.alpha = o.number_or("alpha", 0.0, NumberRule::non_negative);
   c.sindy.nu = o.number_or("nu", 1.0, NumberRule::positive);
   c.sindy.max_iter = static_cast<int>(o.integer_or("max_iter", 10000, 1));
   c.constrain_dx1 = o.boolean_or("constrain_dx1", true);
-  c.window = static_cast<int>(o.integer_or("window", 35, 3));
-  c.order = static_cast<int>(o.integer_or("order", 3, 1));
-  if (c.window % 2 == 0) throw InputError(o.pointer_of("window"), "must be odd");
-  if (c.order >= c.window) throw InputError(o.pointer_of("order"), "must be smaller than the window");
+  parse_derivative_options(o, c);
   if (c.method == "extended_sindy") {
     c.v_stop = o.number_or("v_stop", 1e-7, NumberRule::non_negative);
     c.v_slip = o.number_or("v_slip", 1e-3, NumberRule::non_negative);
@@ -143,8 +221,8 @@ IdentifyConfig parse_identify_config(const json& doc, const std::string& base_di
   c.name = root.string("name");
   if (root.has("description")) (void)root.string("description");
   c.method = root.choice("method", {"sindy", "extended_sindy", "greybox", "pinn", "joint_terms"});
-  if (c.method != "sindy" && c.method != "extended_sindy")
-    throw InputError("/method", "'" + c.method + "' is not built yet; sindy and extended_sindy are (see issue 6)");
+  if (c.method == "pinn" || c.method == "joint_terms")
+    throw InputError("/method", "'" + c.method + "' is not built yet; sindy, extended_sindy and greybox are");
   parse_data(root, c, base_dir);
   if (root.has("noise")) {
     JsonObject n = root.object("noise");
@@ -155,8 +233,8 @@ IdentifyConfig parse_identify_config(const json& doc, const std::string& base_di
     c.noise_seed = static_cast<std::uint64_t>(n.integer_or("seed", 1, 0));
     n.finish();
   }
-  parse_library(root, c);
-  parse_options(root, c);
+  if (c.method != "greybox") parse_library(root, c);
+  parse_options(root, c, base_dir);
   if (root.has("truth")) {
     JsonObject t = root.object("truth");
     c.truth = SdofParameters{t.number("k"), t.number("c"), t.number("F")};

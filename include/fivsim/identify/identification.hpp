@@ -1,7 +1,10 @@
 // fivsim/identify/identification.hpp — one identification from a configuration (DESIGN.md §4,
 // `fivsim identify`): the record, its derivatives, plain SINDy on every sample, and for
 // `extended_sindy` the three steps of seed 003 §3 (identify/extended_sindy.hpp); each identified
-// equation re-simulated against the record (identify/sdof_response.hpp).
+// equation re-simulated against the record (identify/sdof_response.hpp). `greybox` fits either the
+// mass-normalised (k, c, F) of seed 003 Eq. 11 by (recursive) least squares on the equation error,
+// or any numbers of a scenario (JSON pointers) by Nelder–Mead or a genetic algorithm on the output
+// error of the simulated scenario (identify/greybox.hpp; seed 002 §3.3).
 #pragma once
 
 #include <cstdint>
@@ -25,6 +28,13 @@ struct SdofParameters {
   double k = 0.0, c = 0.0, F = 0.0;
 };
 
+// a scenario number fitted by `greybox` (output error)
+struct GreyboxParameter {
+  std::string path;  // JSON pointer into the model scenario
+  double initial = 0.0, lo = 0.0, hi = 0.0;
+  double truth = std::numeric_limits<double>::quiet_NaN();  // the data scenario's value, when simulated
+};
+
 struct IdentifyConfig {
   std::string name;
   std::string method;  // sindy | extended_sindy
@@ -35,6 +45,7 @@ struct IdentifyConfig {
   RecordColumns columns;
   bool simulate = false;
   ModelDescription model;  // simulate: the scenario's single-DoF model
+  nlohmann::json data_document;  // simulate: that scenario after its overrides
   double q0 = 0.0, u0 = 0.0, t_end = 0.0, sample_dt = 0.0;
   double base_amplitude = 0.0;  // simulate, base_excited_sdof: u = A sin(ωt)
   bool base_input = false;
@@ -49,7 +60,17 @@ struct IdentifyConfig {
   SindyOptions sindy;
   bool constrain_dx1 = true;  // ẋ1 = x2 (seed 003: the SR3 constraint)
 
-  double v_stop = 1e-7, v_slip = 1e-3;  // Eq. 15
+  // greybox: least_squares | rls (equation error of Eq. 11) or nelder_mead | genetic (output error)
+  std::string greybox_optimizer;
+  nlohmann::json model_document;  // nelder_mead, genetic: the scenario whose numbers are fitted
+  std::vector<GreyboxParameter> parameters;
+  int max_iter_search = 2000;
+  int population = 48, generations = 40;  // genetic
+  bool polish = true;                     // genetic: Nelder–Mead from the best candidate
+  std::uint64_t search_seed = 1;
+  double rls_lambda = 1.0;
+
+  double v_stop = 1e-7, v_slip = 1e-3;  // Eq. 15 (greybox least squares: v_slip only)
   GridAxis k_grid, c_grid;               // n = 0: around the slip-sample SINDy estimate
   std::optional<SdofParameters> truth;   // relative errors are reported when known
 };
@@ -63,6 +84,14 @@ struct SindyReport {
   int iterations = 0;
 };
 
+struct GreyboxReport {
+  Eigen::VectorXd values;    // per parameter
+  Eigen::VectorXd response;  // x of the fitted scenario at the record's times
+  double rmse = 0.0;
+  int iterations = 0;
+  long evaluations = 0;
+};
+
 struct IdentificationResult {
   Record record;           // as identified (after noise), with v, u, du filled
   SindyReport sindy;       // plain SINDy on every sample
@@ -73,7 +102,15 @@ struct IdentificationResult {
   BoundSurfaces bounds;    // step 3
   SindyReport extended_sindy;
   std::vector<std::string> dropped_terms;  // step-2 terms outside Eq. 12
+  bool greybox_equation = false;  // greybox least_squares / rls: `sindy` holds the Eq. 12 fit
+  bool greybox_search = false;    // greybox nelder_mead / genetic: `greybox` holds the fit
+  GreyboxReport greybox;
 };
+
+// the response x(t) of a scenario document at the record's times (its integrator, dt = the
+// record's sample interval, its analysis, output and sweep blocks dropped); empty when the scenario
+// is invalid or the run fails, with the reason in `why`
+Eigen::VectorXd scenario_response(const nlohmann::json& scenario, const Record& record, std::string* why = nullptr);
 
 // the record the configuration describes (CSV or simulation, then noise); InputError for bad data
 Record identification_record(const IdentifyConfig& config);

@@ -1,0 +1,50 @@
+// fivsim/identify/greybox.hpp — grey-box fitting of friction-model parameters (seed 002 §3.3):
+// least squares and recursive least squares where the model is linear in its parameters
+// (seed 002 Eqs. 10–13), and Nelder–Mead simplex search and a genetic algorithm where it is not
+// (§3.3.2), each candidate scored by simulating the model (output error). The optimisers are plain
+// host code over objective callbacks; a batch objective scores a whole population at once (the
+// caller runs the simulations in parallel).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include <Eigen/Dense>
+
+namespace fivsim {
+
+// ordinary least squares θ = argmin ‖Φθ − y‖ (Eq. 12–13 in batch form)
+Eigen::VectorXd least_squares_fit(const Eigen::MatrixXd& phi, const Eigen::VectorXd& y);
+
+// recursive least squares over the rows of Φ with forgetting factor λ ∈ (0, 1]:
+// K = P φ / (λ + φᵀ P φ), θ += K (y − φᵀθ), P = (P − K φᵀ P)/λ, from θ = 0, P = p0·I
+Eigen::VectorXd recursive_least_squares(const Eigen::MatrixXd& phi, const Eigen::VectorXd& y, double lambda = 1.0,
+                                        double p0 = 1e12);
+
+using Objective = std::function<double(const Eigen::VectorXd&)>;
+// scores every column of a candidate matrix (parameters × candidates)
+using BatchObjective = std::function<Eigen::VectorXd(const Eigen::MatrixXd&)>;
+
+struct SearchResult {
+  Eigen::VectorXd x;
+  double f = 0.0;
+  int iterations = 0;
+  long evaluations = 0;
+};
+
+// Nelder–Mead (reflection 1, expansion 2, contraction ½, shrink ½) inside the box [lo, hi]
+// (candidates are clamped to it), from x0 with an initial simplex of `scale` (per coordinate);
+// stops when the spread of the simplex values is below ftol·(1 + |f_best|) and its diameter
+// below xtol relative to the box, or after max_iter iterations
+SearchResult nelder_mead(const Objective& f, const Eigen::VectorXd& x0, const Eigen::VectorXd& scale,
+                         const Eigen::VectorXd& lo, const Eigen::VectorXd& hi, int max_iter = 2000,
+                         double ftol = 1e-14, double xtol = 1e-10);
+
+// a real-coded genetic algorithm in [lo, hi]: tournament selection (size 3), blend crossover
+// (BLX-0.5), Gaussian mutation (σ = 10% of the box, probability 1/n per gene), two elites;
+// deterministic for a seed; every generation is one call of the batch objective
+SearchResult genetic_search(const BatchObjective& f, const Eigen::VectorXd& lo, const Eigen::VectorXd& hi,
+                            int population, int generations, std::uint64_t seed);
+
+}  // namespace fivsim
