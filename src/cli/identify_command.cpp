@@ -85,7 +85,9 @@ int identify_command(const IdentifyArgs& args) {
       // one column per identified response
       std::vector<std::pair<const char*, const Eigen::VectorXd*>> columns;
       if (result.greybox_search) columns.push_back({"x_greybox", &result.greybox.response});
-      else columns.push_back({result.greybox_equation ? "x_greybox" : "x_sindy", &result.sindy.response.x});
+      else
+        columns.push_back({result.greybox_equation ? "x_greybox" : result.joint_terms ? "x_joint_terms" : "x_sindy",
+                           &result.sindy.response.x});
       if (result.extended) columns.push_back({"x_extended_sindy", &result.extended_sindy.response.x});
       CsvWriter csv(dir.file("response.csv"));
       csv.field("t");
@@ -136,6 +138,9 @@ int identify_command(const IdentifyArgs& args) {
         j["greybox"]["truth"] = truth;
         j["greybox"]["errors_percent"] = errors;
       }
+    } else if (result.joint_terms) {
+      j["joint_terms"] = report_json(result.sindy, config);
+      j["joint_terms"]["known"] = "the known scenario's M, C, K and forcing (docs/IDENTIFY.md)";
     } else {
       j["sindy"] = report_json(result.sindy, config);
     }
@@ -183,7 +188,9 @@ int identify_command(const IdentifyArgs& args) {
         std::printf("\n");
       }
     } else {
-      print_report(result.greybox_equation ? "grey-box least squares, slip samples" : "SINDy, every sample",
+      print_report(result.greybox_equation ? "grey-box least squares, slip samples"
+                   : result.joint_terms        ? "unknown terms beside the known right-hand side"
+                                               : "SINDy, every sample",
                    result.sindy, config);
     }
     if (result.extended) {

@@ -97,6 +97,47 @@ IdentificationResult greybox_equation_error(const IdentifyConfig& config, const 
   return out;
 }
 
+// joint_terms (seed 004 Eqs. 1–9): ẍ − f^k(x, ẋ, t) ≈ Θ(x, ẋ, u, u̇)ξ, the known part from the
+// known model's M, C, K and forcing
+IdentificationResult joint_terms(const IdentifyConfig& c, const Record& record) {
+  const ModelDescription& km = c.known_model;
+  const double M = km.M(0, 0), C = km.C(0, 0), K = km.K(0, 0);
+  const double f0 = km.f0(0), fs = km.f_sin(0), fc = km.f_cos(0), w = km.omega;
+  auto known = [=](double t, double x1, double x2, double& d1, double& d2) {
+    d1 = x2;
+    d2 = (f0 + fs * std::sin(w * t) + fc * std::cos(w * t) - C * x2 - K * x1) / M;
+  };
+  std::vector<long> rows;
+  if (c.slip_only) rows = segregate_stick_slip(record.v, 0.0, c.v_slip).slip;
+  else
+    for (long i = 0; i < record.size(); ++i) rows.push_back(i);
+  if (rows.size() < c.library.size())
+    throw InputError("/options/v_slip", "leaves fewer samples than library terms");
+  const Eigen::VectorXd acc = derivative(record.v, record, c);
+  Eigen::VectorXd y(static_cast<long>(rows.size()));
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    const long i = rows[k];
+    double d1, d2;
+    known(record.t(i), record.x(i), record.v(i), d1, d2);
+    y(static_cast<long>(k)) = acc(i) - d2;
+  }
+  const SindyFit fit = sindy_fit(evaluate_library(c.library, state_matrix(record, rows)), y, c.sindy);
+  IdentificationResult out;
+  out.record = record;
+  out.joint_terms = true;
+  SindyReport& r = out.sindy;
+  r.equation.terms = c.library;
+  r.equation.xi = Eigen::MatrixXd::Zero(static_cast<long>(c.library.size()), 2);
+  r.equation.xi.col(1) = fit.xi.col(0);
+  r.equation.known = known;
+  r.text = {"dx1 = x2 (known)", "dx2 = known + f_u", sindy_equation(fit.xi.col(0), c.library, "f_u")};
+  r.parameters = parameters_of(fit.xi.col(0), c.library);
+  r.response = simulate_identified(r.equation, record);
+  r.samples = static_cast<long>(rows.size());
+  r.iterations = fit.iterations;
+  return out;
+}
+
 // greybox nelder_mead / genetic: the scenario's numbers at the parameter paths, by output error
 IdentificationResult greybox_search(const IdentifyConfig& c, const Record& record) {
   const long n = static_cast<long>(c.parameters.size());
@@ -211,6 +252,7 @@ Record identification_record(const IdentifyConfig& c) {
 }
 
 IdentificationResult identify(const IdentifyConfig& c, const Record& record) {
+  if (c.method == "joint_terms") return joint_terms(c, record);
   if (c.method == "greybox")
     return c.greybox_optimizer == "least_squares" || c.greybox_optimizer == "rls" ? greybox_equation_error(c, record)
                                                                                    : greybox_search(c, record);

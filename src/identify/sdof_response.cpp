@@ -41,6 +41,7 @@ class IdentifiedSystem {
     input(t, u, du);
     const double x[kSindyVars] = {x1, x2, u, du};
     d1 = d2 = 0.0;
+    if (eq_.known) eq_.known(t, x1, x2, d1, d2);
     for (std::size_t j = 0; j < eq_.terms.size(); ++j) {
       const double theta = static_cast<int>(j) == sgn_ && sticks() ? dir : evaluate_term(eq_.terms[j], x);
       d1 += eq_.xi(j, 0) * theta;

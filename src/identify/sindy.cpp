@@ -149,7 +149,7 @@ Eigen::MatrixXd evaluate_library(const std::vector<LibraryTerm>& terms, const Ei
 SindyFit sindy_fit(const Eigen::MatrixXd& theta, const Eigen::MatrixXd& dX, const SindyOptions& o) {
   if (theta.rows() != dX.rows() || theta.rows() < 1)
     throw std::invalid_argument("sindy_fit: Θ and Ẋ need the same, non-zero number of rows");
-  if (o.optimizer != "stlsq" && o.optimizer != "sr3")
+  if (o.optimizer != "stlsq" && o.optimizer != "sr3" && o.optimizer != "lasso")
     throw std::invalid_argument("sindy_fit: unknown optimizer '" + o.optimizer + "'");
   const long p = theta.cols();
   const Eigen::VectorXd scale = column_scales(theta);
@@ -173,7 +173,32 @@ SindyFit sindy_fit(const Eigen::MatrixXd& theta, const Eigen::MatrixXd& dX, cons
     // below threshold in physical units
     auto small = [&](const Eigen::VectorXd& xn, int j) { return std::abs(xn(j) / scale(j)) < o.threshold; };
     Eigen::VectorXd xn = fit_on_support(A, y, support, o.alpha);
-    if (o.optimizer == "stlsq") {
+    if (o.optimizer == "lasso") {
+      // coordinate descent over the free columns, then thresholding and a refit on the support
+      const double N = static_cast<double>(A.rows());
+      Eigen::VectorXd w = Eigen::VectorXd::Zero(p);
+      Eigen::VectorXd r = y;
+      for (int it = 0; it < o.max_iter; ++it) {
+        double change = 0.0, size = 0.0;
+        for (int j : support) {
+          const double norm2 = A.col(j).squaredNorm() / N;
+          if (norm2 == 0.0) continue;
+          const double rho = A.col(j).dot(r) / N + norm2 * w(j);
+          const double next = (rho > o.alpha ? rho - o.alpha : rho < -o.alpha ? rho + o.alpha : 0.0) / norm2;
+          if (next != w(j)) r -= A.col(j) * (next - w(j));
+          change = std::max(change, std::abs(next - w(j)));
+          size = std::max(size, std::abs(next));
+          w(j) = next;
+        }
+        ++fit.iterations;
+        if (change <= o.tol * std::max(size, 1e-300)) break;
+      }
+      std::vector<int> kept;
+      for (int j : support)
+        if (w(j) != 0.0 && !small(w, j)) kept.push_back(j);
+      support = kept;
+      xn = fit_on_support(A, y, support, 0.0);
+    } else if (o.optimizer == "stlsq") {
       for (int it = 0; it < 50; ++it) {
         std::vector<int> kept;
         for (int j : support)

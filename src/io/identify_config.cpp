@@ -195,12 +195,19 @@ void parse_options(JsonObject& root, IdentifyConfig& c, const std::string& base_
     o.finish();
     return;
   }
-  c.sindy.optimizer = o.choice_or("optimizer", c.method == "extended_sindy" ? "sr3" : "stlsq", {"stlsq", "sr3"});
+  c.sindy.optimizer = o.choice_or("optimizer", c.method == "extended_sindy" ? "sr3" : "stlsq", {"stlsq", "sr3", "lasso"});
   c.sindy.threshold = o.number_or("threshold", c.sindy.optimizer == "sr3" ? 0.05 : 0.03, NumberRule::non_negative);
   c.sindy.alpha = o.number_or("alpha", 0.0, NumberRule::non_negative);
   c.sindy.nu = o.number_or("nu", 1.0, NumberRule::positive);
   c.sindy.max_iter = static_cast<int>(o.integer_or("max_iter", 10000, 1));
-  c.constrain_dx1 = o.boolean_or("constrain_dx1", true);
+  if (c.method == "joint_terms") {
+    // ẋ1 = x2 is part of the known right-hand side
+    c.constrain_dx1 = false;
+    c.slip_only = o.choice_or("samples", "all", {"all", "slip"}) == "slip";
+    c.v_slip = o.number_or("v_slip", 1e-3, NumberRule::non_negative);
+  } else {
+    c.constrain_dx1 = o.boolean_or("constrain_dx1", true);
+  }
   parse_derivative_options(o, c);
   if (c.method == "extended_sindy") {
     c.v_stop = o.number_or("v_stop", 1e-7, NumberRule::non_negative);
@@ -221,8 +228,8 @@ IdentifyConfig parse_identify_config(const json& doc, const std::string& base_di
   c.name = root.string("name");
   if (root.has("description")) (void)root.string("description");
   c.method = root.choice("method", {"sindy", "extended_sindy", "greybox", "pinn", "joint_terms"});
-  if (c.method == "pinn" || c.method == "joint_terms")
-    throw InputError("/method", "'" + c.method + "' is not built yet; sindy, extended_sindy and greybox are");
+  if (c.method == "pinn")
+    throw InputError("/method", "'pinn' is not built yet; sindy, extended_sindy, greybox and joint_terms are");
   parse_data(root, c, base_dir);
   if (root.has("noise")) {
     JsonObject n = root.object("noise");
@@ -232,6 +239,19 @@ IdentifyConfig parse_identify_config(const json& doc, const std::string& base_di
     else c.noise_std = n.number("std", NumberRule::non_negative);
     c.noise_seed = static_cast<std::uint64_t>(n.integer_or("seed", 1, 0));
     n.finish();
+  }
+  if (c.method == "joint_terms") {
+    JsonObject ko = root.object("known");
+    std::string path;
+    const json doc = scenario_with_overrides(ko, base_dir, path);
+    ko.finish();
+    try {
+      c.known_model = parse_scenario(doc).model;
+    } catch (const InputError& e) {
+      throw InputError("/known/scenario", "'" + path + "': " + e.what());
+    }
+    if (c.known_model.dof() != 1) throw InputError("/known/scenario", "needs a single-DoF model");
+    c.truth.reset();  // the unknown terms have no (k, c, F) truth
   }
   if (c.method != "greybox") parse_library(root, c);
   parse_options(root, c, base_dir);

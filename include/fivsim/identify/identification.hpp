@@ -70,7 +70,12 @@ struct IdentifyConfig {
   std::uint64_t search_seed = 1;
   double rls_lambda = 1.0;
 
-  double v_stop = 1e-7, v_slip = 1e-3;  // Eq. 15 (greybox least squares: v_slip only)
+  // joint_terms (seed 004): the known right-hand side is this model's M, C, K and forcing (its
+  // contacts are the unknown); `slip_only` fits the samples with |v| > v_slip only
+  ModelDescription known_model;
+  bool slip_only = false;
+
+  double v_stop = 1e-7, v_slip = 1e-3;  // Eq. 15 (greybox least squares, joint_terms: v_slip only)
   GridAxis k_grid, c_grid;               // n = 0: around the slip-sample SINDy estimate
   std::optional<SdofParameters> truth;   // relative errors are reported when known
 };
@@ -102,6 +107,7 @@ struct IdentificationResult {
   BoundSurfaces bounds;    // step 3
   SindyReport extended_sindy;
   std::vector<std::string> dropped_terms;  // step-2 terms outside Eq. 12
+  bool joint_terms = false;       // joint_terms: `sindy` holds the known + unknown equation
   bool greybox_equation = false;  // greybox least_squares / rls: `sindy` holds the Eq. 12 fit
   bool greybox_search = false;    // greybox nelder_mead / genetic: `greybox` holds the fit
   GreyboxReport greybox;

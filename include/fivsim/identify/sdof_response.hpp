@@ -9,6 +9,7 @@
 // between samples is the cubic Hermite interpolant of (u, u̇).
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include <Eigen/Dense>
@@ -21,6 +22,8 @@ namespace fivsim {
 struct IdentifiedSdof {
   std::vector<LibraryTerm> terms;
   Eigen::MatrixXd xi;  // terms × 2 (ẋ1, ẋ2)
+  // a known right-hand side added to the library terms (seed 004 Eq. 1: ṡ = f^k + f^u); empty: none
+  std::function<void(double t, double x1, double x2, double& d1, double& d2)> known;
 };
 
 struct SdofResponse {

@@ -6,6 +6,7 @@
 // Ẋ ≈ Θ(X)·Ξ is solved by
 //   STLSQ: ridge least squares (Eq. 10, weight alpha), then coefficients below `threshold` are
 //          zeroed and the rest refitted, until the support stops changing;
+//   LASSO: coordinate descent on (1/2N)‖ẋ − Θξ‖² + alpha·‖ξ‖₁ (seed 004 ref. 5);
 //   SR3:   the relaxed problem ½‖Ẋ − ΘΞ‖² + λ·L0(W) + ‖Ξ − W‖²/(2ν) (Zheng et al., seed 003
 //          ref. 22) alternating a least-squares Ξ-step with a hard-threshold W-step, with
 //          equality constraints that fix coefficients (ẋ1 = x2 fixes the whole ẋ1 row).
@@ -56,12 +57,12 @@ struct FixedCoefficient {
 };
 
 struct SindyOptions {
-  std::string optimizer = "stlsq";  // stlsq | sr3
+  std::string optimizer = "stlsq";  // stlsq | sr3 | lasso
   double threshold = 0.03;
-  double alpha = 0.0;      // STLSQ ridge weight (Eq. 10)
+  double alpha = 0.0;      // STLSQ ridge weight (Eq. 10); LASSO L1 weight (normalised columns)
   double nu = 1.0;         // SR3 relaxation (in normalised coordinates)
-  int max_iter = 10000;    // SR3 iterations (STLSQ stops after at most 50 support changes)
-  double tol = 1e-10;      // SR3: stop when the relative change of Ξ is below this
+  int max_iter = 10000;    // SR3 / LASSO sweeps (STLSQ stops after at most 50 support changes)
+  double tol = 1e-10;      // SR3 / LASSO: stop when the relative change of Ξ is below this
   std::vector<FixedCoefficient> fixed;
 };
 
