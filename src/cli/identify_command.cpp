@@ -133,7 +133,9 @@ int identify_command(const IdentifyArgs& args) {
       }
       j["greybox"] = {{"optimizer", config.greybox_optimizer}, {"parameters", values},
                       {"rmse", g.response.size() ? json(g.rmse) : json(nullptr)},
-                      {"iterations", g.iterations},     {"evaluations", g.evaluations}};
+                      {"iterations", g.iterations},     {"evaluations", g.evaluations},
+                      {"wall_s", g.wall_s},
+                      {"simulations_per_s", g.wall_s > 0 ? g.evaluations / g.wall_s : 0.0}};
       if (!truth.empty()) {
         j["greybox"]["truth"] = truth;
         j["greybox"]["errors_percent"] = errors;
@@ -155,7 +157,11 @@ int identify_command(const IdentifyArgs& args) {
       if (!result.converges_to_sindy) {
         e["bounds"] = {{"k_grid", {b.k.a, b.k.b, b.k.n}}, {"c_grid", {b.c.a, b.c.b, b.c.n}},
                        {"k_star", b.k_star},          {"c_star", b.c_star},
-                       {"F_star", b.F_star},          {"D_min", b.D_min}};
+                       {"F_star", b.F_star},          {"D_min", b.D_min},
+                       {"wall_s", b.wall_s},
+                       // grid points × samples each evaluates (stop samples for Φ1, slip samples for Φ2)
+                       {"point_samples_per_s",
+                        b.wall_s > 0 ? double(b.k.n) * b.c.n * double(result.n_stop + result.n_slip) / b.wall_s : 0.0}};
         CsvWriter csv(dir.file("bounds.csv"));
         for (const char* h : {"k", "c", "phi1", "phi2", "D"}) csv.field(h);
         csv.end_row();

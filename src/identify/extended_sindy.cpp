@@ -2,6 +2,7 @@
 // (identify/extended_sindy.hpp; seed 003 Eqs. 15–20).
 #include "fivsim/identify/extended_sindy.hpp"
 
+#include <chrono>
 #include <cmath>
 #include <limits>
 
@@ -19,6 +20,7 @@ Segregation segregate_stick_slip(const Eigen::VectorXd& x2, double v_stop, doubl
 
 BoundSurfaces stick_slip_bounds(const BoundSamples& stop, const BoundSamples& slip, const GridAxis& k,
                                 const GridAxis& c) {
+  const auto t0 = std::chrono::steady_clock::now();
   BoundSurfaces b;
   b.k = k;
   b.c = c;
@@ -31,6 +33,7 @@ BoundSurfaces stick_slip_bounds(const BoundSamples& stop, const BoundSamples& sl
     b.phi1(i, j) = stick_lower_bound(stop, k.at(i), c.at(j));
     b.phi2(i, j) = slip_upper_bound(slip, k.at(i), c.at(j));
   }
+  b.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   // Eqs. 18–20: the first grid point of least distance (row-major order: deterministic)
   b.D_min = std::numeric_limits<double>::infinity();
   for (int i = 0; i < k.n; ++i)

@@ -2,6 +2,7 @@
 // (identify/identification.hpp; seed 003 §2–3).
 #include "fivsim/identify/identification.hpp"
 
+#include <chrono>
 #include <cmath>
 #include <memory>
 
@@ -157,6 +158,7 @@ IdentificationResult greybox_search(const IdentifyConfig& c, const Record& recor
     const Eigen::VectorXd r = scenario_response(document_for(x), record);
     return r.size() == record.size() ? (r - record.x).squaredNorm() / static_cast<double>(record.size()) : HUGE_VAL;
   };
+  const auto t0 = std::chrono::steady_clock::now();
   std::string why;
   if (scenario_response(document_for(x0), record, &why).size() != record.size())
     throw InputError("/model/scenario", "does not simulate at the initial parameters: " + why);
@@ -185,6 +187,7 @@ IdentificationResult greybox_search(const IdentifyConfig& c, const Record& recor
   out.greybox.values = s.x;
   out.greybox.iterations = s.iterations;
   out.greybox.evaluations = s.evaluations;
+  out.greybox.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   out.greybox.response = scenario_response(document_for(s.x), record);
   out.greybox.rmse = std::sqrt(s.f);
   return out;

@@ -34,10 +34,11 @@ struct BoundSamples {
 
 // Eq. 16 at one grid point: the largest holding force over the stop samples
 FIVSIM_HD inline double stick_lower_bound(const BoundSamples& stop, double k, double c) {
+  // compare-and-select rather than fmax: the loop then vectorises (no NaN rules to keep)
   double phi = 0.0;
   for (long j = 0; j < stop.n; ++j) {
-    const double f = c * stop.du[j] + k * stop.u[j] - k * stop.x1[j];
-    phi = fmax(phi, fabs(f));
+    const double f = fabs(c * stop.du[j] + k * (stop.u[j] - stop.x1[j]));
+    phi = f > phi ? f : phi;
   }
   return phi;
 }
@@ -46,8 +47,8 @@ FIVSIM_HD inline double stick_lower_bound(const BoundSamples& stop, double k, do
 FIVSIM_HD inline double slip_upper_bound(const BoundSamples& slip, double k, double c) {
   double phi = HUGE_VAL;
   for (long l = 0; l < slip.n; ++l) {
-    const double f = c * slip.du[l] + k * slip.u[l] - k * slip.x1[l] - slip.dx2[l] - c * slip.x2[l];
-    phi = fmin(phi, fabs(f));
+    const double f = fabs(c * (slip.du[l] - slip.x2[l]) + k * (slip.u[l] - slip.x1[l]) - slip.dx2[l]);
+    phi = f < phi ? f : phi;
   }
   return phi;
 }
@@ -69,6 +70,7 @@ struct BoundSurfaces {
   GridAxis k, c;
   Eigen::MatrixXd phi1, phi2;  // k.n × c.n
   double k_star = 0.0, c_star = 0.0, F_star = 0.0, D_min = 0.0;
+  double wall_s = 0.0;  // the grid evaluation
 };
 
 // Eqs. 16–20 over the grid (OpenMP over grid points)

@@ -95,6 +95,7 @@ struct GreyboxReport {
   double rmse = 0.0;
   int iterations = 0;
   long evaluations = 0;
+  double wall_s = 0.0;  // the search
 };
 
 struct IdentificationResult {
