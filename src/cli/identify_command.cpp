@@ -159,6 +159,7 @@ int identify_command(const IdentifyArgs& args) {
                        {"k_star", b.k_star},          {"c_star", b.c_star},
                        {"F_star", b.F_star},          {"D_min", b.D_min},
                        {"wall_s", b.wall_s},
+                       {"backend", result.bounds_backend},
                        // grid points × samples each evaluates (stop samples for Φ1, slip samples for Φ2)
                        {"point_samples_per_s",
                         b.wall_s > 0 ? double(b.k.n) * b.c.n * double(result.n_stop + result.n_slip) / b.wall_s : 0.0}};

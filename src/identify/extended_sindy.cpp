@@ -34,7 +34,14 @@ BoundSurfaces stick_slip_bounds(const BoundSamples& stop, const BoundSamples& sl
     b.phi2(i, j) = slip_upper_bound(slip, k.at(i), c.at(j));
   }
   b.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  select_bound_minimum(b);
+  return b;
+}
+
+void select_bound_minimum(BoundSurfaces& b) {
   // Eqs. 18–20: the first grid point of least distance (row-major order: deterministic)
+  const GridAxis& k = b.k;
+  const GridAxis& c = b.c;
   b.D_min = std::numeric_limits<double>::infinity();
   for (int i = 0; i < k.n; ++i)
     for (int j = 0; j < c.n; ++j) {
@@ -46,8 +53,14 @@ BoundSurfaces stick_slip_bounds(const BoundSamples& stop, const BoundSamples& sl
         b.F_star = b.phi1(i, j);
       }
     }
-  return b;
 }
+
+#ifndef FIVSIM_HAVE_CUDA
+std::string stick_slip_bounds_cuda(const BoundSamples&, const BoundSamples&, const GridAxis&, const GridAxis&,
+                                   BoundSurfaces&) {
+  return "fivsim was built without CUDA";
+}
+#endif
 
 Eq12Terms find_eq12_terms(const std::vector<LibraryTerm>& terms) {
   Eq12Terms at;

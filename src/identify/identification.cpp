@@ -6,6 +6,7 @@
 #include <cmath>
 #include <memory>
 
+#include "fivsim/batch/sweep_backend.hpp"
 #include "fivsim/identify/greybox.hpp"
 #include "fivsim/integrate/method.hpp"
 #include "fivsim/io/json_reader.hpp"
@@ -317,7 +318,18 @@ IdentificationResult identify(const IdentifyConfig& c, const Record& record) {
     GridAxis kg = c.k_grid, cg = c.c_grid;
     if (kg.n == 0) kg = {0.8 * std::abs(guess.k), 1.2 * std::abs(guess.k), 201};
     if (cg.n == 0) cg = {0.0, std::max(3.0 * std::abs(guess.c), 1e-3), 201};
-    out.bounds = stick_slip_bounds(stop, slip_samples, kg, cg);
+    // the grid on the GPU when asked or present, else (or when the device fails under auto) on all cores
+    std::string gpu_error = "not tried";
+    if (c.device != "cpu" && (c.device == "cuda" || batch::cuda_device_info().available))
+      gpu_error = stick_slip_bounds_cuda(stop, slip_samples, kg, cg, out.bounds);
+    if (gpu_error.empty()) {
+      out.bounds_backend = "cuda";
+    } else if (c.device == "cuda") {
+      throw InputError("/options/device", "cuda was asked for the bound grid: " + gpu_error);
+    } else {
+      out.bounds = stick_slip_bounds(stop, slip_samples, kg, cg);
+      out.bounds_backend = "cpu";
+    }
     Eigen::MatrixXd xi = slip.xi;
     for (long j = 0; j < xi.rows(); ++j) {
       const int i = static_cast<int>(j);

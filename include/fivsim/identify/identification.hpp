@@ -77,6 +77,7 @@ struct IdentifyConfig {
 
   double v_stop = 1e-7, v_slip = 1e-3;  // Eq. 15 (greybox least squares, joint_terms: v_slip only)
   GridAxis k_grid, c_grid;               // n = 0: around the slip-sample SINDy estimate
+  std::string device = "auto";           // the bound grid: auto (CUDA when present) | cpu | cuda
   std::optional<SdofParameters> truth;   // relative errors are reported when known
 };
 
@@ -106,6 +107,7 @@ struct IdentificationResult {
   long n_stop = 0, n_slip = 0;
   SindyReport slip_sindy;  // step 2: SINDy on the slip samples
   BoundSurfaces bounds;    // step 3
+  std::string bounds_backend;  // "cpu" or "cuda"
   SindyReport extended_sindy;
   std::vector<std::string> dropped_terms;  // step-2 terms outside Eq. 12
   bool joint_terms = false;       // joint_terms: `sindy` holds the known + unknown equation
