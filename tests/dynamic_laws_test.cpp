@@ -1,5 +1,6 @@
 // tests/dynamic_laws_test.cpp — dynamic friction laws (friction/dynamic_laws.hpp, seed 002
-// Eqs. 5–8) against closed forms and limits: the Dahl pre-sliding loop under a sinusoidal
+// Eqs. 5–8), integrated by their RK4 step under a prescribed velocity, against closed forms and
+// limits: the Dahl pre-sliding loop under a sinusoidal
 // displacement (β = 1 has an exact solution along each monotone branch), LuGre approaching
 // Coulomb + Stribeck as σ0 grows, and the stick and slip of GMS elements under a velocity ramp.
 #include "fivsim/friction/dynamic_laws.hpp"
@@ -12,24 +13,13 @@
 namespace fivsim {
 namespace {
 
-// classical RK4 of the internal states for a prescribed velocity v(t); GMS modes update per step
+// RK4 steps of the internal states (dynamic_friction_rk4_step) for a prescribed velocity v(t)
 void integrate_states(const DynamicFrictionLaw& law, DynamicFrictionState& s, const std::function<double(double)>& v,
                       double t0, double t1, int steps) {
-  const int n = dynamic_friction_states(law);
   const double h = (t1 - t0) / steps;
   for (int k = 0; k < steps; ++k) {
     const double t = t0 + k * h;
-    double k1[kGmsMaxElements], k2[kGmsMaxElements], k3[kGmsMaxElements], k4[kGmsMaxElements];
-    DynamicFrictionState y = s;
-    dynamic_friction_rates(law, y, v(t), k1);
-    for (int i = 0; i < n; ++i) y.z[i] = s.z[i] + h / 2 * k1[i];
-    dynamic_friction_rates(law, y, v(t + h / 2), k2);
-    for (int i = 0; i < n; ++i) y.z[i] = s.z[i] + h / 2 * k2[i];
-    dynamic_friction_rates(law, y, v(t + h / 2), k3);
-    for (int i = 0; i < n; ++i) y.z[i] = s.z[i] + h * k3[i];
-    dynamic_friction_rates(law, y, v(t + h), k4);
-    for (int i = 0; i < n; ++i) s.z[i] += h / 6 * (k1[i] + 2 * k2[i] + 2 * k3[i] + k4[i]);
-    gms_update_modes(law, s, v(t + h));
+    dynamic_friction_rk4_step(law, s, v(t), v(t + h / 2), v(t + h), h);
   }
 }
 

@@ -9,7 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "fivsim/identify/identification.hpp"
-#include "fivsim/model/presets.hpp"
+#include "identify_test_problems.hpp"
 
 namespace fivsim {
 namespace {
@@ -51,15 +51,7 @@ IdentifyConfig seed003_config(const std::string& method, double f_hz, int window
   c.name = "test";
   c.method = method;
   c.simulate = true;
-  BaseExcitedParams p;
-  p.m = 1.0;
-  p.k = 358.706;
-  p.c = 0.0658;
-  p.Fn = 0.0856;
-  p.law.kind = FrictionLawKind::coulomb;
-  p.law.p[0] = 1.0;
-  p.A = 0.0015;
-  p.f_hz = f_hz;
+  const BaseExcitedParams p = fivsim_test::seed003_oscillator(f_hz);
   c.model = make_base_excited_sdof(p);
   c.base_input = true;
   c.base_amplitude = p.A;

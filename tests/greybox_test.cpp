@@ -49,22 +49,15 @@ TEST(Greybox, GeneticSearchFindsRastriginsGlobalBasin) {
     return f;
   };
   const Eigen::Vector2d lo(-5.12, -5.12), hi(5.12, 5.12);
-  const SearchResult g = genetic_search(
-      [&](const Eigen::MatrixXd& pop) {
-        Eigen::VectorXd f(pop.cols());
-        for (long j = 0; j < pop.cols(); ++j) f(j) = rastrigin(pop.col(j));
-        return f;
-      },
-      lo, hi, 64, 60, 7);
+  auto batch = [&](const Eigen::MatrixXd& pop) {
+    Eigen::VectorXd f(pop.cols());
+    for (long j = 0; j < pop.cols(); ++j) f(j) = rastrigin(pop.col(j));
+    return f;
+  };
+  const SearchResult g = genetic_search(batch, lo, hi, 64, 60, 7);
   EXPECT_LT(g.x.cwiseAbs().maxCoeff(), 0.2);  // inside the global basin (|x| < 0.5)
   EXPECT_EQ(g.evaluations, 64 * 61);
-  const SearchResult again = genetic_search(
-      [&](const Eigen::MatrixXd& pop) {
-        Eigen::VectorXd f(pop.cols());
-        for (long j = 0; j < pop.cols(); ++j) f(j) = rastrigin(pop.col(j));
-        return f;
-      },
-      lo, hi, 64, 60, 7);
+  const SearchResult again = genetic_search(batch, lo, hi, 64, 60, 7);
   EXPECT_EQ(g.x, again.x);  // deterministic for a seed
 }
 

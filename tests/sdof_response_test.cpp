@@ -6,21 +6,13 @@
 #include <gtest/gtest.h>
 
 #include "fivsim/identify/extended_sindy.hpp"
-#include "fivsim/model/presets.hpp"
+#include "identify_test_problems.hpp"
 
 namespace fivsim {
 namespace {
 
 Record two_stop_record(double f_hz, double sample_dt) {
-  BaseExcitedParams p;
-  p.m = 1.0;
-  p.k = 358.706;
-  p.c = 0.0658;
-  p.Fn = 0.0856;
-  p.law.kind = FrictionLawKind::coulomb;
-  p.law.p[0] = 1.0;
-  p.A = 0.0015;
-  p.f_hz = f_hz;
+  const BaseExcitedParams p = fivsim_test::seed003_oscillator(f_hz);
   const ModelDescription m = make_base_excited_sdof(p);
   Record r = simulate_record(m, 0.0, 0.0, 10.0, sample_dt);
   r.u = (m.omega * r.t.array()).sin() * p.A;

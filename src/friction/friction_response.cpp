@@ -31,7 +31,6 @@ std::vector<FrictionSample> friction_response(const FrictionLaw& law, bool dynam
   std::vector<FrictionSample> out;
   out.reserve(static_cast<std::size_t>(n + 1));
   DynamicFrictionState s;
-  const int m = dynamic ? dynamic_friction_states(dyn) : 0;
   double per_speed = 0.0, absolute = 0.0;
   if (dynamic) bristle_rates(dyn, per_speed, absolute);
   auto sample = [&](double t) {
@@ -59,17 +58,7 @@ std::vector<FrictionSample> friction_response(const FrictionLaw& law, bool dynam
       const double h = dt / sub;
       for (int j = 0; j < sub; ++j) {
         const double t = t0 + j * h;
-        double k1[kGmsMaxElements], k2[kGmsMaxElements], k3[kGmsMaxElements], k4[kGmsMaxElements];
-        DynamicFrictionState y = s;
-        dynamic_friction_rates(dyn, y, v(t), k1);
-        for (int i = 0; i < m; ++i) y.z[i] = s.z[i] + h / 2 * k1[i];
-        dynamic_friction_rates(dyn, y, v(t + h / 2), k2);
-        for (int i = 0; i < m; ++i) y.z[i] = s.z[i] + h / 2 * k2[i];
-        dynamic_friction_rates(dyn, y, v(t + h / 2), k3);
-        for (int i = 0; i < m; ++i) y.z[i] = s.z[i] + h * k3[i];
-        dynamic_friction_rates(dyn, y, v(t + h), k4);
-        for (int i = 0; i < m; ++i) s.z[i] += h / 6 * (k1[i] + 2 * k2[i] + 2 * k3[i] + k4[i]);
-        gms_update_modes(dyn, s, v(t + h));
+        dynamic_friction_rk4_step(dyn, s, v(t), v(t + h / 2), v(t + h), h);
       }
     }
     out.push_back(sample((k + 1) * dt));

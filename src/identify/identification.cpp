@@ -1,5 +1,5 @@
 // src/identify/identification.cpp — one identification from a configuration
-// (identify/identification.hpp; seed 003 §2–3).
+// (identify/identification.hpp; seed 003 §2–3, seed 002 §3.3, seed 004 Eqs. 1–9).
 #include "fivsim/identify/identification.hpp"
 
 #include <chrono>

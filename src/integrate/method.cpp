@@ -124,6 +124,22 @@ void series_values(const SeriesPoint& p, std::vector<double>& v) {
   v.insert(v.end(), p.lamT, p.lamT + p.n_contacts);
 }
 
+namespace {
+
+// the outcome of an ODE-based method (event-driven reference, smooth) as a MethodOutcome, whose
+// steps the observer has counted samples of
+template <class OdeOutcome>
+void copy_ode_outcome(const OdeOutcome& r, MethodOutcome& out) {
+  out.steps = std::max(0L, out.steps - 1);  // the start sample is not a step
+  out.status = r.status;
+  out.message = r.message;
+  out.failed_at = r.t_final;
+  out.reference_steps = r.steps;
+  out.rhs_evaluations = r.rhs_evaluations;
+}
+
+}  // namespace
+
 MethodOutcome run_method(const MethodSpec& spec, const ModelDescription& desc, const Model<HostDims>& model,
                          const Eigen::VectorXd& q0, const Eigen::VectorXd& u0, double dt, long steps,
                          const StepOptions& options, const std::function<void(const SeriesPoint&)>& observe) {
@@ -166,12 +182,7 @@ MethodOutcome run_method(const MethodSpec& spec, const ModelDescription& desc, c
           last = s.contact;
           ++out.steps;
         });
-    out.steps = std::max(0L, out.steps - 1);
-    out.status = r.status;
-    out.message = r.message;
-    out.failed_at = r.t_final;
-    out.reference_steps = r.steps;
-    out.rhs_evaluations = r.rhs_evaluations;
+    copy_ode_outcome(r, out);
     return out;
   }
   if (spec.kind == MethodKind::event_driven) {
@@ -182,13 +193,8 @@ MethodOutcome run_method(const MethodSpec& spec, const ModelDescription& desc, c
           observe(p);
           ++out.steps;
         });
-    out.steps = std::max(0L, out.steps - 1);  // the start sample is not a step
-    out.status = r.status;
-    out.message = r.message;
-    out.failed_at = r.t_final;
+    copy_ode_outcome(r, out);
     out.events = r.events;
-    out.reference_steps = r.steps;
-    out.rhs_evaluations = r.rhs_evaluations;
     return out;
   }
 

@@ -31,6 +31,16 @@ ContactDescription belt_contact(int n, int dof, double v0, double Fn, const Fric
   return c;
 }
 
+// a single-DoF oscillator forced at f_hz (the forcing amplitudes are the caller's)
+ModelDescription forced_sdof(const char* type, double m, double c, double k, double f_hz) {
+  ModelDescription d = empty_model(type, 1);
+  d.M(0, 0) = m;
+  d.C(0, 0) = c;
+  d.K(0, 0) = k;
+  d.omega = 2.0 * M_PI * f_hz;
+  return d;
+}
+
 }  // namespace
 
 ModelDescription make_slider_belt(const SliderBeltParams& p) {
@@ -83,11 +93,7 @@ ModelDescription make_mode_coupling_2dof(const ModeCouplingParams& p) {
 }
 
 ModelDescription make_base_excited_sdof(const BaseExcitedParams& p) {
-  ModelDescription d = empty_model("base_excited_sdof", 1);
-  d.M(0, 0) = p.m;
-  d.C(0, 0) = p.c;
-  d.K(0, 0) = p.k;
-  d.omega = 2.0 * M_PI * p.f_hz;
+  ModelDescription d = forced_sdof("base_excited_sdof", p.m, p.c, p.k, p.f_hz);
   // k u + c u̇ with u = A sin(ωt)
   d.f_sin(0) = p.k * p.A;
   d.f_cos(0) = p.c * p.A * d.omega;
@@ -96,11 +102,7 @@ ModelDescription make_base_excited_sdof(const BaseExcitedParams& p) {
 }
 
 ModelDescription make_torsion_pendulum(const TorsionPendulumParams& p) {
-  ModelDescription d = empty_model("torsion_pendulum", 1);
-  d.M(0, 0) = p.J2;
-  d.C(0, 0) = p.c2;
-  d.K(0, 0) = p.k2;
-  d.omega = 2.0 * M_PI * p.f_hz;
+  ModelDescription d = forced_sdof("torsion_pendulum", p.J2, p.c2, p.k2, p.f_hz);
   // −J2 φ̈1,m with φ̈1,m = A ω cos(ωt)
   d.f_cos(0) = -p.J2 * p.A * d.omega;
   d.contacts.push_back(belt_contact(1, 0, 0.0, p.Fn, p.law));

@@ -125,4 +125,22 @@ FIVSIM_HD inline void gms_update_modes(const DynamicFrictionLaw& law, DynamicFri
   if (sign != 0) s.last_sign = sign;
 }
 
+// one classical RK4 step of length h of the internal state under a prescribed velocity (v0, v_half,
+// v1 at the step's start, middle and end), then the GMS mode switches at v1
+FIVSIM_HD inline void dynamic_friction_rk4_step(const DynamicFrictionLaw& law, DynamicFrictionState& s, double v0,
+                                                double v_half, double v1, double h) {
+  const int m = dynamic_friction_states(law);
+  double k1[kGmsMaxElements] = {}, k2[kGmsMaxElements] = {}, k3[kGmsMaxElements] = {}, k4[kGmsMaxElements] = {};
+  DynamicFrictionState y = s;
+  dynamic_friction_rates(law, y, v0, k1);
+  for (int i = 0; i < m; ++i) y.z[i] = s.z[i] + h / 2 * k1[i];
+  dynamic_friction_rates(law, y, v_half, k2);
+  for (int i = 0; i < m; ++i) y.z[i] = s.z[i] + h / 2 * k2[i];
+  dynamic_friction_rates(law, y, v_half, k3);
+  for (int i = 0; i < m; ++i) y.z[i] = s.z[i] + h * k3[i];
+  dynamic_friction_rates(law, y, v1, k4);
+  for (int i = 0; i < m; ++i) s.z[i] += h / 6 * (k1[i] + 2 * k2[i] + 2 * k3[i] + k4[i]);
+  gms_update_modes(law, s, v1);
+}
+
 }  // namespace fivsim

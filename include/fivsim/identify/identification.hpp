@@ -4,7 +4,8 @@
 // equation re-simulated against the record (identify/sdof_response.hpp). `greybox` fits either the
 // mass-normalised (k, c, F) of seed 003 Eq. 11 by (recursive) least squares on the equation error,
 // or any numbers of a scenario (JSON pointers) by Nelder–Mead or a genetic algorithm on the output
-// error of the simulated scenario (identify/greybox.hpp; seed 002 §3.3).
+// error of the simulated scenario (identify/greybox.hpp; seed 002 §3.3). `joint_terms` regresses
+// only the unknown terms beside a known model's right-hand side (seed 004 Eqs. 1–9).
 #pragma once
 
 #include <cstdint>
