@@ -36,8 +36,12 @@ json report_json(const SindyReport& r, const IdentifyConfig& c) {
 void print_report(const char* label, const SindyReport& r, const IdentifyConfig& c) {
   std::printf("  %s (%ld samples):\n", label, r.samples);
   for (const auto& line : r.text) std::printf("    %s\n", line.c_str());
-  std::printf("    k = %.6g, c = %.6g, F = %.6g; RMSE of the response %s", r.parameters.k, r.parameters.c,
-              r.parameters.F, r.response.finite ? "" : "(diverged)");
+  // joint_terms' unknown row has no (k, c, F) of its own: the equations say it all
+  if (c.method == "joint_terms")
+    std::printf("    RMSE of the response %s", r.response.finite ? "" : "(diverged)");
+  else
+    std::printf("    k = %.6g, c = %.6g, F = %.6g; RMSE of the response %s", r.parameters.k, r.parameters.c,
+                r.parameters.F, r.response.finite ? "" : "(diverged)");
   if (r.response.finite) std::printf("%.3g m", r.response.rmse);
   if (c.truth) {
     const SdofParameters e = relative_errors_percent(r.parameters, *c.truth);

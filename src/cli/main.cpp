@@ -93,8 +93,9 @@ int main(int argc, char** argv) {
   IdentifyArgs identify;
   auto* identify_cmd = app.add_subcommand(
       "identify",
-      "identify a single-DoF friction oscillator from a record: sindy or extended_sindy (seed 003); writes "
-      "identified.json, record.csv, response.csv (and bounds.csv) into --out. Format: docs/IDENTIFY.md");
+      "identify a single-DoF friction oscillator from a record: sindy, extended_sindy (seed 003), greybox (seed 002: "
+      "least squares, Nelder-Mead, genetic) or joint_terms (seed 004); writes identified.json, record.csv, "
+      "response.csv (and bounds.csv) into --out. Format: docs/IDENTIFY.md");
   identify_cmd->add_option("config", identify.config, "identification JSON file")->required();
   identify_cmd->add_option("--out", identify.out, "output folder (default runs/<name>)");
   identify_cmd->add_option("--set", identify.set, "override a value of the config: /json/pointer=value (repeatable)");

@@ -50,9 +50,10 @@ SdofParameters parameters_of(const Eigen::VectorXd& row, const std::vector<Libra
   for (std::size_t j = 0; j < terms.size(); ++j) {
     const std::string& n = terms[j].name;
     const double v = row(static_cast<long>(j));
-    if (n == "x1") p.k = -v;
-    else if (n == "x2") p.c = -v;
-    else if (n == "sgn(x2)") p.F = -v;
+    // + 0.0: a zero coefficient reads 0, not −0
+    if (n == "x1") p.k = -v + 0.0;
+    else if (n == "x2") p.c = -v + 0.0;
+    else if (n == "sgn(x2)") p.F = -v + 0.0;
   }
   return p;
 }
