@@ -52,6 +52,22 @@ TEST(IdentifyCommand, ReadsACsvRecordNextToItsConfig) {
   fs::remove_all(dir);
 }
 
+TEST(IdentifyCommand, GreyboxAndJointTermsWriteTheirBlocks) {
+  const fs::path out = fresh_dir("identify_greybox");
+  Result r = run_fivsim("identify " + kScenarios + "identify/sdof_two_stop_least_squares.json --out " + out.string());
+  ASSERT_EQ(r.code, 0) << r.err;
+  json j = json::parse(slurp(out / "identified.json"));
+  EXPECT_EQ(j["greybox"]["optimizer"], "least_squares");
+  EXPECT_LT(j["greybox"]["errors_percent"]["F"].get<double>(), 1e-2);  // percent
+  EXPECT_EQ(slurp(out / "response.csv").substr(0, 14), "t,x,x_greybox\n");
+  r = run_fivsim("identify " + kScenarios + "identify/sdof_joint_terms.json --out " + out.string());
+  ASSERT_EQ(r.code, 0) << r.err;
+  j = json::parse(slurp(out / "identified.json"));
+  EXPECT_EQ(j["joint_terms"]["equations"][2], "f_u = -0.0856 sgn(x2)");
+  EXPECT_EQ(slurp(out / "response.csv").substr(0, 18), "t,x,x_joint_terms\n");
+  fs::remove_all(out);
+}
+
 TEST(IdentifyCommand, BadConfigsExitTwoNamingThePointer) {
   const fs::path out = fresh_dir("identify_bad");
   const std::pair<std::string, std::string> cases[] = {
