@@ -51,6 +51,9 @@ TEST(SmoothRun, TorsionPendulumRunsAndMethodsAreChecked) {
   const Result c = run_fivsim("compare " + kTorsion);
   EXPECT_EQ(c.code, 2);
   EXPECT_NE(c.err.find("/integrator/method: compare measures time steppers"), std::string::npos) << c.err;
+  const Result st = run_fivsim("stability " + kTorsion + " --param /model/k2");
+  EXPECT_EQ(st.code, 2);
+  EXPECT_NE(st.err.find("/friction/law: stability linearises static friction laws"), std::string::npos) << st.err;
 }
 
 }  // namespace

@@ -85,5 +85,15 @@ TEST(Stability, StillSurfaceIsNamed) {
   EXPECT_NEAR(std::abs(l.eigenvalues(0).imag()), 10.0, 1e-9);
 }
 
+TEST(Stability, RefusesDynamicFrictionLaws) {
+  SliderBeltParams p;
+  p.v0 = 0.5;
+  p.Fn = 10.0;
+  ModelDescription d = make_slider_belt(p);
+  d.contacts[0].dynamic = true;
+  d.contacts[0].dynamic_law.kind = DynamicLawKind::lugre;
+  EXPECT_THROW(linearize_sliding(d), ModelError);
+}
+
 }  // namespace
 }  // namespace fivsim

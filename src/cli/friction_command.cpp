@@ -30,7 +30,8 @@ int friction_command(const FrictionArgs& args) {
     if (args.contact < 0 || args.contact >= loaded.scenario.model.n_contacts())
       throw InputError("--contact", "must name one of the model's " + std::to_string(loaded.scenario.model.n_contacts()) +
                                         " contacts");
-    if (!(args.t_end >= 0) || !(args.dt >= 0)) throw InputError("--t-end", "--t-end and --dt must be > 0");
+    if (!(args.t_end >= 0)) throw InputError("--t-end", "must be > 0 (or 0: two periods)");
+    if (!(args.dt >= 0)) throw InputError("--dt", "must be > 0 (or 0: a 2000th of a period)");
   } catch (const InputError& e) {
     std::fprintf(stderr, "fivsim friction: %s\n", e.what());
     return kExitBadInput;

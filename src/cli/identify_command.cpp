@@ -25,9 +25,11 @@ json report_json(const SindyReport& r, const IdentifyConfig& c) {
             {"iterations", r.iterations},
             {"rmse", r.response.finite ? json(r.response.rmse) : json(nullptr)},
             {"response_finite", r.response.finite}};
+  // the report's own terms (greybox least squares fits Eq. 12's, not the config's library)
+  const std::vector<LibraryTerm>& terms = r.equation.terms;
   json coefficients = json::object();
-  for (std::size_t k = 0; k < c.library.size(); ++k)
-    coefficients[c.library[k].name] = {r.equation.xi(static_cast<long>(k), 0), r.equation.xi(static_cast<long>(k), 1)};
+  for (std::size_t k = 0; k < terms.size(); ++k)
+    coefficients[terms[k].name] = {r.equation.xi(static_cast<long>(k), 0), r.equation.xi(static_cast<long>(k), 1)};
   j["coefficients"] = coefficients;  // per term: [dx1, dx2]
   if (c.truth) j["errors_percent"] = parameters_json(relative_errors_percent(r.parameters, *c.truth));
   return j;
@@ -114,14 +116,11 @@ int identify_command(const IdentifyArgs& args) {
                    {"source", config.simulate ? "event-driven simulation" : config.csv_path},
                    {"input", r.has_input()}};
     j["library"] = json::array();
-    for (const auto& t : config.library) j["library"].push_back(t.name);
+    for (const auto& t : result.greybox_equation ? result.sindy.equation.terms : config.library)
+      j["library"].push_back(t.name);
     if (result.greybox_equation) {
       // Eq. 11's (k, c, F) by least squares on the equation error
-      IdentifyConfig eq12 = config;
-      eq12.library = result.sindy.equation.terms;
-      j["library"] = json::array();
-      for (const auto& t : eq12.library) j["library"].push_back(t.name);
-      j["greybox"] = report_json(result.sindy, eq12);
+      j["greybox"] = report_json(result.sindy, config);
       j["greybox"]["optimizer"] = config.greybox_optimizer;
     } else if (result.greybox_search) {
       const GreyboxReport& g = result.greybox;

@@ -62,7 +62,9 @@ int stability_command(const StabilityArgs& args) {
     json doc = base;
     for (double v : {values.front(), values.back()}) {
       doc[ptr] = v;
-      (void)parse_scenario(doc);
+      if (parse_scenario(doc).model.has_dynamic_friction())
+        throw InputError("/friction/law", "stability linearises static friction laws; dahl, lugre and gms are not "
+                                          "linearised (their steady sliding involves the bristle states)");
     }
   } catch (const InputError& e) {
     std::fprintf(stderr, "fivsim stability: %s\n", e.what());

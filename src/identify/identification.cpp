@@ -15,10 +15,6 @@
 namespace fivsim {
 namespace {
 
-double rms(const Eigen::VectorXd& v) {
-  return v.size() ? std::sqrt(v.squaredNorm() / static_cast<double>(v.size())) : 0.0;
-}
-
 Eigen::VectorXd derivative(const Eigen::VectorXd& y, const Record& r, const IdentifyConfig& c) {
   return savitzky_golay_derivative(y, r.sample_dt(), c.window, c.order);
 }
@@ -244,9 +240,9 @@ Record identification_record(const IdentifyConfig& c) {
   const bool by_snr = std::isfinite(c.noise_snr_db);
   if (by_snr || c.noise_std > 0.0) {
     const double sx = by_snr ? noise_sigma_for_snr(r.x, c.noise_snr_db) : c.noise_std;
-    const double x_rms = rms(r.x);
+    const double x_rms = root_mean_square(r.x);
     if (r.v.size()) {
-      const double sv = by_snr ? noise_sigma_for_snr(r.v, c.noise_snr_db) : (x_rms > 0 ? sx * rms(r.v) / x_rms : 0.0);
+      const double sv = by_snr ? noise_sigma_for_snr(r.v, c.noise_snr_db) : (x_rms > 0 ? sx * root_mean_square(r.v) / x_rms : 0.0);
       add_noise(r.v, sv, c.noise_seed + 1);
     }
     add_noise(r.x, sx, c.noise_seed);

@@ -117,9 +117,12 @@ void add_noise(Eigen::VectorXd& v, double sigma, std::uint64_t seed) {
   }
 }
 
+double root_mean_square(const Eigen::VectorXd& v) {
+  return v.size() ? std::sqrt(v.squaredNorm() / static_cast<double>(v.size())) : 0.0;
+}
+
 double noise_sigma_for_snr(const Eigen::VectorXd& signal, double snr_db) {
-  const double rms = signal.size() ? std::sqrt(signal.squaredNorm() / static_cast<double>(signal.size())) : 0.0;
-  return rms * std::pow(10.0, -snr_db / 20.0);
+  return root_mean_square(signal) * std::pow(10.0, -snr_db / 20.0);
 }
 
 Eigen::VectorXd savitzky_golay_derivative(const Eigen::VectorXd& y, double dt, int window, int order) {

@@ -177,11 +177,10 @@ SmoothOutcome simulate_smooth(const ModelDescription& d, const Eigen::VectorXd& 
                                [&](const Vector& s, Matrix& J, double t, Vector& dfdt) { sys.jacobian(s, J, t, dfdt); });
   sys.update_modes(x);
   stepper.initialize(x, 0.0, std::min(max_step, 1e-6));
-  long next = 0;
   const long samples = static_cast<long>(std::llround(t_end / sample_dt));
   Vector xs(sys.size());
   observe(sys.sample(x, 0.0, stick_tol));
-  next = 1;
+  long next = 1;  // the next output sample
   while (next <= samples) {
     stepper.do_step(system);
     ++out.steps;

@@ -42,6 +42,9 @@ Record simulate_record(const ModelDescription& model, double q0, double u0, doub
 // adds zero-mean Gaussian noise of standard deviation sigma to v (and x); deterministic for a seed
 void add_noise(Eigen::VectorXd& v, double sigma, std::uint64_t seed);
 
+// √(mean of squares) of a signal (0 when empty)
+double root_mean_square(const Eigen::VectorXd& v);
+
 // the standard deviation that gives a signal-to-noise ratio of snr_db for this signal:
 // σ = rms(signal)·10^(−snr_db/20)
 double noise_sigma_for_snr(const Eigen::VectorXd& signal, double snr_db);
