@@ -4,7 +4,8 @@ Fig. 2): per folder, the record's x(t) with the response of every identified equ
 RMSE of each in the legend; with --window T0 T1 only that time span is drawn. With --bounds, the
 extended-SINDy bound surfaces of one folder instead (seed 003 Fig. 3): the distance
 D = |Φ2 − Φ1| over the (k̂, ĉ) grid with its minimum (and the truth, when known), and Φ1, Φ2 along
-k̂ at the chosen ĉ*.
+k̂ at the chosen ĉ*. A `pinn` folder (seed 002 Fig. 17) gets three panels: the record beside N1's
+response, N2's torque beside the record's friction when known, and the torque's error.
 
 usage: scripts/plot_identify.py DIR [DIR ...] [--window 10 14] [--out FILE.png]
        scripts/plot_identify.py DIR --bounds [--out FILE.png]
@@ -59,6 +60,30 @@ def plot_bounds(folder, out):
     print("wrote", out)
 
 
+def plot_pinn(folder, meta, rows, out):
+    t = [float(r["t"]) for r in rows]
+    p = meta["pinn"]
+    fig, axes = plt.subplots(3 if "friction" in rows[0] else 2, 1, figsize=(9, 7.5), sharex=True)
+    axes[0].plot(t, [float(r["x"]) for r in rows], "k-", lw=2.2, alpha=0.35, label="record")
+    axes[0].plot(t, [float(r["x_pinn"]) for r in rows], "-", lw=1.0, label="N1 (RMSE %.2g)" % p["rmse"])
+    axes[0].set_ylabel("x = φ2")
+    axes[0].set_title("%s: balance %s" % (meta["name"], p["balance"]), fontsize=9)
+    axes[1].plot(t, [float(r["tau_pinn"]) for r in rows], "-", lw=1.0, label="N2: τ_f")
+    if "friction" in rows[0]:
+        err = p.get("torque_error_percent")
+        axes[1].plot(t, [float(r["friction"]) for r in rows], "k-", lw=2.2, alpha=0.35,
+                     label="record's friction" + (" (N2 RMS error %.3g%%)" % err if err is not None else ""))
+        axes[2].plot(t, [float(r["tau_pinn"]) - float(r["friction"]) for r in rows], "r-", lw=0.8)
+        axes[2].set_ylabel("τ_f − friction")
+    axes[1].set_ylabel("τ_f")
+    for ax in axes[:2]:
+        ax.legend(fontsize=8, loc="upper right")
+    axes[-1].set_xlabel("t (s)")
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    print("wrote", out)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("folders", nargs="+", help="output folders of `fivsim identify`")
@@ -79,6 +104,11 @@ def main():
             sys.exit("plot_identify: %s" % e)
         if a.window:
             rows = [r for r in rows if a.window[0] <= float(r["t"]) <= a.window[1]]
+        if meta["method"] == "pinn":
+            if len(a.folders) > 1:
+                sys.exit("plot_identify: a pinn folder is drawn on its own")
+            plt.close(fig)
+            return plot_pinn(folder, meta, rows, a.out or os.path.join(folder, "response.png"))
         t = [float(r["t"]) for r in rows]
         ax.plot(t, [1e3 * float(r["x"]) for r in rows], "k-", lw=2.2, alpha=0.35, label="record")
         for col, (key, label) in LABELS.items():

@@ -53,8 +53,8 @@ IdentifyConfig seed003_config(const std::string& method, double f_hz, int window
   c.simulate = true;
   const BaseExcitedParams p = fivsim_test::seed003_oscillator(f_hz);
   c.model = make_base_excited_sdof(p);
-  c.base_input = true;
-  c.base_amplitude = p.A;
+  c.input = IdentifyConfig::SimulatedInput::base_sine;
+  c.input_amplitude = p.A;
   c.t_end = 20.0;
   c.sample_dt = 2e-4;
   c.window = window;

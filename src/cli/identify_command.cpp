@@ -1,8 +1,8 @@
 // src/cli/identify_command.cpp — `fivsim identify`: identification of a single-DoF friction
 // oscillator from a record (seed 003; identify/identification.hpp). Writes identified.json,
 // record.csv (the data as identified, after noise), response.csv (the record beside the response
-// of every identified equation) and, for extended_sindy, bounds.csv (the Φ1/Φ2 surfaces of seed
-// 003 Fig. 3).
+// of every identified equation; for pinn, N1's response and N2's torque beside the record's
+// friction when known) and, for extended_sindy, bounds.csv (the Φ1/Φ2 surfaces of seed 003 Fig. 3).
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -79,10 +79,12 @@ int identify_command(const IdentifyArgs& args) {
     {
       CsvWriter csv(dir.file("record.csv"));
       for (const char* h : {"t", "x", "v", "u", "du"}) csv.field(h);
+      if (r.has_friction()) csv.field("friction");
       csv.end_row();
       for (long i = 0; i < r.size(); ++i) {
         for (double v : {r.t(i), r.x(i), r.v(i), r.has_input() ? r.u(i) : 0.0, r.has_input() ? r.du(i) : 0.0})
           csv.field(v);
+        if (r.has_friction()) csv.field(r.friction(i));
         csv.end_row();
       }
       csv.close();
@@ -90,7 +92,11 @@ int identify_command(const IdentifyArgs& args) {
     {
       // one column per identified response
       std::vector<std::pair<const char*, const Eigen::VectorXd*>> columns;
-      if (result.greybox_search) columns.push_back({"x_greybox", &result.greybox.response});
+      if (result.pinn) {
+        columns.push_back({"x_pinn", &result.pinn_result.x});
+        columns.push_back({"tau_pinn", &result.pinn_result.tau});
+        if (r.has_friction()) columns.push_back({"friction", &r.friction});
+      } else if (result.greybox_search) columns.push_back({"x_greybox", &result.greybox.response});
       else
         columns.push_back({result.greybox_equation ? "x_greybox" : result.joint_terms ? "x_joint_terms" : "x_sindy",
                            &result.sindy.response.x});
@@ -113,12 +119,38 @@ int identify_command(const IdentifyArgs& args) {
     j["method"] = config.method;
     j["record"] = {{"samples", r.size()},
                    {"sample_dt", r.sample_dt()},
-                   {"source", config.simulate ? "event-driven simulation" : config.csv_path},
+                   {"source", !config.simulate                     ? config.csv_path
+                              : config.model.has_dynamic_friction() ? "smooth simulation"
+                                                                    : "event-driven simulation"},
                    {"input", r.has_input()}};
     j["library"] = json::array();
     for (const auto& t : result.greybox_equation ? result.sindy.equation.terms : config.library)
       j["library"].push_back(t.name);
-    if (result.greybox_equation) {
+    if (result.pinn) {
+      const PinnIdentifyResult& p = result.pinn_result;
+      const PinnIdentifyOptions& o = config.pinn;
+      json coefficients = json::object(), trained = json::array();
+      const std::pair<const char*, std::pair<double, bool>> named[] = {
+          {"J1", {p.J1, o.J1.trainable}}, {"J2", {p.J2, o.J2.trainable}}, {"c", {p.c, o.c.trainable}}, {"k", {p.k, o.k.trainable}}};
+      for (const auto& [name, v] : named) {
+        coefficients[name] = v.first;
+        if (v.second) trained.push_back(name);
+      }
+      j["pinn"] = {{"balance", "J2 x'' + c x' + k x + tau_f = J1 u'' (seed 002 Eq. 23)"},
+                   {"coefficients", coefficients},
+                   {"trained", trained},
+                   {"loss", p.loss},
+                   {"data_loss", p.data_loss},
+                   {"physics_loss", p.physics_loss},
+                   {"rmse", p.rmse},
+                   {"training_samples", p.training_samples},
+                   {"iterations", p.iterations},
+                   {"evaluations", p.evaluations},
+                   {"wall_s", p.wall_s},
+                   {"torque_error_percent", std::isfinite(result.pinn_torque_error_percent)
+                                                ? json(result.pinn_torque_error_percent)
+                                                : json(nullptr)}};
+    } else if (result.greybox_equation) {
       // Eq. 11's (k, c, F) by least squares on the equation error
       j["greybox"] = report_json(result.sindy, config);
       j["greybox"]["optimizer"] = config.greybox_optimizer;
@@ -187,7 +219,15 @@ int identify_command(const IdentifyArgs& args) {
 
     std::printf("identify %s (%s): %ld samples at dt = %g s, %.3g s -> %s\n", config.name.c_str(), config.method.c_str(),
                 r.size(), r.sample_dt(), wall, dir.final_path().c_str());
-    if (result.greybox_search) {
+    if (result.pinn) {
+      const PinnIdentifyResult& p = result.pinn_result;
+      std::printf("  PINN (%ld training samples, %d iterations, %.3g s): loss %.3e (data %.3e, physics %.3e)\n",
+                  p.training_samples, p.iterations, p.wall_s, p.loss, p.data_loss, p.physics_loss);
+      std::printf("    J1 = %.6g, J2 = %.6g, c = %.6g, k = %.6g; RMSE of N1 over every sample %.3g\n", p.J1, p.J2,
+                  p.c, p.k, p.rmse);
+      if (std::isfinite(result.pinn_torque_error_percent))
+        std::printf("    torque against the record's friction: %.3g%% RMS error\n", result.pinn_torque_error_percent);
+    } else if (result.greybox_search) {
       std::printf("  grey-box (%s, %d iterations, %ld simulations), RMSE of the response %.3g m:\n",
                   config.greybox_optimizer.c_str(), result.greybox.iterations, result.greybox.evaluations,
                   result.greybox.rmse);

@@ -191,6 +191,31 @@ IdentificationResult greybox_search(const IdentifyConfig& c, const Record& recor
   return out;
 }
 
+// pinn (seed 002 §4.3): the network pair for the torque of Eq. 23, φ̈1 by Savitzky–Golay from u̇
+IdentificationResult pinn(const IdentifyConfig& c, const Record& record) {
+  if (!record.has_input()) throw InputError("/data", "pinn needs the input φ1 (column u): both networks take (t, φ1)");
+  const PinnIdentifyData data{record.t, record.x, record.u, derivative(record.du, record, c)};
+  IdentificationResult out;
+  out.record = record;
+  out.pinn = true;
+  try {
+    out.pinn_result = pinn_identify(data, c.pinn);
+  } catch (const std::invalid_argument& e) {
+    throw InputError("/options/train_every", e.what());
+  }
+  if (record.has_friction()) {
+    // inside the stencil: N2 is held to the balance from the second to the last-but-one training sample
+    const long edge = c.pinn.train_every, n = record.size() - 2 * edge;
+    if (n > 0) {
+      const Eigen::VectorXd truth = record.friction.segment(edge, n);
+      const double scale = root_mean_square(truth);
+      out.pinn_torque_error_percent =
+          scale > 0.0 ? 100.0 * root_mean_square(out.pinn_result.tau.segment(edge, n) - truth) / scale : HUGE_VAL;
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 Eigen::VectorXd scenario_response(const nlohmann::json& scenario, const Record& record, std::string* why) {
@@ -226,10 +251,13 @@ Record identification_record(const IdentifyConfig& c) {
   Record r;
   if (c.simulate) {
     r = simulate_record(c.model, c.q0, c.u0, c.t_end, c.sample_dt);
-    if (c.base_input) {
-      const double w = c.model.omega;
-      r.u = (w * r.t.array()).sin() * c.base_amplitude;
-      r.du = (w * r.t.array()).cos() * (c.base_amplitude * w);
+    const double w = c.model.omega, A = c.input_amplitude;
+    if (c.input == IdentifyConfig::SimulatedInput::base_sine) {
+      r.u = (w * r.t.array()).sin() * A;
+      r.du = (w * r.t.array()).cos() * (A * w);
+    } else if (c.input == IdentifyConfig::SimulatedInput::column_rate_sine) {
+      r.u = (1.0 - (w * r.t.array()).cos()) * (A / w);
+      r.du = (w * r.t.array()).sin() * A;
     }
   } else {
     r = read_record_csv(c.csv_path, c.columns, "/data");
@@ -254,6 +282,7 @@ Record identification_record(const IdentifyConfig& c) {
 
 IdentificationResult identify(const IdentifyConfig& c, const Record& record) {
   if (c.method == "joint_terms") return joint_terms(c, record);
+  if (c.method == "pinn") return pinn(c, record);
   if (c.method == "greybox")
     return c.greybox_optimizer == "least_squares" || c.greybox_optimizer == "rls" ? greybox_equation_error(c, record)
                                                                                    : greybox_search(c, record);

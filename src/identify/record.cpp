@@ -9,6 +9,7 @@
 
 #include "fivsim/core/random.hpp"
 #include "fivsim/integrate/event_driven.hpp"
+#include "fivsim/integrate/smooth_dynamic.hpp"
 #include "fivsim/io/json_reader.hpp"
 
 namespace fivsim {
@@ -24,6 +25,10 @@ std::vector<std::string> split_csv_line(const std::string& line) {
     out.push_back(cell);
   }
   return out;
+}
+
+Eigen::VectorXd as_vector(const std::vector<double>& c) {
+  return Eigen::Map<const Eigen::VectorXd>(c.data(), static_cast<long>(c.size()));
 }
 
 }  // namespace
@@ -52,15 +57,17 @@ Record read_record_csv(const std::string& path, const RecordColumns& columns, co
     throw InputError(pointer_join(pointer, key), "no column '" + name + "' in '" + path + "'");
   };
   const int it = index_of("t", columns.t), ix = index_of("x", columns.x), iv = index_of("v", columns.v),
-            iu = index_of("u", columns.u), idu = index_of("du", columns.du);
-  std::vector<std::vector<double>> cols(5);
-  const int wanted[5] = {it, ix, iv, iu, idu};
+            iu = index_of("u", columns.u), idu = index_of("du", columns.du),
+            iff = index_of("friction", columns.friction);
+  constexpr int kColumns = 6;
+  std::vector<std::vector<double>> cols(kColumns);
+  const int wanted[kColumns] = {it, ix, iv, iu, idu, iff};
   long row = 1;
   while (std::getline(in, line)) {
     ++row;
     if (line.empty() || line == "\r") continue;
     const std::vector<std::string> cells = split_csv_line(line);
-    for (int k = 0; k < 5; ++k) {
+    for (int k = 0; k < kColumns; ++k) {
       if (wanted[k] < 0) continue;
       const std::string where = "'" + path + "' line " + std::to_string(row);
       if (static_cast<std::size_t>(wanted[k]) >= cells.size())
@@ -73,15 +80,13 @@ Record read_record_csv(const std::string& path, const RecordColumns& columns, co
     }
   }
   if (cols[0].size() < 3) throw InputError(pointer_join(pointer, "path"), "'" + path + "' has fewer than 3 rows");
-  auto as_vector = [](const std::vector<double>& c) {
-    return Eigen::VectorXd(Eigen::Map<const Eigen::VectorXd>(c.data(), static_cast<long>(c.size())));
-  };
   Record r;
   r.t = as_vector(cols[0]);
   r.x = as_vector(cols[1]);
   if (iv >= 0) r.v = as_vector(cols[2]);
   if (iu >= 0) r.u = as_vector(cols[3]);
   if (idu >= 0) r.du = as_vector(cols[4]);
+  if (iff >= 0) r.friction = as_vector(cols[5]);
   if (!uniformly_sampled(r.t))
     throw InputError(pointer_join(pointer, "t"), "the samples of '" + path + "' must be increasing and uniform in time");
   return r;
@@ -89,21 +94,31 @@ Record read_record_csv(const std::string& path, const RecordColumns& columns, co
 
 Record simulate_record(const ModelDescription& model, double q0, double u0, double t_end, double sample_dt) {
   if (model.dof() != 1) throw ModelError("a record is simulated for a single-DoF model");
-  std::vector<double> t, x, v;
+  std::vector<double> t, x, v, friction;
   Eigen::VectorXd q(1), u(1);
   q(0) = q0;
   u(0) = u0;
-  const EventDrivenOutcome out = simulate_event_driven(
-      model, q, u, 0.0, t_end, sample_dt, EventDrivenOptions{}, [&](const ReferenceSample& s) {
-        t.push_back(s.t);
-        x.push_back(s.q(0));
-        v.push_back(s.u(0));
-      });
-  if (out.status != Status::ok) throw ModelError("the event-driven reference stopped: " + out.message);
+  auto observe = [&](const ReferenceSample& s) {
+    t.push_back(s.t);
+    x.push_back(s.q(0));
+    v.push_back(s.u(0));
+    // the force that resists the motion, as F_f enters seed 002 Eq. 9
+    double f = 0.0;
+    for (std::size_t i = 0; i < model.contacts.size(); ++i) f -= model.contacts[i].w_T(0) * s.lamT(static_cast<long>(i));
+    friction.push_back(f);
+  };
+  if (model.has_dynamic_friction()) {
+    const SmoothOutcome out = simulate_smooth(model, q, u, t_end, sample_dt, 1e-9, SmoothOptions{}, observe);
+    if (out.status != Status::ok) throw ModelError("the smooth integration stopped: " + out.message);
+  } else {
+    const EventDrivenOutcome out = simulate_event_driven(model, q, u, 0.0, t_end, sample_dt, EventDrivenOptions{}, observe);
+    if (out.status != Status::ok) throw ModelError("the event-driven reference stopped: " + out.message);
+  }
   Record r;
-  r.t = Eigen::Map<Eigen::VectorXd>(t.data(), static_cast<long>(t.size()));
-  r.x = Eigen::Map<Eigen::VectorXd>(x.data(), static_cast<long>(x.size()));
-  r.v = Eigen::Map<Eigen::VectorXd>(v.data(), static_cast<long>(v.size()));
+  r.t = as_vector(t);
+  r.x = as_vector(x);
+  r.v = as_vector(v);
+  r.friction = as_vector(friction);
   return r;
 }
 

@@ -57,6 +57,7 @@ void parse_data(JsonObject& root, IdentifyConfig& c, const std::string& base_dir
     c.columns.v = data.string_or("v", "");
     c.columns.u = data.string_or("u", "");
     c.columns.du = data.string_or("du", "");
+    c.columns.friction = data.string_or("friction", "");
     if (!c.columns.du.empty() && c.columns.u.empty()) throw InputError(data.pointer_of("du"), "needs the column u too");
   } else {
     c.simulate = true;
@@ -76,9 +77,13 @@ void parse_data(JsonObject& root, IdentifyConfig& c, const std::string& base_dir
     c.t_end = data.number_or("t_end", sc.integrator.t_end, NumberRule::positive);
     c.sample_dt = data.number("sample_dt", NumberRule::positive);
     if (c.t_end / c.sample_dt > 1e7) throw InputError(data.pointer_of("sample_dt"), "gives more than 1e7 samples");
+    if (sc.model.type == "torsion_pendulum") {
+      c.input = IdentifyConfig::SimulatedInput::column_rate_sine;
+      c.input_amplitude = doc["model"]["input"]["amplitude"].get<double>();
+    }
     if (sc.model.type == "base_excited_sdof") {
-      c.base_input = true;
-      c.base_amplitude = doc["model"]["A"].get<double>();
+      c.input = IdentifyConfig::SimulatedInput::base_sine;
+      c.input_amplitude = doc["model"]["A"].get<double>();
       // the truth of seed 003 Table 1: mass-normalised k, c and Coulomb force
       const ContactDescription& ct = sc.model.contacts.at(0);
       if (ct.law.kind == FrictionLawKind::coulomb) {
@@ -187,8 +192,59 @@ void parse_greybox(JsonObject& root, JsonObject& o, IdentifyConfig& c, const std
   }
 }
 
+// one coefficient of Eq. 23: {"value": v} fixed, or {"bounds": [lo, hi], "initial": v} trained
+PinnCoefficient pinn_coefficient(JsonObject& block, const std::string& key, bool required, NumberRule rule) {
+  PinnCoefficient out;
+  if (!block.has(key)) {
+    if (required) throw InputError(block.pointer_of(key), "is required: {\"value\": v} or {\"bounds\": [lo, hi]}");
+    return out;
+  }
+  JsonObject o = block.object(key);
+  const bool has_value = o.has("value"), has_bounds = o.has("bounds");
+  if (has_value == has_bounds) throw InputError(o.pointer(), "give either value (fixed) or bounds (trained)");
+  if (has_value) {
+    out.value = o.number("value", rule);
+    out.lo = out.hi = out.value;
+  } else {
+    const std::vector<double> b = o.numbers("bounds", 2, rule, "lower and upper bound");
+    if (!(b[1] > b[0])) throw InputError(o.pointer_of("bounds"), "needs lower < upper");
+    out.trainable = true;
+    out.lo = b[0];
+    out.hi = b[1];
+    out.value = o.number_or("initial", 0.5 * (b[0] + b[1]), rule);
+    if (out.value < out.lo || out.value > out.hi) throw InputError(o.pointer_of("initial"), "must lie within the bounds");
+  }
+  o.finish();
+  return out;
+}
+
+// pinn: Eq. 23's coefficients, the networks and their training (seed 002 §4.3: Adam, 10⁴ epochs)
+void parse_pinn(JsonObject& root, JsonObject& o, IdentifyConfig& c) {
+  JsonObject b = root.object("coefficients");
+  PinnIdentifyOptions& p = c.pinn;
+  // J1 may be negative: for a φ2 measured relative to the column, J1 = −J2 (seed 002 Eq. 9)
+  p.J1 = pinn_coefficient(b, "J1", true, NumberRule::any);
+  p.J2 = pinn_coefficient(b, "J2", true, NumberRule::positive);
+  p.c = pinn_coefficient(b, "c", false, NumberRule::non_negative);
+  p.k = pinn_coefficient(b, "k", false, NumberRule::non_negative);
+  b.finish();
+  p.optimizer.kind = OptimizerKind::adam;
+  p.optimizer.max_iter = 10000;
+  parse_network_training(o, p.hidden, p.activation, p.optimizer, "adam");
+  p.train_every = static_cast<int>(o.integer_or("train_every", 5, 1));
+  p.physics_weight = o.number_or("physics_weight", 1.0, NumberRule::positive);
+  p.seed = static_cast<std::uint64_t>(o.integer_or("seed", 1, 0));
+  p.progress_every = static_cast<int>(o.integer_or("progress_every", 1000, 0));
+}
+
 void parse_options(JsonObject& root, IdentifyConfig& c, const std::string& base_dir) {
   JsonObject o = root.has("options") ? root.object("options") : JsonObject(kEmptyObject, "/options");
+  if (c.method == "pinn") {
+    parse_derivative_options(o, c);
+    parse_pinn(root, o, c);
+    o.finish();
+    return;
+  }
   if (c.method == "greybox") {
     parse_derivative_options(o, c);
     parse_greybox(root, o, c, base_dir);
@@ -229,8 +285,6 @@ IdentifyConfig parse_identify_config(const json& doc, const std::string& base_di
   c.name = root.string("name");
   if (root.has("description")) (void)root.string("description");
   c.method = root.choice("method", {"sindy", "extended_sindy", "greybox", "pinn", "joint_terms"});
-  if (c.method == "pinn")
-    throw InputError("/method", "'pinn' is not built yet; sindy, extended_sindy, greybox and joint_terms are");
   parse_data(root, c, base_dir);
   if (root.has("noise")) {
     JsonObject n = root.object("noise");
@@ -254,8 +308,13 @@ IdentifyConfig parse_identify_config(const json& doc, const std::string& base_di
     if (c.known_model.dof() != 1) throw InputError("/known/scenario", "needs a single-DoF model");
     c.truth.reset();  // the unknown terms have no (k, c, F) truth
   }
-  if (c.method != "greybox") parse_library(root, c);
+  if (c.method != "greybox" && c.method != "pinn") parse_library(root, c);
   parse_options(root, c, base_dir);
+  if (c.method == "pinn") {
+    // Eq. 23 has no (k, c, F) to compare: the torque is compared with the record's friction column
+    if (root.has("truth")) throw InputError("/truth", "does not apply to pinn; give the record a friction column instead");
+    c.truth.reset();
+  }
   if (root.has("truth")) {
     JsonObject t = root.object("truth");
     c.truth = SdofParameters{t.number("k"), t.number("c"), t.number("F")};

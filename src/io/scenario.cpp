@@ -157,35 +157,41 @@ int bounded_integer(JsonObject& o, const std::string& key, int fallback, int lo,
   return static_cast<int>(v);
 }
 
+}  // namespace
+
+void parse_network_training(JsonObject& p, std::vector<int>& hidden, Activation& activation,
+                            OptimizerOptions& optimizer, const std::string& default_optimizer) {
+  if (p.has("hidden")) {
+    const std::string at = p.pointer_of("hidden");
+    const auto widths = p.numbers("hidden", -1, NumberRule::positive);
+    if (widths.size() + 1 > static_cast<std::size_t>(kMlpMaxLayers))
+      throw InputError(at, "at most " + std::to_string(kMlpMaxLayers - 1) + " hidden layers");
+    hidden.clear();
+    for (std::size_t i = 0; i < widths.size(); ++i) {
+      if (widths[i] != std::floor(widths[i]) || widths[i] > kMlpMaxWidth)
+        throw InputError(pointer_join(at, i), "must be a whole width in 1.." + std::to_string(kMlpMaxWidth));
+      hidden.push_back(static_cast<int>(widths[i]));
+    }
+  }
+  activation = parse_activation(p.choice_or("activation", "tanh", {"tanh", "mish", "relu"}));
+  const std::string opt = p.choice_or("optimizer", default_optimizer, {"lbfgs", "adam", "adam+lbfgs"});
+  optimizer.kind = opt == "adam" ? OptimizerKind::adam : opt == "lbfgs" ? OptimizerKind::lbfgs : OptimizerKind::adam_lbfgs;
+  optimizer.max_iter = bounded_integer(p, "max_iter", optimizer.max_iter, 1, 1000000);
+  optimizer.adam_iter = bounded_integer(p, "adam_iter", optimizer.adam_iter, 0, 1000000);
+  optimizer.tol = p.number_or("tol", optimizer.tol, NumberRule::positive);
+  optimizer.learning_rate = p.number_or("learning_rate", optimizer.learning_rate, NumberRule::positive);
+  optimizer.history = bounded_integer(p, "history", optimizer.history, 1, 50);
+}
+
+namespace {
+
 // /integrator/pinn: the networks and trainings of the PINN methods; lcp_only (a classical method
 // with lcp_solver lcp_pinn): only the LCP-PINN's `lcp` block and `seed`
 PinnConfig parse_pinn(JsonObject& in, bool lcp_only) {
   PinnConfig c;
   if (!in.has("pinn")) return c;
   JsonObject p = in.object("pinn");
-  if (!lcp_only && p.has("hidden")) {
-    const std::string at = p.pointer_of("hidden");
-    const auto widths = p.numbers("hidden", -1, NumberRule::positive);
-    if (widths.size() + 1 > static_cast<std::size_t>(kMlpMaxLayers))
-      throw InputError(at, "at most " + std::to_string(kMlpMaxLayers - 1) + " hidden layers");
-    c.hidden.clear();
-    for (std::size_t i = 0; i < widths.size(); ++i) {
-      if (widths[i] != std::floor(widths[i]) || widths[i] > kMlpMaxWidth)
-        throw InputError(pointer_join(at, i), "must be a whole width in 1.." + std::to_string(kMlpMaxWidth));
-      c.hidden.push_back(static_cast<int>(widths[i]));
-    }
-  }
-  if (!lcp_only) {
-    c.activation = parse_activation(p.choice_or("activation", "tanh", {"tanh", "mish", "relu"}));
-    const std::string opt = p.choice_or("optimizer", "lbfgs", {"lbfgs", "adam", "adam+lbfgs"});
-    c.optimizer.kind = opt == "adam" ? OptimizerKind::adam : opt == "lbfgs" ? OptimizerKind::lbfgs
-                                                                            : OptimizerKind::adam_lbfgs;
-    c.optimizer.max_iter = bounded_integer(p, "max_iter", c.optimizer.max_iter, 1, 1000000);
-    c.optimizer.adam_iter = bounded_integer(p, "adam_iter", c.optimizer.adam_iter, 0, 1000000);
-    c.optimizer.tol = p.number_or("tol", c.optimizer.tol, NumberRule::positive);
-    c.optimizer.learning_rate = p.number_or("learning_rate", c.optimizer.learning_rate, NumberRule::positive);
-    c.optimizer.history = bounded_integer(p, "history", c.optimizer.history, 1, 50);
-  }
+  if (!lcp_only) parse_network_training(p, c.hidden, c.activation, c.optimizer, "lbfgs");
   c.seed = static_cast<uint64_t>(p.integer_or("seed", 1, 0));
   if (p.has("lcp")) {
     JsonObject l = p.object("lcp");

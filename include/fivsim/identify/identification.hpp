@@ -5,7 +5,8 @@
 // mass-normalised (k, c, F) of seed 003 Eq. 11 by (recursive) least squares on the equation error,
 // or any numbers of a scenario (JSON pointers) by Nelder–Mead or a genetic algorithm on the output
 // error of the simulated scenario (identify/greybox.hpp; seed 002 §3.3). `joint_terms` regresses
-// only the unknown terms beside a known model's right-hand side (seed 004 Eqs. 1–9).
+// only the unknown terms beside a known model's right-hand side (seed 004 Eqs. 1–9). `pinn` trains
+// the network pair of seed 002 §4.3 for the friction torque (identify/pinn_identification.hpp).
 #pragma once
 
 #include <cstdint>
@@ -18,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fivsim/identify/extended_sindy.hpp"
+#include "fivsim/identify/pinn_identification.hpp"
 #include "fivsim/identify/record.hpp"
 #include "fivsim/identify/sdof_response.hpp"
 #include "fivsim/identify/sindy.hpp"
@@ -38,7 +40,7 @@ struct GreyboxParameter {
 
 struct IdentifyConfig {
   std::string name;
-  std::string method;  // sindy | extended_sindy
+  std::string method;  // sindy | extended_sindy | greybox | joint_terms | pinn
   nlohmann::json document;
 
   // the record: a CSV, or simulated from a scenario with the event-driven reference
@@ -48,8 +50,12 @@ struct IdentifyConfig {
   ModelDescription model;  // simulate: the scenario's single-DoF model
   nlohmann::json data_document;  // simulate: that scenario after its overrides
   double q0 = 0.0, u0 = 0.0, t_end = 0.0, sample_dt = 0.0;
-  double base_amplitude = 0.0;  // simulate, base_excited_sdof: u = A sin(ωt)
-  bool base_input = false;
+  // simulate: the input u(t) that drives the scenario's model — none, seed 003's base motion
+  // u = A sin(ωt) (base_excited_sdof), or the torsion pendulum's column angle φ1 with
+  // φ̇1 = A sin(ωt) from φ1(0) = 0 (seed 002 Eq. 9)
+  enum class SimulatedInput { none, base_sine, column_rate_sine };
+  SimulatedInput input = SimulatedInput::none;
+  double input_amplitude = 0.0;
 
   // measurement noise on x (and v, at the same signal-to-noise ratio)
   double noise_snr_db = std::numeric_limits<double>::quiet_NaN();
@@ -79,6 +85,7 @@ struct IdentifyConfig {
   double v_stop = 1e-7, v_slip = 1e-3;  // Eq. 15 (greybox least squares, joint_terms: v_slip only)
   GridAxis k_grid, c_grid;               // n = 0: around the slip-sample SINDy estimate
   std::string device = "auto";           // the bound grid: auto (CUDA when present) | cpu | cuda
+  PinnIdentifyOptions pinn;              // pinn: the networks, their training and Eq. 23's coefficients
   std::optional<SdofParameters> truth;   // relative errors are reported when known
 };
 
@@ -115,6 +122,11 @@ struct IdentificationResult {
   bool greybox_equation = false;  // greybox least_squares / rls: `sindy` holds the Eq. 12 fit
   bool greybox_search = false;    // greybox nelder_mead / genetic: `greybox` holds the fit
   GreyboxReport greybox;
+  bool pinn = false;  // method pinn: `pinn_result` holds the networks' torque and response
+  PinnIdentifyResult pinn_result;
+  // the torque's RMS error against the record's friction column, in percent of its RMS, over the
+  // samples inside the balance's difference stencil (NaN when the record has no friction column)
+  double pinn_torque_error_percent = std::numeric_limits<double>::quiet_NaN();
 };
 
 // the response x(t) of a scenario document at the record's times (its integrator, dt = the

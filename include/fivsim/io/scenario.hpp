@@ -80,4 +80,10 @@ bool pinn_central_supports(const ModelDescription& d, std::string* why);
 // a friction block {"law": ..., parameters...}
 FrictionLaw parse_friction_law(JsonObject& obj);
 
+// the networks and their training in a block: hidden (widths), activation, optimizer (lbfgs, adam,
+// adam+lbfgs; default_optimizer when absent), max_iter, adam_iter, tol, learning_rate, history;
+// the values passed in are the defaults
+void parse_network_training(JsonObject& block, std::vector<int>& hidden, Activation& activation,
+                            OptimizerOptions& optimizer, const std::string& default_optimizer);
+
 }  // namespace fivsim
