@@ -124,5 +124,38 @@ TEST(SimulateRecord, MatchesTheClosedFormFreeResponse) {
   }
 }
 
+TEST(SimulateRecord, CarriesTheFrictionForceOfStickAndSlip) {
+  // m ẍ = −k x − F_f with Coulomb friction μ·Fn = 1: released from k·x0 = 0.5 it sticks and the
+  // friction holds the spring (F_f = −k x0); from k·x0 = 10 it slips back with F_f = μ Fn sgn(ẋ)
+  BaseExcitedParams p;
+  p.k = 100.0;
+  p.Fn = 10.0;
+  p.law.kind = FrictionLawKind::coulomb;
+  p.law.p[0] = 0.1;
+  const ModelDescription m = make_base_excited_sdof(p);
+  const Record stuck = simulate_record(m, 0.005, 0.0, 0.5, 1e-2);
+  ASSERT_EQ(stuck.friction.size(), stuck.size());
+  for (long i = 0; i < stuck.size(); ++i) EXPECT_NEAR(stuck.friction(i), -0.5, 1e-12) << stuck.t(i);
+  const Record slip = simulate_record(m, 0.1, 0.0, 0.1, 1e-3);
+  long checked = 0;
+  for (long i = 1; i < slip.size(); ++i)
+    if (std::abs(slip.v(i)) > 1e-6) {
+      EXPECT_NEAR(slip.friction(i), slip.v(i) > 0 ? 1.0 : -1.0, 1e-12) << slip.t(i);
+      ++checked;
+    }
+  EXPECT_GT(checked, 50);
+}
+
+TEST_F(RecordCsv, ReadsAFrictionColumn) {
+  write("t,x,F\n0,1,0.5\n0.5,2,0.25\n1.0,3,-1\n");
+  RecordColumns c;
+  c.friction = "F";
+  const Record r = read_record_csv(path_.string(), c, "/data");
+  ASSERT_TRUE(r.has_friction());
+  EXPECT_DOUBLE_EQ(r.friction(2), -1.0);
+  c.friction = "G";
+  EXPECT_EQ(error_of(c), "/data/friction: no column 'G' in '" + path_.string() + "'");
+}
+
 }  // namespace
 }  // namespace fivsim
