@@ -16,6 +16,17 @@ using nlohmann::json;
 
 const std::string kContinuous = kScenarios + "identify/sdof_continuous_sindy.json";
 
+// each (overrides, message): exit 2, the message on stderr, nothing written
+template <std::size_t N>
+void expect_rejected(const std::string& config, const std::pair<std::string, std::string> (&cases)[N], const fs::path& out) {
+  for (const auto& [args, message] : cases) {
+    const Result r = run_fivsim("identify " + config + " " + args + " --out " + out.string());
+    EXPECT_EQ(r.code, 2) << args;
+    EXPECT_NE(r.err.find("fivsim identify: " + message), std::string::npos) << args << "\n" << r.err;
+    EXPECT_FALSE(fs::exists(out)) << args;
+  }
+}
+
 TEST(IdentifyCommand, RunsTheBundledContinuousCase) {
   const fs::path out = fresh_dir("identify_continuous");
   const Result r = run_fivsim("identify " + kContinuous + " --out " + out.string());
@@ -103,12 +114,7 @@ TEST(IdentifyCommand, BadPinnConfigsExitTwoNamingThePointer) {
       {"--set '/truth={\"k\":1,\"c\":1,\"F\":1}'", "/truth: does not apply to pinn"},
       {"--set /data/t_end=0.5 --set /options/train_every=20", "/options/train_every: pinn identification: fewer than 5 training samples"},
   };
-  for (const auto& [args, message] : cases) {
-    const Result r = run_fivsim("identify " + config + " " + args + " --out " + out.string());
-    EXPECT_EQ(r.code, 2) << args;
-    EXPECT_NE(r.err.find("fivsim identify: " + message), std::string::npos) << args << "\n" << r.err;
-    EXPECT_FALSE(fs::exists(out)) << args;
-  }
+  expect_rejected(config, cases, out);
 }
 
 TEST(IdentifyCommand, BadConfigsExitTwoNamingThePointer) {
@@ -125,12 +131,7 @@ TEST(IdentifyCommand, BadConfigsExitTwoNamingThePointer) {
       {"--set /library/terms/0=x9", "/library/terms/0: unknown variable 'x9'"},
       {"--set /library/terms/0=x1", "/library/terms/0: 'x1' is already in the library"},
   };
-  for (const auto& [args, message] : cases) {
-    const Result r = run_fivsim("identify " + kContinuous + " " + args + " --out " + out.string());
-    EXPECT_EQ(r.code, 2) << args;
-    EXPECT_NE(r.err.find("fivsim identify: " + message), std::string::npos) << args << "\n" << r.err;
-    EXPECT_FALSE(fs::exists(out)) << args;
-  }
+  expect_rejected(kContinuous, cases, out);
 }
 
 }  // namespace

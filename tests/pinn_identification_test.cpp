@@ -41,6 +41,18 @@ struct ClosedForm {
 PinnCoefficient fixed(double v) { return {v, v, v, false}; }
 PinnCoefficient trained(double v, double lo, double hi) { return {v, lo, hi, true}; }
 
+// the trainings of the closed-form tests: 2 × 20 tanh, 1000 Adam steps then 1500 L-BFGS iterations
+PinnIdentifyOptions closed_form_training() {
+  PinnIdentifyOptions o;
+  o.hidden = {20, 20};
+  o.train_every = 5;
+  o.optimizer.kind = OptimizerKind::adam_lbfgs;
+  o.optimizer.adam_iter = 1000;
+  o.optimizer.learning_rate = 5e-3;
+  o.optimizer.max_iter = 1500;
+  return o;
+}
+
 TEST(PinnIdentification, GradientMatchesCentralDifferences) {
   const ClosedForm f;
   PinnIdentifyOptions o;
@@ -93,15 +105,9 @@ TEST(PinnIdentification, LossAndGradientDoNotDependOnTheThreadCount) {
 
 TEST(PinnIdentification, RecoversTheTorqueOfAClosedFormMotion) {
   const ClosedForm f;
-  PinnIdentifyOptions o;
-  o.hidden = {20, 20};
-  o.train_every = 5;
+  PinnIdentifyOptions o = closed_form_training();
   o.J1 = fixed(1e-3);
   o.J2 = fixed(2e-4);
-  o.optimizer.kind = OptimizerKind::adam_lbfgs;
-  o.optimizer.adam_iter = 1000;
-  o.optimizer.learning_rate = 5e-3;
-  o.optimizer.max_iter = 1500;
   const PinnIdentifyData data = f.data(501, 10.0);
   const PinnIdentifyResult r = pinn_identify(data, o);
   const Eigen::VectorXd truth = f.torque(data.t, 1e-3, 2e-4, 0.0, 0.0);
@@ -120,16 +126,11 @@ TEST(PinnIdentification, TrainableCoefficientsStayInTheirBoundsAndCloseTheBalanc
   // Eq. 23 with the disk's stiffness and damping: τ_f is what remains of the balance for the
   // coefficients as trained, which stay inside their bounds
   const ClosedForm f;
-  PinnIdentifyOptions o;
-  o.hidden = {20, 20};
+  PinnIdentifyOptions o = closed_form_training();
   o.J1 = fixed(1e-3);
   o.J2 = trained(2.1e-4, 1.9e-4, 2.3e-4);
   o.c = fixed(0.02);
   o.k = trained(0.07, 0.05, 0.09);
-  o.optimizer.kind = OptimizerKind::adam_lbfgs;
-  o.optimizer.adam_iter = 1000;
-  o.optimizer.learning_rate = 5e-3;
-  o.optimizer.max_iter = 1500;
   const PinnIdentifyData data = f.data(501, 10.0);
   const PinnIdentifyResult r = pinn_identify(data, o);
   EXPECT_GE(r.J2, 1.9e-4);
