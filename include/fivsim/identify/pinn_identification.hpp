@@ -15,8 +15,8 @@
 // torques in the balance, so one learning rate suits any units.
 //
 // Eq. 23 alone does not determine the inertias: for any (J1, J2) the torque N2 = J1 φ̈1 − J2 φ̈2
-// closes the balance, so trainable inertias stay where the data-free part of the loss leaves them
-// (their bounds matter, as in the seed); the torque is only as right as the inertias given.
+// closes the balance, so trainable inertias end wherever the training happens to leave them inside
+// their bounds (the bounds matter, as in the seed); the torque is only as right as the inertias.
 #pragma once
 
 #include <cstdint>
