@@ -204,14 +204,14 @@ IdentificationResult pinn(const IdentifyConfig& c, const Record& record) {
     throw InputError("/options/train_every", e.what());
   }
   if (record.has_friction()) {
-    // inside the stencil: N2 is held to the balance from the second to the last-but-one training sample
-    const long edge = c.pinn.train_every, n = record.size() - 2 * edge;
-    if (n > 0) {
-      const Eigen::VectorXd truth = record.friction.segment(edge, n);
-      const double scale = root_mean_square(truth);
-      out.pinn_torque_error_percent =
-          scale > 0.0 ? 100.0 * root_mean_square(out.pinn_result.tau.segment(edge, n) - truth) / scale : HUGE_VAL;
-    }
+    // inside the stencil: N2 is held to the balance from the second to the last-but-one training
+    // sample (samples s and (m − 2)·s for m training samples every s)
+    const long s = c.pinn.train_every, first = s, last = (out.pinn_result.training_samples - 2) * s;
+    const Eigen::VectorXd truth = record.friction.segment(first, last - first + 1);
+    const double scale = root_mean_square(truth);
+    out.pinn_torque_error_percent =
+        scale > 0.0 ? 100.0 * root_mean_square(out.pinn_result.tau.segment(first, last - first + 1) - truth) / scale
+                    : HUGE_VAL;
   }
   return out;
 }
