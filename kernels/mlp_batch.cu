@@ -1,12 +1,19 @@
 // kernels/mlp_batch.cu — the CUDA backend of the batched networks (pinn/mlp_batch.hpp): fused
 // forward + backward passes of many small MLPs (seed 000 Eq. 15) and the batched LCP-PINN
-// residuals (Eqs. 17–19 and the natural-map residual), one thread per network.
+// residuals (Eqs. 17–19 and the natural-map residual). Two mappings of networks onto threads:
 //
-// On the device a batch is structure of arrays: value k of network b at k·B + b, for the
-// parameters, gradients, inputs, targets, activation caches and scratch alike. A warp's 32
-// threads then touch 32 consecutive words at every step of the per-network code, which runs
-// unchanged (mlp_least_squares, lcp_pinn_residuals) through Strided views. The numbers are the
-// CPU backend's up to rounding (nvcc is told not to contract to FMA; CMakeLists.txt).
+//   - one thread per network: the batch is structure of arrays on the device (value k of network b
+//     at k·B + b, for the parameters, gradients, inputs, targets, activation caches and scratch
+//     alike), so a warp's 32 threads touch 32 consecutive words at every step of the per-network
+//     code, which runs unchanged (mlp_least_squares, lcp_pinn_residuals) through Strided views;
+//   - one group of lanes per network (least-squares fits with layers of at most 32 neurons): the
+//     batch stays network-major, lane j of the group holds neuron j of the layer at hand, a row of
+//     W_l or of its gradient is read or written by the group in one coalesced access, and the sums
+//     over a layer's inputs are shuffle reductions. A network's gradient sums over its points in
+//     shared memory.
+//
+// The numbers are the CPU backend's up to rounding (nvcc is told not to contract to FMA;
+// CMakeLists.txt): the backward pass adds in the CPU's order, the forward sums as a tree.
 #include <cuda_runtime.h>
 
 #include <string>
@@ -36,6 +43,94 @@ __global__ void mlp_fit_kernel(MlpLayout L, long networks, int points, const T* 
   loss[b] = mlp_least_squares<T>(L, points, column(params, b, networks), column(inputs, b, networks),
                                  column(targets, b, networks), column(grad, b, networks), column(cache, b, networks),
                                  column(scratch, b, networks));
+}
+
+// the sum of v over the `group` lanes of a group (a power of two ≤ 32), in every lane
+template <class T>
+__device__ T group_sum(T v, int group) {
+  for (int off = group / 2; off > 0; off /= 2) v += __shfl_xor_sync(0xffffffffu, v, off, group);
+  return v;
+}
+
+// one group of lanes per network (network-major batch). Lane j keeps a_l[j] and z_l[j] of every
+// layer for the backward pass. A group past the batch's end computes network 0 alongside (every
+// lane of a warp takes part in the shuffles) and stores nothing. With shared_sum the gradient is
+// summed over the points in shared memory (np values per network) and written once at the end;
+// without it (one point, or too little shared memory) it is summed in place in `grad`.
+template <class T>
+__global__ void mlp_fit_group_kernel(MlpLayout L, long networks, int points, int group, bool shared_sum,
+                                     const T* __restrict__ params, const T* __restrict__ inputs,
+                                     const T* __restrict__ targets, T* __restrict__ loss, T* __restrict__ grad) {
+  extern __shared__ __align__(16) unsigned char shared_raw[];
+  const int lane = static_cast<int>(threadIdx.x) & (group - 1);
+  const int slot = static_cast<int>(threadIdx.x) / group;
+  const long b = static_cast<long>(blockIdx.x) * (blockDim.x / group) + slot;
+  const bool live = b < networks;
+  const long net = live ? b : 0;
+  const int np = L.param_count(), nin0 = L.inputs(), nout = L.outputs();
+  const T* P = params + net * np;
+  T* sum = shared_sum ? reinterpret_cast<T*>(shared_raw) + static_cast<long>(slot) * np : grad + net * np;
+  const bool store = live || shared_sum;
+  T a_at[kMlpMaxLayers + 1], z_at[kMlpMaxLayers + 1];
+  T loss_part = T(0);
+  for (int p = 0; p < points; ++p) {
+    const bool first = p == 0;
+    const auto add = [&](T* at, T v) {
+      if (store) *at = first ? v : *at + v;
+    };
+    // forward: z_i = Σ_j W_ij a_j + b_i as a group sum per output i, kept by lane i
+    T a = lane < nin0 ? inputs[(net * points + p) * nin0 + lane] : T(0);
+    a_at[0] = a;
+    for (int l = 0; l < L.layers; ++l) {
+      const int nin = L.width[l], no = L.width[l + 1];
+      const T* W = P + L.weight_offset(l);
+      T z = T(0);
+      for (int i = 0; i < no; ++i) {
+        const T s = group_sum(lane < nin ? W[i * nin + lane] * a : T(0), group);
+        if (lane == i) z = s;
+      }
+      const bool last = l + 1 == L.layers;
+      if (lane < no) {
+        z += W[no * nin + lane];
+        a = last ? detail::output_map(L, z) : detail::activate(L.hidden, z);
+      } else {
+        z = a = T(0);
+      }
+      z_at[l + 1] = z;
+      a_at[l + 1] = a;
+    }
+    // backward: lane j adds δ_i a_j to gW_ij and sums W_ij δ_i over i, δ_i handed round by shuffle
+    T delta = T(0);
+    if (lane < nout) {
+      const T d = a - targets[(net * points + p) * nout + lane];
+      loss_part += T(0.5) * d * d;
+      delta = d * detail::output_slope(L, z_at[L.layers]);
+    }
+    for (int l = L.layers - 1; l >= 0; --l) {
+      const int nin = L.width[l], no = L.width[l + 1];
+      const T* W = P + L.weight_offset(l);
+      T* gW = sum + L.weight_offset(l);
+      const T a_in = a_at[l];
+      T back = T(0);
+      for (int i = 0; i < no; ++i) {
+        const T d_i = __shfl_sync(0xffffffffu, delta, i, group);
+        if (lane < nin) {
+          add(gW + i * nin + lane, d_i * a_in);
+          back += W[i * nin + lane] * d_i;
+        }
+      }
+      if (lane < no) add(gW + no * nin + lane, delta);
+      if (l == 0) break;
+      delta = lane < nin ? back * detail::activate_slope(L.hidden, z_at[l]) : T(0);
+    }
+  }
+  const T total = group_sum(loss_part, group);
+  __syncwarp();  // the group's shared sums are complete (before any lane of the warp leaves)
+  if (!live) return;
+  if (lane == 0) loss[b] = total;
+  if (shared_sum) {
+    for (int k = lane; k < np; k += group) grad[b * np + k] = sum[k];
+  }
 }
 
 template <class T>
@@ -80,13 +175,61 @@ constexpr int kBlock = 128;
 
 unsigned grid_for(long networks) { return static_cast<unsigned>((networks + kBlock - 1) / kBlock); }
 
+
+// lanes per network of the group mapping: the power of two at or above the widest layer
+int group_lanes(const MlpLayout& L) {
+  int g = 1;
+  while (g < L.max_width()) g *= 2;
+  return g;
+}
+
+// the group mapping: network-major arrays copied as they are
+template <class T>
+std::string mlp_fit_batch_cuda_group(const MlpLayout& L, const MlpFitBatch<T>& batch, int repeats, double& kernel_s) {
+  const long B = batch.networks, np = L.param_count(), P = batch.points;
+  cudaError_t err = cudaSuccess;
+  const auto upload = [&](const T* host, long count) {
+    DevicePtr<T> d = device_alloc<T>(static_cast<std::size_t>(count), err);
+    if (err == cudaSuccess) err = cudaMemcpy(d.get(), host, sizeof(T) * count, cudaMemcpyHostToDevice);
+    return d;
+  };
+  auto params = upload(batch.params, B * np);
+  auto inputs = upload(batch.inputs, B * P * L.inputs());
+  auto targets = upload(batch.targets, B * P * L.outputs());
+  auto loss = device_alloc<T>(static_cast<std::size_t>(B), err);
+  auto grad = device_alloc<T>(static_cast<std::size_t>(B * np), err);
+  if (err != cudaSuccess) return cudaGetErrorString(err);
+  const int group = group_lanes(L);
+  // two warps a block when a network fills one, else 128 threads
+  const int block = group == 32 ? 64 : 128, per_block = block / group;
+  const std::size_t shared = sizeof(T) * static_cast<std::size_t>(per_block * np);
+  const bool shared_sum = P > 1 && shared <= 48 * 1024;
+  const unsigned grid = static_cast<unsigned>((B + per_block - 1) / per_block);
+  err = timed_launches(repeats, [&] {
+    mlp_fit_group_kernel<T><<<grid, block, shared_sum ? shared : 0>>>(L, B, static_cast<int>(P), group, shared_sum,
+                                                                       params.get(), inputs.get(), targets.get(),
+                                                                       loss.get(), grad.get());
+  }, kernel_s);
+  if (err == cudaSuccess) err = cudaMemcpy(batch.loss, loss.get(), sizeof(T) * B, cudaMemcpyDeviceToHost);
+  if (err == cudaSuccess) err = cudaMemcpy(batch.grad, grad.get(), sizeof(T) * B * np, cudaMemcpyDeviceToHost);
+  return err == cudaSuccess ? std::string() : std::string(cudaGetErrorString(err));
+}
+
 }  // namespace
 
 template <class T>
-std::string mlp_fit_batch_cuda(const MlpLayout& L, const MlpFitBatch<T>& batch, int repeats, double& kernel_s) {
+std::string mlp_fit_batch_cuda(const MlpLayout& L, const MlpFitBatch<T>& batch, int repeats, double& kernel_s,
+                               MlpCudaMapping mapping) {
   kernel_s = 0.0;
   const long B = batch.networks, np = L.param_count(), P = batch.points;
   if (B <= 0) return {};
+  const int wmax = L.max_width();
+  if (mapping == MlpCudaMapping::automatic)
+    mapping = wmax <= 32 ? MlpCudaMapping::group : MlpCudaMapping::thread;
+  if (mapping == MlpCudaMapping::group) {
+    if (wmax > 32) return "mlp_fit_batch_cuda: the group mapping takes layers of at most 32 neurons";
+    return mlp_fit_batch_cuda_group(L, batch, repeats, kernel_s);
+  }
   cudaError_t err = cudaSuccess;
   auto params = upload_columns(batch.params, B, np, err);
   auto inputs = upload_columns(batch.inputs, B, P * L.inputs(), err);
@@ -131,8 +274,10 @@ std::string lcp_pinn_batch_cuda(const MlpLayout& L, const LcpPinnBatch<T>& batch
   return err == cudaSuccess ? std::string() : std::string(cudaGetErrorString(err));
 }
 
-template std::string mlp_fit_batch_cuda<double>(const MlpLayout&, const MlpFitBatch<double>&, int, double&);
-template std::string mlp_fit_batch_cuda<float>(const MlpLayout&, const MlpFitBatch<float>&, int, double&);
+template std::string mlp_fit_batch_cuda<double>(const MlpLayout&, const MlpFitBatch<double>&, int, double&,
+                                                MlpCudaMapping);
+template std::string mlp_fit_batch_cuda<float>(const MlpLayout&, const MlpFitBatch<float>&, int, double&,
+                                               MlpCudaMapping);
 template std::string lcp_pinn_batch_cuda<double>(const MlpLayout&, const LcpPinnBatch<double>&, int, double&);
 template std::string lcp_pinn_batch_cuda<float>(const MlpLayout&, const LcpPinnBatch<float>&, int, double&);
 

@@ -18,9 +18,21 @@ namespace {
 
 using cuda::device_alloc;
 
-// two kernels: the plain Moreau sweep, where the Runge–Kutta map and the Lyapunov twin are
-// compile-time nulls whose branches fold away (no registers spent on them), and the general one
-// (Moreau or Runge–Kutta, with or without the twin)
+// the plain Moreau kernel's stepper (run_case_with's stepper concept): Moreau's step over a
+// workspace without the Runge–Kutta scratch, and no twin; the per-thread stack holds only what
+// this stepper uses
+template <class D>
+struct MoreauKernelStepper {
+  const Model<D>* m;
+  typename D::scalar dt;
+  const StepOptions* opt;
+  MoreauWorkspace<D>* ws;
+  __device__ StepReport step(int, State<D>& s) { return moreau_step(*m, s, dt, *opt, *ws); }
+  __device__ void reset(int) { ws->has_basis = false; }
+};
+
+// two kernels: the plain Moreau sweep, and the general one (Moreau or Runge–Kutta, with or
+// without the Lyapunov twin)
 template <class D, bool General>
 __global__ void sweep_kernel(const CaseSetup<D>* __restrict__ setups, const RkStepMap<D>* __restrict__ rk_maps,
                              long n, SweepAnalysis an, StepOptions opt, CaseResult<D>* __restrict__ results,
@@ -28,12 +40,17 @@ __global__ void sweep_kernel(const CaseSetup<D>* __restrict__ setups, const RkSt
   const long c = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (c >= n) return;
   const CaseSetup<D> setup = setups[c];
-  CaseWorkspace<D> ws;
   State<D> s;
   CaseResult<D> r;
-  LyapunovTwin<D> twin;
-  run_case(setup, General && rk_maps ? rk_maps + c : nullptr, an, opt, ws, s, r, points + c * per_case,
-           General ? &twin : nullptr);
+  if constexpr (General) {
+    CaseWorkspace<D> ws;
+    LyapunovTwin<D> twin;
+    run_case(setup, rk_maps ? rk_maps + c : nullptr, an, opt, ws, s, r, points + c * per_case, &twin);
+  } else {
+    MoreauWorkspace<D> ws;
+    MoreauKernelStepper<D> stepper{&setup.model, typename D::scalar(setup.dt), &opt, &ws};
+    run_case_with(setup, an, opt, stepper, s, r, points + c * per_case);
+  }
   results[c] = r;
 }
 

@@ -5,7 +5,7 @@ two-stop record, compared with the same surfaces computed by NumPy broadcasting 
 record.csv (the same samples, derivatives and grid); and the grey-box genetic search (simulations
 per second). Prints one line per figure and the ratio.
 
-usage: scripts/bench_identify.py [--fivsim build/fivsim] [--grid 201] [--threads N]
+usage: scripts/bench_identify.py [--fivsim build/fivsim] [--grid 201] [--threads N] [--device auto|cpu|cuda]
 """
 import argparse
 import json
@@ -39,6 +39,8 @@ def main():
     ap.add_argument("--fivsim", default=os.path.join(ROOT, "build", "fivsim"))
     ap.add_argument("--grid", type=int, default=201, help="points per grid axis")
     ap.add_argument("--threads", type=int, default=0, help="OMP_NUM_THREADS for fivsim (default: all cores)")
+    ap.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto",
+                    help="where fivsim computes the bound grid (default: the GPU when one is present)")
     a = ap.parse_args()
     env = dict(os.environ)
     if a.threads:
@@ -49,14 +51,14 @@ def main():
         k_grid = "[%g,%g,%d]" % (300, 420, a.grid)
         c_grid = "[%g,%g,%d]" % (0, 0.2, a.grid)
         subprocess.run([a.fivsim, "identify", cfg, "--out", out, "--set", "/options/k_grid=" + k_grid,
-                        "--set", "/options/c_grid=" + c_grid], check=True, env=env, capture_output=True)
+                        "--set", "/options/c_grid=" + c_grid, "--set", "/options/device=\"%s\"" % a.device], check=True, env=env, capture_output=True)
         with open(os.path.join(out, "identified.json")) as f:
             j = json.load(f)
         b = j["extended_sindy"]["bounds"]
         n_stop, n_slip = j["extended_sindy"]["n_stop"], j["extended_sindy"]["n_slip"]
         fivsim_rate = b["point_samples_per_s"]
-        print("fivsim bound grid: %d x %d points, %d stop + %d slip samples, %.3f s -> %.3g point-samples/s"
-              % (a.grid, a.grid, n_stop, n_slip, b["wall_s"], fivsim_rate))
+        print("fivsim bound grid (%s): %d x %d points, %d stop + %d slip samples, %.3f s -> %.3g point-samples/s"
+              % (b.get("backend", "?"), a.grid, a.grid, n_stop, n_slip, b["wall_s"], fivsim_rate))
 
         # the NumPy peer on the same record, derivatives, segregation and grid
         rec = np.genfromtxt(os.path.join(out, "record.csv"), delimiter=",", names=True)

@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """Batched-network benchmark of BENCHMARKS.md (issue 5): fivsim's fused forward + backward of B
-small MLPs (tests/bench/mlp_batch_bench.cpp, CUDA and CPU backends) beside the PyTorch peer
-(scripts/bench_mlp_torch.py: vmap, torch.compile, hand-batched bmm in a CUDA graph) on the same
-GPU in the same command, for the seed papers' layouts: the dynamic IRK-PINN 7 x 20 (2 inputs, 10
+small MLPs (tests/bench/mlp_batch_bench.cpp: the CUDA backend in both mappings of networks onto
+threads, and the CPU backend) beside the PyTorch peer (scripts/bench_mlp_torch.py: vmap,
+torch.compile, hand-batched bmm in a CUDA graph) on the same GPU in the same command, for the seed papers' layouts: the dynamic IRK-PINN 7 x 20 (2 inputs, 10
 outputs: Model II with 4 stages) and the LCP-PINN 3 x 5 (1 input, 4 outputs), at 1 and 32 points
 per network. Prints a table with the ratios and writes the JSON.
 
-usage: scripts/bench_pinn_gpu.py --bench build-bench/fivsim_bench_mlp [--networks 10000]
+usage: scripts/bench_pinn_gpu.py --bench build/fivsim_bench_mlp [--networks 10000]
                                  [--precision double] [--json FILE]
 """
 import argparse
@@ -44,12 +44,15 @@ def main():
             peer = run_json([a.python, __file__.replace("bench_pinn_gpu.py", "bench_mlp_torch.py")] + common)
             ratio = peer["best_s"] / ours["gpu_s"] if ours.get("gpu_s") and peer.get("best_s") else None
             rows.append({"layout": name, "points": points, "fivsim": ours, "torch": peer, "ratio_vs_torch": ratio})
-    print("\n| network | points | fivsim GPU (s/batch) | fivsim CPU (s/batch) | PyTorch best (form) | ratio |")
-    print("|---|---|---|---|---|---|")
+    print("\n| network | points | fivsim GPU (s/batch) | thread / group mapping (s/batch) | fivsim CPU (s/batch) "
+          "| PyTorch best (form) | ratio |")
+    print("|---|---|---|---|---|---|---|")
+    nan = float("nan")
     for r in rows:
         f, p = r["fivsim"], r["torch"]
-        print("| %s | %d | %.3g | %.3g | %s (%s) | %s |" % (
-            r["layout"], r["points"], f.get("gpu_s", float("nan")), f.get("cpu_s", float("nan")),
+        print("| %s | %d | %.3g | %.3g / %s | %.3g | %s (%s) | %s |" % (
+            r["layout"], r["points"], f.get("gpu_s", nan), f.get("gpu_thread_s", nan),
+            "%.3g" % f["gpu_group_s"] if f.get("gpu_group_s") else "n/a", f.get("cpu_s", nan),
             "%.3g" % p["best_s"] if "best_s" in p else "n/a", p.get("best", p.get("error", "?")),
             "%.1fx" % r["ratio_vs_torch"] if r["ratio_vs_torch"] else "n/a"))
     if a.json:

@@ -48,7 +48,7 @@ void lcp_pinn_batch_cpu(const MlpLayout& L, const LcpPinnBatch<T>& batch, int th
 
 #ifndef FIVSIM_HAVE_CUDA
 template <class T>
-std::string mlp_fit_batch_cuda(const MlpLayout&, const MlpFitBatch<T>&, int, double& kernel_s) {
+std::string mlp_fit_batch_cuda(const MlpLayout&, const MlpFitBatch<T>&, int, double& kernel_s, MlpCudaMapping) {
   kernel_s = 0.0;
   return "fivsim was built without CUDA";
 }
@@ -57,8 +57,10 @@ std::string lcp_pinn_batch_cuda(const MlpLayout&, const LcpPinnBatch<T>&, int, d
   kernel_s = 0.0;
   return "fivsim was built without CUDA";
 }
-template std::string mlp_fit_batch_cuda<double>(const MlpLayout&, const MlpFitBatch<double>&, int, double&);
-template std::string mlp_fit_batch_cuda<float>(const MlpLayout&, const MlpFitBatch<float>&, int, double&);
+template std::string mlp_fit_batch_cuda<double>(const MlpLayout&, const MlpFitBatch<double>&, int, double&,
+                                                MlpCudaMapping);
+template std::string mlp_fit_batch_cuda<float>(const MlpLayout&, const MlpFitBatch<float>&, int, double&,
+                                               MlpCudaMapping);
 template std::string lcp_pinn_batch_cuda<double>(const MlpLayout&, const LcpPinnBatch<double>&, int, double&);
 template std::string lcp_pinn_batch_cuda<float>(const MlpLayout&, const LcpPinnBatch<float>&, int, double&);
 #endif

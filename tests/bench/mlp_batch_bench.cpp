@@ -6,7 +6,9 @@
 //
 // usage: fivsim_bench_mlp [--networks 10000] [--points 1] [--hidden 20x7] [--inputs 2] [--outputs 10]
 //                         [--repeats 200] [--precision double|float] [--cpu-threads 0]
-// prints one JSON object: seconds per batch evaluation on each backend and network-evaluations/s.
+// prints one JSON object: seconds per batch evaluation on each backend (on CUDA: the automatic
+// mapping of networks onto threads as gpu_s, and each mapping alone; 0 where it does not apply)
+// and network-evaluations/s.
 #include <omp.h>
 
 #include <chrono>
@@ -68,11 +70,18 @@ int run(const Args& a) {
   for (int r = 0; r < cpu_reps; ++r) fivsim::mlp_fit_batch_cpu(d.L, d.view(), a.cpu_threads);
   const double cpu_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / cpu_reps;
   const double cpu_loss0 = static_cast<double>(d.loss[0]);
-  // CUDA: one warm-up, then `repeats` launches between two events
-  double warm = 0.0, gpu_total = 0.0;
-  std::string err = fivsim::mlp_fit_batch_cuda(d.L, d.view(), 1, warm);
-  if (err.empty()) err = fivsim::mlp_fit_batch_cuda(d.L, d.view(), a.repeats, gpu_total);
-  const double gpu_s = err.empty() ? gpu_total / a.repeats : 0.0;
+  // CUDA, each mapping of networks onto threads (mlp_batch.hpp): one warm-up, then `repeats`
+  // launches between two events; the automatic choice is reported as gpu_s
+  const auto time_gpu = [&](fivsim::MlpCudaMapping mapping, std::string& err) {
+    double warm = 0.0, total = 0.0;
+    err = fivsim::mlp_fit_batch_cuda(d.L, d.view(), 1, warm, mapping);
+    if (err.empty()) err = fivsim::mlp_fit_batch_cuda(d.L, d.view(), a.repeats, total, mapping);
+    return err.empty() ? total / a.repeats : 0.0;
+  };
+  std::string err, thread_err, group_err;
+  const double gpu_s = time_gpu(fivsim::MlpCudaMapping::automatic, err);
+  const double gpu_thread_s = time_gpu(fivsim::MlpCudaMapping::thread, thread_err);
+  const double gpu_group_s = time_gpu(fivsim::MlpCudaMapping::group, group_err);
   const long np = d.L.param_count();
   // flops of one network at one point: forward 2·W per weight, backward 4·W (gradient and delta)
   const double flops = 6.0 * static_cast<double>(np) * a.points * static_cast<double>(a.networks);
@@ -80,11 +89,12 @@ int run(const Args& a) {
       "{\"networks\": %ld, \"points\": %d, \"hidden\": \"%dx%d\", \"inputs\": %d, \"outputs\": %d, \"params\": %ld, "
       "\"precision\": \"%s\", \"cpu_threads\": %d, \"cpu_s\": %.6e, \"cpu_networks_per_s\": %.6e, "
       "\"gpu\": %s, \"gpu_error\": \"%s\", \"gpu_s\": %.6e, \"gpu_networks_per_s\": %.6e, \"gpu_gflops\": %.4g, "
+      "\"gpu_thread_s\": %.6e, \"gpu_group_s\": %.6e, "
       "\"loss0\": %.17g, \"gpu_loss0\": %.17g}\n",
       a.networks, a.points, a.width, a.depth, a.inputs, a.outputs, np, a.precision.c_str(),
       a.cpu_threads > 0 ? a.cpu_threads : omp_get_max_threads(), cpu_s, a.networks / cpu_s,
       err.empty() ? "true" : "false", err.c_str(), gpu_s, gpu_s > 0 ? a.networks / gpu_s : 0.0,
-      gpu_s > 0 ? flops / gpu_s * 1e-9 : 0.0, cpu_loss0, static_cast<double>(d.loss[0]));
+      gpu_s > 0 ? flops / gpu_s * 1e-9 : 0.0, gpu_thread_s, gpu_group_s, cpu_loss0, static_cast<double>(d.loss[0]));
   return 0;
 }
 

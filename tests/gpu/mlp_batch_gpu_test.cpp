@@ -1,8 +1,10 @@
 // tests/gpu/mlp_batch_gpu_test.cpp — the CUDA backend of the batched networks computes the CPU
-// backend's numbers on the same batch: 2000 least-squares fits of 7 × 20 networks and 2000
-// LCP-PINNs of 3 × 5 networks (n = 1, 2, 5, 8), losses, gradients and natural-map residuals
-// within 1e-12 relative in double (FMA contraction is off on the device, so only the order of
-// libm's tanh differs) and 1e-4 in float. Skips without a device (ctest label gpu).
+// backend's numbers on the same batch: about 2000 least-squares fits of 7 × 20 networks (both
+// mappings: a thread per network, a group of lanes per network, with its gradient summed in
+// shared memory or in place), narrower layouts in groups of 16 and 8 lanes, and 2000 LCP-PINNs of
+// 3 × 5 networks (n = 1, 2, 5, 8): losses, gradients and natural-map residuals within 1e-12
+// relative in double (FMA contraction is off on the device, so only libm's tanh and the order of
+// the group's forward sums differ) and 1e-4 in float. Skips without a device (ctest label gpu).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -24,13 +26,14 @@ double worst_relative(const std::vector<T>& a, const std::vector<T>& b) {
 }
 
 template <class T>
-void fit_matches_cpu(double tol) {
+void fit_matches_cpu(double tol, MlpCudaMapping mapping, long networks, int points, const std::vector<int>& hidden,
+                     int outputs = 11) {
   if (!batch::cuda_device_info().available) GTEST_SKIP() << batch::cuda_device_info().description;
-  auto cpu = test::make_fit_batch<T>(2000, 4, 1, {20, 20, 20, 20, 20, 20, 20}, 11);
+  auto cpu = test::make_fit_batch<T>(networks, points, 1, hidden, outputs);
   auto gpu = cpu;
   mlp_fit_batch_cpu(cpu.L, cpu.view(), 0);
   double s = 0.0;
-  ASSERT_EQ(mlp_fit_batch_cuda(gpu.L, gpu.view(), 1, s), "");
+  ASSERT_EQ(mlp_fit_batch_cuda(gpu.L, gpu.view(), 1, s, mapping), "");
   EXPECT_LT(worst_relative(gpu.loss, cpu.loss), tol);
   EXPECT_LT(worst_relative(gpu.grad, cpu.grad), tol);
 }
@@ -50,8 +53,28 @@ void lcp_matches_cpu(double tol) {
   }
 }
 
-TEST(MlpBatchGpu, FitMatchesCpuDouble) { fit_matches_cpu<double>(1e-12); }
-TEST(MlpBatchGpu, FitMatchesCpuFloat) { fit_matches_cpu<float>(1e-4); }
+const std::vector<int> kIrk(7, 20);  // the seed's dynamic IRK-PINN: one network a warp
+
+TEST(MlpBatchGpu, FitMatchesCpuDouble) {
+  fit_matches_cpu<double>(1e-12, MlpCudaMapping::thread, 2000, 4, kIrk);
+  // an odd count leaves the last block's second network past the end
+  fit_matches_cpu<double>(1e-12, MlpCudaMapping::group, 2001, 4, kIrk);  // summed in shared memory
+  fit_matches_cpu<double>(1e-12, MlpCudaMapping::group, 2001, 1, kIrk);  // written in place
+  fit_matches_cpu<double>(1e-12, MlpCudaMapping::group, 999, 3, {12, 7, 12});  // groups of 16 lanes
+  fit_matches_cpu<double>(1e-12, MlpCudaMapping::group, 999, 2, {5, 5, 5}, 4);  // groups of 8 lanes
+}
+TEST(MlpBatchGpu, FitMatchesCpuFloat) {
+  fit_matches_cpu<float>(1e-4, MlpCudaMapping::thread, 2000, 4, kIrk);
+  fit_matches_cpu<float>(1e-4, MlpCudaMapping::group, 2001, 4, kIrk);
+  fit_matches_cpu<float>(1e-4, MlpCudaMapping::group, 2001, 1, kIrk);
+}
+TEST(MlpBatchGpu, GroupMappingRefusesWideLayers) {
+  if (!batch::cuda_device_info().available) GTEST_SKIP() << batch::cuda_device_info().description;
+  auto d = test::make_fit_batch<double>(4, 1, 1, {40}, 1);
+  double s = 0.0;
+  EXPECT_NE(mlp_fit_batch_cuda(d.L, d.view(), 1, s, MlpCudaMapping::group), "");
+  EXPECT_EQ(mlp_fit_batch_cuda(d.L, d.view(), 1, s), "");  // automatic: a thread per network
+}
 TEST(MlpBatchGpu, LcpResidualsMatchCpuDouble) { lcp_matches_cpu<double>(1e-12); }
 TEST(MlpBatchGpu, LcpResidualsMatchCpuFloat) { lcp_matches_cpu<float>(1e-4); }
 

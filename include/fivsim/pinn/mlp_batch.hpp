@@ -112,19 +112,28 @@ void mlp_fit_batch_cpu(const MlpLayout& L, const MlpFitBatch<T>& batch, int thre
 template <class T>
 void lcp_pinn_batch_cpu(const MlpLayout& L, const LcpPinnBatch<T>& batch, int threads);
 
-// CUDA backend: copies the batch to the device (structure of arrays), evaluates it `repeats`
-// times (the same answer each time; for timing), copies the answers back. Returns "" or the
-// error; kernel_s gets the device time of all repeats (CUDA events). In a build without CUDA it
-// returns why.
+// how the CUDA backend maps a batch of least-squares fits onto threads:
+//   thread     one thread per network, the batch as structure of arrays (any layout);
+//   group      one group of lanes per network (a power of two ≥ the widest layer, at most a warp),
+//              lane j holding neuron j, the batch network-major (layers of at most 32 neurons);
+//   automatic  group for layers of at most 32 neurons (2–5× faster than thread for the seeds'
+//              7 × 20 and 3 × 5 networks on an H100, BENCHMARKS.md), thread otherwise.
+enum class MlpCudaMapping : int { automatic = 0, thread = 1, group = 2 };
+
+// CUDA backend: copies the batch to the device, evaluates it `repeats` times (the same answer
+// each time; for timing), copies the answers back. Returns "" or the error; kernel_s gets the
+// device time of all repeats (CUDA events). In a build without CUDA it returns why.
 template <class T>
-std::string mlp_fit_batch_cuda(const MlpLayout& L, const MlpFitBatch<T>& batch, int repeats, double& kernel_s);
+std::string mlp_fit_batch_cuda(const MlpLayout& L, const MlpFitBatch<T>& batch, int repeats, double& kernel_s,
+                               MlpCudaMapping mapping = MlpCudaMapping::automatic);
 template <class T>
 std::string lcp_pinn_batch_cuda(const MlpLayout& L, const LcpPinnBatch<T>& batch, int repeats, double& kernel_s);
 
 #define FIVSIM_MLP_BATCH_EXTERN(T)                                                                          \
   extern template void mlp_fit_batch_cpu<T>(const MlpLayout&, const MlpFitBatch<T>&, int);                \
   extern template void lcp_pinn_batch_cpu<T>(const MlpLayout&, const LcpPinnBatch<T>&, int);              \
-  extern template std::string mlp_fit_batch_cuda<T>(const MlpLayout&, const MlpFitBatch<T>&, int, double&); \
+  extern template std::string mlp_fit_batch_cuda<T>(const MlpLayout&, const MlpFitBatch<T>&, int, double&,     \
+                                                    MlpCudaMapping);                                          \
   extern template std::string lcp_pinn_batch_cuda<T>(const MlpLayout&, const LcpPinnBatch<T>&, int, double&);
 FIVSIM_MLP_BATCH_EXTERN(double)
 FIVSIM_MLP_BATCH_EXTERN(float)
