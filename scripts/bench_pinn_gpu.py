@@ -4,7 +4,8 @@ small MLPs (tests/bench/mlp_batch_bench.cpp: the CUDA backend in both mappings o
 threads, and the CPU backend) beside the PyTorch peer (scripts/bench_mlp_torch.py: vmap,
 torch.compile, hand-batched bmm in a CUDA graph) on the same GPU in the same command, for the
 seed papers' layouts: the dynamic IRK-PINN 7 x 20 (2 inputs, 10 outputs: Model II with 4 stages)
-and the LCP-PINN 3 x 5 (1 input, 4 outputs), at 1 and 32 points per network. Prints a table with the ratios and writes the JSON.
+and the LCP-PINN 3 x 5 (1 input, 4 outputs), at 1 and 32 points per network. Prints a table with
+the ratios and writes the JSON.
 
 usage: scripts/bench_pinn_gpu.py --bench build/fivsim_bench_mlp [--networks 10000]
                                  [--precision double] [--json FILE]
