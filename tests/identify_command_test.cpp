@@ -1,8 +1,13 @@
 // tests/identify_command_test.cpp — `fivsim identify` end to end: a bundled config, a CSV record
-// next to its config, and bad configs that exit 2 naming the JSON pointer and leave no output.
+// next to its config, a batch (a sweep block) against single runs of its cases, and bad configs
+// that exit 2 naming the JSON pointer and leave no output.
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -130,6 +135,82 @@ TEST(IdentifyCommand, BadConfigsExitTwoNamingThePointer) {
       {"--set /noise/snr_db=40 --set /noise/std=1e-6", "/noise: give either snr_db or std"},
       {"--set /library/terms/0=x9", "/library/terms/0: unknown variable 'x9'"},
       {"--set /library/terms/0=x1", "/library/terms/0: 'x1' is already in the library"},
+  };
+  expect_rejected(kContinuous, cases, out);
+}
+
+// the header and rows of a CSV written by fivsim (a quoted last field may hold commas)
+std::vector<std::vector<std::string>> csv_rows(const fs::path& file) {
+  std::vector<std::vector<std::string>> rows;
+  std::istringstream in(slurp(file));
+  std::string line;
+  while (std::getline(in, line)) {
+    std::vector<std::string> row;
+    std::string cell;
+    bool quoted = false;
+    for (char ch : line) {
+      if (ch == '"') quoted = !quoted;
+      else if (ch == ',' && !quoted) {
+        row.push_back(cell);
+        cell.clear();
+      } else cell += ch;
+    }
+    row.push_back(cell);
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+// a config with a sweep block: one identification per case, each row the same numbers as the
+// single run of that case's config, a case that fails at run time flagged in its row
+TEST(IdentifyCommand, BatchRowsEqualSingleRuns) {
+  const fs::path out = fresh_dir("identify_batch");
+  const std::string sweep = " --set '/sweep={\"mode\": \"grid\", \"parameters\": [{\"path\": \"/data/t_end\", "
+                            "\"values\": [4, 0.001, 6]}]}'";
+  const Result r = run_fivsim("identify " + kContinuous + sweep + " --out " + out.string());
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("3 identifications"), std::string::npos) << r.out;
+  const auto rows = csv_rows(out / "identifications.csv");
+  ASSERT_EQ(rows.size(), 4u);
+  const auto& head = rows[0];
+  const auto column = [&](const std::string& name) {
+    const auto it = std::find(head.begin(), head.end(), name);
+    EXPECT_NE(it, head.end()) << name;
+    return static_cast<std::size_t>(it - head.begin());
+  };
+  // t_end = 0.001 s leaves 6 samples, fewer than the derivative window: flagged, the others run
+  EXPECT_EQ(rows[2][column("status")], "failed");
+  EXPECT_NE(rows[2][column("message")].find("/options/window: is larger than the record (6 samples)"), std::string::npos);
+  EXPECT_EQ(rows[2][column("sindy_k")], "nan");
+  for (int i : {1, 3}) {
+    const std::string t_end = rows[i][column("/data/t_end")];
+    EXPECT_EQ(rows[i][column("status")], "ok");
+    const fs::path single = fresh_dir("identify_batch_single");
+    const Result s = run_fivsim("identify " + kContinuous + " --set /data/t_end=" + t_end + " --out " + single.string());
+    ASSERT_EQ(s.code, 0) << s.err;
+    const json j = json::parse(slurp(single / "identified.json"));
+    EXPECT_EQ(std::stol(rows[i][column("samples")]), j["record"]["samples"].get<long>());
+    for (const char* p : {"k", "c", "F"}) {
+      EXPECT_EQ(std::stod(rows[i][column(std::string("sindy_") + p)]), j["sindy"]["parameters"][p].get<double>()) << p;
+      EXPECT_EQ(std::stod(rows[i][column(std::string("sindy_error_") + p + "_percent")]),
+                j["sindy"]["errors_percent"][p].get<double>()) << p;
+    }
+    EXPECT_EQ(std::stod(rows[i][column("sindy_rmse")]), j["sindy"]["rmse"].get<double>());
+    fs::remove_all(single);
+  }
+  const json summary = json::parse(slurp(out / "summary.json"));
+  EXPECT_EQ(summary["status"]["ok"], 2);
+  EXPECT_EQ(summary["status"]["failed"], 1);
+  fs::remove_all(out);
+}
+
+TEST(IdentifyCommand, BadBatchesExitTwoNamingTheCase) {
+  const fs::path out = fresh_dir("identify_batch_bad");
+  const std::pair<std::string, std::string> cases[] = {
+      {"--set '/sweep={\"mode\": \"grid\", \"parameters\": [{\"path\": \"/data/colour\", \"values\": [1]}]}'",
+       "/sweep/parameters/0/path: must point to a number"},
+      {"--set '/sweep={\"mode\": \"grid\", \"parameters\": [{\"path\": \"/data/t_end\", \"values\": [10, -1]}]}'",
+       "/data/t_end: (sweep case 1) must be > 0"},
   };
   expect_rejected(kContinuous, cases, out);
 }

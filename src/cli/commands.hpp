@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 namespace fivsim::cli {
 
 // exit codes: 0 ok, 1 an I/O or internal error, 2 bad input, 3 numerical failure of a run
@@ -65,6 +67,8 @@ struct FrictionArgs : ScenarioArgs {
 int run_command(const RunArgs& args);
 int friction_command(const FrictionArgs& args);
 int identify_command(const IdentifyArgs& args);
+// identify_command on a config with a sweep block: one identification per case (identify_batch.cpp)
+int identify_batch(const nlohmann::json& doc, const IdentifyArgs& args);
 int sweep_command(const SweepArgs& args);
 int stability_command(const StabilityArgs& args);
 int compare_command(const CompareArgs& args);

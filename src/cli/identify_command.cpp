@@ -60,6 +60,7 @@ int identify_command(const IdentifyArgs& args) {
   try {
     json doc = load_json_file(args.config);
     for (const auto& s : args.set) apply_override(doc, s);
+    if (doc.is_object() && doc.contains("sweep")) return identify_batch(doc, args);
     config = parse_identify_config(doc, std::filesystem::path(args.config).parent_path().string());
     record = identification_record(config);
   } catch (const InputError& e) {

@@ -94,8 +94,9 @@ int main(int argc, char** argv) {
   auto* identify_cmd = app.add_subcommand(
       "identify",
       "identify a single-DoF friction oscillator from a record: sindy, extended_sindy (seed 003), greybox (seed 002: "
-      "least squares, Nelder-Mead, genetic) or joint_terms (seed 004); writes identified.json, record.csv, "
-      "response.csv (and bounds.csv) into --out. Format: docs/IDENTIFY.md");
+      "least squares, Nelder-Mead, genetic), joint_terms (seed 004) or pinn (seed 002); writes identified.json, record.csv, "
+      "response.csv (and bounds.csv) into --out; a config with a sweep block runs one identification per case "
+      "into identifications.csv. Format: docs/IDENTIFY.md");
   identify_cmd->add_option("config", identify.config, "identification JSON file")->required();
   identify_cmd->add_option("--out", identify.out, "output folder (default runs/<name>)");
   identify_cmd->add_option("--set", identify.set, "override a value of the config: /json/pointer=value (repeatable)");

@@ -320,6 +320,8 @@ IdentifyConfig parse_identify_config(const json& doc, const std::string& base_di
     c.truth = SdofParameters{t.number("k"), t.number("c"), t.number("F")};
     t.finish();
   }
+  // a batch of identifications (batch/sweep_spec.hpp over this document): `fivsim identify` reads it
+  if (root.has("sweep")) (void)root.raw("sweep");
   root.finish();
   return c;
 }
