@@ -175,7 +175,6 @@ constexpr int kBlock = 128;
 
 unsigned grid_for(long networks) { return static_cast<unsigned>((networks + kBlock - 1) / kBlock); }
 
-
 // lanes per network of the group mapping: the power of two at or above the widest layer
 int group_lanes(const MlpLayout& L) {
   int g = 1;

@@ -5,7 +5,8 @@ two-stop record, compared with the same surfaces computed by NumPy broadcasting 
 record.csv (the same samples, derivatives and grid); and the grey-box genetic search (simulations
 per second). Prints one line per figure and the ratio.
 
-usage: scripts/bench_identify.py [--fivsim build/fivsim] [--grid 201] [--threads N] [--device auto|cpu|cuda]
+usage: scripts/bench_identify.py [--fivsim build/fivsim] [--grid 201] [--threads N]
+                                 [--device auto|cpu|cuda]
 """
 import argparse
 import json
@@ -51,7 +52,8 @@ def main():
         k_grid = "[%g,%g,%d]" % (300, 420, a.grid)
         c_grid = "[%g,%g,%d]" % (0, 0.2, a.grid)
         subprocess.run([a.fivsim, "identify", cfg, "--out", out, "--set", "/options/k_grid=" + k_grid,
-                        "--set", "/options/c_grid=" + c_grid, "--set", "/options/device=\"%s\"" % a.device], check=True, env=env, capture_output=True)
+                        "--set", "/options/c_grid=" + c_grid, "--set", "/options/device=\"%s\"" % a.device],
+                       check=True, env=env, capture_output=True)
         with open(os.path.join(out, "identified.json")) as f:
             j = json.load(f)
         b = j["extended_sindy"]["bounds"]

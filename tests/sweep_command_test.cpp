@@ -42,6 +42,73 @@ TEST(SweepCommand, FilesDoNotDependOnChunksOrThreads) {
   EXPECT_EQ(std::count(cases.begin(), cases.end(), '\n'), 25);
 }
 
+// three shards, merged in any order, give the single run's cases.csv, points.csv and trajectories
+// byte for byte
+TEST(SweepCommand, ShardsMergeIntoTheSingleRunsFiles) {
+  const std::string traj = " --set '/output/trajectories=[3,20]'";
+  const fs::path one = fresh_dir("fivsim_sweep_whole"), merged = fresh_dir("fivsim_sweep_merged");
+  const Result a = run_fivsim("sweep " + kScenarios + "chain2_load_sweep.json --device cpu --out " + one.string() +
+                              kShort + traj);
+  ASSERT_EQ(a.code, 0) << a.err;
+  std::vector<fs::path> parts;
+  for (int i = 0; i < 3; ++i) {
+    parts.push_back(fresh_dir("fivsim_sweep_shard" + std::to_string(i)));
+    const Result r = run_fivsim("sweep " + kScenarios + "chain2_load_sweep.json --device cpu --shard " +
+                                std::to_string(i) + "/3 --out " + parts.back().string() + kShort + traj);
+    ASSERT_EQ(r.code, 0) << r.err;
+    const json s = json::parse(slurp(parts.back() / "summary.json"));
+    EXPECT_EQ(s["cases"], 8);  // 24 cases: [0, 8), [8, 16), [16, 24)
+    EXPECT_EQ(s["shard"]["first_case"], 8 * i);
+  }
+  const Result m = run_fivsim("merge " + parts[2].string() + " " + parts[0].string() + " " + parts[1].string() +
+                              " --out " + merged.string());
+  ASSERT_EQ(m.code, 0) << m.err;
+  EXPECT_EQ(slurp(one / "cases.csv"), slurp(merged / "cases.csv"));
+  EXPECT_EQ(slurp(one / "points.csv"), slurp(merged / "points.csv"));
+  for (const char* t : {"case_3.csv", "case_20.csv"})
+    EXPECT_EQ(slurp(one / "trajectories" / t), slurp(merged / "trajectories" / t)) << t;
+  const json whole = json::parse(slurp(one / "summary.json")), joined = json::parse(slurp(merged / "summary.json"));
+  EXPECT_EQ(joined["cases"], 24);
+  EXPECT_EQ(joined["case_steps"], whole["case_steps"]);
+  EXPECT_EQ(joined["classes"], whole["classes"]);
+  EXPECT_EQ(joined["status"], whole["status"]);
+  EXPECT_EQ(joined["shards"].size(), 3u);
+  EXPECT_FALSE(joined.contains("shard"));
+  for (const auto& d : parts) fs::remove_all(d);
+  fs::remove_all(one);
+  fs::remove_all(merged);
+}
+
+TEST(SweepCommand, MergeRefusesIncompleteOrMixedShards) {
+  const std::string sweep = "sweep " + kScenarios + "chain2_load_sweep.json --device cpu" + kShort;
+  const fs::path s0 = fresh_dir("fivsim_merge_s0"), s2 = fresh_dir("fivsim_merge_s2"),
+                 other = fresh_dir("fivsim_merge_other"), whole = fresh_dir("fivsim_merge_whole"),
+                 out = fresh_dir("fivsim_merge_out");
+  ASSERT_EQ(run_fivsim(sweep + " --shard 0/3 --out " + s0.string()).code, 0);
+  ASSERT_EQ(run_fivsim(sweep + " --shard 2/3 --out " + s2.string()).code, 0);
+  ASSERT_EQ(run_fivsim(sweep + " --shard 1/3 --set /model/Fn=3 --out " + other.string()).code, 0);
+  ASSERT_EQ(run_fivsim(sweep + " --out " + whole.string()).code, 0);
+  const std::pair<std::string, std::string> cases[] = {
+      {s0.string() + " " + s2.string(), "shard 1 of 3 is missing"},
+      {s0.string() + " " + other.string() + " " + s2.string(), "ran another scenario"},
+      {s0.string() + " " + s0.string(), "are both shard 0"},
+      {whole.string(), "is not a shard"},
+  };
+  for (const auto& [dirs, message] : cases) {
+    const Result r = run_fivsim("merge " + dirs + " --out " + out.string());
+    EXPECT_EQ(r.code, 2) << dirs;
+    EXPECT_NE(r.err.find(message), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(out));
+  }
+  for (const char* bad : {"3/3", "1/0", "x", "1/2/3", "0/25"}) {
+    const Result r = run_fivsim(sweep + " --shard " + bad + " --out " + out.string());
+    EXPECT_EQ(r.code, 2) << bad;
+    EXPECT_NE(r.err.find("--shard: must be i/N"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(out));
+  }
+  for (const auto& d : {s0, s2, other, whole}) fs::remove_all(d);
+}
+
 // Moreau, and Gauss IRK-LCP with 4 stages and interpolated stage forces
 class OneCase : public ::testing::TestWithParam<std::string> {};
 INSTANTIATE_TEST_SUITE_P(SweepCommand, OneCase,

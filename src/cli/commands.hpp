@@ -47,6 +47,12 @@ struct SweepArgs : ScenarioArgs {
   long chunk = 0;                  // cases per chunk; 0: from device memory (CUDA) or 256 per thread (CPU)
   int threads = 0;                 // CPU backend threads; 0: all cores
   bool quiet = false;
+  std::string shard;               // "i/N": only the i-th of N contiguous case ranges; empty: all
+};
+
+struct MergeArgs {
+  std::vector<std::string> shards;  // output folders of `fivsim sweep --shard i/N`
+  std::string out;
 };
 
 struct IdentifyArgs {
@@ -70,6 +76,7 @@ int identify_command(const IdentifyArgs& args);
 // identify_command on a config with a sweep block: one identification per case (identify_batch.cpp)
 int identify_batch(const nlohmann::json& doc, const IdentifyArgs& args);
 int sweep_command(const SweepArgs& args);
+int merge_command(const MergeArgs& args);
 int stability_command(const StabilityArgs& args);
 int compare_command(const CompareArgs& args);
 int validate_command(const ScenarioArgs& args);

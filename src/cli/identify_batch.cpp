@@ -26,6 +26,7 @@ namespace {
 using Field = std::pair<std::string, double>;
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr long kMaxIdentifications = 100000;
 
 // a CSV text field in double quotes (inner quotes doubled, line breaks as spaces): error messages
 // hold commas
@@ -67,8 +68,7 @@ std::vector<Field> result_fields(const IdentifyConfig& c, const IdentificationRe
       out.push_back({p.path, v});
       if (std::isfinite(p.truth)) {
         out.push_back({"truth " + p.path, p.truth});
-        out.push_back({"error_percent " + p.path,
-                       p.truth != 0.0 ? 100.0 * std::abs(v - p.truth) / std::abs(p.truth) : 100.0 * std::abs(v)});
+        out.push_back({"error_percent " + p.path, relative_error_percent(v, p.truth)});
       }
     }
     out.push_back({"greybox_rmse", r && r->greybox.response.size() ? r->greybox.rmse : kNaN});
@@ -103,6 +103,10 @@ int identify_batch(const json& doc, const IdentifyArgs& args) {
   try {
     spec = parse_sweep(doc);
     const long n = spec.n_cases();
+    // each case's config is held until its turn
+    if (n > kMaxIdentifications)
+      throw InputError("/sweep", "a batch holds at most " + std::to_string(kMaxIdentifications) +
+                                     " identifications, this one " + std::to_string(n));
     configs.reserve(static_cast<std::size_t>(n));
     values.resize(static_cast<std::size_t>(n));
     // every case's config is checked before the first identification runs

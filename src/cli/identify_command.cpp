@@ -163,8 +163,7 @@ int identify_command(const IdentifyArgs& args) {
         values[p.path] = g.values(static_cast<long>(k));
         if (std::isfinite(p.truth)) {
           truth[p.path] = p.truth;
-          errors[p.path] = p.truth != 0.0 ? 100.0 * std::abs(g.values(static_cast<long>(k)) - p.truth) / std::abs(p.truth)
-                                          : 100.0 * std::abs(g.values(static_cast<long>(k)));
+          errors[p.path] = relative_error_percent(g.values(static_cast<long>(k)), p.truth);
         }
       }
       j["greybox"] = {{"optimizer", config.greybox_optimizer}, {"parameters", values},

@@ -43,6 +43,15 @@ int main(int argc, char** argv) {
   sweep_cmd->add_option("--threads", sweep.threads, "CPU backend threads (default: all cores)")
       ->check(CLI::PositiveNumber);
   sweep_cmd->add_flag("--quiet,-q", sweep.quiet, "no progress line on stderr");
+  sweep_cmd->add_option("--shard", sweep.shard,
+                        "i/N: run only the i-th of N contiguous ranges of cases (0-based); join the N output "
+                        "folders with `fivsim merge`");
+
+  MergeArgs merge;
+  auto* merge_cmd = app.add_subcommand(
+      "merge", "join the output folders of `fivsim sweep --shard i/N` (i = 0..N-1) into the files one run writes");
+  merge_cmd->add_option("shards", merge.shards, "the shards' output folders, in any order")->required();
+  merge_cmd->add_option("--out", merge.out, "output folder (default runs/<name>)");
 
   CompareArgs compare;
   auto* compare_cmd = app.add_subcommand(
@@ -115,6 +124,7 @@ int main(int argc, char** argv) {
   }
   if (*run_cmd) return run_command(run);
   if (*sweep_cmd) return sweep_command(sweep);
+  if (*merge_cmd) return merge_command(merge);
   if (*compare_cmd) return compare_command(compare);
   if (*stability_cmd) return stability_command(stability);
   if (*identify_cmd) return identify_command(identify);

@@ -60,6 +60,9 @@ struct SweepContext {
   bool cuda = false;
   bool single = false;
   CudaDeviceInfo device;
+  // the cases this process runs: all, or one shard [first_case, end_case)
+  long first_case = 0, end_case = 0;
+  int shard_index = -1, shard_count = 0;
   // cases carry a Runge–Kutta step map: rk4lcp, irk and the IRK-PINN frameworks
   bool runge_kutta() const {
     const MethodSpec spec = base.integrator.spec();
@@ -205,11 +208,12 @@ int run_sweep(const SweepContext& ctx) {
   const SweepAnalysis an = batch::sweep_analysis(base);
   const StepOptions opt = batch::sweep_step_options(base, ctx.single);
   const int nq = base.model.dof(), nc = base.model.n_contacts();
-  const long n_cases = ctx.spec.n_cases();
+  const long n_total = ctx.spec.n_cases();
   for (long c : base.output.trajectories)
-    if (c >= n_cases)
+    if (c >= n_total)
       throw InputError("/output/trajectories", "case " + std::to_string(c) + " does not exist (the sweep has " +
-                                                  std::to_string(n_cases) + " cases)");
+                                                  std::to_string(n_total) + " cases)");
+  const long first_case = ctx.first_case, n_cases = ctx.end_case - ctx.first_case;
 
   // PINN methods: the stepper settings and stage table every case shares
   struct {
@@ -241,10 +245,12 @@ int run_sweep(const SweepContext& ctx) {
                      : (ctx.pinn() ? 4L : 256L) * threads;
     chunk = std::clamp<long>(chunk, 1, 1L << 21);
   }
-  chunk = std::min(chunk, n_cases);
+  chunk = std::max(1L, std::min(chunk, n_cases));
   const long n_chunks = (n_cases + chunk - 1) / chunk;
 
-  StagedDirectory dir(ctx.args.out.empty() ? std::filesystem::path("runs") / base.name
+  const std::string shard_name =
+      ctx.shard_count > 0 ? ".shard" + std::to_string(ctx.shard_index) + "of" + std::to_string(ctx.shard_count) : "";
+  StagedDirectory dir(ctx.args.out.empty() ? std::filesystem::path("runs") / (base.name + shard_name)
                                            : std::filesystem::path(ctx.args.out));
   CsvWriter cases(dir.file("cases.csv"));
   cases.field("case");
@@ -275,12 +281,15 @@ int run_sweep(const SweepContext& ctx) {
   PinnTotals pinn_totals;
   long done = 0;
   // the CUDA backend overlaps the host's preparation of the next chunk with the device's work
-  std::future<Chunk<D>> next = std::async(std::launch::deferred, [&] { return prepare_chunk<D>(ctx, 0, chunk, opt); });
+  const long end_case = first_case + n_cases;
+  std::future<Chunk<D>> next = std::async(std::launch::deferred, [&] {
+    return prepare_chunk<D>(ctx, first_case, std::min(chunk, n_cases), opt);
+  });
   for (long k = 0; k < n_chunks; ++k) {
     Chunk<D> ch = next.get();
     const long first_next = ch.first + ch.n;
-    if (first_next < n_cases) {
-      const long n_next = std::min(chunk, n_cases - first_next);
+    if (first_next < end_case) {
+      const long n_next = std::min(chunk, end_case - first_next);
       next = std::async(ctx.cuda ? std::launch::async : std::launch::deferred,
                         [&, first_next, n_next] { return prepare_chunk<D>(ctx, first_next, n_next, opt); });
     }
@@ -330,7 +339,8 @@ int run_sweep(const SweepContext& ctx) {
   if (!base.output.trajectories.empty()) {
     std::filesystem::create_directories(dir.file("trajectories"));
     for (long c : base.output.trajectories)
-      write_trajectory(ctx, c, dir.file("trajectories") / ("case_" + std::to_string(c) + ".csv"));
+      if (c >= first_case && c < end_case)
+        write_trajectory(ctx, c, dir.file("trajectories") / ("case_" + std::to_string(c) + ".csv"));
   }
   const double wall = seconds_since(t0);
 
@@ -367,6 +377,9 @@ int run_sweep(const SweepContext& ctx) {
     summary["pinn"]["case_memory_bytes"] = pinn_block_bytes;
   }
   if (an.lyapunov_every > 0) summary["lyapunov"] = {{"every", an.lyapunov_every}, {"d0", an.lyapunov_d0}};
+  if (ctx.shard_count > 0)
+    summary["shard"] = {{"index", ctx.shard_index}, {"count", ctx.shard_count}, {"first_case", first_case},
+                        {"end_case", end_case}, {"sweep_cases", n_total}};
   summary["scenario"] = base.document;
   write_json_file(dir.file("summary.json"), summary);
   dir.commit();
@@ -421,6 +434,22 @@ int sweep_command(const SweepArgs& args) {
   }
   SweepContext ctx{args, base, spec, false, false, {}};
   ctx.single = args.precision == "float";
+  ctx.end_case = spec.n_cases();
+  if (!args.shard.empty()) {
+    // "i/N": the i-th of N contiguous ranges of case indices; `fivsim merge` joins them
+    long i = -1, n = 0;
+    char tail = 0;
+    if (std::sscanf(args.shard.c_str(), "%ld/%ld%c", &i, &n, &tail) != 2 || n < 1 || i < 0 || i >= n ||
+        n > spec.n_cases()) {
+      std::fprintf(stderr, "fivsim sweep: --shard: must be i/N with 0 <= i < N <= the sweep's %ld cases, got '%s'\n",
+                   spec.n_cases(), args.shard.c_str());
+      return kExitBadInput;
+    }
+    ctx.shard_index = static_cast<int>(i);
+    ctx.shard_count = static_cast<int>(n);
+    ctx.first_case = i * spec.n_cases() / n;
+    ctx.end_case = (i + 1) * spec.n_cases() / n;
+  }
   // the PINN trainings run in double precision: their tolerances (1e-24 on a squared residual)
   // are below float's reach
   if (ctx.pinn() && ctx.single) {

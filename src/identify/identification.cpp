@@ -368,9 +368,13 @@ IdentificationResult identify(const IdentifyConfig& c, const Record& record) {
   return out;
 }
 
+double relative_error_percent(double identified, double truth) {
+  return truth != 0.0 ? 100.0 * std::abs(identified - truth) / std::abs(truth) : 100.0 * std::abs(identified);
+}
+
 SdofParameters relative_errors_percent(const SdofParameters& id, const SdofParameters& truth) {
-  auto rel = [](double a, double b) { return b != 0.0 ? 100.0 * std::abs(a - b) / std::abs(b) : std::abs(a) * 100.0; };
-  return {rel(id.k, truth.k), rel(id.c, truth.c), rel(id.F, truth.F)};
+  return {relative_error_percent(id.k, truth.k), relative_error_percent(id.c, truth.c),
+          relative_error_percent(id.F, truth.F)};
 }
 
 }  // namespace fivsim

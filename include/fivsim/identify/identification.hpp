@@ -140,7 +140,9 @@ Record identification_record(const IdentifyConfig& config);
 // runs the configured method on the record; InputError when the library lacks what it needs
 IdentificationResult identify(const IdentifyConfig& config, const Record& record);
 
-// relative errors in percent of (k, c, F) against the truth
+// the relative error in percent of one identified number against its truth (the absolute error
+// in percent when the truth is 0), and of (k, c, F)
+double relative_error_percent(double identified, double truth);
 SdofParameters relative_errors_percent(const SdofParameters& identified, const SdofParameters& truth);
 
 }  // namespace fivsim

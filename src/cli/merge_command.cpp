@@ -1,0 +1,183 @@
+// src/cli/merge_command.cpp — `fivsim merge DIR…`: joins the output folders of `fivsim sweep
+// --shard i/N` (i = 0 … N−1) into the files one run of the whole sweep writes. The shards are
+// contiguous ranges of case indices, so cases.csv and points.csv are the shards' rows in shard
+// order under one header — byte for byte what a single run writes — and the decimated trajectories
+// are copied. summary.json adds up the counts (cases, case-steps, classes, status, PINN trainings),
+// keeps each shard's throughput and device under "shards", and takes as wall_s the slowest
+// shard's (the shards ran side by side).
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "cli_common.hpp"
+#include "commands.hpp"
+#include "fivsim/io/output.hpp"
+
+namespace fivsim::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Shard {
+  fs::path dir;
+  json summary;
+  int index = 0;
+};
+
+[[noreturn]] void refuse(const std::string& what) { throw InputError("", what); }
+
+// the text of a file, or a refusal naming it
+std::string read_text(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) refuse(file.string() + ": cannot be read");
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// the shards in index order, each checked against the first: same sweep, every index once
+std::vector<Shard> read_shards(const std::vector<std::string>& dirs) {
+  std::vector<Shard> shards;
+  for (const auto& d : dirs) {
+    Shard s;
+    s.dir = d;
+    const fs::path file = s.dir / "summary.json";
+    try {
+      s.summary = json::parse(read_text(file));
+    } catch (const json::exception& e) {
+      refuse(file.string() + ": " + e.what());
+    }
+    if (!s.summary.contains("shard"))
+      refuse(d + " is not a shard (its summary.json has no \"shard\" block: it was not run with --shard i/N)");
+    s.index = s.summary["shard"]["index"].get<int>();
+    shards.push_back(std::move(s));
+  }
+  std::sort(shards.begin(), shards.end(), [](const Shard& a, const Shard& b) { return a.index < b.index; });
+  const json& first = shards.front().summary;
+  const int count = first["shard"]["count"].get<int>();
+  for (std::size_t k = 0; k < shards.size(); ++k) {
+    const json& s = shards[k].summary;
+    const std::string dir = shards[k].dir.string();
+    if (s["shard"]["count"].get<int>() != count)
+      refuse(dir + " is shard " + std::to_string(shards[k].index) + " of " + s["shard"]["count"].dump() + ", " +
+             shards.front().dir.string() + " one of " + std::to_string(count));
+    if (s["scenario"] != first["scenario"])
+      refuse(dir + " ran another scenario than " + shards.front().dir.string() + " (its summary.json's \"scenario\")");
+    for (const char* key : {"precision", "method"})
+      if (s[key] != first[key])
+        refuse(dir + " ran " + std::string(key) + " " + s[key].dump() + ", " + shards.front().dir.string() + " " +
+               first[key].dump());
+    if (k > 0 && shards[k].index == shards[k - 1].index)
+      refuse(dir + " and " + shards[k - 1].dir.string() + " are both shard " + std::to_string(shards[k].index));
+  }
+  for (int i = 0; i < count; ++i)
+    if (i >= static_cast<int>(shards.size()) || shards[static_cast<std::size_t>(i)].index != i)
+      refuse("shard " + std::to_string(i) + " of " + std::to_string(count) + " is missing");
+  return shards;
+}
+
+// the shards' files `name` as one: the first one's header, then every shard's rows
+void join_csv(const std::vector<Shard>& shards, const std::string& name, const fs::path& out) {
+  std::ofstream joined(out, std::ios::binary);
+  for (std::size_t k = 0; k < shards.size(); ++k) {
+    const std::string text = read_text(shards[k].dir / name);
+    const std::size_t body = text.find('\n');
+    if (body == std::string::npos) refuse((shards[k].dir / name).string() + " has no header line");
+    if (k > 0 && text.compare(0, body, read_text(shards[0].dir / name), 0, body) != 0)
+      refuse((shards[k].dir / name).string() + " has another header than " + (shards[0].dir / name).string());
+    joined << (k == 0 ? text : text.substr(body + 1));
+  }
+  if (!joined) refuse(out.string() + ": cannot be written");
+}
+
+// the sum of a count map ({"periodic-1": 3, …}) over the shards
+json add_counts(const std::vector<Shard>& shards, const char* key) {
+  std::map<std::string, long> total;
+  for (const Shard& s : shards)
+    for (const auto& [name, count] : s.summary[key].items()) total[name] += count.get<long>();
+  return total;
+}
+
+}  // namespace
+
+int merge_command(const MergeArgs& args) {
+  try {
+    const std::vector<Shard> shards = read_shards(args.shards);
+    const json& first = shards.front().summary;
+    const std::string name = first["name"].get<std::string>();
+    StagedDirectory dir(args.out.empty() ? fs::path("runs") / name : fs::path(args.out));
+    join_csv(shards, "cases.csv", dir.file("cases.csv"));
+    if (fs::exists(shards.front().dir / "points.csv")) join_csv(shards, "points.csv", dir.file("points.csv"));
+    for (const Shard& s : shards)
+      if (fs::exists(s.dir / "trajectories")) {
+        fs::create_directories(dir.file("trajectories"));
+        for (const auto& f : fs::directory_iterator(s.dir / "trajectories"))
+          fs::copy_file(f.path(), dir.file("trajectories") / f.path().filename(), fs::copy_options::overwrite_existing);
+      }
+
+    json summary = first;
+    summary.erase("shard");
+    double case_steps = 0, compute_s = 0, setup_s = 0, wall_s = 0;
+    long cases = 0, chunks = 0;
+    json per_shard = json::array();
+    for (const Shard& s : shards) {
+      const json& j = s.summary;
+      cases += j["cases"].get<long>();
+      case_steps += j["case_steps"].get<double>();
+      compute_s += j["compute_s"].get<double>();
+      setup_s += j["setup_s"].get<double>();
+      wall_s = std::max(wall_s, j["wall_s"].get<double>());
+      chunks += j["chunks"].get<long>();
+      per_shard.push_back({{"index", s.index},
+                           {"folder", s.dir.string()},
+                           {"cases", j["cases"]},
+                           {"first_case", j["shard"]["first_case"]},
+                           {"backend", j["backend"]},
+                           {"device", j["device"]},
+                           {"wall_s", j["wall_s"]},
+                           {"case_steps_per_s", j["case_steps_per_s"]}});
+    }
+    summary["cases"] = cases;
+    summary["case_steps"] = case_steps;
+    summary["compute_s"] = compute_s;
+    summary["setup_s"] = setup_s;
+    summary["wall_s"] = wall_s;
+    summary["chunks"] = chunks;
+    // per device-second over all shards, and over the slowest shard's wall time
+    summary["case_steps_per_s"] = compute_s > 0 ? case_steps / compute_s : 0.0;
+    summary["end_to_end_case_steps_per_s"] = wall_s > 0 ? case_steps / wall_s : 0.0;
+    summary["classes"] = add_counts(shards, "classes");
+    summary["status"] = add_counts(shards, "status");
+    if (first.contains("pinn")) {
+      // PINN trainings: counts add up, the worst loss is the largest
+      for (const char* key : {"dynamic_iterations", "lcp_iterations", "unconverged_steps"}) {
+        double total = 0;
+        for (const Shard& s : shards) total += s.summary["pinn"][key].get<double>();
+        summary["pinn"][key] = total;
+      }
+      double worst = 0;
+      for (const Shard& s : shards) worst = std::max(worst, s.summary["pinn"]["max_dynamic_loss"].get<double>());
+      summary["pinn"]["max_dynamic_loss"] = worst;
+    }
+    summary["shards"] = per_shard;
+    write_json_file(dir.file("summary.json"), summary);
+    dir.commit();
+    std::printf("merge %s: %zu shards, %ld cases -> %s\n", name.c_str(), shards.size(), cases,
+                dir.final_path().c_str());
+    for (const auto& [cls, count] : summary["classes"].items()) std::printf("  %-28s %ld\n", cls.c_str(), count.get<long>());
+    return kExitOk;
+  } catch (const InputError& e) {
+    std::fprintf(stderr, "fivsim merge: %s\n", e.rule.empty() ? e.what() : e.rule.c_str());
+    return kExitBadInput;
+  } catch (const json::exception& e) {
+    std::fprintf(stderr, "fivsim merge: a shard's summary.json lacks what `fivsim sweep --shard` writes: %s\n", e.what());
+    return kExitBadInput;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "fivsim merge: %s\n", e.what());
+    return kExitError;
+  }
+}
+
+}  // namespace fivsim::cli
