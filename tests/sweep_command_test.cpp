@@ -3,6 +3,9 @@
 // trajectories, and one clear error (exit 2, nothing written) for each kind of bad sweep.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <fstream>
+
 #include <nlohmann/json.hpp>
 
 #include "cli_test_util.hpp"
@@ -107,6 +110,72 @@ TEST(SweepCommand, MergeRefusesIncompleteOrMixedShards) {
     EXPECT_FALSE(fs::exists(out));
   }
   for (const auto& d : {s0, s2, other, whole}) fs::remove_all(d);
+}
+
+// a sweep ended after k recorded chunks the way kill -9 ends it (FIVSIM_SWEEP_EXIT_AFTER_CHUNKS:
+// _Exit, no destructors, no flush), then `--resume`d
+Result run_killed_after(const std::string& args, int chunks) {
+  ::setenv("FIVSIM_SWEEP_EXIT_AFTER_CHUNKS", std::to_string(chunks).c_str(), 1);
+  const Result r = run_fivsim(args);
+  ::unsetenv("FIVSIM_SWEEP_EXIT_AFTER_CHUNKS");
+  return r;
+}
+
+TEST(SweepCommand, KilledSweepResumesToTheSameFiles) {
+  const std::string sweep = "sweep " + kScenarios + "chain2_load_sweep.json --device cpu --chunk 5" + kShort;
+  const fs::path whole = fresh_dir("fivsim_resume_whole"), out = fresh_dir("fivsim_resume_out");
+  const fs::path partial = out.string() + ".partial";
+  fs::remove_all(partial);
+  ASSERT_EQ(run_fivsim(sweep + " --out " + whole.string()).code, 0);
+
+  // killed after 2 of 5 chunks, with half a row written after them (as a kill mid-write leaves)
+  EXPECT_EQ(run_killed_after(sweep + " --out " + out.string(), 2).code, 137);
+  EXPECT_FALSE(fs::exists(out));
+  ASSERT_TRUE(fs::exists(partial / "manifest.json"));
+  std::ofstream(partial / "cases.csv", std::ios::app) << "11,12.34,perio";
+  // a plain rerun does not overwrite it
+  const Result refused = run_fivsim(sweep + " --out " + out.string());
+  EXPECT_EQ(refused.code, 2);
+  EXPECT_NE(refused.err.find("holds an unfinished sweep: --resume continues it"), std::string::npos) << refused.err;
+  EXPECT_TRUE(fs::exists(partial / "manifest.json"));
+  // resumed from case 10: no case lost or written twice
+  const Result resumed = run_fivsim(sweep + " --resume --out " + out.string());
+  ASSERT_EQ(resumed.code, 0) << resumed.err;
+  EXPECT_EQ(slurp(whole / "cases.csv"), slurp(out / "cases.csv"));
+  EXPECT_EQ(slurp(whole / "points.csv"), slurp(out / "points.csv"));
+  json s = json::parse(slurp(out / "summary.json"));
+  EXPECT_EQ(s["resumed"]["cases"], 10);
+  EXPECT_EQ(s["chunks"], 5);
+  EXPECT_EQ(s["classes"], json::parse(slurp(whole / "summary.json"))["classes"]);
+  EXPECT_FALSE(fs::exists(partial));
+  EXPECT_FALSE(fs::exists(out / "manifest.json"));
+
+  // killed after 3 chunks, then a byte of the second chunk's rows changed: its checksum fails, so
+  // the resume keeps the first chunk only and runs the second again
+  fs::remove_all(out);
+  EXPECT_EQ(run_killed_after(sweep + " --out " + out.string(), 3).code, 137);
+  const json m = json::parse(slurp(partial / "manifest.json"));
+  std::string text = slurp(partial / "cases.csv");
+  const long at = m["chunks"][1]["cases_end"].get<long>() - 3;
+  text[static_cast<std::size_t>(at)] = text[static_cast<std::size_t>(at)] == '1' ? '2' : '1';
+  std::ofstream(partial / "cases.csv", std::ios::binary | std::ios::trunc) << text;
+  ASSERT_EQ(run_fivsim(sweep + " --resume --out " + out.string()).code, 0);
+  EXPECT_EQ(slurp(whole / "cases.csv"), slurp(out / "cases.csv"));
+  s = json::parse(slurp(out / "summary.json"));
+  EXPECT_EQ(s["resumed"]["cases"], 5);
+
+  // another sweep's leftovers are not continued; --resume without leftovers simply runs
+  fs::remove_all(out);
+  EXPECT_EQ(run_killed_after(sweep + " --out " + out.string(), 1).code, 137);
+  const Result other = run_fivsim(sweep + " --set /model/Fn=3 --resume --out " + out.string());
+  EXPECT_EQ(other.code, 2);
+  EXPECT_NE(other.err.find("it holds another sweep"), std::string::npos) << other.err;
+  fs::remove_all(partial);
+  ASSERT_EQ(run_fivsim(sweep + " --resume --out " + out.string()).code, 0);
+  EXPECT_EQ(slurp(whole / "cases.csv"), slurp(out / "cases.csv"));
+  EXPECT_FALSE(json::parse(slurp(out / "summary.json")).contains("resumed"));
+  fs::remove_all(whole);
+  fs::remove_all(out);
 }
 
 // Moreau, and Gauss IRK-LCP with 4 stages and interpolated stage forces

@@ -48,6 +48,7 @@ struct SweepArgs : ScenarioArgs {
   int threads = 0;                 // CPU backend threads; 0: all cores
   bool quiet = false;
   std::string shard;               // "i/N": only the i-th of N contiguous case ranges; empty: all
+  bool resume = false;             // continue the unfinished sweep in <out>.partial, if there is one
 };
 
 struct MergeArgs {

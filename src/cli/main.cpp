@@ -47,6 +47,10 @@ int main(int argc, char** argv) {
                         "i/N: run only the i-th of N contiguous ranges of cases (0-based); join the N output "
                         "folders with `fivsim merge`");
 
+  sweep_cmd->add_flag("--resume", sweep.resume,
+                      "continue the unfinished sweep in <out>.partial (killed or crashed) from its last recorded "
+                      "chunk; without one, start");
+
   MergeArgs merge;
   auto* merge_cmd = app.add_subcommand(
       "merge", "join the output folders of `fivsim sweep --shard i/N` (i = 0..N-1) into the files one run writes");

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <future>
 #include <map>
 #include <memory>
@@ -13,6 +14,7 @@
 
 #include "cli_common.hpp"
 #include "commands.hpp"
+#include "sweep_journal.hpp"
 #include "fivsim/batch/sweep.hpp"
 #include "fivsim/integrate/method.hpp"
 #include "fivsim/io/output.hpp"
@@ -246,33 +248,62 @@ int run_sweep(const SweepContext& ctx) {
     chunk = std::clamp<long>(chunk, 1, 1L << 21);
   }
   chunk = std::max(1L, std::min(chunk, n_cases));
-  const long n_chunks = (n_cases + chunk - 1) / chunk;
 
   const std::string shard_name =
       ctx.shard_count > 0 ? ".shard" + std::to_string(ctx.shard_index) + "of" + std::to_string(ctx.shard_count) : "";
-  StagedDirectory dir(ctx.args.out.empty() ? std::filesystem::path("runs") / (base.name + shard_name)
-                                           : std::filesystem::path(ctx.args.out));
-  CsvWriter cases(dir.file("cases.csv"));
-  cases.field("case");
-  for (const auto& p : ctx.spec.parameters) cases.field(p.path.c_str());
-  for (const char* h : {"class", "period_n", "period", "n_transitions", "n_section"}) cases.field(h);
-  const std::vector<std::string> names = series_names(nq, nc);
-  for (const char* stat : {"rms_", "min_", "max_"})
-    for (const auto& n : names) cases.field((stat + n).c_str());
-  for (const char* h : {"frac_free", "frac_stick", "frac_slip_neg", "frac_slip_pos"}) cases.field(h);
-  if (an.lyapunov_every > 0) cases.field("lyapunov");
-  for (const char* h : {"max_lcp_residual", "steps", "status", "failed_at"}) cases.field(h);
-  if (ctx.pinn())
-    for (const char* h : {"pinn_iterations", "pinn_lcp_iterations", "pinn_max_loss", "pinn_unconverged"}) cases.field(h);
-  cases.end_row();
-  std::unique_ptr<CsvWriter> points;
-  if (base.output.points) {
-    points = std::make_unique<CsvWriter>(dir.file("points.csv"));
-    for (const char* h : {"case", "kind", "t"}) points->field(h);
-    for (const char* prefix : {"q", "u"})
-      for (int i = 0; i < nq; ++i) points->field((prefix + std::to_string(i)).c_str());
-    points->end_row();
+  const std::filesystem::path out_dir = ctx.args.out.empty() ? std::filesystem::path("runs") / (base.name + shard_name)
+                                                             : std::filesystem::path(ctx.args.out);
+  // resumable: after each chunk the manifest records what is on the disk (sweep_journal.hpp); an
+  // unfinished sweep is looked at before the staging folder is opened, so a refusal keeps it
+  const long end_case = first_case + n_cases;
+  SweepJournal journal(StagedDirectory::resumable_staging(out_dir),
+                       {{"scenario", base.document},
+                        {"precision", ctx.single ? "float" : "double"},
+                        {"first_case", first_case},
+                        {"end_case", end_case}});
+  if (journal.has_manifest()) {
+    if (!ctx.args.resume)
+      throw InputError("--resume", StagedDirectory::resumable_staging(out_dir).string() +
+                                       " holds an unfinished sweep: --resume continues it; remove that folder to "
+                                       "start again");
+    const std::string why = journal.load();
+    if (!why.empty())
+      throw InputError("--resume", "cannot continue " + StagedDirectory::resumable_staging(out_dir).string() + ": " + why);
   }
+  StagedDirectory dir(out_dir, StagedDirectory::Resumable{});
+  const bool resumed = !journal.chunks().empty();
+  if (resumed) dir.keep_on_failure();
+
+  std::unique_ptr<CsvWriter> cases_file, points;
+  if (resumed) {
+    // the files as the last intact chunk left them
+    cases_file = std::make_unique<CsvWriter>(dir.file("cases.csv"), journal.cases_end());
+    if (base.output.points) points = std::make_unique<CsvWriter>(dir.file("points.csv"), journal.points_end());
+  } else {
+    cases_file = std::make_unique<CsvWriter>(dir.file("cases.csv"));
+    CsvWriter& cases = *cases_file;
+    cases.field("case");
+    for (const auto& p : ctx.spec.parameters) cases.field(p.path.c_str());
+    for (const char* h : {"class", "period_n", "period", "n_transitions", "n_section"}) cases.field(h);
+    const std::vector<std::string> names = series_names(nq, nc);
+    for (const char* stat : {"rms_", "min_", "max_"})
+      for (const auto& n : names) cases.field((stat + n).c_str());
+    for (const char* h : {"frac_free", "frac_stick", "frac_slip_neg", "frac_slip_pos"}) cases.field(h);
+    if (an.lyapunov_every > 0) cases.field("lyapunov");
+    for (const char* h : {"max_lcp_residual", "steps", "status", "failed_at"}) cases.field(h);
+    if (ctx.pinn())
+      for (const char* h : {"pinn_iterations", "pinn_lcp_iterations", "pinn_max_loss", "pinn_unconverged"}) cases.field(h);
+    cases.end_row();
+    if (base.output.points) {
+      points = std::make_unique<CsvWriter>(dir.file("points.csv"));
+      for (const char* h : {"case", "kind", "t"}) points->field(h);
+      for (const char* prefix : {"q", "u"})
+        for (int i = 0; i < nq; ++i) points->field((prefix + std::to_string(i)).c_str());
+      points->end_row();
+    }
+    journal.set_headers(cases.sync(), points ? points->sync() : 0);
+  }
+  CsvWriter& cases = *cases_file;
 
   ProgressLine progress(!ctx.args.quiet, static_cast<double>(n_cases), "cases", "", "case-steps/s");
   const auto t0 = Clock::now();
@@ -280,10 +311,28 @@ int run_sweep(const SweepContext& ctx) {
   std::map<std::string, long> classes, statuses;
   PinnTotals pinn_totals;
   long done = 0;
+  // the counts of the chunks a resume keeps
+  for (const JournalChunk& jc : journal.chunks()) {
+    const json& c = jc.counts;
+    case_steps += c["case_steps"].get<double>();
+    compute_s += c["compute_s"].get<double>();
+    setup_s += c["setup_s"].get<double>();
+    for (const auto& [name, count] : c["classes"].items()) classes[name] += count.template get<long>();
+    for (const auto& [name, count] : c["status"].items()) statuses[name] += count.template get<long>();
+    if (c.contains("pinn"))
+      pinn_totals.add(PinnTotals{c["pinn"]["dynamic_iterations"].get<long>(), c["pinn"]["lcp_iterations"].get<long>(),
+                                 c["pinn"]["max_dynamic_loss"].get<double>(), c["pinn"]["unconverged_steps"].get<long>()});
+    done += jc.n;
+  }
+  const long resumed_cases = done;
+  const std::size_t resumed_chunks = journal.chunks().size();
+  const long start_case = first_case + done;
+  const long n_chunks = (end_case - start_case + chunk - 1) / chunk;
+  // a test hook: end the process the way kill -9 would once this many chunks are recorded
+  const char* exit_after = std::getenv("FIVSIM_SWEEP_EXIT_AFTER_CHUNKS");
   // the CUDA backend overlaps the host's preparation of the next chunk with the device's work
-  const long end_case = first_case + n_cases;
   std::future<Chunk<D>> next = std::async(std::launch::deferred, [&] {
-    return prepare_chunk<D>(ctx, first_case, std::min(chunk, n_cases), opt);
+    return prepare_chunk<D>(ctx, start_case, std::min(chunk, end_case - start_case), opt);
   });
   for (long k = 0; k < n_chunks; ++k) {
     Chunk<D> ch = next.get();
@@ -293,45 +342,58 @@ int run_sweep(const SweepContext& ctx) {
       next = std::async(ctx.cuda ? std::launch::async : std::launch::deferred,
                         [&, first_next, n_next] { return prepare_chunk<D>(ctx, first_next, n_next, opt); });
     }
-    setup_s += ch.setup_s;
     const auto tc = Clock::now();
+    double chunk_compute_s = 0.0;
     if (ctx.pinn()) {
       // sweep_command runs every PINN sweep on this instantiation
       if constexpr (std::is_same_v<D, PinnSweepDims>) {
         const batch::PinnChunk pc{ch.setups.data(), ch.rk_maps.empty() ? nullptr : ch.rk_maps.data(), ch.n, pinn.set,
                                   pinn.tab, nq};
         if (ctx.cuda) {
-          double kernel_s = 0.0;
-          const std::string err =
-              batch::run_chunk_cuda_pinn(pc, an, opt, ch.results.data(), ch.points.data(), ch.pinn.data(), kernel_s);
+          const std::string err = batch::run_chunk_cuda_pinn(pc, an, opt, ch.results.data(), ch.points.data(),
+                                                             ch.pinn.data(), chunk_compute_s);
           if (!err.empty()) throw std::runtime_error("CUDA backend: " + err);
-          compute_s += kernel_s;
         } else {
           batch::run_chunk_cpu_pinn(pc, an, opt, ch.results.data(), ch.points.data(), ch.pinn.data(), ctx.args.threads);
-          compute_s += seconds_since(tc);
+          chunk_compute_s = seconds_since(tc);
         }
       }
     } else if (ctx.cuda) {
-      double kernel_s = 0.0;
       const std::string err = batch::run_chunk_cuda(ch.setups.data(), ch.rk_maps.empty() ? nullptr : ch.rk_maps.data(),
-                                                    ch.n, an, opt, ch.results.data(), ch.points.data(), kernel_s);
+                                                    ch.n, an, opt, ch.results.data(), ch.points.data(), chunk_compute_s);
       if (!err.empty()) throw std::runtime_error("CUDA backend: " + err);
-      compute_s += kernel_s;
     } else {
       batch::run_chunk_cpu(ch.setups.data(), ch.rk_maps.empty() ? nullptr : ch.rk_maps.data(), ch.n, an, opt,
                            ch.results.data(), ch.points.data(), ctx.args.threads);
-      compute_s += seconds_since(tc);
+      chunk_compute_s = seconds_since(tc);
     }
     write_case_rows(ch, nq, nc, an.lyapunov_every > 0, cases);
     if (points) write_point_rows(ch, nq, an, *points);
-    for (const PinnTotals& p : ch.pinn) pinn_totals.add(p);
+    // this chunk's counts, kept in the manifest for a resume
+    PinnTotals chunk_pinn;
+    for (const PinnTotals& p : ch.pinn) chunk_pinn.add(p);
+    std::map<std::string, long> chunk_classes, chunk_statuses;
+    double chunk_steps = 0.0;
     for (const auto& r : ch.results) {
-      case_steps += static_cast<double>(r.steps);
-      ++classes[r.klass == CaseClass::periodic ? "periodic-" + std::to_string(r.period_n) : case_class(r)];
-      ++statuses[status_name(r.status)];
+      chunk_steps += static_cast<double>(r.steps);
+      ++chunk_classes[r.klass == CaseClass::periodic ? "periodic-" + std::to_string(r.period_n) : case_class(r)];
+      ++chunk_statuses[status_name(r.status)];
     }
+    json counts = {{"case_steps", chunk_steps}, {"compute_s", chunk_compute_s}, {"setup_s", ch.setup_s},
+                   {"classes", chunk_classes},  {"status", chunk_statuses}};
+    if (ctx.pinn()) counts["pinn"] = pinn_totals_json(chunk_pinn);
+    journal.record({ch.first, ch.n, cases.sync(), points ? points->sync() : 0, 0, 0, counts});
+    dir.keep_on_failure();
+    if (exit_after && static_cast<long>(journal.chunks().size()) == std::atol(exit_after)) std::_Exit(137);
+
+    pinn_totals.add(chunk_pinn);
+    for (const auto& [name, count] : chunk_classes) classes[name] += count;
+    for (const auto& [name, count] : chunk_statuses) statuses[name] += count;
+    case_steps += chunk_steps;
+    compute_s += chunk_compute_s;
+    setup_s += ch.setup_s;
     done += ch.n;
-    progress.update(static_cast<double>(done), case_steps);
+    progress.update(static_cast<double>(done - resumed_cases), case_steps);
   }
   progress.done();
   cases.close();
@@ -352,7 +414,7 @@ int run_sweep(const SweepContext& ctx) {
   summary["threads"] = ctx.cuda ? 0 : threads;
   summary["precision"] = ctx.single ? "float" : "double";
   summary["instantiation"] = {{"max_dof", D::max_dof}, {"max_contacts", D::max_contacts}, {"exact", D::exact}};
-  summary["chunks"] = n_chunks;
+  summary["chunks"] = journal.chunks().size();
   summary["chunk_size"] = chunk;
   summary["method"] = base.integrator.spec().label();
   summary["case_steps"] = case_steps;
@@ -380,8 +442,10 @@ int run_sweep(const SweepContext& ctx) {
   if (ctx.shard_count > 0)
     summary["shard"] = {{"index", ctx.shard_index}, {"count", ctx.shard_count}, {"first_case", first_case},
                         {"end_case", end_case}, {"sweep_cases", n_total}};
+  if (resumed) summary["resumed"] = {{"chunks", resumed_chunks}, {"cases", resumed_cases}};
   summary["scenario"] = base.document;
   write_json_file(dir.file("summary.json"), summary);
+  journal.remove_manifest();
   dir.commit();
 
   std::printf("sweep %s: %ld cases × %ld steps on %s (%s) in %.3g s: %.3g case-steps/s stepping, %.3g end to end "

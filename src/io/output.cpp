@@ -17,8 +17,20 @@ StagedDirectory::StagedDirectory(std::filesystem::path final_dir) : final_(std::
   std::filesystem::create_directories(staging_);
 }
 
+std::filesystem::path StagedDirectory::resumable_staging(std::filesystem::path final_dir) {
+  if (final_dir.filename().empty()) final_dir = final_dir.parent_path();
+  final_dir += ".partial";
+  return final_dir;
+}
+
+StagedDirectory::StagedDirectory(std::filesystem::path final_dir, Resumable) : final_(std::move(final_dir)) {
+  if (final_.filename().empty()) final_ = final_.parent_path();
+  staging_ = resumable_staging(final_);
+  std::filesystem::create_directories(staging_);
+}
+
 StagedDirectory::~StagedDirectory() {
-  if (!committed_) {
+  if (!committed_ && !keep_) {
     std::error_code ec;
     std::filesystem::remove_all(staging_, ec);
   }
@@ -53,6 +65,20 @@ void write_json_file(const std::filesystem::path& path, const nlohmann::json& j)
 CsvWriter::CsvWriter(const std::filesystem::path& path) {
   f_ = std::fopen(path.c_str(), "w");
   if (!f_) throw std::runtime_error("cannot write " + path.string());
+}
+
+CsvWriter::CsvWriter(const std::filesystem::path& path, long keep) {
+  std::error_code ec;
+  std::filesystem::resize_file(path, static_cast<std::uintmax_t>(keep), ec);
+  if (ec) throw std::runtime_error("cannot continue " + path.string() + ": " + ec.message());
+  f_ = std::fopen(path.c_str(), "ab");
+  if (!f_) throw std::runtime_error("cannot write " + path.string());
+}
+
+long CsvWriter::sync() {
+  if (std::fflush(f_) != 0 || ::fsync(::fileno(f_)) != 0 || std::fseek(f_, 0, SEEK_END) != 0)
+    throw std::runtime_error("error while writing a CSV file");
+  return std::ftell(f_);
 }
 
 CsvWriter::~CsvWriter() {

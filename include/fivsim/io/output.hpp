@@ -16,6 +16,13 @@ namespace fivsim {
 class StagedDirectory {
  public:
   explicit StagedDirectory(std::filesystem::path final_dir);
+  // a resumable staging folder: "<dir>.partial" (no pid), kept as it is when it exists, so that a
+  // sweep killed mid-run can go on from what it holds (`fivsim sweep --resume`)
+  struct Resumable {};
+  StagedDirectory(std::filesystem::path final_dir, Resumable);
+  static std::filesystem::path resumable_staging(std::filesystem::path final_dir);
+  // from now on a failure leaves the staging folder for a resume instead of removing it
+  void keep_on_failure() { keep_ = true; }
   ~StagedDirectory();
   StagedDirectory(const StagedDirectory&) = delete;
   StagedDirectory& operator=(const StagedDirectory&) = delete;
@@ -29,6 +36,7 @@ class StagedDirectory {
   std::filesystem::path final_;
   std::filesystem::path staging_;
   bool committed_ = false;
+  bool keep_ = false;
 };
 
 // shortest text that reads back to the same double
@@ -40,6 +48,8 @@ void write_json_file(const std::filesystem::path& path, const nlohmann::json& j)
 class CsvWriter {
  public:
   explicit CsvWriter(const std::filesystem::path& path);
+  // continues `path` after its first `keep` bytes (the rest is cut off)
+  CsvWriter(const std::filesystem::path& path, long keep);
   ~CsvWriter();
   CsvWriter(const CsvWriter&) = delete;
   CsvWriter& operator=(const CsvWriter&) = delete;
@@ -48,6 +58,8 @@ class CsvWriter {
   void field(const char* s);
   void end_row();
   void close();
+  // writes the buffer through to the disk (fflush + fsync); returns the file's length
+  long sync();
 
  private:
   std::FILE* f_ = nullptr;

@@ -1,0 +1,113 @@
+// src/cli/sweep_journal.cpp — the resumable sweep's manifest (sweep_journal.hpp).
+#include "sweep_journal.hpp"
+
+#include <cstdio>
+#include <fstream>
+#include <stdexcept>
+
+namespace fivsim::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+// FNV-1a over bytes [from, to) of a file; false when the file is shorter
+bool fnv1a(const fs::path& file, long from, long to, std::uint64_t& hash) {
+  hash = 1469598103934665603ull;
+  std::ifstream in(file, std::ios::binary);
+  if (!in || to < from) return false;
+  in.seekg(from);
+  char buf[1 << 16];
+  for (long left = to - from; left > 0;) {
+    const long want = left < static_cast<long>(sizeof buf) ? left : static_cast<long>(sizeof buf);
+    if (!in.read(buf, want)) return false;
+    for (long i = 0; i < want; ++i) hash = (hash ^ static_cast<unsigned char>(buf[i])) * 1099511628211ull;
+    left -= want;
+  }
+  return true;
+}
+
+}  // namespace
+
+SweepJournal::SweepJournal(fs::path dir, json identity) : dir_(std::move(dir)), identity_(std::move(identity)) {}
+
+bool SweepJournal::has_manifest() const { return fs::exists(dir_ / "manifest.json"); }
+
+void SweepJournal::set_headers(long cases_end, long points_end) {
+  header_cases_ = cases_end;
+  header_points_ = points_end;
+  write();
+}
+
+std::string SweepJournal::load() {
+  json m;
+  try {
+    std::ifstream in(dir_ / "manifest.json");
+    m = json::parse(in);
+  } catch (const json::exception& e) {
+    return "its manifest.json cannot be read (" + std::string(e.what()) + ")";
+  }
+  if (m.value("identity", json()) != identity_)
+    return "it holds another sweep (scenario, precision, --shard or --chunk differ from this command's)";
+  header_cases_ = m.at("header_cases").get<long>();
+  header_points_ = m.at("header_points").get<long>();
+  chunks_.clear();
+  long cases_at = header_cases_, points_at = header_points_;
+  const bool points = fs::exists(dir_ / "points.csv");
+  for (const json& c : m.at("chunks")) {
+    JournalChunk ch;
+    ch.first = c.at("first").get<long>();
+    ch.n = c.at("n").get<long>();
+    ch.cases_end = c.at("cases_end").get<long>();
+    ch.points_end = c.at("points_end").get<long>();
+    ch.cases_hash = c.at("cases_fnv1a").get<std::uint64_t>();
+    ch.points_hash = c.at("points_fnv1a").get<std::uint64_t>();
+    ch.counts = c.at("counts");
+    std::uint64_t h = 0;
+    // a chunk whose bytes changed or went missing is run again, and every chunk after it
+    if (!fnv1a(dir_ / "cases.csv", cases_at, ch.cases_end, h) || h != ch.cases_hash) break;
+    if (points && (!fnv1a(dir_ / "points.csv", points_at, ch.points_end, h) || h != ch.points_hash)) break;
+    cases_at = ch.cases_end;
+    points_at = ch.points_end;
+    chunks_.push_back(std::move(ch));
+  }
+  return {};
+}
+
+void SweepJournal::record(JournalChunk chunk) {
+  const bool points = fs::exists(dir_ / "points.csv");
+  if (!fnv1a(dir_ / "cases.csv", cases_end(), chunk.cases_end, chunk.cases_hash) ||
+      (points && !fnv1a(dir_ / "points.csv", points_end(), chunk.points_end, chunk.points_hash)))
+    throw std::runtime_error("cannot read back " + dir_.string() + "/cases.csv or points.csv");
+  chunks_.push_back(std::move(chunk));
+  write();
+}
+
+void SweepJournal::write() const {
+  json m = {{"identity", identity_}, {"header_cases", header_cases_}, {"header_points", header_points_}};
+  m["chunks"] = json::array();
+  for (const JournalChunk& c : chunks_)
+    m["chunks"].push_back({{"first", c.first},
+                           {"n", c.n},
+                           {"cases_end", c.cases_end},
+                           {"points_end", c.points_end},
+                           {"cases_fnv1a", c.cases_hash},
+                           {"points_fnv1a", c.points_hash},
+                           {"counts", c.counts}});
+  // written aside and renamed: a crash leaves the old manifest or the new one, never half of one
+  const fs::path tmp = dir_ / "manifest.json.tmp";
+  {
+    std::ofstream out(tmp);
+    out << m.dump() << "\n";
+    out.flush();
+    if (!out) throw std::runtime_error("cannot write " + tmp.string());
+  }
+  fs::rename(tmp, dir_ / "manifest.json");
+}
+
+void SweepJournal::remove_manifest() const {
+  std::error_code ec;
+  fs::remove(dir_ / "manifest.json", ec);
+}
+
+}  // namespace fivsim::cli

@@ -1,0 +1,53 @@
+// src/cli/sweep_journal.hpp — the manifest that makes `fivsim sweep` resumable (issue 7). A sweep
+// writes into "<out>.partial"; after each chunk's rows are on the disk (fsync), the manifest
+// records the chunk (its case range, the byte lengths of cases.csv and points.csv after it, an
+// FNV-1a checksum of the bytes it added to each, and its counts) by an atomic rename. After a crash
+// or kill -9, `--resume` keeps the recorded chunks whose bytes are intact, cuts the files back to
+// the last of them and goes on from the next case, so that no case is lost or written twice.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace fivsim::cli {
+
+struct JournalChunk {
+  long first = 0, n = 0;               // cases [first, first + n)
+  long cases_end = 0, points_end = 0;  // file lengths after the chunk
+  std::uint64_t cases_hash = 0, points_hash = 0;  // of the bytes the chunk added
+  nlohmann::json counts;  // case_steps, compute_s, setup_s, classes, status, pinn
+};
+
+class SweepJournal {
+ public:
+  // `identity`: what must match for a resume (scenario as run, precision, case range, chunk size)
+  SweepJournal(std::filesystem::path dir, nlohmann::json identity);
+
+  bool has_manifest() const;
+  // reads the manifest and keeps its chunks whose bytes are intact (each checksum in order, the
+  // first mismatch drops it and all after it); "" or why the folder cannot be resumed
+  std::string load();
+  // appends a chunk (the files already synced to cases_end / points_end) and rewrites the manifest
+  void record(JournalChunk chunk);
+  void remove_manifest() const;
+
+  const std::vector<JournalChunk>& chunks() const { return chunks_; }
+  long cases_end() const { return chunks_.empty() ? header_cases_ : chunks_.back().cases_end; }
+  long points_end() const { return chunks_.empty() ? header_points_ : chunks_.back().points_end; }
+  // the file lengths after the headers, recorded before the first chunk
+  void set_headers(long cases_end, long points_end);
+  const nlohmann::json& identity() const { return identity_; }
+
+ private:
+  void write() const;
+  std::filesystem::path dir_;
+  nlohmann::json identity_;
+  long header_cases_ = 0, header_points_ = 0;
+  std::vector<JournalChunk> chunks_;
+};
+
+}  // namespace fivsim::cli
