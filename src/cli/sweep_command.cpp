@@ -270,8 +270,10 @@ int run_sweep(const SweepContext& ctx) {
     if (!why.empty())
       throw InputError("--resume", "cannot continue " + StagedDirectory::resumable_staging(out_dir).string() + ": " + why);
   }
-  StagedDirectory dir(out_dir, StagedDirectory::Resumable{});
   const bool resumed = !journal.chunks().empty();
+  // nothing to continue: whatever an earlier attempt left starts from scratch
+  if (!resumed) std::filesystem::remove_all(StagedDirectory::resumable_staging(out_dir));
+  StagedDirectory dir(out_dir, StagedDirectory::Resumable{});
   if (resumed) dir.keep_on_failure();
 
   std::unique_ptr<CsvWriter> cases_file, points;
