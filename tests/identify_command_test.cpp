@@ -137,6 +137,12 @@ TEST(IdentifyCommand, BadConfigsExitTwoNamingThePointer) {
       {"--set /library/terms/0=x1", "/library/terms/0: 'x1' is already in the library"},
   };
   expect_rejected(kContinuous, cases, out);
+  // found by the fuzzer (tests/fuzz/regressions/identify_set_empty_token.json): an override whose
+  // pointer ends in an empty token escaped as a raw JSON exception (exit 1)
+  const std::pair<std::string, std::string> greybox[] = {
+      {"--set '/model/set/~1mdeolk~1=300'", "/model/set/~1mdeolk~1: cannot be set in the scenario"},
+  };
+  expect_rejected(kScenarios + "identify/sdof_two_stop_greybox.json", greybox, out);
 }
 
 // the header and rows of a CSV written by fivsim (a quoted last field may hold commas)

@@ -40,7 +40,12 @@ json scenario_with_overrides(JsonObject& block, const std::string& base_dir, std
       } catch (const json::exception&) {
         throw InputError(set.pointer_of(it.key()), "is not a JSON pointer");
       }
-      doc[ptr] = it.value();
+      // a pointer into an array by a non-number or past its end, or through a number, cannot be set
+      try {
+        doc[ptr] = it.value();
+      } catch (const json::exception& e) {
+        throw InputError(set.pointer_of(it.key()), std::string("cannot be set in the scenario: ") + e.what());
+      }
     }
   }
   return doc;
