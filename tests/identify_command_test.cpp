@@ -137,10 +137,11 @@ TEST(IdentifyCommand, BadConfigsExitTwoNamingThePointer) {
       {"--set /library/terms/0=x1", "/library/terms/0: 'x1' is already in the library"},
   };
   expect_rejected(kContinuous, cases, out);
-  // found by the fuzzer (tests/fuzz/regressions/identify_set_empty_token.json): an override whose
-  // pointer ends in an empty token escaped as a raw JSON exception (exit 1)
+  // found by the fuzzer (tests/fuzz/regressions/): an override whose pointer ends in an empty token
+  // escaped as a raw JSON exception (exit 1); one with a huge array index ran out of memory
   const std::pair<std::string, std::string> greybox[] = {
-      {"--set '/model/set/~1mdeolk~1=300'", "/model/set/~1mdeolk~1: cannot be set in the scenario"},
+      {"--set '/model/set/~1mdeolk~1=300'", "/model/scenario: '"},
+      {"--set '/model/set/~1initial~1q~110386527119=1'", "/model/set/~1initial~1q~110386527119: '10386527119' in"},
   };
   expect_rejected(kScenarios + "identify/sdof_two_stop_greybox.json", greybox, out);
 }

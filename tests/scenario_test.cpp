@@ -228,6 +228,38 @@ TEST(Scenario, OverridePathMustBeAPointer) {
   EXPECT_DOUBLE_EQ(doc["model"]["k"].get<double>(), 2.5);
 }
 
+// set_at_pointer (every override): objects are created on the way, arrays grow by one at most.
+// The fuzzer found the array case (tests/fuzz/regressions/identify_set_huge_index.json): an index
+// of 10^10 padded an array to 10^10 nulls and ran out of memory.
+TEST(Scenario, OverridesNeverPadArrays) {
+  json doc = base_scenario();
+  doc["list"] = {1, 2};
+  set_at_pointer(doc, "/list/1", 5, "/at");
+  set_at_pointer(doc, "/list/2", 6, "/at");   // its size: appends
+  set_at_pointer(doc, "/list/-", 7, "/at");   // appends
+  EXPECT_EQ(doc["list"], json({1, 5, 6, 7}));
+  set_at_pointer(doc, "/new/deep/10386527119", 1, "/at");  // missing levels are objects, digits keys
+  EXPECT_EQ(doc["new"]["deep"]["10386527119"], 1);
+  set_at_pointer(doc, "/terms/0", "x1", "/at");  // ... or an array that the pointer starts at 0
+  EXPECT_EQ(doc["terms"], json({"x1"}));
+  const auto refused = [&](const std::string& pointer, const std::string& message) {
+    try {
+      set_at_pointer(doc, pointer, 1, "/at");
+      ADD_FAILURE() << pointer << " was set";
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.pointer, "/at") << pointer;
+      EXPECT_NE(e.rule.find(message), std::string::npos) << pointer << ": " << e.rule;
+    }
+  };
+  refused("/list/10386527119", "is not an index of the array (size 4");
+  refused("/list/5", "is not an index of the array");
+  refused("/list/01", "is not an index");
+  refused("/list/x", "is not an index");
+  refused("/model/k/0", "goes through a number");
+  refused("model/k", "is not a JSON pointer");
+  EXPECT_EQ(doc["list"].size(), 4u);
+}
+
 TEST(Scenario, DynamicFrictionLawsRunWithTheSmoothMethodOnly) {
   json doc = base_scenario();
   doc["friction"] = json::parse(R"({"law": "lugre", "sigma0": 1e5, "sigma1": 300, "sigma2": 0.05,

@@ -33,20 +33,8 @@ json scenario_with_overrides(JsonObject& block, const std::string& base_dir, std
   json doc = load_json_file(path);
   if (block.has("set")) {
     JsonObject set = block.object("set");
-    for (auto it = block.raw("set").begin(); it != block.raw("set").end(); ++it) {
-      json::json_pointer ptr;
-      try {
-        ptr = json::json_pointer(it.key());
-      } catch (const json::exception&) {
-        throw InputError(set.pointer_of(it.key()), "is not a JSON pointer");
-      }
-      // a pointer into an array by a non-number or past its end, or through a number, cannot be set
-      try {
-        doc[ptr] = it.value();
-      } catch (const json::exception& e) {
-        throw InputError(set.pointer_of(it.key()), std::string("cannot be set in the scenario: ") + e.what());
-      }
-    }
+    for (auto it = block.raw("set").begin(); it != block.raw("set").end(); ++it)
+      set_at_pointer(doc, it.key(), it.value(), set.pointer_of(it.key()));
   }
   return doc;
 }

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <sstream>
+#include <vector>
 
 namespace fivsim {
 
@@ -18,6 +19,44 @@ std::string pointer_join(const std::string& parent, const std::string& key) {
 
 std::string pointer_join(const std::string& parent, std::size_t index) {
   return parent + "/" + std::to_string(index);
+}
+
+namespace {
+
+std::string type_name(const json& v);
+
+}  // namespace
+
+void set_at_pointer(json& doc, const std::string& pointer, json value, const std::string& at) {
+  json::json_pointer ptr;
+  try {
+    ptr = json::json_pointer(pointer);
+  } catch (const json::exception&) {
+    throw InputError(at, "'" + pointer + "' is not a JSON pointer");
+  }
+  // the unescaped reference tokens, root first
+  std::vector<std::string> tokens;
+  for (json::json_pointer p = ptr; !p.empty(); p = p.parent_pointer()) tokens.insert(tokens.begin(), p.back());
+  json* cur = &doc;
+  for (const std::string& t : tokens) {
+    // a missing level is an array when the pointer starts it ("0" or "-"), else an object
+    if (cur->is_null()) *cur = t == "0" || t == "-" ? json::array() : json::object();
+    if (cur->is_object()) {
+      cur = &(*cur)[t];
+    } else if (cur->is_array()) {
+      const bool digits = !t.empty() && t.size() < 10 && t.find_first_not_of("0123456789") == std::string::npos &&
+                          (t.size() == 1 || t[0] != '0');
+      const std::size_t index = t == "-" ? cur->size() : digits ? std::stoul(t) : cur->size() + 1;
+      if (index > cur->size())
+        throw InputError(at, "'" + t + "' in '" + pointer + "' is not an index of the array (size " +
+                                 std::to_string(cur->size()) + "; its size or '-' appends)");
+      if (index == cur->size()) cur->push_back(nullptr);
+      cur = &(*cur)[index];
+    } else {
+      throw InputError(at, "'" + pointer + "' goes through " + type_name(*cur) + ", which has no members");
+    }
+  }
+  *cur = std::move(value);
 }
 
 namespace {

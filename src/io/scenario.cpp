@@ -50,11 +50,7 @@ void apply_override(json& doc, const std::string& assignment) {
       value = text;
     }
   }
-  try {
-    doc[json::json_pointer(ptr)] = value;
-  } catch (const json::exception& e) {
-    throw InputError(ptr, std::string("cannot be set: ") + e.what());
-  }
+  set_at_pointer(doc, ptr, std::move(value), ptr);
 }
 
 namespace {

@@ -83,4 +83,11 @@ class JsonObject {
 // a single number at `pointer`, finite and obeying `rule`
 double read_number(const json& v, const std::string& pointer, NumberRule rule);
 
+// doc at `pointer` = value, for overrides (--set, an identification's "set"): missing levels on the
+// way are created (an array when the pointer's next token is "0" or "-", else an object), an array
+// takes an index up to its size (its size or "-" appends); an index past
+// the end, a step through a number, string or boolean, or a malformed pointer is an InputError
+// naming `at` (where the pointer was given) — never an array padded to a huge size
+void set_at_pointer(json& doc, const std::string& pointer, json value, const std::string& at);
+
 }  // namespace fivsim
