@@ -313,9 +313,9 @@ int run_sweep(const SweepContext& ctx) {
   std::map<std::string, long> classes, statuses;
   PinnTotals pinn_totals;
   long done = 0;
-  // the counts of the chunks a resume keeps
-  for (const JournalChunk& jc : journal.chunks()) {
-    const json& c = jc.counts;
+  // one chunk's counts (as the manifest keeps them) into the sweep's: the chunks a resume keeps
+  // and each chunk run here go through this one place
+  const auto add_chunk = [&](const json& c, long n) {
     case_steps += c["case_steps"].get<double>();
     compute_s += c["compute_s"].get<double>();
     setup_s += c["setup_s"].get<double>();
@@ -324,8 +324,9 @@ int run_sweep(const SweepContext& ctx) {
     if (c.contains("pinn"))
       pinn_totals.add(PinnTotals{c["pinn"]["dynamic_iterations"].get<long>(), c["pinn"]["lcp_iterations"].get<long>(),
                                  c["pinn"]["max_dynamic_loss"].get<double>(), c["pinn"]["unconverged_steps"].get<long>()});
-    done += jc.n;
-  }
+    done += n;
+  };
+  for (const JournalChunk& jc : journal.chunks()) add_chunk(jc.counts, jc.n);
   const long resumed_cases = done;
   const std::size_t resumed_chunks = journal.chunks().size();
   const long start_case = first_case + done;
@@ -387,14 +388,7 @@ int run_sweep(const SweepContext& ctx) {
     journal.record({ch.first, ch.n, cases.sync(), points ? points->sync() : 0, 0, 0, counts});
     dir.keep_on_failure();
     if (exit_after && static_cast<long>(journal.chunks().size()) == std::atol(exit_after)) std::_Exit(137);
-
-    pinn_totals.add(chunk_pinn);
-    for (const auto& [name, count] : chunk_classes) classes[name] += count;
-    for (const auto& [name, count] : chunk_statuses) statuses[name] += count;
-    case_steps += chunk_steps;
-    compute_s += chunk_compute_s;
-    setup_s += ch.setup_s;
-    done += ch.n;
+    add_chunk(counts, ch.n);
     progress.update(static_cast<double>(done - resumed_cases), case_steps);
   }
   progress.done();
