@@ -57,7 +57,7 @@ __global__ void sweep_kernel(const CaseSetup<D>* __restrict__ setups, const RkSt
 }  // namespace
 
 template <class D>
-std::string run_chunk_cuda(const CaseSetup<D>* setups, const RkStepMap<D>* rk_maps, long n, const SweepAnalysis& an,
+CudaOutcome run_chunk_cuda(const CaseSetup<D>* setups, const RkStepMap<D>* rk_maps, long n, const SweepAnalysis& an,
                            const StepOptions& opt, CaseResult<D>* results, double* points, double& kernel_s) {
   kernel_s = 0.0;
   if (n <= 0) return {};
@@ -72,7 +72,7 @@ std::string run_chunk_cuda(const CaseSetup<D>* setups, const RkStepMap<D>* rk_ma
     err = cudaMemcpy(d_setups.get(), setups, sizeof(CaseSetup<D>) * n, cudaMemcpyHostToDevice);
   if (err == cudaSuccess && rk_maps)
     err = cudaMemcpy(d_maps.get(), rk_maps, sizeof(RkStepMap<D>) * n, cudaMemcpyHostToDevice);
-  if (err != cudaSuccess) return cudaGetErrorString(err);
+  if (err != cudaSuccess) return cuda_outcome(err);
   const int block = 128;
   const long grid = (n + block - 1) / block;
   err = cuda::timed_launches(1, [&] {
@@ -87,7 +87,7 @@ std::string run_chunk_cuda(const CaseSetup<D>* setups, const RkStepMap<D>* rk_ma
     err = cudaMemcpy(results, d_results.get(), sizeof(CaseResult<D>) * n, cudaMemcpyDeviceToHost);
   if (err == cudaSuccess && n_points > 0)
     err = cudaMemcpy(points, d_points.get(), sizeof(double) * n_points, cudaMemcpyDeviceToHost);
-  return err == cudaSuccess ? std::string() : std::string(cudaGetErrorString(err));
+  return cuda_outcome(err);
 }
 
 }  // namespace fivsim::batch

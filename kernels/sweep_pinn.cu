@@ -35,7 +35,7 @@ __global__ void pinn_sweep_kernel(const CaseSetup<D>* __restrict__ setups, const
 
 }  // namespace
 
-std::string run_chunk_cuda_pinn(const PinnChunk& ch, const SweepAnalysis& an, const StepOptions& opt,
+CudaOutcome run_chunk_cuda_pinn(const PinnChunk& ch, const SweepAnalysis& an, const StepOptions& opt,
                                 CaseResult<D>* results, double* points, PinnTotals* totals, double& kernel_s) {
   kernel_s = 0.0;
   const long n = ch.n;
@@ -60,7 +60,7 @@ std::string run_chunk_cuda_pinn(const PinnChunk& ch, const SweepAnalysis& an, co
   if (err == cudaSuccess && n_stage > 0)
     err = cudaMemcpy(d_stage.get(), ch.tab.a, sizeof(double) * n_stage, cudaMemcpyHostToDevice);
   if (err == cudaSuccess) err = cudaMemset(d_arena.get(), 0, static_cast<std::size_t>(n * copies * L.bytes));
-  if (err != cudaSuccess) return cudaGetErrorString(err);
+  if (err != cudaSuccess) return cuda_outcome(err);
   // the deep call chain (optimizer → loss → network) needs more stack than the default
   cudaFuncAttributes attr{};
   if (cudaFuncGetAttributes(&attr, pinn_sweep_kernel) == cudaSuccess) {
@@ -81,7 +81,7 @@ std::string run_chunk_cuda_pinn(const PinnChunk& ch, const SweepAnalysis& an, co
   if (err == cudaSuccess && n_points > 0)
     err = cudaMemcpy(points, d_points.get(), sizeof(double) * n_points, cudaMemcpyDeviceToHost);
   if (err == cudaSuccess) err = cudaMemcpy(totals, d_totals.get(), sizeof(PinnTotals) * n, cudaMemcpyDeviceToHost);
-  return err == cudaSuccess ? std::string() : std::string(cudaGetErrorString(err));
+  return cuda_outcome(err);
 }
 
 }  // namespace fivsim::batch

@@ -8,6 +8,7 @@ packages=(
   libeigen3-dev nlohmann-json3-dev libcli11-dev libboost-dev libfftw3-dev
   libgtest-dev libgmock-dev googletest libbenchmark-dev libomp-dev
   python3-numpy python3-scipy python3-matplotlib
+  libopenmpi-dev openmpi-bin
 )
 # the Siconos peer is only needed by the benchmark (FIVSIM_SETUP_PEERS=1)
 if [[ "${FIVSIM_SETUP_PEERS:-0}" == "1" ]]; then

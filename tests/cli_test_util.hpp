@@ -27,18 +27,30 @@ inline std::string slurp(const fs::path& p) {
   return s.str();
 }
 
-// ctest runs every test in its own process, several at once: the capture files carry the pid
-inline Result run_fivsim(const std::string& args) {
+// a shell command line (prefix + the fivsim binary + args), its exit code and output. ctest runs
+// every test in its own process, several at once: the capture files carry the pid
+inline Result run_command_line(const std::string& prefix, const std::string& args) {
   const fs::path dir = fs::temp_directory_path();
   const std::string tag = std::to_string(::getpid());
   const fs::path out = dir / ("fivsim_cli_stdout_" + tag + ".txt"), err = dir / ("fivsim_cli_stderr_" + tag + ".txt");
-  const std::string cmd = std::string(FIVSIM_BINARY) + " " + args + " >" + out.string() + " 2>" + err.string();
+  const std::string cmd = prefix + std::string(FIVSIM_BINARY) + " " + args + " >" + out.string() + " 2>" + err.string();
   const int raw = std::system(cmd.c_str());
   Result r{WEXITSTATUS(raw), slurp(out), slurp(err)};
   fs::remove(out);
   fs::remove(err);
   return r;
 }
+
+inline Result run_fivsim(const std::string& args) { return run_command_line("", args); }
+
+#ifdef FIVSIM_MPIEXEC
+// fivsim under mpirun on this machine: more ranks than cores allowed, and as root where CI is root
+inline Result run_fivsim_ranks(int ranks, const std::string& args) {
+  return run_command_line("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " +
+                              std::string(FIVSIM_MPIEXEC) + " --oversubscribe -np " + std::to_string(ranks) + " ",
+                          args);
+}
+#endif
 
 inline fs::path fresh_dir(const std::string& name) {
   const fs::path p = fs::temp_directory_path() / (name + "_" + std::to_string(::getpid()));

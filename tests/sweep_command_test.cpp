@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -176,6 +177,138 @@ TEST(SweepCommand, KilledSweepResumesToTheSameFiles) {
   EXPECT_FALSE(json::parse(slurp(out / "summary.json")).contains("resumed"));
   fs::remove_all(whole);
   fs::remove_all(out);
+}
+
+// MPI: one rank and two ranks (chunks handed out as ranks ask) write the single process's files
+// byte for byte, trajectories included; summary.json counts each rank's share
+TEST(SweepCommand, MpiRanksWriteTheSingleRunsFiles) {
+  if (!FIVSIM_TEST_MPI) GTEST_SKIP() << "built without MPI (FIVSIM_MPI)";
+  const std::string sweep = "sweep " + kScenarios + "chain2_load_sweep.json --device cpu --threads 1" + kShort +
+                            " --set '/output/trajectories=[3,20]'";
+  const fs::path one = fresh_dir("fivsim_mpi_single");
+  ASSERT_EQ(run_fivsim(sweep + " --out " + one.string()).code, 0);
+  for (const int ranks : {1, 2}) {
+    const fs::path out = fresh_dir("fivsim_mpi_ranks" + std::to_string(ranks));
+    const Result r = run_fivsim_ranks(ranks, sweep + " --chunk 3 --out " + out.string());
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(slurp(one / "cases.csv"), slurp(out / "cases.csv")) << ranks;
+    EXPECT_EQ(slurp(one / "points.csv"), slurp(out / "points.csv")) << ranks;
+    for (const char* t : {"case_3.csv", "case_20.csv"})
+      EXPECT_EQ(slurp(one / "trajectories" / t), slurp(out / "trajectories" / t)) << t;
+    const json s = json::parse(slurp(out / "summary.json"));
+    ASSERT_EQ(s["ranks"].size(), static_cast<std::size_t>(ranks));
+    long cases = 0, chunks = 0;
+    for (int k = 0; k < ranks; ++k) {
+      EXPECT_EQ(s["ranks"][k]["rank"], k);
+      cases += s["ranks"][k]["cases"].get<long>();
+      chunks += s["ranks"][k]["chunks"].get<long>();
+    }
+    EXPECT_EQ(cases, 24);
+    EXPECT_EQ(chunks, 8);
+    EXPECT_EQ(s["chunks"], 8);
+    EXPECT_NE(r.out.find(ranks > 1 ? ", 2 ranks in" : "(double) in"), std::string::npos) << r.out;
+    fs::remove_all(out);
+  }
+  fs::remove_all(one);
+}
+
+// MPI: rank 0 killed after 3 recorded chunks takes the job down; `mpirun ... --resume` finishes it
+// to the same files. A case with a bad value fails the sweep once, by its JSON path, exit 2.
+TEST(SweepCommand, MpiSweepResumesAndReportsARanksFailureOnce) {
+  if (!FIVSIM_TEST_MPI) GTEST_SKIP() << "built without MPI (FIVSIM_MPI)";
+  const std::string sweep = "sweep " + kScenarios + "chain2_load_sweep.json --device cpu --threads 1 --chunk 4" + kShort;
+  const fs::path whole = fresh_dir("fivsim_mpi_whole"), out = fresh_dir("fivsim_mpi_resume");
+  const fs::path partial = out.string() + ".partial";
+  fs::remove_all(partial);
+  ASSERT_EQ(run_fivsim(sweep + " --out " + whole.string()).code, 0);
+  ::setenv("FIVSIM_SWEEP_EXIT_AFTER_CHUNKS", "3", 1);
+  const Result killed = run_fivsim_ranks(2, sweep + " --out " + out.string());
+  ::unsetenv("FIVSIM_SWEEP_EXIT_AFTER_CHUNKS");
+  EXPECT_NE(killed.code, 0);
+  ASSERT_TRUE(fs::exists(partial / "manifest.json"));
+  const Result resumed = run_fivsim_ranks(2, sweep + " --resume --out " + out.string());
+  ASSERT_EQ(resumed.code, 0) << resumed.err;
+  EXPECT_EQ(slurp(whole / "cases.csv"), slurp(out / "cases.csv"));
+  EXPECT_EQ(slurp(whole / "points.csv"), slurp(out / "points.csv"));
+  EXPECT_EQ(json::parse(slurp(out / "summary.json"))["resumed"]["cases"], 12);
+
+  // a negative load in the last case: whichever rank prepares it fails, rank 0 reports it
+  const fs::path bad = fresh_dir("fivsim_mpi_bad");
+  const Result r = run_fivsim_ranks(2, "sweep " + kScenarios + "chain2_load_sweep.json --device cpu --threads 1 "
+                                       "--chunk 2 -q --set /integrator/t_end=5 --set /analysis/t_transient=1 "
+                                       "--set '/sweep/parameters/0/linspace=[30,-1,24]' --out " + bad.string());
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("fivsim sweep: /model/Fn"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("fivsim sweep:"), r.err.rfind("fivsim sweep:")) << r.err;
+  EXPECT_FALSE(fs::exists(bad));
+  fs::remove_all(bad.string() + ".partial");
+  fs::remove_all(whole);
+  fs::remove_all(out);
+}
+
+// a backend call that runs out of device memory is halved and retried: the files stay those of an
+// unhindered run. The hook FIVSIM_SWEEP_DEVICE_CASES=3 fails every part above 3 cases as the
+// device would (the CUDA path reports cudaErrorMemoryAllocation the same way).
+TEST(SweepCommand, OutOfMemoryHalvesThePartAndRetries) {
+  const std::string sweep = "sweep " + kScenarios + "chain2_load_sweep.json --device cpu --chunk 10" + kShort;
+  const fs::path whole = fresh_dir("fivsim_oom_whole"), out = fresh_dir("fivsim_oom_out");
+  ASSERT_EQ(run_fivsim(sweep + " --out " + whole.string()).code, 0);
+  ::setenv("FIVSIM_SWEEP_DEVICE_CASES", "3", 1);
+  const Result r = run_fivsim(sweep + " --out " + out.string());
+  ::unsetenv("FIVSIM_SWEEP_DEVICE_CASES");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(slurp(whole / "cases.csv"), slurp(out / "cases.csv"));
+  EXPECT_EQ(slurp(whole / "points.csv"), slurp(out / "points.csv"));
+  const json s = json::parse(slurp(out / "summary.json"));
+  // 10 → 5 → 2 in the first chunk; later chunks start at 2 cases per part
+  EXPECT_EQ(s["memory_halvings"], 2);
+  EXPECT_FALSE(json::parse(slurp(whole / "summary.json")).contains("memory_halvings"));
+  fs::remove_all(whole);
+  fs::remove_all(out);
+}
+
+// an unstable case (negative stiffness) overflows to Inf/NaN: its row says nonfinite with the
+// time and number of the failing step, as `fivsim run` of that case reports them; the others finish
+TEST(SweepCommand, NonFiniteCasesAreFlaggedWithTheirStep) {
+  const fs::path dir = fresh_dir("fivsim_sweep_blowup");
+  fs::create_directories(dir);
+  const std::string model = R"("model": {"type": "linear_multibody", "M": [[1]], "K": [[-1e6]], "contacts": []},
+    "initial": {"q": [1e-3]}, "integrator": {"dt": 0.1, "t_end": 100})";
+  std::ofstream(dir / "run.json") << R"({"name": "blowup", )" << model << "}";
+  std::ofstream(dir / "sweep.json") << R"({"name": "blowup_sweep", )" << model
+                                    << R"(, "sweep": {"mode": "grid", "parameters": [{"path": "/model/K/0/0", "values": [4, -1e6, 9]}]}})";
+  const Result run = run_fivsim("run " + (dir / "run.json").string() + " -q --out " + (dir / "run").string());
+  ASSERT_EQ(run.code, 3) << run.err;
+  const json rs = json::parse(slurp(dir / "run" / "summary.json"));
+  const Result sw = run_fivsim("sweep " + (dir / "sweep.json").string() + " --device cpu -q --out " + (dir / "sweep").string());
+  ASSERT_EQ(sw.code, 0) << sw.err;
+  std::ifstream csv(dir / "sweep" / "cases.csv");
+  std::string header, line;
+  std::getline(csv, header);
+  const auto column = [&](const std::string& row, const std::string& name) {
+    std::vector<std::string> h, v;
+    std::stringstream hs(header), vs(row);
+    for (std::string c; std::getline(hs, c, ',');) h.push_back(c);
+    for (std::string c; std::getline(vs, c, ',');) v.push_back(c);
+    return v.at(static_cast<std::size_t>(std::find(h.begin(), h.end(), name) - h.begin()));
+  };
+  std::vector<std::string> rows;
+  while (std::getline(csv, line)) rows.push_back(line);
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(column(rows[1], "status"), "nonfinite");
+  EXPECT_EQ(column(rows[1], "class"), "diverged");
+  const long steps = rs["steps"].get<long>();
+  EXPECT_EQ(std::stol(column(rows[1], "steps")), steps);
+  EXPECT_EQ(std::stol(column(rows[1], "failed_step")), steps + 1);
+  EXPECT_NEAR(std::stod(column(rows[1], "failed_at")), rs["failure"]["t"].get<double>(), 1e-12);
+  for (const int ok : {0, 2}) {
+    EXPECT_EQ(column(rows[static_cast<std::size_t>(ok)], "status"), "ok");
+    EXPECT_EQ(column(rows[static_cast<std::size_t>(ok)], "failed_step"), "0");
+  }
+  const json s = json::parse(slurp(dir / "sweep" / "summary.json"));
+  EXPECT_EQ(s["status"]["nonfinite"], 1);
+  EXPECT_EQ(s["status"]["ok"], 2);
+  fs::remove_all(dir);
 }
 
 // Moreau, and Gauss IRK-LCP with 4 stages and interpolated stage forces

@@ -5,25 +5,25 @@
 
 namespace fivsim::batch {
 
-CudaDeviceInfo cuda_device_info() {
+CudaDeviceInfo cuda_device_info(int) {
   CudaDeviceInfo info;
   info.description = "fivsim was built without CUDA (FIVSIM_CUDA=OFF or no nvcc)";
   return info;
 }
 
 template <class D>
-std::string run_chunk_cuda(const CaseSetup<D>*, const RkStepMap<D>*, long, const SweepAnalysis&, const StepOptions&,
+CudaOutcome run_chunk_cuda(const CaseSetup<D>*, const RkStepMap<D>*, long, const SweepAnalysis&, const StepOptions&,
                            CaseResult<D>*, double*, double& kernel_s) {
   kernel_s = 0.0;
-  return "fivsim was built without CUDA";
+  return {"fivsim was built without CUDA"};
 }
 
 FIVSIM_SWEEP_FOR_EACH_DIMS(FIVSIM_SWEEP_CUDA_INSTANCE)
 
-std::string run_chunk_cuda_pinn(const PinnChunk&, const SweepAnalysis&, const StepOptions&,
+CudaOutcome run_chunk_cuda_pinn(const PinnChunk&, const SweepAnalysis&, const StepOptions&,
                                 CaseResult<PinnSweepDims>*, double*, PinnTotals*, double& kernel_s) {
   kernel_s = 0.0;
-  return "fivsim was built without CUDA";
+  return {"fivsim was built without CUDA"};
 }
 
 }  // namespace fivsim::batch

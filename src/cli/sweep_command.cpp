@@ -1,9 +1,11 @@
 // src/cli/sweep_command.cpp — `fivsim sweep`: every case of a scenario's sweep block, in chunks, on
 // the CPU or CUDA backend, reduced per case to cases.csv, points.csv and summary.json (DESIGN.md
-// §5), plus optional decimated trajectories of named cases.
+// §5), plus optional decimated trajectories of named cases. Under mpirun the chunks are shared out
+// among the ranks and rank 0 writes (sweep_ranks.hpp).
 #include <omp.h>
 
 #include <algorithm>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <future>
@@ -15,6 +17,7 @@
 #include "cli_common.hpp"
 #include "commands.hpp"
 #include "sweep_journal.hpp"
+#include "sweep_ranks.hpp"
 #include "fivsim/batch/sweep.hpp"
 #include "fivsim/integrate/method.hpp"
 #include "fivsim/io/output.hpp"
@@ -62,6 +65,7 @@ struct SweepContext {
   bool cuda = false;
   bool single = false;
   CudaDeviceInfo device;
+  Ranks* ranks = nullptr;  // this process among those of the run
   // the cases this process runs: all, or one shard [first_case, end_case)
   long first_case = 0, end_case = 0;
   int shard_index = -1, shard_count = 0;
@@ -122,7 +126,7 @@ Chunk<D> prepare_chunk(const SweepContext& ctx, long first, long n, const StepOp
 }
 
 template <class D>
-void write_case_rows(const Chunk<D>& ch, int nq, int nc, bool lyapunov, CsvWriter& cases) {
+void write_case_rows(const Chunk<D>& ch, int nq, int nc, bool lyapunov, CsvRows& cases) {
   const std::size_t np = ch.values.size() / static_cast<std::size_t>(ch.n > 0 ? ch.n : 1);
   const int ns = 2 * nq + 2 * nc;
   for (long i = 0; i < ch.n; ++i) {
@@ -144,7 +148,9 @@ void write_case_rows(const Chunk<D>& ch, int nq, int nc, bool lyapunov, CsvWrite
     cases.field(r.max_lcp_residual);
     cases.field(static_cast<double>(r.steps));
     cases.field(status_name(r.status));
+    // a failed case: the time and the number of the step that failed (NaN/Inf, an LCP failure)
     cases.field(r.status == Status::ok ? 0.0 : r.failed_at);
+    cases.field(r.status == Status::ok ? 0.0 : static_cast<double>(r.steps + 1));
     if (!ch.pinn.empty()) {
       const PinnTotals& p = ch.pinn[static_cast<std::size_t>(i)];
       cases.field(static_cast<double>(p.iterations));
@@ -157,7 +163,7 @@ void write_case_rows(const Chunk<D>& ch, int nq, int nc, bool lyapunov, CsvWrite
 }
 
 template <class D>
-void write_point_rows(const Chunk<D>& ch, int nq, const SweepAnalysis& an, CsvWriter& points) {
+void write_point_rows(const Chunk<D>& ch, int nq, const SweepAnalysis& an, CsvRows& points) {
   const long per_case = case_points_size(nq, an.capacity);
   const int stride = point_stride(nq);
   for (long i = 0; i < ch.n; ++i) {
@@ -204,12 +210,183 @@ void write_trajectory(const SweepContext& ctx, long index, const std::filesystem
   csv.close();
 }
 
+// what every rank needs to run chunks: the per-case analysis, the step options and, for the PINN
+// methods, the stepper settings and stage table all cases share
+struct SweepPlan {
+  SweepAnalysis an;
+  StepOptions opt;
+  int nq = 0, nc = 0;
+  PinnStepSettings pinn_set;
+  std::vector<double> stages;
+  StageTable<double> tab;  // over `stages`
+  double pinn_block_bytes = 0.0;
+
+  explicit SweepPlan(const SweepContext& ctx)
+      : an(batch::sweep_analysis(ctx.base)),
+        opt(batch::sweep_step_options(ctx.base, ctx.single)),
+        nq(ctx.base.model.dof()),
+        nc(ctx.base.model.n_contacts()) {
+    if (!ctx.pinn()) return;
+    const MethodSpec spec = ctx.base.integrator.spec();
+    pinn_set = make_pinn_step_settings(spec, nq);
+    if (spec.framework != PinnFramework::central) {
+      stages = gauss_stage_values<double>(spec.stages);
+      tab = stage_table_of(stages.data(), spec.stages);
+    }
+    pinn_block_bytes = static_cast<double>(pinn_block_layout<PinnSweepDims>(pinn_set, nq, tab.R).bytes) *
+                       (an.lyapunov_every > 0 ? 2 : 1);
+  }
+  SweepPlan(const SweepPlan&) = delete;
+  SweepPlan& operator=(const SweepPlan&) = delete;
+};
+
+// device memory: the most cases one backend call may hold (lowered by each allocation failure)
+// and how often it was halved
+struct BackendParts {
+  long limit = LONG_MAX;
+  long halvings = 0;
+  // a test hook (FIVSIM_SWEEP_DEVICE_CASES): a part of more cases fails as if out of memory
+  long test_limit = 0;
+};
+
+// runs cases [0, n) through run_part(at, count) in parts of at most parts.limit cases; a part that
+// fails for lack of device memory is halved and retried, down to one case, so that a chunk too
+// large for the device costs retries but never the sweep
+template <class RunPart>
+batch::CudaOutcome run_in_parts(long n, BackendParts& parts, RunPart&& run_part) {
+  for (long at = 0; at < n;) {
+    const long count = std::min(parts.limit, n - at);
+    const batch::CudaOutcome out = parts.test_limit > 0 && count > parts.test_limit
+                                       ? batch::CudaOutcome{"out of memory (FIVSIM_SWEEP_DEVICE_CASES)", true}
+                                       : run_part(at, count);
+    if (out.out_of_memory && count > 1) {
+      parts.limit = count / 2;
+      ++parts.halvings;
+      continue;
+    }
+    if (!out.ok()) return out;
+    at += count;
+  }
+  return {};
+}
+
+// runs one prepared chunk on this rank's backend and renders its rows and counts
+template <class D>
+ChunkOutput run_chunk(const SweepContext& ctx, const SweepPlan& plan, Chunk<D>& ch, BackendParts& parts) {
+  const auto tc = Clock::now();
+  double kernels_s = 0.0;
+  const long halvings_before = parts.halvings;
+  const long per_case = case_points_size(plan.nq, plan.an.capacity);
+  const RkStepMap<D>* maps = ch.rk_maps.empty() ? nullptr : ch.rk_maps.data();
+  const batch::CudaOutcome outcome = run_in_parts(ch.n, parts, [&](long at, long count) {
+    const CaseSetup<D>* setups = ch.setups.data() + at;
+    const RkStepMap<D>* part_maps = maps ? maps + at : nullptr;
+    CaseResult<D>* results = ch.results.data() + at;
+    double* points = ch.points.data() + at * per_case;
+    double kernel_s = 0.0;
+    batch::CudaOutcome out;
+    if (ctx.pinn()) {
+      // sweep_command runs every PINN sweep on this instantiation
+      if constexpr (std::is_same_v<D, PinnSweepDims>) {
+        const batch::PinnChunk pc{setups, part_maps, count, plan.pinn_set, plan.tab, plan.nq};
+        if (ctx.cuda)
+          out = batch::run_chunk_cuda_pinn(pc, plan.an, plan.opt, results, points, ch.pinn.data() + at, kernel_s);
+        else
+          batch::run_chunk_cpu_pinn(pc, plan.an, plan.opt, results, points, ch.pinn.data() + at, ctx.args.threads);
+      }
+    } else if (ctx.cuda) {
+      out = batch::run_chunk_cuda(setups, part_maps, count, plan.an, plan.opt, results, points, kernel_s);
+    } else {
+      batch::run_chunk_cpu(setups, part_maps, count, plan.an, plan.opt, results, points, ctx.args.threads);
+    }
+    kernels_s += kernel_s;
+    return out;
+  });
+  if (!outcome.ok()) throw std::runtime_error("CUDA backend: " + outcome.error);
+  // the CUDA backend counts its kernels' device time, the CPU backend its wall time
+  const double compute_s = ctx.cuda ? kernels_s : seconds_since(tc);
+
+  ChunkOutput out{ch.first, ch.n, ctx.ranks->rank(), {}, {}, {}};
+  CsvRows rows;
+  write_case_rows(ch, plan.nq, plan.nc, plan.an.lyapunov_every > 0, rows);
+  out.cases = rows.take();
+  if (ctx.base.output.points) {
+    write_point_rows(ch, plan.nq, plan.an, rows);
+    out.points = rows.take();
+  }
+  // this chunk's counts, kept in the manifest for a resume
+  PinnTotals chunk_pinn;
+  for (const PinnTotals& p : ch.pinn) chunk_pinn.add(p);
+  std::map<std::string, long> chunk_classes, chunk_statuses;
+  double chunk_steps = 0.0;
+  for (const auto& r : ch.results) {
+    chunk_steps += static_cast<double>(r.steps);
+    ++chunk_classes[r.klass == CaseClass::periodic ? "periodic-" + std::to_string(r.period_n) : case_class(r)];
+    ++chunk_statuses[status_name(r.status)];
+  }
+  out.counts = {{"case_steps", chunk_steps}, {"compute_s", compute_s}, {"setup_s", ch.setup_s},
+                {"classes", chunk_classes},  {"status", chunk_statuses}};
+  if (ctx.pinn()) out.counts["pinn"] = pinn_totals_json(chunk_pinn);
+  if (parts.halvings > halvings_before) out.counts["memory_halvings"] = parts.halvings - halvings_before;
+  return out;
+}
+
+// a rank's loop: ranges from the exchange, outputs back to it. The CUDA backend prepares the next
+// chunk on the host while the device runs this one; the CPU backend asks for a range only when it
+// is free, so that the last chunks go to whichever rank is free first
+template <class D>
+void run_chunks(const SweepContext& ctx, const SweepPlan& plan, ChunkExchange& exchange) {
+  BackendParts parts;
+  if (const char* hook = std::getenv("FIVSIM_SWEEP_DEVICE_CASES")) parts.test_limit = std::atol(hook);
+  const auto prepare = [&](ChunkRange r) { return prepare_chunk<D>(ctx, r.first, r.n, plan.opt); };
+  std::future<Chunk<D>> ahead;
+  for (;;) {
+    Chunk<D> ch;
+    if (ahead.valid()) {
+      ch = ahead.get();
+    } else if (const std::optional<ChunkRange> r = exchange.next()) {
+      ch = prepare(*r);
+    } else {
+      break;
+    }
+    if (ctx.cuda)
+      if (const std::optional<ChunkRange> r = exchange.next()) ahead = std::async(std::launch::async, prepare, *r);
+    exchange.done(run_chunk(ctx, plan, ch, parts));
+  }
+}
+
+// what a rank says about itself in summary.json
+json rank_about(const SweepContext& ctx) {
+  return {{"rank", ctx.ranks->rank()},
+          {"host", ctx.ranks->host()},
+          {"backend", ctx.cuda ? "cuda" : "cpu"},
+          {"device", ctx.cuda ? ctx.device.description + " #" + std::to_string(ctx.device.ordinal) : "cpu"},
+          {"threads", ctx.cuda ? 0 : (ctx.args.threads > 0 ? ctx.args.threads : omp_get_max_threads())}};
+}
+
+// every rank but 0: runs the ranges rank 0 hands out; a failure goes to rank 0, which reports it
+template <class D>
+int run_worker(const SweepContext& ctx) {
+  const auto exchange = make_worker_exchange(*ctx.ranks, rank_about(ctx));
+  try {
+    const SweepPlan plan(ctx);
+    run_chunks<D>(ctx, plan, *exchange);
+  } catch (const InputError& e) {
+    exchange->fail(kExitBadInput, e.what());
+  } catch (const std::exception& e) {
+    exchange->fail(kExitError, e.what());
+  }
+  return kExitOk;
+}
+
+// the single process, or rank 0: the run's files, its manifest and its own share of the chunks
 template <class D>
 int run_sweep(const SweepContext& ctx) {
+  if (ctx.ranks->rank() != 0) return run_worker<D>(ctx);
   const Scenario& base = ctx.base;
-  const SweepAnalysis an = batch::sweep_analysis(base);
-  const StepOptions opt = batch::sweep_step_options(base, ctx.single);
-  const int nq = base.model.dof(), nc = base.model.n_contacts();
+  const SweepPlan plan(ctx);
+  const SweepAnalysis& an = plan.an;
+  const int nq = plan.nq, nc = plan.nc;
   const long n_total = ctx.spec.n_cases();
   for (long c : base.output.trajectories)
     if (c >= n_total)
@@ -217,29 +394,12 @@ int run_sweep(const SweepContext& ctx) {
                                                   std::to_string(n_total) + " cases)");
   const long first_case = ctx.first_case, n_cases = ctx.end_case - ctx.first_case;
 
-  // PINN methods: the stepper settings and stage table every case shares
-  struct {
-    PinnStepSettings set;
-    std::vector<double> stages;
-    StageTable<double> tab;
-  } pinn;
-  double pinn_block_bytes = 0.0;
-  if (ctx.pinn()) {
-    const MethodSpec spec = base.integrator.spec();
-    pinn.set = make_pinn_step_settings(spec, nq);
-    if (spec.framework != PinnFramework::central) {
-      pinn.stages = gauss_stage_values<double>(spec.stages);
-      pinn.tab = stage_table_of(pinn.stages.data(), spec.stages);
-    }
-    pinn_block_bytes = static_cast<double>(pinn_block_layout<PinnSweepDims>(pinn.set, nq, pinn.tab.R).bytes) *
-                       (an.lyapunov_every > 0 ? 2 : 1);
-  }
   // chunk: what fits in half the free device memory; on the CPU 256 cases per thread (4 for the
   // PINN methods), small enough for the progress line to move and large enough that a chunk's
-  // overhead vanishes
+  // overhead vanishes. Rank 0's choice holds for every rank.
   const double per_case_bytes =
       static_cast<double>(sizeof(CaseSetup<D>) + sizeof(CaseResult<D>) + (ctx.runge_kutta() ? sizeof(RkStepMap<D>) : 0)) +
-      8.0 * static_cast<double>(case_points_size(nq, an.capacity)) + pinn_block_bytes;
+      8.0 * static_cast<double>(case_points_size(nq, an.capacity)) + plan.pinn_block_bytes;
   const int threads = ctx.args.threads > 0 ? ctx.args.threads : omp_get_max_threads();
   long chunk = ctx.args.chunk;
   if (chunk <= 0) {
@@ -292,7 +452,7 @@ int run_sweep(const SweepContext& ctx) {
       for (const auto& n : names) cases.field((stat + n).c_str());
     for (const char* h : {"frac_free", "frac_stick", "frac_slip_neg", "frac_slip_pos"}) cases.field(h);
     if (an.lyapunov_every > 0) cases.field("lyapunov");
-    for (const char* h : {"max_lcp_residual", "steps", "status", "failed_at"}) cases.field(h);
+    for (const char* h : {"max_lcp_residual", "steps", "status", "failed_at", "failed_step"}) cases.field(h);
     if (ctx.pinn())
       for (const char* h : {"pinn_iterations", "pinn_lcp_iterations", "pinn_max_loss", "pinn_unconverged"}) cases.field(h);
     cases.end_row();
@@ -310,6 +470,7 @@ int run_sweep(const SweepContext& ctx) {
   ProgressLine progress(!ctx.args.quiet, static_cast<double>(n_cases), "cases", "", "case-steps/s");
   const auto t0 = Clock::now();
   double setup_s = 0.0, compute_s = 0.0, case_steps = 0.0;
+  long memory_halvings = 0;
   std::map<std::string, long> classes, statuses;
   PinnTotals pinn_totals;
   long done = 0;
@@ -319,6 +480,7 @@ int run_sweep(const SweepContext& ctx) {
     case_steps += c["case_steps"].get<double>();
     compute_s += c["compute_s"].get<double>();
     setup_s += c["setup_s"].get<double>();
+    memory_halvings += c.value("memory_halvings", 0L);
     for (const auto& [name, count] : c["classes"].items()) classes[name] += count.template get<long>();
     for (const auto& [name, count] : c["status"].items()) statuses[name] += count.template get<long>();
     if (c.contains("pinn"))
@@ -329,68 +491,32 @@ int run_sweep(const SweepContext& ctx) {
   for (const JournalChunk& jc : journal.chunks()) add_chunk(jc.counts, jc.n);
   const long resumed_cases = done;
   const std::size_t resumed_chunks = journal.chunks().size();
-  const long start_case = first_case + done;
-  const long n_chunks = (end_case - start_case + chunk - 1) / chunk;
+  // what each rank ran in this invocation (summary.json "ranks")
+  struct RankTally {
+    long chunks = 0, cases = 0;
+    double case_steps = 0.0, compute_s = 0.0;
+  };
+  std::vector<RankTally> tally(static_cast<std::size_t>(ctx.ranks->size()));
   // a test hook: end the process the way kill -9 would once this many chunks are recorded
   const char* exit_after = std::getenv("FIVSIM_SWEEP_EXIT_AFTER_CHUNKS");
-  // the CUDA backend overlaps the host's preparation of the next chunk with the device's work
-  std::future<Chunk<D>> next = std::async(std::launch::deferred, [&] {
-    return prepare_chunk<D>(ctx, start_case, std::min(chunk, end_case - start_case), opt);
-  });
-  for (long k = 0; k < n_chunks; ++k) {
-    Chunk<D> ch = next.get();
-    const long first_next = ch.first + ch.n;
-    if (first_next < end_case) {
-      const long n_next = std::min(chunk, end_case - first_next);
-      next = std::async(ctx.cuda ? std::launch::async : std::launch::deferred,
-                        [&, first_next, n_next] { return prepare_chunk<D>(ctx, first_next, n_next, opt); });
-    }
-    const auto tc = Clock::now();
-    double chunk_compute_s = 0.0;
-    if (ctx.pinn()) {
-      // sweep_command runs every PINN sweep on this instantiation
-      if constexpr (std::is_same_v<D, PinnSweepDims>) {
-        const batch::PinnChunk pc{ch.setups.data(), ch.rk_maps.empty() ? nullptr : ch.rk_maps.data(), ch.n, pinn.set,
-                                  pinn.tab, nq};
-        if (ctx.cuda) {
-          const std::string err = batch::run_chunk_cuda_pinn(pc, an, opt, ch.results.data(), ch.points.data(),
-                                                             ch.pinn.data(), chunk_compute_s);
-          if (!err.empty()) throw std::runtime_error("CUDA backend: " + err);
-        } else {
-          batch::run_chunk_cpu_pinn(pc, an, opt, ch.results.data(), ch.points.data(), ch.pinn.data(), ctx.args.threads);
-          chunk_compute_s = seconds_since(tc);
-        }
-      }
-    } else if (ctx.cuda) {
-      const std::string err = batch::run_chunk_cuda(ch.setups.data(), ch.rk_maps.empty() ? nullptr : ch.rk_maps.data(),
-                                                    ch.n, an, opt, ch.results.data(), ch.points.data(), chunk_compute_s);
-      if (!err.empty()) throw std::runtime_error("CUDA backend: " + err);
-    } else {
-      batch::run_chunk_cpu(ch.setups.data(), ch.rk_maps.empty() ? nullptr : ch.rk_maps.data(), ch.n, an, opt,
-                           ch.results.data(), ch.points.data(), ctx.args.threads);
-      chunk_compute_s = seconds_since(tc);
-    }
-    write_case_rows(ch, nq, nc, an.lyapunov_every > 0, cases);
-    if (points) write_point_rows(ch, nq, an, *points);
-    // this chunk's counts, kept in the manifest for a resume
-    PinnTotals chunk_pinn;
-    for (const PinnTotals& p : ch.pinn) chunk_pinn.add(p);
-    std::map<std::string, long> chunk_classes, chunk_statuses;
-    double chunk_steps = 0.0;
-    for (const auto& r : ch.results) {
-      chunk_steps += static_cast<double>(r.steps);
-      ++chunk_classes[r.klass == CaseClass::periodic ? "periodic-" + std::to_string(r.period_n) : case_class(r)];
-      ++chunk_statuses[status_name(r.status)];
-    }
-    json counts = {{"case_steps", chunk_steps}, {"compute_s", chunk_compute_s}, {"setup_s", ch.setup_s},
-                   {"classes", chunk_classes},  {"status", chunk_statuses}};
-    if (ctx.pinn()) counts["pinn"] = pinn_totals_json(chunk_pinn);
-    journal.record({ch.first, ch.n, cases.sync(), points ? points->sync() : 0, 0, 0, counts});
+  // each chunk in case order, whichever rank ran it: rows to the files, synced, then recorded
+  const auto write = [&](ChunkOutput&& o) {
+    cases.append(o.cases);
+    if (points) points->append(o.points);
+    journal.record({o.first, o.n, cases.sync(), points ? points->sync() : 0, 0, 0, o.counts});
     dir.keep_on_failure();
     if (exit_after && static_cast<long>(journal.chunks().size()) == std::atol(exit_after)) std::_Exit(137);
-    add_chunk(counts, ch.n);
+    add_chunk(o.counts, o.n);
+    RankTally& t = tally[static_cast<std::size_t>(o.rank)];
+    ++t.chunks;
+    t.cases += o.n;
+    t.case_steps += o.counts["case_steps"].get<double>();
+    t.compute_s += o.counts["compute_s"].get<double>();
     progress.update(static_cast<double>(done - resumed_cases), case_steps);
-  }
+  };
+  const auto exchange = make_writer_exchange(*ctx.ranks, first_case + done, end_case, chunk, rank_about(ctx), write);
+  run_chunks<D>(ctx, plan, *exchange);
+  exchange->finish();
   progress.done();
   cases.close();
   if (points) points->close();
@@ -401,6 +527,24 @@ int run_sweep(const SweepContext& ctx) {
         write_trajectory(ctx, c, dir.file("trajectories") / ("case_" + std::to_string(c) + ".csv"));
   }
   const double wall = seconds_since(t0);
+
+  // throughput by rank: each rank's stepping rate over its own compute time; the run's is their sum
+  json ranks = json::array();
+  double rate_sum = 0.0;
+  const std::vector<json> about = exchange->about_ranks();
+  for (std::size_t r = 0; r < tally.size(); ++r) {
+    json e = about[r].is_object() ? about[r] : json{{"rank", r}};
+    const double rate = tally[r].compute_s > 0 ? tally[r].case_steps / tally[r].compute_s : 0.0;
+    e["chunks"] = tally[r].chunks;
+    e["cases"] = tally[r].cases;
+    e["case_steps"] = tally[r].case_steps;
+    e["compute_s"] = tally[r].compute_s;
+    e["case_steps_per_s"] = rate;
+    rate_sum += rate;
+    ranks.push_back(e);
+  }
+  // a run that only finished what a resume kept has no rate of its own
+  const double stepping_rate = rate_sum > 0 ? rate_sum : (compute_s > 0 ? case_steps / compute_s : 0.0);
 
   json summary;
   summary["name"] = base.name;
@@ -417,8 +561,10 @@ int run_sweep(const SweepContext& ctx) {
   summary["wall_s"] = wall;
   summary["setup_s"] = setup_s;
   summary["compute_s"] = compute_s;
-  summary["case_steps_per_s"] = compute_s > 0 ? case_steps / compute_s : 0.0;
+  summary["case_steps_per_s"] = stepping_rate;
   summary["end_to_end_case_steps_per_s"] = wall > 0 ? case_steps / wall : 0.0;
+  summary["ranks"] = ranks;
+  if (memory_halvings > 0) summary["memory_halvings"] = memory_halvings;
   summary["classes"] = classes;
   summary["status"] = statuses;
   summary["poincare"] = {{"section", base.analysis.poincare.section},
@@ -432,7 +578,7 @@ int run_sweep(const SweepContext& ctx) {
   if (ctx.pinn()) {
     summary["pinn"] = pinn_totals_json(pinn_totals);
     summary["pinn"]["tol"] = base.integrator.pinn.optimizer.tol;
-    summary["pinn"]["case_memory_bytes"] = pinn_block_bytes;
+    summary["pinn"]["case_memory_bytes"] = plan.pinn_block_bytes;
   }
   if (an.lyapunov_every > 0) summary["lyapunov"] = {{"every", an.lyapunov_every}, {"d0", an.lyapunov_d0}};
   if (ctx.shard_count > 0)
@@ -444,11 +590,12 @@ int run_sweep(const SweepContext& ctx) {
   journal.remove_manifest();
   dir.commit();
 
-  std::printf("sweep %s: %ld cases × %ld steps on %s (%s) in %.3g s: %.3g case-steps/s stepping, %.3g end to end "
-              "-> %s\n",
+  std::printf("sweep %s: %ld cases × %ld steps on %s (%s)%s in %.3g s: %.3g case-steps/s stepping, %.3g end to "
+              "end -> %s\n",
               base.name.c_str(), n_cases, base.integrator.steps, ctx.cuda ? ctx.device.description.c_str() : "cpu",
-              ctx.single ? "float" : "double", wall, compute_s > 0 ? case_steps / compute_s : 0.0,
-              wall > 0 ? case_steps / wall : 0.0, dir.final_path().c_str());
+              ctx.single ? "float" : "double",
+              ctx.ranks->size() > 1 ? (", " + std::to_string(ctx.ranks->size()) + " ranks").c_str() : "", wall,
+              stepping_rate, wall > 0 ? case_steps / wall : 0.0, dir.final_path().c_str());
   for (const auto& [name, count] : classes) std::printf("  %-28s %ld\n", name.c_str(), count);
   return kExitOk;
 }
@@ -468,6 +615,24 @@ int run_sweep_sized(const SweepContext& ctx, int size) {
 }  // namespace
 
 int sweep_command(const SweepArgs& args) {
+  std::unique_ptr<Ranks> ranks;
+  try {
+    ranks = std::make_unique<Ranks>();
+  } catch (const std::exception& e) {
+    // every process of the launch fails alike: the first says why
+    const char* rank = std::getenv("OMPI_COMM_WORLD_RANK") ? std::getenv("OMPI_COMM_WORLD_RANK") : std::getenv("PMI_RANK");
+    if (!rank || std::atoi(rank) == 0) std::fprintf(stderr, "fivsim sweep: %s\n", e.what());
+    return kExitBadInput;
+  }
+  // a failure: rank 0 says it and exits with its code; any other rank hands it to rank 0 quietly
+  const auto fail = [&](int code, const std::string& message) {
+    if (ranks->rank() == 0) {
+      std::fprintf(stderr, "fivsim sweep: %s\n", message.c_str());
+      return code;
+    }
+    make_worker_exchange(*ranks, json::object())->fail(code, message);
+    return kExitOk;
+  };
   json doc;
   Scenario base;
   SweepSpec spec;
@@ -489,10 +654,9 @@ int sweep_command(const SweepArgs& args) {
         (base.model.dof() > PinnSweepDims::max_dof || base.model.n_contacts() > PinnSweepDims::max_contacts))
       throw InputError("/model", "PINN sweeps hold at most 8 DoF and 8 contacts");
   } catch (const InputError& e) {
-    std::fprintf(stderr, "fivsim sweep: %s\n", e.what());
-    return kExitBadInput;
+    return fail(kExitBadInput, e.what());
   }
-  SweepContext ctx{args, base, spec, false, false, {}};
+  SweepContext ctx{args, base, spec, false, false, {}, ranks.get()};
   ctx.single = args.precision == "float";
   ctx.end_case = spec.n_cases();
   if (!args.shard.empty()) {
@@ -500,11 +664,12 @@ int sweep_command(const SweepArgs& args) {
     long i = -1, n = 0;
     char tail = 0;
     if (std::sscanf(args.shard.c_str(), "%ld/%ld%c", &i, &n, &tail) != 2 || n < 1 || i < 0 || i >= n ||
-        n > spec.n_cases()) {
-      std::fprintf(stderr, "fivsim sweep: --shard: must be i/N with 0 <= i < N <= the sweep's %ld cases, got '%s'\n",
-                   spec.n_cases(), args.shard.c_str());
-      return kExitBadInput;
-    }
+        n > spec.n_cases())
+      return fail(kExitBadInput, "--shard: must be i/N with 0 <= i < N <= the sweep's " +
+                                     std::to_string(spec.n_cases()) + " cases, got '" + args.shard + "'");
+    if (ranks->size() > 1)
+      return fail(kExitBadInput, "--shard: under mpirun the ranks share the cases out themselves; --shard is for "
+                                 "runs without MPI (a scheduler's array job)");
     ctx.shard_index = static_cast<int>(i);
     ctx.shard_count = static_cast<int>(n);
     ctx.first_case = i * spec.n_cases() / n;
@@ -512,28 +677,24 @@ int sweep_command(const SweepArgs& args) {
   }
   // the PINN trainings run in double precision: their tolerances (1e-24 on a squared residual)
   // are below float's reach
-  if (ctx.pinn() && ctx.single) {
-    std::fprintf(stderr, "fivsim sweep: --precision float: the PINN methods run in double precision only\n");
-    return kExitBadInput;
-  }
+  if (ctx.pinn() && ctx.single)
+    return fail(kExitBadInput, "--precision float: the PINN methods run in double precision only");
   if (args.device != "cpu") {
-    ctx.device = batch::cuda_device_info();
+    // each rank on a node takes its own device
+    ctx.device = batch::cuda_device_info(ranks->local_rank());
     ctx.cuda = ctx.device.available;
-    if (args.device == "cuda" && !ctx.cuda) {
-      std::fprintf(stderr, "fivsim sweep: --device cuda: %s\n", ctx.device.description.c_str());
-      return kExitError;
-    }
+    if (args.device == "cuda" && !ctx.cuda) return fail(kExitError, "--device cuda: " + ctx.device.description);
   }
   // PINN sweeps: one instantiation (pinn_case.hpp)
   const int size = ctx.pinn() ? 108 : batch::sweep_dims_size(base.model.dof(), base.model.n_contacts());
   try {
     return ctx.single ? run_sweep_sized<float>(ctx, size) : run_sweep_sized<double>(ctx, size);
   } catch (const InputError& e) {
-    std::fprintf(stderr, "fivsim sweep: %s\n", e.what());
-    return kExitBadInput;
+    return fail(kExitBadInput, e.what());
+  } catch (const RankFailure& e) {
+    return fail(e.exit_code, e.what());
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "fivsim sweep: %s\n", e.what());
-    return kExitError;
+    return fail(kExitError, e.what());
   }
 }
 

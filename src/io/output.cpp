@@ -75,37 +75,61 @@ CsvWriter::CsvWriter(const std::filesystem::path& path, long keep) {
   if (!f_) throw std::runtime_error("cannot write " + path.string());
 }
 
+void CsvRows::field(double x) {
+  char buf[32];
+  const std::size_t len = double_to_text(x, buf);
+  if (!first_) text_.push_back(',');
+  text_.append(buf, len);
+  first_ = false;
+}
+
+void CsvRows::field(const char* s) {
+  if (!first_) text_.push_back(',');
+  text_.append(s);
+  first_ = false;
+}
+
+void CsvRows::end_row() {
+  text_.push_back('\n');
+  first_ = true;
+}
+
+void CsvWriter::flush_rows() {
+  if (rows_.text().empty()) return;
+  const std::string& t = rows_.text();
+  if (std::fwrite(t.data(), 1, t.size(), f_) != t.size()) throw std::runtime_error("error while writing a CSV file");
+  rows_.clear();
+}
+
+void CsvWriter::end_row() {
+  rows_.end_row();
+  // rows go to the FILE in blocks of about 64 KiB
+  if (rows_.text().size() >= (1u << 16)) flush_rows();
+}
+
+void CsvWriter::append(const std::string& text) {
+  flush_rows();
+  if (std::fwrite(text.data(), 1, text.size(), f_) != text.size()) throw std::runtime_error("error while writing a CSV file");
+}
+
 long CsvWriter::sync() {
+  flush_rows();
   if (std::fflush(f_) != 0 || ::fsync(::fileno(f_)) != 0 || std::fseek(f_, 0, SEEK_END) != 0)
     throw std::runtime_error("error while writing a CSV file");
   return std::ftell(f_);
 }
 
 CsvWriter::~CsvWriter() {
-  if (f_) std::fclose(f_);
-}
-
-void CsvWriter::field(double x) {
-  char buf[32];
-  const std::size_t len = double_to_text(x, buf);
-  if (!first_) std::fputc(',', f_);
-  std::fwrite(buf, 1, len, f_);
-  first_ = false;
-}
-
-void CsvWriter::field(const char* s) {
-  if (!first_) std::fputc(',', f_);
-  std::fputs(s, f_);
-  first_ = false;
-}
-
-void CsvWriter::end_row() {
-  std::fputc('\n', f_);
-  first_ = true;
+  if (f_) {
+    if (!rows_.text().empty()) std::fwrite(rows_.text().data(), 1, rows_.text().size(), f_);
+    std::fclose(f_);
+  }
 }
 
 void CsvWriter::close() {
-  if (f_ && std::fclose(f_) != 0) {
+  if (!f_) return;
+  flush_rows();
+  if (std::fclose(f_) != 0) {
     f_ = nullptr;
     throw std::runtime_error("error while closing a CSV file");
   }

@@ -53,9 +53,9 @@ Batch<D> make_batch(long n, bool single, bool irk = false) {
   b.points_gpu.assign(n * per_case, 0.0);
   batch::run_chunk_cpu(b.setups.data(), maps, n, b.an, b.opt, b.cpu.data(), b.points_cpu.data(), 0);
   double kernel_s = 0.0;
-  const std::string err =
+  const batch::CudaOutcome out =
       batch::run_chunk_cuda(b.setups.data(), maps, n, b.an, b.opt, b.gpu.data(), b.points_gpu.data(), kernel_s);
-  EXPECT_EQ(err, "");
+  EXPECT_EQ(out.error, "");
   return b;
 }
 
@@ -104,7 +104,7 @@ TEST(SweepGpu, LyapunovMatchesCpu) {
   std::vector<double> pc(64 * case_points_size(2, an.capacity)), pg(pc.size());
   batch::run_chunk_cpu<D>(setups.data(), nullptr, 64, an, opt, cpu.data(), pc.data(), 0);
   double kernel_s = 0;
-  ASSERT_EQ(batch::run_chunk_cuda<D>(setups.data(), nullptr, 64, an, opt, gpu.data(), pg.data(), kernel_s), "");
+  ASSERT_EQ(batch::run_chunk_cuda<D>(setups.data(), nullptr, 64, an, opt, gpu.data(), pg.data(), kernel_s).error, "");
   for (int c = 0; c < 64; ++c) {
     EXPECT_NEAR(cpu[c].lyapunov_time, gpu[c].lyapunov_time, 1e-9) << c;
     EXPECT_NEAR(cpu[c].lyapunov, gpu[c].lyapunov, 1e-6 * (1 + std::abs(cpu[c].lyapunov))) << c;
@@ -167,7 +167,7 @@ TEST_P(SweepGpuPinn, MatchesCpu) {
   std::vector<double> pc(n * case_points_size(1, an.capacity)), pg(pc.size());
   batch::run_chunk_cpu_pinn(ch, an, opt, cpu.data(), pc.data(), tc.data(), 0);
   double kernel_s = 0.0;
-  ASSERT_EQ(batch::run_chunk_cuda_pinn(ch, an, opt, gpu.data(), pg.data(), tg.data(), kernel_s), "");
+  ASSERT_EQ(batch::run_chunk_cuda_pinn(ch, an, opt, gpu.data(), pg.data(), tg.data(), kernel_s).error, "");
   for (long c = 0; c < n; ++c) {
     ASSERT_EQ(cpu[c].status, gpu[c].status) << "case " << c;
     EXPECT_EQ(cpu[c].transitions, gpu[c].transitions) << "case " << c;

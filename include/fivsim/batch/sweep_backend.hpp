@@ -37,13 +37,30 @@ struct CudaDeviceInfo {
   bool available = false;
   std::string description;  // device name, or why there is none
   std::size_t free_bytes = 0;
+  int ordinal = 0;          // the device this process uses
 };
-CudaDeviceInfo cuda_device_info();
+// the device `ordinal` modulo the number present (each rank of an MPI sweep picks its own by its
+// rank on the node), made current for this process's later CUDA calls
+CudaDeviceInfo cuda_device_info(int ordinal = 0);
 
-// runs n cases on the CUDA device, one thread per case; returns "" or the error. kernel_s gets
-// the kernel's own time (device events)
+// what a CUDA backend call reports: success, or its error and whether that was a lack of device
+// memory (the caller then runs the cases in smaller parts)
+struct CudaOutcome {
+  std::string error;  // "" on success
+  bool out_of_memory = false;
+  bool ok() const { return error.empty(); }
+};
+#ifdef __CUDACC__
+inline CudaOutcome cuda_outcome(cudaError_t err) {
+  if (err == cudaSuccess) return {};
+  return {cudaGetErrorString(err), err == cudaErrorMemoryAllocation};
+}
+#endif
+
+// runs n cases on the CUDA device, one thread per case. kernel_s gets the kernel's own time
+// (device events)
 template <class D>
-std::string run_chunk_cuda(const CaseSetup<D>* setups, const RkStepMap<D>* rk_maps, long n, const SweepAnalysis& an,
+CudaOutcome run_chunk_cuda(const CaseSetup<D>* setups, const RkStepMap<D>* rk_maps, long n, const SweepAnalysis& an,
                            const StepOptions& opt, CaseResult<D>* results, double* points, double& kernel_s);
 
 #define FIVSIM_SWEEP_DIMS_DOUBLE(X)                                                               \
@@ -57,7 +74,7 @@ std::string run_chunk_cuda(const CaseSetup<D>* setups, const RkStepMap<D>* rk_ma
 // the CUDA backend's instantiation for D: in kernels/sweep_batch_{double,float}.cu, or in
 // src/batch/cuda_unavailable.cpp for a build without CUDA
 #define FIVSIM_SWEEP_CUDA_INSTANCE(D)                                                                             \
-  template std::string run_chunk_cuda<D>(const CaseSetup<D>*, const RkStepMap<D>*, long, const SweepAnalysis&, \
+  template CudaOutcome run_chunk_cuda<D>(const CaseSetup<D>*, const RkStepMap<D>*, long, const SweepAnalysis&, \
                                          const StepOptions&, CaseResult<D>*, double*, double&);
 
 #define FIVSIM_SWEEP_EXTERN(D)                                                                          \

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "fivsim/batch/pinn_case.hpp"
+#include "fivsim/batch/sweep_backend.hpp"
 
 namespace fivsim::batch {
 
@@ -30,9 +31,9 @@ inline PinnBlockLayout pinn_chunk_layout(const PinnChunk& ch) {
 void run_chunk_cpu_pinn(const PinnChunk& ch, const SweepAnalysis& an, const StepOptions& opt,
                         CaseResult<PinnSweepDims>* results, double* points, PinnTotals* totals, int threads);
 
-// runs the chunk on the CUDA device, one thread per case; returns "" or the error; kernel_s gets
-// the kernel's own time. In a build without CUDA it returns why.
-std::string run_chunk_cuda_pinn(const PinnChunk& ch, const SweepAnalysis& an, const StepOptions& opt,
+// runs the chunk on the CUDA device, one thread per case; kernel_s gets the kernel's own time. In
+// a build without CUDA it returns why.
+CudaOutcome run_chunk_cuda_pinn(const PinnChunk& ch, const SweepAnalysis& an, const StepOptions& opt,
                                 CaseResult<PinnSweepDims>* results, double* points, PinnTotals* totals,
                                 double& kernel_s);
 

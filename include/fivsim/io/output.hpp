@@ -44,7 +44,28 @@ std::string format_double(double x);
 
 void write_json_file(const std::filesystem::path& path, const nlohmann::json& j);
 
-// a CSV file written row by row through a buffered FILE*
+// CSV rows formatted into memory, numbers as format_double writes them: a sweep's chunk is
+// rendered by whichever process ran it and appended to the file in case order
+class CsvRows {
+ public:
+  void field(double x);
+  void field(const char* s);
+  void end_row();
+  const std::string& text() const { return text_; }
+  void clear() { text_.clear(); first_ = true; }
+  // the rows so far, leaving this empty
+  std::string take() {
+    std::string t = std::move(text_);
+    clear();
+    return t;
+  }
+
+ private:
+  std::string text_;
+  bool first_ = true;
+};
+
+// a CSV file written row by row (or by whole blocks of CsvRows text)
 class CsvWriter {
  public:
   explicit CsvWriter(const std::filesystem::path& path);
@@ -54,16 +75,19 @@ class CsvWriter {
   CsvWriter(const CsvWriter&) = delete;
   CsvWriter& operator=(const CsvWriter&) = delete;
 
-  void field(double x);
-  void field(const char* s);
+  void field(double x) { rows_.field(x); }
+  void field(const char* s) { rows_.field(s); }
   void end_row();
+  // rows formatted elsewhere (whole lines)
+  void append(const std::string& text);
   void close();
   // writes the buffer through to the disk (fflush + fsync); returns the file's length
   long sync();
 
  private:
+  void flush_rows();
   std::FILE* f_ = nullptr;
-  bool first_ = true;
+  CsvRows rows_;
 };
 
 }  // namespace fivsim
