@@ -1,10 +1,37 @@
 #!/usr/bin/env bash
-# The test command (README): install what the build needs, configure, build, run every test.
-# GPU tests (ctest label gpu) skip themselves where no device is present.
+# The test command (README): install what the build needs, configure, build, run every test; GPU
+# tests (ctest label gpu) skip themselves where no device is present. Then the sanitizer stage
+# (FIVSIM_TEST_SANITIZE=0 skips it): a clang build with AddressSanitizer and
+# UndefinedBehaviorSanitizer runs the unit tests again (all but the long trainings below, which the
+# first build runs) and the libFuzzer harness of the input path for FIVSIM_FUZZ_SECONDS (60).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
+sanitize="${FIVSIM_TEST_SANITIZE:-1}"
+FIVSIM_SETUP_FUZZ="$sanitize" scripts/setup.sh
+jobs="$(nproc)"
+
 build_dir="${FIVSIM_BUILD_DIR:-build}"
 cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release -DFIVSIM_BUILD_TESTS=ON ${FIVSIM_CMAKE_ARGS:-}
-cmake --build "$build_dir" -j "$(nproc)"
-ctest --test-dir "$build_dir" --output-on-failure -j "$(nproc)"
+cmake --build "$build_dir" -j "$jobs"
+ctest --test-dir "$build_dir" --output-on-failure -j "$jobs"
+
+[[ "$sanitize" == "1" ]] || exit 0
+# -O1 with line tables: sanitizer reports with file:line, at a fraction of a debug build's cost
+san_dir="${FIVSIM_SANITIZE_DIR:-build-san}"
+CC=clang CXX=clang++ cmake -S . -B "$san_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" -DFIVSIM_CUDA=OFF -DFIVSIM_FUZZ=ON \
+  -DFIVSIM_BUILD_TESTS=ON >/dev/null
+cmake --build "$san_dir" -j "$jobs"
+# ten to a hundred times slower under the sanitizers (minutes each): run by the first build only
+slow='^(SweepCommand\.PinnSweepMatchesIrkSweep|SweepCommand\.PinnCaseEqualsRun|Identification\.ExtendedSindyBeatsSindyOnTheTwoStopCase|Greybox\.NelderMeadRecoversTheGeneratingParametersFromASimulatedRecord|IdentifyCommand\.PinnFindsTheLuGreTorqueOfTheTorsionPendulum|PinnStep\.SingleAndAdvancedSingleConvergeToTheirIrkLcpCounterparts|PinnStep\.DualMatchesSingleThroughTheLcpPinn|PinnIdentification\.RecoversTheTorqueOfAClosedFormMotion|PinnIdentification\.TrainableCoefficientsStayInTheirBoundsAndCloseTheBalance|MlpBatch\.FitGradientsMatchFiniteDifferences)$'
+export ASAN_OPTIONS="abort_on_error=1:detect_leaks=1"
+export LSAN_OPTIONS="suppressions=$PWD/tests/sanitizer/lsan.supp:print_suppressions=0"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+ctest --test-dir "$san_dir" --output-on-failure -j "$jobs" -L cpu -E "$slow"
+
+# a short fuzz run from the bundled inputs and past findings; a finding fails the stage
+seconds="${FIVSIM_FUZZ_SECONDS:-60}"
+corpus="$san_dir/corpus"
+mkdir -p "$corpus" "$san_dir/artifacts"
+"$san_dir/fivsim_fuzz_input" -max_total_time="$seconds" -print_final_stats=1 -artifact_prefix="$san_dir/artifacts/" \
+  "$corpus" scenarios scenarios/identify tests/fuzz/regressions

@@ -44,9 +44,11 @@ inline Result run_command_line(const std::string& prefix, const std::string& arg
 inline Result run_fivsim(const std::string& args) { return run_command_line("", args); }
 
 #ifdef FIVSIM_MPIEXEC
-// fivsim under mpirun on this machine: more ranks than cores allowed, and as root where CI is root
+// fivsim under mpirun on this machine: more ranks than cores allowed, as root where CI is root, and
+// without the shared-memory single copy (CMA), which containers often forbid
 inline Result run_fivsim_ranks(int ranks, const std::string& args) {
-  return run_command_line("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " +
+  return run_command_line("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
+                          "OMPI_MCA_btl_vader_single_copy_mechanism=none " +
                               std::string(FIVSIM_MPIEXEC) + " --oversubscribe -np " + std::to_string(ranks) + " ",
                           args);
 }
