@@ -25,7 +25,6 @@ cmake --build "$san_dir" -j "$jobs"
 # ten to a hundred times slower under the sanitizers (minutes each): run by the first build only
 slow='^(SweepCommand\.PinnSweepMatchesIrkSweep|SweepCommand\.PinnCaseEqualsRun|Identification\.ExtendedSindyBeatsSindyOnTheTwoStopCase|Greybox\.NelderMeadRecoversTheGeneratingParametersFromASimulatedRecord|IdentifyCommand\.PinnFindsTheLuGreTorqueOfTheTorsionPendulum|PinnStep\.SingleAndAdvancedSingleConvergeToTheirIrkLcpCounterparts|PinnStep\.DualMatchesSingleThroughTheLcpPinn|PinnIdentification\.RecoversTheTorqueOfAClosedFormMotion|PinnIdentification\.TrainableCoefficientsStayInTheirBoundsAndCloseTheBalance|MlpBatch\.FitGradientsMatchFiniteDifferences)$'
 export ASAN_OPTIONS="abort_on_error=1:detect_leaks=1"
-export LSAN_OPTIONS="suppressions=$PWD/tests/sanitizer/lsan.supp:print_suppressions=0"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 ctest --test-dir "$san_dir" --output-on-failure -j "$jobs" -L cpu -E "$slow"
 

@@ -172,9 +172,14 @@ class WriterExchange final : public ChunkExchange {
                         head["counts"]};
         --outstanding[wi];
         accept(std::move(out));
-      } else if (st.MPI_TAG == kFailed) {
-        const nlohmann::json f = parts.empty() ? nlohmann::json::object() : nlohmann::json::parse(parts[0]);
-        fail(f.value("code", 1), f.value("message", std::string("failed")) + " (rank " + std::to_string(w) + ")");
+      } else {
+        // a failure, or a message this version does not know (a rank of another build)
+        const nlohmann::json f = st.MPI_TAG == kFailed && !parts.empty() ? nlohmann::json::parse(parts[0], nullptr, false)
+                                                                          : nlohmann::json::object();
+        const bool known = f.is_object() && f.contains("message");
+        fail(known ? f.value("code", 1) : 1,
+             (known ? f["message"].get<std::string>() : std::string("an unreadable message")) + " (rank " +
+                 std::to_string(w) + ")");
         stopped[wi] = 1;
         outstanding[wi] = 0;
       }
