@@ -209,6 +209,16 @@ TEST(SweepCommand, MpiRanksWriteTheSingleRunsFiles) {
     EXPECT_NE(r.out.find(ranks > 1 ? ", 2 ranks in" : "(double) in"), std::string::npos) << r.out;
     fs::remove_all(out);
   }
+  // the CUDA backend's loop (each rank asks for its next range before running the current one, and
+  // must not ask again after "stop"), taken by the CPU backend through its test hook
+  const fs::path ahead = fresh_dir("fivsim_mpi_ahead");
+  ::setenv("FIVSIM_SWEEP_PREPARE_AHEAD", "1", 1);
+  const Result r = run_fivsim_ranks(2, sweep + " --chunk 3 --out " + ahead.string());
+  ::unsetenv("FIVSIM_SWEEP_PREPARE_AHEAD");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(slurp(one / "cases.csv"), slurp(ahead / "cases.csv"));
+  EXPECT_EQ(slurp(one / "points.csv"), slurp(ahead / "points.csv"));
+  fs::remove_all(ahead);
   fs::remove_all(one);
 }
 

@@ -339,6 +339,8 @@ void run_chunks(const SweepContext& ctx, const SweepPlan& plan, ChunkExchange& e
   BackendParts parts;
   if (const char* hook = std::getenv("FIVSIM_SWEEP_DEVICE_CASES")) parts.test_limit = std::atol(hook);
   const auto prepare = [&](ChunkRange r) { return prepare_chunk<D>(ctx, r.first, r.n, plan.opt); };
+  // a test hook (FIVSIM_SWEEP_PREPARE_AHEAD): the CPU backend takes the CUDA backend's path
+  const bool prepare_ahead = ctx.cuda || std::getenv("FIVSIM_SWEEP_PREPARE_AHEAD");
   std::future<Chunk<D>> ahead;
   for (;;) {
     Chunk<D> ch;
@@ -349,7 +351,7 @@ void run_chunks(const SweepContext& ctx, const SweepPlan& plan, ChunkExchange& e
     } else {
       break;
     }
-    if (ctx.cuda)
+    if (prepare_ahead)
       if (const std::optional<ChunkRange> r = exchange.next()) ahead = std::async(std::launch::async, prepare, *r);
     exchange.done(run_chunk(ctx, plan, ch, parts));
   }

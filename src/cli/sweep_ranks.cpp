@@ -211,12 +211,15 @@ class WorkerExchange final : public ChunkExchange {
   explicit WorkerExchange(nlohmann::json about) : about_(about.dump()) {}
 
   std::optional<ChunkRange> next() override {
+    // after "stop" rank 0 may have ended its service: ask no more
+    if (stopped_) return std::nullopt;
     const std::string about = std::move(about_);  // said with the first request only
     about_.clear();
     send_parts(0, kRequest, {&about});
     long msg[2] = {0, 0};
     MPI_Recv(msg, 2, MPI_LONG, 0, kAssign, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    if (msg[1] <= 0) return std::nullopt;
+    stopped_ = msg[1] <= 0;
+    if (stopped_) return std::nullopt;
     return ChunkRange{msg[0], msg[1]};
   }
 
@@ -228,6 +231,7 @@ class WorkerExchange final : public ChunkExchange {
   void fail(int code, const std::string& message) override {
     const std::string f = nlohmann::json{{"code", code}, {"message", message}}.dump();
     send_parts(0, kFailed, {&f});
+    stopped_ = true;
   }
 
   void finish() override {}
@@ -235,6 +239,7 @@ class WorkerExchange final : public ChunkExchange {
 
  private:
   std::string about_;
+  bool stopped_ = false;
 };
 #endif
 

@@ -62,7 +62,7 @@ class Ranks {
 class ChunkExchange {
  public:
   virtual ~ChunkExchange() = default;
-  // the next range to run, or none: the sweep is done or has failed
+  // the next range to run, or none: the sweep is done or has failed (and none from then on)
   virtual std::optional<ChunkRange> next() = 0;
   virtual void done(ChunkOutput&& out) = 0;
   // this rank failed (exit code, message): the others stop after their current chunk
