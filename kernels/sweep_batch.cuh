@@ -60,6 +60,9 @@ template <class D>
 CudaOutcome run_chunk_cuda(const CaseSetup<D>* setups, const RkStepMap<D>* rk_maps, long n, const SweepAnalysis& an,
                            const StepOptions& opt, CaseResult<D>* results, double* points, double& kernel_s) {
   kernel_s = 0.0;
+  // the runtime keeps a failed call's error (an allocation that failed before a retry on fewer
+  // cases) as its last error, which the launch check below would take for this call's
+  cudaGetLastError();
   if (n <= 0) return {};
   const long per_case = case_points_size(setups[0].model.n_dof, an.capacity);
   const std::size_t n_points = static_cast<std::size_t>(per_case) * static_cast<std::size_t>(n);

@@ -38,6 +38,9 @@ __global__ void pinn_sweep_kernel(const CaseSetup<D>* __restrict__ setups, const
 CudaOutcome run_chunk_cuda_pinn(const PinnChunk& ch, const SweepAnalysis& an, const StepOptions& opt,
                                 CaseResult<D>* results, double* points, PinnTotals* totals, double& kernel_s) {
   kernel_s = 0.0;
+  // the runtime keeps a failed call's error (an allocation that failed before a retry on fewer
+  // cases) as its last error, which the launch check below would take for this call's
+  cudaGetLastError();
   const long n = ch.n;
   if (n <= 0) return {};
   const PinnBlockLayout L = pinn_chunk_layout(ch);

@@ -78,6 +78,14 @@ TEST(SweepCommand, ShardsMergeIntoTheSingleRunsFiles) {
   EXPECT_EQ(joined["status"], whole["status"]);
   EXPECT_EQ(joined["shards"].size(), 3u);
   EXPECT_FALSE(joined.contains("shard"));
+  // each shard's process, tagged; the shards' stepping rates add up
+  ASSERT_EQ(joined["ranks"].size(), 3u);
+  double rate = 0;
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(joined["ranks"][i]["shard"], i);
+    rate += json::parse(slurp(parts[static_cast<std::size_t>(i)] / "summary.json"))["case_steps_per_s"].get<double>();
+  }
+  EXPECT_DOUBLE_EQ(joined["case_steps_per_s"].get<double>(), rate);
   for (const auto& d : parts) fs::remove_all(d);
   fs::remove_all(one);
   fs::remove_all(merged);

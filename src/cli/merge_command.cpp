@@ -119,9 +119,10 @@ int merge_command(const MergeArgs& args) {
 
     json summary = first;
     summary.erase("shard");
-    double case_steps = 0, compute_s = 0, setup_s = 0, wall_s = 0;
-    long cases = 0, chunks = 0;
-    json per_shard = json::array();
+    summary.erase("resumed");  // a shard's own story, not the merged run's
+    double case_steps = 0, compute_s = 0, setup_s = 0, wall_s = 0, rate = 0;
+    long cases = 0, chunks = 0, halvings = 0;
+    json per_shard = json::array(), ranks = json::array();
     for (const Shard& s : shards) {
       const json& j = s.summary;
       cases += j["cases"].get<long>();
@@ -130,6 +131,13 @@ int merge_command(const MergeArgs& args) {
       setup_s += j["setup_s"].get<double>();
       wall_s = std::max(wall_s, j["wall_s"].get<double>());
       chunks += j["chunks"].get<long>();
+      rate += j["case_steps_per_s"].get<double>();
+      halvings += j.value("memory_halvings", 0L);
+      // every process of every shard, tagged with its shard
+      for (json r : j.value("ranks", json::array())) {
+        r["shard"] = s.index;
+        ranks.push_back(r);
+      }
       per_shard.push_back({{"index", s.index},
                            {"folder", s.dir.string()},
                            {"cases", j["cases"]},
@@ -145,9 +153,13 @@ int merge_command(const MergeArgs& args) {
     summary["setup_s"] = setup_s;
     summary["wall_s"] = wall_s;
     summary["chunks"] = chunks;
-    // per device-second over all shards, and over the slowest shard's wall time
-    summary["case_steps_per_s"] = compute_s > 0 ? case_steps / compute_s : 0.0;
+    // the shards ran side by side: their stepping rates add up (as the ranks' of one run do); end
+    // to end over the slowest shard's wall time
+    summary["case_steps_per_s"] = rate;
     summary["end_to_end_case_steps_per_s"] = wall_s > 0 ? case_steps / wall_s : 0.0;
+    summary["ranks"] = ranks;
+    summary.erase("memory_halvings");
+    if (halvings > 0) summary["memory_halvings"] = halvings;
     summary["classes"] = add_counts(shards, "classes");
     summary["status"] = add_counts(shards, "status");
     if (first.contains("pinn")) {
