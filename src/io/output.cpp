@@ -94,10 +94,13 @@ void CsvRows::end_row() {
   first_ = true;
 }
 
+void CsvWriter::write_text(const std::string& text) {
+  if (std::fwrite(text.data(), 1, text.size(), f_) != text.size())
+    throw std::runtime_error("error while writing a CSV file");
+}
+
 void CsvWriter::flush_rows() {
-  if (rows_.text().empty()) return;
-  const std::string& t = rows_.text();
-  if (std::fwrite(t.data(), 1, t.size(), f_) != t.size()) throw std::runtime_error("error while writing a CSV file");
+  write_text(rows_.text());
   rows_.clear();
 }
 
@@ -109,7 +112,7 @@ void CsvWriter::end_row() {
 
 void CsvWriter::append(const std::string& text) {
   flush_rows();
-  if (std::fwrite(text.data(), 1, text.size(), f_) != text.size()) throw std::runtime_error("error while writing a CSV file");
+  write_text(text);
 }
 
 long CsvWriter::sync() {

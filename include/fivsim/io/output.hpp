@@ -85,6 +85,7 @@ class CsvWriter {
   long sync();
 
  private:
+  void write_text(const std::string& text);
   void flush_rows();
   std::FILE* f_ = nullptr;
   CsvRows rows_;
