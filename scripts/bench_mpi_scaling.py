@@ -7,6 +7,7 @@ rate, each rank's share and stepping rate, and the speed-up over the single proc
 usage: scripts/bench_mpi_scaling.py --fivsim build/fivsim [--ranks 1,2] [--threads 1]
                                     [--scenario scenarios/chain2_load_sweep.json] [--set PTR=V ...]
                                     [--device cpu] [--chunk N] [--out DIR] [--json FILE]
+(any --set replaces the default overrides, which suit the default scenario)
 """
 import argparse
 import filecmp
@@ -37,13 +38,15 @@ def main():
     ap.add_argument("--ranks", default="1,2")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--scenario", default=os.path.join(HERE, "..", "scenarios", "chain2_load_sweep.json"))
-    ap.add_argument("--set", action="append", default=["/integrator/t_end=100", "/analysis/t_transient=50",
-                                                       "/sweep/parameters/0/linspace=[1,30,2000]"])
+    # overrides of the scenario; without any, those of the CPU table (the load sweep's 2000 loads)
+    ap.add_argument("--set", action="append", default=None)
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--chunk", type=int, default=32)
     ap.add_argument("--out", default=None)
     ap.add_argument("--json", default=None)
     a = ap.parse_args()
+    if a.set is None:
+        a.set = ["/integrator/t_end=100", "/analysis/t_transient=50", "/sweep/parameters/0/linspace=[1,30,2000]"]
 
     out = a.out or tempfile.mkdtemp(prefix="fivsim_mpi_scaling_")
     common = ["sweep", a.scenario, "-q", "--device", a.device, "--threads", str(a.threads), "--chunk", str(a.chunk)]
@@ -58,13 +61,14 @@ def main():
     run([a.fivsim, *common, "--out", single])
     base = summary(single)
     rows = [("single process", 1, base, True)]
+    # the files a scenario writes (points.csv only where /output/points is on)
+    compared = [f for f in ("cases.csv", "points.csv") if os.path.exists(os.path.join(single, f))]
     for n in [int(x) for x in a.ranks.split(",")]:
         d = os.path.join(out, "ranks%d" % n)
         shutil.rmtree(d, ignore_errors=True)
         run([a.mpirun, "--oversubscribe", "-np", str(n), "--map-by", "slot:PE=%d" % a.threads, a.fivsim, *common,
              "--out", d], env=env)
-        same = all(filecmp.cmp(os.path.join(single, f), os.path.join(d, f), shallow=False)
-                   for f in ("cases.csv", "points.csv"))
+        same = all(filecmp.cmp(os.path.join(single, f), os.path.join(d, f), shallow=False) for f in compared)
         rows.append(("mpirun -np %d" % n, n, summary(d), same))
 
     print()
@@ -81,6 +85,8 @@ def main():
                                                          "identical" if same else "DIFFER"))
         report.append({"run": name, "ranks": n, "wall_s": s["wall_s"], "end_to_end_case_steps_per_s": e2e,
                        "case_steps_per_s": s["case_steps_per_s"], "per_rank": s["ranks"], "files_identical": same})
+    devices = sorted({r.get("device", "") for _, _, s, _ in rows for r in s["ranks"]})
+    print("devices: %s; files compared: %s" % ("; ".join(devices), ", ".join(compared)))
     if a.json:
         with open(a.json, "w") as f:
             json.dump(report, f, indent=2)

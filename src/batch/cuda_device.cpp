@@ -2,7 +2,7 @@
 // (a plain C++ file over the CUDA runtime API; the kernels are in kernels/).
 #include <cuda_runtime_api.h>
 
-#include "fivsim/batch/sweep_backend.hpp"
+#include "fivsim/batch/cuda_device.hpp"
 
 namespace fivsim::batch {
 
@@ -14,6 +14,7 @@ CudaDeviceInfo cuda_device_info(int ordinal) {
     info.description = err != cudaSuccess ? cudaGetErrorString(err) : "no CUDA device";
     return info;
   }
+  info.count = count;
   info.ordinal = ordinal % count;
   err = cudaSetDevice(info.ordinal);
   cudaDeviceProp prop{};

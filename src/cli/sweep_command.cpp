@@ -396,16 +396,18 @@ int run_sweep(const SweepContext& ctx) {
                                                   std::to_string(n_total) + " cases)");
   const long first_case = ctx.first_case, n_cases = ctx.end_case - ctx.first_case;
 
-  // chunk: what fits in half the free device memory; on the CPU 256 cases per thread (4 for the
-  // PINN methods), small enough for the progress line to move and large enough that a chunk's
-  // overhead vanishes. Rank 0's choice holds for every rank.
+  // chunk: what fits in half the free device memory (shared among the node's ranks on one
+  // device); on the CPU 256 cases per thread (4 for the PINN methods), small enough for the
+  // progress line to move and large enough that a chunk's overhead vanishes. Rank 0's choice holds
+  // for every rank.
   const double per_case_bytes =
       static_cast<double>(sizeof(CaseSetup<D>) + sizeof(CaseResult<D>) + (ctx.runge_kutta() ? sizeof(RkStepMap<D>) : 0)) +
       8.0 * static_cast<double>(case_points_size(nq, an.capacity)) + plan.pinn_block_bytes;
   const int threads = ctx.args.threads > 0 ? ctx.args.threads : omp_get_max_threads();
   long chunk = ctx.args.chunk;
   if (chunk <= 0) {
-    chunk = ctx.cuda ? static_cast<long>(0.5 * static_cast<double>(ctx.device.free_bytes) / per_case_bytes)
+    chunk = ctx.cuda ? batch::device_chunk_cases(ctx.device.free_bytes, per_case_bytes, ctx.ranks->local_size(),
+                                                 ctx.device.count)
                      : (ctx.pinn() ? 4L : 256L) * threads;
     chunk = std::clamp<long>(chunk, 1, 1L << 21);
   }
@@ -558,6 +560,7 @@ int run_sweep(const SweepContext& ctx) {
   summary["instantiation"] = {{"max_dof", D::max_dof}, {"max_contacts", D::max_contacts}, {"exact", D::exact}};
   summary["chunks"] = journal.chunks().size();
   summary["chunk_size"] = chunk;
+  summary["case_bytes"] = per_case_bytes;
   summary["method"] = base.integrator.spec().label();
   summary["case_steps"] = case_steps;
   summary["wall_s"] = wall;

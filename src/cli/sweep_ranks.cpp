@@ -257,6 +257,7 @@ Ranks::Ranks() {
     MPI_Comm node;
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node);
     MPI_Comm_rank(node, &local_rank_);
+    MPI_Comm_size(node, &local_size_);
     MPI_Comm_free(&node);
     if (provided < MPI_THREAD_SERIALIZED && size_ > 1)
       throw std::runtime_error("the MPI library offers no MPI_THREAD_SERIALIZED, which rank 0's service thread needs");

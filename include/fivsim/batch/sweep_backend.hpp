@@ -7,6 +7,7 @@
 #include <string>
 
 #include "fivsim/batch/case_runner.hpp"
+#include "fivsim/batch/cuda_device.hpp"
 
 namespace fivsim::batch {
 
@@ -32,16 +33,6 @@ using SweepDimsGeneric = Dims<T, 24, 8>;
 template <class D>
 void run_chunk_cpu(const CaseSetup<D>* setups, const RkStepMap<D>* rk_maps, long n, const SweepAnalysis& an,
                    const StepOptions& opt, CaseResult<D>* results, double* points, int threads);
-
-struct CudaDeviceInfo {
-  bool available = false;
-  std::string description;  // device name, or why there is none
-  std::size_t free_bytes = 0;
-  int ordinal = 0;          // the device this process uses
-};
-// the device `ordinal` modulo the number present (each rank of an MPI sweep picks its own by its
-// rank on the node), made current for this process's later CUDA calls
-CudaDeviceInfo cuda_device_info(int ordinal = 0);
 
 // what a CUDA backend call reports: success, or its error and whether that was a lack of device
 // memory (the caller then runs the cases in smaller parts)

@@ -1,0 +1,163 @@
+#!/usr/bin/env bash
+# scripts/gpu_checks.sh — the checks that need a GPU, in one command for a short device lease:
+#   tests    every gpu test (fivsim_gpu_tests)
+#   mpi      one CUDA sweep as a single process and under `mpirun -np 2` (the ranks share the GPU
+#            where the machine has one, else one each): cases.csv and points.csv byte for byte,
+#            and each rank's device in summary.json
+#   memory   device memory: the FIVSIM_SWEEP_DEVICE_CASES hook, then a real allocation failure
+#            (another process holds all but KEEP_GIB of the GPU while one chunk asks for several
+#            times that): the same files, and memory_halvings > 0
+#   scaling  the MPI scaling table with CUDA ranks (scripts/bench_mpi_scaling.py, 1, 2, 4 ranks)
+# Prints one PASS/FAIL line per check and exits 1 if any failed.
+#
+# usage: scripts/gpu_checks.sh [STAGE...]            (default: tests mpi memory scaling)
+# programs: fivsim, fivsim_gpu_tests and mpirun from FIVSIM_BIN (a build folder) or the PATH
+# (scripts/device_bundle.sh's env.sh puts a bundle's there); the memory holder is Python with
+# PyTorch or CuPy. Logs go to $OUT (the device tool's folder) or /tmp/fivsim_gpu_checks.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+stages=("$@")
+[[ ${#stages[@]} -eq 0 ]] && stages=(tests mpi memory scaling)
+logs="${OUT:-/tmp/fivsim_gpu_checks}"
+work=$(mktemp -d /tmp/fivsim_gpu_checks.XXXX)
+mkdir -p "$logs"
+rm -f "$logs/verdicts.txt"
+# host cores per rank: 4, or half the machine's where it has fewer than 8
+pe=$(($(nproc) / 2)); ((pe > 4)) && pe=4; ((pe < 1)) && pe=1
+bin() { if [[ -n "${FIVSIM_BIN:-}" ]]; then echo "$FIVSIM_BIN/$1"; else command -v "$1"; fi; }
+fivsim=$(bin fivsim) gpu_tests=$(bin fivsim_gpu_tests) mpirun=$(command -v mpirun || true)
+failed=0
+verdict() {  # verdict NAME OK DETAIL (OK: 1 for a pass)
+  local line="PASS $1: $3"
+  [[ "$2" == 1 ]] || { line="FAIL $1: $3"; failed=1; }
+  echo "$line" | tee -a "$logs/verdicts.txt"
+}
+# summary.json fields, as one line
+field() { python3 -c "import json,sys; s=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$@"; }
+same_files() {  # same_files DIR_A DIR_B: cases.csv and points.csv byte for byte
+  cmp -s "$1/cases.csv" "$2/cases.csv" && cmp -s "$1/points.csv" "$2/points.csv"
+}
+
+# the sweep every check runs: the benchmark chain (Moreau, double), 50 000 random cases × 2000
+# steps, with points.csv on so that the comparison covers the Poincaré points too
+# (CHECK_DEVICE=cpu runs the script's own logic where there is no GPU)
+dev="${CHECK_DEVICE:-cuda}"
+sweep=(sweep scenarios/chain2_bench_random.json -q --device "$dev" --set /sweep/samples=50000
+       --set /integrator/t_end=2 --set /analysis/t_transient=1 --set /output/points=true)
+
+nvidia-smi --query-gpu=index,name,driver_version,memory.total,memory.used --format=csv 2>&1 | tee "$logs/smi.txt"
+echo "fivsim: $fivsim; mpirun: ${mpirun:-none}; $(date -u +%FT%TZ)"
+
+single="$work/single"
+run_single() {
+  [[ -f "$single/summary.json" ]] && return 0
+  "$fivsim" "${sweep[@]}" --out "$single" >"$logs/single.log" 2>&1
+}
+
+for stage in "${stages[@]}"; do
+  echo "=== $stage"
+  case "$stage" in
+  tests)
+    timeout 300 "$gpu_tests" >"$logs/gpu_tests.log" 2>&1
+    rc=$?
+    grep -E "^\[  (PASSED|FAILED|SKIPPED) |^\[==========\] .* ran" "$logs/gpu_tests.log"
+    grep -E "^\[  FAILED  \]" "$logs/gpu_tests.log" | head -20
+    verdict "gpu tests" "$([[ $rc == 0 ]] && ! grep -q "^\[  SKIPPED \]" "$logs/gpu_tests.log" && echo 1)" \
+      "$(grep -E '^\[  PASSED  \]' "$logs/gpu_tests.log" | head -1) (exit $rc)"
+    ;;
+  mpi)
+    run_single || { verdict "single CUDA sweep" 0 "see single.log"; continue; }
+    tail -3 "$logs/single.log"
+    if [[ -z "$mpirun" ]]; then verdict "mpirun -np 2 --device $dev" 0 "no mpirun"; continue; fi
+    # a chunk of 4096 cases: 13 chunks, so that both ranks take several
+    timeout 300 "$mpirun" --oversubscribe -np 2 --map-by slot:PE=$pe "$fivsim" "${sweep[@]}" --chunk 4096 \
+      --out "$work/ranks2" >"$logs/mpi2.log" 2>&1
+    rc=$?
+    tail -3 "$logs/mpi2.log"
+    devices=$(field "$work/ranks2/summary.json" "[(r['rank'], r['device'], r['cases']) for r in s['ranks']]" 2>&1)
+    verdict "mpirun -np 2 --device $dev" \
+      "$([[ $rc == 0 ]] && same_files "$single" "$work/ranks2" && echo 1)" \
+      "files identical to the single process: $(same_files "$single" "$work/ranks2" && echo yes || echo NO); ranks (rank, device, cases): $devices"
+    ;;
+  memory)
+    run_single || { verdict "single CUDA sweep" 0 "see single.log"; continue; }
+    # the hook: every call of more than 3000 cases fails as if out of memory
+    FIVSIM_SWEEP_DEVICE_CASES=3000 timeout 300 "$fivsim" "${sweep[@]}" --chunk 20000 --out "$work/hook" \
+      >"$logs/memory_hook.log" 2>&1
+    rc=$?
+    halvings=$(field "$work/hook/summary.json" "s.get('memory_halvings', 0)" 2>/dev/null || echo 0)
+    verdict "FIVSIM_SWEEP_DEVICE_CASES=3000, --chunk 20000" \
+      "$([[ $rc == 0 && $halvings -gt 0 ]] && same_files "$single" "$work/hook" && echo 1)" \
+      "exit $rc, memory_halvings $halvings, files identical: $(same_files "$single" "$work/hook" && echo yes || echo NO)"
+
+    # a real failure: a second process holds all but KEEP_GIB; fivsim's context takes some of the
+    # rest, and one chunk asks for about 4 x KEEP_GIB. Rings of 4096 points make a case large
+    # (about 0.4 MB), so that this is a few ten thousand cases
+    keep_gib=${KEEP_GIB:-2}
+    big=("${sweep[@]}" --set /analysis/points=4096)
+    "$fivsim" "${big[@]}" --set /sweep/samples=100 --out "$work/probe" >/dev/null 2>&1
+    case_bytes=$(field "$work/probe/summary.json" "int(s['case_bytes'])" 2>/dev/null)
+    if [[ -z "$case_bytes" ]]; then verdict "real cudaErrorMemoryAllocation" 0 "the probe run wrote no case_bytes"; continue; fi
+    chunk=$(python3 -c "print(int(4 * $keep_gib * 2**30 / $case_bytes))")
+    cat >"$work/holder.py" <<'PY'
+import sys
+keep = int(float(sys.argv[1]) * 2**30)
+try:
+    import torch
+    free, _ = torch.cuda.mem_get_info()
+    held = torch.empty(free - keep, dtype=torch.uint8, device="cuda")
+except ImportError:
+    import cupy
+    free, _ = cupy.cuda.runtime.memGetInfo()
+    held = cupy.empty(free - keep, dtype=cupy.uint8)
+print("holding %.2f GiB of %.2f GiB free" % ((free - keep) / 2**30, free / 2**30), flush=True)
+sys.stdin.read()
+PY
+    # the holder keeps its memory until its input closes
+    mkfifo "$work/hold"
+    python3 "$work/holder.py" "$keep_gib" <"$work/hold" >"$logs/holder.log" 2>&1 &
+    holder=$!
+    exec 9>"$work/hold"
+    for _ in $(seq 120); do grep -q holding "$logs/holder.log" && break; sleep 0.5; done
+    cat "$logs/holder.log"
+    if ! grep -q holding "$logs/holder.log"; then
+      exec 9>&-
+      verdict "real cudaErrorMemoryAllocation" 0 "the memory holder did not start (holder.log)"
+      continue
+    fi
+    nvidia-smi --query-gpu=memory.used,memory.total --format=csv,noheader
+    # the sweep needs more cases than one chunk of this size for the test to bite
+    timeout 300 "$fivsim" "${big[@]}" --set /sweep/samples=$((chunk + 1000)) --chunk "$chunk" \
+      --out "$work/oom" >"$logs/memory_real.log" 2>&1
+    rc=$?
+    exec 9>&-
+    wait "$holder" 2>/dev/null
+    tail -3 "$logs/memory_real.log"
+    halvings=$(field "$work/oom/summary.json" "s.get('memory_halvings', 0)" 2>/dev/null || echo 0)
+    # the reference: the same cases without the holder, in chunks that fit
+    timeout 300 "$fivsim" "${big[@]}" --set /sweep/samples=$((chunk + 1000)) --out "$work/oom_ref" \
+      >"$logs/memory_ref.log" 2>&1
+    verdict "real cudaErrorMemoryAllocation (all but ${keep_gib} GiB held, --chunk $chunk, $case_bytes B a case)" \
+      "$([[ $rc == 0 && $halvings -gt 0 ]] && same_files "$work/oom_ref" "$work/oom" && echo 1)" \
+      "exit $rc, memory_halvings $halvings, files identical to a run without the holder: $(same_files "$work/oom_ref" "$work/oom" && echo yes || echo NO)"
+    ;;
+  scaling)
+    if [[ -z "$mpirun" ]]; then verdict "CUDA scaling table" 0 "no mpirun"; continue; fi
+    # 10^6 cases × 10^4 steps in 62 500-case chunks
+    timeout 420 python3 scripts/bench_mpi_scaling.py --fivsim "$fivsim" --mpirun "$mpirun" --device cuda \
+      --ranks 1,2,4 --threads "$pe" --chunk 62500 --scenario scenarios/chain2_bench_random.json --set /output/points=false \
+      --out "$work/scaling" --json "$logs/scaling.json" >"$logs/scaling.log" 2>&1
+    rc=$?
+    grep -v '^\$' "$logs/scaling.log"
+    verdict "CUDA scaling table" "$([[ $rc == 0 ]] && echo 1)" "every run's files identical to the single process's: $([[ $rc == 0 ]] && echo yes || echo NO)"
+    ;;
+  *)
+    echo "gpu_checks: unknown stage '$stage' (tests, mpi, memory, scaling)" >&2
+    exit 2
+    ;;
+  esac
+done
+rm -rf "$work"
+echo "=== verdicts"
+cat "$logs/verdicts.txt"
+exit $failed
