@@ -2,9 +2,10 @@
 # scripts/device_bundle.sh — packs what a bare GPU machine needs to run fivsim's device checks
 # (scripts/gpu_checks.sh) from a build made here: the built programs, the shared libraries they
 # load beyond the C/C++ runtime and the GPU driver, and OpenMPI's runtime (mpirun, its components
-# and help texts, PMIx) laid out to be relocated with OPAL_PREFIX (and PMIx pointed at its components). Each
-# program is reached through a small wrapper that sets the library path for it alone, so that
-# other programs on that machine (its Python, say) keep their own libraries.
+# and help texts, PMIx's components) laid out to be relocated with OPAL_PREFIX. Each program is
+# reached through a small wrapper that sets the library path for it alone, so that other programs
+# on that machine (its Python, say) keep their own libraries. Tested here by hiding the system's
+# OpenMPI in a private mount namespace (unshare -m) and running a 2-rank sweep from the bundle.
 #
 # usage: scripts/device_bundle.sh [BUILD_DIR]    (default build/, a build with CUDA)
 # writes .devbundle/fivsim-device.tar.gz (git ignores .devbundle/); on the GPU machine:

@@ -3,7 +3,7 @@
 #   tests    every gpu test (fivsim_gpu_tests)
 #   mpi      one CUDA sweep as a single process and under `mpirun -np 2` (the ranks share the GPU
 #            where the machine has one, else one each): cases.csv and points.csv byte for byte,
-#            and each rank's device in summary.json
+#            and each rank's device and count of ranks on it in summary.json
 #   memory   device memory: the FIVSIM_SWEEP_DEVICE_CASES hook, then a real allocation failure
 #            (another process holds all but KEEP_GIB of the GPU while one chunk asks for several
 #            times that): the same files, and memory_halvings > 0
@@ -74,10 +74,19 @@ for stage in "${stages[@]}"; do
       --out "$work/ranks2" >"$logs/mpi2.log" 2>&1
     rc=$?
     tail -3 "$logs/mpi2.log"
-    devices=$(field "$work/ranks2/summary.json" "[(r['rank'], r['device'], r['cases']) for r in s['ranks']]" 2>&1)
+    devices=$(field "$work/ranks2/summary.json" \
+      "[(r['rank'], r['device'], r.get('device_ranks'), r['cases']) for r in s['ranks']]" 2>&1)
     verdict "mpirun -np 2 --device $dev" \
       "$([[ $rc == 0 ]] && same_files "$single" "$work/ranks2" && echo 1)" \
-      "files identical to the single process: $(same_files "$single" "$work/ranks2" && echo yes || echo NO); ranks (rank, device, cases): $devices"
+      "files identical to the single process: $(same_files "$single" "$work/ranks2" && echo yes || echo NO); ranks (rank, device, ranks on it, cases): $devices"
+    # with one GPU both ranks are on it, and each plans on a quarter of its free memory
+    if [[ "$dev" == cuda && $(nvidia-smi -L 2>/dev/null | wc -l) == 1 ]]; then
+      timeout 120 "$mpirun" --oversubscribe -np 2 "$fivsim" "${sweep[@]}" --out "$work/shared" >/dev/null 2>&1
+      shared=$(field "$work/shared/summary.json" "(sorted(r['device_ranks'] for r in s['ranks']), s['chunk_size'])" 2>&1)
+      alone=$(field "$single/summary.json" "s['chunk_size']")
+      verdict "two ranks on one GPU count each other" "$([[ "$shared" == "([2, 2], "* ]] && echo 1)" \
+        "(device_ranks, default chunk) under mpirun: $shared; a single process's default chunk: $alone"
+    fi
     ;;
   memory)
     run_single || { verdict "single CUDA sweep" 0 "see single.log"; continue; }

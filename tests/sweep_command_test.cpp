@@ -223,10 +223,15 @@ TEST(SweepCommand, MpiRanksWriteTheSingleRunsFiles) {
     fs::remove_all(out);
   }
   // the CUDA backend's loop (each rank asks for its next range before running the current one, and
-  // must not ask again after "stop"), taken by the CPU backend through its test hook
+  // must not ask again after "stop"), taken by the CPU backend through its test hook. Where no GPU
+  // is present, --device auto also takes the ranks through the device look-up and its collective
+  // count of the ranks per device before they fall back to the CPU
   const fs::path ahead = fresh_dir("fivsim_mpi_ahead");
+  std::string ahead_sweep = sweep;
+  if (!fivsim::batch::cuda_device_info().available)
+    ahead_sweep.replace(ahead_sweep.find("--device cpu"), 12, "--device auto");
   ::setenv("FIVSIM_SWEEP_PREPARE_AHEAD", "1", 1);
-  const Result r = run_fivsim_ranks(2, sweep + " --chunk 3 --out " + ahead.string());
+  const Result r = run_fivsim_ranks(2, ahead_sweep + " --chunk 3 --out " + ahead.string());
   ::unsetenv("FIVSIM_SWEEP_PREPARE_AHEAD");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(slurp(one / "cases.csv"), slurp(ahead / "cases.csv"));

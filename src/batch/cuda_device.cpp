@@ -14,7 +14,6 @@ CudaDeviceInfo cuda_device_info(int ordinal) {
     info.description = err != cudaSuccess ? cudaGetErrorString(err) : "no CUDA device";
     return info;
   }
-  info.count = count;
   info.ordinal = ordinal % count;
   err = cudaSetDevice(info.ordinal);
   cudaDeviceProp prop{};
@@ -28,6 +27,11 @@ CudaDeviceInfo cuda_device_info(int ordinal) {
   info.available = true;
   info.description = prop.name;
   info.free_bytes = free_b;
+  static const char* const hex = "0123456789abcdef";
+  for (const char byte : prop.uuid.bytes) {
+    info.uuid += hex[(static_cast<unsigned char>(byte) >> 4) & 15];
+    info.uuid += hex[static_cast<unsigned char>(byte) & 15];
+  }
   return info;
 }
 

@@ -65,6 +65,7 @@ struct SweepContext {
   bool cuda = false;
   bool single = false;
   CudaDeviceInfo device;
+  int device_ranks = 1;  // the ranks of this node on this process's device, this one included
   Ranks* ranks = nullptr;  // this process among those of the run
   // the cases this process runs: all, or one shard [first_case, end_case)
   long first_case = 0, end_case = 0;
@@ -359,11 +360,13 @@ void run_chunks(const SweepContext& ctx, const SweepPlan& plan, ChunkExchange& e
 
 // what a rank says about itself in summary.json
 json rank_about(const SweepContext& ctx) {
-  return {{"rank", ctx.ranks->rank()},
-          {"host", ctx.ranks->host()},
-          {"backend", ctx.cuda ? "cuda" : "cpu"},
-          {"device", ctx.cuda ? ctx.device.description + " #" + std::to_string(ctx.device.ordinal) : "cpu"},
-          {"threads", ctx.cuda ? 0 : (ctx.args.threads > 0 ? ctx.args.threads : omp_get_max_threads())}};
+  json about = {{"rank", ctx.ranks->rank()},
+                {"host", ctx.ranks->host()},
+                {"backend", ctx.cuda ? "cuda" : "cpu"},
+                {"device", ctx.cuda ? ctx.device.description + " #" + std::to_string(ctx.device.ordinal) : "cpu"},
+                {"threads", ctx.cuda ? 0 : (ctx.args.threads > 0 ? ctx.args.threads : omp_get_max_threads())}};
+  if (ctx.cuda) about["device_ranks"] = ctx.device_ranks;
+  return about;
 }
 
 // every rank but 0: runs the ranges rank 0 hands out; a failure goes to rank 0, which reports it
@@ -406,8 +409,7 @@ int run_sweep(const SweepContext& ctx) {
   const int threads = ctx.args.threads > 0 ? ctx.args.threads : omp_get_max_threads();
   long chunk = ctx.args.chunk;
   if (chunk <= 0) {
-    chunk = ctx.cuda ? batch::device_chunk_cases(ctx.device.free_bytes, per_case_bytes, ctx.ranks->local_size(),
-                                                 ctx.device.count)
+    chunk = ctx.cuda ? batch::device_chunk_cases(ctx.device.free_bytes, per_case_bytes, ctx.device_ranks)
                      : (ctx.pinn() ? 4L : 256L) * threads;
     chunk = std::clamp<long>(chunk, 1, 1L << 21);
   }
@@ -661,7 +663,7 @@ int sweep_command(const SweepArgs& args) {
   } catch (const InputError& e) {
     return fail(kExitBadInput, e.what());
   }
-  SweepContext ctx{args, base, spec, false, false, {}, ranks.get()};
+  SweepContext ctx{args, base, spec, false, false, {}, 1, ranks.get()};
   ctx.single = args.precision == "float";
   ctx.end_case = spec.n_cases();
   if (!args.shard.empty()) {
@@ -688,6 +690,9 @@ int sweep_command(const SweepArgs& args) {
     // each rank on a node takes its own device
     ctx.device = batch::cuda_device_info(ranks->local_rank());
     ctx.cuda = ctx.device.available;
+    // every rank takes part, with or without a device: the ranks on one GPU share its memory
+    // (found by UUID, so also where each rank sees only its own GPU, CUDA_VISIBLE_DEVICES)
+    ctx.device_ranks = ranks->node_ranks_with(ctx.cuda ? ctx.device.uuid : "");
     if (args.device == "cuda" && !ctx.cuda) return fail(kExitError, "--device cuda: " + ctx.device.description);
   }
   // PINN sweeps: one instantiation (pinn_case.hpp)

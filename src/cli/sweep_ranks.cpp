@@ -257,7 +257,6 @@ Ranks::Ranks() {
     MPI_Comm node;
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node);
     MPI_Comm_rank(node, &local_rank_);
-    MPI_Comm_size(node, &local_size_);
     MPI_Comm_free(&node);
     if (provided < MPI_THREAD_SERIALIZED && size_ > 1)
       throw std::runtime_error("the MPI library offers no MPI_THREAD_SERIALIZED, which rank 0's service thread needs");
@@ -286,6 +285,28 @@ std::string Ranks::host() const {
   char name[256] = {};
   ::gethostname(name, sizeof(name) - 1);
   return name;
+}
+
+int Ranks::node_ranks_with([[maybe_unused]] const std::string& key) const {
+#ifdef FIVSIM_HAVE_MPI
+  if (!mpi_) return 1;
+  MPI_Comm node;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node);
+  int node_size = 1;
+  MPI_Comm_size(node, &node_size);
+  // keys of a fixed width (a device UUID is 32 hex digits), cut beyond it
+  constexpr int kWidth = 64;
+  std::string mine = key.substr(0, kWidth);
+  mine.resize(kWidth, '\0');
+  std::string all(static_cast<std::size_t>(kWidth) * node_size, '\0');
+  MPI_Allgather(mine.data(), kWidth, MPI_CHAR, all.data(), kWidth, MPI_CHAR, node);
+  MPI_Comm_free(&node);
+  int same = 0;
+  for (int r = 0; r < node_size; ++r) same += all.compare(static_cast<std::size_t>(r) * kWidth, kWidth, mine) == 0;
+  return same;
+#else
+  return 1;
+#endif
 }
 
 void Ranks::release_workers() {

@@ -47,7 +47,9 @@ class Ranks {
   int rank() const { return rank_; }
   int size() const { return size_; }
   int local_rank() const { return local_rank_; }  // among the ranks on this node (picks the GPU)
-  int local_size() const { return local_size_; }  // the ranks on this node
+  // collective (every rank calls it, in the same order as the others): how many ranks of this
+  // node passed the same key, this one included; 1 in a single process
+  int node_ranks_with(const std::string& key) const;
   std::string host() const;
   // rank 0 after a failure before the chunks were handed out: answers each waiting rank "stop"
   void release_workers();
@@ -55,7 +57,7 @@ class Ranks {
   void mark_released() { released_ = true; }
 
  private:
-  int rank_ = 0, size_ = 1, local_rank_ = 0, local_size_ = 1;
+  int rank_ = 0, size_ = 1, local_rank_ = 0;
   bool mpi_ = false, released_ = false;
 };
 
