@@ -1,7 +1,9 @@
 // tests/sweep_command_test.cpp — `fivsim sweep` end to end on the CPU backend: files that do not
 // depend on chunk size or thread count, a one-case sweep equal to `fivsim run`, decimated
 // trajectories, and one clear error (exit 2, nothing written) for each kind of bad sweep.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <fstream>
@@ -163,6 +165,9 @@ TEST(SweepCommand, KilledSweepResumesToTheSameFiles) {
   EXPECT_EQ(s["classes"], json::parse(slurp(whole / "summary.json"))["classes"]);
   EXPECT_FALSE(fs::exists(partial));
   EXPECT_FALSE(fs::exists(out / "manifest.json"));
+  // the killed run's lock file was left behind unlocked (the kernel drops a dead process's lock):
+  // the resume took it, and removed it when done
+  EXPECT_FALSE(fs::exists(out.string() + ".lock"));
 
   // killed after 3 chunks, then a byte of the second chunk's rows changed: its checksum fails, so
   // the resume keeps the first chunk only and runs the second again
@@ -189,6 +194,38 @@ TEST(SweepCommand, KilledSweepResumesToTheSameFiles) {
   EXPECT_EQ(slurp(whole / "cases.csv"), slurp(out / "cases.csv"));
   EXPECT_FALSE(json::parse(slurp(out / "summary.json")).contains("resumed"));
   fs::remove_all(whole);
+  fs::remove_all(out);
+}
+
+// a folder that another process is writing (its lock on <out>.lock, taken here with a plain POSIX
+// record lock as a second fivsim would) is refused before anything is touched, --resume or not;
+// once the lock is released the same command runs
+TEST(SweepCommand, RefusesAFolderAnotherSweepIsWriting) {
+  const std::string sweep = "sweep " + kScenarios + "chain2_load_sweep.json --device cpu --chunk 5" + kShort;
+  const fs::path out = fresh_dir("fivsim_locked_out");
+  const fs::path partial = out.string() + ".partial", lock = out.string() + ".lock";
+  fs::remove_all(partial);
+  const int fd = ::open(lock.c_str(), O_RDWR | O_CREAT, 0644);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::write(fd, "pid 4242 on node17", 18), 18);
+  struct flock whole {};
+  whole.l_type = F_WRLCK;
+  whole.l_whence = SEEK_SET;
+  ASSERT_EQ(::fcntl(fd, F_SETLK, &whole), 0);
+  for (const char* resume : {"", " --resume"}) {
+    const Result r = run_fivsim(sweep + resume + " --out " + out.string());
+    EXPECT_EQ(r.code, 1) << r.err;
+    EXPECT_NE(r.err.find(out.string() + " is being written by another fivsim sweep (pid 4242 on node17)"),
+              std::string::npos)
+        << r.err;
+    EXPECT_FALSE(fs::exists(out));
+    EXPECT_FALSE(fs::exists(partial));
+  }
+  ::close(fd);
+  const Result r = run_fivsim(sweep + " --resume --out " + out.string());
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(out / "cases.csv"));
+  EXPECT_FALSE(fs::exists(lock));
   fs::remove_all(out);
 }
 

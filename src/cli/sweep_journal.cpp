@@ -1,7 +1,14 @@
-// src/cli/sweep_journal.cpp — the resumable sweep's manifest (sweep_journal.hpp).
+// src/cli/sweep_journal.cpp — the resumable sweep's manifest and its output folder's lock
+// (sweep_journal.hpp).
 #include "sweep_journal.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <stdexcept>
 
@@ -108,6 +115,53 @@ void SweepJournal::write() const {
 void SweepJournal::remove_manifest() const {
   std::error_code ec;
   fs::remove(dir_ / "manifest.json", ec);
+}
+
+fs::path SweepLock::path_for(const fs::path& out_dir) { return fs::path(out_dir.string() + ".lock"); }
+
+SweepLock::SweepLock(const fs::path& out_dir) : path_(path_for(out_dir)) {
+  if (path_.has_parent_path()) fs::create_directories(path_.parent_path());
+  // a sweep that finishes removes its lock file: one opened just before that is locked in vain,
+  // so the lock counts only if the file at the path is still the one locked
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd_ < 0) throw std::runtime_error("cannot create " + path_.string() + ": " + std::strerror(errno));
+    struct flock whole {};
+    whole.l_type = F_WRLCK;
+    whole.l_whence = SEEK_SET;
+    if (::fcntl(fd_, F_SETLK, &whole) != 0) {
+      const int err = errno;
+      char holder[256] = {};
+      const ssize_t got = ::pread(fd_, holder, sizeof holder - 1, 0);
+      ::close(fd_);
+      fd_ = -1;
+      if (err != EACCES && err != EAGAIN) throw std::runtime_error("cannot lock " + path_.string() + ": " + std::strerror(err));
+      throw std::runtime_error(out_dir.string() + " is being written by another fivsim sweep (" +
+                               (got > 0 ? std::string(holder) : std::string("its lock: ") + path_.string()) +
+                               "); two sweeps cannot share an output folder. Give each shard its own --out; under "
+                               "Slurm, start the ranks as one MPI sweep (srun --mpi=pmix)");
+    }
+    struct stat locked {}, at_path {};
+    if (::fstat(fd_, &locked) == 0 && ::stat(path_.c_str(), &at_path) == 0 && locked.st_dev == at_path.st_dev &&
+        locked.st_ino == at_path.st_ino) {
+      char host[128] = {};
+      ::gethostname(host, sizeof host - 1);
+      const std::string who = "pid " + std::to_string(::getpid()) + " on " + host;
+      // a note for the message of a refused sweep; the lock holds without it
+      if (::ftruncate(fd_, 0) == 0) (void)!::pwrite(fd_, who.data(), who.size(), 0);
+      return;
+    }
+    ::close(fd_);
+    fd_ = -1;
+  }
+  throw std::runtime_error("cannot lock " + path_.string() + ": the file keeps being replaced");
+}
+
+SweepLock::~SweepLock() {
+  if (fd_ < 0) return;
+  // removed while still locked, so that no one locks a file that is on its way out unnoticed
+  ::unlink(path_.c_str());
+  ::close(fd_);
 }
 
 }  // namespace fivsim::cli

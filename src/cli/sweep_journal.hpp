@@ -4,6 +4,7 @@
 // FNV-1a checksum of the bytes it added to each, and its counts) by an atomic rename. After a crash
 // or kill -9, `--resume` keeps the recorded chunks whose bytes are intact, cuts the files back to
 // the last of them and goes on from the next case, so that no case is lost or written twice.
+// SweepLock keeps a second sweep out of a folder that one is writing.
 #pragma once
 
 #include <cstdint>
@@ -48,6 +49,24 @@ class SweepJournal {
   nlohmann::json identity_;
   long header_cases_ = 0, header_points_ = 0;
   std::vector<JournalChunk> chunks_;
+};
+
+// one writer per output folder: an exclusive POSIX record lock (fcntl) on "<out>.lock", held while
+// the sweep runs, so that a second sweep into the same folder (a job started twice, or srun
+// starting every task as a process of its own) refuses instead of interleaving its rows with the
+// first's. The kernel drops the lock of a killed process, so a resume after kill -9 takes it.
+class SweepLock {
+ public:
+  // throws std::runtime_error, naming the holder, when another process holds the lock
+  explicit SweepLock(const std::filesystem::path& out_dir);
+  ~SweepLock();
+  SweepLock(const SweepLock&) = delete;
+  SweepLock& operator=(const SweepLock&) = delete;
+  static std::filesystem::path path_for(const std::filesystem::path& out_dir);
+
+ private:
+  std::filesystem::path path_;
+  int fd_ = -1;
 };
 
 }  // namespace fivsim::cli
