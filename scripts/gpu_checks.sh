@@ -13,15 +13,17 @@
 # usage: scripts/gpu_checks.sh [STAGE...]            (default: tests mpi memory scaling)
 # programs: fivsim, fivsim_gpu_tests and mpirun from FIVSIM_BIN (a build folder) or the PATH
 # (scripts/device_bundle.sh's env.sh puts a bundle's there); the memory holder is Python with
-# PyTorch or CuPy. Logs go to $OUT (the device tool's folder) or /tmp/fivsim_gpu_checks.
+# PyTorch or CuPy. Logs go to /tmp/fivsim_gpu_checks; where $OUT is set (the device tool's folder,
+# which brings back at most 8 files), they go there packed as gpu_checks_logs.tgz beside
+# verdicts.txt and scaling.json.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 stages=("$@")
 [[ ${#stages[@]} -eq 0 ]] && stages=(tests mpi memory scaling)
-logs="${OUT:-/tmp/fivsim_gpu_checks}"
+logs=/tmp/fivsim_gpu_checks
 work=$(mktemp -d /tmp/fivsim_gpu_checks.XXXX)
+rm -rf "$logs"
 mkdir -p "$logs"
-rm -f "$logs/verdicts.txt"
 # host cores per rank: 4, or half the machine's where it has fewer than 8
 pe=$(($(nproc) / 2)); ((pe > 4)) && pe=4; ((pe < 1)) && pe=1
 bin() { if [[ -n "${FIVSIM_BIN:-}" ]]; then echo "$FIVSIM_BIN/$1"; else command -v "$1"; fi; }
@@ -61,7 +63,6 @@ for stage in "${stages[@]}"; do
     timeout 300 "$gpu_tests" >"$logs/gpu_tests.log" 2>&1
     rc=$?
     grep -E "^\[  (PASSED|FAILED|SKIPPED) |^\[==========\] .* ran" "$logs/gpu_tests.log"
-    grep -E "^\[  FAILED  \]" "$logs/gpu_tests.log" | head -20
     verdict "gpu tests" "$([[ $rc == 0 ]] && ! grep -q "^\[  SKIPPED \]" "$logs/gpu_tests.log" && echo 1)" \
       "$(grep -E '^\[  PASSED  \]' "$logs/gpu_tests.log" | head -1) (exit $rc)"
     ;;
@@ -167,6 +168,11 @@ PY
   esac
 done
 rm -rf "$work"
+if [[ -n "${OUT:-}" ]]; then
+  tar czf "$OUT/gpu_checks_logs.tgz" -C "$logs" .
+  cp "$logs/verdicts.txt" "$OUT/"
+  [[ -f "$logs/scaling.json" ]] && cp "$logs/scaling.json" "$OUT/"
+fi
 echo "=== verdicts"
 cat "$logs/verdicts.txt"
 exit $failed
