@@ -212,8 +212,9 @@ TEST(SweepCommand, RefusesAFolderAnotherSweepIsWriting) {
   whole.l_type = F_WRLCK;
   whole.l_whence = SEEK_SET;
   ASSERT_EQ(::fcntl(fd, F_SETLK, &whole), 0);
-  for (const char* resume : {"", " --resume"}) {
-    const Result r = run_fivsim(sweep + resume + " --out " + out.string());
+  // (the second time with the folder written "out/": the same folder, the same lock)
+  for (const std::string& resume_and_out : {" --out " + out.string(), " --resume --out " + out.string() + "/"}) {
+    const Result r = run_fivsim(sweep + resume_and_out);
     EXPECT_EQ(r.code, 1) << r.err;
     EXPECT_NE(r.err.find(out.string() + " is being written by another fivsim sweep (pid 4242 on node17)"),
               std::string::npos)

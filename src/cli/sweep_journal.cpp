@@ -117,7 +117,19 @@ void SweepJournal::remove_manifest() const {
   fs::remove(dir_ / "manifest.json", ec);
 }
 
-fs::path SweepLock::path_for(const fs::path& out_dir) { return fs::path(out_dir.string() + ".lock"); }
+namespace {
+// "runs/x/" names the folder runs/x, as for its staging folder
+fs::path folder_named(fs::path out_dir) {
+  if (out_dir.filename().empty()) out_dir = out_dir.parent_path();
+  return out_dir;
+}
+}  // namespace
+
+fs::path SweepLock::path_for(const fs::path& out_dir) {
+  fs::path lock = folder_named(out_dir);
+  lock += ".lock";
+  return lock;
+}
 
 SweepLock::SweepLock(const fs::path& out_dir) : path_(path_for(out_dir)) {
   if (path_.has_parent_path()) fs::create_directories(path_.parent_path());
@@ -136,7 +148,7 @@ SweepLock::SweepLock(const fs::path& out_dir) : path_(path_for(out_dir)) {
       ::close(fd_);
       fd_ = -1;
       if (err != EACCES && err != EAGAIN) throw std::runtime_error("cannot lock " + path_.string() + ": " + std::strerror(err));
-      throw std::runtime_error(out_dir.string() + " is being written by another fivsim sweep (" +
+      throw std::runtime_error(folder_named(out_dir).string() + " is being written by another fivsim sweep (" +
                                (got > 0 ? std::string(holder) : std::string("its lock: ") + path_.string()) +
                                "); two sweeps cannot share an output folder. Give each shard its own --out; under "
                                "Slurm, start the ranks as one MPI sweep (srun --mpi=pmix)");
