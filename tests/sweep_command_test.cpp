@@ -1,6 +1,7 @@
 // tests/sweep_command_test.cpp — `fivsim sweep` end to end on the CPU backend: files that do not
 // depend on chunk size or thread count, a one-case sweep equal to `fivsim run`, decimated
-// trajectories, and one clear error (exit 2, nothing written) for each kind of bad sweep.
+// trajectories, and one clear error (exit 2, nothing written) for each kind of bad sweep; shards
+// and merge, kill and resume, MPI ranks, and the refusal of a folder another sweep is writing.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
