@@ -420,7 +420,7 @@ int run_sweep(const SweepContext& ctx) {
   const std::filesystem::path out_dir = ctx.args.out.empty() ? std::filesystem::path("runs") / (base.name + shard_name)
                                                              : std::filesystem::path(ctx.args.out);
   // one sweep at a time in a folder, before anything in it is looked at or touched
-  const SweepLock lock(out_dir);
+  const SweepLock lock(out_dir, ctx.ranks->host());
   // resumable: after each chunk the manifest records what is on the disk (sweep_journal.hpp); an
   // unfinished sweep is looked at before the staging folder is opened, so a refusal keeps it
   const long end_case = first_case + n_cases;

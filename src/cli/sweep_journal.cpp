@@ -131,7 +131,7 @@ fs::path SweepLock::path_for(const fs::path& out_dir) {
   return lock;
 }
 
-SweepLock::SweepLock(const fs::path& out_dir) : path_(path_for(out_dir)) {
+SweepLock::SweepLock(const fs::path& out_dir, const std::string& host) : path_(path_for(out_dir)) {
   if (path_.has_parent_path()) fs::create_directories(path_.parent_path());
   // a sweep that finishes removes its lock file: one opened just before that is locked in vain,
   // so the lock counts only if the file at the path is still the one locked
@@ -156,8 +156,6 @@ SweepLock::SweepLock(const fs::path& out_dir) : path_(path_for(out_dir)) {
     struct stat locked {}, at_path {};
     if (::fstat(fd_, &locked) == 0 && ::stat(path_.c_str(), &at_path) == 0 && locked.st_dev == at_path.st_dev &&
         locked.st_ino == at_path.st_ino) {
-      char host[128] = {};
-      ::gethostname(host, sizeof host - 1);
       const std::string who = "pid " + std::to_string(::getpid()) + " on " + host;
       // a note for the message of a refused sweep; the lock holds without it
       if (::ftruncate(fd_, 0) == 0) (void)!::pwrite(fd_, who.data(), who.size(), 0);

@@ -57,8 +57,9 @@ class SweepJournal {
 // first's. The kernel drops the lock of a killed process, so a resume after kill -9 takes it.
 class SweepLock {
  public:
-  // throws std::runtime_error, naming the holder, when another process holds the lock
-  explicit SweepLock(const std::filesystem::path& out_dir);
+  // throws std::runtime_error, naming the holder, when another process holds the lock; `host`
+  // (this machine's name) goes into the note a refused sweep reads
+  SweepLock(const std::filesystem::path& out_dir, const std::string& host);
   ~SweepLock();
   SweepLock(const SweepLock&) = delete;
   SweepLock& operator=(const SweepLock&) = delete;
