@@ -436,7 +436,8 @@ int run_sweep(const SweepContext& ctx) {
                                        "start again");
     const std::string why = journal.load();
     if (!why.empty())
-      throw InputError("--resume", "cannot continue " + StagedDirectory::resumable_staging(out_dir).string() + ": " + why);
+      throw InputError("--resume", "cannot continue " + StagedDirectory::resumable_staging(out_dir).string() + ": " + why +
+                                       "; remove that folder to start again, or write to another --out");
   }
   const bool resumed = !journal.chunks().empty();
   // nothing to continue: whatever an earlier attempt left starts from scratch

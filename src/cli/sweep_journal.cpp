@@ -34,6 +34,14 @@ bool fnv1a(const fs::path& file, long from, long to, std::uint64_t& hash) {
   return true;
 }
 
+// makes a rename in `dir` durable (POSIX leaves a folder's entries to its own fsync)
+void sync_folder(const fs::path& dir) {
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;
+  (void)::fsync(fd);
+  ::close(fd);
+}
+
 }  // namespace
 
 SweepJournal::SweepJournal(fs::path dir, json identity) : dir_(std::move(dir)), identity_(std::move(identity)) {}
@@ -48,28 +56,36 @@ void SweepJournal::set_headers(long cases_end, long points_end) {
 
 std::string SweepJournal::load() {
   json m;
+  long header_cases = 0, header_points = 0;
+  std::vector<JournalChunk> recorded;
   try {
     std::ifstream in(dir_ / "manifest.json");
     m = json::parse(in);
+    if (m.value("identity", json()) != identity_)
+      return "it holds another sweep (scenario, precision, --shard or --chunk differ from this command's)";
+    header_cases = m.at("header_cases").get<long>();
+    header_points = m.at("header_points").get<long>();
+    for (const json& c : m.at("chunks")) {
+      JournalChunk ch;
+      ch.first = c.at("first").get<long>();
+      ch.n = c.at("n").get<long>();
+      ch.cases_end = c.at("cases_end").get<long>();
+      ch.points_end = c.at("points_end").get<long>();
+      ch.cases_hash = c.at("cases_fnv1a").get<std::uint64_t>();
+      ch.points_hash = c.at("points_fnv1a").get<std::uint64_t>();
+      ch.counts = c.at("counts");
+      recorded.push_back(std::move(ch));
+    }
   } catch (const json::exception& e) {
+    // damaged by hand or by a file system that lost it: nothing in it can be trusted
     return "its manifest.json cannot be read (" + std::string(e.what()) + ")";
   }
-  if (m.value("identity", json()) != identity_)
-    return "it holds another sweep (scenario, precision, --shard or --chunk differ from this command's)";
-  header_cases_ = m.at("header_cases").get<long>();
-  header_points_ = m.at("header_points").get<long>();
+  header_cases_ = header_cases;
+  header_points_ = header_points;
   chunks_.clear();
   long cases_at = header_cases_, points_at = header_points_;
   const bool points = fs::exists(dir_ / "points.csv");
-  for (const json& c : m.at("chunks")) {
-    JournalChunk ch;
-    ch.first = c.at("first").get<long>();
-    ch.n = c.at("n").get<long>();
-    ch.cases_end = c.at("cases_end").get<long>();
-    ch.points_end = c.at("points_end").get<long>();
-    ch.cases_hash = c.at("cases_fnv1a").get<std::uint64_t>();
-    ch.points_hash = c.at("points_fnv1a").get<std::uint64_t>();
-    ch.counts = c.at("counts");
+  for (JournalChunk& ch : recorded) {
     std::uint64_t h = 0;
     // a chunk whose bytes changed or went missing is run again, and every chunk after it
     if (!fnv1a(dir_ / "cases.csv", cases_at, ch.cases_end, h) || h != ch.cases_hash) break;
@@ -101,15 +117,25 @@ void SweepJournal::write() const {
                            {"cases_fnv1a", c.cases_hash},
                            {"points_fnv1a", c.points_hash},
                            {"counts", c.counts}});
-  // written aside and renamed: a crash leaves the old manifest or the new one, never half of one
+  // written aside, synced and renamed, then the folder synced: a kill or a crash of the machine
+  // leaves the old manifest or the new one, never half of one or none
   const fs::path tmp = dir_ / "manifest.json.tmp";
-  {
-    std::ofstream out(tmp);
-    out << m.dump() << "\n";
-    out.flush();
-    if (!out) throw std::runtime_error("cannot write " + tmp.string());
+  const std::string text = m.dump() + "\n";
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) throw std::runtime_error("cannot write " + tmp.string() + ": " + std::strerror(errno));
+  std::size_t written = 0;
+  while (written < text.size()) {
+    const ssize_t w = ::write(fd, text.data() + written, text.size() - written);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) break;
+    written += static_cast<std::size_t>(w);
   }
+  const bool ok = written == text.size() && ::fsync(fd) == 0;
+  const int err = errno;
+  ::close(fd);
+  if (!ok) throw std::runtime_error("cannot write " + tmp.string() + ": " + std::strerror(err));
   fs::rename(tmp, dir_ / "manifest.json");
+  sync_folder(dir_);
 }
 
 void SweepJournal::remove_manifest() const {

@@ -1,9 +1,10 @@
 // src/cli/sweep_journal.hpp — the manifest that makes `fivsim sweep` resumable (issue 7). A sweep
 // writes into "<out>.partial"; after each chunk's rows are on the disk (fsync), the manifest
 // records the chunk (its case range, the byte lengths of cases.csv and points.csv after it, an
-// FNV-1a checksum of the bytes it added to each, and its counts) by an atomic rename. After a crash
-// or kill -9, `--resume` keeps the recorded chunks whose bytes are intact, cuts the files back to
-// the last of them and goes on from the next case, so that no case is lost or written twice.
+// FNV-1a checksum of the bytes it added to each, and its counts) by a synced, atomic rename.
+// After a crash or kill -9, `--resume` keeps the recorded chunks whose bytes are intact, cuts the
+// files back to the last of them and goes on from the next case, so that no case is lost or
+// written twice.
 // SweepLock keeps a second sweep out of a folder that one is writing.
 #pragma once
 
@@ -30,7 +31,8 @@ class SweepJournal {
 
   bool has_manifest() const;
   // reads the manifest and keeps its chunks whose bytes are intact (each checksum in order, the
-  // first mismatch drops it and all after it); "" or why the folder cannot be resumed
+  // first mismatch drops it and all after it); "" or why the folder cannot be resumed (another
+  // sweep's manifest, or one that cannot be read)
   std::string load();
   // appends a chunk (the files already synced to cases_end / points_end) and rewrites the manifest
   void record(JournalChunk chunk);

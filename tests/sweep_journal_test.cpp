@@ -1,0 +1,256 @@
+// tests/sweep_journal_test.cpp — the resumable sweep's manifest and its folder lock
+// (src/cli/sweep_journal.hpp), called directly: what a resume keeps after each kind of damage a
+// crash, a kill or a person can leave, and that a second process is kept out of a folder.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "cli_test_util.hpp"
+#include "sweep_journal.hpp"
+
+namespace {
+
+using fivsim::cli::JournalChunk;
+using fivsim::cli::SweepJournal;
+using fivsim::cli::SweepLock;
+using namespace fivsim_test;
+using nlohmann::json;
+
+const json kIdentity = {{"scenario", {{"model", "chain"}}}, {"precision", "double"}, {"chunk", 2}};
+
+void append(const fs::path& file, const std::string& text) {
+  std::ofstream(file, std::ios::binary | std::ios::app) << text;
+}
+
+long size_of(const fs::path& file) { return static_cast<long>(fs::file_size(file)); }
+
+// a folder as a sweep leaves it after `chunks` chunks of two cases (rows "i,..."), points.csv
+// included: headers first, then each chunk's rows appended and recorded
+fs::path journal_with_chunks(const std::string& name, int chunks) {
+  const fs::path dir = fresh_dir(name);
+  fs::create_directories(dir);
+  append(dir / "cases.csv", "case,value\n");
+  append(dir / "points.csv", "case,t,q0\n");
+  SweepJournal journal(dir, kIdentity);
+  journal.set_headers(size_of(dir / "cases.csv"), size_of(dir / "points.csv"));
+  for (int c = 0; c < chunks; ++c) {
+    for (int i = 2 * c; i < 2 * c + 2; ++i) {
+      std::ofstream(dir / "cases.csv", std::ios::binary | std::ios::app) << i << ',' << 0.5 * i << '\n';
+      std::ofstream(dir / "points.csv", std::ios::binary | std::ios::app) << i << ",1.0," << i << "e-3\n";
+    }
+    journal.record({2L * c, 2, size_of(dir / "cases.csv"), size_of(dir / "points.csv"), 0, 0,
+                    json{{"case_steps", 100.0 * (c + 1)}}});
+  }
+  return dir;
+}
+
+TEST(SweepJournal, ALoadedManifestGivesBackEveryRecordedChunk) {
+  const fs::path dir = journal_with_chunks("fivsim_journal_intact", 3);
+  SweepJournal resumed(dir, kIdentity);
+  ASSERT_TRUE(resumed.has_manifest());
+  ASSERT_EQ(resumed.load(), "");
+  ASSERT_EQ(resumed.chunks().size(), 3u);
+  for (std::size_t c = 0; c < 3; ++c) {
+    EXPECT_EQ(resumed.chunks()[c].first, 2 * static_cast<long>(c));
+    EXPECT_EQ(resumed.chunks()[c].n, 2);
+    EXPECT_EQ(resumed.chunks()[c].counts["case_steps"], 100.0 * static_cast<double>(c + 1));
+  }
+  EXPECT_EQ(resumed.cases_end(), size_of(dir / "cases.csv"));
+  EXPECT_EQ(resumed.points_end(), size_of(dir / "points.csv"));
+  // no manifest.json.tmp is left beside the manifest
+  EXPECT_FALSE(fs::exists(dir / "manifest.json.tmp"));
+  fs::remove_all(dir);
+}
+
+// a half-written row after the last recorded chunk (a kill mid-write) is not counted: the resume
+// goes on from the end of the last whole chunk
+TEST(SweepJournal, RowsAfterTheLastRecordedChunkAreNotCounted) {
+  const fs::path dir = journal_with_chunks("fivsim_journal_tail", 2);
+  const long recorded_end = size_of(dir / "cases.csv");
+  append(dir / "cases.csv", "4,2.");
+  SweepJournal resumed(dir, kIdentity);
+  ASSERT_EQ(resumed.load(), "");
+  EXPECT_EQ(resumed.chunks().size(), 2u);
+  EXPECT_EQ(resumed.cases_end(), recorded_end);
+  fs::remove_all(dir);
+}
+
+// a changed byte in a chunk's rows drops that chunk and every later one, in either file; a file
+// cut short drops the chunks it no longer holds
+TEST(SweepJournal, DamagedOrMissingBytesDropTheirChunkAndEveryLaterOne) {
+  for (const char* file : {"cases.csv", "points.csv"}) {
+    const fs::path dir = journal_with_chunks(std::string("fivsim_journal_flip_") + file[0], 3);
+    SweepJournal first(dir, kIdentity);
+    ASSERT_EQ(first.load(), "");
+    const long second_start = first.chunks()[0].cases_end, points_second_start = first.chunks()[0].points_end;
+    std::string text = slurp(dir / file);
+    const std::size_t at = static_cast<std::size_t>(file[0] == 'c' ? second_start : points_second_start) + 2;
+    text[at] = text[at] == '9' ? '8' : '9';
+    std::ofstream(dir / file, std::ios::binary | std::ios::trunc) << text;
+    SweepJournal resumed(dir, kIdentity);
+    ASSERT_EQ(resumed.load(), "") << file;
+    ASSERT_EQ(resumed.chunks().size(), 1u) << file;
+    EXPECT_EQ(resumed.cases_end(), second_start) << file;
+    EXPECT_EQ(resumed.points_end(), points_second_start) << file;
+    fs::remove_all(dir);
+  }
+
+  const fs::path dir = journal_with_chunks("fivsim_journal_short", 3);
+  SweepJournal first(dir, kIdentity);
+  ASSERT_EQ(first.load(), "");
+  fs::resize_file(dir / "cases.csv", static_cast<std::uintmax_t>(first.chunks()[1].cases_end - 1));
+  SweepJournal resumed(dir, kIdentity);
+  ASSERT_EQ(resumed.load(), "");
+  EXPECT_EQ(resumed.chunks().size(), 1u);
+  // with every row gone, the resume starts after the headers
+  fs::resize_file(dir / "cases.csv", 11);
+  SweepJournal from_headers(dir, kIdentity);
+  ASSERT_EQ(from_headers.load(), "");
+  EXPECT_TRUE(from_headers.chunks().empty());
+  EXPECT_EQ(from_headers.cases_end(), 11);
+  fs::remove_all(dir);
+}
+
+// another sweep's manifest, or one that cannot be read (empty, not JSON, a field missing or of the
+// wrong type), is refused with a reason rather than resumed or thrown
+TEST(SweepJournal, AnotherSweepsOrAnUnreadableManifestIsRefusedWithItsReason) {
+  const fs::path dir = journal_with_chunks("fivsim_journal_refused", 2);
+  json other = kIdentity;
+  other["chunk"] = 4;
+  SweepJournal another(dir, other);
+  EXPECT_NE(another.load().find("it holds another sweep"), std::string::npos);
+
+  const json good = json::parse(slurp(dir / "manifest.json"));
+  json missing = good;
+  missing.erase("header_cases");
+  json wrong_type = good;
+  wrong_type["chunks"][1]["cases_end"] = "x";
+  json chunk_missing = good;
+  chunk_missing["chunks"][0].erase("points_fnv1a");
+  for (const std::string& text : {std::string(), std::string("{\"identity\": "), missing.dump(), wrong_type.dump(),
+                                   chunk_missing.dump()}) {
+    std::ofstream(dir / "manifest.json", std::ios::trunc) << text;
+    SweepJournal resumed(dir, kIdentity);
+    const std::string why = resumed.load();
+    EXPECT_NE(why.find("its manifest.json cannot be read"), std::string::npos) << text << "\n" << why;
+    EXPECT_TRUE(resumed.chunks().empty());
+  }
+  fs::remove_all(dir);
+}
+
+// a manifest.json.tmp that a crash left half-written is overwritten by the next record, and the
+// manifest beside it was never touched by it
+TEST(SweepJournal, AHalfWrittenTemporaryManifestIsIgnored) {
+  const fs::path dir = journal_with_chunks("fivsim_journal_tmp", 1);
+  std::ofstream(dir / "manifest.json.tmp") << "{\"identity\": {\"sce";
+  SweepJournal resumed(dir, kIdentity);
+  ASSERT_EQ(resumed.load(), "");
+  ASSERT_EQ(resumed.chunks().size(), 1u);
+  append(dir / "cases.csv", "2,1\n3,1.5\n");
+  append(dir / "points.csv", "2,1.0,2e-3\n3,1.0,3e-3\n");
+  resumed.record({2, 2, size_of(dir / "cases.csv"), size_of(dir / "points.csv"), 0, 0, json::object()});
+  EXPECT_FALSE(fs::exists(dir / "manifest.json.tmp"));
+  SweepJournal again(dir, kIdentity);
+  ASSERT_EQ(again.load(), "");
+  EXPECT_EQ(again.chunks().size(), 2u);
+  fs::remove_all(dir);
+}
+
+// a sweep without points.csv keeps its chunks by cases.csv alone
+TEST(SweepJournal, WithoutPointsTheCasesFileAloneDecides) {
+  const fs::path dir = journal_with_chunks("fivsim_journal_nopoints", 2);
+  fs::remove(dir / "points.csv");
+  SweepJournal resumed(dir, kIdentity);
+  ASSERT_EQ(resumed.load(), "");
+  EXPECT_EQ(resumed.chunks().size(), 2u);
+  fs::remove_all(dir);
+}
+
+// the lock is per process (POSIX record locks): a forked child holds it while this process tries
+TEST(SweepLock, ASecondProcessIsRefusedUntilTheFirstLetsGo) {
+  const fs::path out = fresh_dir("fivsim_lock_out");
+  const fs::path lock_file = SweepLock::path_for(out);
+  EXPECT_EQ(lock_file, SweepLock::path_for(fs::path(out.string() + "/")));
+  EXPECT_EQ(lock_file.string(), out.string() + ".lock");
+
+  int locked[2], release[2];
+  ASSERT_EQ(::pipe(locked), 0);
+  ASSERT_EQ(::pipe(release), 0);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    // the child: takes the lock, says so, and holds it until told to let go
+    int code = 0;
+    try {
+      SweepLock held(out, "node17");
+      char c = 'L';
+      if (::write(locked[1], &c, 1) != 1) code = 3;
+      if (::read(release[0], &c, 1) != 1) code = 4;
+    } catch (...) {
+      code = 5;
+    }
+    ::_exit(code);
+  }
+  char c = 0;
+  ASSERT_EQ(::read(locked[0], &c, 1), 1);
+  try {
+    SweepLock second(out, "here");
+    ADD_FAILURE() << "a second process took the lock";
+  } catch (const std::runtime_error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find(out.string() + " is being written by another fivsim sweep (pid " + std::to_string(child) +
+                        " on node17)"),
+              std::string::npos)
+        << what;
+  }
+  // the refusal left the holder's lock file as it was
+  EXPECT_TRUE(fs::exists(lock_file));
+  ASSERT_EQ(::write(release[1], "x", 1), 1);
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  // the holder removed its file when done; now this process takes the lock, and gives it back
+  EXPECT_FALSE(fs::exists(lock_file));
+  {
+    SweepLock mine(out, "here");
+    EXPECT_EQ(slurp(lock_file), "pid " + std::to_string(::getpid()) + " on here");
+  }
+  EXPECT_FALSE(fs::exists(lock_file));
+  for (int fd : {locked[0], locked[1], release[0], release[1]}) ::close(fd);
+}
+
+// a holder killed with the lock held (kill -9 leaves its file behind): the kernel released the
+// lock, so the next sweep takes it
+TEST(SweepLock, AKilledHoldersLeftoverFileIsTakenOver) {
+  const fs::path out = fresh_dir("fivsim_lock_killed");
+  int locked[2];
+  ASSERT_EQ(::pipe(locked), 0);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    SweepLock held(out, "node17");
+    char c = 'L';
+    (void)!::write(locked[1], &c, 1);
+    ::pause();
+    ::_exit(0);
+  }
+  char c = 0;
+  ASSERT_EQ(::read(locked[0], &c, 1), 1);
+  ::kill(child, SIGKILL);
+  ::waitpid(child, nullptr, 0);
+  ASSERT_TRUE(fs::exists(SweepLock::path_for(out)));
+  {
+    SweepLock mine(out, "here");
+    EXPECT_EQ(slurp(SweepLock::path_for(out)), "pid " + std::to_string(::getpid()) + " on here");
+  }
+  EXPECT_FALSE(fs::exists(SweepLock::path_for(out)));
+  ::close(locked[0]);
+  ::close(locked[1]);
+}
+
+}  // namespace
