@@ -1,11 +1,13 @@
 // tests/sweep_command_test.cpp — `fivsim sweep` end to end on the CPU backend: files that do not
 // depend on chunk size or thread count, a one-case sweep equal to `fivsim run`, decimated
 // trajectories, and one clear error (exit 2, nothing written) for each kind of bad sweep; shards
-// and merge, kill and resume, MPI ranks, and the refusal of a folder another sweep is writing.
+// and merge, kill and resume, MPI ranks (one of them slowed down), and the refusal of a folder
+// another sweep is writing.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -277,6 +279,35 @@ TEST(SweepCommand, MpiRanksWriteTheSingleRunsFiles) {
   EXPECT_EQ(slurp(one / "points.csv"), slurp(ahead / "points.csv"));
   fs::remove_all(ahead);
   fs::remove_all(one);
+}
+
+// MPI: a rank slowed down (the hook FIVSIM_SWEEP_SLOW_RANK adds 3 s to each of rank 1's chunks)
+// holds up nobody: rank 0 runs the chunks rank 1 would have had under a fixed split (6 of 12), the
+// sweep ends about when rank 1's first chunk does, and the files are the single process's
+TEST(SweepCommand, MpiSlowRankHoldsUpNobody) {
+  if (!FIVSIM_TEST_MPI) GTEST_SKIP() << "built without MPI (FIVSIM_MPI)";
+  const std::string sweep = "sweep " + kScenarios + "chain2_load_sweep.json --device cpu --threads 1 --chunk 2 -q "
+                            "--set /integrator/t_end=5 --set /analysis/t_transient=1 "
+                            "--set '/sweep/parameters/0/linspace=[1,30,24]'";
+  const fs::path one = fresh_dir("fivsim_slow_single"), out = fresh_dir("fivsim_slow_ranks");
+  ASSERT_EQ(run_fivsim(sweep + " --out " + one.string()).code, 0);
+  ::setenv("FIVSIM_SWEEP_SLOW_RANK", "1:3000", 1);
+  const auto t0 = std::chrono::steady_clock::now();
+  const Result r = run_fivsim_ranks(2, sweep + " --out " + out.string());
+  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ::unsetenv("FIVSIM_SWEEP_SLOW_RANK");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(slurp(one / "cases.csv"), slurp(out / "cases.csv"));
+  EXPECT_EQ(slurp(one / "points.csv"), slurp(out / "points.csv"));
+  const json s = json::parse(slurp(out / "summary.json"));
+  ASSERT_EQ(s["ranks"].size(), 2u);
+  // rank 1 takes one chunk (two if rank 0 needs over 3 s for eleven, as under the sanitizers)
+  EXPECT_LE(s["ranks"][1]["chunks"].get<long>(), 2) << s["ranks"].dump();
+  EXPECT_EQ(s["ranks"][0]["chunks"].get<long>() + s["ranks"][1]["chunks"].get<long>(), 12);
+  // a fixed split would take six of rank 1's chunks: 18 s
+  EXPECT_LT(wall_s, 12.0);
+  fs::remove_all(one);
+  fs::remove_all(out);
 }
 
 // MPI: rank 0 killed after 3 recorded chunks takes the job down; `mpirun ... --resume` finishes it

@@ -5,13 +5,16 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <chrono>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <future>
 #include <map>
 #include <memory>
 #include <optional>
+#include <thread>
 #include <type_traits>
 
 #include "cli_common.hpp"
@@ -342,6 +345,12 @@ void run_chunks(const SweepContext& ctx, const SweepPlan& plan, ChunkExchange& e
   const auto prepare = [&](ChunkRange r) { return prepare_chunk<D>(ctx, r.first, r.n, plan.opt); };
   // a test hook (FIVSIM_SWEEP_PREPARE_AHEAD): the CPU backend takes the CUDA backend's path
   const bool prepare_ahead = ctx.cuda || std::getenv("FIVSIM_SWEEP_PREPARE_AHEAD");
+  // a test hook (FIVSIM_SWEEP_SLOW_RANK=r:ms): rank r spends ms more on each chunk, as a slower
+  // device or a busier node would
+  long slow_ms = 0;
+  if (const char* hook = std::getenv("FIVSIM_SWEEP_SLOW_RANK"))
+    if (const char* colon = std::strchr(hook, ':'); colon && std::atoi(hook) == ctx.ranks->rank())
+      slow_ms = std::atol(colon + 1);
   std::future<Chunk<D>> ahead;
   for (;;) {
     Chunk<D> ch;
@@ -354,7 +363,9 @@ void run_chunks(const SweepContext& ctx, const SweepPlan& plan, ChunkExchange& e
     }
     if (prepare_ahead)
       if (const std::optional<ChunkRange> r = exchange.next()) ahead = std::async(std::launch::async, prepare, *r);
-    exchange.done(run_chunk(ctx, plan, ch, parts));
+    ChunkOutput out = run_chunk(ctx, plan, ch, parts);
+    if (slow_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(slow_ms));
+    exchange.done(std::move(out));
   }
 }
 
