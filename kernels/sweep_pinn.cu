@@ -64,12 +64,19 @@ CudaOutcome run_chunk_cuda_pinn(const PinnChunk& ch, const SweepAnalysis& an, co
     err = cudaMemcpy(d_stage.get(), ch.tab.a, sizeof(double) * n_stage, cudaMemcpyHostToDevice);
   if (err == cudaSuccess) err = cudaMemset(d_arena.get(), 0, static_cast<std::size_t>(n * copies * L.bytes));
   if (err != cudaSuccess) return cuda_outcome(err);
-  // the deep call chain (optimizer → loss → network) needs more stack than the default
+  // the deep call chain (optimizer → loss → network) needs more stack than the default. The
+  // runtime reserves that stack for every thread the device can hold, so raising it can fail for
+  // want of memory: that is reported (and the part halved, freeing this call's buffers) rather than
+  // launched on a stack too small, which would end in an illegal address that poisons the context
   cudaFuncAttributes attr{};
-  if (cudaFuncGetAttributes(&attr, pinn_sweep_kernel) == cudaSuccess) {
-    std::size_t limit = 0;
-    cudaDeviceGetLimit(&limit, cudaLimitStackSize);
-    if (attr.localSizeBytes + 4096 > limit) cudaDeviceSetLimit(cudaLimitStackSize, attr.localSizeBytes + 4096);
+  err = cudaFuncGetAttributes(&attr, pinn_sweep_kernel);
+  std::size_t limit = 0;
+  if (err == cudaSuccess) err = cudaDeviceGetLimit(&limit, cudaLimitStackSize);
+  if (err == cudaSuccess && attr.localSizeBytes + 4096 > limit)
+    err = cudaDeviceSetLimit(cudaLimitStackSize, attr.localSizeBytes + 4096);
+  if (err != cudaSuccess) {
+    cudaGetLastError();
+    return cuda_outcome(err);
   }
   const StageTable<double> tab = R > 0 ? stage_table_of(static_cast<const double*>(d_stage.get()), R) : StageTable<double>{};
   const int block = 64;

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <limits>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -107,6 +108,16 @@ TEST(SweepJournal, DamagedOrMissingBytesDropTheirChunkAndEveryLaterOne) {
   SweepJournal resumed(dir, kIdentity);
   ASSERT_EQ(resumed.load(), "");
   EXPECT_EQ(resumed.chunks().size(), 1u);
+  // lengths no file has (a manifest edited by hand) keep nothing
+  const std::string manifest = slurp(dir / "manifest.json");
+  json nonsense = json::parse(manifest);
+  nonsense["header_cases"] = -1;
+  nonsense["chunks"][0]["cases_end"] = std::numeric_limits<long>::max();
+  std::ofstream(dir / "manifest.json", std::ios::trunc) << nonsense.dump();
+  SweepJournal edited(dir, kIdentity);
+  ASSERT_EQ(edited.load(), "");
+  EXPECT_TRUE(edited.chunks().empty());
+  std::ofstream(dir / "manifest.json", std::ios::trunc) << manifest;
   // with every row gone, the resume starts after the headers
   fs::resize_file(dir / "cases.csv", 11);
   SweepJournal from_headers(dir, kIdentity);

@@ -18,11 +18,11 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-// FNV-1a over bytes [from, to) of a file; false when the file is shorter
+// FNV-1a over bytes [from, to) of a file; false when the file is shorter or the range is none
 bool fnv1a(const fs::path& file, long from, long to, std::uint64_t& hash) {
   hash = 1469598103934665603ull;
   std::ifstream in(file, std::ios::binary);
-  if (!in || to < from) return false;
+  if (!in || from < 0 || to < from) return false;
   in.seekg(from);
   char buf[1 << 16];
   for (long left = to - from; left > 0;) {
