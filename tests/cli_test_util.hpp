@@ -1,13 +1,19 @@
 // tests/cli_test_util.hpp — running the fivsim tool from a test: exit code, stdout and stderr of
-// one command, file contents, fresh output folders.
+// one command, file contents, fresh output folders, a process on a file system without locks.
 #pragma once
 
+#include <cstddef>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
 
+#include <fcntl.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -63,5 +69,33 @@ inline fs::path fresh_dir(const std::string& name) {
 }
 
 inline const std::string kScenarios = FIVSIM_SOURCE_DIR "/scenarios/";
+
+// runs `body` in a child process in which every POSIX record lock request (fcntl F_SETLK) fails
+// with `err`, as on a file system without locks (Lustre mounted without flock, NFS without its
+// lock daemon), by a seccomp filter that the child's own children inherit. The child's exit code
+// (body's return value), or -1 where the kernel refuses the filter.
+template <class Body>
+int in_process_without_record_locks(int err, Body&& body) {
+  const pid_t child = ::fork();
+  if (child < 0) return -1;
+  if (child == 0) {
+    sock_filter filter[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_fcntl, 0, 3),
+        // the command, fcntl's second argument (its low half on a little-endian machine)
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, args[1])),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, F_SETLK, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (static_cast<unsigned>(err) & SECCOMP_RET_DATA)),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    };
+    const sock_fprog program{static_cast<unsigned short>(sizeof(filter) / sizeof(filter[0])), filter};
+    if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || ::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program) != 0)
+      ::_exit(255);
+    ::_exit(body());
+  }
+  int status = 0;
+  if (::waitpid(child, &status, 0) != child || !WIFEXITED(status)) return -1;
+  return WEXITSTATUS(status) == 255 ? -1 : WEXITSTATUS(status);
+}
 
 }  // namespace fivsim_test

@@ -1,8 +1,8 @@
 // tests/sweep_command_test.cpp — `fivsim sweep` end to end on the CPU backend: files that do not
 // depend on chunk size or thread count, a one-case sweep equal to `fivsim run`, decimated
 // trajectories, and one clear error (exit 2, nothing written) for each kind of bad sweep; shards
-// and merge, kill and resume, MPI ranks (one of them slowed down), and the refusal of a folder
-// another sweep is writing.
+// and merge, kill and resume, MPI ranks (one of them slowed down), the refusal of a folder another
+// sweep is writing, and a file system without locks.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -230,6 +230,31 @@ TEST(SweepCommand, RefusesAFolderAnotherSweepIsWriting) {
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_TRUE(fs::exists(out / "cases.csv"));
   EXPECT_FALSE(fs::exists(lock));
+  fs::remove_all(out);
+}
+
+// on a file system without record locks (Lustre without flock, say) the sweep runs, with one
+// warning that nothing guards its folder, and writes the same files
+TEST(SweepCommand, RunsWithAWarningWhereTheFileSystemHasNoLocks) {
+  const std::string sweep = "sweep " + kScenarios + "chain2_load_sweep.json --device cpu --chunk 5" + kShort;
+  const fs::path whole = fresh_dir("fivsim_nolock_whole"), out = fresh_dir("fivsim_nolock_out");
+  const fs::path err_file = fresh_dir("fivsim_nolock_stderr");
+  ASSERT_EQ(run_fivsim(sweep + " --out " + whole.string()).code, 0);
+  const int code = in_process_without_record_locks(ENOLCK, [&] {
+    const Result r = run_fivsim(sweep + " --out " + out.string());
+    std::ofstream(err_file) << r.err;
+    return r.code;
+  });
+  if (code == -1) GTEST_SKIP() << "the kernel refuses seccomp filters here";
+  EXPECT_EQ(code, 0);
+  const std::string err = slurp(err_file);
+  EXPECT_EQ(err, "fivsim sweep: warning: cannot lock " + out.string() +
+                     ".lock (No locks available): nothing keeps a second sweep out of " + out.string() + "\n");
+  EXPECT_EQ(slurp(whole / "cases.csv"), slurp(out / "cases.csv"));
+  EXPECT_EQ(slurp(whole / "points.csv"), slurp(out / "points.csv"));
+  EXPECT_FALSE(fs::exists(out.string() + ".lock"));
+  fs::remove(err_file);
+  fs::remove_all(whole);
   fs::remove_all(out);
 }
 

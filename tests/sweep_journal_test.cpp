@@ -5,6 +5,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <limits>
 #include <string>
@@ -262,6 +264,30 @@ TEST(SweepLock, AKilledHoldersLeftoverFileIsTakenOver) {
   EXPECT_FALSE(fs::exists(SweepLock::path_for(out)));
   ::close(locked[0]);
   ::close(locked[1]);
+}
+
+// a file system without record locks: the sweep is not refused, the lock says it holds none and
+// why, and leaves no file behind; any other failure to lock (a holder's EAGAIN) still refuses
+TEST(SweepLock, WithoutRecordLocksItHoldsNoneAndSaysWhy) {
+  const fs::path out = fresh_dir("fivsim_lock_unsupported");
+  const fs::path lock_file = SweepLock::path_for(out);
+  for (const int err : {ENOLCK, ENOSYS, EOPNOTSUPP, EAGAIN}) {
+    const int code = in_process_without_record_locks(err, [&] {
+      try {
+        const SweepLock lock(out, "here");
+        if (lock.unguarded().find("cannot lock " + lock_file.string() + " (" + std::strerror(err) +
+                                  "): nothing keeps a second sweep out of " + out.string()) != 0)
+          return 2;
+        return fs::exists(lock_file) ? 3 : 0;
+      } catch (const std::runtime_error& e) {
+        return std::string(e.what()).find("is being written by another fivsim sweep") != std::string::npos ? 10 : 11;
+      }
+    });
+    if (code == -1) GTEST_SKIP() << "the kernel refuses seccomp filters here";
+    EXPECT_EQ(code, err == EAGAIN ? 10 : 0) << std::strerror(err);
+  }
+  const SweepLock held(out, "here");
+  EXPECT_EQ(held.unguarded(), "");
 }
 
 }  // namespace

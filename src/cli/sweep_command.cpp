@@ -432,6 +432,7 @@ int run_sweep(const SweepContext& ctx) {
                                                              : std::filesystem::path(ctx.args.out);
   // one sweep at a time in a folder, before anything in it is looked at or touched
   const SweepLock lock(out_dir, ctx.ranks->host());
+  if (!lock.unguarded().empty()) std::fprintf(stderr, "fivsim sweep: warning: %s\n", lock.unguarded().c_str());
   // resumable: after each chunk the manifest records what is on the disk (sweep_journal.hpp); an
   // unfinished sweep is looked at before the staging folder is opened, so a refusal keeps it
   const long end_case = first_case + n_cases;

@@ -169,6 +169,16 @@ SweepLock::SweepLock(const fs::path& out_dir, const std::string& host) : path_(p
     whole.l_whence = SEEK_SET;
     if (::fcntl(fd_, F_SETLK, &whole) != 0) {
       const int err = errno;
+      // a file system without record locks (Lustre mounted without flock, NFS without its lock
+      // daemon) runs the sweep unguarded rather than not at all
+      if (err == ENOLCK || err == ENOSYS || err == EOPNOTSUPP) {
+        ::close(fd_);
+        fd_ = -1;
+        ::unlink(path_.c_str());
+        unguarded_ = "cannot lock " + path_.string() + " (" + std::strerror(err) +
+                     "): nothing keeps a second sweep out of " + folder_named(out_dir).string();
+        return;
+      }
       char holder[256] = {};
       const ssize_t got = ::pread(fd_, holder, sizeof holder - 1, 0);
       ::close(fd_);

@@ -60,16 +60,20 @@ class SweepJournal {
 class SweepLock {
  public:
   // throws std::runtime_error, naming the holder, when another process holds the lock; `host`
-  // (this machine's name) goes into the note a refused sweep reads
+  // (this machine's name) goes into the note a refused sweep reads. Where the file system has no
+  // record locks, holds none and says so in unguarded()
   SweepLock(const std::filesystem::path& out_dir, const std::string& host);
   ~SweepLock();
   SweepLock(const SweepLock&) = delete;
   SweepLock& operator=(const SweepLock&) = delete;
   static std::filesystem::path path_for(const std::filesystem::path& out_dir);
+  // "" while the lock is held, or why there is none (for a warning)
+  const std::string& unguarded() const { return unguarded_; }
 
  private:
   std::filesystem::path path_;
   int fd_ = -1;
+  std::string unguarded_;
 };
 
 }  // namespace fivsim::cli
