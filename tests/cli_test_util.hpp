@@ -41,7 +41,9 @@ inline Result run_command_line(const std::string& prefix, const std::string& arg
   const fs::path out = dir / ("fivsim_cli_stdout_" + tag + ".txt"), err = dir / ("fivsim_cli_stderr_" + tag + ".txt");
   const std::string cmd = prefix + std::string(FIVSIM_BINARY) + " " + args + " >" + out.string() + " 2>" + err.string();
   const int raw = std::system(cmd.c_str());
-  Result r{WEXITSTATUS(raw), slurp(out), slurp(err)};
+  // a command killed by a signal reads as the shell would report it (128 + the signal), not as 0
+  const int code = WIFEXITED(raw) ? WEXITSTATUS(raw) : (WIFSIGNALED(raw) ? 128 + WTERMSIG(raw) : -1);
+  Result r{code, slurp(out), slurp(err)};
   fs::remove(out);
   fs::remove(err);
   return r;
@@ -73,12 +75,18 @@ inline const std::string kScenarios = FIVSIM_SOURCE_DIR "/scenarios/";
 // runs `body` in a child process in which every POSIX record lock request (fcntl F_SETLK) fails
 // with `err`, as on a file system without locks (Lustre mounted without flock, NFS without its
 // lock daemon), by a seccomp filter that the child's own children inherit. The child's exit code
-// (body's return value), or -1 where the kernel refuses the filter.
+// (body's return value; 128 + the signal that killed it), or -1 where the kernel refuses the
+// filter or the machine is not one it is written for (64-bit little-endian: x86_64, aarch64).
 template <class Body>
 int in_process_without_record_locks(int err, Body&& body) {
+#if defined(__x86_64__) || defined(__aarch64__)
+  // the child says over a pipe whether its filter is in place
+  int installed[2];
+  if (::pipe(installed) != 0) return -1;
   const pid_t child = ::fork();
   if (child < 0) return -1;
   if (child == 0) {
+    ::close(installed[0]);
     sock_filter filter[] = {
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_fcntl, 0, 3),
@@ -89,13 +97,25 @@ int in_process_without_record_locks(int err, Body&& body) {
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
     };
     const sock_fprog program{static_cast<unsigned short>(sizeof(filter) / sizeof(filter[0])), filter};
-    if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || ::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program) != 0)
-      ::_exit(255);
-    ::_exit(body());
+    const char ok = ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 &&
+                    ::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program) == 0;
+    (void)!::write(installed[1], &ok, 1);
+    ::close(installed[1]);
+    ::_exit(ok ? body() : 0);
   }
+  ::close(installed[1]);
+  char ok = 0;
+  const bool said = ::read(installed[0], &ok, 1) == 1;
+  ::close(installed[0]);
   int status = 0;
-  if (::waitpid(child, &status, 0) != child || !WIFEXITED(status)) return -1;
-  return WEXITSTATUS(status) == 255 ? -1 : WEXITSTATUS(status);
+  if (::waitpid(child, &status, 0) != child) return -1;
+  if (!said || !ok) return -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+#else
+  (void)err;
+  (void)body;
+  return -1;
+#endif
 }
 
 }  // namespace fivsim_test

@@ -6,10 +6,12 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 #include <fstream>
 #include <limits>
 #include <string>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -24,13 +26,61 @@ using fivsim::cli::SweepLock;
 using namespace fivsim_test;
 using nlohmann::json;
 
-const json kIdentity = {{"scenario", {{"model", "chain"}}}, {"precision", "double"}, {"chunk", 2}};
+const json kIdentity = {{"scenario", {{"model", "chain"}}}, {"precision", "double"}};
+// the sweep's cases, [0, kCases)
+constexpr long kCases = 100;
 
 void append(const fs::path& file, const std::string& text) {
   std::ofstream(file, std::ios::binary | std::ios::app) << text;
 }
 
 long size_of(const fs::path& file) { return static_cast<long>(fs::file_size(file)); }
+
+// a pipe whose ends close with it
+struct Pipe {
+  int out = -1, in = -1;  // read end, write end
+  Pipe() {
+    int fds[2];
+    if (::pipe(fds) == 0) {
+      out = fds[0];
+      in = fds[1];
+    }
+  }
+  ~Pipe() {
+    close_out();
+    close_in();
+  }
+  void close_out() {
+    if (out >= 0) ::close(out);
+    out = -1;
+  }
+  void close_in() {
+    if (in >= 0) ::close(in);
+    in = -1;
+  }
+};
+
+// a forked child running body() to its exit code; killed and reaped however the test ends, so
+// that a failed assertion never leaves it holding ctest's output open
+struct ChildProcess {
+  pid_t pid = -1;
+  template <class Body>
+  explicit ChildProcess(Body&& body) : pid(::fork()) {
+    if (pid == 0) ::_exit(body());
+  }
+  ~ChildProcess() { kill(); }
+  // its exit code, or 128 + the signal that ended it
+  int wait() {
+    int status = 0;
+    if (pid <= 0 || ::waitpid(pid, &status, 0) != pid) return -1;
+    pid = -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  }
+  void kill() {
+    if (pid > 0) ::kill(pid, SIGKILL);
+    wait();
+  }
+};
 
 // a folder as a sweep leaves it after `chunks` chunks of two cases (rows "i,..."), points.csv
 // included: headers first, then each chunk's rows appended and recorded
@@ -56,7 +106,7 @@ TEST(SweepJournal, ALoadedManifestGivesBackEveryRecordedChunk) {
   const fs::path dir = journal_with_chunks("fivsim_journal_intact", 3);
   SweepJournal resumed(dir, kIdentity);
   ASSERT_TRUE(resumed.has_manifest());
-  ASSERT_EQ(resumed.load(), "");
+  ASSERT_EQ(resumed.load(0, kCases), "");
   ASSERT_EQ(resumed.chunks().size(), 3u);
   for (std::size_t c = 0; c < 3; ++c) {
     EXPECT_EQ(resumed.chunks()[c].first, 2 * static_cast<long>(c));
@@ -77,7 +127,7 @@ TEST(SweepJournal, RowsAfterTheLastRecordedChunkAreNotCounted) {
   const long recorded_end = size_of(dir / "cases.csv");
   append(dir / "cases.csv", "4,2.");
   SweepJournal resumed(dir, kIdentity);
-  ASSERT_EQ(resumed.load(), "");
+  ASSERT_EQ(resumed.load(0, kCases), "");
   EXPECT_EQ(resumed.chunks().size(), 2u);
   EXPECT_EQ(resumed.cases_end(), recorded_end);
   fs::remove_all(dir);
@@ -89,14 +139,14 @@ TEST(SweepJournal, DamagedOrMissingBytesDropTheirChunkAndEveryLaterOne) {
   for (const char* file : {"cases.csv", "points.csv"}) {
     const fs::path dir = journal_with_chunks(std::string("fivsim_journal_flip_") + file[0], 3);
     SweepJournal first(dir, kIdentity);
-    ASSERT_EQ(first.load(), "");
+    ASSERT_EQ(first.load(0, kCases), "");
     const long second_start = first.chunks()[0].cases_end, points_second_start = first.chunks()[0].points_end;
     std::string text = slurp(dir / file);
     const std::size_t at = static_cast<std::size_t>(file[0] == 'c' ? second_start : points_second_start) + 2;
     text[at] = text[at] == '9' ? '8' : '9';
     std::ofstream(dir / file, std::ios::binary | std::ios::trunc) << text;
     SweepJournal resumed(dir, kIdentity);
-    ASSERT_EQ(resumed.load(), "") << file;
+    ASSERT_EQ(resumed.load(0, kCases), "") << file;
     ASSERT_EQ(resumed.chunks().size(), 1u) << file;
     EXPECT_EQ(resumed.cases_end(), second_start) << file;
     EXPECT_EQ(resumed.points_end(), points_second_start) << file;
@@ -105,10 +155,10 @@ TEST(SweepJournal, DamagedOrMissingBytesDropTheirChunkAndEveryLaterOne) {
 
   const fs::path dir = journal_with_chunks("fivsim_journal_short", 3);
   SweepJournal first(dir, kIdentity);
-  ASSERT_EQ(first.load(), "");
+  ASSERT_EQ(first.load(0, kCases), "");
   fs::resize_file(dir / "cases.csv", static_cast<std::uintmax_t>(first.chunks()[1].cases_end - 1));
   SweepJournal resumed(dir, kIdentity);
-  ASSERT_EQ(resumed.load(), "");
+  ASSERT_EQ(resumed.load(0, kCases), "");
   EXPECT_EQ(resumed.chunks().size(), 1u);
   // lengths no file has (a manifest edited by hand) keep nothing
   const std::string manifest = slurp(dir / "manifest.json");
@@ -117,13 +167,13 @@ TEST(SweepJournal, DamagedOrMissingBytesDropTheirChunkAndEveryLaterOne) {
   nonsense["chunks"][0]["cases_end"] = std::numeric_limits<long>::max();
   std::ofstream(dir / "manifest.json", std::ios::trunc) << nonsense.dump();
   SweepJournal edited(dir, kIdentity);
-  ASSERT_EQ(edited.load(), "");
+  ASSERT_EQ(edited.load(0, kCases), "");
   EXPECT_TRUE(edited.chunks().empty());
   std::ofstream(dir / "manifest.json", std::ios::trunc) << manifest;
   // with every row gone, the resume starts after the headers
   fs::resize_file(dir / "cases.csv", 11);
   SweepJournal from_headers(dir, kIdentity);
-  ASSERT_EQ(from_headers.load(), "");
+  ASSERT_EQ(from_headers.load(0, kCases), "");
   EXPECT_TRUE(from_headers.chunks().empty());
   EXPECT_EQ(from_headers.cases_end(), 11);
   fs::remove_all(dir);
@@ -134,9 +184,9 @@ TEST(SweepJournal, DamagedOrMissingBytesDropTheirChunkAndEveryLaterOne) {
 TEST(SweepJournal, AnotherSweepsOrAnUnreadableManifestIsRefusedWithItsReason) {
   const fs::path dir = journal_with_chunks("fivsim_journal_refused", 2);
   json other = kIdentity;
-  other["chunk"] = 4;
+  other["precision"] = "float";
   SweepJournal another(dir, other);
-  EXPECT_NE(another.load().find("it holds another sweep"), std::string::npos);
+  EXPECT_NE(another.load(0, kCases).find("it holds another sweep"), std::string::npos);
 
   const json good = json::parse(slurp(dir / "manifest.json"));
   json missing = good;
@@ -145,12 +195,42 @@ TEST(SweepJournal, AnotherSweepsOrAnUnreadableManifestIsRefusedWithItsReason) {
   wrong_type["chunks"][1]["cases_end"] = "x";
   json chunk_missing = good;
   chunk_missing["chunks"][0].erase("points_fnv1a");
+  json fractional = good;
+  fractional["chunks"][0]["cases_end"] = 1e300;
+  json signed_checksum = good;
+  signed_checksum["chunks"][1]["cases_fnv1a"] = -5;
   for (const std::string& text : {std::string(), std::string("{\"identity\": "), missing.dump(), wrong_type.dump(),
-                                   chunk_missing.dump()}) {
+                                   chunk_missing.dump(), fractional.dump(), signed_checksum.dump()}) {
     std::ofstream(dir / "manifest.json", std::ios::trunc) << text;
     SweepJournal resumed(dir, kIdentity);
-    const std::string why = resumed.load();
+    const std::string why = resumed.load(0, kCases);
     EXPECT_NE(why.find("its manifest.json cannot be read"), std::string::npos) << text << "\n" << why;
+    EXPECT_TRUE(resumed.chunks().empty());
+  }
+  fs::remove_all(dir);
+}
+
+// chunks that do not tile the start of the sweep's cases (a gap, an overlap, an empty chunk, one
+// past the end: a manifest edited by hand) cannot be trusted to lose or repeat no case
+TEST(SweepJournal, ChunksThatDoNotTileTheCasesAreRefused) {
+  const fs::path dir = journal_with_chunks("fivsim_journal_tiling", 3);
+  const json good = json::parse(slurp(dir / "manifest.json"));
+  SweepJournal whole(dir, kIdentity);
+  EXPECT_EQ(whole.load(0, 6), "");
+  // a shard's range must start where its chunks do
+  EXPECT_NE(whole.load(2, kCases).find("where case 2 comes next"), std::string::npos);
+  // the last chunk ends past the sweep's cases
+  EXPECT_NE(whole.load(0, 5).find("a chunk of 2 cases at case 4"), std::string::npos);
+  for (const auto& [chunk, field, value] :
+       {std::tuple{1, "first", 3L}, std::tuple{1, "first", 1L}, std::tuple{0, "n", 0L}, std::tuple{2, "n", -2L},
+        std::tuple{2, "n", std::numeric_limits<long>::max()}}) {
+    json edited = good;
+    edited["chunks"][chunk][field] = value;
+    std::ofstream(dir / "manifest.json", std::ios::trunc) << edited.dump();
+    SweepJournal resumed(dir, kIdentity);
+    const std::string why = resumed.load(0, kCases);
+    EXPECT_NE(why.find("its manifest.json cannot be read (a chunk of"), std::string::npos)
+        << field << " = " << value << ": " << why;
     EXPECT_TRUE(resumed.chunks().empty());
   }
   fs::remove_all(dir);
@@ -162,14 +242,14 @@ TEST(SweepJournal, AHalfWrittenTemporaryManifestIsIgnored) {
   const fs::path dir = journal_with_chunks("fivsim_journal_tmp", 1);
   std::ofstream(dir / "manifest.json.tmp") << "{\"identity\": {\"sce";
   SweepJournal resumed(dir, kIdentity);
-  ASSERT_EQ(resumed.load(), "");
+  ASSERT_EQ(resumed.load(0, kCases), "");
   ASSERT_EQ(resumed.chunks().size(), 1u);
   append(dir / "cases.csv", "2,1\n3,1.5\n");
   append(dir / "points.csv", "2,1.0,2e-3\n3,1.0,3e-3\n");
   resumed.record({2, 2, size_of(dir / "cases.csv"), size_of(dir / "points.csv"), 0, 0, json::object()});
   EXPECT_FALSE(fs::exists(dir / "manifest.json.tmp"));
   SweepJournal again(dir, kIdentity);
-  ASSERT_EQ(again.load(), "");
+  ASSERT_EQ(again.load(0, kCases), "");
   EXPECT_EQ(again.chunks().size(), 2u);
   fs::remove_all(dir);
 }
@@ -179,7 +259,7 @@ TEST(SweepJournal, WithoutPointsTheCasesFileAloneDecides) {
   const fs::path dir = journal_with_chunks("fivsim_journal_nopoints", 2);
   fs::remove(dir / "points.csv");
   SweepJournal resumed(dir, kIdentity);
-  ASSERT_EQ(resumed.load(), "");
+  ASSERT_EQ(resumed.load(0, kCases), "");
   EXPECT_EQ(resumed.chunks().size(), 2u);
   fs::remove_all(dir);
 }
@@ -191,79 +271,68 @@ TEST(SweepLock, ASecondProcessIsRefusedUntilTheFirstLetsGo) {
   EXPECT_EQ(lock_file, SweepLock::path_for(fs::path(out.string() + "/")));
   EXPECT_EQ(lock_file.string(), out.string() + ".lock");
 
-  int locked[2], release[2];
-  ASSERT_EQ(::pipe(locked), 0);
-  ASSERT_EQ(::pipe(release), 0);
-  const pid_t child = ::fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    // the child: takes the lock, says so, and holds it until told to let go
-    int code = 0;
+  Pipe locked, release;
+  ChildProcess holder([&] {
+    // takes the lock, says so, and holds it until told to let go (or until the test ends)
     try {
-      SweepLock held(out, "node17");
+      const SweepLock held(out, "node17");
       char c = 'L';
-      if (::write(locked[1], &c, 1) != 1) code = 3;
-      if (::read(release[0], &c, 1) != 1) code = 4;
+      if (::write(locked.in, &c, 1) != 1) return 3;
+      if (::read(release.out, &c, 1) != 1) return 4;
+      return 0;
     } catch (...) {
-      code = 5;
+      return 5;
     }
-    ::_exit(code);
-  }
+  });
+  locked.close_in();
+  release.close_out();
   char c = 0;
-  ASSERT_EQ(::read(locked[0], &c, 1), 1);
+  ASSERT_EQ(::read(locked.out, &c, 1), 1);
   try {
-    SweepLock second(out, "here");
+    const SweepLock second(out, "here");
     ADD_FAILURE() << "a second process took the lock";
   } catch (const std::runtime_error& e) {
     const std::string what = e.what();
-    EXPECT_NE(what.find(out.string() + " is being written by another fivsim sweep (pid " + std::to_string(child) +
+    EXPECT_NE(what.find(out.string() + " is being written by another fivsim sweep (pid " + std::to_string(holder.pid) +
                         " on node17)"),
               std::string::npos)
         << what;
   }
   // the refusal left the holder's lock file as it was
   EXPECT_TRUE(fs::exists(lock_file));
-  ASSERT_EQ(::write(release[1], "x", 1), 1);
-  int status = 0;
-  ASSERT_EQ(::waitpid(child, &status, 0), child);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  ASSERT_EQ(::write(release.in, "x", 1), 1);
+  EXPECT_EQ(holder.wait(), 0);
   // the holder removed its file when done; now this process takes the lock, and gives it back
   EXPECT_FALSE(fs::exists(lock_file));
   {
-    SweepLock mine(out, "here");
+    const SweepLock mine(out, "here");
     EXPECT_EQ(slurp(lock_file), "pid " + std::to_string(::getpid()) + " on here");
   }
   EXPECT_FALSE(fs::exists(lock_file));
-  for (int fd : {locked[0], locked[1], release[0], release[1]}) ::close(fd);
 }
 
 // a holder killed with the lock held (kill -9 leaves its file behind): the kernel released the
 // lock, so the next sweep takes it
 TEST(SweepLock, AKilledHoldersLeftoverFileIsTakenOver) {
   const fs::path out = fresh_dir("fivsim_lock_killed");
-  int locked[2];
-  ASSERT_EQ(::pipe(locked), 0);
-  const pid_t child = ::fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    SweepLock held(out, "node17");
+  Pipe locked;
+  ChildProcess holder([&] {
+    const SweepLock held(out, "node17");
     char c = 'L';
-    (void)!::write(locked[1], &c, 1);
+    (void)!::write(locked.in, &c, 1);
     ::pause();
-    ::_exit(0);
-  }
+    return 0;
+  });
+  locked.close_in();
   char c = 0;
-  ASSERT_EQ(::read(locked[0], &c, 1), 1);
-  ::kill(child, SIGKILL);
-  ::waitpid(child, nullptr, 0);
+  ASSERT_EQ(::read(locked.out, &c, 1), 1);
+  holder.kill();
   ASSERT_TRUE(fs::exists(SweepLock::path_for(out)));
   {
-    SweepLock mine(out, "here");
+    const SweepLock mine(out, "here");
     EXPECT_EQ(slurp(SweepLock::path_for(out)), "pid " + std::to_string(::getpid()) + " on here");
   }
   EXPECT_FALSE(fs::exists(SweepLock::path_for(out)));
-  ::close(locked[0]);
-  ::close(locked[1]);
 }
 
 // a file system without record locks: the sweep is not refused, the lock says it holds none and
@@ -286,6 +355,16 @@ TEST(SweepLock, WithoutRecordLocksItHoldsNoneAndSaysWhy) {
     if (code == -1) GTEST_SKIP() << "the kernel refuses seccomp filters here";
     EXPECT_EQ(code, err == EAGAIN ? 10 : 0) << std::strerror(err);
   }
+  // a lock file it did not make (another host's, where NFS locks are per client) stays
+  std::ofstream(lock_file) << "pid 99 on nfs-client";
+  EXPECT_EQ(in_process_without_record_locks(ENOLCK,
+                                            [&] {
+                                              const SweepLock lock(out, "here");
+                                              return lock.unguarded().empty() ? 1 : 0;
+                                            }),
+            0);
+  EXPECT_EQ(slurp(lock_file), "pid 99 on nfs-client");
+  fs::remove(lock_file);
   const SweepLock held(out, "here");
   EXPECT_EQ(held.unguarded(), "");
 }

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -27,6 +28,12 @@ using fivsim::cli::RankFailure;
 using fivsim::cli::Ranks;
 using nlohmann::json;
 
+// this process as no launcher's, even where ctest itself runs inside one (an srun step, say)
+Ranks single_process() {
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"}) ::unsetenv(name);
+  return Ranks();
+}
+
 // a chunk's output whose rows name its cases, one line each
 ChunkOutput output_of(ChunkRange r) {
   ChunkOutput out{r.first, r.n, 0, {}, {}, json::object()};
@@ -41,7 +48,7 @@ std::string rows_of(long first, long end) {
 }
 
 TEST(Ranks, AProcessNoLauncherStartedIsRankZeroOfOne) {
-  Ranks ranks;
+  Ranks ranks = single_process();
   EXPECT_EQ(ranks.rank(), 0);
   EXPECT_EQ(ranks.size(), 1);
   EXPECT_EQ(ranks.local_rank(), 0);
@@ -53,7 +60,7 @@ TEST(Ranks, AProcessNoLauncherStartedIsRankZeroOfOne) {
 
 // [start, end) in ranges of `chunk` cases, in order, the last one short; a resume starts mid-way
 TEST(ChunkExchange, RangesCoverTheSweepOnceInOrder) {
-  Ranks ranks;
+  Ranks ranks = single_process();
   for (const auto& [start, end, chunk] : {std::tuple{0L, 10L, 3L}, std::tuple{7L, 12L, 5L}, std::tuple{4L, 9L, 0L}}) {
     auto exchange = make_writer_exchange(ranks, start, end, chunk, json::object(), [](ChunkOutput&&) {});
     long at = start;
@@ -70,7 +77,7 @@ TEST(ChunkExchange, RangesCoverTheSweepOnceInOrder) {
 
 // outputs handed back out of order wait for the ones before them
 TEST(ChunkExchange, OutputsAreWrittenInCaseOrder) {
-  Ranks ranks;
+  Ranks ranks = single_process();
   std::string written;
   std::vector<long> firsts;
   auto exchange = make_writer_exchange(ranks, 0, 9, 3, json{{"host", "here"}}, [&](ChunkOutput&& o) {
@@ -89,10 +96,11 @@ TEST(ChunkExchange, OutputsAreWrittenInCaseOrder) {
   EXPECT_EQ(exchange->about_ranks()[0]["host"], "here");
 }
 
-// rank 0's main thread and its service thread both hand outputs back: several threads taking
-// ranges and returning them after random delays write every case once, in order
+// on rank 0 the main thread (its own chunks) and the MPI service thread (the other ranks') both
+// hand outputs back; here four plain threads take ranges and return them after random delays,
+// and every case is written once, in order
 TEST(ChunkExchange, ThreadsReturningOutputsInAnyOrderWriteEachCaseOnceInOrder) {
-  Ranks ranks;
+  Ranks ranks = single_process();
   std::string written;
   auto exchange = make_writer_exchange(ranks, 5, 505, 7, json::object(), [&](ChunkOutput&& o) { written += o.cases; });
   std::vector<std::thread> workers;
@@ -112,7 +120,7 @@ TEST(ChunkExchange, ThreadsReturningOutputsInAnyOrderWriteEachCaseOnceInOrder) {
 
 // a failure stops the hand-out; finish() reports the first one with its exit code
 TEST(ChunkExchange, AFailureStopsTheHandOutAndIsReportedOnce) {
-  Ranks ranks;
+  Ranks ranks = single_process();
   auto exchange = make_writer_exchange(ranks, 0, 100, 10, json::object(), [](ChunkOutput&&) {});
   ASSERT_TRUE(exchange->next());
   exchange->fail(2, "/model/Fn: must be positive");
@@ -130,7 +138,7 @@ TEST(ChunkExchange, AFailureStopsTheHandOutAndIsReportedOnce) {
 // the writer's error (a full disk, say) stops the hand-out, no output after it is written, and
 // finish() rethrows it
 TEST(ChunkExchange, AWritersErrorStopsTheSweepAndIsRethrown) {
-  Ranks ranks;
+  Ranks ranks = single_process();
   std::vector<long> written;
   auto exchange = make_writer_exchange(ranks, 0, 40, 10, json::object(), [&](ChunkOutput&& o) {
     if (o.first == 10) throw std::runtime_error("No space left on device");

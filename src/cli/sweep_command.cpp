@@ -369,6 +369,26 @@ void run_chunks(const SweepContext& ctx, const SweepPlan& plan, ChunkExchange& e
   }
 }
 
+// a chunk's counts as run_chunk writes them and run_sweep's add_chunk reads them: numbers where
+// they are added up, so that a hand-edited manifest is refused before any of it is used
+bool chunk_counts_readable(const json& c) {
+  const auto number = [&c](const char* key) { return c.contains(key) && c[key].is_number(); };
+  const auto whole = [](const json& v) { return v.is_number_integer(); };
+  if (!c.is_object() || !number("case_steps") || !number("compute_s") || !number("setup_s")) return false;
+  for (const char* key : {"classes", "status"}) {
+    if (!c.contains(key) || !c[key].is_object()) return false;
+    for (const json& count : c[key])
+      if (!whole(count)) return false;
+  }
+  if (c.contains("memory_halvings") && !whole(c["memory_halvings"])) return false;
+  if (!c.contains("pinn")) return true;
+  const json& p = c["pinn"];
+  if (!p.is_object() || !p.contains("max_dynamic_loss") || !p["max_dynamic_loss"].is_number()) return false;
+  for (const char* key : {"dynamic_iterations", "lcp_iterations", "unconverged_steps"})
+    if (!p.contains(key) || !whole(p[key])) return false;
+  return true;
+}
+
 // what a rank says about itself in summary.json
 json rank_about(const SweepContext& ctx) {
   json about = {{"rank", ctx.ranks->rank()},
@@ -446,7 +466,10 @@ int run_sweep(const SweepContext& ctx) {
       throw InputError("--resume", StagedDirectory::resumable_staging(out_dir).string() +
                                        " holds an unfinished sweep: --resume continues it; remove that folder to "
                                        "start again");
-    const std::string why = journal.load();
+    std::string why = journal.load(first_case, end_case);
+    for (const JournalChunk& jc : journal.chunks())
+      if (why.empty() && !chunk_counts_readable(jc.counts))
+        why = "its manifest.json cannot be read (the counts of the chunk at case " + std::to_string(jc.first) + ")";
     if (!why.empty())
       throw InputError("--resume", "cannot continue " + StagedDirectory::resumable_staging(out_dir).string() + ": " + why +
                                        "; remove that folder to start again, or write to another --out");

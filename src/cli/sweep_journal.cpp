@@ -21,8 +21,11 @@ using nlohmann::json;
 // FNV-1a over bytes [from, to) of a file; false when the file is shorter or the range is none
 bool fnv1a(const fs::path& file, long from, long to, std::uint64_t& hash) {
   hash = 1469598103934665603ull;
+  std::error_code ec;
+  const std::uintmax_t size = fs::file_size(file, ec);
+  if (ec || from < 0 || to < from || static_cast<std::uintmax_t>(to) > size) return false;
   std::ifstream in(file, std::ios::binary);
-  if (!in || from < 0 || to < from) return false;
+  if (!in) return false;
   in.seekg(from);
   char buf[1 << 16];
   for (long left = to - from; left > 0;) {
@@ -32,6 +35,18 @@ bool fnv1a(const fs::path& file, long from, long to, std::uint64_t& hash) {
     left -= want;
   }
   return true;
+}
+
+// a manifest field that is there but cannot be used
+struct UnreadableField : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// j[key] as a whole number; a float (1e300, say) would not convert, so it is refused
+long integer_at(const json& j, const char* key) {
+  const json& v = j.at(key);
+  if (!v.is_number_integer()) throw UnreadableField(std::string(key) + " is " + v.dump() + ", no whole number");
+  return v.get<long>();
 }
 
 // makes a rename in `dir` durable (POSIX leaves a folder's entries to its own fsync)
@@ -54,7 +69,7 @@ void SweepJournal::set_headers(long cases_end, long points_end) {
   write();
 }
 
-std::string SweepJournal::load() {
+std::string SweepJournal::load(long first_case, long end_case) {
   json m;
   long header_cases = 0, header_points = 0;
   std::vector<JournalChunk> recorded;
@@ -62,15 +77,24 @@ std::string SweepJournal::load() {
     std::ifstream in(dir_ / "manifest.json");
     m = json::parse(in);
     if (m.value("identity", json()) != identity_)
-      return "it holds another sweep (scenario, precision, --shard or --chunk differ from this command's)";
-    header_cases = m.at("header_cases").get<long>();
-    header_points = m.at("header_points").get<long>();
+      return "it holds another sweep (scenario, overrides, precision or --shard differ from this command's)";
+    header_cases = integer_at(m, "header_cases");
+    header_points = integer_at(m, "header_points");
+    // the recorded chunks tile the start of the sweep's cases, each beginning where the last ended
+    long next = first_case;
     for (const json& c : m.at("chunks")) {
       JournalChunk ch;
-      ch.first = c.at("first").get<long>();
-      ch.n = c.at("n").get<long>();
-      ch.cases_end = c.at("cases_end").get<long>();
-      ch.points_end = c.at("points_end").get<long>();
+      ch.first = integer_at(c, "first");
+      ch.n = integer_at(c, "n");
+      if (ch.first != next || ch.n <= 0 || ch.n > end_case - next)
+        return "its manifest.json cannot be read (a chunk of " + std::to_string(ch.n) + " cases at case " +
+               std::to_string(ch.first) + " where case " + std::to_string(next) + " comes next, of " +
+               std::to_string(end_case) + ")";
+      next += ch.n;
+      ch.cases_end = integer_at(c, "cases_end");
+      ch.points_end = integer_at(c, "points_end");
+      for (const char* key : {"cases_fnv1a", "points_fnv1a"})
+        if (!c.at(key).is_number_unsigned()) throw UnreadableField(std::string(key) + " is " + c.at(key).dump());
       ch.cases_hash = c.at("cases_fnv1a").get<std::uint64_t>();
       ch.points_hash = c.at("points_fnv1a").get<std::uint64_t>();
       ch.counts = c.at("counts");
@@ -78,6 +102,8 @@ std::string SweepJournal::load() {
     }
   } catch (const json::exception& e) {
     // damaged by hand or by a file system that lost it: nothing in it can be trusted
+    return "its manifest.json cannot be read (" + std::string(e.what()) + ")";
+  } catch (const UnreadableField& e) {
     return "its manifest.json cannot be read (" + std::string(e.what()) + ")";
   }
   header_cases_ = header_cases;
@@ -123,17 +149,19 @@ void SweepJournal::write() const {
   const std::string text = m.dump() + "\n";
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) throw std::runtime_error("cannot write " + tmp.string() + ": " + std::strerror(errno));
-  std::size_t written = 0;
-  while (written < text.size()) {
+  int err = 0;
+  for (std::size_t written = 0; written < text.size() && err == 0;) {
     const ssize_t w = ::write(fd, text.data() + written, text.size() - written);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) break;
-    written += static_cast<std::size_t>(w);
+    if (w > 0)
+      written += static_cast<std::size_t>(w);
+    else if (w == 0)
+      err = EIO;
+    else if (errno != EINTR)
+      err = errno;
   }
-  const bool ok = written == text.size() && ::fsync(fd) == 0;
-  const int err = errno;
+  if (err == 0 && ::fsync(fd) != 0) err = errno;
   ::close(fd);
-  if (!ok) throw std::runtime_error("cannot write " + tmp.string() + ": " + std::strerror(err));
+  if (err != 0) throw std::runtime_error("cannot write " + tmp.string() + ": " + std::strerror(err));
   fs::rename(tmp, dir_ / "manifest.json");
   sync_folder(dir_);
 }
@@ -162,7 +190,14 @@ SweepLock::SweepLock(const fs::path& out_dir, const std::string& host) : path_(p
   // a sweep that finishes removes its lock file: one opened just before that is locked in vain,
   // so the lock counts only if the file at the path is still the one locked
   for (int attempt = 0; attempt < 8; ++attempt) {
-    fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    // whether this process made the file: only then may it remove it unlocked
+    bool created = true;
+    fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd_ < 0 && errno == EEXIST) {
+      created = false;
+      fd_ = ::open(path_.c_str(), O_RDWR | O_CLOEXEC);
+      if (fd_ < 0 && errno == ENOENT) continue;  // removed by its sweep in between
+    }
     if (fd_ < 0) throw std::runtime_error("cannot create " + path_.string() + ": " + std::strerror(errno));
     struct flock whole {};
     whole.l_type = F_WRLCK;
@@ -170,11 +205,12 @@ SweepLock::SweepLock(const fs::path& out_dir, const std::string& host) : path_(p
     if (::fcntl(fd_, F_SETLK, &whole) != 0) {
       const int err = errno;
       // a file system without record locks (Lustre mounted without flock, NFS without its lock
-      // daemon) runs the sweep unguarded rather than not at all
+      // daemon) runs the sweep unguarded rather than not at all. A file it did not make may be
+      // the lock of a sweep on a host that has locks (NFS's are per client): that stays
       if (err == ENOLCK || err == ENOSYS || err == EOPNOTSUPP) {
         ::close(fd_);
         fd_ = -1;
-        ::unlink(path_.c_str());
+        if (created) ::unlink(path_.c_str());
         unguarded_ = "cannot lock " + path_.string() + " (" + std::strerror(err) +
                      "): nothing keeps a second sweep out of " + folder_named(out_dir).string();
         return;

@@ -26,14 +26,15 @@ struct JournalChunk {
 
 class SweepJournal {
  public:
-  // `identity`: what must match for a resume (scenario as run, precision, case range, chunk size)
+  // `identity`: what must match for a resume (scenario as run, precision, case range)
   SweepJournal(std::filesystem::path dir, nlohmann::json identity);
 
   bool has_manifest() const;
   // reads the manifest and keeps its chunks whose bytes are intact (each checksum in order, the
   // first mismatch drops it and all after it); "" or why the folder cannot be resumed (another
-  // sweep's manifest, or one that cannot be read)
-  std::string load();
+  // sweep's manifest, or one that cannot be read: a field missing or of the wrong kind, chunks
+  // that do not tile the start of the cases [first_case, end_case))
+  std::string load(long first_case, long end_case);
   // appends a chunk (the files already synced to cases_end / points_end) and rewrites the manifest
   void record(JournalChunk chunk);
   void remove_manifest() const;
