@@ -1,7 +1,9 @@
 // tests/cli_test_util.hpp — running the fivsim tool from a test: exit code, stdout and stderr of
-// one command, file contents, fresh output folders, a process on a file system without locks.
+// one command, file contents, fresh output folders; forked children, and one on a file system
+// without locks.
 #pragma once
 
+#include <csignal>
 #include <cstddef>
 #include <cstdlib>
 #include <filesystem>
@@ -33,6 +35,11 @@ inline std::string slurp(const fs::path& p) {
   return s.str();
 }
 
+// a wait status as a shell reports it: the exit code, or 128 + the signal that ended the process
+inline int exit_code_of(int status) {
+  return WIFEXITED(status) ? WEXITSTATUS(status) : (WIFSIGNALED(status) ? 128 + WTERMSIG(status) : -1);
+}
+
 // a shell command line (prefix + the fivsim binary + args), its exit code and output. ctest runs
 // every test in its own process, several at once: the capture files carry the pid
 inline Result run_command_line(const std::string& prefix, const std::string& args) {
@@ -41,9 +48,8 @@ inline Result run_command_line(const std::string& prefix, const std::string& arg
   const fs::path out = dir / ("fivsim_cli_stdout_" + tag + ".txt"), err = dir / ("fivsim_cli_stderr_" + tag + ".txt");
   const std::string cmd = prefix + std::string(FIVSIM_BINARY) + " " + args + " >" + out.string() + " 2>" + err.string();
   const int raw = std::system(cmd.c_str());
-  // a command killed by a signal reads as the shell would report it (128 + the signal), not as 0
-  const int code = WIFEXITED(raw) ? WEXITSTATUS(raw) : (WIFSIGNALED(raw) ? 128 + WTERMSIG(raw) : -1);
-  Result r{code, slurp(out), slurp(err)};
+  // a command killed by a signal reads as 128 + the signal, not as 0
+  Result r{exit_code_of(raw), slurp(out), slurp(err)};
   fs::remove(out);
   fs::remove(err);
   return r;
@@ -72,6 +78,59 @@ inline fs::path fresh_dir(const std::string& name) {
 
 inline const std::string kScenarios = FIVSIM_SOURCE_DIR "/scenarios/";
 
+// a pipe whose ends close with it
+struct Pipe {
+  int out = -1, in = -1;  // read end, write end
+  Pipe() {
+    int fds[2];
+    if (::pipe(fds) == 0) {
+      out = fds[0];
+      in = fds[1];
+    }
+  }
+  ~Pipe() {
+    close_out();
+    close_in();
+  }
+  void close_out() {
+    if (out >= 0) ::close(out);
+    out = -1;
+  }
+  void close_in() {
+    if (in >= 0) ::close(in);
+    in = -1;
+  }
+};
+
+// a forked child running body() to its exit code (125 should body throw: the child never goes
+// back into the test); killed and reaped however the test ends, so that a failed assertion never
+// leaves it holding ctest's output open
+struct ChildProcess {
+  pid_t pid = -1;
+  template <class Body>
+  explicit ChildProcess(Body&& body) : pid(::fork()) {
+    if (pid != 0) return;
+    int code = 125;
+    try {
+      code = body();
+    } catch (...) {
+    }
+    ::_exit(code);
+  }
+  ~ChildProcess() { kill(); }
+  // its exit code, or 128 + the signal that ended it
+  int wait() {
+    int status = 0;
+    if (pid <= 0 || ::waitpid(pid, &status, 0) != pid) return -1;
+    pid = -1;
+    return exit_code_of(status);
+  }
+  void kill() {
+    if (pid > 0) ::kill(pid, SIGKILL);
+    wait();
+  }
+};
+
 // runs `body` in a child process in which every POSIX record lock request (fcntl F_SETLK) fails
 // with `err`, as on a file system without locks (Lustre mounted without flock, NFS without its
 // lock daemon), by a seccomp filter that the child's own children inherit. The child's exit code
@@ -81,12 +140,8 @@ template <class Body>
 int in_process_without_record_locks(int err, Body&& body) {
 #if defined(__x86_64__) || defined(__aarch64__)
   // the child says over a pipe whether its filter is in place
-  int installed[2];
-  if (::pipe(installed) != 0) return -1;
-  const pid_t child = ::fork();
-  if (child < 0) return -1;
-  if (child == 0) {
-    ::close(installed[0]);
+  Pipe installed;
+  ChildProcess child([&] {
     sock_filter filter[] = {
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_fcntl, 0, 3),
@@ -99,18 +154,15 @@ int in_process_without_record_locks(int err, Body&& body) {
     const sock_fprog program{static_cast<unsigned short>(sizeof(filter) / sizeof(filter[0])), filter};
     const char ok = ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 &&
                     ::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program) == 0;
-    (void)!::write(installed[1], &ok, 1);
-    ::close(installed[1]);
-    ::_exit(ok ? body() : 0);
-  }
-  ::close(installed[1]);
+    (void)!::write(installed.in, &ok, 1);
+    installed.close_in();
+    return ok ? body() : 0;
+  });
+  installed.close_in();
   char ok = 0;
-  const bool said = ::read(installed[0], &ok, 1) == 1;
-  ::close(installed[0]);
-  int status = 0;
-  if (::waitpid(child, &status, 0) != child) return -1;
-  if (!said || !ok) return -1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  const bool said = ::read(installed.out, &ok, 1) == 1;
+  const int code = child.wait();
+  return said && ok ? code : -1;
 #else
   (void)err;
   (void)body;

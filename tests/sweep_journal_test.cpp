@@ -2,11 +2,9 @@
 // (src/cli/sweep_journal.hpp), called directly: what a resume keeps after each kind of damage a
 // crash, a kill or a person can leave, and that a second process is kept out of a folder.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <csignal>
 #include <cstring>
 #include <fstream>
 #include <limits>
@@ -35,52 +33,6 @@ void append(const fs::path& file, const std::string& text) {
 }
 
 long size_of(const fs::path& file) { return static_cast<long>(fs::file_size(file)); }
-
-// a pipe whose ends close with it
-struct Pipe {
-  int out = -1, in = -1;  // read end, write end
-  Pipe() {
-    int fds[2];
-    if (::pipe(fds) == 0) {
-      out = fds[0];
-      in = fds[1];
-    }
-  }
-  ~Pipe() {
-    close_out();
-    close_in();
-  }
-  void close_out() {
-    if (out >= 0) ::close(out);
-    out = -1;
-  }
-  void close_in() {
-    if (in >= 0) ::close(in);
-    in = -1;
-  }
-};
-
-// a forked child running body() to its exit code; killed and reaped however the test ends, so
-// that a failed assertion never leaves it holding ctest's output open
-struct ChildProcess {
-  pid_t pid = -1;
-  template <class Body>
-  explicit ChildProcess(Body&& body) : pid(::fork()) {
-    if (pid == 0) ::_exit(body());
-  }
-  ~ChildProcess() { kill(); }
-  // its exit code, or 128 + the signal that ended it
-  int wait() {
-    int status = 0;
-    if (pid <= 0 || ::waitpid(pid, &status, 0) != pid) return -1;
-    pid = -1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  }
-  void kill() {
-    if (pid > 0) ::kill(pid, SIGKILL);
-    wait();
-  }
-};
 
 // a folder as a sweep leaves it after `chunks` chunks of two cases (rows "i,..."), points.csv
 // included: headers first, then each chunk's rows appended and recorded
