@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -354,6 +355,8 @@ TEST(SweepCommand, MpiSlowRankHoldsUpNobody) {
   EXPECT_EQ(slurp(one / "points.csv"), slurp(out / "points.csv"));
   const json s = json::parse(slurp(out / "summary.json"));
   ASSERT_EQ(s["ranks"].size(), 2u);
+  std::printf("slowed rank 1: rank 0 ran %ld chunks, rank 1 %ld; the sweep took %.2f s\n",
+              s["ranks"][0]["chunks"].get<long>(), s["ranks"][1]["chunks"].get<long>(), wall_s);
   // rank 1 takes one chunk, two should rank 0 need over 4 s for the other eleven (it needs 0.02 s
   // alone, well under a second under the sanitizers)
   EXPECT_LE(s["ranks"][1]["chunks"].get<long>(), 2) << s["ranks"].dump();

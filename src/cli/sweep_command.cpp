@@ -467,9 +467,12 @@ int run_sweep(const SweepContext& ctx) {
                                        " holds an unfinished sweep: --resume continues it; remove that folder to "
                                        "start again");
     std::string why = journal.load(first_case, end_case);
-    for (const JournalChunk& jc : journal.chunks())
-      if (why.empty() && !chunk_counts_readable(jc.counts))
-        why = "its manifest.json cannot be read (the counts of the chunk at case " + std::to_string(jc.first) + ")";
+    if (why.empty())
+      for (const JournalChunk& jc : journal.chunks())
+        if (!chunk_counts_readable(jc.counts)) {
+          why = "its manifest.json cannot be read (the counts of the chunk at case " + std::to_string(jc.first) + ")";
+          break;
+        }
     if (!why.empty())
       throw InputError("--resume", "cannot continue " + StagedDirectory::resumable_staging(out_dir).string() + ": " + why +
                                        "; remove that folder to start again, or write to another --out");

@@ -100,10 +100,9 @@ std::string SweepJournal::load(long first_case, long end_case) {
       ch.counts = c.at("counts");
       recorded.push_back(std::move(ch));
     }
-  } catch (const json::exception& e) {
-    // damaged by hand or by a file system that lost it: nothing in it can be trusted
-    return "its manifest.json cannot be read (" + std::string(e.what()) + ")";
-  } catch (const UnreadableField& e) {
+  } catch (const std::exception& e) {
+    // not JSON, a field missing or of the wrong kind (json::exception, UnreadableField): damaged
+    // by hand or by a file system that lost it, nothing in it can be trusted
     return "its manifest.json cannot be read (" + std::string(e.what()) + ")";
   }
   header_cases_ = header_cases;
