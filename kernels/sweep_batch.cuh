@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "cuda_util.cuh"
+#include "device_batch.cuh"
 #include "fivsim/batch/sweep_backend.hpp"
 
 namespace fivsim::batch {
@@ -34,18 +35,18 @@ struct MoreauKernelStepper {
 // two kernels: the plain Moreau sweep, and the general one (Moreau or Runge–Kutta, with or
 // without the Lyapunov twin)
 template <class D, bool General>
-__global__ void sweep_kernel(const CaseSetup<D>* __restrict__ setups, const RkStepMap<D>* __restrict__ rk_maps,
-                             long n, SweepAnalysis an, StepOptions opt, CaseResult<D>* __restrict__ results,
+__global__ void sweep_kernel(CaseBatch<D> cases, SweepAnalysis an, StepOptions opt, CaseResult<D>* __restrict__ results,
                              double* __restrict__ points, long per_case) {
   const long c = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (c >= n) return;
-  const CaseSetup<D> setup = setups[c];
+  if (c >= cases.n) return;
+  CaseSetup<D> scratch;
+  const CaseSetup<D> setup = cases.setup(c, scratch);
   State<D> s;
   CaseResult<D> r;
   if constexpr (General) {
     CaseWorkspace<D> ws;
     LyapunovTwin<D> twin;
-    run_case(setup, rk_maps ? rk_maps + c : nullptr, an, opt, ws, s, r, points + c * per_case, &twin);
+    run_case(setup, cases.map(c), an, opt, ws, s, r, points + c * per_case, &twin);
   } else {
     MoreauWorkspace<D> ws;
     MoreauKernelStepper<D> stepper{&setup.model, typename D::scalar(setup.dt), &opt, &ws};
@@ -57,34 +58,30 @@ __global__ void sweep_kernel(const CaseSetup<D>* __restrict__ setups, const RkSt
 }  // namespace
 
 template <class D>
-CudaOutcome run_chunk_cuda(const CaseSetup<D>* setups, const RkStepMap<D>* rk_maps, long n, const SweepAnalysis& an,
-                           const StepOptions& opt, CaseResult<D>* results, double* points, double& kernel_s) {
+CudaOutcome run_chunk_cuda(const CaseBatch<D>& cases, const SweepAnalysis& an, const StepOptions& opt,
+                           CaseResult<D>* results, double* points, double& kernel_s) {
   kernel_s = 0.0;
   // the runtime keeps a failed call's error (an allocation that failed before a retry on fewer
   // cases) as its last error, which the launch check below would take for this call's
   cudaGetLastError();
+  const long n = cases.n;
   if (n <= 0) return {};
-  const long per_case = case_points_size(setups[0].model.n_dof, an.capacity);
+  const long per_case = case_points_size(cases.setups[0].model.n_dof, an.capacity);
   const std::size_t n_points = static_cast<std::size_t>(per_case) * static_cast<std::size_t>(n);
-  cudaError_t err = cudaSuccess;
-  auto d_setups = device_alloc<CaseSetup<D>>(static_cast<std::size_t>(n), err);
+  DeviceBatch<D> dev;
+  cudaError_t err = dev.upload(cases);
   auto d_results = device_alloc<CaseResult<D>>(static_cast<std::size_t>(n), err);
   auto d_points = device_alloc<double>(n_points, err);
-  auto d_maps = device_alloc<RkStepMap<D>>(rk_maps ? static_cast<std::size_t>(n) : 0, err);
-  if (err == cudaSuccess)
-    err = cudaMemcpy(d_setups.get(), setups, sizeof(CaseSetup<D>) * n, cudaMemcpyHostToDevice);
-  if (err == cudaSuccess && rk_maps)
-    err = cudaMemcpy(d_maps.get(), rk_maps, sizeof(RkStepMap<D>) * n, cudaMemcpyHostToDevice);
   if (err != cudaSuccess) return cuda_outcome(err);
   const int block = 128;
   const long grid = (n + block - 1) / block;
   err = cuda::timed_launches(1, [&] {
-    if (rk_maps || an.lyapunov_every > 0)
-      sweep_kernel<D, true><<<static_cast<unsigned>(grid), block>>>(d_setups.get(), d_maps.get(), n, an, opt,
-                                                                    d_results.get(), d_points.get(), per_case);
+    if (cases.maps || an.lyapunov_every > 0)
+      sweep_kernel<D, true><<<static_cast<unsigned>(grid), block>>>(dev.batch, an, opt, d_results.get(), d_points.get(),
+                                                                    per_case);
     else
-      sweep_kernel<D, false><<<static_cast<unsigned>(grid), block>>>(d_setups.get(), nullptr, n, an, opt,
-                                                                     d_results.get(), d_points.get(), per_case);
+      sweep_kernel<D, false><<<static_cast<unsigned>(grid), block>>>(dev.batch, an, opt, d_results.get(), d_points.get(),
+                                                                     per_case);
   }, kernel_s);
   if (err == cudaSuccess)
     err = cudaMemcpy(results, d_results.get(), sizeof(CaseResult<D>) * n, cudaMemcpyDeviceToHost);

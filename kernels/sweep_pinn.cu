@@ -9,6 +9,7 @@
 #include <string>
 
 #include "cuda_util.cuh"
+#include "device_batch.cuh"
 #include "fivsim/batch/sweep_pinn_backend.hpp"
 
 namespace fivsim::batch {
@@ -17,17 +18,17 @@ namespace {
 using cuda::device_alloc;
 using D = PinnSweepDims;
 
-__global__ void pinn_sweep_kernel(const CaseSetup<D>* __restrict__ setups, const RkStepMap<D>* __restrict__ maps,
-                                  long n, PinnStepSettings set, StageTable<double> tab, PinnBlockLayout L,
+__global__ void pinn_sweep_kernel(CaseBatch<D> cases, PinnStepSettings set, StageTable<double> tab, PinnBlockLayout L,
                                   int copies, SweepAnalysis an, StepOptions opt, CaseResult<D>* __restrict__ results,
                                   double* __restrict__ points, long per_case, unsigned char* __restrict__ arena,
                                   PinnTotals* __restrict__ totals) {
   const long c = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (c >= n) return;
+  if (c >= cases.n) return;
   State<D> s, twin;
   CaseResult<D> r;
   PinnTotals t;
-  run_pinn_case(setups[c], maps ? maps + c : nullptr, set, tab, L, arena + c * copies * L.bytes, an, opt, s, &twin, r,
+  CaseSetup<D> scratch;
+  run_pinn_case(cases.setup(c, scratch), cases.map(c), set, tab, L, arena + c * copies * L.bytes, an, opt, s, &twin, r,
                 points + c * per_case, t);
   results[c] = r;
   totals[c] = t;
@@ -41,7 +42,7 @@ CudaOutcome run_chunk_cuda_pinn(const PinnChunk& ch, const SweepAnalysis& an, co
   // the runtime keeps a failed call's error (an allocation that failed before a retry on fewer
   // cases) as its last error, which the launch check below would take for this call's
   cudaGetLastError();
-  const long n = ch.n;
+  const long n = ch.cases.n;
   if (n <= 0) return {};
   const PinnBlockLayout L = pinn_chunk_layout(ch);
   const int copies = an.lyapunov_every > 0 ? 2 : 1;
@@ -49,17 +50,13 @@ CudaOutcome run_chunk_cuda_pinn(const PinnChunk& ch, const SweepAnalysis& an, co
   const std::size_t n_points = static_cast<std::size_t>(per_case) * static_cast<std::size_t>(n);
   const int R = ch.tab.R;
   const std::size_t n_stage = static_cast<std::size_t>(R * R + 2 * R);
-  cudaError_t err = cudaSuccess;
-  auto d_setups = device_alloc<CaseSetup<D>>(static_cast<std::size_t>(n), err);
-  auto d_maps = device_alloc<RkStepMap<D>>(ch.maps ? static_cast<std::size_t>(n) : 0, err);
+  DeviceBatch<D> dev;
+  cudaError_t err = dev.upload(ch.cases);
   auto d_stage = device_alloc<double>(n_stage, err);
   auto d_results = device_alloc<CaseResult<D>>(static_cast<std::size_t>(n), err);
   auto d_points = device_alloc<double>(n_points, err);
   auto d_totals = device_alloc<PinnTotals>(static_cast<std::size_t>(n), err);
   auto d_arena = device_alloc<unsigned char>(static_cast<std::size_t>(n * copies * L.bytes), err);
-  if (err == cudaSuccess) err = cudaMemcpy(d_setups.get(), ch.setups, sizeof(CaseSetup<D>) * n, cudaMemcpyHostToDevice);
-  if (err == cudaSuccess && ch.maps)
-    err = cudaMemcpy(d_maps.get(), ch.maps, sizeof(RkStepMap<D>) * n, cudaMemcpyHostToDevice);
   if (err == cudaSuccess && n_stage > 0)
     err = cudaMemcpy(d_stage.get(), ch.tab.a, sizeof(double) * n_stage, cudaMemcpyHostToDevice);
   if (err == cudaSuccess) err = cudaMemset(d_arena.get(), 0, static_cast<std::size_t>(n * copies * L.bytes));
@@ -82,9 +79,9 @@ CudaOutcome run_chunk_cuda_pinn(const PinnChunk& ch, const SweepAnalysis& an, co
   const int block = 64;
   const long grid = (n + block - 1) / block;
   err = cuda::timed_launches(1, [&] {
-    pinn_sweep_kernel<<<static_cast<unsigned>(grid), block>>>(d_setups.get(), ch.maps ? d_maps.get() : nullptr, n,
-                                                              ch.set, tab, L, copies, an, opt, d_results.get(),
-                                                              d_points.get(), per_case, d_arena.get(), d_totals.get());
+    pinn_sweep_kernel<<<static_cast<unsigned>(grid), block>>>(dev.batch, ch.set, tab, L, copies, an, opt,
+                                                              d_results.get(), d_points.get(), per_case, d_arena.get(),
+                                                              d_totals.get());
   }, kernel_s);
   if (err == cudaSuccess)
     err = cudaMemcpy(results, d_results.get(), sizeof(CaseResult<D>) * n, cudaMemcpyDeviceToHost);

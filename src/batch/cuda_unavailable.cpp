@@ -12,8 +12,8 @@ CudaDeviceInfo cuda_device_info(int) {
 }
 
 template <class D>
-CudaOutcome run_chunk_cuda(const CaseSetup<D>*, const RkStepMap<D>*, long, const SweepAnalysis&, const StepOptions&,
-                           CaseResult<D>*, double*, double& kernel_s) {
+CudaOutcome run_chunk_cuda(const CaseBatch<D>&, const SweepAnalysis&, const StepOptions&, CaseResult<D>*, double*,
+                           double& kernel_s) {
   kernel_s = 0.0;
   return {"fivsim was built without CUDA"};
 }

@@ -1,11 +1,12 @@
-// src/batch/sweep.cpp — host side of the batch engine: case scenarios, case setups and the CPU
-// backend (an OpenMP loop over the shared case runner, with the classical steppers or the PINN
-// steppers).
+// src/batch/sweep.cpp — host side of the batch engine: the chunk's cases prepared from the plan,
+// and the CPU backend (an OpenMP loop over the shared case runner, with the classical steppers or
+// the PINN steppers).
 #include "fivsim/batch/sweep.hpp"
 
 #include <omp.h>
 
 #include <memory>
+#include <optional>
 
 #include "fivsim/integrate/simulation.hpp"
 #include "fivsim/io/output.hpp"
@@ -52,62 +53,102 @@ StepOptions sweep_step_options(const Scenario& sc, bool single_precision) {
   return opt;
 }
 
-Scenario case_scenario(const json& base, const SweepSpec& spec, long index, std::vector<double>& values) {
-  spec.case_values(index, values);
-  json doc = base;
-  apply_sweep_values(spec, values, doc);
-  try {
-    return parse_scenario(doc);
-  } catch (const InputError& e) {
-    std::string at = "case " + std::to_string(index) + " (";
-    for (std::size_t k = 0; k < values.size(); ++k)
-      at += (k ? ", " : "") + spec.parameters[k].path + " = " + format_double(values[k]);
-    throw InputError(e.pointer, e.rule + " in " + at + ")");
+bool method_has_step_map(const MethodSpec& spec) {
+  return spec.kind == MethodKind::rk4lcp || spec.kind == MethodKind::irk ||
+         (spec.kind == MethodKind::pinn && spec.framework != PinnFramework::central);
+}
+
+template <class D>
+void make_case_rk_map(const MethodSpec& spec, const Model<D>& m, double dt, RkStepMap<D>& map) {
+  if (spec.kind == MethodKind::pinn) make_pinn_step_map(spec, m, dt, map);
+  else make_method_step_map(spec, m, dt, map);
+}
+
+template <class D>
+SweepShared<D>::SweepShared(const SweepPlan& plan, double stick_tol_) : stick_tol(stick_tol_) {
+  plan.uniform_setup(stick_tol, setup);
+  const MethodSpec spec = plan.base().integrator.spec();
+  if (method_has_step_map(spec) && !plan.per_case_map()) {
+    map.resize(1);
+    make_case_rk_map(spec, setup.model, setup.dt, map[0]);
   }
 }
 
 template <class D>
-void make_case_setup(const Scenario& sc, double stick_tol, CaseSetup<D>& setup) {
-  try {
-    make_model(sc.model, setup.model);
-  } catch (const ModelError& e) {
-    throw InputError("/model", e.what());
+CaseBatch<D> PreparedCases<D>::batch() const {
+  CaseBatch<D> b;
+  b.n = n;
+  b.setups = setups.data();
+  b.setup_stride = setups.size() > 1 ? 1 : 0;
+  b.maps = maps.empty() ? nullptr : maps.data();
+  b.map_stride = maps.size() > 1 ? 1 : 0;
+  b.targets = targets;
+  b.rows = rows.data();
+  b.row_stride = n;
+  b.n_params = n > 0 ? static_cast<int>(rows.size() / static_cast<std::size_t>(n)) : 0;
+  b.stick_tol = stick_tol;
+  return b;
+}
+
+template <class D>
+void prepare_cases(const SweepPlan& plan, const SweepShared<D>& shared, long first, long n, PreparedCases<D>& out) {
+  out.first = first;
+  out.n = n;
+  out.stick_tol = shared.stick_tol;
+  plan.case_rows(first, n, out.rows);
+  const MethodSpec spec = plan.base().integrator.spec();
+  const bool per_case_map = method_has_step_map(spec) && plan.per_case_map();
+  out.maps = per_case_map ? std::vector<RkStepMap<D>>(static_cast<std::size_t>(n)) : shared.map;
+  if (!plan.per_case_setups()) {
+    // one setup; the backend writes each case's row into it
+    out.setups.assign(1, shared.setup);
+    out.targets = plan.targets();
+    return;
   }
-  make_initial_state(setup.model, sc.q0, sc.u0, 0.0, stick_tol, setup.start);
-  setup.dt = sc.integrator.dt;
-  setup.steps = sc.integrator.steps;
-  setup.t_transient = sc.analysis.t_transient;
+  out.targets = SlotTargets{};
+  out.setups.resize(static_cast<std::size_t>(n));
+  long failed = -1;
+  std::optional<InputError> failure;
+#pragma omp parallel for schedule(dynamic, 64)
+  for (long i = 0; i < n; ++i) {
+    try {
+      CaseSetup<D>& s = out.setups[static_cast<std::size_t>(i)];
+      plan.case_setup(shared.setup, first + i, out.rows.data() + i, n, shared.stick_tol, s);
+      if (per_case_map) make_case_rk_map(spec, s.model, s.dt, out.maps[static_cast<std::size_t>(i)]);
+    } catch (const InputError& e) {
+#pragma omp critical
+      if (failed < 0 || i < failed) {
+        failed = i;
+        failure = e;
+      }
+    }
+  }
+  if (failure) throw *failure;
 }
 
 template <class D>
-void make_case_rk_map(const Scenario& sc, const Model<D>& m, RkStepMap<D>& map) {
-  const MethodSpec spec = sc.integrator.spec();
-  if (spec.kind == MethodKind::pinn) make_pinn_step_map(spec, m, sc.integrator.dt, map);
-  else make_method_step_map(spec, m, sc.integrator.dt, map);
-}
-
-template <class D>
-void run_chunk_cpu(const CaseSetup<D>* setups, const RkStepMap<D>* rk_maps, long n, const SweepAnalysis& an,
-                   const StepOptions& opt, CaseResult<D>* results, double* points, int threads) {
-  if (n <= 0) return;
-  const long per_case = case_points_size(setups[0].model.n_dof, an.capacity);
+void run_chunk_cpu(const CaseBatch<D>& cases, const SweepAnalysis& an, const StepOptions& opt, CaseResult<D>* results,
+                   double* points, int threads) {
+  if (cases.n <= 0) return;
+  const long per_case = case_points_size(cases.setups[0].model.n_dof, an.capacity);
 #pragma omp parallel num_threads(threads > 0 ? threads : omp_get_max_threads())
   {
     // per-thread scratch on the heap: the generic instantiation's structs are large
     auto ws = std::make_unique<CaseWorkspace<D>>();
     auto s = std::make_unique<State<D>>();
     auto twin = std::make_unique<LyapunovTwin<D>>();
+    auto scratch = std::make_unique<CaseSetup<D>>();
 #pragma omp for schedule(dynamic, 16)
-    for (long c = 0; c < n; ++c)
-      run_case(setups[c], rk_maps ? rk_maps + c : nullptr, an, opt, *ws, *s, results[c], points + c * per_case,
-               twin.get());
+    for (long c = 0; c < cases.n; ++c)
+      run_case(cases.setup(c, *scratch), cases.map(c), an, opt, *ws, *s, results[c], points + c * per_case, twin.get());
   }
 }
 
 void run_chunk_cpu_pinn(const PinnChunk& ch, const SweepAnalysis& an, const StepOptions& opt,
                         CaseResult<PinnSweepDims>* results, double* points, PinnTotals* totals, int threads) {
   using D = PinnSweepDims;
-  if (ch.n <= 0) return;
+  const CaseBatch<D>& cases = ch.cases;
+  if (cases.n <= 0) return;
   const long per_case = case_points_size(ch.n_dof, an.capacity);
   const PinnBlockLayout L = pinn_chunk_layout(ch);
   const int copies = an.lyapunov_every > 0 ? 2 : 1;
@@ -115,21 +156,24 @@ void run_chunk_cpu_pinn(const PinnChunk& ch, const SweepAnalysis& an, const Step
   {
     auto s = std::make_unique<State<D>>();
     auto twin = std::make_unique<State<D>>();
+    auto scratch = std::make_unique<CaseSetup<D>>();
     // this thread's blocks, reused case after case (run_pinn_case resets them)
     const PinnHostBlocks<D> blocks(L, copies);
     // one case at a time per thread: a PINN case costs thousands of trainings
 #pragma omp for schedule(dynamic, 1)
-    for (long c = 0; c < ch.n; ++c)
-      run_pinn_case(ch.setups[c], ch.maps ? ch.maps + c : nullptr, ch.set, ch.tab, L, blocks.get(), an, opt, *s,
-                    twin.get(), results[c], points + c * per_case, totals[c]);
+    for (long c = 0; c < cases.n; ++c)
+      run_pinn_case(cases.setup(c, *scratch), cases.map(c), ch.set, ch.tab, L, blocks.get(), an, opt, *s, twin.get(),
+                    results[c], points + c * per_case, totals[c]);
   }
 }
 
-#define FIVSIM_SWEEP_INSTANTIATE(D)                                                                   \
-  template void make_case_setup<D>(const Scenario&, double, CaseSetup<D>&);                           \
-  template void run_chunk_cpu<D>(const CaseSetup<D>*, const RkStepMap<D>*, long, const SweepAnalysis&, \
-                                 const StepOptions&, CaseResult<D>*, double*, int);                     \
-  template void make_case_rk_map<D>(const Scenario&, const Model<D>&, RkStepMap<D>&);
+#define FIVSIM_SWEEP_INSTANTIATE(D)                                                                            \
+  template void make_case_rk_map<D>(const MethodSpec&, const Model<D>&, double, RkStepMap<D>&);               \
+  template struct SweepShared<D>;                                                                             \
+  template struct PreparedCases<D>;                                                                           \
+  template void prepare_cases<D>(const SweepPlan&, const SweepShared<D>&, long, long, PreparedCases<D>&);      \
+  template void run_chunk_cpu<D>(const CaseBatch<D>&, const SweepAnalysis&, const StepOptions&, CaseResult<D>*, \
+                                 double*, int);
 FIVSIM_SWEEP_FOR_EACH_DIMS(FIVSIM_SWEEP_INSTANTIATE)
 #undef FIVSIM_SWEEP_INSTANTIATE
 

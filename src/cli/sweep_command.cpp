@@ -52,11 +52,9 @@ template <class D>
 struct Chunk {
   long first = 0;
   long n = 0;
-  std::vector<CaseSetup<D>> setups;
-  std::vector<RkStepMap<D>> rk_maps;  // Runge–Kutta methods only
+  batch::PreparedCases<D> cases;
   std::vector<CaseResult<D>> results;
   std::vector<double> points;
-  std::vector<double> values;  // n × swept parameters
   std::vector<PinnTotals> pinn;  // PINN methods: each case's trainings
   double setup_s = 0.0;
 };
@@ -65,6 +63,7 @@ struct SweepContext {
   const SweepArgs& args;
   const Scenario& base;
   const SweepSpec& spec;
+  const batch::SweepPlan& plan;
   bool cuda = false;
   bool single = false;
   CudaDeviceInfo device;
@@ -74,54 +73,20 @@ struct SweepContext {
   long first_case = 0, end_case = 0;
   int shard_index = -1, shard_count = 0;
   // cases carry a Runge–Kutta step map: rk4lcp, irk and the IRK-PINN frameworks
-  bool runge_kutta() const {
-    const MethodSpec spec = base.integrator.spec();
-    return spec.kind == MethodKind::rk4lcp || spec.kind == MethodKind::irk ||
-           (spec.kind == MethodKind::pinn && spec.framework != PinnFramework::central);
-  }
+  bool runge_kutta() const { return batch::method_has_step_map(base.integrator.spec()); }
   bool pinn() const { return base.integrator.spec().kind == MethodKind::pinn; }
 };
 
-// builds the cases of [first, first + n): scenario, model, start state; the lowest failing case's
-// error is rethrown
+// the cases of [first, first + n) from the plan: their rows, and their own setups where the plan
+// makes them on the host; the lowest failing case's error is rethrown
 template <class D>
-Chunk<D> prepare_chunk(const SweepContext& ctx, long first, long n, const StepOptions& opt) {
+Chunk<D> prepare_chunk(const SweepContext& ctx, const batch::SweepShared<D>& shared, long first, long n) {
   const auto t0 = Clock::now();
   Chunk<D> ch;
   ch.first = first;
   ch.n = n;
-  const bool runge_kutta = ctx.runge_kutta();
-  ch.setups.resize(static_cast<std::size_t>(n));
-  if (runge_kutta) ch.rk_maps.resize(static_cast<std::size_t>(n));
-  const std::size_t np = ctx.spec.parameters.size();
-  ch.values.resize(static_cast<std::size_t>(n) * np);
-  long failed = -1;
-  std::optional<InputError> failure;
-  const int nq = ctx.base.model.dof(), nc = ctx.base.model.n_contacts();
-#pragma omp parallel
-  {
-    std::vector<double> values;
-#pragma omp for schedule(dynamic, 64)
-    for (long i = 0; i < n; ++i) {
-      try {
-        const Scenario sc = batch::case_scenario(ctx.base.document, ctx.spec, first + i, values);
-        if (sc.model.dof() != nq || sc.model.n_contacts() != nc)
-          throw InputError(ctx.spec.parameters[0].path, "a sweep may not change the number of DoF or contacts");
-        batch::make_case_setup(sc, opt.stick_tol, ch.setups[static_cast<std::size_t>(i)]);
-        if (runge_kutta)
-          batch::make_case_rk_map(sc, ch.setups[static_cast<std::size_t>(i)].model, ch.rk_maps[static_cast<std::size_t>(i)]);
-        std::copy(values.begin(), values.end(), ch.values.begin() + static_cast<long>(i * np));
-      } catch (const InputError& e) {
-#pragma omp critical
-        if (failed < 0 || i < failed) {
-          failed = i;
-          failure = e;
-        }
-      }
-    }
-  }
-  if (failure) throw *failure;
-  const long per_case = case_points_size(nq, ctx.base.analysis.points);
+  batch::prepare_cases(ctx.plan, shared, first, n, ch.cases);
+  const long per_case = case_points_size(ctx.base.model.dof(), ctx.base.analysis.points);
   ch.results.resize(static_cast<std::size_t>(n));
   if (ctx.pinn()) ch.pinn.resize(static_cast<std::size_t>(n));
   ch.points.assign(static_cast<std::size_t>(n * per_case), 0.0);
@@ -131,12 +96,13 @@ Chunk<D> prepare_chunk(const SweepContext& ctx, long first, long n, const StepOp
 
 template <class D>
 void write_case_rows(const Chunk<D>& ch, int nq, int nc, bool lyapunov, CsvRows& cases) {
-  const std::size_t np = ch.values.size() / static_cast<std::size_t>(ch.n > 0 ? ch.n : 1);
+  const std::size_t n = static_cast<std::size_t>(ch.n > 0 ? ch.n : 1);
+  const std::size_t np = ch.cases.rows.size() / n;
   const int ns = 2 * nq + 2 * nc;
   for (long i = 0; i < ch.n; ++i) {
     const CaseResult<D>& r = ch.results[static_cast<std::size_t>(i)];
     cases.field(static_cast<double>(ch.first + i));
-    for (std::size_t k = 0; k < np; ++k) cases.field(ch.values[static_cast<std::size_t>(i) * np + k]);
+    for (std::size_t k = 0; k < np; ++k) cases.field(ch.cases.rows[k * n + static_cast<std::size_t>(i)]);
     cases.field(case_class(r).c_str());
     cases.field(static_cast<double>(r.period_n));
     cases.field(r.period_s);
@@ -216,7 +182,7 @@ void write_trajectory(const SweepContext& ctx, long index, const std::filesystem
 
 // what every rank needs to run chunks: the per-case analysis, the step options and, for the PINN
 // methods, the stepper settings and stage table all cases share
-struct SweepPlan {
+struct ChunkSettings {
   SweepAnalysis an;
   StepOptions opt;
   int nq = 0, nc = 0;
@@ -225,7 +191,7 @@ struct SweepPlan {
   StageTable<double> tab;  // over `stages`
   double pinn_block_bytes = 0.0;
 
-  explicit SweepPlan(const SweepContext& ctx)
+  explicit ChunkSettings(const SweepContext& ctx)
       : an(batch::sweep_analysis(ctx.base)),
         opt(batch::sweep_step_options(ctx.base, ctx.single)),
         nq(ctx.base.model.dof()),
@@ -240,8 +206,8 @@ struct SweepPlan {
     pinn_block_bytes = static_cast<double>(pinn_block_layout<PinnSweepDims>(pinn_set, nq, tab.R).bytes) *
                        (an.lyapunov_every > 0 ? 2 : 1);
   }
-  SweepPlan(const SweepPlan&) = delete;
-  SweepPlan& operator=(const SweepPlan&) = delete;
+  ChunkSettings(const ChunkSettings&) = delete;
+  ChunkSettings& operator=(const ChunkSettings&) = delete;
 };
 
 // device memory: the most cases one backend call may hold (lowered by each allocation failure)
@@ -276,15 +242,14 @@ batch::CudaOutcome run_in_parts(long n, BackendParts& parts, RunPart&& run_part)
 
 // runs one prepared chunk on this rank's backend and renders its rows and counts
 template <class D>
-ChunkOutput run_chunk(const SweepContext& ctx, const SweepPlan& plan, Chunk<D>& ch, BackendParts& parts) {
+ChunkOutput run_chunk(const SweepContext& ctx, const ChunkSettings& plan, Chunk<D>& ch, BackendParts& parts) {
   const auto tc = Clock::now();
   double kernels_s = 0.0;
   const long halvings_before = parts.halvings;
   const long per_case = case_points_size(plan.nq, plan.an.capacity);
-  const RkStepMap<D>* maps = ch.rk_maps.empty() ? nullptr : ch.rk_maps.data();
+  const batch::CaseBatch<D> all = ch.cases.batch();
   const batch::CudaOutcome outcome = run_in_parts(ch.n, parts, [&](long at, long count) {
-    const CaseSetup<D>* setups = ch.setups.data() + at;
-    const RkStepMap<D>* part_maps = maps ? maps + at : nullptr;
+    const batch::CaseBatch<D> part = all.part(at, count);
     CaseResult<D>* results = ch.results.data() + at;
     double* points = ch.points.data() + at * per_case;
     double kernel_s = 0.0;
@@ -292,16 +257,16 @@ ChunkOutput run_chunk(const SweepContext& ctx, const SweepPlan& plan, Chunk<D>& 
     if (ctx.pinn()) {
       // sweep_command runs every PINN sweep on this instantiation
       if constexpr (std::is_same_v<D, PinnSweepDims>) {
-        const batch::PinnChunk pc{setups, part_maps, count, plan.pinn_set, plan.tab, plan.nq};
+        const batch::PinnChunk pc{part, plan.pinn_set, plan.tab, plan.nq};
         if (ctx.cuda)
           out = batch::run_chunk_cuda_pinn(pc, plan.an, plan.opt, results, points, ch.pinn.data() + at, kernel_s);
         else
           batch::run_chunk_cpu_pinn(pc, plan.an, plan.opt, results, points, ch.pinn.data() + at, ctx.args.threads);
       }
     } else if (ctx.cuda) {
-      out = batch::run_chunk_cuda(setups, part_maps, count, plan.an, plan.opt, results, points, kernel_s);
+      out = batch::run_chunk_cuda(part, plan.an, plan.opt, results, points, kernel_s);
     } else {
-      batch::run_chunk_cpu(setups, part_maps, count, plan.an, plan.opt, results, points, ctx.args.threads);
+      batch::run_chunk_cpu(part, plan.an, plan.opt, results, points, ctx.args.threads);
     }
     kernels_s += kernel_s;
     return out;
@@ -339,10 +304,11 @@ ChunkOutput run_chunk(const SweepContext& ctx, const SweepPlan& plan, Chunk<D>& 
 // chunk on the host while the device runs this one; the CPU backend asks for a range only when it
 // is free, so that the last chunks go to whichever rank is free first
 template <class D>
-void run_chunks(const SweepContext& ctx, const SweepPlan& plan, ChunkExchange& exchange) {
+void run_chunks(const SweepContext& ctx, const ChunkSettings& plan, ChunkExchange& exchange) {
   BackendParts parts;
   if (const char* hook = std::getenv("FIVSIM_SWEEP_DEVICE_CASES")) parts.test_limit = std::atol(hook);
-  const auto prepare = [&](ChunkRange r) { return prepare_chunk<D>(ctx, r.first, r.n, plan.opt); };
+  const batch::SweepShared<D> shared(ctx.plan, plan.opt.stick_tol);
+  const auto prepare = [&](ChunkRange r) { return prepare_chunk<D>(ctx, shared, r.first, r.n); };
   // a test hook (FIVSIM_SWEEP_PREPARE_AHEAD): the CPU backend takes the CUDA backend's path
   const bool prepare_ahead = ctx.cuda || std::getenv("FIVSIM_SWEEP_PREPARE_AHEAD");
   // a test hook (FIVSIM_SWEEP_SLOW_RANK=r:ms): rank r spends ms more on each chunk, as a slower
@@ -405,7 +371,7 @@ template <class D>
 int run_worker(const SweepContext& ctx) {
   const auto exchange = make_worker_exchange(*ctx.ranks, rank_about(ctx));
   try {
-    const SweepPlan plan(ctx);
+    const ChunkSettings plan(ctx);
     run_chunks<D>(ctx, plan, *exchange);
   } catch (const InputError& e) {
     exchange->fail(kExitBadInput, e.what());
@@ -420,7 +386,7 @@ template <class D>
 int run_sweep(const SweepContext& ctx) {
   if (ctx.ranks->rank() != 0) return run_worker<D>(ctx);
   const Scenario& base = ctx.base;
-  const SweepPlan plan(ctx);
+  const ChunkSettings plan(ctx);
   const SweepAnalysis& an = plan.an;
   const int nq = plan.nq, nc = plan.nc;
   const long n_total = ctx.spec.n_cases();
@@ -434,9 +400,12 @@ int run_sweep(const SweepContext& ctx) {
   // device); on the CPU 256 cases per thread (4 for the PINN methods), small enough for the
   // progress line to move and large enough that a chunk's overhead vanishes. Rank 0's choice holds
   // for every rank.
+  // a case's own setup and step map only where the plan makes them on the host
+  const bool own_setup = ctx.plan.per_case_setups(), own_map = ctx.runge_kutta() && ctx.plan.per_case_map();
   const double per_case_bytes =
-      static_cast<double>(sizeof(CaseSetup<D>) + sizeof(CaseResult<D>) + (ctx.runge_kutta() ? sizeof(RkStepMap<D>) : 0)) +
-      8.0 * static_cast<double>(case_points_size(nq, an.capacity)) + plan.pinn_block_bytes;
+      static_cast<double>((own_setup ? sizeof(CaseSetup<D>) : 0) + sizeof(CaseResult<D>) +
+                          (own_map ? sizeof(RkStepMap<D>) : 0)) +
+      8.0 * static_cast<double>(ctx.spec.parameters.size() + case_points_size(nq, an.capacity)) + plan.pinn_block_bytes;
   const int threads = ctx.args.threads > 0 ? ctx.args.threads : omp_get_max_threads();
   long chunk = ctx.args.chunk;
   if (chunk <= 0) {
@@ -684,6 +653,7 @@ int sweep_command(const SweepArgs& args) {
   json doc;
   Scenario base;
   SweepSpec spec;
+  std::unique_ptr<batch::SweepPlan> plan;
   try {
     doc = load_json_file(args.scenario);
     for (const auto& s : args.set) apply_override(doc, s);
@@ -701,10 +671,11 @@ int sweep_command(const SweepArgs& args) {
     if (base.integrator.spec().kind == MethodKind::pinn &&
         (base.model.dof() > PinnSweepDims::max_dof || base.model.n_contacts() > PinnSweepDims::max_contacts))
       throw InputError("/model", "PINN sweeps hold at most 8 DoF and 8 contacts");
+    plan = std::make_unique<batch::SweepPlan>(base, spec);
   } catch (const InputError& e) {
     return fail(kExitBadInput, e.what());
   }
-  SweepContext ctx{args, base, spec, false, false, {}, 1, ranks.get()};
+  SweepContext ctx{args, base, spec, *plan, false, false, {}, 1, ranks.get()};
   ctx.single = args.precision == "float";
   ctx.end_case = spec.n_cases();
   if (!args.shard.empty()) {

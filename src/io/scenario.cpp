@@ -229,7 +229,7 @@ FrictionLaw coulomb(double mu) {
   return law;
 }
 
-ModelDescription parse_base_excited(JsonObject& root, JsonObject& mo, FrictionSpec& friction) {
+BaseExcitedParams parse_base_excited(JsonObject& root, JsonObject& mo, FrictionSpec& friction) {
   BaseExcitedParams p;
   p.m = mo.number("m", NumberRule::positive);
   p.k = mo.number("k", NumberRule::non_negative);
@@ -256,7 +256,7 @@ ModelDescription parse_base_excited(JsonObject& root, JsonObject& mo, FrictionSp
   } else {
     throw InputError(mo.pointer_of("Ff"), "is required (or Fn with mu or with a /friction block)");
   }
-  return make_base_excited_sdof(p);
+  return p;
 }
 
 ModelDescription parse_linear_multibody(JsonObject& root, JsonObject& mo) {
@@ -322,13 +322,14 @@ ModelDescription parse_linear_multibody(JsonObject& root, JsonObject& mo) {
   return d;
 }
 
-ModelDescription parse_model(JsonObject& root) {
+ModelParameters parse_model(JsonObject& root) {
   JsonObject mo = root.object("model");
-  const std::string type = mo.choice("type", kModelTypes);
-  ModelDescription d;
+  ModelParameters mp;
+  mp.type = mo.choice("type", kModelTypes);
+  const std::string& type = mp.type;
   FrictionSpec friction;  // a preset's one law (linear_multibody sets its contacts itself)
   if (type == "slider_belt") {
-    SliderBeltParams p;
+    SliderBeltParams& p = mp.slider_belt;
     p.m = mo.number("m", NumberRule::positive);
     p.k = mo.number("k", NumberRule::non_negative);
     p.c = mo.number_or("c", 0.0, NumberRule::non_negative);
@@ -336,9 +337,8 @@ ModelDescription parse_model(JsonObject& root) {
     p.Fn = mo.number("Fn", NumberRule::non_negative);
     friction = required_friction(root, type);
     p.law = friction.law;
-    d = make_slider_belt(p);
   } else if (type == "slider_chain") {
-    SliderChainParams p;
+    SliderChainParams& p = mp.slider_chain;
     const long n = mo.integer("n", 1);
     if (n > kHostMaxContacts)
       throw InputError(mo.pointer_of("n"), "at most " + std::to_string(kHostMaxContacts) + " sliders");
@@ -350,9 +350,8 @@ ModelDescription parse_model(JsonObject& root) {
     p.v0 = mo.number("v0");
     friction = required_friction(root, type);
     p.law = friction.law;
-    d = make_slider_chain(p);
   } else if (type == "mode_coupling_2dof") {
-    ModeCouplingParams p;
+    ModeCouplingParams& p = mp.mode_coupling;
     p.m = mo.number("m", NumberRule::positive);
     p.k1 = mo.number("k1", NumberRule::non_negative);
     p.k3 = mo.number("k3", NumberRule::non_negative);
@@ -363,11 +362,10 @@ ModelDescription parse_model(JsonObject& root) {
     p.v0 = mo.number("v0");
     friction = required_friction(root, type);
     p.law = friction.law;
-    d = make_mode_coupling_2dof(p);
   } else if (type == "base_excited_sdof") {
-    d = parse_base_excited(root, mo, friction);
+    mp.base_excited = parse_base_excited(root, mo, friction);
   } else if (type == "torsion_pendulum") {
-    TorsionPendulumParams p;
+    TorsionPendulumParams& p = mp.torsion_pendulum;
     p.J2 = mo.number("J2", NumberRule::positive);
     p.c2 = mo.number_or("c2", 0.0, NumberRule::non_negative);
     p.k2 = mo.number("k2", NumberRule::non_negative);
@@ -378,14 +376,13 @@ ModelDescription parse_model(JsonObject& root) {
     in.finish();
     friction = required_friction(root, type);
     p.law = friction.law;
-    d = make_torsion_pendulum(p);
   } else {
-    d = parse_linear_multibody(root, mo);
+    mp.linear_multibody = parse_linear_multibody(root, mo);
   }
-  if (friction.dynamic)
-    for (auto& c : d.contacts) apply_friction(c, friction);
+  mp.dynamic = friction.dynamic;
+  mp.dynamic_law = friction.dyn;
   mo.finish();
-  return d;
+  return mp;
 }
 
 void parse_integrator(JsonObject& root, Scenario& s) {
@@ -420,12 +417,8 @@ void parse_integrator(JsonObject& root, Scenario& s) {
   if (it.method == "smooth" && !smooth_supports(s.model, &why)) throw InputError(in.pointer_of("method"), why);
   it.dt = in.number("dt", NumberRule::positive);
   it.t_end = in.number("t_end", NumberRule::positive);
-  const double ratio = it.t_end / it.dt;
-  if (ratio > 2.0e9)
-    throw InputError(in.pointer_of("dt"), "t_end/dt gives more than 2e9 steps");
-  const double rounded = std::round(ratio);
-  it.steps = static_cast<long>(std::abs(ratio - rounded) <= 1e-9 * ratio ? rounded : std::ceil(ratio));
-  if (it.steps < 1) it.steps = 1;
+  if (it.t_end / it.dt > kMaxSteps) throw InputError(in.pointer_of("dt"), "t_end/dt gives more than 2e9 steps");
+  it.steps = step_count(it.dt, it.t_end);
 
   const bool pinn_solves = it.method == "pinn_dual" || it.method == "pinn_adv_dual" || it.method == "pinn_central";
   if (solver == "lcp_pinn" && !pinn_solves && !classical)
@@ -508,6 +501,29 @@ bool pinn_central_supports(const ModelDescription& d, std::string* why) {
   return true;
 }
 
+long step_count(double dt, double t_end) {
+  const double ratio = t_end / dt;
+  const double rounded = std::round(ratio);
+  const long steps = static_cast<long>(std::abs(ratio - rounded) <= 1e-9 * ratio ? rounded : std::ceil(ratio));
+  return steps < 1 ? 1 : steps;
+}
+
+ModelDescription describe_model(const ModelParameters& p) {
+  ModelDescription d;
+  if (p.type == "slider_belt") d = make_slider_belt(p.slider_belt);
+  else if (p.type == "slider_chain") d = make_slider_chain(p.slider_chain);
+  else if (p.type == "mode_coupling_2dof") d = make_mode_coupling_2dof(p.mode_coupling);
+  else if (p.type == "base_excited_sdof") d = make_base_excited_sdof(p.base_excited);
+  else if (p.type == "torsion_pendulum") d = make_torsion_pendulum(p.torsion_pendulum);
+  else d = p.linear_multibody;
+  if (p.dynamic)
+    for (auto& c : d.contacts) {
+      c.dynamic = true;
+      c.dynamic_law = p.dynamic_law;
+    }
+  return d;
+}
+
 MethodSpec IntegratorSettings::spec() const {
   MethodSpec m;
   m.kind = method == "moreau"   ? MethodKind::moreau
@@ -540,7 +556,8 @@ Scenario parse_scenario(const json& doc) {
   // a sweep block is read by `fivsim sweep` (batch/sweep_spec.hpp); the other verbs run the base case
   root.has("sweep");
 
-  s.model = parse_model(root);
+  s.model_parameters = parse_model(root);
+  s.model = describe_model(s.model_parameters);
   const long n = s.model.dof();
   const std::string why = "model has " + std::to_string(n) + " DoF";
   s.q0 = Eigen::VectorXd::Zero(n);

@@ -36,6 +36,11 @@ void scenario_path(const json& doc) {
     } catch (const fivsim::ModelError&) {
     }
   }
+  // the plan's probes and checks of every case, and the first case made from it
+  const fivsim::batch::SweepPlan plan(sc, spec);
+  const fivsim::batch::SweepShared<fivsim::batch::SweepDimsGeneric<double>> shared(plan, 1e-9);
+  fivsim::batch::PreparedCases<fivsim::batch::SweepDimsGeneric<double>> cases;
+  fivsim::batch::prepare_cases(plan, shared, 0, 1, cases);
 }
 
 }  // namespace

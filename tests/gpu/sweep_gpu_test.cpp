@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <memory>
 
 #ifdef FIVSIM_HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -17,14 +18,36 @@
 namespace fivsim {
 namespace {
 
+// a sweep's cases prepared as `fivsim sweep` prepares a chunk of them
+template <class D>
+struct Prepared {
+  Scenario base;
+  SweepSpec spec;
+  std::unique_ptr<batch::SweepPlan> plan;
+  std::unique_ptr<batch::SweepShared<D>> shared;
+  batch::PreparedCases<D> cases;
+  SweepAnalysis an;
+  StepOptions opt;
+};
+
+template <class D>
+Prepared<D> prepare(const json& doc, bool single) {
+  Prepared<D> p;
+  p.base = parse_scenario(doc);
+  p.spec = parse_sweep(doc);
+  p.plan = std::make_unique<batch::SweepPlan>(p.base, p.spec);
+  p.an = batch::sweep_analysis(p.base);
+  p.opt = batch::sweep_step_options(p.base, single);
+  p.shared = std::make_unique<batch::SweepShared<D>>(*p.plan, p.opt.stick_tol);
+  batch::prepare_cases(*p.plan, *p.shared, 0, p.spec.n_cases(), p.cases);
+  return p;
+}
+
 template <class D>
 struct Batch {
-  std::vector<CaseSetup<D>> setups;
-  std::vector<RkStepMap<D>> maps;
   std::vector<CaseResult<D>> cpu, gpu;
   std::vector<double> points_cpu, points_gpu;
   SweepAnalysis an;
-  StepOptions opt;
 };
 
 template <class D>
@@ -37,29 +60,17 @@ Batch<D> make_batch(long n, bool single, bool irk = false) {
   doc["integrator"]["t_end"] = 40.0;
   doc["analysis"]["t_transient"] = 10.0;
   doc["sweep"]["parameters"][0]["linspace"] = {1.0, 30.0, n};
-  const Scenario base = parse_scenario(doc);
-  const SweepSpec spec = parse_sweep(doc);
+  const Prepared<D> p = prepare<D>(doc, single);
   Batch<D> b;
-  b.an = batch::sweep_analysis(base);
-  b.opt = batch::sweep_step_options(base, single);
-  b.setups.resize(static_cast<std::size_t>(n));
-  std::vector<double> values;
-  if (irk) b.maps.resize(n);
-  for (long i = 0; i < n; ++i) {
-    const Scenario sc = batch::case_scenario(doc, spec, i, values);
-    batch::make_case_setup(sc, b.opt.stick_tol, b.setups[i]);
-    if (irk) batch::make_case_rk_map(sc, b.setups[i].model, b.maps[i]);
-  }
-  const RkStepMap<D>* maps = irk ? b.maps.data() : nullptr;
+  b.an = p.an;
   const long per_case = case_points_size(2, b.an.capacity);
   b.cpu.resize(n);
   b.gpu.resize(n);
   b.points_cpu.assign(n * per_case, 0.0);
   b.points_gpu.assign(n * per_case, 0.0);
-  batch::run_chunk_cpu(b.setups.data(), maps, n, b.an, b.opt, b.cpu.data(), b.points_cpu.data(), 0);
+  batch::run_chunk_cpu(p.cases.batch(), b.an, p.opt, b.cpu.data(), b.points_cpu.data(), 0);
   double kernel_s = 0.0;
-  const batch::CudaOutcome out =
-      batch::run_chunk_cuda(b.setups.data(), maps, n, b.an, b.opt, b.gpu.data(), b.points_gpu.data(), kernel_s);
+  const batch::CudaOutcome out = batch::run_chunk_cuda(p.cases.batch(), b.an, p.opt, b.gpu.data(), b.points_gpu.data(), kernel_s);
   EXPECT_EQ(out.error, "");
   return b;
 }
@@ -115,19 +126,12 @@ TEST(SweepGpu, LyapunovMatchesCpu) {
   doc["analysis"]["t_transient"] = 5.0;
   doc["analysis"]["lyapunov"] = {{"every", 10}};
   doc["sweep"]["parameters"][0]["linspace"] = {1.0, 30.0, 64};
-  const Scenario base = parse_scenario(doc);
-  const SweepSpec spec = parse_sweep(doc);
-  const SweepAnalysis an = batch::sweep_analysis(base);
-  const StepOptions opt = batch::sweep_step_options(base, false);
-  std::vector<CaseSetup<D>> setups(64);
-  std::vector<double> values;
-  for (long i = 0; i < 64; ++i)
-    batch::make_case_setup(batch::case_scenario(doc, spec, i, values), opt.stick_tol, setups[i]);
+  const Prepared<D> p = prepare<D>(doc, false);
   std::vector<CaseResult<D>> cpu(64), gpu(64);
-  std::vector<double> pc(64 * case_points_size(2, an.capacity)), pg(pc.size());
-  batch::run_chunk_cpu<D>(setups.data(), nullptr, 64, an, opt, cpu.data(), pc.data(), 0);
+  std::vector<double> pc(64 * case_points_size(2, p.an.capacity)), pg(pc.size());
+  batch::run_chunk_cpu<D>(p.cases.batch(), p.an, p.opt, cpu.data(), pc.data(), 0);
   double kernel_s = 0;
-  ASSERT_EQ(batch::run_chunk_cuda<D>(setups.data(), nullptr, 64, an, opt, gpu.data(), pg.data(), kernel_s).error, "");
+  ASSERT_EQ(batch::run_chunk_cuda<D>(p.cases.batch(), p.an, p.opt, gpu.data(), pg.data(), kernel_s).error, "");
   for (int c = 0; c < 64; ++c) {
     EXPECT_NEAR(cpu[c].lyapunov_time, gpu[c].lyapunov_time, 1e-9) << c;
     EXPECT_NEAR(cpu[c].lyapunov, gpu[c].lyapunov, 1e-6 * (1 + std::abs(cpu[c].lyapunov))) << c;
@@ -167,23 +171,14 @@ TEST_P(SweepGpuPinn, MatchesCpu) {
   doc["integrator"]["t_end"] = 3.0;
   doc["analysis"]["t_transient"] = 1.0;
   doc["sweep"]["parameters"][0]["linspace"] = {0.2, 1.2, 16};
-  const Scenario base = parse_scenario(doc);
-  const SweepSpec spec = parse_sweep(doc);
-  const SweepAnalysis an = batch::sweep_analysis(base);
-  const StepOptions opt = batch::sweep_step_options(base, false);
-  const MethodSpec ms = base.integrator.spec();
+  const Prepared<D> p = prepare<D>(doc, false);
+  const SweepAnalysis& an = p.an;
+  const StepOptions& opt = p.opt;
+  const MethodSpec ms = p.base.integrator.spec();
   const bool central = ms.framework == PinnFramework::central;
   const long n = 16;
-  std::vector<CaseSetup<D>> setups(n);
-  std::vector<RkStepMap<D>> maps(central ? 0 : n);
-  std::vector<double> values;
-  for (long i = 0; i < n; ++i) {
-    const Scenario sc = batch::case_scenario(doc, spec, i, values);
-    batch::make_case_setup(sc, opt.stick_tol, setups[i]);
-    if (!central) batch::make_case_rk_map(sc, setups[i].model, maps[i]);
-  }
   const std::vector<double> stages = central ? std::vector<double>() : gauss_stage_values<double>(ms.stages);
-  batch::PinnChunk ch{setups.data(), central ? nullptr : maps.data(), n, make_pinn_step_settings(ms, 1),
+  batch::PinnChunk ch{p.cases.batch(), make_pinn_step_settings(ms, 1),
                       central ? StageTable<double>{} : stage_table_of(stages.data(), ms.stages), 1};
   std::vector<CaseResult<D>> cpu(n), gpu(n);
   std::vector<PinnTotals> tc(n), tg(n);

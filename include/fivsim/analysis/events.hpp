@@ -62,6 +62,18 @@ FIVSIM_HD inline ContactState kinematic_contact_state(const Model<D>& m, const S
   return ContactState::stick;
 }
 
+// the contact states and normal forces of a start state from its q and u: kinematic states, and
+// λ_N = Fn for given_normal contacts (0 for the others until a step has run)
+template <class D>
+FIVSIM_HD inline void initial_contact_states(const Model<D>& m, State<D>& s, typename D::scalar stick_tol) {
+  s.lamN.resize(m.n_contacts);
+  s.lamT.resize(m.n_contacts);
+  for (int i = 0; i < m.n_contacts; ++i) {
+    if (m.kind[i] == ContactKind::given_normal) s.lamN[i] = m.Fn[i];
+    s.contact[i] = kinematic_contact_state(m, s, i, stick_tol);
+  }
+}
+
 struct Event {
   double t = 0.0;
   int contact = 0;

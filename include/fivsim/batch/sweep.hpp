@@ -1,6 +1,7 @@
-// fivsim/batch/sweep.hpp — the batch engine of `fivsim sweep`: cases of one scenario built from its
-// sweep block, grouped in chunks, run by the CPU backend (OpenMP) or the CUDA backend on the same
-// FIVSIM_HD case runner (case_runner.hpp), one fixed-size instantiation per model size.
+// fivsim/batch/sweep.hpp — the batch engine of `fivsim sweep`: the cases of one plan (one model
+// plus N rows, sweep_plan.hpp) prepared chunk by chunk for the CPU backend (OpenMP) or the CUDA
+// backend, both over the same FIVSIM_HD case runner (case_runner.hpp), one fixed-size
+// instantiation per model size.
 #pragma once
 
 #include <string>
@@ -8,6 +9,7 @@
 
 #include "fivsim/batch/sweep_backend.hpp"
 #include "fivsim/batch/sweep_pinn_backend.hpp"
+#include "fivsim/batch/sweep_plan.hpp"
 #include "fivsim/batch/sweep_spec.hpp"
 #include "fivsim/io/scenario.hpp"
 
@@ -23,22 +25,48 @@ SweepAnalysis sweep_analysis(const Scenario& sc);
 // step options of the batch path for a precision (float needs looser LCP tolerances)
 StepOptions sweep_step_options(const Scenario& sc, bool single_precision);
 
-// the scenario of case `index`: the base document with the case's values; throws an InputError
-// naming the case and the swept values when the case is not a valid scenario
-Scenario case_scenario(const json& base, const SweepSpec& spec, long index, std::vector<double>& values);
-
-// model, start state and time grid of a case
+// the Runge–Kutta step map of a model and dt for a method that has one (rk4lcp, irk), or the
+// Gauss map of an IRK-PINN framework
 template <class D>
-void make_case_setup(const Scenario& sc, double stick_tol, CaseSetup<D>& setup);
+void make_case_rk_map(const MethodSpec& spec, const Model<D>& m, double dt, RkStepMap<D>& map);
 
-// the Runge–Kutta step map of a case whose method is rk4lcp or irk (rk_step_map.hpp), or the Gauss
-// map of an IRK-PINN framework
+// whether a method's cases carry a Runge–Kutta step map: rk4lcp, irk and the IRK-PINN frameworks
+bool method_has_step_map(const MethodSpec& spec);
+
+// what every chunk of a sweep starts from: the uniform setup and, when all cases share it, the
+// step map
 template <class D>
-void make_case_rk_map(const Scenario& sc, const Model<D>& m, RkStepMap<D>& map);
+struct SweepShared {
+  CaseSetup<D> setup;
+  std::vector<RkStepMap<D>> map;  // one map shared by every case, or none
+  double stick_tol = 0.0;
+  SweepShared(const SweepPlan& plan, double stick_tol);
+};
 
-#define FIVSIM_SWEEP_EXTERN(D)                                                             \
-  extern template void make_case_setup<D>(const Scenario&, double, CaseSetup<D>&); \
-  extern template void make_case_rk_map<D>(const Scenario&, const Model<D>&, RkStepMap<D>&);
+// the cases [first, first + n) of a plan ready for a backend: their rows and, where the plan
+// makes them on the host, their own setups and step maps
+template <class D>
+struct PreparedCases {
+  long first = 0, n = 0;
+  std::vector<double> rows;          // parameter k of case i at rows[k * n + i]
+  std::vector<CaseSetup<D>> setups;  // one per case, or the shared one
+  std::vector<RkStepMap<D>> maps;    // one per case, the shared one, or none (Moreau)
+  SlotTargets targets;               // written per case by the backend (with a shared setup)
+  double stick_tol = 0.0;
+
+  CaseBatch<D> batch() const;
+};
+
+// prepares cases [first, first + n) (OpenMP over the cases where each has its own setup); throws
+// the InputError of the lowest case whose model its values make invalid
+template <class D>
+void prepare_cases(const SweepPlan& plan, const SweepShared<D>& shared, long first, long n, PreparedCases<D>& out);
+
+#define FIVSIM_SWEEP_EXTERN(D)                                                                                  \
+  extern template void make_case_rk_map<D>(const MethodSpec&, const Model<D>&, double, RkStepMap<D>&);       \
+  extern template struct SweepShared<D>;                                                                    \
+  extern template struct PreparedCases<D>;                                                                  \
+  extern template void prepare_cases<D>(const SweepPlan&, const SweepShared<D>&, long, long, PreparedCases<D>&);
 FIVSIM_SWEEP_FOR_EACH_DIMS(FIVSIM_SWEEP_EXTERN)
 #undef FIVSIM_SWEEP_EXTERN
 

@@ -8,6 +8,7 @@
 
 #include "fivsim/batch/case_runner.hpp"
 #include "fivsim/batch/cuda_device.hpp"
+#include "fivsim/batch/parameter_slots.hpp"
 
 namespace fivsim::batch {
 
@@ -28,11 +29,46 @@ using SweepDims8 = Dims<T, 8, 8>;
 template <class T>
 using SweepDimsGeneric = Dims<T, 24, 8>;
 
-// runs n cases on `threads` CPU threads (0: all); points holds n × kPointKinds × capacity rows;
-// rk_maps: one Runge–Kutta step map per case, or null for Moreau
+// the cases of one backend call: the sweep's one setup (stride 0) with each case's row written in
+// by the backend, or each case's own setup (stride 1) where the plan makes them on the host; the
+// same for the Runge–Kutta step maps (null for Moreau)
 template <class D>
-void run_chunk_cpu(const CaseSetup<D>* setups, const RkStepMap<D>* rk_maps, long n, const SweepAnalysis& an,
-                   const StepOptions& opt, CaseResult<D>* results, double* points, int threads);
+struct CaseBatch {
+  long n = 0;
+  const CaseSetup<D>* setups = nullptr;
+  long setup_stride = 0;
+  const RkStepMap<D>* maps = nullptr;
+  long map_stride = 0;
+  SlotTargets targets;           // written per case into the setup (none where setups are per case)
+  const double* rows = nullptr;  // swept parameter k of case c at rows[k * row_stride + c]
+  long row_stride = 0;
+  int n_params = 0;
+  double stick_tol = 0.0;
+
+  FIVSIM_HD const RkStepMap<D>* map(long c) const { return maps ? maps + c * map_stride : nullptr; }
+  // case c's setup: the one in the batch, or `scratch` made from it and the case's row
+  FIVSIM_HD const CaseSetup<D>& setup(long c, CaseSetup<D>& scratch) const {
+    const CaseSetup<D>& s = setups[c * setup_stride];
+    if (targets.n == 0) return s;
+    scratch = s;
+    apply_row(targets, rows + c, row_stride, typename D::scalar(stick_tol), scratch.model, scratch.start);
+    return scratch;
+  }
+  // cases [at, at + count) as a batch of their own
+  CaseBatch part(long at, long count) const {
+    CaseBatch b = *this;
+    b.n = count;
+    b.setups = setups + at * setup_stride;
+    b.maps = maps ? maps + at * map_stride : nullptr;
+    b.rows = rows ? rows + at : nullptr;
+    return b;
+  }
+};
+
+// runs the batch on `threads` CPU threads (0: all); points holds n × kPointKinds × capacity rows
+template <class D>
+void run_chunk_cpu(const CaseBatch<D>& cases, const SweepAnalysis& an, const StepOptions& opt, CaseResult<D>* results,
+                   double* points, int threads);
 
 // what a CUDA backend call reports: success, or its error and whether that was a lack of device
 // memory (the caller then runs the cases in smaller parts)
@@ -48,11 +84,11 @@ inline CudaOutcome cuda_outcome(cudaError_t err) {
 }
 #endif
 
-// runs n cases on the CUDA device, one thread per case. kernel_s gets the kernel's own time
+// runs the batch on the CUDA device, one thread per case. kernel_s gets the kernel's own time
 // (device events)
 template <class D>
-CudaOutcome run_chunk_cuda(const CaseSetup<D>* setups, const RkStepMap<D>* rk_maps, long n, const SweepAnalysis& an,
-                           const StepOptions& opt, CaseResult<D>* results, double* points, double& kernel_s);
+CudaOutcome run_chunk_cuda(const CaseBatch<D>& cases, const SweepAnalysis& an, const StepOptions& opt,
+                           CaseResult<D>* results, double* points, double& kernel_s);
 
 #define FIVSIM_SWEEP_DIMS_DOUBLE(X)                                                               \
   X(SweepDims1<double>) X(SweepDimsExact2<double>) X(SweepDimsExact5<double>) X(SweepDims2<double>) \
@@ -64,13 +100,13 @@ CudaOutcome run_chunk_cuda(const CaseSetup<D>* setups, const RkStepMap<D>* rk_ma
 
 // the CUDA backend's instantiation for D: in kernels/sweep_batch_{double,float}.cu, or in
 // src/batch/cuda_unavailable.cpp for a build without CUDA
-#define FIVSIM_SWEEP_CUDA_INSTANCE(D)                                                                             \
-  template CudaOutcome run_chunk_cuda<D>(const CaseSetup<D>*, const RkStepMap<D>*, long, const SweepAnalysis&, \
-                                         const StepOptions&, CaseResult<D>*, double*, double&);
+#define FIVSIM_SWEEP_CUDA_INSTANCE(D)                                                                    \
+  template CudaOutcome run_chunk_cuda<D>(const CaseBatch<D>&, const SweepAnalysis&, const StepOptions&, \
+                                         CaseResult<D>*, double*, double&);
 
-#define FIVSIM_SWEEP_EXTERN(D)                                                                          \
-  extern template void run_chunk_cpu<D>(const CaseSetup<D>*, const RkStepMap<D>*, long, const SweepAnalysis&, \
-                                        const StepOptions&, CaseResult<D>*, double*, int);               \
+#define FIVSIM_SWEEP_EXTERN(D)                                                                                    \
+  extern template void run_chunk_cpu<D>(const CaseBatch<D>&, const SweepAnalysis&, const StepOptions&, CaseResult<D>*, \
+                                        double*, int);                                                            \
   extern FIVSIM_SWEEP_CUDA_INSTANCE(D)
 FIVSIM_SWEEP_FOR_EACH_DIMS(FIVSIM_SWEEP_EXTERN)
 #undef FIVSIM_SWEEP_EXTERN

@@ -11,12 +11,10 @@
 
 namespace fivsim::batch {
 
-// a chunk of a PINN sweep: the cases, their Gauss step maps (null for pinn_central), and what
-// they share
+// a chunk of a PINN sweep: the cases with their Gauss step maps (none for pinn_central), and
+// what they share
 struct PinnChunk {
-  const CaseSetup<PinnSweepDims>* setups = nullptr;
-  const RkStepMap<PinnSweepDims>* maps = nullptr;
-  long n = 0;
+  CaseBatch<PinnSweepDims> cases;
   PinnStepSettings set;
   StageTable<double> tab;  // host arrays (R² + 2R values from tab.a on)
   int n_dof = 0;

@@ -32,12 +32,7 @@ void make_initial_state(const Model<D>& m, const Eigen::VectorXd& q0, const Eige
     s.q[i] = T(q0(i));
     s.u[i] = T(u0(i));
   }
-  s.lamN.resize(m.n_contacts);
-  s.lamT.resize(m.n_contacts);
-  for (int i = 0; i < m.n_contacts; ++i) {
-    if (m.kind[i] == ContactKind::given_normal) s.lamN[i] = m.Fn[i];
-    s.contact[i] = kinematic_contact_state(m, s, i, T(stick_tol));
-  }
+  initial_contact_states(m, s, T(stick_tol));
 }
 
 struct RunOutcome {

@@ -8,6 +8,7 @@
 #include "fivsim/integrate/method.hpp"
 #include "fivsim/io/json_reader.hpp"
 #include "fivsim/model/model_description.hpp"
+#include "fivsim/model/presets.hpp"
 
 namespace fivsim {
 
@@ -53,15 +54,92 @@ struct OutputSettings {
   std::vector<long> trajectories;      // sweeps: cases whose decimated time series are written
 };
 
+// the numbers a scenario's model is made of, as its /model and /friction blocks give them: a
+// preset's parameters, or a linear_multibody description itself. A sweep writes a case's values
+// into a copy and makes the case's model from it without going back to the JSON
+// (batch/sweep_plan.hpp).
+struct ModelParameters {
+  std::string type;  // which of the members below holds the model
+  SliderBeltParams slider_belt;
+  SliderChainParams slider_chain;
+  ModeCouplingParams mode_coupling;
+  BaseExcitedParams base_excited;
+  TorsionPendulumParams torsion_pendulum;
+  ModelDescription linear_multibody;
+  // a preset's dynamic law (Dahl, LuGre, GMS), put on each of its contacts
+  bool dynamic = false;
+  DynamicFrictionLaw dynamic_law;
+
+  // every number of the model in a fixed order (the same for every copy): f(double&)
+  template <class F>
+  void for_each_number(F&& f);
+};
+
+// steps of a run over [0, t_end] at dt: t_end/dt rounded when it is within 1e-9 of a whole
+// number, else rounded up; at least 1 (the parser refuses more than kMaxSteps)
+inline constexpr double kMaxSteps = 2.0e9;
+long step_count(double dt, double t_end);
+
+// the model description from its numbers
+ModelDescription describe_model(const ModelParameters& p);
+
 struct Scenario {
   std::string name;
   json document;  // the scenario as run (after --set), echoed into summary.json
-  ModelDescription model;
+  ModelParameters model_parameters;
+  ModelDescription model;  // describe_model(model_parameters)
   Eigen::VectorXd q0, u0;
   IntegratorSettings integrator;
   AnalysisSettings analysis;
   OutputSettings output;
 };
+
+template <class F>
+void ModelParameters::for_each_number(F&& f) {
+  const auto law = [&](FrictionLaw& l) {
+    for (double& x : l.p) f(x);
+  };
+  const auto all = [&](std::vector<double>& v) {
+    for (double& x : v) f(x);
+  };
+  const auto matrix = [&](Eigen::MatrixXd& m) {
+    for (Eigen::Index i = 0; i < m.size(); ++i) f(m.data()[i]);
+  };
+  if (type == "slider_belt") {
+    SliderBeltParams& p = slider_belt;
+    for (double* x : {&p.m, &p.k, &p.c, &p.v0, &p.Fn}) f(*x);
+    law(p.law);
+  } else if (type == "slider_chain") {
+    SliderChainParams& p = slider_chain;
+    for (auto* v : {&p.m, &p.k, &p.c, &p.Fn}) all(*v);
+    f(p.v0);
+    law(p.law);
+  } else if (type == "mode_coupling_2dof") {
+    ModeCouplingParams& p = mode_coupling;
+    for (double* x : {&p.m, &p.k1, &p.k3, &p.kc, &p.c1, &p.c2, &p.Fp, &p.v0}) f(*x);
+    law(p.law);
+  } else if (type == "base_excited_sdof") {
+    BaseExcitedParams& p = base_excited;
+    for (double* x : {&p.m, &p.k, &p.c, &p.Fn, &p.A, &p.f_hz}) f(*x);
+    law(p.law);
+  } else if (type == "torsion_pendulum") {
+    TorsionPendulumParams& p = torsion_pendulum;
+    for (double* x : {&p.J2, &p.c2, &p.k2, &p.A, &p.f_hz, &p.Fn}) f(*x);
+    law(p.law);
+  } else {
+    ModelDescription& d = linear_multibody;
+    for (auto* m : {&d.M, &d.C, &d.K}) matrix(*m);
+    for (auto* v : {&d.f0, &d.f_sin, &d.f_cos})
+      for (Eigen::Index i = 0; i < v->size(); ++i) f((*v)(i));
+    f(d.omega);
+    for (ContactDescription& c : d.contacts) {
+      for (auto* v : {&c.w_N, &c.w_T})
+        for (Eigen::Index i = 0; i < v->size(); ++i) f((*v)(i));
+      for (double* x : {&c.k_c, &c.v_surface, &c.Fn, &c.gap0}) f(*x);
+      law(c.law);
+    }
+  }
+}
 
 // reads a JSON file; a missing file or malformed JSON is an InputError naming the file
 json load_json_file(const std::string& path);
