@@ -179,7 +179,7 @@ TEST(SweepCommand, KilledSweepResumesToTheSameFiles) {
   EXPECT_EQ(run_killed_after(sweep + " --out " + out.string(), 3).code, 137);
   const json m = json::parse(slurp(partial / "manifest.json"));
   std::string text = slurp(partial / "cases.csv");
-  const long at = m["chunks"][1]["cases_end"].get<long>() - 3;
+  const long at = m["chunks"][1]["files"]["cases.csv"]["end"].get<long>() - 3;
   text[static_cast<std::size_t>(at)] = text[static_cast<std::size_t>(at)] == '1' ? '2' : '1';
   std::ofstream(partial / "cases.csv", std::ios::binary | std::ios::trunc) << text;
   ASSERT_EQ(run_fivsim(sweep + " --resume --out " + out.string()).code, 0);
@@ -624,7 +624,7 @@ TEST(SweepCommand, BadSweepsAreRejectedByPointer) {
 
 TEST(SweepCommand, PinnSweepsSayWhatTheyNeed) {
   expect_bad(kScenarios + "model1_pinn_v0_sweep.json --precision float",
-             "--precision float: the PINN methods run in double precision only");
+             "--precision: the PINN methods run in double precision only, not float");
   expect_bad(kScenarios + "chain2_load_sweep.json --set /integrator/lcp_solver=\\\"lcp_pinn\\\"",
              "/integrator/lcp_solver: sweeps solve the contact LCPs of moreau, rk4lcp and irk");
 }

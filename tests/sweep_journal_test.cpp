@@ -1,5 +1,5 @@
 // tests/sweep_journal_test.cpp — the resumable sweep's manifest and its folder lock
-// (src/cli/sweep_journal.hpp), called directly: what a resume keeps after each kind of damage a
+// (batch/sweep_journal.hpp), called directly: what a resume keeps after each kind of damage a
 // crash, a kill or a person can leave, and that a second process is kept out of a folder.
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -8,19 +8,23 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <string>
 #include <tuple>
 
 #include <nlohmann/json.hpp>
 
 #include "cli_test_util.hpp"
-#include "sweep_journal.hpp"
+#include "fivsim/batch/result_table.hpp"
+#include "fivsim/batch/sweep_journal.hpp"
 
 namespace {
 
-using fivsim::cli::JournalChunk;
-using fivsim::cli::SweepJournal;
-using fivsim::cli::SweepLock;
+using fivsim::batch::ChunkCounts;
+using fivsim::batch::FileMark;
+using fivsim::batch::JournalChunk;
+using fivsim::batch::SweepJournal;
+using fivsim::batch::SweepLock;
 using namespace fivsim_test;
 using nlohmann::json;
 
@@ -34,25 +38,48 @@ void append(const fs::path& file, const std::string& text) {
 
 long size_of(const fs::path& file) { return static_cast<long>(fs::file_size(file)); }
 
+// a file's length and the checksum of its bytes from `from` on, as the sweep's writer marks them
+FileMark mark(const fs::path& file, long from) {
+  const std::string text = slurp(file);
+  return {static_cast<long>(text.size()),
+          fivsim::batch::fnv1a(text.data() + from, text.size() - static_cast<std::size_t>(from))};
+}
+
+ChunkCounts counts_with_steps(double case_steps) {
+  ChunkCounts c;
+  c.case_steps = case_steps;
+  c.status["ok"] = 2;
+  return c;
+}
+
 // a folder as a sweep leaves it after `chunks` chunks of two cases (rows "i,..."), points.csv
-// included: headers first, then each chunk's rows appended and recorded
-fs::path journal_with_chunks(const std::string& name, int chunks) {
+// included unless `points` is false: headers first, then each chunk's rows appended and recorded
+fs::path journal_with_chunks(const std::string& name, int chunks, bool points = true) {
   const fs::path dir = fresh_dir(name);
   fs::create_directories(dir);
   append(dir / "cases.csv", "case,value\n");
-  append(dir / "points.csv", "case,t,q0\n");
+  if (points) append(dir / "points.csv", "case,t,q0\n");
   SweepJournal journal(dir, kIdentity);
-  journal.set_headers(size_of(dir / "cases.csv"), size_of(dir / "points.csv"));
+  std::map<std::string, long> headers{{"cases.csv", size_of(dir / "cases.csv")}};
+  if (points) headers["points.csv"] = size_of(dir / "points.csv");
+  journal.set_headers(headers);
   for (int c = 0; c < chunks; ++c) {
+    std::map<std::string, long> from;
+    for (const auto& [file, end] : headers) from[file] = journal.end_of(file);
     for (int i = 2 * c; i < 2 * c + 2; ++i) {
       std::ofstream(dir / "cases.csv", std::ios::binary | std::ios::app) << i << ',' << 0.5 * i << '\n';
-      std::ofstream(dir / "points.csv", std::ios::binary | std::ios::app) << i << ",1.0," << i << "e-3\n";
+      if (points) std::ofstream(dir / "points.csv", std::ios::binary | std::ios::app) << i << ",1.0," << i << "e-3\n";
     }
-    journal.record({2L * c, 2, size_of(dir / "cases.csv"), size_of(dir / "points.csv"), 0, 0,
-                    json{{"case_steps", 100.0 * (c + 1)}}});
+    JournalChunk ch{2L * c, 2, {}, counts_with_steps(100.0 * (c + 1))};
+    for (const auto& [file, at] : from) ch.files[file] = mark(dir / file, at);
+    journal.record(ch);
   }
   return dir;
 }
+
+long cases_end(const SweepJournal& j) { return j.end_of("cases.csv"); }
+long points_end(const SweepJournal& j) { return j.end_of("points.csv"); }
+long chunk_end(const JournalChunk& c, const char* file) { return c.files.at(file).end; }
 
 TEST(SweepJournal, ALoadedManifestGivesBackEveryRecordedChunk) {
   const fs::path dir = journal_with_chunks("fivsim_journal_intact", 3);
@@ -63,10 +90,10 @@ TEST(SweepJournal, ALoadedManifestGivesBackEveryRecordedChunk) {
   for (std::size_t c = 0; c < 3; ++c) {
     EXPECT_EQ(resumed.chunks()[c].first, 2 * static_cast<long>(c));
     EXPECT_EQ(resumed.chunks()[c].n, 2);
-    EXPECT_EQ(resumed.chunks()[c].counts["case_steps"], 100.0 * static_cast<double>(c + 1));
+    EXPECT_EQ(resumed.chunks()[c].counts.case_steps, 100.0 * static_cast<double>(c + 1));
   }
-  EXPECT_EQ(resumed.cases_end(), size_of(dir / "cases.csv"));
-  EXPECT_EQ(resumed.points_end(), size_of(dir / "points.csv"));
+  EXPECT_EQ(cases_end(resumed), size_of(dir / "cases.csv"));
+  EXPECT_EQ(points_end(resumed), size_of(dir / "points.csv"));
   // no manifest.json.tmp is left beside the manifest
   EXPECT_FALSE(fs::exists(dir / "manifest.json.tmp"));
   fs::remove_all(dir);
@@ -81,7 +108,7 @@ TEST(SweepJournal, RowsAfterTheLastRecordedChunkAreNotCounted) {
   SweepJournal resumed(dir, kIdentity);
   ASSERT_EQ(resumed.load(0, kCases), "");
   EXPECT_EQ(resumed.chunks().size(), 2u);
-  EXPECT_EQ(resumed.cases_end(), recorded_end);
+  EXPECT_EQ(cases_end(resumed), recorded_end);
   fs::remove_all(dir);
 }
 
@@ -92,7 +119,8 @@ TEST(SweepJournal, DamagedOrMissingBytesDropTheirChunkAndEveryLaterOne) {
     const fs::path dir = journal_with_chunks(std::string("fivsim_journal_flip_") + file[0], 3);
     SweepJournal first(dir, kIdentity);
     ASSERT_EQ(first.load(0, kCases), "");
-    const long second_start = first.chunks()[0].cases_end, points_second_start = first.chunks()[0].points_end;
+    const long second_start = chunk_end(first.chunks()[0], "cases.csv"),
+               points_second_start = chunk_end(first.chunks()[0], "points.csv");
     std::string text = slurp(dir / file);
     const std::size_t at = static_cast<std::size_t>(file[0] == 'c' ? second_start : points_second_start) + 2;
     text[at] = text[at] == '9' ? '8' : '9';
@@ -100,23 +128,23 @@ TEST(SweepJournal, DamagedOrMissingBytesDropTheirChunkAndEveryLaterOne) {
     SweepJournal resumed(dir, kIdentity);
     ASSERT_EQ(resumed.load(0, kCases), "") << file;
     ASSERT_EQ(resumed.chunks().size(), 1u) << file;
-    EXPECT_EQ(resumed.cases_end(), second_start) << file;
-    EXPECT_EQ(resumed.points_end(), points_second_start) << file;
+    EXPECT_EQ(cases_end(resumed), second_start) << file;
+    EXPECT_EQ(points_end(resumed), points_second_start) << file;
     fs::remove_all(dir);
   }
 
   const fs::path dir = journal_with_chunks("fivsim_journal_short", 3);
   SweepJournal first(dir, kIdentity);
   ASSERT_EQ(first.load(0, kCases), "");
-  fs::resize_file(dir / "cases.csv", static_cast<std::uintmax_t>(first.chunks()[1].cases_end - 1));
+  fs::resize_file(dir / "cases.csv", static_cast<std::uintmax_t>(chunk_end(first.chunks()[1], "cases.csv") - 1));
   SweepJournal resumed(dir, kIdentity);
   ASSERT_EQ(resumed.load(0, kCases), "");
   EXPECT_EQ(resumed.chunks().size(), 1u);
   // lengths no file has (a manifest edited by hand) keep nothing
   const std::string manifest = slurp(dir / "manifest.json");
   json nonsense = json::parse(manifest);
-  nonsense["header_cases"] = -1;
-  nonsense["chunks"][0]["cases_end"] = std::numeric_limits<long>::max();
+  nonsense["headers"]["cases.csv"] = -1;
+  nonsense["chunks"][0]["files"]["cases.csv"]["end"] = std::numeric_limits<long>::max();
   std::ofstream(dir / "manifest.json", std::ios::trunc) << nonsense.dump();
   SweepJournal edited(dir, kIdentity);
   ASSERT_EQ(edited.load(0, kCases), "");
@@ -127,7 +155,7 @@ TEST(SweepJournal, DamagedOrMissingBytesDropTheirChunkAndEveryLaterOne) {
   SweepJournal from_headers(dir, kIdentity);
   ASSERT_EQ(from_headers.load(0, kCases), "");
   EXPECT_TRUE(from_headers.chunks().empty());
-  EXPECT_EQ(from_headers.cases_end(), 11);
+  EXPECT_EQ(cases_end(from_headers), 11);
   fs::remove_all(dir);
 }
 
@@ -142,17 +170,22 @@ TEST(SweepJournal, AnotherSweepsOrAnUnreadableManifestIsRefusedWithItsReason) {
 
   const json good = json::parse(slurp(dir / "manifest.json"));
   json missing = good;
-  missing.erase("header_cases");
+  missing.erase("headers");
   json wrong_type = good;
-  wrong_type["chunks"][1]["cases_end"] = "x";
+  wrong_type["chunks"][1]["files"]["cases.csv"]["end"] = "x";
   json chunk_missing = good;
-  chunk_missing["chunks"][0].erase("points_fnv1a");
+  chunk_missing["chunks"][0]["files"]["points.csv"].erase("fnv1a");
+  json file_missing = good;
+  file_missing["chunks"][0]["files"].erase("points.csv");
   json fractional = good;
-  fractional["chunks"][0]["cases_end"] = 1e300;
+  fractional["chunks"][0]["files"]["cases.csv"]["end"] = 1e300;
   json signed_checksum = good;
-  signed_checksum["chunks"][1]["cases_fnv1a"] = -5;
+  signed_checksum["chunks"][1]["files"]["cases.csv"]["fnv1a"] = -5;
+  json fractional_count = good;
+  fractional_count["chunks"][1]["counts"]["status"]["ok"] = 1.5;
   for (const std::string& text : {std::string(), std::string("{\"identity\": "), missing.dump(), wrong_type.dump(),
-                                   chunk_missing.dump(), fractional.dump(), signed_checksum.dump()}) {
+                                   chunk_missing.dump(), file_missing.dump(), fractional.dump(), signed_checksum.dump(),
+                                   fractional_count.dump()}) {
     std::ofstream(dir / "manifest.json", std::ios::trunc) << text;
     SweepJournal resumed(dir, kIdentity);
     const std::string why = resumed.load(0, kCases);
@@ -196,9 +229,11 @@ TEST(SweepJournal, AHalfWrittenTemporaryManifestIsIgnored) {
   SweepJournal resumed(dir, kIdentity);
   ASSERT_EQ(resumed.load(0, kCases), "");
   ASSERT_EQ(resumed.chunks().size(), 1u);
+  const long cases_from = cases_end(resumed), points_from = points_end(resumed);
   append(dir / "cases.csv", "2,1\n3,1.5\n");
   append(dir / "points.csv", "2,1.0,2e-3\n3,1.0,3e-3\n");
-  resumed.record({2, 2, size_of(dir / "cases.csv"), size_of(dir / "points.csv"), 0, 0, json::object()});
+  resumed.record({2, 2, {{"cases.csv", mark(dir / "cases.csv", cases_from)}, {"points.csv", mark(dir / "points.csv", points_from)}},
+                  counts_with_steps(1.0)});
   EXPECT_FALSE(fs::exists(dir / "manifest.json.tmp"));
   SweepJournal again(dir, kIdentity);
   ASSERT_EQ(again.load(0, kCases), "");
@@ -206,14 +241,20 @@ TEST(SweepJournal, AHalfWrittenTemporaryManifestIsIgnored) {
   fs::remove_all(dir);
 }
 
-// a sweep without points.csv keeps its chunks by cases.csv alone
-TEST(SweepJournal, WithoutPointsTheCasesFileAloneDecides) {
-  const fs::path dir = journal_with_chunks("fivsim_journal_nopoints", 2);
-  fs::remove(dir / "points.csv");
+// a sweep without points.csv keeps its chunks by cases.csv alone; a file it wrote that has gone
+// keeps none
+TEST(SweepJournal, TheFilesASweepWroteDecide) {
+  const fs::path dir = journal_with_chunks("fivsim_journal_nopoints", 2, false);
   SweepJournal resumed(dir, kIdentity);
   ASSERT_EQ(resumed.load(0, kCases), "");
   EXPECT_EQ(resumed.chunks().size(), 2u);
   fs::remove_all(dir);
+  const fs::path gone = journal_with_chunks("fivsim_journal_gone", 2);
+  fs::remove(gone / "points.csv");
+  SweepJournal without(gone, kIdentity);
+  ASSERT_EQ(without.load(0, kCases), "");
+  EXPECT_TRUE(without.chunks().empty());
+  fs::remove_all(gone);
 }
 
 // the lock is per process (POSIX record locks): a forked child holds it while this process tries

@@ -1,4 +1,4 @@
-// tests/sweep_ranks_test.cpp — the chunk exchange of a sweep (src/cli/sweep_ranks.hpp) in one
+// tests/sweep_ranks_test.cpp — the chunk exchange of a sweep (batch/sweep_ranks.hpp) in one
 // process: ranges that cover the sweep once, outputs written in case order whatever order and
 // thread they come back from, and a failure or a writer's error that stops the hand-out. Several
 // ranks under mpirun: sweep_command_test.cpp.
@@ -17,15 +17,16 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sweep_ranks.hpp"
+#include "fivsim/batch/sweep_ranks.hpp"
 
 namespace {
 
-using fivsim::cli::ChunkOutput;
-using fivsim::cli::ChunkRange;
-using fivsim::cli::make_writer_exchange;
-using fivsim::cli::RankFailure;
-using fivsim::cli::Ranks;
+using fivsim::batch::ChunkOutput;
+using fivsim::batch::ChunkRange;
+using fivsim::batch::ColumnBlock;
+using fivsim::batch::make_writer_exchange;
+using fivsim::batch::RankFailure;
+using fivsim::batch::Ranks;
 using nlohmann::json;
 
 // this process as no launcher's, even where ctest itself runs inside one (an srun step, say)
@@ -34,11 +35,21 @@ Ranks single_process() {
   return Ranks();
 }
 
-// a chunk's output whose rows name its cases, one line each
+// a chunk's output whose one column names its cases
 ChunkOutput output_of(ChunkRange r) {
-  ChunkOutput out{r.first, r.n, 0, {}, {}, json::object()};
-  for (long i = r.first; i < r.first + r.n; ++i) out.cases += std::to_string(i) + "\n";
+  ChunkOutput out;
+  out.first = r.first;
+  out.n = r.n;
+  out.cases.resize(r.n, 1);
+  for (long i = 0; i < r.n; ++i) out.cases.column(0)[i] = static_cast<double>(r.first + i);
   return out;
+}
+
+// the cases a block names, one line each
+std::string lines_of(const ColumnBlock& b) {
+  std::string rows;
+  for (long i = 0; i < b.rows; ++i) rows += std::to_string(static_cast<long>(b.column(0)[i])) + "\n";
+  return rows;
 }
 
 std::string rows_of(long first, long end) {
@@ -81,7 +92,7 @@ TEST(ChunkExchange, OutputsAreWrittenInCaseOrder) {
   std::string written;
   std::vector<long> firsts;
   auto exchange = make_writer_exchange(ranks, 0, 9, 3, json{{"host", "here"}}, [&](ChunkOutput&& o) {
-    written += o.cases;
+    written += lines_of(o.cases);
     firsts.push_back(o.first);
   });
   const ChunkRange a = *exchange->next(), b = *exchange->next(), c = *exchange->next();
@@ -102,7 +113,7 @@ TEST(ChunkExchange, OutputsAreWrittenInCaseOrder) {
 TEST(ChunkExchange, ThreadsReturningOutputsInAnyOrderWriteEachCaseOnceInOrder) {
   Ranks ranks = single_process();
   std::string written;
-  auto exchange = make_writer_exchange(ranks, 5, 505, 7, json::object(), [&](ChunkOutput&& o) { written += o.cases; });
+  auto exchange = make_writer_exchange(ranks, 5, 505, 7, json::object(), [&](ChunkOutput&& o) { written += lines_of(o.cases); });
   std::vector<std::thread> workers;
   for (unsigned t = 0; t < 4; ++t)
     workers.emplace_back([&exchange, t] {

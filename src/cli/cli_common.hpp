@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "commands.hpp"
+#include "fivsim/batch/sweep_counts.hpp"
 #include "fivsim/io/scenario.hpp"
 
 namespace fivsim::cli {
@@ -21,12 +22,7 @@ struct LoadedScenario {
 LoadedScenario load_scenario(const ScenarioArgs& args);
 
 // the trainings of a PINN run or sweep as summary.json / compare.json report them
-inline json pinn_totals_json(const PinnTotals& p) {
-  return {{"dynamic_iterations", p.iterations},
-          {"lcp_iterations", p.lcp_iterations},
-          {"max_dynamic_loss", p.max_loss},
-          {"unconverged_steps", p.unconverged}};
-}
+using batch::pinn_totals_json;
 
 inline double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
@@ -40,6 +36,7 @@ class ProgressLine {
   ProgressLine(bool enabled, double total, const char* what, const char* unit, const char* rate_unit);
   // done of total, and the work (steps, case-steps) behind the rate
   void update(double done, double work);
+  void set_total(double total) { total_ = total; }
   void done();
 
  private:

@@ -15,6 +15,7 @@
 
 #include "cli_common.hpp"
 #include "commands.hpp"
+#include "fivsim/batch/sweep_counts.hpp"
 #include "fivsim/io/output.hpp"
 
 namespace fivsim::cli {
@@ -92,14 +93,6 @@ void join_csv(const std::vector<Shard>& shards, const std::string& name, const f
   if (!joined) refuse(out.string() + ": cannot be written");
 }
 
-// the sum of a count map ({"periodic-1": 3, …}) over the shards
-json add_counts(const std::vector<Shard>& shards, const char* key) {
-  std::map<std::string, long> total;
-  for (const Shard& s : shards)
-    for (const auto& [name, count] : s.summary[key].items()) total[name] += count.get<long>();
-  return total;
-}
-
 }  // namespace
 
 int merge_command(const MergeArgs& args) {
@@ -120,23 +113,22 @@ int merge_command(const MergeArgs& args) {
     json summary = first;
     summary.erase("shard");
     summary.erase("resumed");  // a shard's own story, not the merged run's
-    double case_steps = 0, compute_s = 0, setup_s = 0, wall_s = 0, rate = 0;
-    long cases = 0, chunks = 0, halvings = 0;
-    json per_shard = json::array(), ranks = json::array();
+    // the counts add up; the shards ran side by side: wall_s is the slowest one's and the stepping
+    // rates add up (as the ranks' of one run do)
+    batch::SweepTotals totals;
+    json per_shard = json::array();
     for (const Shard& s : shards) {
       const json& j = s.summary;
-      cases += j["cases"].get<long>();
-      case_steps += j["case_steps"].get<double>();
-      compute_s += j["compute_s"].get<double>();
-      setup_s += j["setup_s"].get<double>();
-      wall_s = std::max(wall_s, j["wall_s"].get<double>());
-      chunks += j["chunks"].get<long>();
-      rate += j["case_steps_per_s"].get<double>();
-      halvings += j.value("memory_halvings", 0L);
+      const batch::SweepTotals t = batch::read_totals(j);
+      totals.cases += t.cases;
+      totals.chunks += t.chunks;
+      totals.counts.add(t.counts);
+      totals.wall_s = std::max(totals.wall_s, t.wall_s);
+      totals.case_steps_per_s += t.case_steps_per_s;
       // every process of every shard, tagged with its shard
-      for (json r : j.value("ranks", json::array())) {
+      for (json r : t.ranks) {
         r["shard"] = s.index;
-        ranks.push_back(r);
+        totals.ranks.push_back(r);
       }
       per_shard.push_back({{"index", s.index},
                            {"folder", s.dir.string()},
@@ -147,32 +139,8 @@ int merge_command(const MergeArgs& args) {
                            {"wall_s", j["wall_s"]},
                            {"case_steps_per_s", j["case_steps_per_s"]}});
     }
-    summary["cases"] = cases;
-    summary["case_steps"] = case_steps;
-    summary["compute_s"] = compute_s;
-    summary["setup_s"] = setup_s;
-    summary["wall_s"] = wall_s;
-    summary["chunks"] = chunks;
-    // the shards ran side by side: their stepping rates add up (as the ranks' of one run do); end
-    // to end over the slowest shard's wall time
-    summary["case_steps_per_s"] = rate;
-    summary["end_to_end_case_steps_per_s"] = wall_s > 0 ? case_steps / wall_s : 0.0;
-    summary["ranks"] = ranks;
-    summary.erase("memory_halvings");
-    if (halvings > 0) summary["memory_halvings"] = halvings;
-    summary["classes"] = add_counts(shards, "classes");
-    summary["status"] = add_counts(shards, "status");
-    if (first.contains("pinn")) {
-      // PINN trainings: counts add up, the worst loss is the largest
-      for (const char* key : {"dynamic_iterations", "lcp_iterations", "unconverged_steps"}) {
-        double total = 0;
-        for (const Shard& s : shards) total += s.summary["pinn"][key].get<double>();
-        summary["pinn"][key] = total;
-      }
-      double worst = 0;
-      for (const Shard& s : shards) worst = std::max(worst, s.summary["pinn"]["max_dynamic_loss"].get<double>());
-      summary["pinn"]["max_dynamic_loss"] = worst;
-    }
+    batch::write_totals(totals, summary);
+    const long cases = totals.cases;
     summary["shards"] = per_shard;
     write_json_file(dir.file("summary.json"), summary);
     dir.commit();

@@ -489,6 +489,35 @@ void parse_poincare(JsonObject& an, Scenario& s) {
   po.finish();
 }
 
+// /analysis/observers: "lean" (RMS only), "statistics" (and min/max), "bifurcation" (everything,
+// the default) or a list of observer names; RMS is always kept
+unsigned parse_observers(JsonObject& an) {
+  const json& v = an.raw("observers");
+  const std::string at = an.pointer_of("observers");
+  std::string names;
+  for (const char* n : kObserverNames) names += std::string(names.empty() ? "" : ", ") + n;
+  if (v.is_string()) {
+    const std::string level = v.get<std::string>();
+    if (level == "lean") return kObserveLean;
+    if (level == "statistics") return kObserveStatistics;
+    if (level == "bifurcation") return kObserveBifurcation;
+    throw InputError(at, "unknown value '" + level + "' (one of: lean, statistics, bifurcation, or a list of: " + names + ")");
+  }
+  if (!v.is_array() || v.empty())
+    throw InputError(at, "must be lean, statistics, bifurcation or a non-empty list of: " + names);
+  unsigned mask = kObserveRms;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const std::string item_at = pointer_join(at, i);
+    if (!v[i].is_string()) throw InputError(item_at, "must be one of: " + names);
+    unsigned bit = 0;
+    for (int b = 0; b < 6; ++b)
+      if (v[i].get<std::string>() == kObserverNames[b]) bit = 1u << b;
+    if (bit == 0) throw InputError(item_at, "unknown observer '" + v[i].get<std::string>() + "' (one of: " + names + ")");
+    mask |= bit;
+  }
+  return mask;
+}
+
 }  // namespace
 
 bool pinn_central_supports(const ModelDescription& d, std::string* why) {
@@ -585,6 +614,7 @@ Scenario parse_scenario(const json& doc) {
     s.analysis.max_period = static_cast<int>(an.integer_or("max_period", 8, 1));
     s.analysis.points = static_cast<int>(an.integer_or("points", 32, 0));
     if (s.analysis.points > 4096) throw InputError(an.pointer_of("points"), "must be <= 4096");
+    if (an.has("observers")) s.analysis.observers = parse_observers(an);
     if (an.has("lyapunov")) {
       JsonObject ly = an.object("lyapunov");
       s.analysis.lyapunov_every = static_cast<int>(ly.integer_or("every", 10, 1));

@@ -25,6 +25,12 @@ struct RunningStats {
     sum_sq += x * x;
     ++count;
   }
+  // the sums of add without the extremes (what an RMS needs; min and max stay 0)
+  FIVSIM_HD void add_square(double x) {
+    sum += x;
+    sum_sq += x * x;
+    ++count;
+  }
   FIVSIM_HD double mean() const { return count > 0 ? sum / count : 0.0; }
   // root mean square, the metric of seed 000 Tables 2–3
   FIVSIM_HD double rms() const { return count > 0 ? sqrt(sum_sq / count) : 0.0; }

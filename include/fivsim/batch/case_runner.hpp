@@ -20,6 +20,7 @@
 #pragma once
 
 #include "fivsim/analysis/events.hpp"
+#include "fivsim/analysis/observers.hpp"
 #include "fivsim/analysis/statistics.hpp"
 #include "fivsim/integrate/moreau.hpp"
 #include "fivsim/integrate/rk_lcp.hpp"
@@ -43,9 +44,11 @@ struct SweepAnalysis {
   // lyapunov_every steps; 0 = not estimated
   int lyapunov_every = 0;
   double lyapunov_d0 = 1e-8;
+  unsigned observers = kObserveBifurcation;
 };
 
-enum class CaseClass : int { periodic = 0, chaotic = 1, no_stick_slip = 2, diverged = 3 };
+// unclassified: the observers asked for leave classification out (a lean sweep)
+enum class CaseClass : int { periodic = 0, chaotic = 1, no_stick_slip = 2, diverged = 3, unclassified = 4 };
 
 inline constexpr int kPointKinds = 2;  // 0 transitions, 1 section samples
 
@@ -277,6 +280,7 @@ FIVSIM_HD inline void run_case_with(const CaseSetup<D>& setup, const SweepAnalys
   using T = typename D::scalar;
   const Model<D>& m = setup.model;
   const int nq = dof_count(m), nc = contact_count(m);
+  const unsigned obs = an.observers;
   s = setup.start;
   stepper.reset(0);
   r = CaseResult<D>();
@@ -316,7 +320,7 @@ FIVSIM_HD inline void run_case_with(const CaseSetup<D>& setup, const SweepAnalys
     const double t = t0 + static_cast<double>(k) * dt;
     s.t = T(t);
     r.steps = k;
-    if (rep.lcp_residual > r.max_lcp_residual) r.max_lcp_residual = rep.lcp_residual;
+    if ((obs & kObserveLcpResidual) && rep.lcp_residual > r.max_lcp_residual) r.max_lcp_residual = rep.lcp_residual;
     const bool settled = t >= setup.t_transient;
     if (twin) {
       // the twin stops (and the estimate with it) if its own step fails
@@ -337,31 +341,45 @@ FIVSIM_HD inline void run_case_with(const CaseSetup<D>& setup, const SweepAnalys
     }
 
     bool break_away = false;
-    for (int i = 0; i < nc; ++i) {
-      const EventKind e = classify_transition(last[i], s.contact[i]);
-      if (e != EventKind::none && settled) {
-        ++r.transitions;
-        detail::push_point(points, 0, r.points_seen[0], an.capacity, nq, t, static_cast<double>(int(e) * 64 + i),
-                           s.q.v, s.u.v);
-        // a stick of a single step is the velocity grazing the belt's, not a stick phase
-        break_away = break_away || (e == EventKind::stick_to_slip && i == an.contact && k - stick_from > 1);
+    if (obs & (kObserveTransitions | kObservePoincare)) {
+      for (int i = 0; i < nc; ++i) {
+        const EventKind e = classify_transition(last[i], s.contact[i]);
+        if (e != EventKind::none && settled) {
+          if (obs & kObserveTransitions) {
+            ++r.transitions;
+            detail::push_point(points, 0, r.points_seen[0], an.capacity, nq, t, static_cast<double>(int(e) * 64 + i),
+                               s.q.v, s.u.v);
+          }
+          // a stick of a single step is the velocity grazing the belt's, not a stick phase
+          break_away = break_away || (e == EventKind::stick_to_slip && i == an.contact && k - stick_from > 1);
+        }
+        if (i == an.contact && s.contact[i] == ContactState::stick && last[i] != ContactState::stick) stick_from = k;
+        last[i] = s.contact[i];
       }
-      if (i == an.contact && s.contact[i] == ContactState::stick && last[i] != ContactState::stick) stick_from = k;
-      last[i] = s.contact[i];
     }
     if (!settled) continue;
 
-    int c = 0;
-    for (int i = 0; i < nq; ++i) r.series[c++].add(static_cast<double>(s.q[i]));
-    for (int i = 0; i < nq; ++i) r.series[c++].add(static_cast<double>(s.u[i]));
-    for (int i = 0; i < nq; ++i) {
-      const double dq = fabs(static_cast<double>(s.q[i] - q_prev[i])), du = fabs(static_cast<double>(s.u[i] - u_prev[i]));
-      if (dq > r.max_step_change[i]) r.max_step_change[i] = dq;
-      if (du > r.max_step_change[nq + i]) r.max_step_change[nq + i] = du;
+    if (obs & kObserveMinMax) {
+      int c = 0;
+      for (int i = 0; i < nq; ++i) r.series[c++].add(static_cast<double>(s.q[i]));
+      for (int i = 0; i < nq; ++i) r.series[c++].add(static_cast<double>(s.u[i]));
+      for (int i = 0; i < nq; ++i) {
+        const double dq = fabs(static_cast<double>(s.q[i] - q_prev[i])), du = fabs(static_cast<double>(s.u[i] - u_prev[i]));
+        if (dq > r.max_step_change[i]) r.max_step_change[i] = dq;
+        if (du > r.max_step_change[nq + i]) r.max_step_change[nq + i] = du;
+      }
+      for (int i = 0; i < nc; ++i) r.series[2 * nq + i].add(static_cast<double>(s.lamN[i]));
+      for (int i = 0; i < nc; ++i) r.series[2 * nq + nc + i].add(static_cast<double>(s.lamT[i]));
+    } else {
+      int c = 0;
+      for (int i = 0; i < nq; ++i) r.series[c++].add_square(static_cast<double>(s.q[i]));
+      for (int i = 0; i < nq; ++i) r.series[c++].add_square(static_cast<double>(s.u[i]));
+      for (int i = 0; i < nc; ++i) r.series[c++].add_square(static_cast<double>(s.lamN[i]));
+      for (int i = 0; i < nc; ++i) r.series[c++].add_square(static_cast<double>(s.lamT[i]));
     }
-    for (int i = 0; i < nc; ++i) r.series[2 * nq + i].add(static_cast<double>(s.lamN[i]));
-    for (int i = 0; i < nc; ++i) r.series[2 * nq + nc + i].add(static_cast<double>(s.lamT[i]));
-    for (int i = 0; i < nc; ++i) ++r.in_state[static_cast<int>(s.contact[i])];
+    if (obs & kObserveFractions)
+      for (int i = 0; i < nc; ++i) ++r.in_state[static_cast<int>(s.contact[i])];
+    if (!(obs & kObservePoincare)) continue;
 
     // Poincaré section: the break-away state, or the crossing point by linear interpolation inside
     // the step
@@ -392,7 +410,8 @@ FIVSIM_HD inline void run_case_with(const CaseSetup<D>& setup, const SweepAnalys
   }
   // not asked for: 0; asked for but no window (or the twin failed): NaN
   r.lyapunov = r.lyapunov_time > 0.0 ? lyapunov_sum / r.lyapunov_time : (an.lyapunov_every > 0 ? nan("") : 0.0);
-  classify_case(points, an, nq, nc, r);
+  if (observes_class(obs)) classify_case(points, an, nq, nc, r);
+  else r.klass = r.status == Status::ok ? CaseClass::unclassified : CaseClass::diverged;
 }
 
 // runs one case with Moreau time stepping, or with the Runge–Kutta LCP stepper of `rk_map` when

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "fivsim/analysis/observers.hpp"
 #include "fivsim/integrate/method.hpp"
 #include "fivsim/io/json_reader.hpp"
 #include "fivsim/model/model_description.hpp"
@@ -45,6 +46,7 @@ struct AnalysisSettings {
   int points = 32;             // sweeps: transition and section points kept per case and kind
   int lyapunov_every = 0;      // sweeps: Lyapunov estimate, renormalised every n steps (0: none)
   double lyapunov_d0 = 1e-8;   // sweeps: distance of the Lyapunov twin in (q, u)
+  unsigned observers = kObserveBifurcation;  // sweeps: what each case is reduced to (analysis/observers.hpp)
 };
 
 struct OutputSettings {

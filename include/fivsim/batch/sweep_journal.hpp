@@ -1,27 +1,34 @@
-// src/cli/sweep_journal.hpp — the manifest that makes `fivsim sweep` resumable (issue 7). A sweep
-// writes into "<out>.partial"; after each chunk's rows are on the disk (fsync), the manifest
-// records the chunk (its case range, the byte lengths of cases.csv and points.csv after it, an
-// FNV-1a checksum of the bytes it added to each, and its counts) by a synced, atomic rename.
-// After a crash or kill -9, `--resume` keeps the recorded chunks whose bytes are intact, cuts the
-// files back to the last of them and goes on from the next case, so that no case is lost or
-// written twice.
+// fivsim/batch/sweep_journal.hpp — the manifest that makes a sweep resumable. A sweep writes into
+// "<out>.partial"; after each chunk's bytes are on the disk (fsync), the manifest records the
+// chunk (its case range, the length of each output file after it with an FNV-1a checksum of the
+// bytes it added, and its counts) by a synced, atomic rename. After a crash or kill -9, a resume
+// keeps the recorded chunks whose bytes are intact, cuts the files back to the last of them and
+// goes on from the next case, so that no case is lost or written twice.
 // SweepLock keeps a second sweep out of a folder that one is writing.
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
-namespace fivsim::cli {
+#include "fivsim/batch/sweep_counts.hpp"
+
+namespace fivsim::batch {
+
+// a file's length after a chunk, and the checksum of the bytes the chunk added to it
+struct FileMark {
+  long end = 0;
+  std::uint64_t hash = 0;
+};
 
 struct JournalChunk {
-  long first = 0, n = 0;               // cases [first, first + n)
-  long cases_end = 0, points_end = 0;  // file lengths after the chunk
-  std::uint64_t cases_hash = 0, points_hash = 0;  // of the bytes the chunk added
-  nlohmann::json counts;  // case_steps, compute_s, setup_s, classes, status, pinn
+  long first = 0, n = 0;                  // cases [first, first + n)
+  std::map<std::string, FileMark> files;  // by file name in the folder
+  ChunkCounts counts;
 };
 
 class SweepJournal {
@@ -30,27 +37,28 @@ class SweepJournal {
   SweepJournal(std::filesystem::path dir, nlohmann::json identity);
 
   bool has_manifest() const;
-  // reads the manifest and keeps its chunks whose bytes are intact (each checksum in order, the
-  // first mismatch drops it and all after it); "" or why the folder cannot be resumed (another
-  // sweep's manifest, or one that cannot be read: a field missing or of the wrong kind, chunks
-  // that do not tile the start of the cases [first_case, end_case))
+  // reads the manifest and keeps its chunks whose bytes are intact (each file's checksums in
+  // order, the first mismatch drops that chunk and all after it); "" or why the folder cannot be
+  // resumed (another sweep's manifest, or one that cannot be read: a field missing or of the wrong
+  // kind, counts that cannot be added up, chunks that do not tile the start of the cases
+  // [first_case, end_case))
   std::string load(long first_case, long end_case);
-  // appends a chunk (the files already synced to cases_end / points_end) and rewrites the manifest
+  // appends a chunk (its files already synced to the marks it carries) and rewrites the manifest
   void record(JournalChunk chunk);
   void remove_manifest() const;
 
   const std::vector<JournalChunk>& chunks() const { return chunks_; }
-  long cases_end() const { return chunks_.empty() ? header_cases_ : chunks_.back().cases_end; }
-  long points_end() const { return chunks_.empty() ? header_points_ : chunks_.back().points_end; }
-  // the file lengths after the headers, recorded before the first chunk
-  void set_headers(long cases_end, long points_end);
+  // a file's length after the last recorded chunk (or after its header)
+  long end_of(const std::string& file) const;
+  // the files and their lengths before the first chunk (their headers), recorded
+  void set_headers(std::map<std::string, long> ends);
   const nlohmann::json& identity() const { return identity_; }
 
  private:
   void write() const;
   std::filesystem::path dir_;
   nlohmann::json identity_;
-  long header_cases_ = 0, header_points_ = 0;
+  std::map<std::string, long> headers_;
   std::vector<JournalChunk> chunks_;
 };
 
@@ -77,4 +85,4 @@ class SweepLock {
   std::string unguarded_;
 };
 
-}  // namespace fivsim::cli
+}  // namespace fivsim::batch

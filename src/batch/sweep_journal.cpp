@@ -1,6 +1,6 @@
-// src/cli/sweep_journal.cpp — the resumable sweep's manifest and its output folder's lock
-// (sweep_journal.hpp).
-#include "sweep_journal.hpp"
+// src/batch/sweep_journal.cpp — the resumable sweep's manifest and its output folder's lock
+// (batch/sweep_journal.hpp).
+#include "fivsim/batch/sweep_journal.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -12,15 +12,17 @@
 #include <fstream>
 #include <stdexcept>
 
-namespace fivsim::cli {
+#include "fivsim/batch/result_table.hpp"
+
+namespace fivsim::batch {
 namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
 
 // FNV-1a over bytes [from, to) of a file; false when the file is shorter or the range is none
-bool fnv1a(const fs::path& file, long from, long to, std::uint64_t& hash) {
-  hash = 1469598103934665603ull;
+bool file_fnv1a(const fs::path& file, long from, long to, std::uint64_t& hash) {
+  hash = kFnvOffset;
   std::error_code ec;
   const std::uintmax_t size = fs::file_size(file, ec);
   if (ec || from < 0 || to < from || static_cast<std::uintmax_t>(to) > size) return false;
@@ -31,7 +33,7 @@ bool fnv1a(const fs::path& file, long from, long to, std::uint64_t& hash) {
   for (long left = to - from; left > 0;) {
     const long want = left < static_cast<long>(sizeof buf) ? left : static_cast<long>(sizeof buf);
     if (!in.read(buf, want)) return false;
-    for (long i = 0; i < want; ++i) hash = (hash ^ static_cast<unsigned char>(buf[i])) * 1099511628211ull;
+    hash = fnv1a(buf, static_cast<std::size_t>(want), hash);
     left -= want;
   }
   return true;
@@ -63,23 +65,30 @@ SweepJournal::SweepJournal(fs::path dir, json identity) : dir_(std::move(dir)), 
 
 bool SweepJournal::has_manifest() const { return fs::exists(dir_ / "manifest.json"); }
 
-void SweepJournal::set_headers(long cases_end, long points_end) {
-  header_cases_ = cases_end;
-  header_points_ = points_end;
+void SweepJournal::set_headers(std::map<std::string, long> ends) {
+  headers_ = std::move(ends);
   write();
+}
+
+long SweepJournal::end_of(const std::string& file) const {
+  if (!chunks_.empty()) {
+    const auto it = chunks_.back().files.find(file);
+    if (it != chunks_.back().files.end()) return it->second.end;
+  }
+  const auto it = headers_.find(file);
+  return it == headers_.end() ? 0 : it->second;
 }
 
 std::string SweepJournal::load(long first_case, long end_case) {
   json m;
-  long header_cases = 0, header_points = 0;
+  std::map<std::string, long> headers;
   std::vector<JournalChunk> recorded;
   try {
     std::ifstream in(dir_ / "manifest.json");
     m = json::parse(in);
     if (m.value("identity", json()) != identity_)
-      return "it holds another sweep (scenario, overrides, precision or --shard differ from this command's)";
-    header_cases = integer_at(m, "header_cases");
-    header_points = integer_at(m, "header_points");
+      return "it holds another sweep (scenario, overrides, precision, format or --shard differ from this command's)";
+    for (const auto& item : m.at("headers").items()) headers[item.key()] = integer_at(m.at("headers"), item.key().c_str());
     // the recorded chunks tile the start of the sweep's cases, each beginning where the last ended
     long next = first_case;
     for (const json& c : m.at("chunks")) {
@@ -91,13 +100,14 @@ std::string SweepJournal::load(long first_case, long end_case) {
                std::to_string(ch.first) + " where case " + std::to_string(next) + " comes next, of " +
                std::to_string(end_case) + ")";
       next += ch.n;
-      ch.cases_end = integer_at(c, "cases_end");
-      ch.points_end = integer_at(c, "points_end");
-      for (const char* key : {"cases_fnv1a", "points_fnv1a"})
-        if (!c.at(key).is_number_unsigned()) throw UnreadableField(std::string(key) + " is " + c.at(key).dump());
-      ch.cases_hash = c.at("cases_fnv1a").get<std::uint64_t>();
-      ch.points_hash = c.at("points_fnv1a").get<std::uint64_t>();
-      ch.counts = c.at("counts");
+      for (const auto& [name, f] : c.at("files").items()) {
+        if (!headers.count(name)) throw UnreadableField("a chunk's file " + name + " has no header");
+        if (!f.at("fnv1a").is_number_unsigned()) throw UnreadableField("fnv1a of " + name + " is " + f.at("fnv1a").dump());
+        ch.files[name] = FileMark{integer_at(f, "end"), f.at("fnv1a").get<std::uint64_t>()};
+      }
+      if (ch.files.size() != headers.size()) throw UnreadableField("a chunk does not mark every file");
+      if (!from_json(c.at("counts"), ch.counts))
+        return "its manifest.json cannot be read (the counts of the chunk at case " + std::to_string(ch.first) + ")";
       recorded.push_back(std::move(ch));
     }
   } catch (const std::exception& e) {
@@ -105,43 +115,36 @@ std::string SweepJournal::load(long first_case, long end_case) {
     // by hand or by a file system that lost it, nothing in it can be trusted
     return "its manifest.json cannot be read (" + std::string(e.what()) + ")";
   }
-  header_cases_ = header_cases;
-  header_points_ = header_points;
+  headers_ = headers;
   chunks_.clear();
-  long cases_at = header_cases_, points_at = header_points_;
-  const bool points = fs::exists(dir_ / "points.csv");
+  std::map<std::string, long> at = headers_;
   for (JournalChunk& ch : recorded) {
-    std::uint64_t h = 0;
     // a chunk whose bytes changed or went missing is run again, and every chunk after it
-    if (!fnv1a(dir_ / "cases.csv", cases_at, ch.cases_end, h) || h != ch.cases_hash) break;
-    if (points && (!fnv1a(dir_ / "points.csv", points_at, ch.points_end, h) || h != ch.points_hash)) break;
-    cases_at = ch.cases_end;
-    points_at = ch.points_end;
+    bool intact = true;
+    for (const auto& [name, mark] : ch.files) {
+      std::uint64_t h = 0;
+      intact = intact && file_fnv1a(dir_ / name, at[name], mark.end, h) && h == mark.hash;
+    }
+    if (!intact) break;
+    for (const auto& [name, mark] : ch.files) at[name] = mark.end;
     chunks_.push_back(std::move(ch));
   }
   return {};
 }
 
 void SweepJournal::record(JournalChunk chunk) {
-  const bool points = fs::exists(dir_ / "points.csv");
-  if (!fnv1a(dir_ / "cases.csv", cases_end(), chunk.cases_end, chunk.cases_hash) ||
-      (points && !fnv1a(dir_ / "points.csv", points_end(), chunk.points_end, chunk.points_hash)))
-    throw std::runtime_error("cannot read back " + dir_.string() + "/cases.csv or points.csv");
   chunks_.push_back(std::move(chunk));
   write();
 }
 
 void SweepJournal::write() const {
-  json m = {{"identity", identity_}, {"header_cases", header_cases_}, {"header_points", header_points_}};
+  json m = {{"identity", identity_}, {"headers", headers_}};
   m["chunks"] = json::array();
-  for (const JournalChunk& c : chunks_)
-    m["chunks"].push_back({{"first", c.first},
-                           {"n", c.n},
-                           {"cases_end", c.cases_end},
-                           {"points_end", c.points_end},
-                           {"cases_fnv1a", c.cases_hash},
-                           {"points_fnv1a", c.points_hash},
-                           {"counts", c.counts}});
+  for (const JournalChunk& c : chunks_) {
+    json files = json::object();
+    for (const auto& [name, mark] : c.files) files[name] = {{"end", mark.end}, {"fnv1a", mark.hash}};
+    m["chunks"].push_back({{"first", c.first}, {"n", c.n}, {"files", files}, {"counts", to_json(c.counts)}});
+  }
   // written aside, synced and renamed, then the folder synced: a kill or a crash of the machine
   // leaves the old manifest or the new one, never half of one or none
   const fs::path tmp = dir_ / "manifest.json.tmp";
@@ -245,4 +248,4 @@ SweepLock::~SweepLock() {
   ::close(fd_);
 }
 
-}  // namespace fivsim::cli
+}  // namespace fivsim::batch

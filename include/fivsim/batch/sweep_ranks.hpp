@@ -1,7 +1,7 @@
-// src/cli/sweep_ranks.hpp — how the chunks of one sweep are shared out among processes (issue 7).
-// A single process takes its chunks in order. Under mpirun (a build with FIVSIM_MPI), rank 0
-// hands chunk ranges out on request: a rank asks for the next range when it has finished one, so
-// a slow rank holds up nobody. Every rank runs its chunks and renders their rows; rank 0 writes
+// fivsim/batch/sweep_ranks.hpp — how the chunks of one sweep are shared out among processes. A
+// single process takes its chunks in order. Under mpirun (a build with FIVSIM_MPI), rank 0 hands
+// chunk ranges out on request: a rank asks for the next range when it has finished one, so a slow
+// rank holds up nobody. Every rank runs its chunks and sends back their columns; rank 0 writes
 // them in case order, so the files equal those of a single process.
 #pragma once
 
@@ -14,18 +14,21 @@
 
 #include <nlohmann/json.hpp>
 
-namespace fivsim::cli {
+#include "fivsim/batch/result_table.hpp"
+#include "fivsim/batch/sweep_counts.hpp"
+
+namespace fivsim::batch {
 
 struct ChunkRange {
   long first = 0, n = 0;  // cases [first, first + n)
 };
 
-// one chunk's rendered rows and counts on their way to the files
+// one chunk's columns and counts on their way to the files
 struct ChunkOutput {
   long first = 0, n = 0;
-  int rank = 0;                // the process that ran it
-  std::string cases, points;   // CSV rows (whole lines)
-  nlohmann::json counts;       // as the manifest keeps them (sweep_journal.hpp)
+  int rank = 0;               // the process that ran it
+  ColumnBlock cases, points;  // result_table.hpp
+  ChunkCounts counts;
 };
 
 // a rank's failure as rank 0 reports it: the exit code it asked for and its message
@@ -85,4 +88,4 @@ std::unique_ptr<ChunkExchange> make_writer_exchange(Ranks& ranks, long start, lo
 // every other rank: asks rank 0 for ranges and sends it the outputs
 std::unique_ptr<ChunkExchange> make_worker_exchange(Ranks& ranks, nlohmann::json about);
 
-}  // namespace fivsim::cli
+}  // namespace fivsim::batch

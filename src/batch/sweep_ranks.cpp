@@ -1,7 +1,7 @@
-// src/cli/sweep_ranks.cpp — the chunk exchange of `fivsim sweep` on one process or under MPI
-// (sweep_ranks.hpp). Rank 0 answers the other ranks from one service thread, the only thread that
+// src/batch/sweep_ranks.cpp — the chunk exchange of a sweep on one process or under MPI
+// (batch/sweep_ranks.hpp). Rank 0 answers the other ranks from one service thread, the only thread that
 // calls MPI while the sweep runs (MPI_THREAD_SERIALIZED); its main thread runs chunks like any rank.
-#include "sweep_ranks.hpp"
+#include "fivsim/batch/sweep_ranks.hpp"
 
 #include <unistd.h>
 
@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <map>
 #include <mutex>
@@ -18,7 +19,7 @@
 #include <mpi.h>
 #endif
 
-namespace fivsim::cli {
+namespace fivsim::batch {
 namespace {
 
 // the processes a launcher started, from its environment: OpenMPI's mpirun, or a PMI launcher
@@ -38,6 +39,16 @@ enum Tag : int { kRequest = 11, kResult = 12, kFailed = 13, kAssign = 14 };
 // a message is a list of byte strings: first their count and lengths, then each string in pieces
 // of at most 1 GiB (MPI counts are int); messages between two ranks arrive in the order sent
 constexpr std::size_t kPiece = std::size_t(1) << 30;
+
+// a block's numbers as bytes, and back (ranks of one run share the machine's byte order)
+std::string block_bytes(const ColumnBlock& b) {
+  return std::string(reinterpret_cast<const char*>(b.values.data()), b.values.size() * sizeof(double));
+}
+void block_from_bytes(const std::string& bytes, long rows, ColumnBlock& b) {
+  b.rows = rows;
+  b.values.resize(bytes.size() / sizeof(double));
+  std::memcpy(b.values.data(), bytes.data(), b.values.size() * sizeof(double));
+}
 
 void send_parts(int dest, int tag, const std::vector<const std::string*>& parts) {
   std::vector<std::uint64_t> head{parts.size()};
@@ -168,8 +179,13 @@ class WriterExchange final : public ChunkExchange {
         else stopped[wi] = 1;
       } else if (st.MPI_TAG == kResult && parts.size() == 3) {
         const nlohmann::json head = nlohmann::json::parse(parts[0]);
-        ChunkOutput out{head["first"].get<long>(), head["n"].get<long>(), w, std::move(parts[1]), std::move(parts[2]),
-                        head["counts"]};
+        ChunkOutput out;
+        out.first = head["first"].get<long>();
+        out.n = head["n"].get<long>();
+        out.rank = w;
+        block_from_bytes(parts[1], head["cases_rows"].get<long>(), out.cases);
+        block_from_bytes(parts[2], head["points_rows"].get<long>(), out.points);
+        from_json(head["counts"], out.counts);
         --outstanding[wi];
         accept(std::move(out));
       } else {
@@ -224,8 +240,14 @@ class WorkerExchange final : public ChunkExchange {
   }
 
   void done(ChunkOutput&& out) override {
-    const std::string head = nlohmann::json{{"first", out.first}, {"n", out.n}, {"counts", out.counts}}.dump();
-    send_parts(0, kResult, {&head, &out.cases, &out.points});
+    const std::string head = nlohmann::json{{"first", out.first},
+                                            {"n", out.n},
+                                            {"cases_rows", out.cases.rows},
+                                            {"points_rows", out.points.rows},
+                                            {"counts", to_json(out.counts)}}
+                                 .dump();
+    const std::string cases = block_bytes(out.cases), points = block_bytes(out.points);
+    send_parts(0, kResult, {&head, &cases, &points});
   }
 
   void fail(int code, const std::string& message) override {
@@ -333,4 +355,4 @@ std::unique_ptr<ChunkExchange> make_worker_exchange([[maybe_unused]] Ranks& rank
 #endif
 }
 
-}  // namespace fivsim::cli
+}  // namespace fivsim::batch

@@ -1,0 +1,34 @@
+// fivsim/analysis/observers.hpp — what a sweep reduces each case to (the scenario's
+// analysis.observers, docs/SCENARIOS.md), as bits: each adds its columns to cases.csv and its work
+// to every step, and the case runner (batch/case_runner.hpp) does only what is asked.
+#pragma once
+
+#include "fivsim/core/config.hpp"
+
+namespace fivsim {
+
+// classification (class, period_n, period) needs min/max and transitions
+enum : unsigned {
+  kObserveRms = 1u,           // rms_ of every series (always on)
+  kObserveMinMax = 2u,        // min_, max_ of every series and the largest change over one step
+  kObserveTransitions = 4u,   // stick/slip/separation events: n_transitions and the transition points
+  kObservePoincare = 8u,      // the Poincaré section: n_section and its samples
+  kObserveFractions = 16u,    // time fractions per contact state
+  kObserveLcpResidual = 32u,  // the largest LCP residual
+};
+inline constexpr unsigned kObserveLean = kObserveRms;
+inline constexpr unsigned kObserveStatistics = kObserveRms | kObserveMinMax;
+inline constexpr unsigned kObserveBifurcation = 63u;
+FIVSIM_HD inline bool observes_class(unsigned observers) {
+  return (observers & kObserveMinMax) && (observers & kObserveTransitions);
+}
+// whether cases keep point rings
+FIVSIM_HD inline bool observes_points(unsigned observers) {
+  return (observers & (kObserveTransitions | kObservePoincare)) != 0;
+}
+
+// the names of the observers in the scenario file, bit by bit
+inline constexpr const char* kObserverNames[6] = {"rms", "min_max", "transitions", "poincare", "contact_fractions",
+                                                  "lcp_residual"};
+
+}  // namespace fivsim

@@ -1,0 +1,60 @@
+// fivsim/batch/sweep_runner.hpp — a whole sweep as the library runs it, for `fivsim sweep` and
+// any other caller: the scenario's plan (one model plus N rows, sweep_plan.hpp), its cases in
+// chunks shared out among the processes of the run (sweep_ranks.hpp), each chunk on the CPU or
+// the CUDA backend (a part that runs out of device memory halved and retried), the files written
+// in case order into a staging folder with a resume journal and a lock (sweep_journal.hpp), and
+// summary.json (sweep_counts.hpp).
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "fivsim/batch/sweep_ranks.hpp"
+
+namespace fivsim::batch {
+
+enum class SweepDevice { automatic, cpu, cuda };
+
+// what a test makes a sweep do that a real run would not
+struct SweepHooks {
+  long device_cases = 0;       // a backend part of more cases fails as if the device were out of memory
+  long exit_after_chunks = 0;  // the process ends as kill -9 would once this many chunks are recorded
+  int slow_rank = -1;          // this rank spends slow_ms more on each chunk (a slower device or node)
+  long slow_ms = 0;
+  bool prepare_ahead = false;  // the CPU backend prepares the next chunk while one runs, as CUDA does
+};
+
+struct SweepOptions {
+  std::string out;  // output folder; empty: runs/<name>, or runs/<name>.shard<i>of<N> for a shard
+  SweepDevice device = SweepDevice::automatic;
+  bool single_precision = false;
+  long chunk = 0;   // cases per chunk; 0: from the device's free memory, or 256 per CPU thread
+  int threads = 0;  // CPU backend threads; 0: all cores
+  int shard_index = -1, shard_count = 0;  // a shard runs the i-th of N contiguous case ranges
+  bool resume = false;  // continue the unfinished sweep in <out>.partial
+  SweepHooks hooks;
+  // rank 0, after each chunk is written: cases done in this run, of `total`, and their case-steps
+  std::function<void(double done, double total, double case_steps)> progress;
+};
+
+// the exit codes a failure carries (the command line's): 1 an error, 2 bad input
+inline constexpr int kSweepError = 1;
+inline constexpr int kSweepBadInput = 2;
+
+struct SweepOutcome {
+  bool writer = false;  // this process wrote the files (the single process, or rank 0)
+  std::filesystem::path out;
+  nlohmann::json summary;  // what summary.json holds
+  std::string warning;     // for the user: the lock that could not be taken, say
+};
+
+// runs the sweep of a scenario document (overrides applied). The writer returns the summary of
+// the files it committed; any other rank returns after its last chunk, with its failures handed to
+// rank 0. On the writer bad input throws InputError (naming the JSON pointer, nothing written),
+// another rank's failure RankFailure (with its exit code), anything else std::exception.
+SweepOutcome run_sweep(const nlohmann::json& document, const SweepOptions& options, Ranks& ranks);
+
+}  // namespace fivsim::batch

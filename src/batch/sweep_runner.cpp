@@ -1,0 +1,629 @@
+// src/batch/sweep_runner.cpp — a whole sweep: plan, chunks, backends, files, journal and summary
+// (batch/sweep_runner.hpp).
+#include "fivsim/batch/sweep_runner.hpp"
+
+#include <fcntl.h>
+#include <omp.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <future>
+#include <map>
+#include <memory>
+#include <optional>
+#include <thread>
+#include <type_traits>
+
+#include "fivsim/batch/result_table.hpp"
+#include "fivsim/batch/sweep.hpp"
+#include "fivsim/batch/sweep_journal.hpp"
+#include "fivsim/integrate/simulation.hpp"
+#include "fivsim/io/output.hpp"
+
+namespace fivsim::batch {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// what every rank knows of the sweep before its first chunk
+struct RunContext {
+  const SweepOptions& options;
+  const Scenario& base;
+  const SweepSpec& spec;
+  const SweepPlan& plan;
+  bool cuda = false;
+  bool single = false;
+  CudaDeviceInfo device;
+  int device_ranks = 1;  // the ranks of this node on this process's device, this one included
+  Ranks& ranks;
+  // the cases this process runs: all, or one shard [first_case, end_case)
+  long first_case = 0, end_case = 0;
+  bool runge_kutta() const { return method_has_step_map(base.integrator.spec()); }
+  bool pinn() const { return base.integrator.spec().kind == MethodKind::pinn; }
+};
+
+// what every chunk shares: the per-case analysis, the step options, the table layout and, for the
+// PINN methods, the stepper settings and stage table
+struct ChunkSettings {
+  SweepAnalysis an;
+  StepOptions opt;
+  int nq = 0, nc = 0;
+  CaseTableLayout layout;
+  PinnStepSettings pinn_set;
+  std::vector<double> stages;
+  StageTable<double> tab;  // over `stages`
+  double pinn_block_bytes = 0.0;
+
+  explicit ChunkSettings(const RunContext& ctx)
+      : an(sweep_analysis(ctx.base)),
+        opt(sweep_step_options(ctx.base, ctx.single)),
+        nq(ctx.base.model.dof()),
+        nc(ctx.base.model.n_contacts()) {
+    // cases keep point rings only for the observers that fill them
+    if (!observes_points(an.observers)) an.capacity = 0;
+    layout.n_dof = nq;
+    layout.n_contacts = nc;
+    layout.n_params = static_cast<int>(ctx.spec.parameters.size());
+    layout.observers = an.observers;
+    layout.lyapunov = an.lyapunov_every > 0;
+    layout.pinn = ctx.pinn();
+    if (!ctx.pinn()) return;
+    const MethodSpec spec = ctx.base.integrator.spec();
+    pinn_set = make_pinn_step_settings(spec, nq);
+    if (spec.framework != PinnFramework::central) {
+      stages = gauss_stage_values<double>(spec.stages);
+      tab = stage_table_of(stages.data(), spec.stages);
+    }
+    pinn_block_bytes = static_cast<double>(pinn_block_layout<PinnSweepDims>(pinn_set, nq, tab.R).bytes) *
+                       (an.lyapunov_every > 0 ? 2 : 1);
+  }
+  ChunkSettings(const ChunkSettings&) = delete;
+  ChunkSettings& operator=(const ChunkSettings&) = delete;
+};
+
+// one chunk of prepared cases and, after the backend ran, their results
+template <class D>
+struct Chunk {
+  long first = 0;
+  long n = 0;
+  PreparedCases<D> cases;
+  std::vector<CaseResult<D>> results;
+  std::vector<double> points;
+  std::vector<PinnTotals> pinn;  // PINN methods: each case's trainings
+  double setup_s = 0.0;
+};
+
+template <class D>
+Chunk<D> prepare_chunk(const RunContext& ctx, const ChunkSettings& set, const SweepShared<D>& shared, long first, long n) {
+  const auto t0 = Clock::now();
+  Chunk<D> ch;
+  ch.first = first;
+  ch.n = n;
+  prepare_cases(ctx.plan, shared, first, n, ch.cases);
+  ch.results.resize(static_cast<std::size_t>(n));
+  if (ctx.pinn()) ch.pinn.resize(static_cast<std::size_t>(n));
+  ch.points.assign(static_cast<std::size_t>(n * case_points_size(set.nq, set.an.capacity)), 0.0);
+  ch.setup_s = seconds_since(t0);
+  return ch;
+}
+
+// device memory: the most cases one backend call may hold (lowered by each allocation failure)
+// and how often it was halved
+struct BackendParts {
+  long limit = LONG_MAX;
+  long halvings = 0;
+  long test_limit = 0;  // SweepHooks::device_cases
+};
+
+// runs cases [0, n) through run_part(at, count) in parts of at most parts.limit cases; a part that
+// fails for lack of device memory is halved and retried, down to one case, so that a chunk too
+// large for the device costs retries but never the sweep
+template <class RunPart>
+CudaOutcome run_in_parts(long n, BackendParts& parts, RunPart&& run_part) {
+  for (long at = 0; at < n;) {
+    const long count = std::min(parts.limit, n - at);
+    const CudaOutcome out = parts.test_limit > 0 && count > parts.test_limit
+                                ? CudaOutcome{"out of memory (a test's limit on the cases of a part)", true}
+                                : run_part(at, count);
+    if (out.out_of_memory && count > 1) {
+      parts.limit = count / 2;
+      ++parts.halvings;
+      continue;
+    }
+    if (!out.ok()) return out;
+    at += count;
+  }
+  return {};
+}
+
+// runs one prepared chunk on this rank's backend; its columns and counts
+template <class D>
+ChunkOutput run_chunk(const RunContext& ctx, const ChunkSettings& set, Chunk<D>& ch, BackendParts& parts) {
+  const auto tc = Clock::now();
+  double kernels_s = 0.0;
+  const long halvings_before = parts.halvings;
+  const long per_case = case_points_size(set.nq, set.an.capacity);
+  const CaseBatch<D> all = ch.cases.batch();
+  const CudaOutcome outcome = run_in_parts(ch.n, parts, [&](long at, long count) {
+    const CaseBatch<D> part = all.part(at, count);
+    CaseResult<D>* results = ch.results.data() + at;
+    double* points = ch.points.data() + at * per_case;
+    double kernel_s = 0.0;
+    CudaOutcome out;
+    if (ctx.pinn()) {
+      // every PINN sweep runs on this instantiation
+      if constexpr (std::is_same_v<D, PinnSweepDims>) {
+        const PinnChunk pc{part, set.pinn_set, set.tab, set.nq};
+        if (ctx.cuda)
+          out = run_chunk_cuda_pinn(pc, set.an, set.opt, results, points, ch.pinn.data() + at, kernel_s);
+        else
+          run_chunk_cpu_pinn(pc, set.an, set.opt, results, points, ch.pinn.data() + at, ctx.options.threads);
+      }
+    } else if (ctx.cuda) {
+      out = run_chunk_cuda(part, set.an, set.opt, results, points, kernel_s);
+    } else {
+      run_chunk_cpu(part, set.an, set.opt, results, points, ctx.options.threads);
+    }
+    kernels_s += kernel_s;
+    return out;
+  });
+  if (!outcome.ok()) throw std::runtime_error("CUDA backend: " + outcome.error);
+
+  ChunkOutput out;
+  out.first = ch.first;
+  out.n = ch.n;
+  out.rank = ctx.ranks.rank();
+  case_columns(set.layout, ch.first, ch.n, ch.results.data(), ch.cases.rows.data(),
+               ctx.pinn() ? ch.pinn.data() : nullptr, out.cases);
+  if (ctx.base.output.points && observes_points(set.an.observers))
+    point_columns(set.nq, set.an.capacity, ch.first, ch.n, ch.results.data(), ch.points.data(), out.points);
+  // the CUDA backend counts its kernels' device time, the CPU backend its wall time
+  ChunkCounts& c = out.counts;
+  c.compute_s = ctx.cuda ? kernels_s : seconds_since(tc);
+  c.setup_s = ch.setup_s;
+  for (const auto& r : ch.results) {
+    c.case_steps += static_cast<double>(r.steps);
+    if (r.klass != CaseClass::unclassified) ++c.classes[case_class_name(static_cast<int>(r.klass), r.period_n)];
+    ++c.status[status_name(r.status)];
+  }
+  c.has_pinn = ctx.pinn();
+  for (const PinnTotals& p : ch.pinn) c.pinn.add(p);
+  c.memory_halvings = parts.halvings - halvings_before;
+  return out;
+}
+
+// a rank's loop: ranges from the exchange, outputs back to it. The CUDA backend prepares the next
+// chunk on the host while the device runs this one; the CPU backend asks for a range only when it
+// is free, so that the last chunks go to whichever rank is free first
+template <class D>
+void run_chunks(const RunContext& ctx, const ChunkSettings& set, ChunkExchange& exchange) {
+  const SweepHooks& hooks = ctx.options.hooks;
+  BackendParts parts;
+  parts.test_limit = hooks.device_cases;
+  const SweepShared<D> shared(ctx.plan, set.opt.stick_tol);
+  const auto prepare = [&](ChunkRange r) { return prepare_chunk<D>(ctx, set, shared, r.first, r.n); };
+  const bool prepare_ahead = ctx.cuda || hooks.prepare_ahead;
+  const long slow_ms = hooks.slow_rank == ctx.ranks.rank() ? hooks.slow_ms : 0;
+  std::future<Chunk<D>> ahead;
+  for (;;) {
+    Chunk<D> ch;
+    if (ahead.valid()) {
+      ch = ahead.get();
+    } else if (const std::optional<ChunkRange> r = exchange.next()) {
+      ch = prepare(*r);
+    } else {
+      break;
+    }
+    if (prepare_ahead)
+      if (const std::optional<ChunkRange> r = exchange.next()) ahead = std::async(std::launch::async, prepare, *r);
+    ChunkOutput out = run_chunk(ctx, set, ch, parts);
+    if (slow_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(slow_ms));
+    exchange.done(std::move(out));
+  }
+}
+
+// what a rank says about itself in summary.json
+json rank_about(const RunContext& ctx) {
+  json about = {{"rank", ctx.ranks.rank()},
+                {"host", ctx.ranks.host()},
+                {"backend", ctx.cuda ? "cuda" : "cpu"},
+                {"device", ctx.cuda ? ctx.device.description + " #" + std::to_string(ctx.device.ordinal) : "cpu"},
+                {"threads", ctx.cuda ? 0 : (ctx.options.threads > 0 ? ctx.options.threads : omp_get_max_threads())}};
+  if (ctx.cuda) about["device_ranks"] = ctx.device_ranks;
+  return about;
+}
+
+// the decimated time series of one case, run on the host with the scenario's stepper
+void write_trajectory(const RunContext& ctx, long index, const fs::path& file) {
+  std::vector<double> values;
+  const Scenario sc = case_scenario(ctx.base.document, ctx.spec, index, values);
+  auto model = std::make_unique<Model<HostDims>>();
+  make_model(sc.model, *model);
+  const int nq = model->n_dof, nc = model->n_contacts;
+  CsvWriter csv(file);
+  csv.field("t");
+  for (const auto& n : series_names(nq, nc)) csv.field(n.c_str());
+  for (int i = 0; i < nc; ++i) csv.field(("state" + std::to_string(i)).c_str());
+  csv.end_row();
+  long index_step = 0;
+  std::vector<double> v;
+  run_method(sc.integrator.spec(), sc.model, *model, sc.q0, sc.u0, sc.integrator.dt, sc.integrator.steps,
+             sc.integrator.step, [&](const SeriesPoint& p) {
+               if (index_step++ % sc.output.every != 0) return;
+               series_values(p, v);
+               csv.field(p.t);
+               for (double x : v) csv.field(x);
+               for (int i = 0; i < nc; ++i) csv.field(contact_state_name(p.contact[i]));
+               csv.end_row();
+             });
+  csv.close();
+}
+
+// a file of the staging folder written chunk by chunk: each append synced, its length and the
+// checksum of its bytes returned for the journal
+class AppendFile {
+ public:
+  // continues `path` after its first `keep` bytes (the rest cut off), or starts it empty
+  AppendFile(const fs::path& path, long keep) : path_(path) {
+    fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    if (fd_ < 0 || ::ftruncate(fd_, keep) != 0 || ::lseek(fd_, keep, SEEK_SET) != keep)
+      throw std::runtime_error("cannot write " + path.string() + ": " + std::strerror(errno));
+    end_ = keep;
+  }
+  ~AppendFile() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  AppendFile(const AppendFile&) = delete;
+  AppendFile& operator=(const AppendFile&) = delete;
+
+  FileMark append(const char* data, std::size_t size) {
+    for (std::size_t written = 0; written < size;) {
+      const ssize_t w = ::write(fd_, data + written, size - written);
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0) throw std::runtime_error("cannot write " + path_.string() + ": " + std::strerror(w < 0 ? errno : EIO));
+      written += static_cast<std::size_t>(w);
+    }
+    if (::fsync(fd_) != 0) throw std::runtime_error("cannot write " + path_.string() + ": " + std::strerror(errno));
+    end_ += static_cast<long>(size);
+    return FileMark{end_, fnv1a(data, size)};
+  }
+  long end() const { return end_; }
+
+ private:
+  fs::path path_;
+  int fd_ = -1;
+  long end_ = 0;
+};
+
+// the output files of a sweep in its staging folder: cases.csv and, when asked, points.csv
+class SweepFiles {
+ public:
+  SweepFiles(const fs::path& dir, const TableSchema& cases, const TableSchema& points, bool with_points,
+             SweepJournal& journal, bool resumed)
+      : cases_schema_(cases), points_schema_(points) {
+    const auto open = [&](const std::string& name, const TableSchema& schema) {
+      if (resumed) {
+        files_[name] = std::make_unique<AppendFile>(dir / name, journal.end_of(name));
+      } else {
+        files_[name] = std::make_unique<AppendFile>(dir / name, 0);
+        const std::string header = csv_header(schema);
+        files_[name]->append(header.data(), header.size());
+      }
+    };
+    open("cases.csv", cases);
+    if (with_points) open("points.csv", points);
+    if (!resumed) {
+      std::map<std::string, long> ends;
+      for (const auto& [name, file] : files_) ends[name] = file->end();
+      journal.set_headers(ends);
+    }
+  }
+
+  // a chunk's rows, written and synced: the marks the journal records
+  std::map<std::string, FileMark> append(const ChunkOutput& o) {
+    std::map<std::string, FileMark> marks;
+    std::string text;
+    csv_rows(cases_schema_, o.cases, text);
+    marks["cases.csv"] = files_["cases.csv"]->append(text.data(), text.size());
+    if (files_.count("points.csv")) {
+      text.clear();
+      csv_rows(points_schema_, o.points, text);
+      marks["points.csv"] = files_["points.csv"]->append(text.data(), text.size());
+    }
+    return marks;
+  }
+
+ private:
+  const TableSchema &cases_schema_, &points_schema_;
+  std::map<std::string, std::unique_ptr<AppendFile>> files_;
+};
+
+// every rank but 0: runs the ranges rank 0 hands out; a failure goes to rank 0, which reports it
+template <class D>
+void run_worker(const RunContext& ctx) {
+  const auto exchange = make_worker_exchange(ctx.ranks, rank_about(ctx));
+  try {
+    const ChunkSettings set(ctx);
+    run_chunks<D>(ctx, set, *exchange);
+  } catch (const InputError& e) {
+    exchange->fail(kSweepBadInput, e.what());
+  } catch (const std::exception& e) {
+    exchange->fail(kSweepError, e.what());
+  }
+}
+
+// the single process, or rank 0: the run's files, its manifest and its own share of the chunks
+template <class D>
+SweepOutcome run_writer(const RunContext& ctx) {
+  const SweepOptions& options = ctx.options;
+  const Scenario& base = ctx.base;
+  const ChunkSettings set(ctx);
+  const SweepAnalysis& an = set.an;
+  const long n_total = ctx.spec.n_cases();
+  for (long c : base.output.trajectories)
+    if (c >= n_total)
+      throw InputError("/output/trajectories", "case " + std::to_string(c) + " does not exist (the sweep has " +
+                                                  std::to_string(n_total) + " cases)");
+  const long first_case = ctx.first_case, n_cases = ctx.end_case - ctx.first_case;
+
+  // chunk: what fits in half the free device memory (shared among the node's ranks on one
+  // device); on the CPU 256 cases per thread (4 for the PINN methods), small enough for the
+  // progress line to move and large enough that a chunk's overhead vanishes. Rank 0's choice holds
+  // for every rank. A case's own setup and step map count only where the plan makes them on the host
+  const bool own_setup = ctx.plan.per_case_setups(), own_map = ctx.runge_kutta() && ctx.plan.per_case_map();
+  const double per_case_bytes =
+      static_cast<double>((own_setup ? sizeof(CaseSetup<D>) : 0) + sizeof(CaseResult<D>) +
+                          (own_map ? sizeof(RkStepMap<D>) : 0)) +
+      8.0 * static_cast<double>(ctx.spec.parameters.size() + case_points_size(set.nq, an.capacity)) + set.pinn_block_bytes;
+  const int threads = options.threads > 0 ? options.threads : omp_get_max_threads();
+  long chunk = options.chunk;
+  if (chunk <= 0) {
+    chunk = ctx.cuda ? device_chunk_cases(ctx.device.free_bytes, per_case_bytes, ctx.device_ranks)
+                     : (ctx.pinn() ? 4L : 256L) * threads;
+    chunk = std::clamp<long>(chunk, 1, 1L << 21);
+  }
+  chunk = std::max(1L, std::min(chunk, n_cases));
+
+  const std::string shard_name = options.shard_count > 0 ? ".shard" + std::to_string(options.shard_index) + "of" +
+                                                               std::to_string(options.shard_count)
+                                                         : "";
+  const fs::path out_dir = options.out.empty() ? fs::path("runs") / (base.name + shard_name) : fs::path(options.out);
+  SweepOutcome outcome;
+  outcome.writer = true;
+  // one sweep at a time in a folder, before anything in it is looked at or touched
+  const SweepLock lock(out_dir, ctx.ranks.host());
+  outcome.warning = lock.unguarded();
+  // resumable: after each chunk the manifest records what is on the disk (sweep_journal.hpp); an
+  // unfinished sweep is looked at before the staging folder is opened, so a refusal keeps it
+  const long end_case = first_case + n_cases;
+  SweepJournal journal(StagedDirectory::resumable_staging(out_dir),
+                       {{"scenario", base.document},
+                        {"precision", ctx.single ? "float" : "double"},
+                        {"first_case", first_case},
+                        {"end_case", end_case}});
+  if (journal.has_manifest()) {
+    if (!options.resume)
+      throw InputError("--resume", StagedDirectory::resumable_staging(out_dir).string() +
+                                       " holds an unfinished sweep: --resume continues it; remove that folder to "
+                                       "start again");
+    const std::string why = journal.load(first_case, end_case);
+    if (!why.empty())
+      throw InputError("--resume", "cannot continue " + StagedDirectory::resumable_staging(out_dir).string() + ": " + why +
+                                       "; remove that folder to start again, or write to another --out");
+  }
+  const bool resumed = !journal.chunks().empty();
+  // nothing to continue: whatever an earlier attempt left starts from scratch
+  if (!resumed) fs::remove_all(StagedDirectory::resumable_staging(out_dir));
+  StagedDirectory dir(out_dir, StagedDirectory::Resumable{});
+  if (resumed) dir.keep_on_failure();
+
+  std::vector<std::string> paths;
+  for (const auto& p : ctx.spec.parameters) paths.push_back(p.path);
+  const TableSchema cases_schema = case_schema(set.layout, paths), points_schema = point_schema(set.nq);
+  SweepFiles files(dir.path(), cases_schema, points_schema, base.output.points && observes_points(an.observers), journal,
+                   resumed);
+
+  const auto t0 = Clock::now();
+  SweepTotals totals;
+  // the chunks a resume keeps and each chunk run here are added up in the same place
+  const auto add_chunk = [&](const ChunkCounts& c, long n) {
+    totals.counts.add(c);
+    totals.cases += n;
+    ++totals.chunks;
+  };
+  for (const JournalChunk& jc : journal.chunks()) add_chunk(jc.counts, jc.n);
+  const long resumed_cases = totals.cases;
+  const std::size_t resumed_chunks = journal.chunks().size();
+  // what each rank ran in this invocation (summary.json "ranks")
+  struct RankTally {
+    long chunks = 0, cases = 0;
+    double case_steps = 0.0, compute_s = 0.0;
+  };
+  std::vector<RankTally> tally(static_cast<std::size_t>(ctx.ranks.size()));
+  // each chunk in case order, whichever rank ran it: rows to the files, synced, then recorded
+  const auto write = [&](ChunkOutput&& o) {
+    journal.record({o.first, o.n, files.append(o), o.counts});
+    dir.keep_on_failure();
+    if (options.hooks.exit_after_chunks > 0 && static_cast<long>(journal.chunks().size()) == options.hooks.exit_after_chunks)
+      std::_Exit(137);
+    add_chunk(o.counts, o.n);
+    RankTally& t = tally[static_cast<std::size_t>(o.rank)];
+    ++t.chunks;
+    t.cases += o.n;
+    t.case_steps += o.counts.case_steps;
+    t.compute_s += o.counts.compute_s;
+    if (options.progress) options.progress(static_cast<double>(totals.cases - resumed_cases), static_cast<double>(n_cases),
+                                           totals.counts.case_steps);
+  };
+  const auto exchange = make_writer_exchange(ctx.ranks, first_case + resumed_cases, end_case, chunk, rank_about(ctx), write);
+  run_chunks<D>(ctx, set, *exchange);
+  exchange->finish();
+  if (!base.output.trajectories.empty()) {
+    fs::create_directories(dir.file("trajectories"));
+    for (long c : base.output.trajectories)
+      if (c >= first_case && c < end_case)
+        write_trajectory(ctx, c, dir.file("trajectories") / ("case_" + std::to_string(c) + ".csv"));
+  }
+  totals.wall_s = seconds_since(t0);
+
+  // throughput by rank: each rank's stepping rate over its own compute time; the run's is their sum
+  double rate_sum = 0.0;
+  const std::vector<json> about = exchange->about_ranks();
+  for (std::size_t r = 0; r < tally.size(); ++r) {
+    json e = about[r].is_object() ? about[r] : json{{"rank", r}};
+    const double rate = tally[r].compute_s > 0 ? tally[r].case_steps / tally[r].compute_s : 0.0;
+    e["chunks"] = tally[r].chunks;
+    e["cases"] = tally[r].cases;
+    e["case_steps"] = tally[r].case_steps;
+    e["compute_s"] = tally[r].compute_s;
+    e["case_steps_per_s"] = rate;
+    rate_sum += rate;
+    totals.ranks.push_back(e);
+  }
+  // a run that only finished what a resume kept has no rate of its own
+  totals.case_steps_per_s =
+      rate_sum > 0 ? rate_sum : (totals.counts.compute_s > 0 ? totals.counts.case_steps / totals.counts.compute_s : 0.0);
+
+  json& summary = outcome.summary;
+  summary["name"] = base.name;
+  summary["backend"] = ctx.cuda ? "cuda" : "cpu";
+  summary["device"] = ctx.cuda ? ctx.device.description : "cpu";
+  summary["threads"] = ctx.cuda ? 0 : threads;
+  summary["precision"] = ctx.single ? "float" : "double";
+  summary["instantiation"] = {{"max_dof", D::max_dof}, {"max_contacts", D::max_contacts}, {"exact", D::exact}};
+  summary["chunk_size"] = chunk;
+  summary["case_bytes"] = per_case_bytes;
+  summary["method"] = base.integrator.spec().label();
+  summary["steps"] = base.integrator.steps;
+  write_totals(totals, summary);
+  std::vector<std::string> observers;
+  for (int b = 0; b < 6; ++b)
+    if (an.observers & (1u << b)) observers.push_back(kObserverNames[b]);
+  summary["observers"] = observers;
+  summary["poincare"] = {{"section", base.analysis.poincare.section},
+                         {"contact", an.contact},
+                         {"dof", an.dof},
+                         {"value", an.value},
+                         {"direction", base.analysis.poincare.direction},
+                         {"period", an.period}};
+  summary["t_transient"] = base.analysis.t_transient;
+  summary["points_per_kind"] = an.capacity;
+  if (ctx.pinn()) {
+    summary["pinn"]["tol"] = base.integrator.pinn.optimizer.tol;
+    summary["pinn"]["case_memory_bytes"] = set.pinn_block_bytes;
+  }
+  if (an.lyapunov_every > 0) summary["lyapunov"] = {{"every", an.lyapunov_every}, {"d0", an.lyapunov_d0}};
+  if (options.shard_count > 0)
+    summary["shard"] = {{"index", options.shard_index}, {"count", options.shard_count}, {"first_case", first_case},
+                        {"end_case", end_case}, {"sweep_cases", n_total}};
+  if (resumed) summary["resumed"] = {{"chunks", resumed_chunks}, {"cases", resumed_cases}};
+  summary["scenario"] = base.document;
+  write_json_file(dir.file("summary.json"), summary);
+  journal.remove_manifest();
+  dir.commit();
+  outcome.out = dir.final_path();
+  return outcome;
+}
+
+template <class D>
+SweepOutcome run_sized(const RunContext& ctx) {
+  if (ctx.ranks.rank() != 0) {
+    run_worker<D>(ctx);
+    return {};
+  }
+  return run_writer<D>(ctx);
+}
+
+// the instantiation that holds the model (sweep_dims_size)
+template <class T>
+SweepOutcome run_for_size(const RunContext& ctx, int size) {
+  switch (size) {
+    case 1: return run_sized<SweepDims1<T>>(ctx);
+    case 2: return run_sized<SweepDimsExact2<T>>(ctx);
+    case 5: return run_sized<SweepDimsExact5<T>>(ctx);
+    case 102: return run_sized<SweepDims2<T>>(ctx);
+    case 108: return run_sized<SweepDims8<T>>(ctx);
+    default: return run_sized<SweepDimsGeneric<T>>(ctx);
+  }
+}
+
+// the checks of a sweep before its plan: what the sweep engine runs
+void check_sweepable(const Scenario& base) {
+  const MethodSpec method = base.integrator.spec();
+  if (method.kind == MethodKind::event_driven || method.kind == MethodKind::smooth)
+    throw InputError("/integrator/method", "sweeps run the time steppers (moreau, rk4lcp, irk and the PINN methods); got \"" +
+                                               base.integrator.method + "\"");
+  if (base.integrator.lcp_pinn)
+    throw InputError("/integrator/lcp_solver", "sweeps solve the contact LCPs of moreau, rk4lcp and irk with lemke, pgs "
+                                               "or enum; in a sweep the LCP-PINN runs inside pinn_dual, pinn_adv_dual and "
+                                               "pinn_central");
+  if (sweep_dims_size(base.model.dof(), base.model.n_contacts()) == 0)
+    throw InputError("/model", "sweeps hold at most 24 DoF and 8 contacts");
+  if (method.kind == MethodKind::pinn &&
+      (base.model.dof() > PinnSweepDims::max_dof || base.model.n_contacts() > PinnSweepDims::max_contacts))
+    throw InputError("/model", "PINN sweeps hold at most 8 DoF and 8 contacts");
+}
+
+SweepOutcome run_checked(const json& document, const SweepOptions& options, Ranks& ranks) {
+  const Scenario base = parse_scenario(document);
+  const SweepSpec spec = parse_sweep(document);
+  check_sweepable(base);
+  const SweepPlan plan(base, spec);
+  RunContext ctx{options, base, spec, plan, false, options.single_precision, {}, 1, ranks};
+  ctx.end_case = spec.n_cases();
+  if (options.shard_count > 0) {
+    const int i = options.shard_index, n = options.shard_count;
+    if (i < 0 || i >= n || n > spec.n_cases())
+      throw InputError("--shard", "must be i/N with 0 <= i < N <= the sweep's " + std::to_string(spec.n_cases()) +
+                                      " cases, got '" + std::to_string(i) + "/" + std::to_string(n) + "'");
+    if (ranks.size() > 1)
+      throw InputError("--shard", "under mpirun the ranks share the cases out themselves; --shard is for runs without "
+                                  "MPI (a scheduler's array job)");
+    ctx.first_case = static_cast<long>(i) * spec.n_cases() / n;
+    ctx.end_case = static_cast<long>(i + 1) * spec.n_cases() / n;
+  }
+  // the PINN trainings run in double precision: their tolerances (1e-24 on a squared residual)
+  // are below float's reach
+  if (ctx.pinn() && ctx.single) throw InputError("--precision", "the PINN methods run in double precision only, not float");
+  if (options.device != SweepDevice::cpu) {
+    // each rank on a node takes its own device
+    ctx.device = cuda_device_info(ranks.local_rank());
+    ctx.cuda = ctx.device.available;
+    // every rank takes part, with or without a device: the ranks on one GPU share its memory
+    // (found by UUID, so also where each rank sees only its own GPU, CUDA_VISIBLE_DEVICES)
+    ctx.device_ranks = ranks.node_ranks_with(ctx.cuda ? ctx.device.uuid : "");
+    if (options.device == SweepDevice::cuda && !ctx.cuda) throw std::runtime_error("--device cuda: " + ctx.device.description);
+  }
+  // PINN sweeps: one instantiation (pinn_case.hpp)
+  const int size = ctx.pinn() ? 108 : sweep_dims_size(base.model.dof(), base.model.n_contacts());
+  return ctx.single ? run_for_size<float>(ctx, size) : run_for_size<double>(ctx, size);
+}
+
+}  // namespace
+
+SweepOutcome run_sweep(const json& document, const SweepOptions& options, Ranks& ranks) {
+  if (ranks.rank() == 0) return run_checked(document, options, ranks);
+  // every other rank hands its failure to rank 0 (which fails alike, or hears of it) and ends
+  const auto fail = [&](int code, const std::string& message) {
+    make_worker_exchange(ranks, json::object())->fail(code, message);
+  };
+  try {
+    return run_checked(document, options, ranks);
+  } catch (const InputError& e) {
+    fail(kSweepBadInput, e.what());
+  } catch (const std::exception& e) {
+    fail(kSweepError, e.what());
+  }
+  return {};
+}
+
+}  // namespace fivsim::batch
