@@ -65,6 +65,21 @@ RUNS = [
       '/sweep={"mode":"grid","parameters":[{"path":"/friction/mu","linspace":[1.1,1.4,7]},'
       '{"path":"/model/kc","values":[300,500]},{"path":"/model/k3","values":[500,600]},'
       '{"path":"/model/Fp","values":[15,20]}]}']),
+    ("sdof_forced_fast", "sdof_base_two_stop.json",
+     ["--set", "/integrator/t_end=6", "--set", "/analysis/t_transient=3", "--set", "/output/timeseries=false", "--set",
+      '/sweep={"mode":"grid","parameters":[{"path":"/model/Ff","linspace":[0.02,0.1,9]},'
+      '{"path":"/initial/q/0","values":[0,0.001]}]}']),
+    ("model1_tanh", "model1_v0_delta_grid.json",
+     ["--set", '/friction={"law":"coulomb_tanh","mu":0.1,"eps":20}', "--set", "/integrator/t_end=100",
+      "--set", "/analysis/t_transient=50", "--set",
+      '/sweep={"mode":"grid","parameters":[{"path":"/model/v0","linspace":[0.05,1.5,30]},'
+      '{"path":"/friction/eps","values":[5,50]}]}']),
+    ("chain2_velocity_section", "chain2_load_sweep.json",
+     CHAIN_SHORT + ["--set", '/analysis/poincare={"section":"velocity","dof":1,"value":0.3,"direction":"both"}']),
+    ("chain2_blowup", "chain2_load_sweep.json",
+     ["--set", "/integrator/t_end=30", "--set", "/analysis/t_transient=10", "--set",
+      '/sweep={"mode":"grid","parameters":[{"path":"/initial/q/0","values":[0.5,1e308,0.2]},'
+      '{"path":"/model/Fn","values":[5,15]}]}']),
     ("sdof_forced", "sdof_base_two_stop.json",
      ["--set", "/integrator/t_end=6", "--set", "/analysis/t_transient=3", "--set", "/output/timeseries=false", "--set",
       '/sweep={"mode":"grid","parameters":[{"path":"/model/Ff","values":[0.05,0.0856]},'

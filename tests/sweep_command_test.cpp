@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -596,6 +597,53 @@ TEST(SweepCommand, LyapunovColumnWhenAsked) {
   EXPECT_EQ(s["lyapunov"]["every"], 10);
 }
 
+// the columns of a cases.csv by header name
+std::map<std::string, std::vector<std::string>> columns_of(const fs::path& dir) {
+  const auto rows = case_rows(dir);
+  std::map<std::string, std::vector<std::string>> cols;
+  for (std::size_t r = 1; r < rows.size(); ++r)
+    for (std::size_t c = 0; c < rows[0].size(); ++c) cols[rows[0][c]].push_back(rows[r][c]);
+  return cols;
+}
+
+// the observers choose the columns; what a leaner set keeps is what the full set computes, on the
+// belt runner (the chain) and the general one (Model II)
+TEST(SweepCommand, ObserversChooseTheColumnsAndKeepTheirValues) {
+  const std::pair<std::string, std::string> sweeps[] = {
+      {"chain2_load_sweep.json", kShort},
+      {"model2_mu_scan.json", " --set '/sweep/parameters/0/linspace=[0.9,1.3,9]' --set /integrator/t_end=12 -q"}};
+  for (const auto& [file, cut] : sweeps) {
+    const fs::path full = fresh_dir("fivsim_obs_full");
+    ASSERT_EQ(run_fivsim("sweep " + kScenarios + file + " --device cpu --out " + full.string() + cut).code, 0);
+    const auto all = columns_of(full);
+    for (const auto& [observers, header] :
+         {std::pair{std::string("\"lean\""), std::string("rms_q0")},
+          std::pair{std::string("\"statistics\""), std::string("rms_q0")},
+          std::pair{std::string("[\"transitions\",\"poincare\",\"min_max\"]"),
+                    std::string("class,period_n,period,n_transitions,n_section,rms_q0")}}) {
+      const fs::path out = fresh_dir("fivsim_obs_some");
+      const Result r = run_fivsim("sweep " + kScenarios + file + " --device cpu --set '/analysis/observers=" + observers +
+                                  "' --out " + out.string() + cut);
+      ASSERT_EQ(r.code, 0) << r.err;
+      const std::string cases = slurp(out / "cases.csv");
+      const std::string head = cases.substr(0, cases.find('\n'));
+      EXPECT_NE(head.find("," + header + ","), std::string::npos) << observers << ": " << head;
+      const auto some = columns_of(out);
+      for (const auto& [name, values] : some) {
+        ASSERT_TRUE(all.count(name)) << name;
+        EXPECT_EQ(values, all.at(name)) << file << " " << observers << " " << name;
+      }
+      const bool extremes = observers != "\"lean\"";
+      EXPECT_EQ(some.count("min_u1"), extremes ? 1u : 0u) << observers;
+      EXPECT_EQ(some.count("frac_stick"), 0u) << observers;
+      EXPECT_EQ(some.count("max_lcp_residual"), 0u) << observers;
+      EXPECT_EQ(fs::exists(out / "points.csv"), observers.find("transitions") != std::string::npos) << observers;
+      fs::remove_all(out);
+    }
+    fs::remove_all(full);
+  }
+}
+
 void expect_bad(const std::string& args, const std::string& message) {
   const fs::path out = fresh_dir("fivsim_sweep_bad");
   const Result r = run_fivsim("sweep " + args + " -q --out " + out.string());
@@ -620,6 +668,13 @@ TEST(SweepCommand, BadSweepsAreRejectedByPointer) {
              "/analysis/poincare/section");
   expect_bad(kScenarios + "chain2_load_sweep.json --set '/analysis/lyapunov={\"every\":0}'",
              "/analysis/lyapunov/every");
+  expect_bad(kScenarios + "chain2_load_sweep.json --set '/analysis/observers=[\"rms\",\"rainbow\"]'",
+             "/analysis/observers/1: unknown observer 'rainbow' (one of: rms, min_max, transitions, poincare, "
+             "contact_fractions, lcp_residual)");
+  expect_bad(kScenarios + "chain2_load_sweep.json --set /analysis/observers=\\\"skinny\\\"",
+             "/analysis/observers: unknown value 'skinny'");
+  expect_bad(kScenarios + "chain2_load_sweep.json --set '/sweep/parameters/0/path=\"/analysis/points\"'",
+             "/sweep/parameters/0/path: '/analysis/points' cannot be swept");
 }
 
 TEST(SweepCommand, PinnSweepsSayWhatTheyNeed) {

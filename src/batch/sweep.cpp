@@ -3,8 +3,11 @@
 // the PINN steppers).
 #include "fivsim/batch/sweep.hpp"
 
+#include "fivsim/batch/belt_runner.hpp"
+
 #include <omp.h>
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 
@@ -38,6 +41,7 @@ SweepAnalysis sweep_analysis(const Scenario& sc) {
   an.capacity = sc.analysis.points;
   an.lyapunov_every = sc.analysis.lyapunov_every;
   an.lyapunov_d0 = sc.analysis.lyapunov_d0;
+  an.observers = sc.analysis.observers;
   return an;
 }
 
@@ -126,10 +130,64 @@ void prepare_cases(const SweepPlan& plan, const SweepShared<D>& shared, long fir
   if (failure) throw *failure;
 }
 
+namespace {
+
+// the belt runner's lanes on the CPU: W cases per pass, each phase of the step a loop the compiler
+// vectorises; compiled for AVX-512, AVX2 and the baseline, picked at run time (the arithmetic is
+// the same in every clone: no contraction, -ffp-contract=off)
+constexpr int kBeltLanes = 8;
+
+template <class D, unsigned Obs>
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+void run_belt_chunk_cpu(const BeltModel<D>& b, const CaseBatch<D>& cases, const SweepAnalysis& an,
+                        const StepOptions& opt, CaseResult<D>* results, double* points, int threads) {
+  const long per_case = case_points_size(D::max_dof, an.capacity);
+  const long groups = (cases.n + kBeltLanes - 1) / kBeltLanes;
+  const CaseSetup<D>& grid = cases.setups[0];
+#pragma omp parallel num_threads(threads > 0 ? threads : omp_get_max_threads())
+  {
+    auto lanes = std::make_unique<BeltLanes<D, kBeltLanes>>();
+#pragma omp for schedule(dynamic, 2)
+    for (long g = 0; g < groups; ++g) {
+      const long first = g * kBeltLanes;
+      const int n = static_cast<int>(std::min<long>(kBeltLanes, cases.n - first));
+      run_belt_lanes<D, kBeltLanes, Obs>(b, cases, first, n, grid, an, opt, *lanes, results + first,
+                                         points + first * per_case, per_case);
+    }
+  }
+}
+
+}  // namespace
+
+template <class D>
+bool runs_as_belt(const CaseBatch<D>& cases, const SweepAnalysis& an, const StepOptions& opt) {
+  if constexpr (!D::exact || D::max_dof != D::max_contacts) {
+    return false;
+  } else {
+    // one shared setup (its time grid too), Moreau's step, no Lyapunov twin
+    return cases.n > 0 && cases.setup_stride == 0 && !cases.maps && an.lyapunov_every <= 0 &&
+           belt_eligible(cases.setups[0], opt);
+  }
+}
+
 template <class D>
 void run_chunk_cpu(const CaseBatch<D>& cases, const SweepAnalysis& an, const StepOptions& opt, CaseResult<D>* results,
                    double* points, int threads) {
   if (cases.n <= 0) return;
+  if constexpr (D::exact && D::max_dof == D::max_contacts) {
+    if (runs_as_belt(cases, an, opt)) {
+      auto b = std::make_unique<BeltModel<D>>();
+      make_belt_model(cases.setups[0], *b);
+      switch (belt_observer_set(an.observers)) {
+        case kObserveLean: run_belt_chunk_cpu<D, kObserveLean>(*b, cases, an, opt, results, points, threads); break;
+        case kObserveStatistics:
+          run_belt_chunk_cpu<D, kObserveStatistics>(*b, cases, an, opt, results, points, threads);
+          break;
+        default: run_belt_chunk_cpu<D, kObserveBifurcation>(*b, cases, an, opt, results, points, threads); break;
+      }
+      return;
+    }
+  }
   const long per_case = case_points_size(cases.setups[0].model.n_dof, an.capacity);
 #pragma omp parallel num_threads(threads > 0 ? threads : omp_get_max_threads())
   {
@@ -173,7 +231,8 @@ void run_chunk_cpu_pinn(const PinnChunk& ch, const SweepAnalysis& an, const Step
   template struct PreparedCases<D>;                                                                           \
   template void prepare_cases<D>(const SweepPlan&, const SweepShared<D>&, long, long, PreparedCases<D>&);      \
   template void run_chunk_cpu<D>(const CaseBatch<D>&, const SweepAnalysis&, const StepOptions&, CaseResult<D>*, \
-                                 double*, int);
+                                 double*, int);                                                              \
+  template bool runs_as_belt<D>(const CaseBatch<D>&, const SweepAnalysis&, const StepOptions&);
 FIVSIM_SWEEP_FOR_EACH_DIMS(FIVSIM_SWEEP_INSTANTIATE)
 #undef FIVSIM_SWEEP_INSTANTIATE
 

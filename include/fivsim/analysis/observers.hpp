@@ -19,11 +19,11 @@ enum : unsigned {
 inline constexpr unsigned kObserveLean = kObserveRms;
 inline constexpr unsigned kObserveStatistics = kObserveRms | kObserveMinMax;
 inline constexpr unsigned kObserveBifurcation = 63u;
-FIVSIM_HD inline bool observes_class(unsigned observers) {
+FIVSIM_HD constexpr bool observes_class(unsigned observers) {
   return (observers & kObserveMinMax) && (observers & kObserveTransitions);
 }
 // whether cases keep point rings
-FIVSIM_HD inline bool observes_points(unsigned observers) {
+FIVSIM_HD constexpr bool observes_points(unsigned observers) {
   return (observers & (kObserveTransitions | kObservePoincare)) != 0;
 }
 

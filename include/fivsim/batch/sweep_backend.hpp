@@ -65,6 +65,11 @@ struct CaseBatch {
   }
 };
 
+// whether a batch runs on the belt runner (belt_runner.hpp) rather than the general case runner:
+// a belt model's cases sharing one setup, with Moreau's step and no Lyapunov twin
+template <class D>
+bool runs_as_belt(const CaseBatch<D>& cases, const SweepAnalysis& an, const StepOptions& opt);
+
 // runs the batch on `threads` CPU threads (0: all); points holds n × kPointKinds × capacity rows
 template <class D>
 void run_chunk_cpu(const CaseBatch<D>& cases, const SweepAnalysis& an, const StepOptions& opt, CaseResult<D>* results,
@@ -107,6 +112,7 @@ CudaOutcome run_chunk_cuda(const CaseBatch<D>& cases, const SweepAnalysis& an, c
 #define FIVSIM_SWEEP_EXTERN(D)                                                                                    \
   extern template void run_chunk_cpu<D>(const CaseBatch<D>&, const SweepAnalysis&, const StepOptions&, CaseResult<D>*, \
                                         double*, int);                                                            \
+  extern template bool runs_as_belt<D>(const CaseBatch<D>&, const SweepAnalysis&, const StepOptions&);          \
   extern FIVSIM_SWEEP_CUDA_INSTANCE(D)
 FIVSIM_SWEEP_FOR_EACH_DIMS(FIVSIM_SWEEP_EXTERN)
 #undef FIVSIM_SWEEP_EXTERN

@@ -1,0 +1,371 @@
+// fivsim/batch/belt_runner.hpp — the specialised step of the sweep engine for belt models: every
+// contact pressed with a given normal force against a surface moving along its own DoF (w_N = 0,
+// w_T = e_i), with a diagonal mass matrix — the slider chains of seed 001, seed 000's Model I, the
+// base-excited and torsion oscillators. Their friction LCPs are decoupled and solved in closed form
+// (moreau.hpp, decoupled_friction_impulses), so a step needs no LCP workspace: the case's state,
+// its own values (normal forces, surface speeds, friction constants) and its running statistics
+// are a few numbers each, and W cases step side by side in lanes (W = 1 in a CUDA thread, a vector
+// register's width on the CPU, where each phase of the step is one loop over the lanes).
+//
+// The arithmetic is Moreau's step (seed 000 Eq. 8 with the LCP of Eq. 28) as moreau_step does it
+// for such a model, operation for operation; only the terms that the belt's structure makes
+// exact zeros and ones (w_N, the off-diagonal w_T and M⁻¹, G_TN) are left out, which changes no
+// finite result. The observers are case_runner.hpp's, compiled in as the mask Obs asks
+// (analysis/observers.hpp). tests/belt_runner_test.cpp holds both paths to the same bits.
+#pragma once
+
+#include "fivsim/batch/case_runner.hpp"
+#include "fivsim/batch/sweep_backend.hpp"
+
+namespace fivsim::batch {
+
+// the part of a belt model every case shares
+template <class D>
+struct BeltModel {
+  using T = typename D::scalar;
+  static constexpr int N = D::max_dof;
+  T minv[N];         // the diagonal of M⁻¹, also G_TT,ii
+  T C[N][N], K[N][N];
+  T f0[N], f_sin[N], f_cos[N];
+  T omega = T(0);
+  T f_still[N];      // f(t) of an unforced model (ω = 0): f0 + f_sin·0 + f_cos·1, as external_force sums it
+  FrictionLaw law[N];  // the laws before a case's own friction constants
+  T Fn[N], v_surface[N];
+  T q0[N], u0[N];
+};
+
+// whether a setup is a belt model this runner steps exactly as moreau_step would ("" or why not)
+template <class D>
+FIVSIM_HD inline bool belt_eligible(const CaseSetup<D>& s, const StepOptions& opt) {
+  using T = typename D::scalar;
+  const Model<D>& m = s.model;
+  if (!D::exact || D::max_dof != D::max_contacts || !opt.closed_form_decoupled || !m.decoupled_friction) return false;
+  const int n = D::max_dof;
+  for (int i = 0; i < n; ++i) {
+    if (m.kind[i] != ContactKind::given_normal) return false;
+    for (int j = 0; j < n; ++j) {
+      const T unit = i == j ? T(1) : T(0);
+      if (m.WN(i, j) != T(0) || m.WT(i, j) != unit || m.GTN(j, i) != T(0)) return false;
+      if (i != j && m.Minv(i, j) != T(0)) return false;
+    }
+    if (m.GTT(i, i) != m.Minv(i, i)) return false;
+  }
+  return true;
+}
+
+template <class D>
+FIVSIM_HD inline void make_belt_model(const CaseSetup<D>& s, BeltModel<D>& b) {
+  using T = typename D::scalar;
+  const Model<D>& m = s.model;
+  constexpr int N = D::max_dof;
+  for (int i = 0; i < N; ++i) {
+    b.minv[i] = m.Minv(i, i);
+    for (int j = 0; j < N; ++j) {
+      b.C[i][j] = m.C(i, j);
+      b.K[i][j] = m.K(i, j);
+    }
+    b.f0[i] = m.f0[i];
+    b.f_sin[i] = m.f_sin[i];
+    b.f_cos[i] = m.f_cos[i];
+    b.f_still[i] = m.f0[i] + m.f_sin[i] * T(0) + m.f_cos[i] * T(1);
+    b.law[i] = m.law[i];
+    b.Fn[i] = m.Fn[i];
+    b.v_surface[i] = m.v_surface[i];
+    b.q0[i] = s.start.q[i];
+    b.u0[i] = s.start.u[i];
+  }
+  b.omega = m.omega;
+}
+
+// W cases side by side: their state, their own values, and what the observers keep of them
+template <class D, int W>
+struct BeltLanes {
+  using T = typename D::scalar;
+  static constexpr int N = D::max_dof;
+  static constexpr int NS = 4 * N;  // series: q, u, lamN, lamT
+  // state
+  T q[N][W], u[N][W], lamT[N][W];
+  int contact[N][W];
+  // each case's own values
+  T Fn[N][W], vs[N][W], pn[N][W], lamN[N][W];
+  FrictionLaw law[N][W];
+  // the step's scratch
+  T q_prev[N][W], u_prev[N][W], uf[N][W], mu_plus[N][W], mu_minus[N][W];
+  // observers
+  double sum[NS][W], sum_sq[NS][W], lo[NS][W], hi[NS][W], change[2 * N][W];
+  long in_state[4][W];
+  int last[N][W];
+  long stick_from[W];
+  bool finite[W];
+  bool failed[W];
+};
+
+namespace detail {
+
+// the lane loop of one phase: vectorised on the CPU, a single pass on the GPU
+#if defined(__CUDA_ARCH__)
+#define FIVSIM_LANES(l, W) for (int l = 0; l < W; ++l)
+#else
+#define FIVSIM_LANES(l, W) _Pragma("omp simd") for (int l = 0; l < W; ++l)
+#endif
+
+// lane l's case (index c of the batch): the shared values with its row written in, its start state
+template <class D, int W>
+FIVSIM_HD inline void belt_load_lane(const BeltModel<D>& b, const CaseBatch<D>& cases, long c, int l, double stick_tol,
+                                     typename D::scalar dt, BeltLanes<D, W>& x) {
+  using T = typename D::scalar;
+  constexpr int N = D::max_dof;
+  for (int i = 0; i < N; ++i) {
+    x.q[i][l] = b.q0[i];
+    x.u[i][l] = b.u0[i];
+    x.Fn[i][l] = b.Fn[i];
+    x.vs[i][l] = b.v_surface[i];
+    x.law[i][l] = b.law[i];
+  }
+  for (int k = 0; k < cases.targets.n; ++k) {
+    const SlotTarget& t = cases.targets.t[k];
+    const double v = cases.rows[t.column * cases.row_stride + c];
+    switch (t.kind) {
+      case SlotKind::normal_force: x.Fn[t.index][l] = T(v); break;
+      case SlotKind::surface_velocity: x.vs[t.index][l] = T(v); break;
+      case SlotKind::friction: x.law[t.index][l].p[t.param] = v; break;
+      case SlotKind::start_q: x.q[t.index][l] = T(v); break;
+      case SlotKind::start_u: x.u[t.index][l] = T(v); break;
+      case SlotKind::contact_stiffness:
+      case SlotKind::contact_gap: break;  // a given normal force has no gap
+    }
+  }
+  for (int i = 0; i < N; ++i) {
+    // the kinematic state of events.hpp for a given normal force
+    const T v = x.u[i][l] - x.vs[i][l];
+    x.contact[i][l] = static_cast<int>(!(x.Fn[i][l] > T(0))         ? ContactState::free
+                                       : v > T(stick_tol)           ? ContactState::slip_pos
+                                       : v < -T(stick_tol)          ? ContactState::slip_neg
+                                                                    : ContactState::stick);
+    x.last[i][l] = x.contact[i][l];
+    x.pn[i][l] = x.Fn[i][l] * dt;
+    x.lamN[i][l] = x.pn[i][l] / dt;
+    x.lamT[i][l] = T(0);
+  }
+  for (int s = 0; s < BeltLanes<D, W>::NS; ++s) {
+    x.sum[s][l] = x.sum_sq[s][l] = 0.0;
+    x.lo[s][l] = HUGE_VAL;
+    x.hi[s][l] = -HUGE_VAL;
+  }
+  for (int s = 0; s < 2 * N; ++s) x.change[s][l] = 0.0;
+  for (int s = 0; s < 4; ++s) x.in_state[s][l] = 0;
+  x.stick_from[l] = 0;
+  x.failed[l] = false;
+}
+
+// lane l's running numbers into its CaseResult (what run_case_with keeps), after `count` settled
+// steps
+template <class D, int W>
+FIVSIM_HD inline void belt_store_lane(const BeltLanes<D, W>& x, int l, long count, bool extremes, CaseResult<D>& r) {
+  constexpr int N = D::max_dof;
+  for (int s = 0; s < BeltLanes<D, W>::NS; ++s) {
+    RunningStats& st = r.series[s];
+    st.sum = x.sum[s][l];
+    st.sum_sq = x.sum_sq[s][l];
+    st.count = count;
+    st.min = count > 0 && extremes ? x.lo[s][l] : 0.0;
+    st.max = count > 0 && extremes ? x.hi[s][l] : 0.0;
+  }
+  for (int s = 0; s < 2 * N; ++s) r.max_step_change[s] = x.change[s][l];
+  for (int s = 0; s < 4; ++s) r.in_state[s] = x.in_state[s][l];
+}
+
+}  // namespace detail
+
+// runs `lanes` (≤ W) cases of a batch, cases first … first + lanes − 1, together: Moreau steps of
+// the belt model, the observers of Obs, results[l] and the point rings of each case (`points` + l ×
+// per_case) as run_case would leave them
+template <class D, int W, unsigned Obs>
+FIVSIM_HD inline void run_belt_lanes(const BeltModel<D>& b, const CaseBatch<D>& cases, long first, int lanes,
+                                     const CaseSetup<D>& grid, const SweepAnalysis& an, const StepOptions& opt,
+                                     BeltLanes<D, W>& x, CaseResult<D>* results, double* points, long per_case) {
+  using T = typename D::scalar;
+  constexpr int N = D::max_dof;
+  const int nq = N;
+  const T dt = T(grid.dt);
+  const double dtd = grid.dt;
+  const T stick_tol = T(opt.stick_tol);
+  const T impulse_tol = T(opt.force_tol) * dt;
+  // lanes past `lanes` run copies of the last case, so that every lane does finite work
+  for (int l = 0; l < W; ++l) detail::belt_load_lane(b, cases, first + (l < lanes ? l : lanes - 1), l, opt.stick_tol, dt, x);
+  for (int l = 0; l < lanes; ++l) results[l] = CaseResult<D>();
+  long settled_steps = 0;
+  double next_strobe = grid.t_transient;
+  T f[N];
+  for (int i = 0; i < N; ++i) f[i] = b.f_still[i];
+
+  for (long k = 1; k <= grid.steps; ++k) {
+    const double t_prev = static_cast<double>(T(static_cast<double>(k - 1) * dtd));
+    if (b.omega != T(0)) {
+      // the forcing at the start of the step, as external_force evaluates it
+      const T ts = T(static_cast<double>(k - 1) * dtd);
+      const T sw = sin(b.omega * ts), cw = cos(b.omega * ts);
+      for (int i = 0; i < N; ++i) f[i] = b.f0[i] + b.f_sin[i] * sw + b.f_cos[i] * cw;
+    }
+    // the free flight: h = f − C u − K q, u_free = u + dt M⁻¹ h; the slip velocity at the start
+    for (int i = 0; i < N; ++i) {
+      FIVSIM_LANES(l, W) {
+        x.q_prev[i][l] = x.q[i][l];
+        x.u_prev[i][l] = x.u[i][l];
+        T acc = f[i];
+        for (int j = 0; j < N; ++j) acc -= b.C[i][j] * x.u[j][l] + b.K[i][j] * x.q[j][l];
+        x.uf[i][l] = acc;  // h for now
+      }
+    }
+    for (int i = 0; i < N; ++i) {
+      FIVSIM_LANES(l, W) { x.uf[i][l] = x.u[i][l] + dt * (T(0) + b.minv[i] * x.uf[i][l]); }
+    }
+    // the friction coefficients at the start-of-step slip velocity (a call per lane: the law's
+    // transcendental functions are the platform's, as in every other path)
+    for (int i = 0; i < N; ++i)
+      for (int l = 0; l < W; ++l) friction_bounds(x.law[i][l], x.u[i][l] - x.vs[i][l], x.mu_plus[i][l], x.mu_minus[i][l]);
+    // the closed-form friction impulse, the velocity and position update
+    for (int i = 0; i < N; ++i) {
+      FIVSIM_LANES(l, W) {
+        const T pn = x.pn[i][l];
+        const T gamma_free = x.uf[i][l] - x.vs[i][l];
+        const T g = b.minv[i];
+        const T lo = -x.mu_plus[i][l] * pn, hi = x.mu_minus[i][l] * pn;
+        T pt = -gamma_free / g;
+        pt = pt < lo ? lo : (pt > hi ? hi : pt);
+        const T gamma_end = gamma_free + g * pt;
+        x.lamT[i][l] = pt / dt;
+        x.contact[i][l] = static_cast<int>(!(pn > impulse_tol)       ? ContactState::free
+                                           : gamma_end > stick_tol   ? ContactState::slip_pos
+                                           : gamma_end < -stick_tol  ? ContactState::slip_neg
+                                                                     : ContactState::stick);
+        const T force = T(0) + pt;
+        x.u[i][l] = x.uf[i][l] + (T(0) + b.minv[i] * force);
+        x.q[i][l] += dt * x.u[i][l];
+      }
+    }
+    bool any_failed = false;
+    FIVSIM_LANES(l, W) {
+      bool finite = true;
+      for (int i = 0; i < N; ++i) finite = finite && is_finite(x.u[i][l]) && is_finite(x.q[i][l]);
+      x.finite[l] = finite;
+    }
+    for (int l = 0; l < lanes; ++l) any_failed = any_failed || (!x.finite[l] && !x.failed[l]);
+    if (any_failed)
+      for (int l = 0; l < lanes; ++l) {
+        if (x.finite[l] || x.failed[l]) continue;
+        // the case ends here as run_case_with ends it: what was kept before this step
+        x.failed[l] = true;
+        CaseResult<D>& r = results[l];
+        r.status = Status::nonfinite;
+        r.failed_at = static_cast<double>(k - 1) * dtd;
+        r.steps = k - 1;
+        detail::belt_store_lane(x, l, settled_steps, (Obs & kObserveMinMax) != 0, r);
+      }
+    const double t = static_cast<double>(k) * dtd;
+    const bool settled = t >= grid.t_transient;
+
+    if constexpr ((Obs & (kObserveTransitions | kObservePoincare)) != 0) {
+      for (int l = 0; l < lanes; ++l) {
+        if (x.failed[l]) continue;
+        bool break_away = false;
+        CaseResult<D>& r = results[l];
+        for (int i = 0; i < N; ++i) {
+          const ContactState from = static_cast<ContactState>(x.last[i][l]), to = static_cast<ContactState>(x.contact[i][l]);
+          const EventKind e = classify_transition(from, to);
+          if (e != EventKind::none && settled) {
+            if constexpr ((Obs & kObserveTransitions) != 0) {
+              ++r.transitions;
+              T qv[N], uv[N];
+              for (int j = 0; j < N; ++j) {
+                qv[j] = x.q[j][l];
+                uv[j] = x.u[j][l];
+              }
+              fivsim::detail::push_point(points + l * per_case, 0, r.points_seen[0], an.capacity, nq, t,
+                                 static_cast<double>(static_cast<int>(e) * 64 + i), qv, uv);
+            }
+            break_away = break_away || (e == EventKind::stick_to_slip && i == an.contact && k - x.stick_from[l] > 1);
+          }
+          if (i == an.contact && to == ContactState::stick && from != ContactState::stick) x.stick_from[l] = k;
+          x.last[i][l] = x.contact[i][l];
+        }
+        if constexpr ((Obs & kObservePoincare) != 0) {
+          if (!settled) continue;
+          // the section: the break-away state, or the crossing by linear interpolation in the step
+          double theta = -1.0;
+          if (an.section == SectionKind::stick_to_slip && break_away) {
+            theta = 1.0;
+          } else if (an.section == SectionKind::velocity) {
+            const double eps = opt.stick_tol;
+            const double a = static_cast<double>(x.u_prev[an.dof][l]) - an.value;
+            const double bb = static_cast<double>(x.u[an.dof][l]) - an.value;
+            const bool down = a > -eps && bb <= -eps;
+            const bool up = a < eps && bb >= eps;
+            if ((an.direction <= 0 && down) || (an.direction >= 0 && up)) theta = a / (a - bb);
+          } else if (an.section == SectionKind::stroboscopic && t >= next_strobe) {
+            theta = t > t_prev ? (next_strobe - t_prev) / (t - t_prev) : 1.0;
+          }
+          if (theta >= 0.0 && t_prev >= grid.t_transient) {
+            theta = theta > 1.0 ? 1.0 : theta;
+            T qs[N], us[N];
+            for (int j = 0; j < N; ++j) {
+              qs[j] = x.q_prev[j][l] + T(theta) * (x.q[j][l] - x.q_prev[j][l]);
+              us[j] = x.u_prev[j][l] + T(theta) * (x.u[j][l] - x.u_prev[j][l]);
+            }
+            ++r.section_hits;
+            fivsim::detail::push_point(points + l * per_case, 1, r.points_seen[1], an.capacity, nq, t_prev + theta * dtd, -1.0, qs,
+                               us);
+          }
+        }
+      }
+      if constexpr ((Obs & kObservePoincare) != 0)
+        if (settled && an.section == SectionKind::stroboscopic && t >= next_strobe) next_strobe += an.period;
+    }
+    if (!settled) continue;
+    ++settled_steps;
+    // the running statistics of q, u, lamN, lamT (and the largest change over a step)
+    for (int i = 0; i < N; ++i) {
+      FIVSIM_LANES(l, W) {
+        const double v[4] = {static_cast<double>(x.q[i][l]), static_cast<double>(x.u[i][l]),
+                             static_cast<double>(x.lamN[i][l]), static_cast<double>(x.lamT[i][l])};
+        for (int g = 0; g < 4; ++g) {
+          const int s = g * N + i;
+          x.sum_sq[s][l] += v[g] * v[g];
+          if constexpr ((Obs & kObserveMinMax) != 0) {
+            x.sum[s][l] += v[g];
+            x.lo[s][l] = min_value(x.lo[s][l], v[g]);
+            x.hi[s][l] = max_value(x.hi[s][l], v[g]);
+          }
+        }
+        if constexpr ((Obs & kObserveMinMax) != 0) {
+          const double dq = fabs(static_cast<double>(x.q[i][l] - x.q_prev[i][l]));
+          const double du = fabs(static_cast<double>(x.u[i][l] - x.u_prev[i][l]));
+          x.change[i][l] = dq > x.change[i][l] ? dq : x.change[i][l];
+          x.change[N + i][l] = du > x.change[N + i][l] ? du : x.change[N + i][l];
+        }
+        if constexpr ((Obs & kObserveFractions) != 0)
+          for (int s = 0; s < 4; ++s) x.in_state[s][l] += x.contact[i][l] == s ? 1 : 0;
+      }
+    }
+  }
+  for (int l = 0; l < lanes; ++l) {
+    CaseResult<D>& r = results[l];
+    if (!x.failed[l]) {
+      r.steps = grid.steps;
+      detail::belt_store_lane(x, l, settled_steps, (Obs & kObserveMinMax) != 0, r);
+    }
+    r.lyapunov = 0.0;
+    if constexpr (observes_class(Obs)) classify_case(points + l * per_case, an, nq, N, r);
+    else r.klass = r.status == Status::ok ? CaseClass::unclassified : CaseClass::diverged;
+  }
+}
+
+// the three observer sets compiled into the belt runner, and the smallest of them that holds a mask
+inline constexpr unsigned kBeltObserverSets[3] = {kObserveLean, kObserveStatistics, kObserveBifurcation};
+FIVSIM_HD inline unsigned belt_observer_set(unsigned mask) {
+  for (unsigned set : kBeltObserverSets)
+    if ((mask & set) == mask) return set;
+  return kObserveBifurcation;
+}
+
+}  // namespace fivsim::batch
