@@ -133,17 +133,23 @@ void prepare_cases(const SweepPlan& plan, const SweepShared<D>& shared, long fir
 namespace {
 
 // the belt runner's lanes on the CPU: W cases per pass, each phase of the step a loop the compiler
-// vectorises; compiled for AVX-512, AVX2 and the baseline, picked at run time (the arithmetic is
-// the same in every clone: no contraction, -ffp-contract=off)
+// vectorises; compiled for AVX-512, AVX2 and the baseline with the runner inlined (flatten), picked
+// at run time (the arithmetic is the same in every clone: no contraction, -ffp-contract=off)
 constexpr int kBeltLanes = 8;
 
 template <class D, unsigned Obs>
-__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"), flatten))
+void run_belt_group(const BeltModel<D>& b, const CaseBatch<D>& cases, long first, int n, const SweepAnalysis& an,
+                    const StepOptions& opt, BeltLanes<D, kBeltLanes>& lanes, CaseResult<D>* results, double* points,
+                    long per_case) {
+  run_belt_lanes<D, kBeltLanes, Obs>(b, cases, first, n, cases.setups[0], an, opt, lanes, results, points, per_case);
+}
+
+template <class D, unsigned Obs>
 void run_belt_chunk_cpu(const BeltModel<D>& b, const CaseBatch<D>& cases, const SweepAnalysis& an,
                         const StepOptions& opt, CaseResult<D>* results, double* points, int threads) {
   const long per_case = case_points_size(D::max_dof, an.capacity);
   const long groups = (cases.n + kBeltLanes - 1) / kBeltLanes;
-  const CaseSetup<D>& grid = cases.setups[0];
 #pragma omp parallel num_threads(threads > 0 ? threads : omp_get_max_threads())
   {
     auto lanes = std::make_unique<BeltLanes<D, kBeltLanes>>();
@@ -151,8 +157,7 @@ void run_belt_chunk_cpu(const BeltModel<D>& b, const CaseBatch<D>& cases, const 
     for (long g = 0; g < groups; ++g) {
       const long first = g * kBeltLanes;
       const int n = static_cast<int>(std::min<long>(kBeltLanes, cases.n - first));
-      run_belt_lanes<D, kBeltLanes, Obs>(b, cases, first, n, grid, an, opt, *lanes, results + first,
-                                         points + first * per_case, per_case);
+      run_belt_group<D, Obs>(b, cases, first, n, an, opt, *lanes, results + first, points + first * per_case, per_case);
     }
   }
 }
