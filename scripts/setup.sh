@@ -7,7 +7,8 @@ packages=(
   build-essential cmake pkg-config
   libeigen3-dev nlohmann-json3-dev libcli11-dev libboost-dev libfftw3-dev
   libgtest-dev libgmock-dev googletest libbenchmark-dev libomp-dev
-  python3-numpy python3-scipy python3-matplotlib
+  libhdf5-dev zlib1g-dev
+  python3-numpy python3-scipy python3-matplotlib python3-h5py python3-pandas python3-pytest
   libopenmpi-dev openmpi-bin
 )
 # the Siconos peer is only needed by the benchmark (FIVSIM_SETUP_PEERS=1)

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_test_util.hpp"
+#include "fivsim/batch/results_h5.hpp"
 #include "fivsim/batch/sweep.hpp"
 
 namespace {
@@ -642,6 +643,68 @@ TEST(SweepCommand, ObserversChooseTheColumnsAndKeepTheirValues) {
     }
     fs::remove_all(full);
   }
+}
+
+// a results.h5 table rendered as the CSV writer renders its rows: equal text means equal values
+std::string h5_as_csv(const fs::path& file, const std::string& group) {
+  const fivsim::batch::H5TableData d = fivsim::batch::read_results_h5(file, group);
+  std::string text = fivsim::batch::csv_header(d.schema);
+  fivsim::batch::csv_rows(d.schema, d.rows, text);
+  return text;
+}
+
+// results.h5 holds the values of cases.csv and points.csv (rendered back, byte for byte), and a
+// sweep written as results.h5 alone holds the same whether it ran whole, in shards merged, killed
+// and resumed, or on two MPI ranks
+TEST(SweepCommand, ResultsH5HoldsTheCsvValuesInEveryWayOfRunning) {
+  const std::string sweep = "sweep " + kScenarios + "chain2_load_sweep.json --device cpu" + kShort;
+  const fs::path both = fresh_dir("fivsim_h5_both");
+  ASSERT_EQ(run_fivsim(sweep + " --format both --out " + both.string()).code, 0);
+  const std::string cases = slurp(both / "cases.csv"), points = slurp(both / "points.csv");
+  EXPECT_EQ(h5_as_csv(both / "results.h5", "cases"), cases);
+  EXPECT_EQ(h5_as_csv(both / "results.h5", "points"), points);
+  const json s = json::parse(slurp(both / "summary.json"));
+  EXPECT_EQ(s["files"], json({"cases.csv", "points.csv", "results.h5"}));
+  EXPECT_EQ(fivsim::batch::results_h5_summary(both / "results.h5"), s);
+  // whole, as results.h5 alone (the default from 10^6 cases): no CSV, no spill left
+  const fs::path h5 = fresh_dir("fivsim_h5_only");
+  ASSERT_EQ(run_fivsim(sweep + " --format h5 --out " + h5.string()).code, 0);
+  EXPECT_FALSE(fs::exists(h5 / "cases.csv"));
+  EXPECT_FALSE(fs::exists(h5 / "cases.bin"));
+  EXPECT_EQ(h5_as_csv(h5 / "results.h5", "cases"), cases);
+  // shards, merged
+  std::vector<fs::path> parts;
+  std::string dirs;
+  for (int i = 0; i < 3; ++i) {
+    parts.push_back(fresh_dir("fivsim_h5_shard" + std::to_string(i)));
+    ASSERT_EQ(run_fivsim(sweep + " --format h5 --shard " + std::to_string(i) + "/3 --out " + parts.back().string()).code, 0);
+    dirs += " " + parts.back().string();
+  }
+  const fs::path merged = fresh_dir("fivsim_h5_merged");
+  const Result m = run_fivsim("merge" + dirs + " --out " + merged.string());
+  ASSERT_EQ(m.code, 0) << m.err;
+  EXPECT_EQ(h5_as_csv(merged / "results.h5", "cases"), cases);
+  EXPECT_EQ(h5_as_csv(merged / "results.h5", "points"), points);
+  EXPECT_EQ(fivsim::batch::results_h5_summary(merged / "results.h5")["cases"], 24);
+  // killed after two chunks, then resumed
+  const fs::path resumed = fresh_dir("fivsim_h5_resumed");
+  fs::remove_all(resumed.string() + ".partial");
+  EXPECT_EQ(run_killed_after(sweep + " --format h5 --chunk 5 --out " + resumed.string(), 2).code, 137);
+  std::ofstream(resumed.string() + ".partial/cases.bin", std::ios::app) << "half a block";
+  const Result r = run_fivsim(sweep + " --format h5 --chunk 5 --resume --out " + resumed.string());
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(h5_as_csv(resumed / "results.h5", "cases"), cases);
+  EXPECT_EQ(h5_as_csv(resumed / "results.h5", "points"), points);
+  // two MPI ranks
+  if (FIVSIM_TEST_MPI) {
+    const fs::path ranks = fresh_dir("fivsim_h5_ranks");
+    const Result mr = run_fivsim_ranks(2, sweep + " --threads 1 --format h5 --chunk 3 --out " + ranks.string());
+    ASSERT_EQ(mr.code, 0) << mr.err;
+    EXPECT_EQ(h5_as_csv(ranks / "results.h5", "cases"), cases);
+    fs::remove_all(ranks);
+  }
+  for (const auto& d : parts) fs::remove_all(d);
+  for (const auto& d : {both, h5, merged, resumed}) fs::remove_all(d);
 }
 
 void expect_bad(const std::string& args, const std::string& message) {

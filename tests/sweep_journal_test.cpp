@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <algorithm>
 #include <limits>
 #include <map>
 #include <string>
@@ -15,7 +16,6 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_test_util.hpp"
-#include "fivsim/batch/result_table.hpp"
 #include "fivsim/batch/sweep_journal.hpp"
 
 namespace {
@@ -41,8 +41,9 @@ long size_of(const fs::path& file) { return static_cast<long>(fs::file_size(file
 // a file's length and the checksum of its bytes from `from` on, as the sweep's writer marks them
 FileMark mark(const fs::path& file, long from) {
   const std::string text = slurp(file);
-  return {static_cast<long>(text.size()),
-          fivsim::batch::fnv1a(text.data() + from, text.size() - static_cast<std::size_t>(from))};
+  fivsim::batch::ByteChecksum sum;
+  sum.update(text.data() + from, text.size() - static_cast<std::size_t>(from));
+  return {static_cast<long>(text.size()), sum.value()};
 }
 
 ChunkCounts counts_with_steps(double case_steps) {
@@ -174,13 +175,13 @@ TEST(SweepJournal, AnotherSweepsOrAnUnreadableManifestIsRefusedWithItsReason) {
   json wrong_type = good;
   wrong_type["chunks"][1]["files"]["cases.csv"]["end"] = "x";
   json chunk_missing = good;
-  chunk_missing["chunks"][0]["files"]["points.csv"].erase("fnv1a");
+  chunk_missing["chunks"][0]["files"]["points.csv"].erase("checksum");
   json file_missing = good;
   file_missing["chunks"][0]["files"].erase("points.csv");
   json fractional = good;
   fractional["chunks"][0]["files"]["cases.csv"]["end"] = 1e300;
   json signed_checksum = good;
-  signed_checksum["chunks"][1]["files"]["cases.csv"]["fnv1a"] = -5;
+  signed_checksum["chunks"][1]["files"]["cases.csv"]["checksum"] = -5;
   json fractional_count = good;
   fractional_count["chunks"][1]["counts"]["status"]["ok"] = 1.5;
   for (const std::string& text : {std::string(), std::string("{\"identity\": "), missing.dump(), wrong_type.dump(),
@@ -255,6 +256,29 @@ TEST(SweepJournal, TheFilesASweepWroteDecide) {
   ASSERT_EQ(without.load(0, kCases), "");
   EXPECT_TRUE(without.chunks().empty());
   fs::remove_all(gone);
+}
+
+// the checksum of a stream does not depend on how it is split, and tells one byte apart
+TEST(ByteChecksum, IsTheSameHoweverTheBytesArriveAndSeesEveryByte) {
+  std::string bytes;
+  for (int i = 0; i < 1000; ++i) bytes += static_cast<char>((i * 37 + 11) & 0xff);
+  fivsim::batch::ByteChecksum whole;
+  whole.update(bytes.data(), bytes.size());
+  for (const std::size_t piece : {1u, 7u, 31u, 32u, 33u, 500u}) {
+    fivsim::batch::ByteChecksum split;
+    for (std::size_t at = 0; at < bytes.size(); at += piece) split.update(bytes.data() + at, std::min(piece, bytes.size() - at));
+    EXPECT_EQ(split.value(), whole.value()) << piece;
+  }
+  for (const std::size_t at : {0u, 31u, 32u, 998u, 999u}) {
+    std::string other = bytes;
+    other[at] = static_cast<char>(other[at] ^ 1);
+    fivsim::batch::ByteChecksum changed;
+    changed.update(other.data(), other.size());
+    EXPECT_NE(changed.value(), whole.value()) << at;
+  }
+  fivsim::batch::ByteChecksum shorter;
+  shorter.update(bytes.data(), bytes.size() - 1);
+  EXPECT_NE(shorter.value(), whole.value());
 }
 
 // the lock is per process (POSIX record locks): a forked child holds it while this process tries

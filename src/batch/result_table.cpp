@@ -195,11 +195,6 @@ void csv_rows(const TableSchema& s, const ColumnBlock& b, std::string& text) {
   text += rows.text();
 }
 
-std::uint64_t fnv1a(const char* data, std::size_t size, std::uint64_t hash) {
-  for (std::size_t i = 0; i < size; ++i) hash = (hash ^ static_cast<unsigned char>(data[i])) * 1099511628211ull;
-  return hash;
-}
-
 #define FIVSIM_RESULT_TABLE_INSTANTIATE(D)                                                                   \
   template void case_columns<D>(const CaseTableLayout&, long, long, const CaseResult<D>*, const double*,      \
                                 const PinnTotals*, ColumnBlock&);                                             \

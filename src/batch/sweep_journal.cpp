@@ -8,11 +8,11 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <stdexcept>
 
-#include "fivsim/batch/result_table.hpp"
 
 namespace fivsim::batch {
 namespace {
@@ -20,9 +20,20 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-// FNV-1a over bytes [from, to) of a file; false when the file is shorter or the range is none
-bool file_fnv1a(const fs::path& file, long from, long to, std::uint64_t& hash) {
-  hash = kFnvOffset;
+constexpr std::uint64_t kP1 = 0x9E3779B185EBCA87ULL, kP2 = 0xC2B2AE3D27D4EB4FULL, kP3 = 0x165667B19E3779F9ULL,
+                        kP4 = 0x85EBCA77C2B2AE63ULL, kP5 = 0x27D4EB2F165667C5ULL;
+
+std::uint64_t rotl(std::uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
+std::uint64_t round64(std::uint64_t acc, std::uint64_t input) { return rotl(acc + input * kP2, 31) * kP1; }
+std::uint64_t word_at(const unsigned char* p) {
+  std::uint64_t w;
+  std::memcpy(&w, p, 8);
+  return w;
+}
+
+// the checksum of bytes [from, to) of a file; false when the file is shorter or the range is none
+bool file_checksum(const fs::path& file, long from, long to, std::uint64_t& hash) {
+  ByteChecksum sum;
   std::error_code ec;
   const std::uintmax_t size = fs::file_size(file, ec);
   if (ec || from < 0 || to < from || static_cast<std::uintmax_t>(to) > size) return false;
@@ -33,9 +44,10 @@ bool file_fnv1a(const fs::path& file, long from, long to, std::uint64_t& hash) {
   for (long left = to - from; left > 0;) {
     const long want = left < static_cast<long>(sizeof buf) ? left : static_cast<long>(sizeof buf);
     if (!in.read(buf, want)) return false;
-    hash = fnv1a(buf, static_cast<std::size_t>(want), hash);
+    sum.update(buf, static_cast<std::size_t>(want));
     left -= want;
   }
+  hash = sum.value();
   return true;
 }
 
@@ -60,6 +72,49 @@ void sync_folder(const fs::path& dir) {
 }
 
 }  // namespace
+
+ByteChecksum::ByteChecksum() : lane_{kP1 + kP2, kP2, 0, 0 - kP1} {}
+
+void ByteChecksum::stripe(const unsigned char* p) {
+  for (int i = 0; i < 4; ++i) lane_[i] = round64(lane_[i], word_at(p + 8 * i));
+}
+
+void ByteChecksum::update(const char* data, std::size_t size) {
+  const auto* p = reinterpret_cast<const unsigned char*>(data);
+  total_ += size;
+  if (pending_size_ > 0) {
+    const std::size_t take = std::min(size, sizeof pending_ - pending_size_);
+    std::memcpy(pending_ + pending_size_, p, take);
+    pending_size_ += take;
+    p += take;
+    size -= take;
+    if (pending_size_ < sizeof pending_) return;
+    stripe(pending_);
+    pending_size_ = 0;
+  }
+  for (; size >= 32; p += 32, size -= 32) stripe(p);
+  std::memcpy(pending_, p, size);
+  pending_size_ = size;
+}
+
+std::uint64_t ByteChecksum::value() const {
+  std::uint64_t h;
+  if (total_ >= 32) {
+    h = rotl(lane_[0], 1) + rotl(lane_[1], 7) + rotl(lane_[2], 12) + rotl(lane_[3], 18);
+    for (const std::uint64_t v : lane_) h = (h ^ round64(0, v)) * kP1 + kP4;
+  } else {
+    h = kP5;
+  }
+  h += total_;
+  std::size_t i = 0;
+  for (; i + 8 <= pending_size_; i += 8) h = rotl(h ^ round64(0, word_at(pending_ + i)), 27) * kP1 + kP4;
+  for (; i < pending_size_; ++i) h = rotl(h ^ (pending_[i] * kP5), 11) * kP1;
+  h ^= h >> 33;
+  h *= kP2;
+  h ^= h >> 29;
+  h *= kP3;
+  return h ^ (h >> 32);
+}
 
 SweepJournal::SweepJournal(fs::path dir, json identity) : dir_(std::move(dir)), identity_(std::move(identity)) {}
 
@@ -102,8 +157,9 @@ std::string SweepJournal::load(long first_case, long end_case) {
       next += ch.n;
       for (const auto& [name, f] : c.at("files").items()) {
         if (!headers.count(name)) throw UnreadableField("a chunk's file " + name + " has no header");
-        if (!f.at("fnv1a").is_number_unsigned()) throw UnreadableField("fnv1a of " + name + " is " + f.at("fnv1a").dump());
-        ch.files[name] = FileMark{integer_at(f, "end"), f.at("fnv1a").get<std::uint64_t>()};
+        if (!f.at("checksum").is_number_unsigned())
+          throw UnreadableField("the checksum of " + name + " is " + f.at("checksum").dump());
+        ch.files[name] = FileMark{integer_at(f, "end"), f.at("checksum").get<std::uint64_t>()};
       }
       if (ch.files.size() != headers.size()) throw UnreadableField("a chunk does not mark every file");
       if (!from_json(c.at("counts"), ch.counts))
@@ -123,7 +179,7 @@ std::string SweepJournal::load(long first_case, long end_case) {
     bool intact = true;
     for (const auto& [name, mark] : ch.files) {
       std::uint64_t h = 0;
-      intact = intact && file_fnv1a(dir_ / name, at[name], mark.end, h) && h == mark.hash;
+      intact = intact && file_checksum(dir_ / name, at[name], mark.end, h) && h == mark.hash;
     }
     if (!intact) break;
     for (const auto& [name, mark] : ch.files) at[name] = mark.end;
@@ -142,7 +198,7 @@ void SweepJournal::write() const {
   m["chunks"] = json::array();
   for (const JournalChunk& c : chunks_) {
     json files = json::object();
-    for (const auto& [name, mark] : c.files) files[name] = {{"end", mark.end}, {"fnv1a", mark.hash}};
+    for (const auto& [name, mark] : c.files) files[name] = {{"end", mark.end}, {"checksum", mark.hash}};
     m["chunks"].push_back({{"first", c.first}, {"n", c.n}, {"files", files}, {"counts", to_json(c.counts)}});
   }
   // written aside, synced and renamed, then the folder synced: a kill or a crash of the machine

@@ -13,13 +13,16 @@
 #include <cstdlib>
 #include <cstring>
 #include <future>
+#include <initializer_list>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <thread>
 #include <type_traits>
 
 #include "fivsim/batch/result_table.hpp"
+#include "fivsim/batch/results_h5.hpp"
 #include "fivsim/batch/sweep.hpp"
 #include "fivsim/batch/sweep_journal.hpp"
 #include "fivsim/integrate/simulation.hpp"
@@ -90,6 +93,23 @@ struct ChunkSettings {
   ChunkSettings& operator=(const ChunkSettings&) = delete;
 };
 
+// the point rings of a chunk's cases: memory the runners write before they read it, so it is not
+// zeroed (a ring no event reaches is never touched, and its pages never mapped)
+class RingBuffer {
+ public:
+  void resize(std::size_t n) {
+    if (n > capacity_) {
+      data_.reset(new double[n]);
+      capacity_ = n;
+    }
+  }
+  double* data() { return data_.get(); }
+
+ private:
+  std::unique_ptr<double[]> data_;
+  std::size_t capacity_ = 0;
+};
+
 // one chunk of prepared cases and, after the backend ran, their results
 template <class D>
 struct Chunk {
@@ -97,21 +117,24 @@ struct Chunk {
   long n = 0;
   PreparedCases<D> cases;
   std::vector<CaseResult<D>> results;
-  std::vector<double> points;
+  RingBuffer points;
   std::vector<PinnTotals> pinn;  // PINN methods: each case's trainings
   double setup_s = 0.0;
 };
 
+// the cases [first, first + n) in `ch`, whose buffers an earlier chunk may have left: they are
+// reused as they are (a case's results and rings are written before they are read), so that a
+// sweep touches its chunk memory once
 template <class D>
-Chunk<D> prepare_chunk(const RunContext& ctx, const ChunkSettings& set, const SweepShared<D>& shared, long first, long n) {
+Chunk<D> prepare_chunk(const RunContext& ctx, const ChunkSettings& set, const SweepShared<D>& shared, long first, long n,
+                       Chunk<D> ch) {
   const auto t0 = Clock::now();
-  Chunk<D> ch;
   ch.first = first;
   ch.n = n;
   prepare_cases(ctx.plan, shared, first, n, ch.cases);
   ch.results.resize(static_cast<std::size_t>(n));
   if (ctx.pinn()) ch.pinn.resize(static_cast<std::size_t>(n));
-  ch.points.assign(static_cast<std::size_t>(n * case_points_size(set.nq, set.an.capacity)), 0.0);
+  ch.points.resize(static_cast<std::size_t>(n * case_points_size(set.nq, set.an.capacity)));
   ch.setup_s = seconds_since(t0);
   return ch;
 }
@@ -145,9 +168,31 @@ CudaOutcome run_in_parts(long n, BackendParts& parts, RunPart&& run_part) {
   return {};
 }
 
+// the memory of column blocks handed back once written, for the next chunks' blocks: a chunk's
+// columns are tens of megabytes that would otherwise be mapped, zeroed and faulted in anew
+class BlockPool {
+ public:
+  std::vector<double> take() {
+    std::lock_guard<std::mutex> lock(m_);
+    if (free_.empty()) return {};
+    std::vector<double> v = std::move(free_.back());
+    free_.pop_back();
+    return v;
+  }
+  void give(std::vector<double>&& v) {
+    std::lock_guard<std::mutex> lock(m_);
+    if (free_.size() < 4) free_.push_back(std::move(v));
+  }
+
+ private:
+  std::mutex m_;
+  std::vector<std::vector<double>> free_;
+};
+
 // runs one prepared chunk on this rank's backend; its columns and counts
 template <class D>
-ChunkOutput run_chunk(const RunContext& ctx, const ChunkSettings& set, Chunk<D>& ch, BackendParts& parts) {
+ChunkOutput run_chunk(const RunContext& ctx, const ChunkSettings& set, Chunk<D>& ch, BackendParts& parts,
+                      BlockPool& pool) {
   const auto tc = Clock::now();
   double kernels_s = 0.0;
   const long halvings_before = parts.halvings;
@@ -182,6 +227,8 @@ ChunkOutput run_chunk(const RunContext& ctx, const ChunkSettings& set, Chunk<D>&
   out.first = ch.first;
   out.n = ch.n;
   out.rank = ctx.ranks.rank();
+  out.cases.values = pool.take();
+  out.points.values = pool.take();
   case_columns(set.layout, ch.first, ch.n, ch.results.data(), ch.cases.rows.data(),
                ctx.pinn() ? ch.pinn.data() : nullptr, out.cases);
   if (ctx.base.output.points && observes_points(set.an.observers))
@@ -205,29 +252,37 @@ ChunkOutput run_chunk(const RunContext& ctx, const ChunkSettings& set, Chunk<D>&
 // chunk on the host while the device runs this one; the CPU backend asks for a range only when it
 // is free, so that the last chunks go to whichever rank is free first
 template <class D>
-void run_chunks(const RunContext& ctx, const ChunkSettings& set, ChunkExchange& exchange) {
+void run_chunks(const RunContext& ctx, const ChunkSettings& set, ChunkExchange& exchange, BlockPool& pool) {
   const SweepHooks& hooks = ctx.options.hooks;
   BackendParts parts;
   parts.test_limit = hooks.device_cases;
   const SweepShared<D> shared(ctx.plan, set.opt.stick_tol);
-  const auto prepare = [&](ChunkRange r) { return prepare_chunk<D>(ctx, set, shared, r.first, r.n); };
   const bool prepare_ahead = ctx.cuda || hooks.prepare_ahead;
   const long slow_ms = hooks.slow_rank == ctx.ranks.rank() ? hooks.slow_ms : 0;
+  // two chunks' buffers at most (one running, one prepared ahead), handed round
+  Chunk<D> spare[2];
+  int turn = 0;
+  const auto prepare = [&](ChunkRange r, int slot) {
+    return prepare_chunk<D>(ctx, set, shared, r.first, r.n, std::move(spare[slot]));
+  };
   std::future<Chunk<D>> ahead;
   for (;;) {
     Chunk<D> ch;
     if (ahead.valid()) {
       ch = ahead.get();
     } else if (const std::optional<ChunkRange> r = exchange.next()) {
-      ch = prepare(*r);
+      ch = prepare(*r, turn);
     } else {
       break;
     }
     if (prepare_ahead)
-      if (const std::optional<ChunkRange> r = exchange.next()) ahead = std::async(std::launch::async, prepare, *r);
-    ChunkOutput out = run_chunk(ctx, set, ch, parts);
+      if (const std::optional<ChunkRange> r = exchange.next())
+        ahead = std::async(std::launch::async, prepare, *r, 1 - turn);
+    ChunkOutput out = run_chunk(ctx, set, ch, parts, pool);
     if (slow_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(slow_ms));
     exchange.done(std::move(out));
+    spare[turn] = std::move(ch);
+    if (prepare_ahead) turn = 1 - turn;
   }
 }
 
@@ -285,17 +340,23 @@ class AppendFile {
   AppendFile(const AppendFile&) = delete;
   AppendFile& operator=(const AppendFile&) = delete;
 
-  FileMark append(const char* data, std::size_t size) {
-    for (std::size_t written = 0; written < size;) {
-      const ssize_t w = ::write(fd_, data + written, size - written);
-      if (w < 0 && errno == EINTR) continue;
-      if (w <= 0) throw std::runtime_error("cannot write " + path_.string() + ": " + std::strerror(w < 0 ? errno : EIO));
-      written += static_cast<std::size_t>(w);
+  // appends the pieces (written whole, then synced); the checksum runs over them in order
+  FileMark append(std::initializer_list<std::pair<const char*, std::size_t>> pieces) {
+    ByteChecksum sum;
+    for (const auto& [data, size] : pieces) {
+      for (std::size_t written = 0; written < size;) {
+        const ssize_t w = ::write(fd_, data + written, size - written);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) throw std::runtime_error("cannot write " + path_.string() + ": " + std::strerror(w < 0 ? errno : EIO));
+        written += static_cast<std::size_t>(w);
+      }
+      sum.update(data, size);
+      end_ += static_cast<long>(size);
     }
     if (::fsync(fd_) != 0) throw std::runtime_error("cannot write " + path_.string() + ": " + std::strerror(errno));
-    end_ += static_cast<long>(size);
-    return FileMark{end_, fnv1a(data, size)};
+    return FileMark{end_, sum.value()};
   }
+  FileMark append(const char* data, std::size_t size) { return append({{data, size}}); }
   long end() const { return end_; }
 
  private:
@@ -304,23 +365,26 @@ class AppendFile {
   long end_ = 0;
 };
 
-// the output files of a sweep in its staging folder: cases.csv and, when asked, points.csv
+// the output files of a sweep in its staging folder, by format: cases.csv and (when asked)
+// points.csv, and for results.h5 a spill file per table that it is written from at the end
 class SweepFiles {
  public:
-  SweepFiles(const fs::path& dir, const TableSchema& cases, const TableSchema& points, bool with_points,
-             SweepJournal& journal, bool resumed)
-      : cases_schema_(cases), points_schema_(points) {
-    const auto open = [&](const std::string& name, const TableSchema& schema) {
-      if (resumed) {
-        files_[name] = std::make_unique<AppendFile>(dir / name, journal.end_of(name));
-      } else {
-        files_[name] = std::make_unique<AppendFile>(dir / name, 0);
-        const std::string header = csv_header(schema);
-        files_[name]->append(header.data(), header.size());
-      }
+  SweepFiles(const fs::path& dir, const TableSchema& cases, const TableSchema& points, bool with_points, bool csv,
+             bool h5, int n_contacts, SweepJournal& journal, bool resumed)
+      : dir_(dir), cases_schema_(cases), points_schema_(points), with_points_(with_points), csv_(csv), h5_(h5),
+        n_contacts_(n_contacts) {
+    const auto open = [&](const std::string& name, const std::string& header) {
+      files_[name] = std::make_unique<AppendFile>(dir / name, resumed ? journal.end_of(name) : 0);
+      if (!resumed && !header.empty()) files_[name]->append(header.data(), header.size());
     };
-    open("cases.csv", cases);
-    if (with_points) open("points.csv", points);
+    if (csv_) {
+      open("cases.csv", csv_header(cases));
+      if (with_points_) open("points.csv", csv_header(points));
+    }
+    if (h5_) {
+      open("cases.bin", "");
+      if (with_points_) open("points.bin", "");
+    }
     if (!resumed) {
       std::map<std::string, long> ends;
       for (const auto& [name, file] : files_) ends[name] = file->end();
@@ -331,19 +395,60 @@ class SweepFiles {
   // a chunk's rows, written and synced: the marks the journal records
   std::map<std::string, FileMark> append(const ChunkOutput& o) {
     std::map<std::string, FileMark> marks;
-    std::string text;
-    csv_rows(cases_schema_, o.cases, text);
-    marks["cases.csv"] = files_["cases.csv"]->append(text.data(), text.size());
-    if (files_.count("points.csv")) {
-      text.clear();
-      csv_rows(points_schema_, o.points, text);
-      marks["points.csv"] = files_["points.csv"]->append(text.data(), text.size());
+    const auto put = [&](const std::string& name, const std::string& bytes) {
+      marks[name] = files_.at(name)->append(bytes.data(), bytes.size());
+    };
+    if (csv_) {
+      std::string text;
+      csv_rows(cases_schema_, o.cases, text);
+      put("cases.csv", text);
+      if (with_points_) {
+        text.clear();
+        csv_rows(points_schema_, o.points, text);
+        put("points.csv", text);
+      }
+    }
+    if (h5_) {
+      const auto spill = [&](const std::string& name, const ColumnBlock& b, int columns) {
+        const SpillHead head = spill_head(b, columns);
+        marks[name] = files_.at(name)->append({{reinterpret_cast<const char*>(head.words), sizeof head.words},
+                                               {reinterpret_cast<const char*>(b.values.data()), b.values.size() * sizeof(double)}});
+      };
+      spill("cases.bin", o.cases, cases_schema_.size());
+      if (with_points_) spill("points.bin", o.points, points_schema_.size());
     }
     return marks;
   }
 
+  // results.h5 from the spills, which then go
+  void finish() {
+    files_.clear();
+    if (!h5_) return;
+    std::vector<H5Table> tables{{"cases", cases_schema_, dir_ / "cases.bin", n_contacts_}};
+    if (with_points_) tables.push_back({"points", points_schema_, dir_ / "points.bin", n_contacts_});
+    write_results_h5(dir_ / "results.h5", tables, json::object());
+    for (const H5Table& t : tables) fs::remove(t.spill);
+  }
+  // the summary, in results.h5 too
+  void write_summary(const json& summary) const {
+    if (h5_) set_results_h5_summary(dir_ / "results.h5", summary);
+    write_json_file(dir_ / "summary.json", summary);
+  }
+
+  // the files a reader finds, for summary.json
+  std::vector<std::string> names() const {
+    std::vector<std::string> n;
+    if (csv_) n.push_back("cases.csv");
+    if (csv_ && with_points_) n.push_back("points.csv");
+    if (h5_) n.push_back("results.h5");
+    return n;
+  }
+
  private:
+  fs::path dir_;
   const TableSchema &cases_schema_, &points_schema_;
+  bool with_points_, csv_, h5_;
+  int n_contacts_;
   std::map<std::string, std::unique_ptr<AppendFile>> files_;
 };
 
@@ -353,7 +458,8 @@ void run_worker(const RunContext& ctx) {
   const auto exchange = make_worker_exchange(ctx.ranks, rank_about(ctx));
   try {
     const ChunkSettings set(ctx);
-    run_chunks<D>(ctx, set, *exchange);
+    BlockPool pool;
+    run_chunks<D>(ctx, set, *exchange, pool);
   } catch (const InputError& e) {
     exchange->fail(kSweepBadInput, e.what());
   } catch (const std::exception& e) {
@@ -376,9 +482,8 @@ SweepOutcome run_writer(const RunContext& ctx) {
   const long first_case = ctx.first_case, n_cases = ctx.end_case - ctx.first_case;
 
   // chunk: what fits in half the free device memory (shared among the node's ranks on one
-  // device); on the CPU 256 cases per thread (4 for the PINN methods), small enough for the
-  // progress line to move and large enough that a chunk's overhead vanishes. Rank 0's choice holds
-  // for every rank. A case's own setup and step map count only where the plan makes them on the host
+  // device); on the CPU (4 cases per thread for the PINN methods) small enough for the progress line
+  // to move and large enough that a chunk's overhead vanishes. Rank 0's choice holds for every rank. A case's own setup and step map count only where the plan makes them on the host
   const bool own_setup = ctx.plan.per_case_setups(), own_map = ctx.runge_kutta() && ctx.plan.per_case_map();
   const double per_case_bytes =
       static_cast<double>((own_setup ? sizeof(CaseSetup<D>) : 0) + sizeof(CaseResult<D>) +
@@ -387,8 +492,12 @@ SweepOutcome run_writer(const RunContext& ctx) {
   const int threads = options.threads > 0 ? options.threads : omp_get_max_threads();
   long chunk = options.chunk;
   if (chunk <= 0) {
-    chunk = ctx.cuda ? device_chunk_cases(ctx.device.free_bytes, per_case_bytes, ctx.device_ranks)
-                     : (ctx.pinn() ? 4L : 256L) * threads;
+    // on the CPU some 2^26 case-steps a chunk (a chunk of short cases costs its fsyncs and its
+    // manifest, not its stepping), at least 256 cases per thread and at most 2^16 cases
+    const long steps = std::max(1L, base.integrator.steps);
+    chunk = ctx.cuda   ? device_chunk_cases(ctx.device.free_bytes, per_case_bytes, ctx.device_ranks)
+            : ctx.pinn() ? 4L * threads
+                         : std::clamp((1L << 26) / steps, 256L * threads, std::max(256L * threads, 1L << 16));
     chunk = std::clamp<long>(chunk, 1, 1L << 21);
   }
   chunk = std::max(1L, std::min(chunk, n_cases));
@@ -405,11 +514,19 @@ SweepOutcome run_writer(const RunContext& ctx) {
   // resumable: after each chunk the manifest records what is on the disk (sweep_journal.hpp); an
   // unfinished sweep is looked at before the staging folder is opened, so a refusal keeps it
   const long end_case = first_case + n_cases;
+  // the format: what the files of a sweep this size should be, unless asked
+  const SweepFormat format = options.format != SweepFormat::automatic ? options.format
+                             : n_cases < kSweepCsvLimit               ? SweepFormat::both
+                                                                      : SweepFormat::h5;
+  const bool csv = format == SweepFormat::csv || format == SweepFormat::both;
+  const bool h5 = format == SweepFormat::h5 || format == SweepFormat::both;
   SweepJournal journal(StagedDirectory::resumable_staging(out_dir),
                        {{"scenario", base.document},
                         {"precision", ctx.single ? "float" : "double"},
                         {"first_case", first_case},
-                        {"end_case", end_case}});
+                        {"end_case", end_case},
+                        {"csv", csv},
+                        {"h5", h5}});
   if (journal.has_manifest()) {
     if (!options.resume)
       throw InputError("--resume", StagedDirectory::resumable_staging(out_dir).string() +
@@ -429,8 +546,8 @@ SweepOutcome run_writer(const RunContext& ctx) {
   std::vector<std::string> paths;
   for (const auto& p : ctx.spec.parameters) paths.push_back(p.path);
   const TableSchema cases_schema = case_schema(set.layout, paths), points_schema = point_schema(set.nq);
-  SweepFiles files(dir.path(), cases_schema, points_schema, base.output.points && observes_points(an.observers), journal,
-                   resumed);
+  SweepFiles files(dir.path(), cases_schema, points_schema, base.output.points && observes_points(an.observers), csv, h5,
+                   set.nc, journal, resumed);
 
   const auto t0 = Clock::now();
   SweepTotals totals;
@@ -449,9 +566,13 @@ SweepOutcome run_writer(const RunContext& ctx) {
     double case_steps = 0.0, compute_s = 0.0;
   };
   std::vector<RankTally> tally(static_cast<std::size_t>(ctx.ranks.size()));
-  // each chunk in case order, whichever rank ran it: rows to the files, synced, then recorded
+  // each chunk in case order, whichever rank ran it: rows to the files, synced, then recorded; its
+  // blocks' memory goes back to the pool
+  BlockPool pool;
   const auto write = [&](ChunkOutput&& o) {
     journal.record({o.first, o.n, files.append(o), o.counts});
+    pool.give(std::move(o.cases.values));
+    pool.give(std::move(o.points.values));
     dir.keep_on_failure();
     if (options.hooks.exit_after_chunks > 0 && static_cast<long>(journal.chunks().size()) == options.hooks.exit_after_chunks)
       std::_Exit(137);
@@ -465,7 +586,7 @@ SweepOutcome run_writer(const RunContext& ctx) {
                                            totals.counts.case_steps);
   };
   const auto exchange = make_writer_exchange(ctx.ranks, first_case + resumed_cases, end_case, chunk, rank_about(ctx), write);
-  run_chunks<D>(ctx, set, *exchange);
+  run_chunks<D>(ctx, set, *exchange, pool);
   exchange->finish();
   if (!base.output.trajectories.empty()) {
     fs::create_directories(dir.file("trajectories"));
@@ -473,6 +594,7 @@ SweepOutcome run_writer(const RunContext& ctx) {
       if (c >= first_case && c < end_case)
         write_trajectory(ctx, c, dir.file("trajectories") / ("case_" + std::to_string(c) + ".csv"));
   }
+  files.finish();
   totals.wall_s = seconds_since(t0);
 
   // throughput by rank: each rank's stepping rate over its own compute time; the run's is their sum
@@ -504,6 +626,8 @@ SweepOutcome run_writer(const RunContext& ctx) {
   summary["case_bytes"] = per_case_bytes;
   summary["method"] = base.integrator.spec().label();
   summary["steps"] = base.integrator.steps;
+  summary["n_dof"] = set.nq;
+  summary["n_contacts"] = set.nc;
   write_totals(totals, summary);
   std::vector<std::string> observers;
   for (int b = 0; b < 6; ++b)
@@ -526,8 +650,9 @@ SweepOutcome run_writer(const RunContext& ctx) {
     summary["shard"] = {{"index", options.shard_index}, {"count", options.shard_count}, {"first_case", first_case},
                         {"end_case", end_case}, {"sweep_cases", n_total}};
   if (resumed) summary["resumed"] = {{"chunks", resumed_chunks}, {"cases", resumed_cases}};
+  summary["files"] = files.names();
   summary["scenario"] = base.document;
-  write_json_file(dir.file("summary.json"), summary);
+  files.write_summary(summary);
   journal.remove_manifest();
   dir.commit();
   outcome.out = dir.final_path();

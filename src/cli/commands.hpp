@@ -44,7 +44,8 @@ struct SweepArgs : ScenarioArgs {
   std::string out;                 // empty: runs/<name>
   std::string device = "auto";     // auto | cpu | cuda
   std::string precision = "double";
-  long chunk = 0;                  // cases per chunk; 0: from device memory (CUDA) or 256 per thread (CPU)
+  std::string format = "auto";     // auto | csv | h5 | both
+  long chunk = 0;                  // cases per chunk; 0: from device memory (CUDA) or the steps (CPU)
   int threads = 0;                 // CPU backend threads; 0: all cores
   bool quiet = false;
   std::string shard;               // "i/N": only the i-th of N contiguous case ranges; empty: all

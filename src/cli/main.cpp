@@ -28,7 +28,7 @@ int main(int argc, char** argv) {
   auto* sweep_cmd = app.add_subcommand(
       "sweep",
       "run every case of the scenario's sweep block (grid, zip, random) on the GPU or all CPU cores; writes "
-      "cases.csv, points.csv and summary.json into --out");
+      "cases.csv, points.csv and/or results.h5 (--format), and summary.json into --out");
   sweep_cmd->add_option("scenario", sweep.scenario, "scenario JSON file with a sweep block")->required();
   sweep_cmd->add_option("--out", sweep.out, "output folder (default runs/<name>)");
   sweep_cmd->add_option("--set", sweep.set, "override a value: /json/pointer=value (repeatable)");
@@ -38,7 +38,14 @@ int main(int argc, char** argv) {
   sweep_cmd->add_option("--precision", sweep.precision, "double or float")
       ->check(CLI::IsMember({"double", "float"}))
       ->capture_default_str();
-  sweep_cmd->add_option("--chunk", sweep.chunk, "cases per chunk (default: half the free GPU memory, 256 per thread on CPU)")
+  sweep_cmd->add_option("--format", sweep.format,
+                        "files of the results: csv (cases.csv, points.csv), h5 (results.h5), both, or auto: both below "
+                        "10^6 cases, h5 from there on")
+      ->check(CLI::IsMember({"auto", "csv", "h5", "both"}))
+      ->capture_default_str();
+  sweep_cmd->add_option("--chunk", sweep.chunk,
+                        "cases per chunk (default: half the free GPU memory; on the CPU at least 256 per thread, "
+                        "about 2^26 case-steps)")
       ->check(CLI::PositiveNumber);
   sweep_cmd->add_option("--threads", sweep.threads, "CPU backend threads (default: all cores)")
       ->check(CLI::PositiveNumber);

@@ -1,8 +1,8 @@
 // src/cli/merge_command.cpp — `fivsim merge DIR…`: joins the output folders of `fivsim sweep
 // --shard i/N` (i = 0 … N−1) into the files one run of the whole sweep writes. The shards are
 // contiguous ranges of case indices, so cases.csv and points.csv are the shards' rows in shard
-// order under one header — byte for byte what a single run writes — and the decimated trajectories
-// are copied. summary.json adds up the counts (cases, case-steps, classes, status, PINN trainings),
+// order under one header — byte for byte what a single run writes —, results.h5 holds their rows
+// in the same order (batch/results_h5.hpp), and the decimated trajectories are copied. summary.json adds up the counts (cases, case-steps, classes, status, PINN trainings),
 // keeps each shard's throughput and device under "shards", and takes as wall_s the slowest
 // shard's (the shards ran side by side).
 #include <algorithm>
@@ -15,6 +15,7 @@
 
 #include "cli_common.hpp"
 #include "commands.hpp"
+#include "fivsim/batch/results_h5.hpp"
 #include "fivsim/batch/sweep_counts.hpp"
 #include "fivsim/io/output.hpp"
 
@@ -101,7 +102,7 @@ int merge_command(const MergeArgs& args) {
     const json& first = shards.front().summary;
     const std::string name = first["name"].get<std::string>();
     StagedDirectory dir(args.out.empty() ? fs::path("runs") / name : fs::path(args.out));
-    join_csv(shards, "cases.csv", dir.file("cases.csv"));
+    if (fs::exists(shards.front().dir / "cases.csv")) join_csv(shards, "cases.csv", dir.file("cases.csv"));
     if (fs::exists(shards.front().dir / "points.csv")) join_csv(shards, "points.csv", dir.file("points.csv"));
     for (const Shard& s : shards)
       if (fs::exists(s.dir / "trajectories")) {
@@ -142,6 +143,14 @@ int merge_command(const MergeArgs& args) {
     batch::write_totals(totals, summary);
     const long cases = totals.cases;
     summary["shards"] = per_shard;
+    if (fs::exists(shards.front().dir / "results.h5")) {
+      std::vector<fs::path> parts;
+      for (const Shard& s : shards) {
+        if (!fs::exists(s.dir / "results.h5")) refuse(s.dir.string() + " has no results.h5, " + shards.front().dir.string() + " has");
+        parts.push_back(s.dir / "results.h5");
+      }
+      batch::join_results_h5(parts, dir.file("results.h5"), summary, summary.value("n_contacts", 0));
+    }
     write_json_file(dir.file("summary.json"), summary);
     dir.commit();
     std::printf("merge %s: %zu shards, %ld cases -> %s\n", name.c_str(), shards.size(), cases,

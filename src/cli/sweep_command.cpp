@@ -57,6 +57,10 @@ int sweep_command(const SweepArgs& args) {
                    : args.device == "cuda" ? batch::SweepDevice::cuda
                                            : batch::SweepDevice::automatic;
   options.single_precision = args.precision == "float";
+  options.format = args.format == "csv"    ? batch::SweepFormat::csv
+                   : args.format == "h5"   ? batch::SweepFormat::h5
+                   : args.format == "both" ? batch::SweepFormat::both
+                                           : batch::SweepFormat::automatic;
   options.chunk = args.chunk;
   options.threads = args.threads;
   options.resume = args.resume;

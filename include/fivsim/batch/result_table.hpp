@@ -33,9 +33,10 @@ struct TableSchema {
 struct ColumnBlock {
   long rows = 0;
   std::vector<double> values;
+  // room for n_rows × n_columns values (what the block held is not kept in place)
   void resize(long n_rows, int n_columns) {
     rows = n_rows;
-    values.assign(static_cast<std::size_t>(n_rows) * static_cast<std::size_t>(n_columns), 0.0);
+    values.resize(static_cast<std::size_t>(n_rows) * static_cast<std::size_t>(n_columns));
   }
   double* column(int c) { return values.data() + static_cast<long>(c) * rows; }
   const double* column(int c) const { return values.data() + static_cast<long>(c) * rows; }
@@ -79,9 +80,5 @@ void point_columns(int n_dof, int capacity, long first, long n, const CaseResult
 // CSV: the header line, and a block's rows appended to text (numbers as format_double writes them)
 std::string csv_header(const TableSchema& schema);
 void csv_rows(const TableSchema& schema, const ColumnBlock& block, std::string& text);
-
-// FNV-1a of bytes, continued from `hash` (the resume manifest's checksum)
-inline constexpr std::uint64_t kFnvOffset = 1469598103934665603ull;
-std::uint64_t fnv1a(const char* data, std::size_t size, std::uint64_t hash = kFnvOffset);
 
 }  // namespace fivsim::batch

@@ -18,6 +18,12 @@ namespace fivsim::batch {
 
 enum class SweepDevice { automatic, cpu, cuda };
 
+// the files of a sweep's tables: cases.csv and points.csv, results.h5 (results_h5.hpp), or both;
+// automatic: both for fewer than kSweepCsvLimit cases, results.h5 alone from there on (a CSV of
+// 10^7 cases is gigabytes that every reader has to parse)
+enum class SweepFormat { automatic, csv, h5, both };
+inline constexpr long kSweepCsvLimit = 1'000'000;
+
 // what a test makes a sweep do that a real run would not
 struct SweepHooks {
   long device_cases = 0;       // a backend part of more cases fails as if the device were out of memory
@@ -33,6 +39,7 @@ struct SweepOptions {
   bool single_precision = false;
   long chunk = 0;   // cases per chunk; 0: from the device's free memory, or 256 per CPU thread
   int threads = 0;  // CPU backend threads; 0: all cores
+  SweepFormat format = SweepFormat::automatic;
   int shard_index = -1, shard_count = 0;  // a shard runs the i-th of N contiguous case ranges
   bool resume = false;  // continue the unfinished sweep in <out>.partial
   SweepHooks hooks;

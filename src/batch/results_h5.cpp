@@ -1,0 +1,430 @@
+// src/batch/results_h5.cpp — results.h5 from a sweep's spill files, and read back
+// (batch/results_h5.hpp). Chunks are shuffled and deflated here, on all threads, and written whole
+// (H5Dwrite_chunk): the bytes are what HDF5's own shuffle and deflate filters would write, so any
+// reader decodes them with the filters the datasets declare.
+#include "fivsim/batch/results_h5.hpp"
+
+#include <hdf5.h>
+#include <zlib.h>
+
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <stdexcept>
+#include <utility>
+
+namespace fivsim::batch {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+constexpr hsize_t kChunkRows = 65536;
+constexpr int kDeflateLevel = 1;
+
+// the spill blocks' bytes are the machine's doubles; the file's types are little-endian
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "results.h5 is written from little-endian memory");
+
+[[noreturn]] void fail(const std::string& what, const fs::path& file) {
+  throw std::runtime_error("results.h5: " + what + " (" + file.string() + ")");
+}
+
+// an HDF5 handle closed by its own close function
+struct Handle {
+  hid_t id = -1;
+  herr_t (*close)(hid_t) = nullptr;
+  Handle() = default;
+  Handle(hid_t i, herr_t (*c)(hid_t)) : id(i), close(c) {}
+  Handle(const Handle&) = delete;
+  Handle& operator=(const Handle&) = delete;
+  Handle(Handle&& o) noexcept : id(o.id), close(o.close) { o.id = -1; }
+  Handle& operator=(Handle&& o) noexcept {
+    std::swap(id, o.id);
+    std::swap(close, o.close);
+    return *this;
+  }
+  ~Handle() {
+    if (id >= 0 && close) close(id);
+  }
+  operator hid_t() const { return id; }
+};
+
+// a variable-length UTF-8 string type
+Handle string_type() {
+  Handle t(H5Tcopy(H5T_C_S1), H5Tclose);
+  H5Tset_size(t, H5T_VARIABLE);
+  H5Tset_cset(t, H5T_CSET_UTF8);
+  return t;
+}
+
+void write_string_attribute(hid_t where, const char* name, const std::string& value) {
+  Handle type = string_type();
+  Handle space(H5Screate(H5S_SCALAR), H5Sclose);
+  Handle attr(H5Acreate2(where, name, type, space, H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
+  const char* text = value.c_str();
+  H5Awrite(attr, type, &text);
+}
+
+void write_strings_attribute(hid_t where, const char* name, const std::vector<std::string>& values) {
+  Handle type = string_type();
+  const hsize_t n = values.size();
+  Handle space(H5Screate_simple(1, &n, nullptr), H5Sclose);
+  Handle attr(H5Acreate2(where, name, type, space, H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
+  std::vector<const char*> texts;
+  for (const auto& v : values) texts.push_back(v.c_str());
+  H5Awrite(attr, type, texts.data());
+}
+
+std::string read_string_attribute(hid_t where, const char* name) {
+  Handle attr(H5Aopen(where, name, H5P_DEFAULT), H5Aclose);
+  if (attr.id < 0) return {};
+  Handle type = string_type();
+  char* text = nullptr;
+  if (H5Aread(attr, type, &text) < 0 || !text) return {};
+  std::string s(text);
+  H5free_memory(text);
+  return s;
+}
+
+std::vector<std::string> read_strings_attribute(hid_t where, const char* name) {
+  Handle attr(H5Aopen(where, name, H5P_DEFAULT), H5Aclose);
+  if (attr.id < 0) return {};
+  Handle space(H5Aget_space(attr), H5Sclose);
+  const hssize_t n = H5Sget_simple_extent_npoints(space);
+  Handle type = string_type();
+  std::vector<char*> texts(static_cast<std::size_t>(n > 0 ? n : 0), nullptr);
+  std::vector<std::string> out;
+  if (n > 0 && H5Aread(attr, type, texts.data()) >= 0)
+    for (char* t : texts) {
+      out.emplace_back(t ? t : "");
+      H5free_memory(t);
+    }
+  return out;
+}
+
+// the file type of a column, and the bytes of one value of it
+struct ColumnType {
+  Handle type;
+  std::size_t size = 8;
+};
+
+ColumnType column_type(ColumnKind kind, int n_contacts) {
+  ColumnType c;
+  switch (kind) {
+    case ColumnKind::real: c.type = Handle(H5Tcopy(H5T_IEEE_F64LE), H5Tclose); break;
+    case ColumnKind::whole: c.type = Handle(H5Tcopy(H5T_STD_I64LE), H5Tclose); break;
+    case ColumnKind::case_class:
+    case ColumnKind::status: {
+      c.type = Handle(H5Tenum_create(H5T_STD_I8LE), H5Tclose);
+      c.size = 1;
+      const auto names = kind == ColumnKind::case_class ? case_class_names() : status_names();
+      for (std::size_t i = 0; i < names.size(); ++i) {
+        const std::int8_t v = static_cast<std::int8_t>(i);
+        H5Tenum_insert(c.type, names[i].c_str(), &v);
+      }
+      break;
+    }
+    case ColumnKind::point_kind: {
+      c.type = Handle(H5Tenum_create(H5T_STD_I16LE), H5Tclose);
+      c.size = 2;
+      for (const auto& [name, code] : point_kind_names(n_contacts)) {
+        const std::int16_t v = static_cast<std::int16_t>(code);
+        H5Tenum_insert(c.type, name.c_str(), &v);
+      }
+      break;
+    }
+  }
+  return c;
+}
+
+// `count` values as the column's bytes (zero past them up to the chunk's size), shuffled as
+// HDF5's shuffle filter orders them, deflated as its deflate filter does, into `out`. The scratch
+// is the thread's own, kept from chunk to chunk
+void chunk_bytes(const double* values, hsize_t count, ColumnKind kind, std::size_t size, std::vector<unsigned char>& out) {
+  thread_local std::vector<unsigned char> raw, shuffled;
+  raw.assign(kChunkRows * size, 0);
+  for (hsize_t i = 0; i < count; ++i) {
+    const double x = values[i];
+    switch (kind) {
+      case ColumnKind::real: std::memcpy(&raw[i * 8], &x, 8); break;
+      case ColumnKind::whole: {
+        const std::int64_t v = static_cast<std::int64_t>(x);
+        std::memcpy(&raw[i * 8], &v, 8);
+        break;
+      }
+      case ColumnKind::case_class:
+      case ColumnKind::status: raw[i] = static_cast<unsigned char>(static_cast<std::int8_t>(x)); break;
+      case ColumnKind::point_kind: {
+        const std::int16_t v = static_cast<std::int16_t>(x);
+        std::memcpy(&raw[i * 2], &v, 2);
+        break;
+      }
+    }
+  }
+  const std::vector<unsigned char>* in = &raw;
+  if (size > 1) {
+    shuffled.resize(raw.size());
+    for (hsize_t i = 0; i < kChunkRows; ++i)
+      for (std::size_t b = 0; b < size; ++b) shuffled[b * kChunkRows + i] = raw[i * size + b];
+    in = &shuffled;
+  }
+  // run-length matches only (Z_RLE): twice as fast as level 1's searches and as small on shuffled
+  // numbers, whose redundancy is runs of equal bytes; any inflater reads it
+  struct Stream {
+    z_stream z{};
+    Stream() {
+      if (deflateInit2(&z, kDeflateLevel, Z_DEFLATED, 15, 8, Z_RLE) != Z_OK) throw std::runtime_error("results.h5: no deflate");
+    }
+    ~Stream() { deflateEnd(&z); }
+  };
+  thread_local Stream stream;
+  z_stream& z = stream.z;
+  deflateReset(&z);
+  out.resize(deflateBound(&z, static_cast<uLong>(in->size())));
+  z.next_in = const_cast<Bytef*>(in->data());
+  z.avail_in = static_cast<uInt>(in->size());
+  z.next_out = out.data();
+  z.avail_out = static_cast<uInt>(out.size());
+  if (deflate(&z, Z_FINISH) != Z_STREAM_END) throw std::runtime_error("results.h5: deflate failed");
+  out.resize(out.size() - z.avail_out);
+}
+
+// the blocks of a spill file, one at a time
+class SpillReader {
+ public:
+  explicit SpillReader(const fs::path& file) : in_(file, std::ios::binary), file_(file) {
+    if (!in_) fail("cannot read its spill", file);
+  }
+  // the next block (false at the end)
+  bool next(long& rows, long& columns, std::vector<double>& values) {
+    std::int64_t head[2];
+    if (!in_.read(reinterpret_cast<char*>(head), sizeof head)) return false;
+    rows = head[0];
+    columns = head[1];
+    values.resize(static_cast<std::size_t>(rows * columns));
+    if (!in_.read(reinterpret_cast<char*>(values.data()), static_cast<std::streamsize>(values.size() * sizeof(double))))
+      fail("a spill block is cut short", file_);
+    return true;
+  }
+
+ private:
+  std::ifstream in_;
+  fs::path file_;
+};
+
+void write_table(hid_t root, const H5Table& t) {
+  long total = 0, rows = 0, columns = 0;
+  std::vector<double> values;
+  {
+    SpillReader r(t.spill);
+    while (r.next(rows, columns, values)) total += rows;
+  }
+  const int nc = t.schema.size();
+  Handle group(H5Gcreate2(root, t.group.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
+  std::vector<std::string> names;
+  for (const auto& n : t.schema.names) names.push_back(h5_column_name(n));
+  write_strings_attribute(group, "columns", names);
+  const hsize_t dims = static_cast<hsize_t>(total), chunk = kChunkRows, unlimited = H5S_UNLIMITED;
+  Handle space(H5Screate_simple(1, &dims, &unlimited), H5Sclose);
+  std::vector<Handle> sets;
+  std::vector<ColumnType> types;
+  for (int c = 0; c < nc; ++c) {
+    types.push_back(column_type(t.schema.kinds[static_cast<std::size_t>(c)], t.n_contacts));
+    Handle dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+    H5Pset_chunk(dcpl, 1, &chunk);
+    if (types.back().size > 1) H5Pset_shuffle(dcpl);
+    H5Pset_deflate(dcpl, kDeflateLevel);
+    sets.emplace_back(H5Dcreate2(group, names[static_cast<std::size_t>(c)].c_str(), types.back().type, space, H5P_DEFAULT,
+                                 dcpl, H5P_DEFAULT),
+                      H5Dclose);
+    if (sets.back().id < 0) fail("cannot create dataset " + names[static_cast<std::size_t>(c)], t.spill);
+    if (names[static_cast<std::size_t>(c)] != t.schema.names[static_cast<std::size_t>(c)])
+      write_string_attribute(sets.back(), "pointer", t.schema.names[static_cast<std::size_t>(c)]);
+  }
+  // the rows gathered a chunk at a time, column by column
+  std::vector<double> buffer(static_cast<std::size_t>(kChunkRows) * static_cast<std::size_t>(nc));
+  hsize_t filled = 0, chunk_index = 0;
+  std::vector<std::vector<unsigned char>> packed(static_cast<std::size_t>(nc));
+  const auto flush = [&] {
+    if (filled == 0) return;
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int c = 0; c < nc; ++c)
+      chunk_bytes(buffer.data() + static_cast<std::size_t>(c) * kChunkRows, filled,
+                  t.schema.kinds[static_cast<std::size_t>(c)], types[static_cast<std::size_t>(c)].size,
+                  packed[static_cast<std::size_t>(c)]);
+    const hsize_t offset = chunk_index * kChunkRows;
+    for (int c = 0; c < nc; ++c) {
+      const auto& bytes = packed[static_cast<std::size_t>(c)];
+      if (H5Dwrite_chunk(sets[static_cast<std::size_t>(c)], H5P_DEFAULT, 0, &offset, bytes.size(), bytes.data()) < 0)
+        fail("cannot write a chunk of " + names[static_cast<std::size_t>(c)], t.spill);
+    }
+    ++chunk_index;
+    filled = 0;
+  };
+  SpillReader r(t.spill);
+  while (r.next(rows, columns, values)) {
+    if (columns != nc) fail("a spill block has " + std::to_string(columns) + " columns, not " + std::to_string(nc), t.spill);
+    for (long at = 0; at < rows;) {
+      const long take = std::min<long>(rows - at, static_cast<long>(kChunkRows - filled));
+      for (int c = 0; c < nc; ++c)
+        std::memcpy(buffer.data() + static_cast<std::size_t>(c) * kChunkRows + filled,
+                    values.data() + static_cast<std::size_t>(c) * static_cast<std::size_t>(rows) + at,
+                    static_cast<std::size_t>(take) * sizeof(double));
+      filled += static_cast<hsize_t>(take);
+      at += take;
+      if (filled == kChunkRows) flush();
+    }
+  }
+  flush();
+}
+
+}  // namespace
+
+std::string spill_block(const ColumnBlock& block, int columns) {
+  const std::int64_t head[2] = {block.rows, columns};
+  std::string bytes(reinterpret_cast<const char*>(head), sizeof head);
+  bytes.append(reinterpret_cast<const char*>(block.values.data()), block.values.size() * sizeof(double));
+  return bytes;
+}
+
+std::string h5_column_name(const std::string& column) {
+  if (column.empty() || column[0] != '/') return column;
+  std::string name = column.substr(1);
+  for (char& ch : name)
+    if (ch == '/') ch = '.';
+  return name;
+}
+
+void write_results_h5(const fs::path& file, const std::vector<H5Table>& tables, const json& summary) {
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  Handle f(H5Fcreate(file.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
+  if (f.id < 0) fail("cannot create the file", file);
+  write_string_attribute(f, "format", kResultsH5Format);
+  write_string_attribute(f, "summary", summary.dump());
+  for (const H5Table& t : tables) write_table(f, t);
+  if (H5Fflush(f, H5F_SCOPE_GLOBAL) < 0) fail("cannot write the file", file);
+}
+
+void set_results_h5_summary(const fs::path& file, const json& summary) {
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  Handle f(H5Fopen(file.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose);
+  if (f.id < 0) fail("cannot open the file", file);
+  if (H5Aexists(f, "summary") > 0) H5Adelete(f, "summary");
+  write_string_attribute(f, "summary", summary.dump());
+  if (H5Fflush(f, H5F_SCOPE_GLOBAL) < 0) fail("cannot write the file", file);
+}
+
+long results_h5_rows(const fs::path& file, const std::string& group) {
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  Handle f(H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+  if (f.id < 0) fail("cannot open the file", file);
+  if (H5Lexists(f, group.c_str(), H5P_DEFAULT) <= 0) return 0;
+  Handle g(H5Gopen2(f, group.c_str(), H5P_DEFAULT), H5Gclose);
+  const std::vector<std::string> names = read_strings_attribute(g, "columns");
+  if (names.empty()) fail("group " + group + " lists no columns", file);
+  Handle set(H5Dopen2(g, names[0].c_str(), H5P_DEFAULT), H5Dclose);
+  Handle space(H5Dget_space(set), H5Sclose);
+  return static_cast<long>(H5Sget_simple_extent_npoints(space));
+}
+
+bool results_h5_has_table(const fs::path& file, const std::string& group) {
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  Handle f(H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+  if (f.id < 0) fail("cannot open the file", file);
+  return H5Lexists(f, group.c_str(), H5P_DEFAULT) > 0;
+}
+
+void join_results_h5(const std::vector<fs::path>& parts, const fs::path& file, const json& summary, int n_contacts) {
+  std::vector<H5Table> tables;
+  for (const std::string group : {"cases", "points"}) {
+    if (parts.empty() || !results_h5_has_table(parts[0], group)) continue;
+    H5Table t{group, {}, fs::path(file.string() + "." + group + ".bin"), n_contacts};
+    std::ofstream spill(t.spill, std::ios::binary | std::ios::trunc);
+    for (std::size_t k = 0; k < parts.size(); ++k) {
+      const long rows = results_h5_rows(parts[k], group);
+      // block by block: a shard's table need not fit in memory
+      for (long at = 0; at == 0 || at < rows; at += static_cast<long>(kChunkRows)) {
+        const H5TableData d = read_results_h5(parts[k], group, at, static_cast<long>(kChunkRows));
+        if (k == 0 && at == 0) t.schema = d.schema;
+        if (d.schema.names != t.schema.names)
+          throw std::runtime_error(parts[k].string() + " has other " + group + " columns than " + parts[0].string());
+        const std::string bytes = spill_block(d.rows, t.schema.size());
+        spill.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+        if (rows == 0) break;
+      }
+    }
+    if (!spill) fail("cannot write a spill", t.spill);
+    tables.push_back(std::move(t));
+  }
+  write_results_h5(file, tables, summary);
+  for (const H5Table& t : tables) fs::remove(t.spill);
+}
+
+json results_h5_summary(const fs::path& file) {
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  Handle f(H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+  if (f.id < 0) fail("cannot open the file", file);
+  return json::parse(read_string_attribute(f, "summary"));
+}
+
+H5TableData read_results_h5(const fs::path& file, const std::string& group, long first, long count) {
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  Handle f(H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+  if (f.id < 0) fail("cannot open the file", file);
+  Handle g(H5Gopen2(f, group.c_str(), H5P_DEFAULT), H5Gclose);
+  if (g.id < 0) fail("no group " + group, file);
+  const std::vector<std::string> names = read_strings_attribute(g, "columns");
+  H5TableData out;
+  long total = -1;
+  for (std::size_t c = 0; c < names.size(); ++c) {
+    Handle set(H5Dopen2(g, names[c].c_str(), H5P_DEFAULT), H5Dclose);
+    if (set.id < 0) fail("no dataset " + names[c], file);
+    Handle type(H5Dget_type(set), H5Tclose);
+    Handle space(H5Dget_space(set), H5Sclose);
+    if (total < 0) {
+      total = static_cast<long>(H5Sget_simple_extent_npoints(space));
+      if (count < 0 || first + count > total) count = std::max(0L, total - first);
+      out.rows.resize(count, static_cast<int>(names.size()));
+    }
+    const std::string pointer = read_string_attribute(set, "pointer");
+    ColumnKind kind = ColumnKind::real;
+    const H5T_class_t cls = H5Tget_class(type);
+    if (cls == H5T_INTEGER) kind = ColumnKind::whole;
+    if (cls == H5T_ENUM) {
+      // the three enumerations told apart by their size and the name of 0
+      char name[64] = {};
+      const std::int8_t zero = 0;
+      if (H5Tget_size(type) == 2) kind = ColumnKind::point_kind;
+      else if (H5Tenum_nameof(type, &zero, name, sizeof name) >= 0 && std::string(name) == "ok") kind = ColumnKind::status;
+      else kind = ColumnKind::case_class;
+    }
+    out.schema.add(pointer.empty() ? names[c] : pointer, kind);
+    if (count == 0) continue;
+    const hsize_t start = static_cast<hsize_t>(first), n = static_cast<hsize_t>(count);
+    H5Sselect_hyperslab(space, H5S_SELECT_SET, &start, nullptr, &n, nullptr);
+    Handle mem(H5Screate_simple(1, &n, nullptr), H5Sclose);
+    double* col = out.rows.column(static_cast<int>(c));
+    herr_t err = 0;
+    if (cls == H5T_FLOAT) {
+      err = H5Dread(set, H5T_NATIVE_DOUBLE, mem, space, H5P_DEFAULT, col);
+    } else if (cls == H5T_INTEGER) {
+      std::vector<long long> v(n);
+      err = H5Dread(set, H5T_NATIVE_LLONG, mem, space, H5P_DEFAULT, v.data());
+      for (hsize_t i = 0; i < n; ++i) col[i] = static_cast<double>(v[i]);
+    } else {
+      const std::size_t size = H5Tget_size(type);
+      std::vector<unsigned char> v(n * size);
+      err = H5Dread(set, type, mem, space, H5P_DEFAULT, v.data());
+      for (hsize_t i = 0; i < n; ++i) {
+        std::int16_t x16 = 0;
+        if (size == 2) std::memcpy(&x16, &v[i * 2], 2);
+        col[i] = size == 2 ? static_cast<double>(x16) : static_cast<double>(static_cast<std::int8_t>(v[i]));
+      }
+    }
+    if (err < 0) fail("cannot read " + names[c], file);
+  }
+  return out;
+}
+
+}  // namespace fivsim::batch
