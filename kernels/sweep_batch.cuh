@@ -1,23 +1,29 @@
-// kernels/sweep_batch.cuh — the CUDA backend of `fivsim sweep`: one thread per case runs the shared
-// case runner (batch/case_runner.hpp: Moreau steps of seed 000 Eq. 8 with the LCPs of Eqs. 12, 14,
-// 28, and the on-the-fly aggregation). Each thread copies its case into local memory, never
-// writes the trajectory, and leaves only its CaseResult and its point rings in device memory.
-// Included by one translation unit per precision (sweep_batch_double.cu, sweep_batch_float.cu),
-// which compile in parallel.
+// kernels/sweep_batch.cuh — the CUDA backend of `fivsim sweep`, one thread per case:
+//   - belt models (batch/belt_runner.hpp): the belt runner with one lane, the case's state, own
+//     values and running statistics in registers, the shared model read from the kernel's
+//     parameters (constant memory); its observers compiled in as the lean, statistics or
+//     bifurcation set;
+//   - every other model: the general case runner (batch/case_runner.hpp: Moreau steps of seed 000
+//     Eq. 8 with the LCPs of Eqs. 12, 14, 28, or the Runge–Kutta LCP steppers, the Lyapunov twin),
+//     each thread with its case's setup copied from the shared one (its row written in) or its own.
+// Neither writes a trajectory: each leaves its CaseResult and its point rings in device memory.
+// CudaPipeline keeps the device buffers from chunk to chunk and runs them on two streams with
+// pinned staging, so that one chunk steps while the last one's results come back. Included by one
+// translation unit per precision (sweep_batch_double.cu, sweep_batch_float.cu), which compile in
+// parallel.
 #pragma once
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <memory>
 
 #include "cuda_util.cuh"
-#include "device_batch.cuh"
+#include "fivsim/batch/belt_runner.hpp"
 #include "fivsim/batch/sweep_backend.hpp"
 
 namespace fivsim::batch {
 namespace {
-
-using cuda::device_alloc;
 
 // the plain Moreau kernel's stepper (run_case_with's stepper concept): Moreau's step over a
 // workspace without the Runge–Kutta scratch, and no twin; the per-thread stack holds only what
@@ -32,8 +38,7 @@ struct MoreauKernelStepper {
   __device__ void reset(int) { ws->has_basis = false; }
 };
 
-// two kernels: the plain Moreau sweep, and the general one (Moreau or Runge–Kutta, with or
-// without the Lyapunov twin)
+// the general kernels: plain Moreau, and Moreau or Runge–Kutta with or without the Lyapunov twin
 template <class D, bool General>
 __global__ void sweep_kernel(CaseBatch<D> cases, SweepAnalysis an, StepOptions opt, CaseResult<D>* __restrict__ results,
                              double* __restrict__ points, long per_case) {
@@ -55,39 +60,198 @@ __global__ void sweep_kernel(CaseBatch<D> cases, SweepAnalysis an, StepOptions o
   results[c] = r;
 }
 
+// the belt kernel: one lane per thread; the model and the time grid travel as parameters
+template <class D, unsigned Obs>
+__global__ void belt_kernel(BeltModel<D> b, CaseBatch<D> cases, SweepAnalysis an, StepOptions opt,
+                            CaseResult<D>* __restrict__ results, double* __restrict__ points, long per_case) {
+  const long c = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (c >= cases.n) return;
+  BeltLanes<D, 1> x;
+  CaseResult<D> r;
+  run_belt_lanes<D, 1, Obs>(b, cases, c, 1, an, opt, x, &r, points + c * per_case, per_case);
+  results[c] = r;
+}
+
+// memory that keeps its size from chunk to chunk and grows when a chunk needs more: on the device
+// (Pinned false) or pinned on the host, where the device copies into it asynchronously
+template <class T, bool Pinned>
+struct KeptBuffer {
+  T* data = nullptr;
+  std::size_t capacity = 0;
+  KeptBuffer() = default;
+  KeptBuffer(const KeptBuffer&) = delete;
+  KeptBuffer& operator=(const KeptBuffer&) = delete;
+  ~KeptBuffer() { release(); }
+  void release() {
+    if (Pinned) cudaFreeHost(data);
+    else cudaFree(data);
+    data = nullptr;
+    capacity = 0;
+  }
+  cudaError_t ensure(std::size_t count) {
+    if (count <= capacity) return cudaSuccess;
+    release();
+    const cudaError_t err = Pinned ? cudaMallocHost(&data, count * sizeof(T)) : cudaMalloc(&data, count * sizeof(T));
+    if (err == cudaSuccess) capacity = count;
+    else data = nullptr;
+    return err;
+  }
+};
+template <class T>
+using DeviceBuffer = KeptBuffer<T, false>;
+template <class T>
+using PinnedBuffer = KeptBuffer<T, true>;
+
 }  // namespace
+
+template <class D>
+struct CudaPipeline<D>::Impl {
+  struct Slot {
+    cudaStream_t stream = nullptr;
+    cudaEvent_t start = nullptr, stop = nullptr;
+    DeviceBuffer<CaseSetup<D>> setups;
+    DeviceBuffer<RkStepMap<D>> maps;
+    DeviceBuffer<double> rows, points;
+    DeviceBuffer<CaseResult<D>> results;
+    PinnedBuffer<CaseResult<D>> results_out;
+    PinnedBuffer<double> points_out;
+    long n = 0;
+    std::size_t n_points = 0;
+    bool queued = false;
+    void release() {
+      setups.release();
+      maps.release();
+      rows.release();
+      points.release();
+      results.release();
+      results_out.release();
+      points_out.release();
+    }
+  };
+  Slot slot[2];
+  Impl() {
+    for (Slot& s : slot) {
+      cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking);
+      cudaEventCreate(&s.start);
+      cudaEventCreate(&s.stop);
+    }
+  }
+  ~Impl() {
+    for (Slot& s : slot) {
+      if (s.stream) cudaStreamSynchronize(s.stream);
+      cudaEventDestroy(s.start);
+      cudaEventDestroy(s.stop);
+      cudaStreamDestroy(s.stream);
+    }
+  }
+};
+
+template <class D>
+CudaPipeline<D>::CudaPipeline() : impl_(std::make_unique<Impl>()) {}
+template <class D>
+CudaPipeline<D>::~CudaPipeline() = default;
+
+template <class D>
+CudaOutcome CudaPipeline<D>::launch(int which, const CaseBatch<D>& h, const SweepAnalysis& an, const StepOptions& opt) {
+  typename Impl::Slot& s = impl_->slot[which];
+  // the runtime keeps a failed call's error (an allocation that failed before a retry on fewer
+  // cases) as its last error, which the launch check below would take for this call's
+  cudaGetLastError();
+  s.n = h.n;
+  s.queued = false;
+  if (h.n <= 0) return {};
+  const std::size_t n = static_cast<std::size_t>(h.n);
+  const long per_case = case_points_size(h.setups[0].model.n_dof, an.capacity);
+  s.n_points = static_cast<std::size_t>(per_case) * n;
+  const std::size_t n_setups = h.setup_stride ? n : 1, n_maps = h.maps ? (h.map_stride ? n : 1) : 0;
+  const std::size_t n_rows = h.targets.n > 0 ? n * static_cast<std::size_t>(h.n_params) : 0;
+  cudaError_t err = s.setups.ensure(n_setups);
+  if (err == cudaSuccess) err = s.maps.ensure(n_maps);
+  if (err == cudaSuccess) err = s.rows.ensure(n_rows);
+  if (err == cudaSuccess) err = s.results.ensure(n);
+  if (err == cudaSuccess) err = s.points.ensure(s.n_points);
+  if (err == cudaSuccess) err = s.results_out.ensure(n);
+  if (err == cudaSuccess) err = s.points_out.ensure(s.n_points);
+  if (err != cudaSuccess) {
+    // give the memory back: the caller retries on fewer cases
+    cudaGetLastError();
+    s.release();
+    return cuda_outcome(err);
+  }
+  // in: the setups (one, shared, or each case's), the step maps, each parameter's values
+  err = cudaMemcpyAsync(s.setups.data, h.setups, sizeof(CaseSetup<D>) * n_setups, cudaMemcpyHostToDevice, s.stream);
+  if (err == cudaSuccess && n_maps > 0)
+    err = cudaMemcpyAsync(s.maps.data, h.maps, sizeof(RkStepMap<D>) * n_maps, cudaMemcpyHostToDevice, s.stream);
+  for (int k = 0; k < h.n_params && n_rows > 0 && err == cudaSuccess; ++k)
+    err = cudaMemcpyAsync(s.rows.data + k * n, h.rows + k * h.row_stride, sizeof(double) * n, cudaMemcpyHostToDevice,
+                          s.stream);
+  if (err != cudaSuccess) return cuda_outcome(err);
+  CaseBatch<D> dev = h;
+  dev.setups = s.setups.data;
+  dev.maps = n_maps > 0 ? s.maps.data : nullptr;
+  dev.rows = n_rows > 0 ? s.rows.data : nullptr;
+  dev.row_stride = h.n;
+  const int block = 128;
+  const unsigned grid = static_cast<unsigned>((h.n + block - 1) / block);
+  cudaEventRecord(s.start, s.stream);
+  if (runs_as_belt(h, an, opt)) {
+    if constexpr (D::exact && D::max_dof == D::max_contacts) {
+      BeltModel<D> b;
+      make_belt_model(h.setups[0], b);
+      switch (belt_observer_set(an.observers)) {
+        case kObserveLean:
+          belt_kernel<D, kObserveLean>
+              <<<grid, block, 0, s.stream>>>(b, dev, an, opt, s.results.data, s.points.data, per_case);
+          break;
+        case kObserveStatistics:
+          belt_kernel<D, kObserveStatistics>
+              <<<grid, block, 0, s.stream>>>(b, dev, an, opt, s.results.data, s.points.data, per_case);
+          break;
+        default:
+          belt_kernel<D, kObserveBifurcation>
+              <<<grid, block, 0, s.stream>>>(b, dev, an, opt, s.results.data, s.points.data, per_case);
+      }
+    }
+  } else if (h.maps || an.lyapunov_every > 0) {
+    sweep_kernel<D, true><<<grid, block, 0, s.stream>>>(dev, an, opt, s.results.data, s.points.data, per_case);
+  } else {
+    sweep_kernel<D, false><<<grid, block, 0, s.stream>>>(dev, an, opt, s.results.data, s.points.data, per_case);
+  }
+  cudaEventRecord(s.stop, s.stream);
+  err = cudaGetLastError();
+  // out: into pinned memory, so that the copies run while the host goes on
+  if (err == cudaSuccess)
+    err = cudaMemcpyAsync(s.results_out.data, s.results.data, sizeof(CaseResult<D>) * n, cudaMemcpyDeviceToHost, s.stream);
+  if (err == cudaSuccess && s.n_points > 0)
+    err = cudaMemcpyAsync(s.points_out.data, s.points.data, sizeof(double) * s.n_points, cudaMemcpyDeviceToHost, s.stream);
+  s.queued = err == cudaSuccess;
+  return cuda_outcome(err);
+}
+
+template <class D>
+CudaOutcome CudaPipeline<D>::finish(int which, CaseResult<D>* results, double* points, double& kernel_s) {
+  typename Impl::Slot& s = impl_->slot[which];
+  kernel_s = 0.0;
+  if (!s.queued) return {};
+  s.queued = false;
+  cudaError_t err = cudaStreamSynchronize(s.stream);
+  float ms = 0.0f;
+  if (err == cudaSuccess) err = cudaEventElapsedTime(&ms, s.start, s.stop);
+  if (err != cudaSuccess) return cuda_outcome(err);
+  kernel_s = ms * 1e-3;
+  std::copy(s.results_out.data, s.results_out.data + s.n, results);
+  std::copy(s.points_out.data, s.points_out.data + s.n_points, points);
+  return {};
+}
 
 template <class D>
 CudaOutcome run_chunk_cuda(const CaseBatch<D>& cases, const SweepAnalysis& an, const StepOptions& opt,
                            CaseResult<D>* results, double* points, double& kernel_s) {
   kernel_s = 0.0;
-  // the runtime keeps a failed call's error (an allocation that failed before a retry on fewer
-  // cases) as its last error, which the launch check below would take for this call's
-  cudaGetLastError();
-  const long n = cases.n;
-  if (n <= 0) return {};
-  const long per_case = case_points_size(cases.setups[0].model.n_dof, an.capacity);
-  const std::size_t n_points = static_cast<std::size_t>(per_case) * static_cast<std::size_t>(n);
-  DeviceBatch<D> dev;
-  cudaError_t err = dev.upload(cases);
-  auto d_results = device_alloc<CaseResult<D>>(static_cast<std::size_t>(n), err);
-  auto d_points = device_alloc<double>(n_points, err);
-  if (err != cudaSuccess) return cuda_outcome(err);
-  const int block = 128;
-  const long grid = (n + block - 1) / block;
-  err = cuda::timed_launches(1, [&] {
-    if (cases.maps || an.lyapunov_every > 0)
-      sweep_kernel<D, true><<<static_cast<unsigned>(grid), block>>>(dev.batch, an, opt, d_results.get(), d_points.get(),
-                                                                    per_case);
-    else
-      sweep_kernel<D, false><<<static_cast<unsigned>(grid), block>>>(dev.batch, an, opt, d_results.get(), d_points.get(),
-                                                                     per_case);
-  }, kernel_s);
-  if (err == cudaSuccess)
-    err = cudaMemcpy(results, d_results.get(), sizeof(CaseResult<D>) * n, cudaMemcpyDeviceToHost);
-  if (err == cudaSuccess && n_points > 0)
-    err = cudaMemcpy(points, d_points.get(), sizeof(double) * n_points, cudaMemcpyDeviceToHost);
-  return cuda_outcome(err);
+  CudaPipeline<D> pipeline;
+  const CudaOutcome launched = pipeline.launch(0, cases, an, opt);
+  if (!launched.ok()) return launched;
+  return pipeline.finish(0, results, points, kernel_s);
 }
 
 }  // namespace fivsim::batch

@@ -49,7 +49,8 @@ def main():
         a.set = ["/integrator/t_end=100", "/analysis/t_transient=50", "/sweep/parameters/0/linspace=[1,30,2000]"]
 
     out = a.out or tempfile.mkdtemp(prefix="fivsim_mpi_scaling_")
-    common = ["sweep", a.scenario, "-q", "--device", a.device, "--threads", str(a.threads), "--chunk", str(a.chunk)]
+    common = ["sweep", a.scenario, "-q", "--device", a.device, "--threads", str(a.threads), "--chunk", str(a.chunk),
+              "--format", "csv"]
     for s in a.set:
         common += ["--set", s]
     # mpirun refuses root unless told; more ranks than cores may be asked for on a small machine

@@ -1,9 +1,14 @@
 #!/usr/bin/env python3
 """GPU sweep benchmark of BENCHMARKS.md: fivsim's figure of merit (case-steps per second for the
 2-DoF chain with Moreau, 10^6 cases x 10^4 steps, scenarios/chain2_bench_random.json) on the CUDA
-backend in double and float and on the CPU backend, beside the JAX peer (scripts/bench_sweep_jax.py)
-on the same GPU in the same command, with the ratios. Optionally the FP64 instruction counts of the
-sweep kernel from Nsight Compute, for the fraction of the GPU's FP64 peak.
+backend with the lean observers (RMS only) and the bifurcation observers (the default), in double
+and float, and on the CPU backend, beside the JAX peer (scripts/bench_sweep_jax.py) on the same GPU
+in the same command, lean and with the same full observers, with the ratios:
+    lean fivsim / lean Pallas peer, lean fivsim / lean XLA peer,
+    bifurcation fivsim / lean Pallas peer, bifurcation fivsim / best full-observer peer.
+Also the registers, stack and spills of every sweep kernel (cuobjdump --dump-resource-usage) and,
+with --ncu, the FP64 instructions per case-step of the belt kernel from Nsight Compute for the
+fraction of the GPU's FP64 peak.
 
 usage: scripts/bench_sweep_gpu.py --fivsim build/fivsim [--cases 1000000] [--cpu-cases 30000]
                                   [--ncu] [--fp64-peak 33.5e12] [--out DIR] [--json FILE]
@@ -37,7 +42,7 @@ def fp64_per_case_step(fivsim, out):
     metrics = ["sm__sass_thread_inst_executed_op_dadd_pred_on.sum", "sm__sass_thread_inst_executed_op_dmul_pred_on.sum",
                "sm__sass_thread_inst_executed_op_dfma_pred_on.sum"]
     cases, steps = 20000, 2000
-    cmd = ["ncu", "--clock-control", "none", "--kernel-name", "regex:sweep_kernel", "-c", "1", "--metrics",
+    cmd = ["ncu", "--clock-control", "none", "--kernel-name", "regex:belt_kernel|sweep_kernel", "-c", "1", "--metrics",
            ",".join(metrics), "--csv", fivsim, "sweep", SCENARIO, "-q", "--out", out, "--device", "cuda",
            "--set", "/sweep/samples=%d" % cases, "--set", "/integrator/t_end=%g" % (steps * 1e-3),
            "--set", "/analysis/t_transient=%g" % (steps * 0.5e-3)]
@@ -56,6 +61,37 @@ def fp64_per_case_step(fivsim, out):
     return {"flops_per_case_step": flops / (cases * steps), "counts": counts, "command": " ".join(cmd)}
 
 
+def kernel_resources(fivsim):
+    """registers, stack, shared and local bytes of each sweep kernel in the binary, by kernel"""
+    res = subprocess.run(["cuobjdump", "--dump-resource-usage", fivsim], capture_output=True, text=True)
+    kernels, name = [], None
+    for line in res.stdout.splitlines():
+        line = line.strip()
+        if line.startswith("Function "):
+            name = line[len("Function "):].rstrip(":")
+        elif name and line.startswith("REG:"):
+            if "belt_kernel" in name or "sweep_kernel" in name:
+                fields = dict(f.split(":", 1) for f in line.split() if ":" in f)
+                demangled = subprocess.run(["c++filt", name], capture_output=True, text=True).stdout.strip()
+                kernels.append({"kernel": demangled, "registers": int(fields.get("REG", 0)),
+                                "stack": int(fields.get("STACK", 0)), "shared": int(fields.get("SHARED", 0)),
+                                "local": int(fields.get("LOCAL", 0))})
+            name = None
+    return kernels
+
+
+def jax_peer(out, cases, observers, formulations):
+    jax_json = os.path.join(out, "jax_%s.json" % observers)
+    cmd = [sys.executable, os.path.join(HERE, "bench_sweep_jax.py"), "--cases", str(cases), "--steps", "10000",
+           "--dt", "1e-3", "--t-transient", "5", "--formulations", formulations, "--unrolls", "8",
+           "--pallas-unrolls", "8", "--blocks", "128", "--repeat", "3", "--observers", observers, "--json", jax_json]
+    print("$", " ".join(cmd), flush=True)
+    subprocess.run(cmd, check=True)
+    with open(jax_json) as f:
+        j = json.load(f)
+    return {"command": " ".join(cmd), "best": j["best"], "best_xla": j.get("best_xla"), "version": j.get("jax_version")}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--fivsim", required=True, help="the fivsim binary")
@@ -70,43 +106,50 @@ def main():
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     n = ["--set", "/sweep/samples=%d" % a.cases]
-    rep = {"gpu_double": sweep(a.fivsim, os.path.join(a.out, "gpu_double"), "--device", "cuda", *n),
+    lean = ["--set", '/analysis/observers="lean"']
+    rep = {"gpu_lean": sweep(a.fivsim, os.path.join(a.out, "gpu_lean"), "--device", "cuda", *n, *lean),
+           "gpu_double": sweep(a.fivsim, os.path.join(a.out, "gpu_double"), "--device", "cuda", *n),
            "gpu_float": sweep(a.fivsim, os.path.join(a.out, "gpu_float"), "--device", "cuda", "--precision", "float", *n),
            "cpu_all": sweep(a.fivsim, os.path.join(a.out, "cpu_all"), "--device", "cpu",
                             "--set", "/sweep/samples=%d" % a.cpu_cases),
            "cpu_one": sweep(a.fivsim, os.path.join(a.out, "cpu_one"), "--device", "cpu", "--threads", "1",
                             "--set", "/sweep/samples=%d" % max(1, a.cpu_cases // 10))}
     if not a.no_jax:
-        jax_json = os.path.join(a.out, "jax.json")
-        cmd = [sys.executable, os.path.join(HERE, "bench_sweep_jax.py"), "--cases", str(a.cases), "--steps", "10000",
-               "--dt", "1e-3", "--t-transient", "5", "--formulations", "vmap,pallas", "--unrolls", "8",
-               "--pallas-unrolls", "8", "--blocks", "128", "--repeat", "3", "--json", jax_json]
-        print("$", " ".join(cmd), flush=True)
-        subprocess.run(cmd, check=True)
-        with open(jax_json) as f:
-            j = json.load(f)
-        rep["jax"] = {"command": " ".join(cmd), "best": j["best"], "best_xla": j.get("best_xla"),
-                      "version": j.get("jax_version")}
+        rep["jax"] = jax_peer(a.out, a.cases, "lean", "vmap,pallas")
+        rep["jax_full"] = jax_peer(a.out, a.cases, "full", "vmap,pallas")
     if a.ncu:
         rep["ncu"] = fp64_per_case_step(a.fivsim, os.path.join(a.out, "ncu"))
+    rep["kernels"] = kernel_resources(a.fivsim)
 
     g = rep["gpu_double"]["case_steps_per_s"]
-    print("\n%-44s %14s %12s" % ("run", "case-steps/s", "ratio"))
-    print("%-44s %14.3g %12s" % ("fivsim cuda double (kernel)", g, ""))
-    print("%-44s %14.3g %12s" % ("fivsim cuda double (end to end)", rep["gpu_double"]["end_to_end_case_steps_per_s"], ""))
+    gl = rep["gpu_lean"]["case_steps_per_s"]
+    print("\n%-56s %14s %12s" % ("run", "case-steps/s", "ratio"))
+    print("%-56s %14.3g %12s" % ("fivsim cuda double, lean observers (kernel)", gl, ""))
+    print("%-56s %14.3g %12s" % ("fivsim cuda double, lean observers (end to end)",
+                                 rep["gpu_lean"]["end_to_end_case_steps_per_s"], ""))
+    print("%-56s %14.3g %12s" % ("fivsim cuda double, bifurcation observers (kernel)", g, ""))
+    print("%-56s %14.3g %12s" % ("fivsim cuda double, bifurcation observers (end to end)",
+                                 rep["gpu_double"]["end_to_end_case_steps_per_s"], ""))
     print("%-44s %14.3g %11.2fx" % ("fivsim cuda float (kernel)", rep["gpu_float"]["case_steps_per_s"],
                                     rep["gpu_float"]["case_steps_per_s"] / g))
     cpu_all, cpu_one = rep["cpu_all"], rep["cpu_one"]
     print("%-44s %14.3g %12s" % ("fivsim cpu, %d threads" % cpu_all["threads"], cpu_all["case_steps_per_s"], ""))
     print("%-44s %14.3g %12s" % ("fivsim cpu, 1 thread", cpu_one["case_steps_per_s"], ""))
     if "jax" in rep:
-        best = rep["jax"]["best"]
-        print("%-44s %14.3g %11.2fx" % ("JAX best (%s)" % best["formulation"], best["rate"], g / best["rate"]))
-        if rep["jax"]["best_xla"]:
-            bx = rep["jax"]["best_xla"]
-            print("%-44s %14.3g %11.2fx" % ("JAX XLA only (%s, unroll %d)" % (bx["formulation"], bx["unroll"]),
-                                            bx["rate"], g / bx["rate"]))
-        print("(ratio = fivsim cuda double / peer)")
+        best, bx = rep["jax"]["best"], rep["jax"]["best_xla"]
+        full = rep["jax_full"]["best"]
+        print("%-56s %14.3g" % ("JAX lean, best (%s)" % best["formulation"], best["rate"]))
+        if bx:
+            print("%-56s %14.3g" % ("JAX lean, XLA only (%s, unroll %d)" % (bx["formulation"], bx["unroll"]), bx["rate"]))
+        print("%-56s %14.3g" % ("JAX full observers, best (%s)" % full["formulation"], full["rate"]))
+        print("ratios (fivsim double / peer):")
+        print("  lean fivsim / lean JAX best:              %6.2fx   (target >= 1.0)" % (gl / best["rate"]))
+        if bx:
+            print("  lean fivsim / lean JAX XLA:               %6.2fx   (target >= 2.0)" % (gl / bx["rate"]))
+        print("  bifurcation fivsim / lean JAX best:       %6.2fx   (target >= 0.5)" % (g / best["rate"]))
+        print("  bifurcation fivsim / full-observer JAX:   %6.2fx   (target >= 1.0)" % (g / full["rate"]))
+    for k in rep["kernels"]:
+        print("kernel %-100s REG %3d STACK %5d LOCAL %5d" % (k["kernel"][:100], k["registers"], k["stack"], k["local"]))
     if rep.get("ncu"):
         f = rep["ncu"]["flops_per_case_step"]
         rep["fp64_fraction_of_peak"] = f * g / a.fp64_peak

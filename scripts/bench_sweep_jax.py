@@ -26,10 +26,19 @@ All in float64 (jax_enable_x64). The transient is split off into its own loop, s
 bodies carry no mask. Compile and warm-up are excluded: each variant runs once, then `repeat`
 timed runs (block_until_ready), and the median is kept.
 
+--observers full keeps, besides the RMS, what fivsim's bifurcation observers keep of this model:
+the contact state of each slider after each step (stick, or slip either way: fivsim's rule on
+the end-of-step slip velocity), the number of state changes (transitions), the minimum and
+maximum of q0, q1, u0, u1 and of the friction forces, and a ring of the last RING Poincare
+samples (t, q, u) at the break-away of slider 0 after a stick of two steps or more (fivsim's
+stick_to_slip section); the tuple, vmap and pallas formulations carry them (the ring as RING
+masked slots per component, the way array code writes a ring without scatters). --check
+compares them with a cases.csv of fivsim's default observers.
+
 usage:
   bench_sweep_jax.py --cases N --steps S --dt 1e-3 [--t-transient T] [--repeat 3] [--json FILE]
                      [--formulations tuple,stacked,vmap,pallas] [--unrolls 1,4,8,16]
-                     [--pallas-unrolls 1,4,8,16] [--blocks 128,256] [--seed 0]
+                     [--pallas-unrolls 1,4,8,16] [--blocks 128,256] [--seed 0] [--observers lean|full]
   bench_sweep_jax.py --check cases.csv --steps S --dt D --t-transient T [--formulation tuple]
   bench_sweep_jax.py --selftest
   any of them with --backend numpy: the same step function with numpy (vectorised over cases, a
@@ -49,6 +58,7 @@ import numpy as np
 MODEL = {"m": (1.0, 1.0), "k": (1.0, 1.0), "v0": 0.8, "mu_s": 0.12, "mu_d": 0.045, "alpha": 6.0}
 XLA_FORMULATIONS = ("tuple", "stacked", "vmap")
 ALL_FORMULATIONS = XLA_FORMULATIONS + ("pallas",)
+FULL_FORMULATIONS = ("tuple", "vmap", "pallas")
 CHECK_TOL = 1e-9
 
 
@@ -57,7 +67,26 @@ CHECK_TOL = 1e-9
 
 def make_step(xp, dt, model=MODEL):
     """One Moreau step for arrays of cases (any shape, numpy or jax.numpy): returns
-    step(q0, q1, u0, u1, pn) -> (q0, q1, u0, u1), pn = Fn*dt the normal impulse of a step."""
+    step(q0, q1, u0, u1, pn) -> (q0, q1, u0, u1), pn = Fn*dt the normal impulse of a step; the
+    state part of make_full_step's step (XLA and Pallas drop what it leaves unused)."""
+    full = make_full_step(xp, dt, model)
+
+    def step(q0, q1, u0, u1, pn):
+        return full(q0, q1, u0, u1, pn)[0]
+
+    return step
+
+
+STICK, SLIP_NEG, SLIP_POS = 1, 2, 3  # fivsim's contact states (free = 0 never occurs here)
+STICK_TOL = 1e-9                      # fivsim's stick_tol: |slip velocity| below it is stick
+RING = 8                              # Poincare samples kept per case (chain2_bench_random's points)
+FULL_SERIES = ("q0", "q1", "u0", "u1", "lamT0", "lamT1")
+
+
+def make_full_step(xp, dt, model=MODEL):
+    """One Moreau step in fivsim's arithmetic order (integrate/moreau.hpp) for arrays of cases,
+    returning also each slider's contact state after the step and the friction forces p/dt:
+    step(q0, q1, u0, u1, pn) -> ((q0, q1, u0, u1), (s0, s1), (l0, l1))."""
     m0, m1 = model["m"]
     k1, k2 = model["k"]
     K00, K01, K10, K11 = k1 + k2, -k2, -k2, k2
@@ -67,26 +96,79 @@ def make_step(xp, dt, model=MODEL):
     dmu = model["mu_s"] - model["mu_d"]
     nalpha = -model["alpha"]
 
+    def state(gamma_end):
+        return xp.where(gamma_end > STICK_TOL, SLIP_POS, xp.where(gamma_end < -STICK_TOL, SLIP_NEG, STICK))
+
     def step(q0, q1, u0, u1, pn):
-        # smooth_force: acc = 0; acc -= K(i,0) q0; acc -= K(i,1) q1   (C = 0)
         h0 = -(K00 * q0) - K01 * q1
         h1 = -(K10 * q0) - K11 * q1
         uf0 = u0 + dt * (minv0 * h0)
         uf1 = u1 + dt * (minv1 * h1)
-        # friction coefficient at the start-of-step slip velocity u - v0
         mu0 = mu_d + dmu * xp.exp(nalpha * xp.abs(u0 - v0))
         mu1 = mu_d + dmu * xp.exp(nalpha * xp.abs(u1 - v0))
         b0 = mu0 * pn
         b1 = mu1 * pn
-        p0 = xp.minimum(xp.maximum(-(m0 * (uf0 - v0)), -b0), b0)
-        p1 = xp.minimum(xp.maximum(-(m1 * (uf1 - v0)), -b1), b1)
+        g0, g1 = uf0 - v0, uf1 - v0
+        p0 = xp.minimum(xp.maximum(-(m0 * g0), -b0), b0)
+        p1 = xp.minimum(xp.maximum(-(m1 * g1), -b1), b1)
         u0 = uf0 + minv0 * p0
         u1 = uf1 + minv1 * p1
         q0 = q0 + dt * u0
         q1 = q1 + dt * u1
-        return q0, q1, u0, u1
+        return (q0, q1, u0, u1), (state(g0 + minv0 * p0), state(g1 + minv1 * p1)), (p0 / dt, p1 / dt)
 
     return step
+
+
+def kinematic_states(xp, u0, u1, model=MODEL):
+    """the sliders' states before the first step, from their slip velocities (fivsim's start)"""
+    def state(v):
+        return xp.where(v > STICK_TOL, SLIP_POS, xp.where(v < -STICK_TOL, SLIP_NEG, STICK))
+    return state(u0 - model["v0"]), state(u1 - model["v0"])
+
+
+def observers_start(xp, q0, states):
+    """the full observers' carry for arrays of cases shaped like q0"""
+    zero, izero = xp.zeros_like(q0), xp.zeros(q0.shape, dtype=xp.int32)
+    inf = xp.full(q0.shape, np.inf)
+    return {"c": tuple(states), "stick_from": izero, "transitions": izero, "seen": izero,
+            "sum_sq": (zero,) * 6, "lo": (inf,) * 6, "hi": (-inf,) * 6,
+            "ring": tuple((zero,) * RING for _ in range(5))}
+
+
+def observe(xp, obs, k, dt, t_transient, values, states, settled):
+    """one step's observations: `values` the six series after step k, `states` the sliders' new
+    states; settled (a Python bool: the phase) keeps statistics, transitions and samples"""
+    c0, c1 = obs["c"]
+    s0, s1 = states
+    out = dict(obs)
+    out["c"] = (s0, s1)
+    # slider 0's stick, and its break-away after a stick of two steps or more (the section)
+    began = (s0 == STICK) & (c0 != STICK)
+    out["stick_from"] = xp.where(began, k, obs["stick_from"])
+    if not settled:
+        return out
+    out["transitions"] = obs["transitions"] + (s0 != c0).astype(xp.int32) + (s1 != c1).astype(xp.int32)
+    out["sum_sq"] = tuple(a + v * v for a, v in zip(obs["sum_sq"], values))
+    out["lo"] = tuple(xp.minimum(a, v) for a, v in zip(obs["lo"], values))
+    out["hi"] = tuple(xp.maximum(a, v) for a, v in zip(obs["hi"], values))
+    kf = xp.asarray(k, dtype=xp.float64)
+    t, t_prev = kf * dt, (kf - 1.0) * dt
+    brk = (c0 == STICK) & (s0 != STICK) & (k - obs["stick_from"] > 1) & (t_prev >= t_transient)
+    slot = obs["seen"] % RING
+    sample = (xp.zeros_like(values[0]) + t,) + tuple(values[:4])
+    out["ring"] = tuple(tuple(xp.where(brk & (slot == j), x, r[j]) for j in range(RING))
+                        for r, x in zip(obs["ring"], sample))
+    out["seen"] = obs["seen"] + brk.astype(xp.int32)
+    return out
+
+
+def observers_result(xp, obs, n2):
+    """rms, min, max of the six series, transitions, section samples seen, and the ring's samples
+    oldest first (rows of (t, q0, q1, u0, u1), NaN where fewer than RING were seen)"""
+    rms = tuple(xp.sqrt(a / n2) if n2 > 0 else xp.zeros_like(a) for a in obs["sum_sq"])
+    return {"rms": rms, "lo": obs["lo"], "hi": obs["hi"], "transitions": obs["transitions"],
+            "seen": obs["seen"], "ring": obs["ring"]}
 
 
 def transient_start(steps, dt, t_transient):
@@ -121,6 +203,19 @@ def run_numpy(q0, q1, u0, u1, fn, steps, dt, t_transient, return_state=False):
             sums[i] += st[i] * st[i]
     rms = tuple(np.sqrt(s / n2) if n2 > 0 else np.zeros_like(s) for s in sums)
     return (rms, st) if return_state else rms
+
+
+def run_numpy_full(q0, q1, u0, u1, fn, steps, dt, t_transient):
+    """the scheme with the full observers, numpy arrays of cases"""
+    step = make_full_step(np, dt)
+    n1, n2 = phases(steps, dt, t_transient)
+    st = tuple(np.array(x, dtype=np.float64) for x in (q0, q1, u0, u1))
+    pn = np.asarray(fn, dtype=np.float64) * dt
+    obs = observers_start(np, st[0], kinematic_states(np, st[2], st[3]))
+    for k in range(1, steps + 1):
+        st, states, lam = step(*st, pn)
+        obs = observe(np, obs, k, dt, t_transient, st + lam, states, k > n1)
+    return observers_result(np, obs, n2)
 
 
 # --------------------------------------------------------------------------------------------
@@ -192,6 +287,93 @@ def build_jax(jax, jnp, formulation, unroll, n, steps, dt, t_transient, block=12
         return build_pallas(jax, jnp, step, unroll, n, n1, n2, dt, block)
 
     raise ValueError("unknown formulation %r" % formulation)
+
+
+def build_jax_full(jax, jnp, formulation, unroll, n, steps, dt, t_transient, block=128):
+    """A function (q0, q1, u0, u1, fn) -> the full observers' results (tuple, vmap or pallas)."""
+    from jax import lax
+    step = make_full_step(jnp, dt)
+    n1, n2 = phases(steps, dt, t_transient)
+    unroll = max(1, int(unroll))
+
+    def phase(carry, first_k, length, settled):
+        if length == 0:
+            return carry
+
+        def body(c, i):
+            st, obs, pn = c
+            k = first_k + i
+            st, states, lam = step(*st, pn)
+            return (st, observe(jnp, obs, k, dt, t_transient, st + lam, states, settled), pn), None
+
+        carry, _ = lax.scan(body, carry, jnp.arange(length, dtype=jnp.int32), unroll=min(unroll, length))
+        return carry
+
+    def run_one(q0, q1, u0, u1, fn):
+        st = (q0, q1, u0, u1)
+        obs = observers_start(jnp, q0, kinematic_states(jnp, u0, u1))
+        c = phase((st, obs, fn * dt), 1, n1, False)
+        c = phase(c, 1 + n1, n2, True)
+        return observers_result(jnp, c[1], n2)
+
+    if formulation == "tuple":
+        return run_one
+    if formulation == "vmap":
+        return jax.vmap(run_one)
+    if formulation == "pallas":
+        return build_pallas_full(jax, jnp, step, unroll, n, n1, n2, dt, t_transient, block)
+    raise ValueError("the full observers run in the tuple, vmap and pallas formulations, not %r" % formulation)
+
+
+def build_pallas_full(jax, jnp, step, unroll, n, n1, n2, dt, t_transient, block):
+    """the Pallas kernel with the full observers in registers: the carry of observe(), the time
+    loop in the kernel, `unroll` steps written out per trip"""
+    from jax import lax
+    from jax.experimental import pallas as pl
+
+    def steps_written_out(c, k0, count, settled):
+        st, obs, pn = c
+        for i in range(count):
+            k = k0 + i
+            st, states, lam = step(*st, pn)
+            obs = observe(jnp, obs, k, dt, t_transient, st + lam, states, settled)
+        return st, obs, pn
+
+    def run_phase(c, first_k, length, settled):
+        trips, rem = divmod(length, unroll)
+        if trips > 0:
+            c = lax.fori_loop(0, trips, lambda t, cc: steps_written_out(cc, first_k + t * unroll, unroll, settled), c)
+        return steps_written_out(c, first_k + trips * unroll, rem, settled)
+
+    names = ["rms%d" % i for i in range(6)] + ["lo%d" % i for i in range(6)] + ["hi%d" % i for i in range(6)] + \
+        ["transitions", "seen"] + ["ring%d_%d" % (c, j) for c in range(5) for j in range(RING)]
+
+    def kernel(q0_ref, q1_ref, u0_ref, u1_ref, fn_ref, *outs):
+        st = (q0_ref[...], q1_ref[...], u0_ref[...], u1_ref[...])
+        obs = observers_start(jnp, st[0], kinematic_states(jnp, st[2], st[3]))
+        c = run_phase((st, obs, fn_ref[...] * dt), 1, n1, False)
+        c = run_phase(c, 1 + n1, n2, True)
+        r = observers_result(jnp, c[1], n2)
+        flat = list(r["rms"]) + list(r["lo"]) + list(r["hi"]) + [r["transitions"], r["seen"]] + \
+            [x for ring in r["ring"] for x in ring]
+        for o, v in zip(outs, flat):
+            o[...] = v
+
+    padded = -(-n // block) * block
+    spec = pl.BlockSpec((block,), lambda i: (i,))
+    shapes = [jax.ShapeDtypeStruct((padded,), jnp.int32 if nm in ("transitions", "seen") else jnp.float64)
+              for nm in names]
+    call = pl.pallas_call(kernel, out_shape=shapes, grid=(padded // block,), in_specs=[spec] * 5,
+                          out_specs=[spec] * len(names))
+
+    def run_pallas(q0, q1, u0, u1, fn):
+        pad = padded - n
+        args = [jnp.pad(x, (0, pad)) if pad else x for x in (q0, q1, u0, u1, fn)]
+        out = [o[:n] for o in call(*args)]
+        return {"rms": tuple(out[0:6]), "lo": tuple(out[6:12]), "hi": tuple(out[12:18]), "transitions": out[18],
+                "seen": out[19], "ring": tuple(tuple(out[20 + c * RING:20 + (c + 1) * RING]) for c in range(5))}
+
+    return run_pallas
 
 
 def build_pallas(jax, jnp, step, unroll, n, n1, n2, dt, block):
@@ -328,11 +510,12 @@ def random_cases(n, seed):
 
 
 def bench_numpy(a, cases):
-    run_numpy(*[x[:16] for x in cases], min(a.steps, 10), a.dt, a.t_transient)  # warm-up
+    run = run_numpy_full if a.observers == "full" else run_numpy
+    run(*[x[:16] for x in cases], min(a.steps, 10), a.dt, a.t_transient)  # warm-up
     times = []
     for _ in range(a.repeat):
         t0 = time.perf_counter()
-        run_numpy(*cases, a.steps, a.dt, a.t_transient)
+        run(*cases, a.steps, a.dt, a.t_transient)
         times.append(time.perf_counter() - t0)
     med = statistics.median(times)
     rate = a.cases * a.steps / med
@@ -345,8 +528,8 @@ def bench_numpy(a, cases):
 def bench_jax(a, cases):
     jax, jnp = import_jax()
     dev, kind = jax_device(jax)
-    print("jax %s, device %s (%s), float64, %d cases x %d steps, dt %g, t_transient %g, %d timed runs"
-          % (jax.__version__, dev, kind, a.cases, a.steps, a.dt, a.t_transient, a.repeat))
+    print("jax %s, device %s (%s), float64, %d cases x %d steps, dt %g, t_transient %g, %d timed runs, %s observers"
+          % (jax.__version__, dev, kind, a.cases, a.steps, a.dt, a.t_transient, a.repeat, a.observers))
     args = [jax.device_put(jnp.asarray(x, dtype=jnp.float64)) for x in cases]
     jax.block_until_ready(args)
     forms = [f for f in a.formulations.split(",") if f]
@@ -356,6 +539,8 @@ def bench_jax(a, cases):
     if "pallas" in forms and jax.devices()[0].platform != "gpu":
         print("pallas: skipped (no GPU)")
         forms = [f for f in forms if f != "pallas"]
+    if a.observers == "full":
+        forms = [f for f in forms if f in FULL_FORMULATIONS]
 
     print("%-8s %6s %6s %10s %10s %16s %s" % ("form", "unroll", "block", "compile_s", "median_s",
                                              "case-steps/s", "kernel ops per loop trip (x steps)"))
@@ -365,8 +550,8 @@ def bench_jax(a, cases):
             for block in (blocks if form == "pallas" else [None]):
                 label = "%-8s %6d %6s" % (form, unroll, block if block else "-")
                 try:
-                    fn = build_jax(jax, jnp, form, unroll, a.cases, a.steps, a.dt, a.t_transient,
-                                   block=block or 128)
+                    build = build_jax_full if a.observers == "full" else build_jax
+                    fn = build(jax, jnp, form, unroll, a.cases, a.steps, a.dt, a.t_transient, block=block or 128)
                     t0 = time.perf_counter()
                     compiled = jax.jit(fn).lower(*args).compile()
                     out = compiled(*args)
@@ -388,7 +573,7 @@ def bench_jax(a, cases):
                     continue
                 med = statistics.median(times)
                 rate = a.cases * a.steps / med
-                res = np.stack([np.asarray(o) for o in out])
+                res = np.stack([np.asarray(o) for o in (out["rms"] if isinstance(out, dict) else out)])
                 if ref is None:
                     ref, dev_note = res, "reference"
                 else:
@@ -480,18 +665,12 @@ def check(a):
         return np.array(vals)
 
     cases = (col("/initial/q/0"), col("/initial/q/1"), col("/initial/u/0"), col("/initial/u/1"), col("/model/Fn"))
-    ref = np.stack([col(c) for c in RMS_COLS])
     n = len(rows)
-    if a.backend == "numpy":
-        got = np.stack(run_numpy(*cases, a.steps, a.dt, a.t_transient))
-        how = "numpy"
-    else:
-        jax, jnp = import_jax()
-        dev, kind = jax_device(jax)
-        fn = build_jax(jax, jnp, a.formulation, a.unroll, n, a.steps, a.dt, a.t_transient, block=a.block)
-        out = jax.jit(fn)(*[jnp.asarray(x, dtype=jnp.float64) for x in cases])
-        got = np.stack([np.asarray(o) for o in out])
-        how = "jax %s, %s unroll=%d, device %s (%s)" % (jax.__version__, a.formulation, a.unroll, dev, kind)
+    if a.observers == "full":
+        return check_full(a, rows, skipped, cases, col)
+    ref = np.stack([col(c) for c in RMS_COLS])
+    out, how = run_for_check(a, cases, n, full=False)
+    got = np.stack([np.asarray(o) for o in out])
     print("check: %d cases of %s%s, steps %d, dt %g, t_transient %g; %s, float64"
           % (n, a.check, " (skipped by status: %s)" % skipped if skipped else "", a.steps, a.dt,
              a.t_transient, how))
@@ -511,6 +690,41 @@ def check(a):
     print("check %s: max rel diff %.3e, median rel diff %.3e (limit %.0e), %.4f of the cases within %.0e "
           "in all four columns" % ("PASS" if ok else "FAIL", float(np.max(rd)), max(medians), CHECK_TOL,
                                    within, CHECK_TOL))
+    return 0 if ok else 1
+
+
+def run_for_check(a, cases, n, full):
+    """the check's cases on the chosen backend (lean or full observers), and how they ran"""
+    if a.backend == "numpy":
+        return (run_numpy_full if full else run_numpy)(*cases, a.steps, a.dt, a.t_transient), "numpy"
+    jax, jnp = import_jax()
+    dev, kind = jax_device(jax)
+    build = build_jax_full if full else build_jax
+    fn = build(jax, jnp, a.formulation, a.unroll, n, a.steps, a.dt, a.t_transient, block=a.block)
+    out = jax.jit(fn)(*[jnp.asarray(x, dtype=jnp.float64) for x in cases])
+    return out, "jax %s, %s unroll=%d, device %s (%s)" % (jax.__version__, a.formulation, a.unroll, dev, kind)
+
+
+def check_full(a, rows, skipped, cases, col):
+    """the full observers against fivsim's bifurcation columns: statistics within CHECK_TOL,
+    transitions and section samples counted alike"""
+    n = len(rows)
+    r, how = run_for_check(a, cases, n, full=True)
+    print("check (full observers): %d cases of %s%s, steps %d, dt %g, t_transient %g; %s, float64"
+          % (n, a.check, " (skipped by status: %s)" % skipped if skipped else "", a.steps, a.dt, a.t_transient, how))
+    ok = True
+    print("%-12s %14s %14s %12s" % ("column", "max rel diff", "median rel", "within %.0e" % CHECK_TOL))
+    for stat, key in (("rms_", "rms"), ("min_", "lo"), ("max_", "hi")):
+        for i, name in enumerate(FULL_SERIES):
+            rd = rel_diff(np.asarray(r[key][i]), col(stat + name))
+            med = float(np.median(rd))
+            ok = ok and med <= CHECK_TOL
+            print("%-12s %14.3e %14.3e %12.4f" % (stat + name, float(np.max(rd)), med, float(np.mean(rd <= CHECK_TOL))))
+    for name, key in (("n_transitions", "transitions"), ("n_section", "seen")):
+        same = float(np.mean(np.asarray(r[key]) == col(name)))
+        ok = ok and same >= 0.99
+        print("%-12s %s of the cases count alike" % (name, "%.4f" % same))
+    print("check %s" % ("PASS" if ok else "FAIL"))
     return 0 if ok else 1
 
 
@@ -616,7 +830,18 @@ def selftest(a):
     report(stick > 1000 and slip > 1000, "Fn = 20: stick-slip, slider 1 at the belt speed in %d of 20000 steps, "
            "off it in %d" % (stick, slip))
 
-    # 6. JAX formulations against the numpy backend, where JAX is installed
+    # 6. the full observers keep the lean RMS, and see the stick-slip of item 5
+    full = run_numpy_full(*cases, steps, dt, T)
+    d_full = max_rel_diff(np.stack(full["rms"][:4]), ref_rms)
+    slipping = run_numpy_full(np.array([0.0]), np.array([0.0]), np.zeros(1), np.zeros(1), np.array([20.0]), 20000,
+                              1e-3, 5.0)
+    report(d_full == 0.0 and slipping["transitions"][0] > 4 and slipping["seen"][0] > 1
+           and slipping["lo"][2][0] < 0.8 <= slipping["hi"][2][0] + 1e-12,
+           "full observers: RMS as the lean run's (max rel diff %.1e); Fn = 20: %d transitions, %d section samples, "
+           "u0 in [%.4g, %.4g]" % (d_full, slipping["transitions"][0], slipping["seen"][0], slipping["lo"][2][0],
+                                   slipping["hi"][2][0]))
+
+    # 7. JAX formulations against the numpy backend, where JAX is installed
     if a.backend == "numpy":
         print("skip  JAX formulations (--backend numpy)")
     else:
@@ -676,6 +901,8 @@ def main():
     ap.add_argument("--formulation", default="tuple", choices=ALL_FORMULATIONS, help="--check: the JAX variant")
     ap.add_argument("--unroll", type=int, default=8, help="--check: its unroll")
     ap.add_argument("--block", type=int, default=128, help="--check: its Pallas block")
+    ap.add_argument("--observers", choices=("lean", "full"), default="lean",
+                    help="lean: the RMS of q and u; full: also states, transitions, min/max and the section's ring")
     ap.add_argument("--selftest", action="store_true")
     a = ap.parse_args()
 

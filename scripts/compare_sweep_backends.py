@@ -33,7 +33,7 @@ EXACT = ("case", "class", "n_transitions", "status", "steps")
 
 
 def run(fivsim, scenario, device, out, extra, env):
-    cmd = [fivsim, "sweep", scenario, "-q", "--device", device, "--out", out] + extra
+    cmd = [fivsim, "sweep", scenario, "-q", "--device", device, "--format", "csv", "--out", out] + extra
     t0 = time.time()
     res = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if res.returncode != 0:

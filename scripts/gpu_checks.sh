@@ -8,9 +8,14 @@
 #            (another process holds all but KEEP_GIB of the GPU while one chunk asks for several
 #            times that): the same files, and memory_halvings > 0
 #   scaling  the MPI scaling table with CUDA ranks (scripts/bench_mpi_scaling.py, 1, 2, 4 ranks)
+#   bench    the sweep benchmarks of BENCHMARKS.md: the kernel against the JAX peer, lean and with
+#            the full observers, with registers and the FP64 count (bench_sweep_gpu.py; the JAX
+#            peer runs with $PEER_PYTHON, default /opt/torch/.venv/bin/python3 where it exists);
+#            the host's cost per case up to 10^7 cases, with peak memory (bench_sweep_host.py);
+#            every bundled sweep on both backends (compare_sweep_backends.py)
 # Prints one PASS/FAIL line per check and exits 1 if any failed.
 #
-# usage: scripts/gpu_checks.sh [STAGE...]            (default: tests mpi memory scaling)
+# usage: scripts/gpu_checks.sh [STAGE...]            (default: tests mpi memory scaling bench)
 # programs: fivsim, fivsim_gpu_tests and mpirun from FIVSIM_BIN (a build folder) or the PATH
 # (scripts/device_bundle.sh's env.sh puts a bundle's there); the memory holder is Python with
 # PyTorch or CuPy. Logs go to /tmp/fivsim_gpu_checks; where $OUT is set (the device tool's folder,
@@ -19,7 +24,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 stages=("$@")
-[[ ${#stages[@]} -eq 0 ]] && stages=(tests mpi memory scaling)
+[[ ${#stages[@]} -eq 0 ]] && stages=(tests mpi memory scaling bench)
 logs=/tmp/fivsim_gpu_checks
 work=$(mktemp -d /tmp/fivsim_gpu_checks.XXXX)
 rm -rf "$logs"
@@ -161,8 +166,25 @@ PY
     grep -v '^\$' "$logs/scaling.log"
     verdict "CUDA scaling table" "$([[ $rc == 0 ]] && echo 1)" "every run's files identical to the single process's: $([[ $rc == 0 ]] && echo yes || echo NO)"
     ;;
+  bench)
+    peer_python=${PEER_PYTHON:-$( [[ -x /opt/torch/.venv/bin/python3 ]] && echo /opt/torch/.venv/bin/python3 || echo python3)}
+    timeout 900 "$peer_python" scripts/bench_sweep_gpu.py --fivsim "$fivsim" --ncu --out "$work/bench" \
+      --json "$logs/bench_sweep_gpu.json" >"$logs/bench_sweep_gpu.log" 2>&1
+    rc=$?
+    grep -v '^\$' "$logs/bench_sweep_gpu.log" | tail -40
+    verdict "GPU sweep benchmark against JAX" "$([[ $rc == 0 ]] && echo 1)" "exit $rc (bench_sweep_gpu.log)"
+    timeout 600 python3 scripts/bench_sweep_host.py --fivsim "$fivsim" --device cuda --cases 200000,1000000,10000000 \
+      --json "$logs/bench_sweep_host.json" >"$logs/bench_sweep_host.log" 2>&1
+    rc=$?
+    cat "$logs/bench_sweep_host.log"
+    verdict "host cost per case" "$([[ $rc == 0 ]] && echo 1)" "exit $rc (bench_sweep_host.log)"
+    timeout 600 python3 scripts/compare_sweep_backends.py --fivsim "$fivsim" >"$logs/compare_backends.log" 2>&1
+    rc=$?
+    cat "$logs/compare_backends.log"
+    verdict "every bundled sweep on both backends" "$([[ $rc == 0 ]] && echo 1)" "exit $rc (compare_backends.log)"
+    ;;
   *)
-    echo "gpu_checks: unknown stage '$stage' (tests, mpi, memory, scaling)" >&2
+    echo "gpu_checks: unknown stage '$stage' (tests, mpi, memory, scaling, bench)" >&2
     exit 2
     ;;
   esac
@@ -172,6 +194,7 @@ if [[ -n "${OUT:-}" ]]; then
   tar czf "$OUT/gpu_checks_logs.tgz" -C "$logs" .
   cp "$logs/verdicts.txt" "$OUT/"
   [[ -f "$logs/scaling.json" ]] && cp "$logs/scaling.json" "$OUT/"
+  for f in bench_sweep_gpu.json bench_sweep_host.json; do [[ -f "$logs/$f" ]] && cp "$logs/$f" "$OUT/"; done
 fi
 echo "=== verdicts"
 cat "$logs/verdicts.txt"

@@ -2,13 +2,13 @@
 """Bifurcation diagram of a `fivsim sweep` folder, like seed 001 Fig. 5: for every case, its
 Poincaré samples (or its transition points) of one coordinate against the swept parameter,
 coloured by the case's class (periodic-1, periodic-2, …, quasi-periodic-or-chaotic, …).
-Several panels, one above the other, with --panels KIND:COORD,...
+Several panels, one above the other, with --panels KIND:COORD,... Reads cases.csv and points.csv,
+or results.h5 where the sweep wrote only that.
 
 usage: scripts/plot_bifurcation.py SWEEP_DIR [--param /model/Fn]
                                    [--panels poincare:q0,stick_to_slip@0:q0,...] [--out FILE.png]
 """
 import argparse
-import csv
 import os
 import sys
 
@@ -17,6 +17,9 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from sweep_tables import table_rows  # noqa: E402
 
 # one colour per class, in the order a reader scans the legend
 CLASS_COLOURS = {
@@ -35,10 +38,9 @@ def class_colour(name):
 
 
 def read_cases(folder, param):
-    with open(os.path.join(folder, "cases.csv"), newline="") as f:
-        rows = list(csv.DictReader(f))
+    rows = table_rows(folder, "cases")
     if not rows:
-        sys.exit("plot_bifurcation: cases.csv is empty")
+        sys.exit("plot_bifurcation: the sweep has no cases")
     params = [k for k in rows[0] if k.startswith("/")]
     if param is None:
         param = params[0]
@@ -50,25 +52,21 @@ def read_cases(folder, param):
 
 
 def read_points(folder, panels, value, klass):
-    """{(kind, coord): (xs, ys, classes)} from points.csv in one pass"""
-    points_path = os.path.join(folder, "points.csv")
-    if not os.path.exists(points_path):
-        sys.exit("plot_bifurcation: %s not found (output.points was false)" % points_path)
+    """{(kind, coord): (xs, ys, classes)} from the points table in one pass"""
     got = {p: ([], [], []) for p in panels}
-    with open(points_path, newline="") as f:
-        reader = csv.DictReader(f)
-        for _, coord in panels:
-            if coord not in reader.fieldnames:
-                sys.exit("plot_bifurcation: no column %s in points.csv" % coord)
-        for r in reader:
-            for kind, coord in panels:
-                if r["kind"] != kind:
-                    continue
-                c = int(r["case"])
-                xs, ys, cs = got[(kind, coord)]
-                xs.append(value[c])
-                ys.append(float(r[coord]))
-                cs.append(klass[c])
+    rows = table_rows(folder, "points")
+    for _, coord in panels:
+        if rows and coord not in rows[0]:
+            sys.exit("plot_bifurcation: no column %s in the points table" % coord)
+    for r in rows:
+        for kind, coord in panels:
+            if r["kind"] != kind:
+                continue
+            c = int(r["case"])
+            xs, ys, cs = got[(kind, coord)]
+            xs.append(value[c])
+            ys.append(float(r[coord]))
+            cs.append(klass[c])
     return {p: tuple(np.array(v) for v in got[p]) for p in panels}
 
 

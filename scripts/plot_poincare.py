@@ -6,9 +6,9 @@ x_n → x_{n+1} of one coordinate (right). Each case's title gives its class and
 usage: scripts/plot_poincare.py SWEEP_DIR --cases 12,345 [--kind poincare] [--x q0] [--y q1]
                                 [--out FILE.png]
        (--param-values /model/Fn=11,15,24 picks the cases nearest those values instead of --cases)
+Reads cases.csv and points.csv, or results.h5 where the sweep wrote only that.
 """
 import argparse
-import csv
 import os
 import sys
 
@@ -16,6 +16,9 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from sweep_tables import table_rows  # noqa: E402
 
 
 def main():
@@ -29,8 +32,7 @@ def main():
     ap.add_argument("--out", default=None, help="PNG file (default FOLDER/poincare.png)")
     a = ap.parse_args()
 
-    with open(os.path.join(a.folder, "cases.csv"), newline="") as f:
-        cases = {int(r["case"]): r for r in csv.DictReader(f)}
+    cases = {int(r["case"]): r for r in table_rows(a.folder, "cases")}
     params = [k for k in next(iter(cases.values())) if k.startswith("/")]
     chosen = [int(c) for c in a.cases.split(",") if c]
     if a.param_values:
@@ -46,15 +48,14 @@ def main():
         sys.exit("plot_poincare: no case %s" % missing)
 
     samples = {c: [] for c in chosen}
-    with open(os.path.join(a.folder, "points.csv"), newline="") as f:
-        reader = csv.DictReader(f)
-        for col in (a.x, a.y):
-            if col not in reader.fieldnames:
-                sys.exit("plot_poincare: no column %s in points.csv" % col)
-        for r in reader:
-            c = int(r["case"])
-            if c in samples and r["kind"] == a.kind:
-                samples[c].append((float(r["t"]), float(r[a.x]), float(r[a.y])))
+    points = table_rows(a.folder, "points")
+    for col in (a.x, a.y):
+        if points and col not in points[0]:
+            sys.exit("plot_poincare: no column %s in the points table" % col)
+    for r in points:
+        c = int(r["case"])
+        if c in samples and r["kind"] == a.kind:
+            samples[c].append((float(r["t"]), float(r[a.x]), float(r[a.y])))
 
     fig, axes = plt.subplots(len(chosen), 2, figsize=(9, 3.2 * len(chosen)), squeeze=False)
     for row, c in zip(axes, chosen):

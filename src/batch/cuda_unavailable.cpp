@@ -12,6 +12,22 @@ CudaDeviceInfo cuda_device_info(int) {
 }
 
 template <class D>
+struct CudaPipeline<D>::Impl {};
+template <class D>
+CudaPipeline<D>::CudaPipeline() = default;
+template <class D>
+CudaPipeline<D>::~CudaPipeline() = default;
+template <class D>
+CudaOutcome CudaPipeline<D>::launch(int, const CaseBatch<D>&, const SweepAnalysis&, const StepOptions&) {
+  return {"fivsim was built without CUDA"};
+}
+template <class D>
+CudaOutcome CudaPipeline<D>::finish(int, CaseResult<D>*, double*, double& kernel_s) {
+  kernel_s = 0.0;
+  return {"fivsim was built without CUDA"};
+}
+
+template <class D>
 CudaOutcome run_chunk_cuda(const CaseBatch<D>&, const SweepAnalysis&, const StepOptions&, CaseResult<D>*, double*,
                            double& kernel_s) {
   kernel_s = 0.0;

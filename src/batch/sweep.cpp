@@ -16,14 +16,6 @@
 
 namespace fivsim::batch {
 
-int sweep_dims_size(int n_dof, int n_contacts) {
-  if (n_dof == n_contacts && (n_dof == 1 || n_dof == 2 || n_dof == 5)) return n_dof;
-  const int need = n_dof > n_contacts ? n_dof : n_contacts;
-  if (need <= 2) return 102;
-  if (need <= 8) return 108;
-  return n_dof <= SweepDimsGeneric<double>::max_dof && n_contacts <= SweepDimsGeneric<double>::max_contacts ? 124 : 0;
-}
-
 SweepAnalysis sweep_analysis(const Scenario& sc) {
   SweepAnalysis an;
   const PoincareSettings& p = sc.analysis.poincare;
@@ -142,7 +134,7 @@ __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"), fla
 void run_belt_group(const BeltModel<D>& b, const CaseBatch<D>& cases, long first, int n, const SweepAnalysis& an,
                     const StepOptions& opt, BeltLanes<D, kBeltLanes>& lanes, CaseResult<D>* results, double* points,
                     long per_case) {
-  run_belt_lanes<D, kBeltLanes, Obs>(b, cases, first, n, cases.setups[0], an, opt, lanes, results, points, per_case);
+  run_belt_lanes<D, kBeltLanes, Obs>(b, cases, first, n, an, opt, lanes, results, points, per_case);
 }
 
 template <class D, unsigned Obs>

@@ -189,40 +189,10 @@ class BlockPool {
   std::vector<std::vector<double>> free_;
 };
 
-// runs one prepared chunk on this rank's backend; its columns and counts
+// a chunk's columns and counts, once its backend has run it (compute_s: the backend's time)
 template <class D>
-ChunkOutput run_chunk(const RunContext& ctx, const ChunkSettings& set, Chunk<D>& ch, BackendParts& parts,
-                      BlockPool& pool) {
-  const auto tc = Clock::now();
-  double kernels_s = 0.0;
-  const long halvings_before = parts.halvings;
-  const long per_case = case_points_size(set.nq, set.an.capacity);
-  const CaseBatch<D> all = ch.cases.batch();
-  const CudaOutcome outcome = run_in_parts(ch.n, parts, [&](long at, long count) {
-    const CaseBatch<D> part = all.part(at, count);
-    CaseResult<D>* results = ch.results.data() + at;
-    double* points = ch.points.data() + at * per_case;
-    double kernel_s = 0.0;
-    CudaOutcome out;
-    if (ctx.pinn()) {
-      // every PINN sweep runs on this instantiation
-      if constexpr (std::is_same_v<D, PinnSweepDims>) {
-        const PinnChunk pc{part, set.pinn_set, set.tab, set.nq};
-        if (ctx.cuda)
-          out = run_chunk_cuda_pinn(pc, set.an, set.opt, results, points, ch.pinn.data() + at, kernel_s);
-        else
-          run_chunk_cpu_pinn(pc, set.an, set.opt, results, points, ch.pinn.data() + at, ctx.options.threads);
-      }
-    } else if (ctx.cuda) {
-      out = run_chunk_cuda(part, set.an, set.opt, results, points, kernel_s);
-    } else {
-      run_chunk_cpu(part, set.an, set.opt, results, points, ctx.options.threads);
-    }
-    kernels_s += kernel_s;
-    return out;
-  });
-  if (!outcome.ok()) throw std::runtime_error("CUDA backend: " + outcome.error);
-
+ChunkOutput chunk_output(const RunContext& ctx, const ChunkSettings& set, Chunk<D>& ch, double compute_s, long halvings,
+                         BlockPool& pool) {
   ChunkOutput out;
   out.first = ch.first;
   out.n = ch.n;
@@ -233,9 +203,8 @@ ChunkOutput run_chunk(const RunContext& ctx, const ChunkSettings& set, Chunk<D>&
                ctx.pinn() ? ch.pinn.data() : nullptr, out.cases);
   if (ctx.base.output.points && observes_points(set.an.observers))
     point_columns(set.nq, set.an.capacity, ch.first, ch.n, ch.results.data(), ch.points.data(), out.points);
-  // the CUDA backend counts its kernels' device time, the CPU backend its wall time
   ChunkCounts& c = out.counts;
-  c.compute_s = ctx.cuda ? kernels_s : seconds_since(tc);
+  c.compute_s = compute_s;
   c.setup_s = ch.setup_s;
   for (const auto& r : ch.results) {
     c.case_steps += static_cast<double>(r.steps);
@@ -244,46 +213,169 @@ ChunkOutput run_chunk(const RunContext& ctx, const ChunkSettings& set, Chunk<D>&
   }
   c.has_pinn = ctx.pinn();
   for (const PinnTotals& p : ch.pinn) c.pinn.add(p);
-  c.memory_halvings = parts.halvings - halvings_before;
+  c.memory_halvings = halvings;
   return out;
 }
 
-// a rank's loop: ranges from the exchange, outputs back to it. The CUDA backend prepares the next
-// chunk on the host while the device runs this one; the CPU backend asks for a range only when it
-// is free, so that the last chunks go to whichever rank is free first
+// a backend as a two-slot pipeline: launch queues a batch on a slot, finish waits for it and
+// reports the backend's time. CUDA's runs asynchronously (CudaPipeline); the CPU's runs in launch
+template <class D>
+class ChunkLauncher {
+ public:
+  ChunkLauncher(const RunContext& ctx, const ChunkSettings& set) : ctx_(ctx), set_(set) {
+    if (ctx.cuda) cuda_ = std::make_unique<CudaPipeline<D>>();
+  }
+  CudaOutcome launch(int slot, const CaseBatch<D>& cases, CaseResult<D>* results, double* points) {
+    Pending& p = pending_[slot];
+    p = Pending{results, points, 0.0};
+    if (cuda_) return cuda_->launch(slot, cases, set_.an, set_.opt);
+    const auto t0 = Clock::now();
+    run_chunk_cpu(cases, set_.an, set_.opt, results, points, ctx_.options.threads);
+    p.seconds = seconds_since(t0);
+    return {};
+  }
+  CudaOutcome finish(int slot, double& seconds) {
+    Pending& p = pending_[slot];
+    if (!cuda_) {
+      seconds = p.seconds;
+      return {};
+    }
+    return cuda_->finish(slot, p.results, p.points, seconds);
+  }
+  // launch and finish at once: a part of a chunk the device holds only in parts
+  CudaOutcome run(int slot, const CaseBatch<D>& cases, CaseResult<D>* results, double* points, double& seconds) {
+    const CudaOutcome launched = launch(slot, cases, results, points);
+    return launched.ok() ? finish(slot, seconds) : launched;
+  }
+
+ private:
+  struct Pending {
+    CaseResult<D>* results = nullptr;
+    double* points = nullptr;
+    double seconds = 0.0;
+  };
+  const RunContext& ctx_;
+  const ChunkSettings& set_;
+  std::unique_ptr<CudaPipeline<D>> cuda_;
+  Pending pending_[2];
+};
+
+// runs a prepared chunk to the end on one slot, in parts of at most parts.limit cases (a part the
+// device cannot hold is halved and retried); the backend's time
+template <class D>
+double run_in_slot(const RunContext& ctx, const ChunkSettings& set, Chunk<D>& ch, BackendParts& parts,
+                   ChunkLauncher<D>& launcher, int slot) {
+  const long per_case = case_points_size(set.nq, set.an.capacity);
+  const CaseBatch<D> all = ch.cases.batch();
+  double total = 0.0;
+  const CudaOutcome outcome = run_in_parts(ch.n, parts, [&](long at, long count) {
+    CaseResult<D>* results = ch.results.data() + at;
+    double* points = ch.points.data() + at * per_case;
+    double seconds = 0.0;
+    CudaOutcome out;
+    if (ctx.pinn()) {
+      // every PINN sweep runs on this instantiation, synchronously
+      if constexpr (std::is_same_v<D, PinnSweepDims>) {
+        const PinnChunk pc{all.part(at, count), set.pinn_set, set.tab, set.nq};
+        const auto t0 = Clock::now();
+        if (ctx.cuda)
+          out = run_chunk_cuda_pinn(pc, set.an, set.opt, results, points, ch.pinn.data() + at, seconds);
+        else
+          run_chunk_cpu_pinn(pc, set.an, set.opt, results, points, ch.pinn.data() + at, ctx.options.threads);
+        if (!ctx.cuda) seconds = seconds_since(t0);
+      }
+    } else {
+      out = launcher.run(slot, all.part(at, count), results, points, seconds);
+    }
+    total += seconds;
+    return out;
+  });
+  if (!outcome.ok()) throw std::runtime_error("CUDA backend: " + outcome.error);
+  return total;
+}
+
+// a rank's loop on a synchronous backend (the CPU, the PINN methods): it asks for a range only
+// when it is free, so that the last chunks go to whichever rank is free first
+template <class D>
+void run_chunks(const RunContext& ctx, const ChunkSettings& set, ChunkExchange& exchange, BlockPool& pool,
+                const SweepShared<D>& shared, BackendParts& parts, long slow_ms) {
+  ChunkLauncher<D> launcher(ctx, set);
+  Chunk<D> ch;
+  while (const std::optional<ChunkRange> r = exchange.next()) {
+    ch = prepare_chunk<D>(ctx, set, shared, r->first, r->n, std::move(ch));
+    const long halvings = parts.halvings;
+    const double seconds = run_in_slot(ctx, set, ch, parts, launcher, 0);
+    ChunkOutput out = chunk_output(ctx, set, ch, seconds, parts.halvings - halvings, pool);
+    if (slow_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(slow_ms));
+    exchange.done(std::move(out));
+  }
+}
+
+// a rank's loop on the pipelined backend (CUDA): chunk k steps on the device while the host
+// finishes chunk k − 1 (its results back, its columns, the exchange) and prepares chunk k + 1. A
+// chunk the device holds only in parts runs alone, part after part
+template <class D>
+void run_chunks_pipelined(const RunContext& ctx, const ChunkSettings& set, ChunkExchange& exchange, BlockPool& pool,
+                          const SweepShared<D>& shared, BackendParts& parts, long slow_ms) {
+  ChunkLauncher<D> launcher(ctx, set);
+  Chunk<D> slot[2];
+  bool queued[2] = {false, false};
+  const auto complete = [&](int k, double seconds, long halvings) {
+    ChunkOutput out = chunk_output(ctx, set, slot[k], seconds, halvings, pool);
+    if (slow_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(slow_ms));
+    exchange.done(std::move(out));
+  };
+  const auto finish = [&](int k) {
+    if (!queued[k]) return;
+    queued[k] = false;
+    double seconds = 0.0;
+    const CudaOutcome out = launcher.finish(k, seconds);
+    if (!out.ok()) throw std::runtime_error("CUDA backend: " + out.error);
+    complete(k, seconds, 0);
+  };
+  std::optional<ChunkRange> r = exchange.next();
+  if (!r) return;
+  int cur = 0;
+  slot[cur] = prepare_chunk<D>(ctx, set, shared, r->first, r->n, std::move(slot[cur]));
+  for (;;) {
+    Chunk<D>& ch = slot[cur];
+    const bool whole = ch.n <= parts.limit && (parts.test_limit <= 0 || ch.n <= parts.test_limit);
+    CudaOutcome launched{"", true};
+    if (whole) launched = launcher.launch(cur, ch.cases.batch(), ch.results.data(), ch.points.data());
+    if (launched.ok()) {
+      queued[cur] = true;
+    } else if (launched.out_of_memory) {
+      // alone on the device, in parts
+      finish(1 - cur);
+      const long halvings = parts.halvings;
+      const double seconds = run_in_slot(ctx, set, ch, parts, launcher, cur);
+      complete(cur, seconds, parts.halvings - halvings);
+    } else {
+      throw std::runtime_error("CUDA backend: " + launched.error);
+    }
+    // while this chunk steps: the last one's results, and the next chunk
+    finish(1 - cur);
+    r = exchange.next();
+    if (!r) break;
+    slot[1 - cur] = prepare_chunk<D>(ctx, set, shared, r->first, r->n, std::move(slot[1 - cur]));
+    cur = 1 - cur;
+  }
+  finish(cur);
+}
+
+// a rank's chunks, on its backend's loop
 template <class D>
 void run_chunks(const RunContext& ctx, const ChunkSettings& set, ChunkExchange& exchange, BlockPool& pool) {
   const SweepHooks& hooks = ctx.options.hooks;
   BackendParts parts;
   parts.test_limit = hooks.device_cases;
   const SweepShared<D> shared(ctx.plan, set.opt.stick_tol);
-  const bool prepare_ahead = ctx.cuda || hooks.prepare_ahead;
   const long slow_ms = hooks.slow_rank == ctx.ranks.rank() ? hooks.slow_ms : 0;
-  // two chunks' buffers at most (one running, one prepared ahead), handed round
-  Chunk<D> spare[2];
-  int turn = 0;
-  const auto prepare = [&](ChunkRange r, int slot) {
-    return prepare_chunk<D>(ctx, set, shared, r.first, r.n, std::move(spare[slot]));
-  };
-  std::future<Chunk<D>> ahead;
-  for (;;) {
-    Chunk<D> ch;
-    if (ahead.valid()) {
-      ch = ahead.get();
-    } else if (const std::optional<ChunkRange> r = exchange.next()) {
-      ch = prepare(*r, turn);
-    } else {
-      break;
-    }
-    if (prepare_ahead)
-      if (const std::optional<ChunkRange> r = exchange.next())
-        ahead = std::async(std::launch::async, prepare, *r, 1 - turn);
-    ChunkOutput out = run_chunk(ctx, set, ch, parts, pool);
-    if (slow_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(slow_ms));
-    exchange.done(std::move(out));
-    spare[turn] = std::move(ch);
-    if (prepare_ahead) turn = 1 - turn;
-  }
+  // the CPU takes the pipelined loop when a test asks (the hook prepare_ahead)
+  if ((ctx.cuda || hooks.prepare_ahead) && !ctx.pinn())
+    run_chunks_pipelined<D>(ctx, set, exchange, pool, shared, parts, slow_ms);
+  else
+    run_chunks<D>(ctx, set, exchange, pool, shared, parts, slow_ms);
 }
 
 // what a rank says about itself in summary.json
@@ -668,17 +760,16 @@ SweepOutcome run_sized(const RunContext& ctx) {
   return run_writer<D>(ctx);
 }
 
-// the instantiation that holds the model (sweep_dims_size)
+// the first instantiation that holds the model (PINN sweeps: theirs)
 template <class T>
-SweepOutcome run_for_size(const RunContext& ctx, int size) {
-  switch (size) {
-    case 1: return run_sized<SweepDims1<T>>(ctx);
-    case 2: return run_sized<SweepDimsExact2<T>>(ctx);
-    case 5: return run_sized<SweepDimsExact5<T>>(ctx);
-    case 102: return run_sized<SweepDims2<T>>(ctx);
-    case 108: return run_sized<SweepDims8<T>>(ctx);
-    default: return run_sized<SweepDimsGeneric<T>>(ctx);
+SweepOutcome run_instantiated(const RunContext& ctx) {
+  SweepOutcome out;
+  if (ctx.pinn()) {
+    if constexpr (std::is_same_v<T, double>) return run_sized<PinnSweepDims>(ctx);
   }
+  with_instantiation(SweepInstantiations<T>{}, ctx.base.model.dof(), ctx.base.model.n_contacts(),
+                     [&](auto tag) { out = run_sized<typename decltype(tag)::type>(ctx); });
+  return out;
 }
 
 // the checks of a sweep before its plan: what the sweep engine runs
@@ -691,7 +782,7 @@ void check_sweepable(const Scenario& base) {
     throw InputError("/integrator/lcp_solver", "sweeps solve the contact LCPs of moreau, rk4lcp and irk with lemke, pgs "
                                                "or enum; in a sweep the LCP-PINN runs inside pinn_dual, pinn_adv_dual and "
                                                "pinn_central");
-  if (sweep_dims_size(base.model.dof(), base.model.n_contacts()) == 0)
+  if (!with_instantiation(SweepInstantiations<double>{}, base.model.dof(), base.model.n_contacts(), [](auto) {}))
     throw InputError("/model", "sweeps hold at most 24 DoF and 8 contacts");
   if (method.kind == MethodKind::pinn &&
       (base.model.dof() > PinnSweepDims::max_dof || base.model.n_contacts() > PinnSweepDims::max_contacts))
@@ -728,9 +819,7 @@ SweepOutcome run_checked(const json& document, const SweepOptions& options, Rank
     ctx.device_ranks = ranks.node_ranks_with(ctx.cuda ? ctx.device.uuid : "");
     if (options.device == SweepDevice::cuda && !ctx.cuda) throw std::runtime_error("--device cuda: " + ctx.device.description);
   }
-  // PINN sweeps: one instantiation (pinn_case.hpp)
-  const int size = ctx.pinn() ? 108 : sweep_dims_size(base.model.dof(), base.model.n_contacts());
-  return ctx.single ? run_for_size<float>(ctx, size) : run_for_size<double>(ctx, size);
+  return ctx.single ? run_instantiated<float>(ctx) : run_instantiated<double>(ctx);
 }
 
 }  // namespace

@@ -1,18 +1,22 @@
-// tests/gpu/sweep_gpu_test.cpp — the CUDA backend runs the same case runner as the CPU backend:
-// on 512 cases of the 2-DoF chain load sweep, double precision gives identical transition counts
-// and classes and metrics within 1e-9 relative, with Moreau and with Gauss IRK-LCP; float gives
-// the same event counts within 2% and RMS within 1e-3 relative on the periodic cases; a chunk
-// after a failed allocation (the retry path of `fivsim sweep`) runs. Skips without a device
+// tests/gpu/sweep_gpu_test.cpp — the CUDA backend runs the same case runners as the CPU backend:
+// every instantiation of the typed list (SweepInstantiations), in double and float, on a model it
+// holds — the belt runner's kernel with each observer set on the exact sizes, the general kernel on
+// the others — gives the CPU's transition counts and classes and its metrics within 1e-9 relative
+// in double (2% and 1e-3 on periodic cases in float); on 512 cases of the 2-DoF chain load sweep
+// likewise with Moreau and Gauss IRK-LCP; the two-slot pipeline gives each chunk's own results; a
+// chunk after a failed allocation (the retry path of `fivsim sweep`) runs. Skips without a device
 // (ctest label gpu).
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <memory>
+#include <type_traits>
 
 #ifdef FIVSIM_HAVE_CUDA
 #include <cuda_runtime_api.h>
 #endif
 
+#include "fivsim/batch/belt_runner.hpp"
 #include "fivsim/batch/sweep.hpp"
 
 namespace fivsim {
@@ -73,6 +77,140 @@ Batch<D> make_batch(long n, bool single, bool irk = false) {
   const batch::CudaOutcome out = batch::run_chunk_cuda(p.cases.batch(), b.an, p.opt, b.gpu.data(), b.points_gpu.data(), kernel_s);
   EXPECT_EQ(out.error, "");
   return b;
+}
+
+// a model each instantiation holds, swept over 96 cases
+template <class D>
+json model_for() {
+  const auto scenario = [](const char* file) { return load_json_file(std::string(FIVSIM_SOURCE_DIR "/scenarios/") + file); };
+  json doc;
+  if constexpr (D::exact && D::max_dof == 1) {
+    doc = scenario("model1_v0_delta_grid.json");
+    doc["sweep"]["parameters"][1]["linspace"] = {0.0, 5.0, 2};
+    doc["sweep"]["parameters"][0]["linspace"] = {0.05, 1.5, 48};
+  } else if constexpr (D::exact && D::max_dof == 5) {
+    doc = scenario("chain5_F15.json");
+    doc["sweep"] = {{"mode", "grid"}, {"parameters", {{{"path", "/model/Fn"}, {"linspace", {5, 25, 96}}}}}};
+  } else if constexpr (D::exact) {
+    doc = scenario("chain2_load_sweep.json");
+    doc["sweep"]["parameters"][0]["linspace"] = {1.0, 30.0, 96};
+  } else if constexpr (D::max_dof == 2) {
+    doc = scenario("model2_mu_scan.json");
+    doc["sweep"]["parameters"][0]["linspace"] = {0.8, 1.4, 96};
+  } else {
+    // 3 sliders (up to 8 DoF), or a 9-mass chain with two sliders on a belt (up to 24)
+    const int n = D::max_dof == 8 ? 3 : 9;
+    json m = json::array(), k = json::array(), contacts = json::array();
+    doc = {{"name", "typed"}, {"friction", {{"law", "stribeck_exp"}, {"mu_s", 0.12}, {"mu_d", 0.045}, {"alpha", 3.0}}}};
+    json M = json::array(), K = json::array();
+    for (int i = 0; i < n; ++i) {
+      json mr = json::array(), kr = json::array();
+      for (int j = 0; j < n; ++j) {
+        mr.push_back(i == j ? 1.0 : 0.0);
+        kr.push_back(i == j ? (i + 1 < n ? 2.0 : 1.0) : (std::abs(i - j) == 1 ? -1.0 : 0.0));
+      }
+      M.push_back(mr);
+      K.push_back(kr);
+    }
+    for (int c = 0; c < (n == 3 ? 3 : 2); ++c) {
+      json wt = json::array();
+      for (int j = 0; j < n; ++j) wt.push_back(j == (n == 3 ? c : 4 * c) ? 1.0 : 0.0);
+      contacts.push_back({{"kind", "given_normal"}, {"w_T", wt}, {"Fn", 15.0}, {"v_surface", 0.3}});
+    }
+    doc["model"] = {{"type", "linear_multibody"}, {"M", M}, {"K", K}, {"contacts", contacts}};
+    doc["initial"] = {{"q", json(std::vector<double>(static_cast<std::size_t>(n), 0.5))}};
+    doc["integrator"] = {{"method", "moreau"}, {"dt", 1e-3}, {"t_end", 40.0}};
+    doc["analysis"] = {{"t_transient", 10.0}};
+    doc["sweep"] = {{"mode", "grid"}, {"parameters", {{{"path", "/model/contacts/0/Fn"}, {"linspace", {1, 30, 96}}}}}};
+  }
+  doc["integrator"]["t_end"] = 40.0;
+  doc["analysis"]["t_transient"] = 10.0;
+  return doc;
+}
+
+// the CPU's and the device's results of the same batch, compared
+template <class D>
+void expect_device_equals_cpu(const json& doc, unsigned observers) {
+  const bool single = std::is_same_v<typename D::scalar, float>;
+  Prepared<D> p = prepare<D>(doc, single);
+  p.an.observers = observers;
+  if (!observes_points(observers)) p.an.capacity = 0;
+  const long n = p.cases.n, per_case = case_points_size(p.base.model.dof(), p.an.capacity);
+  std::vector<CaseResult<D>> cpu(static_cast<std::size_t>(n)), gpu(cpu.size());
+  std::vector<double> pc(static_cast<std::size_t>(n * per_case)), pg(pc.size());
+  batch::run_chunk_cpu(p.cases.batch(), p.an, p.opt, cpu.data(), pc.data(), 0);
+  double kernel_s = 0.0;
+  ASSERT_EQ(batch::run_chunk_cuda(p.cases.batch(), p.an, p.opt, gpu.data(), pg.data(), kernel_s).error, "");
+  for (long c = 0; c < n; ++c) {
+    const auto &x = cpu[static_cast<std::size_t>(c)], &y = gpu[static_cast<std::size_t>(c)];
+    ASSERT_EQ(x.status, y.status) << "case " << c;
+    if (single) {
+      EXPECT_NEAR(double(x.transitions), double(y.transitions), 1 + 0.02 * x.transitions) << "case " << c;
+      if (x.klass != CaseClass::periodic) continue;
+      for (int s = 0; s < 2 * p.base.model.dof(); ++s)
+        EXPECT_NEAR(x.series[s].rms(), y.series[s].rms(), 1e-3 * std::abs(x.series[s].rms())) << "case " << c;
+      continue;
+    }
+    EXPECT_EQ(x.transitions, y.transitions) << "case " << c;
+    EXPECT_EQ(x.klass, y.klass) << "case " << c;
+    for (int s = 0; s < 2 * p.base.model.dof(); ++s) {
+      EXPECT_NEAR(x.series[s].rms(), y.series[s].rms(), 1e-9 * (1e-12 + std::abs(x.series[s].rms()))) << "case " << c;
+      EXPECT_NEAR(x.series[s].max, y.series[s].max, 1e-9 * (1e-12 + std::abs(x.series[s].max))) << "case " << c;
+    }
+  }
+}
+
+template <class D>
+class SweepGpuInstantiation : public ::testing::Test {};
+using AllInstantiations =
+    ::testing::Types<batch::SweepDims1<double>, batch::SweepDimsExact2<double>, batch::SweepDimsExact5<double>,
+                     batch::SweepDims2<double>, batch::SweepDims8<double>, batch::SweepDimsGeneric<double>,
+                     batch::SweepDims1<float>, batch::SweepDimsExact2<float>, batch::SweepDimsExact5<float>,
+                     batch::SweepDims2<float>, batch::SweepDims8<float>, batch::SweepDimsGeneric<float>>;
+TYPED_TEST_SUITE(SweepGpuInstantiation, AllInstantiations);
+
+TYPED_TEST(SweepGpuInstantiation, MatchesCpu) {
+  using D = TypeParam;
+  const auto info = batch::cuda_device_info();
+  if (!info.available) GTEST_SKIP() << "no CUDA device: " << info.description;
+  const json doc = model_for<D>();
+  // the model lands on this instantiation
+  bool here = false;
+  batch::with_instantiation(batch::SweepInstantiations<typename D::scalar>{}, parse_scenario(doc).model.dof(),
+                            parse_scenario(doc).model.n_contacts(),
+                            [&](auto tag) { here = std::is_same_v<typename decltype(tag)::type, D>; });
+  ASSERT_TRUE(here);
+  // each observer set of the belt kernel (the others run the general kernel with each mask)
+  for (const unsigned observers : batch::kBeltObserverSets) expect_device_equals_cpu<D>(doc, observers);
+}
+
+// two chunks queued on the two slots of the pipeline and finished in turn: each comes back as its
+// own CPU run
+TEST(SweepGpu, ThePipelinesSlotsKeepTheirChunksApart) {
+  const auto info = batch::cuda_device_info();
+  if (!info.available) GTEST_SKIP() << "no CUDA device: " << info.description;
+  using D = batch::SweepDimsExact2<double>;
+  json a = model_for<D>(), b = a;
+  b["model"]["v0"] = 0.5;
+  const Prepared<D> pa = prepare<D>(a, false), pb = prepare<D>(b, false);
+  const long n = pa.cases.n, per_case = case_points_size(2, pa.an.capacity);
+  std::vector<CaseResult<D>> ca(n), cb(n), ga(n), gb(n);
+  std::vector<double> qa(n * per_case), qb(qa.size()), ra(qa.size()), rb(qa.size());
+  batch::run_chunk_cpu(pa.cases.batch(), pa.an, pa.opt, ca.data(), qa.data(), 0);
+  batch::run_chunk_cpu(pb.cases.batch(), pb.an, pb.opt, cb.data(), qb.data(), 0);
+  batch::CudaPipeline<D> pipeline;
+  ASSERT_EQ(pipeline.launch(0, pa.cases.batch(), pa.an, pa.opt).error, "");
+  ASSERT_EQ(pipeline.launch(1, pb.cases.batch(), pb.an, pb.opt).error, "");
+  double s0 = 0, s1 = 0;
+  ASSERT_EQ(pipeline.finish(0, ga.data(), ra.data(), s0).error, "");
+  ASSERT_EQ(pipeline.finish(1, gb.data(), rb.data(), s1).error, "");
+  EXPECT_GT(s0, 0.0);
+  for (long c = 0; c < n; ++c) {
+    EXPECT_EQ(ca[c].transitions, ga[c].transitions) << c;
+    EXPECT_EQ(cb[c].transitions, gb[c].transitions) << c;
+    EXPECT_NEAR(ca[c].series[0].rms(), ga[c].series[0].rms(), 1e-9 * std::abs(ca[c].series[0].rms())) << c;
+    EXPECT_NEAR(cb[c].series[0].rms(), gb[c].series[0].rms(), 1e-9 * std::abs(cb[c].series[0].rms())) << c;
+  }
 }
 
 class SweepGpuDouble : public ::testing::TestWithParam<bool> {};

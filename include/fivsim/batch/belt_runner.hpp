@@ -32,6 +32,9 @@ struct BeltModel {
   FrictionLaw law[N];  // the laws before a case's own friction constants
   T Fn[N], v_surface[N];
   T q0[N], u0[N];
+  // the time grid every case shares
+  double dt = 0.0, t_transient = 0.0;
+  long steps = 0;
 };
 
 // whether a setup is a belt model this runner steps exactly as moreau_step would ("" or why not)
@@ -75,6 +78,9 @@ FIVSIM_HD inline void make_belt_model(const CaseSetup<D>& s, BeltModel<D>& b) {
     b.u0[i] = s.start.u[i];
   }
   b.omega = m.omega;
+  b.dt = s.dt;
+  b.steps = s.steps;
+  b.t_transient = s.t_transient;
 }
 
 // W cases side by side: their state, their own values, and what the observers keep of them
@@ -182,11 +188,12 @@ FIVSIM_HD inline void belt_store_lane(const BeltLanes<D, W>& x, int l, long coun
 // per_case) as run_case would leave them
 template <class D, int W, unsigned Obs>
 FIVSIM_HD inline void run_belt_lanes(const BeltModel<D>& b, const CaseBatch<D>& cases, long first, int lanes,
-                                     const CaseSetup<D>& grid, const SweepAnalysis& an, const StepOptions& opt,
-                                     BeltLanes<D, W>& x, CaseResult<D>* results, double* points, long per_case) {
+                                     const SweepAnalysis& an, const StepOptions& opt, BeltLanes<D, W>& x,
+                                     CaseResult<D>* results, double* points, long per_case) {
   using T = typename D::scalar;
   constexpr int N = D::max_dof;
   const int nq = N;
+  const BeltModel<D>& grid = b;
   const T dt = T(grid.dt);
   const double dtd = grid.dt;
   const T stick_tol = T(opt.stick_tol);
@@ -362,10 +369,10 @@ FIVSIM_HD inline void run_belt_lanes(const BeltModel<D>& b, const CaseBatch<D>& 
 
 // the three observer sets compiled into the belt runner, and the smallest of them that holds a mask
 inline constexpr unsigned kBeltObserverSets[3] = {kObserveLean, kObserveStatistics, kObserveBifurcation};
-FIVSIM_HD inline unsigned belt_observer_set(unsigned mask) {
-  for (unsigned set : kBeltObserverSets)
-    if ((mask & set) == mask) return set;
-  return kObserveBifurcation;
+FIVSIM_HD constexpr unsigned belt_observer_set(unsigned mask) {
+  return (mask & kObserveLean) == mask         ? kObserveLean
+         : (mask & kObserveStatistics) == mask ? kObserveStatistics
+                                               : kObserveBifurcation;
 }
 
 }  // namespace fivsim::batch

@@ -15,10 +15,6 @@
 
 namespace fivsim::batch {
 
-// the instantiation that runs a model: 1, 2 or 5 for the exact ones (n DoF and n contacts), else
-// 102, 108 or 124 for the capacities 2, 8 and 24 DoF; 0 when none holds it
-int sweep_dims_size(int n_dof, int n_contacts);
-
 // the section and classification settings of a scenario
 SweepAnalysis sweep_analysis(const Scenario& sc);
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string>
 
 #include "fivsim/batch/case_runner.hpp"
@@ -12,10 +13,10 @@
 
 namespace fivsim::batch {
 
-// the instantiations of the batch path: models up to 1, 2, 5 or 8 DoF and contacts, and a
-// generic one for up to 24 DoF and 8 contacts (24 LCP unknowns, DESIGN.md §3)
-// exact sizes (as many contacts as DoF: sliders on a belt) unroll every loop; the others hold
-// any model up to their capacity
+// the instantiations of the batch path: models of exactly 1, 2 or 5 DoF and contacts, and
+// models up to 2, 8, or 24 DoF with 8 contacts (24 LCP unknowns). Exact sizes (as many contacts
+// as DoF: sliders on a belt) unroll every loop and run the belt runner where they can; the others
+// hold any model up to their capacity
 template <class T>
 using SweepDims1 = Dims<T, 1, 1, true>;
 template <class T>
@@ -70,6 +71,37 @@ struct CaseBatch {
 template <class D>
 bool runs_as_belt(const CaseBatch<D>& cases, const SweepAnalysis& an, const StepOptions& opt);
 
+// the instantiations as a type list, in the order a model is offered to them: it runs on the
+// first that holds it (FIVSIM_SWEEP_FOR_EACH_DIMS below instantiates the same list)
+template <class... Ds>
+struct DimsList {};
+template <class T>
+using SweepInstantiations = DimsList<SweepDims1<T>, SweepDimsExact2<T>, SweepDimsExact5<T>, SweepDims2<T>,
+                                     SweepDims8<T>, SweepDimsGeneric<T>>;
+
+template <class D>
+constexpr bool holds_model(int n_dof, int n_contacts) {
+  return D::exact ? n_dof == D::max_dof && n_contacts == D::max_contacts
+                  : n_dof <= D::max_dof && n_contacts <= D::max_contacts;
+}
+
+template <class D>
+struct DimsTag {
+  using type = D;
+};
+
+// calls f(DimsTag<D>{}) with the first instantiation of the list that holds the model; false
+// when none does
+template <class F, class D, class... Rest>
+bool with_instantiation(DimsList<D, Rest...>, int n_dof, int n_contacts, F&& f) {
+  if (holds_model<D>(n_dof, n_contacts)) {
+    f(DimsTag<D>{});
+    return true;
+  }
+  if constexpr (sizeof...(Rest) > 0) return with_instantiation(DimsList<Rest...>{}, n_dof, n_contacts, f);
+  else return false;
+}
+
 // runs the batch on `threads` CPU threads (0: all); points holds n × kPointKinds × capacity rows
 template <class D>
 void run_chunk_cpu(const CaseBatch<D>& cases, const SweepAnalysis& an, const StepOptions& opt, CaseResult<D>* results,
@@ -89,6 +121,28 @@ inline CudaOutcome cuda_outcome(cudaError_t err) {
 }
 #endif
 
+// the CUDA backend as a pipeline of two slots: device buffers kept from chunk to chunk (grown as a
+// chunk needs), one stream per slot, results copied back into pinned memory, so that one slot's
+// chunk steps while the other's results come back and are written (kernels/sweep_batch.cuh)
+template <class D>
+class CudaPipeline {
+ public:
+  CudaPipeline();
+  ~CudaPipeline();
+  CudaPipeline(const CudaPipeline&) = delete;
+  CudaPipeline& operator=(const CudaPipeline&) = delete;
+  // queues the batch on slot 0 or 1: its setups and rows in, the kernel, its results and rings
+  // out; out_of_memory (nothing queued, the slot's memory given back) when the device cannot hold
+  // it. The batch's host arrays must stay until finish
+  CudaOutcome launch(int slot, const CaseBatch<D>& cases, const SweepAnalysis& an, const StepOptions& opt);
+  // waits for the slot's batch; its results and rings into the caller's arrays, the kernel's time
+  CudaOutcome finish(int slot, CaseResult<D>* results, double* points, double& kernel_s);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
 // runs the batch on the CUDA device, one thread per case. kernel_s gets the kernel's own time
 // (device events)
 template <class D>
@@ -106,6 +160,7 @@ CudaOutcome run_chunk_cuda(const CaseBatch<D>& cases, const SweepAnalysis& an, c
 // the CUDA backend's instantiation for D: in kernels/sweep_batch_{double,float}.cu, or in
 // src/batch/cuda_unavailable.cpp for a build without CUDA
 #define FIVSIM_SWEEP_CUDA_INSTANCE(D)                                                                    \
+  template class CudaPipeline<D>;                                                                      \
   template CudaOutcome run_chunk_cuda<D>(const CaseBatch<D>&, const SweepAnalysis&, const StepOptions&, \
                                          CaseResult<D>*, double*, double&);
 
@@ -113,7 +168,9 @@ CudaOutcome run_chunk_cuda(const CaseBatch<D>& cases, const SweepAnalysis& an, c
   extern template void run_chunk_cpu<D>(const CaseBatch<D>&, const SweepAnalysis&, const StepOptions&, CaseResult<D>*, \
                                         double*, int);                                                            \
   extern template bool runs_as_belt<D>(const CaseBatch<D>&, const SweepAnalysis&, const StepOptions&);          \
-  extern FIVSIM_SWEEP_CUDA_INSTANCE(D)
+  extern template class CudaPipeline<D>;                                                                       \
+  extern template CudaOutcome run_chunk_cuda<D>(const CaseBatch<D>&, const SweepAnalysis&, const StepOptions&,  \
+                                                CaseResult<D>*, double*, double&);
 FIVSIM_SWEEP_FOR_EACH_DIMS(FIVSIM_SWEEP_EXTERN)
 #undef FIVSIM_SWEEP_EXTERN
 
