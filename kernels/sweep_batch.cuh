@@ -67,9 +67,9 @@ __global__ void belt_kernel(BeltModel<D> b, CaseBatch<D> cases, SweepAnalysis an
   const long c = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (c >= cases.n) return;
   BeltLanes<D, 1> x;
-  CaseResult<D> r;
-  run_belt_lanes<D, 1, Obs>(b, cases, c, 1, an, opt, x, &r, points + c * per_case, per_case);
-  results[c] = r;
+  // the result straight in device memory: the runner touches it at events and at the end only,
+  // and a copy on the thread's stack would cost its frame
+  run_belt_lanes<D, 1, Obs>(b, cases, c, 1, an, opt, x, results + c, points + c * per_case, per_case);
 }
 
 // memory that keeps its size from chunk to chunk and grows when a chunk needs more: on the device

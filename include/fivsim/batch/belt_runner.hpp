@@ -94,7 +94,7 @@ struct BeltLanes {
   int contact[N][W];
   // each case's own values
   T Fn[N][W], vs[N][W], pn[N][W], lamN[N][W];
-  FrictionLaw law[N][W];
+  double law_p[N][kFrictionMaxParams][W];  // each contact's law parameters (its kind is the model's)
   // the step's scratch
   T q_prev[N][W], u_prev[N][W], uf[N][W], mu_plus[N][W], mu_minus[N][W];
   // observers
@@ -126,19 +126,27 @@ FIVSIM_HD inline void belt_load_lane(const BeltModel<D>& b, const CaseBatch<D>& 
     x.u[i][l] = b.u0[i];
     x.Fn[i][l] = b.Fn[i];
     x.vs[i][l] = b.v_surface[i];
-    x.law[i][l] = b.law[i];
+    for (int p = 0; p < kFrictionMaxParams; ++p) x.law_p[i][p][l] = b.law[i].p[p];
   }
+  // every index a constant of the unrolled loops, never the target's own: an array indexed at run
+  // time lives in local memory, and these are read every step
   for (int k = 0; k < cases.targets.n; ++k) {
     const SlotTarget& t = cases.targets.t[k];
     const double v = cases.rows[t.column * cases.row_stride + c];
-    switch (t.kind) {
-      case SlotKind::normal_force: x.Fn[t.index][l] = T(v); break;
-      case SlotKind::surface_velocity: x.vs[t.index][l] = T(v); break;
-      case SlotKind::friction: x.law[t.index][l].p[t.param] = v; break;
-      case SlotKind::start_q: x.q[t.index][l] = T(v); break;
-      case SlotKind::start_u: x.u[t.index][l] = T(v); break;
-      case SlotKind::contact_stiffness:
-      case SlotKind::contact_gap: break;  // a given normal force has no gap
+    for (int i = 0; i < N; ++i) {
+      if (t.index != i) continue;
+      switch (t.kind) {
+        case SlotKind::normal_force: x.Fn[i][l] = T(v); break;
+        case SlotKind::surface_velocity: x.vs[i][l] = T(v); break;
+        case SlotKind::friction:
+          for (int p = 0; p < kFrictionMaxParams; ++p)
+            if (t.param == p) x.law_p[i][p][l] = v;
+          break;
+        case SlotKind::start_q: x.q[i][l] = T(v); break;
+        case SlotKind::start_u: x.u[i][l] = T(v); break;
+        case SlotKind::contact_stiffness:
+        case SlotKind::contact_gap: break;  // a given normal force has no gap
+      }
     }
   }
   for (int i = 0; i < N; ++i) {
@@ -198,9 +206,11 @@ FIVSIM_HD inline void run_belt_lanes(const BeltModel<D>& b, const CaseBatch<D>& 
   const double dtd = grid.dt;
   const T stick_tol = T(opt.stick_tol);
   const T impulse_tol = T(opt.force_tol) * dt;
-  // lanes past `lanes` run copies of the last case, so that every lane does finite work
+  // lanes past `lanes` run copies of the last case, so that every lane does finite work; every
+  // loop over lanes is bounded by W too, so that with W = 1 the lane is a constant and the lanes'
+  // arrays stay in registers
   for (int l = 0; l < W; ++l) detail::belt_load_lane(b, cases, first + (l < lanes ? l : lanes - 1), l, opt.stick_tol, dt, x);
-  for (int l = 0; l < lanes; ++l) results[l] = CaseResult<D>();
+  for (int l = 0; l < W && l < lanes; ++l) results[l] = CaseResult<D>();
   long settled_steps = 0;
   double next_strobe = grid.t_transient;
   T f[N];
@@ -229,8 +239,14 @@ FIVSIM_HD inline void run_belt_lanes(const BeltModel<D>& b, const CaseBatch<D>& 
     }
     // the friction coefficients at the start-of-step slip velocity (a call per lane: the law's
     // transcendental functions are the platform's, as in every other path)
-    for (int i = 0; i < N; ++i)
-      for (int l = 0; l < W; ++l) friction_bounds(x.law[i][l], x.u[i][l] - x.vs[i][l], x.mu_plus[i][l], x.mu_minus[i][l]);
+    FIVSIM_UNROLL for (int i = 0; i < N; ++i)
+      for (int l = 0; l < W; ++l) {
+        // the lane's law, made where it is used (a law kept in the lanes would sit in local memory)
+        FrictionLaw law;
+        law.kind = b.law[i].kind;
+        for (int p = 0; p < kFrictionMaxParams; ++p) law.p[p] = x.law_p[i][p][l];
+        friction_bounds(law, x.u[i][l] - x.vs[i][l], x.mu_plus[i][l], x.mu_minus[i][l]);
+      }
     // the closed-form friction impulse, the velocity and position update
     for (int i = 0; i < N; ++i) {
       FIVSIM_LANES(l, W) {
@@ -257,9 +273,9 @@ FIVSIM_HD inline void run_belt_lanes(const BeltModel<D>& b, const CaseBatch<D>& 
       for (int i = 0; i < N; ++i) finite = finite && is_finite(x.u[i][l]) && is_finite(x.q[i][l]);
       x.finite[l] = finite;
     }
-    for (int l = 0; l < lanes; ++l) any_failed = any_failed || (!x.finite[l] && !x.failed[l]);
+    for (int l = 0; l < W && l < lanes; ++l) any_failed = any_failed || (!x.finite[l] && !x.failed[l]);
     if (any_failed)
-      for (int l = 0; l < lanes; ++l) {
+      for (int l = 0; l < W && l < lanes; ++l) {
         if (x.finite[l] || x.failed[l]) continue;
         // the case ends here as run_case_with ends it: what was kept before this step
         x.failed[l] = true;
@@ -273,11 +289,11 @@ FIVSIM_HD inline void run_belt_lanes(const BeltModel<D>& b, const CaseBatch<D>& 
     const bool settled = t >= grid.t_transient;
 
     if constexpr ((Obs & (kObserveTransitions | kObservePoincare)) != 0) {
-      for (int l = 0; l < lanes; ++l) {
+      for (int l = 0; l < W && l < lanes; ++l) {
         if (x.failed[l]) continue;
         bool break_away = false;
         CaseResult<D>& r = results[l];
-        for (int i = 0; i < N; ++i) {
+        FIVSIM_UNROLL for (int i = 0; i < N; ++i) {
           const ContactState from = static_cast<ContactState>(x.last[i][l]), to = static_cast<ContactState>(x.contact[i][l]);
           const EventKind e = classify_transition(from, to);
           if (e != EventKind::none && settled) {
@@ -304,8 +320,18 @@ FIVSIM_HD inline void run_belt_lanes(const BeltModel<D>& b, const CaseBatch<D>& 
             theta = 1.0;
           } else if (an.section == SectionKind::velocity) {
             const double eps = opt.stick_tol;
-            const double a = static_cast<double>(x.u_prev[an.dof][l]) - an.value;
-            const double bb = static_cast<double>(x.u[an.dof][l]) - an.value;
+            // the section DoF's velocity as a sum weighted 1 and 0, not as u[an.dof] or a pick by
+            // index, which the device compiler turns into one load at a run-time index and so puts
+            // every lane array in local memory; the zero terms add ±0 to a finite value (a case that
+            // is not finite has failed above)
+            T before = T(0), after = T(0);
+            for (int j = 0; j < N; ++j) {
+              const T w = j == an.dof ? T(1) : T(0);
+              before += w * x.u_prev[j][l];
+              after += w * x.u[j][l];
+            }
+            const double a = static_cast<double>(before) - an.value;
+            const double bb = static_cast<double>(after) - an.value;
             const bool down = a > -eps && bb <= -eps;
             const bool up = a < eps && bb >= eps;
             if ((an.direction <= 0 && down) || (an.direction >= 0 && up)) theta = a / (a - bb);
@@ -331,7 +357,7 @@ FIVSIM_HD inline void run_belt_lanes(const BeltModel<D>& b, const CaseBatch<D>& 
     if (!settled) continue;
     ++settled_steps;
     // the running statistics of q, u, lamN, lamT (and the largest change over a step)
-    for (int i = 0; i < N; ++i) {
+    FIVSIM_UNROLL for (int i = 0; i < N; ++i) {
       FIVSIM_LANES(l, W) {
         const double v[4] = {static_cast<double>(x.q[i][l]), static_cast<double>(x.u[i][l]),
                              static_cast<double>(x.lamN[i][l]), static_cast<double>(x.lamT[i][l])};
@@ -355,7 +381,7 @@ FIVSIM_HD inline void run_belt_lanes(const BeltModel<D>& b, const CaseBatch<D>& 
       }
     }
   }
-  for (int l = 0; l < lanes; ++l) {
+  for (int l = 0; l < W && l < lanes; ++l) {
     CaseResult<D>& r = results[l];
     if (!x.failed[l]) {
       r.steps = grid.steps;

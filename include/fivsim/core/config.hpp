@@ -11,6 +11,23 @@
 #define FIVSIM_HD
 #endif
 
+// a large FIVSIM_HD function (an LCP solver) that device code compiles once per kernel and calls,
+// instead of inlining it at every call site of every stepper: what it saves is the kernels'
+// compile time (ptxas's grows faster than their size), at the cost of a call per solve
+#if defined(__CUDA_ARCH__)
+#define FIVSIM_HD_NOINLINE __host__ __device__ __noinline__
+#else
+#define FIVSIM_HD_NOINLINE FIVSIM_HD
+#endif
+
+// a loop that device code must unroll whole: arrays it indexes by its counter then stay in
+// registers (nvcc leaves a loop with a large body rolled, and the arrays in local memory)
+#if defined(__CUDA_ARCH__)
+#define FIVSIM_UNROLL _Pragma("unroll")
+#else
+#define FIVSIM_UNROLL
+#endif
+
 namespace fivsim {
 
 using real = double;

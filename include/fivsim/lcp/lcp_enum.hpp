@@ -13,7 +13,7 @@ namespace fivsim {
 inline constexpr int kEnumMaxSize = 4;
 
 template <class T, int Cap>
-FIVSIM_HD inline LcpResult enum_solve(const LcpMatrix<T, Cap>& A, const LcpVector<T, Cap>& b,
+FIVSIM_HD_NOINLINE inline LcpResult enum_solve(const LcpMatrix<T, Cap>& A, const LcpVector<T, Cap>& b,
                                       LcpVector<T, Cap>& x, LcpVector<T, Cap>& y,
                                       const LcpOptions& opt = {}) {
   const int n = A.rows;

@@ -122,7 +122,7 @@ FIVSIM_HD inline int lemke_ratio_row(const LemkeDictionary<T, Cap>& d, Size n, i
 }
 
 template <class T, int Cap, class Size>
-FIVSIM_HD inline LcpResult lemke_core(const LcpMatrix<T, Cap>& A, const LcpVector<T, Cap>& b,
+FIVSIM_HD_NOINLINE inline LcpResult lemke_core(const LcpMatrix<T, Cap>& A, const LcpVector<T, Cap>& b,
                                       LcpVector<T, Cap>& x, LcpVector<T, Cap>& y, const LcpOptions& opt,
                                       Size n) {
   LcpResult fail;
@@ -248,7 +248,13 @@ FIVSIM_HD inline LcpResult lemke_solve(const LcpMatrix<T, Cap>& A, const LcpVect
     fail.residual = -1.0;
     return fail;
   }
+#if defined(__CUDA_ARCH__)
+  // one size-generic copy in device code (its loops bounded at run time): the fixed-size copies
+  // multiply the kernels' code and compile time for the few cycles their unrolling saves
+  return detail::lemke_core(A, b, x, y, opt, A.rows);
+#else
   return detail::lemke_fixed_or_runtime<1>(A, b, x, y, opt);
+#endif
 }
 
 }  // namespace fivsim
