@@ -128,10 +128,16 @@ namespace {
 // vectorises; compiled for AVX-512, AVX2 and the baseline with the runner inlined (flatten), picked
 // at run time (the arithmetic is the same in every clone: no contraction, -ffp-contract=off)
 constexpr int kBeltLanes = 8;
+#if defined(__GNUC__) && !defined(__clang__)
+#define FIVSIM_BELT_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"), flatten))
+#else
+// clang multiversions no templates and no flattened function: its builds (the sanitizers') get one
+// baseline copy
+#define FIVSIM_BELT_CLONES
+#endif
 
 template <class D, unsigned Obs>
-__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"), flatten))
-void run_belt_group(const BeltModel<D>& b, const CaseBatch<D>& cases, long first, int n, const SweepAnalysis& an,
+FIVSIM_BELT_CLONES void run_belt_group(const BeltModel<D>& b, const CaseBatch<D>& cases, long first, int n, const SweepAnalysis& an,
                     const StepOptions& opt, BeltLanes<D, kBeltLanes>& lanes, CaseResult<D>* results, double* points,
                     long per_case) {
   run_belt_lanes<D, kBeltLanes, Obs>(b, cases, first, n, an, opt, lanes, results, points, per_case);

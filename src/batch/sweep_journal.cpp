@@ -80,6 +80,7 @@ void ByteChecksum::stripe(const unsigned char* p) {
 }
 
 void ByteChecksum::update(const char* data, std::size_t size) {
+  if (size == 0) return;  // an empty piece may come as a null pointer, which memcpy takes from no one
   const auto* p = reinterpret_cast<const unsigned char*>(data);
   total_ += size;
   if (pending_size_ > 0) {
