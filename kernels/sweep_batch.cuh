@@ -3,9 +3,11 @@
 //     values and running statistics in registers, the shared model read from the kernel's
 //     parameters (constant memory); its observers compiled in as the lean, statistics or
 //     bifurcation set;
-//   - every other model: the general case runner (batch/case_runner.hpp: Moreau steps of seed 000
-//     Eq. 8 with the LCPs of Eqs. 12, 14, 28, or the Runge–Kutta LCP steppers, the Lyapunov twin),
-//     each thread with its case's setup copied from the shared one (its row written in) or its own.
+//   - every other model, and adaptive sweeps: the general case runner (batch/case_runner.hpp:
+//     Moreau steps of seed 000 Eq. 8 with the LCPs of Eqs. 12, 14, 28, or the Runge–Kutta LCP
+//     steppers, the Lyapunov twin), each thread with its case's setup copied from the shared one
+//     (its row written in) or its own; an adaptive sweep's threads stay resident and take cases
+//     from a queue until the chunk is done.
 // Neither writes a trajectory: each leaves its CaseResult and its point rings in device memory.
 // CudaPipeline keeps the device buffers from chunk to chunk and runs them on two streams with
 // pinned staging, so that one chunk steps while the last one's results come back. Included by one
@@ -38,12 +40,11 @@ struct MoreauKernelStepper {
   __device__ void reset(int) { ws->has_basis = false; }
 };
 
-// the general kernels: plain Moreau, and Moreau or Runge–Kutta with or without the Lyapunov twin
+// one case of the general kernels: plain Moreau, and Moreau or Runge–Kutta with or without the
+// Lyapunov twin
 template <class D, bool General>
-__global__ void sweep_kernel(CaseBatch<D> cases, SweepAnalysis an, StepOptions opt, CaseResult<D>* __restrict__ results,
-                             double* __restrict__ points, long per_case) {
-  const long c = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (c >= cases.n) return;
+__device__ void sweep_case(const CaseBatch<D>& cases, const SweepAnalysis& an, const StepOptions& opt, long c,
+                           CaseResult<D>* __restrict__ results, double* __restrict__ points, long per_case) {
   CaseSetup<D> scratch;
   const CaseSetup<D> setup = cases.setup(c, scratch);
   State<D> s;
@@ -58,6 +59,33 @@ __global__ void sweep_kernel(CaseBatch<D> cases, SweepAnalysis an, StepOptions o
     run_case_with(setup, an, opt, stepper, s, r, points + c * per_case);
   }
   results[c] = r;
+}
+
+// the general kernels, one case a thread; or, given a queue (adaptive sweeps, whose cases run as
+// long as each needs), persistent threads that each take the next case when theirs is done, so
+// that a chunk costs the sum of its cases rather than its longest times its size
+template <class D, bool General>
+__global__ void sweep_kernel(CaseBatch<D> cases, SweepAnalysis an, StepOptions opt, CaseResult<D>* __restrict__ results,
+                             double* __restrict__ points, long per_case, unsigned long long* queue) {
+  if (!queue) {
+    const long c = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (c < cases.n) sweep_case<D, General>(cases, an, opt, c, results, points, per_case);
+    return;
+  }
+  for (long c = static_cast<long>(atomicAdd(queue, 1ull)); c < cases.n; c = static_cast<long>(atomicAdd(queue, 1ull)))
+    sweep_case<D, General>(cases, an, opt, c, results, points, per_case);
+}
+
+// the grid of a queue-fed launch: as many blocks as stay resident together, at most one case a
+// thread
+template <class Kernel>
+unsigned resident_grid(Kernel kernel, int block, long n) {
+  int device = 0, sms = 0, per_sm = 0;
+  cudaGetDevice(&device);
+  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, 0);
+  const long resident = static_cast<long>(sms > 0 ? sms : 1) * (per_sm > 0 ? per_sm : 1);
+  return static_cast<unsigned>(std::min(resident, (n + block - 1) / block));
 }
 
 // the belt kernel: one lane per thread; the model and the time grid travel as parameters
@@ -113,6 +141,7 @@ struct CudaPipeline<D>::Impl {
     DeviceBuffer<RkStepMap<D>> maps;
     DeviceBuffer<double> rows, points;
     DeviceBuffer<CaseResult<D>> results;
+    DeviceBuffer<unsigned long long> queue;  // the next case of a queue-fed launch
     PinnedBuffer<CaseResult<D>> results_out;
     PinnedBuffer<double> points_out;
     long n = 0;
@@ -124,6 +153,7 @@ struct CudaPipeline<D>::Impl {
       rows.release();
       points.release();
       results.release();
+      queue.release();
       results_out.release();
       points_out.release();
     }
@@ -169,6 +199,7 @@ CudaOutcome CudaPipeline<D>::launch(int which, const CaseBatch<D>& h, const Swee
   if (err == cudaSuccess) err = s.maps.ensure(n_maps);
   if (err == cudaSuccess) err = s.rows.ensure(n_rows);
   if (err == cudaSuccess) err = s.results.ensure(n);
+  if (err == cudaSuccess) err = s.queue.ensure(1);
   if (err == cudaSuccess) err = s.points.ensure(s.n_points);
   if (err == cudaSuccess) err = s.results_out.ensure(n);
   if (err == cudaSuccess) err = s.points_out.ensure(s.n_points);
@@ -212,10 +243,18 @@ CudaOutcome CudaPipeline<D>::launch(int which, const CaseBatch<D>& h, const Swee
               <<<grid, block, 0, s.stream>>>(b, dev, an, opt, s.results.data, s.points.data, per_case);
       }
     }
-  } else if (h.maps || an.lyapunov_every > 0) {
-    sweep_kernel<D, true><<<grid, block, 0, s.stream>>>(dev, an, opt, s.results.data, s.points.data, per_case);
   } else {
-    sweep_kernel<D, false><<<grid, block, 0, s.stream>>>(dev, an, opt, s.results.data, s.points.data, per_case);
+    // adaptive cases differ in length: persistent threads take them from a queue
+    unsigned long long* queue = an.adaptive ? s.queue.data : nullptr;
+    if (queue) err = cudaMemsetAsync(queue, 0, sizeof(unsigned long long), s.stream);
+    if (err != cudaSuccess) return cuda_outcome(err);
+    if (h.maps || an.lyapunov_every > 0) {
+      const unsigned g = queue ? resident_grid(sweep_kernel<D, true>, block, h.n) : grid;
+      sweep_kernel<D, true><<<g, block, 0, s.stream>>>(dev, an, opt, s.results.data, s.points.data, per_case, queue);
+    } else {
+      const unsigned g = queue ? resident_grid(sweep_kernel<D, false>, block, h.n) : grid;
+      sweep_kernel<D, false><<<g, block, 0, s.stream>>>(dev, an, opt, s.results.data, s.points.data, per_case, queue);
+    }
   }
   cudaEventRecord(s.stop, s.stream);
   err = cudaGetLastError();

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Bifurcation diagram of a `fivsim sweep` folder, like seed 001 Fig. 5: for every case, its
 Poincaré samples (or its transition points) of one coordinate against the swept parameter,
-coloured by the case's class (periodic-1, periodic-2, …, quasi-periodic-or-chaotic, …).
+coloured by the case's class (periodic-1, periodic-2, …, quasi-periodic, chaotic, undetermined, …).
 Several panels, one above the other, with --panels KIND:COORD,... Reads cases.csv and points.csv,
 or results.h5 where the sweep wrote only that.
 
@@ -27,7 +27,9 @@ CLASS_COLOURS = {
     "periodic-2": "tab:orange",
     "periodic-3": "tab:olive",
     "periodic-4": "tab:green",
-    "quasi-periodic-or-chaotic": "tab:red",
+    "quasi-periodic": "tab:cyan",
+    "chaotic": "tab:red",
+    "undetermined": "tab:pink",
     "no-stick-slip": "tab:gray",
     "diverged": "black",
 }

@@ -302,4 +302,20 @@ TEST(Scenario, TorsionPendulumIsSeed002Equation9) {
 }
 
 }  // namespace
+// adaptive stopping needs a section to watch and rings long enough for periodic-max_period
+TEST(Scenario, AdaptiveAnalysisChecksWhatItNeeds) {
+  json doc = base_scenario();
+  doc["analysis"] = {{"t_transient", 1.0}, {"adaptive", true}};
+  EXPECT_EQ(error_pointer(doc, ""), "");
+  std::string msg;
+  EXPECT_EQ(error_pointer(doc, "/analysis/poincare={\"section\":\"none\"}", &msg), "/analysis/adaptive");
+  EXPECT_NE(msg.find("Poincar"), std::string::npos) << msg;
+  EXPECT_EQ(error_pointer(doc, "/analysis/observers=\"statistics\""), "/analysis/adaptive");
+  EXPECT_EQ(error_pointer(doc, "/analysis/points=20", &msg), "/analysis/points");
+  EXPECT_NE(msg.find("32"), std::string::npos) << msg;
+  EXPECT_EQ(error_pointer(doc, "/analysis/confirmations=0"), "/analysis/confirmations");
+  EXPECT_EQ(error_pointer(doc, "/analysis/max_period=33"), "/analysis/max_period");
+  EXPECT_EQ(error_pointer(doc, "/analysis/lyapunov={\"zero\":0}"), "/analysis/lyapunov/zero");
+}
+
 }  // namespace fivsim

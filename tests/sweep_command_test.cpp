@@ -54,8 +54,8 @@ TEST(SweepCommand, FilesDoNotDependOnChunksOrThreads) {
   using D = fivsim::batch::SweepDimsExact2<double>;
   EXPECT_EQ(s["case_bytes"].get<double>(), sizeof(fivsim::CaseResult<D>) + 8.0 * (1 + fivsim::case_points_size(2, 32)));
   const std::string cases = slurp(one / "cases.csv");
-  EXPECT_EQ(cases.substr(0, cases.find('\n')).substr(0, 60),
-            "case,/model/Fn,class,period_n,period,n_transitions,n_section");
+  EXPECT_EQ(cases.substr(0, cases.find('\n')).substr(0, 97),
+            "case,/model/Fn,class,period_n,period,samples,recurrence,settled_at,n_transitions,n_section,rms_q0");
   EXPECT_EQ(std::count(cases.begin(), cases.end(), '\n'), 25);
 }
 
@@ -593,7 +593,7 @@ TEST(SweepCommand, LyapunovColumnWhenAsked) {
   std::istringstream rows(slurp(out / "cases.csv"));
   std::string header, row;
   std::getline(rows, header);
-  EXPECT_NE(header.find(",frac_slip_pos,lyapunov,max_lcp_residual,"), std::string::npos) << header;
+  EXPECT_NE(header.find(",frac_slip_pos,lyapunov,lyapunov_err,max_lcp_residual,"), std::string::npos) << header;
   const json s = json::parse(slurp(out / "summary.json"));
   EXPECT_EQ(s["lyapunov"]["every"], 10);
 }
@@ -621,7 +621,7 @@ TEST(SweepCommand, ObserversChooseTheColumnsAndKeepTheirValues) {
          {std::pair{std::string("\"lean\""), std::string("rms_q0")},
           std::pair{std::string("\"statistics\""), std::string("rms_q0")},
           std::pair{std::string("[\"transitions\",\"poincare\",\"min_max\"]"),
-                    std::string("class,period_n,period,n_transitions,n_section,rms_q0")}}) {
+                    std::string("class,period_n,period,samples,recurrence,settled_at,n_transitions,n_section,rms_q0")}}) {
       const fs::path out = fresh_dir("fivsim_obs_some");
       const Result r = run_fivsim("sweep " + kScenarios + file + " --device cpu --set '/analysis/observers=" + observers +
                                   "' --out " + out.string() + cut);

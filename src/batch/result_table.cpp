@@ -2,6 +2,8 @@
 // their CSV text (batch/result_table.hpp).
 #include "fivsim/batch/result_table.hpp"
 
+#include <cmath>
+
 #include "fivsim/batch/sweep.hpp"
 #include "fivsim/io/output.hpp"
 
@@ -16,16 +18,18 @@ int TableSchema::column(const std::string& name) const {
 std::string case_class_name(int klass, int period_n) {
   switch (static_cast<CaseClass>(klass)) {
     case CaseClass::periodic: return "periodic-" + std::to_string(period_n);
-    case CaseClass::chaotic: return "quasi-periodic-or-chaotic";
+    case CaseClass::chaotic: return "chaotic";
     case CaseClass::no_stick_slip: return "no-stick-slip";
     case CaseClass::diverged: return "diverged";
     case CaseClass::unclassified: return "unclassified";
+    case CaseClass::quasi_periodic: return "quasi-periodic";
+    case CaseClass::undetermined: return "undetermined";
   }
   return "?";
 }
 
 std::vector<std::string> case_class_names() {
-  return {"periodic", "quasi-periodic-or-chaotic", "no-stick-slip", "diverged", "unclassified"};
+  return {"periodic", "chaotic", "no-stick-slip", "diverged", "unclassified", "quasi-periodic", "undetermined"};
 }
 
 std::vector<std::string> status_names() {
@@ -56,6 +60,10 @@ TableSchema case_schema(const CaseTableLayout& l, const std::vector<std::string>
     s.add("class", ColumnKind::case_class);
     s.add("period_n", ColumnKind::whole);
     s.add("period", ColumnKind::real);
+    // the evidence of the class (case_runner.hpp classify_case)
+    s.add("samples", ColumnKind::whole);
+    s.add("recurrence", ColumnKind::real);
+    s.add("settled_at", ColumnKind::real);
   }
   if (o & kObserveTransitions) s.add("n_transitions", ColumnKind::whole);
   if (o & kObservePoincare) s.add("n_section", ColumnKind::whole);
@@ -66,7 +74,10 @@ TableSchema case_schema(const CaseTableLayout& l, const std::vector<std::string>
   }
   if (o & kObserveFractions)
     for (const char* h : {"frac_free", "frac_stick", "frac_slip_neg", "frac_slip_pos"}) s.add(h, ColumnKind::real);
-  if (l.lyapunov) s.add("lyapunov", ColumnKind::real);
+  if (l.lyapunov) {
+    s.add("lyapunov", ColumnKind::real);
+    s.add("lyapunov_err", ColumnKind::real);
+  }
   if (o & kObserveLcpResidual) s.add("max_lcp_residual", ColumnKind::real);
   s.add("steps", ColumnKind::whole);
   s.add("status", ColumnKind::status);
@@ -94,9 +105,9 @@ void case_columns(const CaseTableLayout& l, long first, long n, const CaseResult
                   const PinnTotals* pinn, ColumnBlock& out) {
   const unsigned o = l.observers;
   const int ns = 2 * l.n_dof + 2 * l.n_contacts;
-  int columns = 1 + l.n_params + (observes_class(o) ? 3 : 0) + ((o & kObserveTransitions) ? 1 : 0) +
+  int columns = 1 + l.n_params + (observes_class(o) ? 6 : 0) + ((o & kObserveTransitions) ? 1 : 0) +
                 ((o & kObservePoincare) ? 1 : 0) + ns * ((o & kObserveMinMax) ? 3 : 1) +
-                ((o & kObserveFractions) ? 4 : 0) + (l.lyapunov ? 1 : 0) + ((o & kObserveLcpResidual) ? 1 : 0) + 4 +
+                ((o & kObserveFractions) ? 4 : 0) + (l.lyapunov ? 2 : 0) + ((o & kObserveLcpResidual) ? 1 : 0) + 4 +
                 (l.pinn ? 4 : 0);
   out.resize(n, columns);
   int c = 0;
@@ -111,6 +122,9 @@ void case_columns(const CaseTableLayout& l, long first, long n, const CaseResult
     fill([](const CaseResult<D>& r, long) { return static_cast<double>(static_cast<int>(r.klass)); });
     fill([](const CaseResult<D>& r, long) { return static_cast<double>(r.period_n); });
     fill([](const CaseResult<D>& r, long) { return r.period_s; });
+    fill([](const CaseResult<D>& r, long) { return static_cast<double>(r.samples); });
+    fill([](const CaseResult<D>& r, long) { return r.recurrence; });
+    fill([](const CaseResult<D>& r, long) { return r.settled_at >= 0.0 ? r.settled_at : std::nan(""); });
   }
   if (o & kObserveTransitions) fill([](const CaseResult<D>& r, long) { return static_cast<double>(r.transitions); });
   if (o & kObservePoincare) fill([](const CaseResult<D>& r, long) { return static_cast<double>(r.section_hits); });
@@ -126,7 +140,11 @@ void case_columns(const CaseTableLayout& l, long first, long n, const CaseResult
         const long all = r.in_state[0] + r.in_state[1] + r.in_state[2] + r.in_state[3];
         return static_cast<double>(r.in_state[k]) / static_cast<double>(all > 1 ? all : 1);
       });
-  if (l.lyapunov) fill([](const CaseResult<D>& r, long) { return r.lyapunov; });
+  if (l.lyapunov) {
+    fill([](const CaseResult<D>& r, long) { return r.lyapunov; });
+    // the standard error of the per-cycle batch means
+    fill([](const CaseResult<D>& r, long) { return r.lyapunov_blocks.std_error(); });
+  }
   if (o & kObserveLcpResidual) fill([](const CaseResult<D>& r, long) { return r.max_lcp_residual; });
   fill([](const CaseResult<D>& r, long) { return static_cast<double>(r.steps); });
   fill([](const CaseResult<D>& r, long) { return static_cast<double>(static_cast<int>(r.status)); });

@@ -33,6 +33,9 @@ SweepAnalysis sweep_analysis(const Scenario& sc) {
   an.capacity = sc.analysis.points;
   an.lyapunov_every = sc.analysis.lyapunov_every;
   an.lyapunov_d0 = sc.analysis.lyapunov_d0;
+  an.lyapunov_zero = sc.analysis.lyapunov_zero;
+  an.confirmations = sc.analysis.confirmations;
+  an.adaptive = sc.analysis.adaptive;
   an.observers = sc.analysis.observers;
   return an;
 }
@@ -167,8 +170,9 @@ bool runs_as_belt(const CaseBatch<D>& cases, const SweepAnalysis& an, const Step
   if constexpr (!D::exact || D::max_dof != D::max_contacts) {
     return false;
   } else {
-    // one shared setup (its time grid too), Moreau's step, no Lyapunov twin
-    return cases.n > 0 && cases.setup_stride == 0 && !cases.maps && an.lyapunov_every <= 0 &&
+    // one shared setup (its time grid too), Moreau's step, no Lyapunov twin, every case as long
+    // (its lanes step together)
+    return cases.n > 0 && cases.setup_stride == 0 && !cases.maps && an.lyapunov_every <= 0 && !an.adaptive &&
            belt_eligible(cases.setups[0], opt);
   }
 }

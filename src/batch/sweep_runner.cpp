@@ -737,7 +737,13 @@ SweepOutcome run_writer(const RunContext& ctx) {
     summary["pinn"]["tol"] = base.integrator.pinn.optimizer.tol;
     summary["pinn"]["case_memory_bytes"] = set.pinn_block_bytes;
   }
-  if (an.lyapunov_every > 0) summary["lyapunov"] = {{"every", an.lyapunov_every}, {"d0", an.lyapunov_d0}};
+  if (an.lyapunov_every > 0)
+    summary["lyapunov"] = {{"every", an.lyapunov_every}, {"d0", an.lyapunov_d0}, {"zero", an.lyapunov_zero}};
+  if (observes_class(an.observers))
+    summary["classification"] = {{"periodic_tol", an.periodic_tol},
+                                 {"max_period", an.max_period},
+                                 {"confirmations", an.confirmations},
+                                 {"adaptive", an.adaptive}};
   if (options.shard_count > 0)
     summary["shard"] = {{"index", options.shard_index}, {"count", options.shard_count}, {"first_case", first_case},
                         {"end_case", end_case}, {"sweep_cases", n_total}};

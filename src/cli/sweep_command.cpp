@@ -100,6 +100,12 @@ int sweep_command(const SweepArgs& args) {
                 s["device"].get<std::string>().c_str(), s["precision"].get<std::string>().c_str(),
                 n_ranks > 1 ? (", " + std::to_string(n_ranks) + " ranks").c_str() : "", s["wall_s"].get<double>(),
                 s["case_steps_per_s"].get<double>(), s["end_to_end_case_steps_per_s"].get<double>(), out.out.c_str());
+    // what stopping each case when its class was known saved
+    if (s.contains("classification") && s["classification"].value("adaptive", false)) {
+      const double fixed = static_cast<double>(s["cases"].get<long>()) * static_cast<double>(s["steps"].get<long>());
+      std::printf("  adaptive: %.4g case-steps, %.3g%% of a fixed-length run's %.4g\n", s["case_steps"].get<double>(),
+                  fixed > 0 ? 100.0 * s["case_steps"].get<double>() / fixed : 0.0, fixed);
+    }
     // the classes, or the statuses of a sweep that does not classify
     for (const auto& [name, count] : (s["classes"].empty() ? s["status"] : s["classes"]).items())
       std::printf("  %-28s %ld\n", name.c_str(), count.get<long>());

@@ -612,6 +612,7 @@ Scenario parse_scenario(const json& doc) {
     parse_poincare(an, s);
     s.analysis.periodic_tol = an.number_or("periodic_tol", 1e-3, NumberRule::positive);
     s.analysis.max_period = static_cast<int>(an.integer_or("max_period", 8, 1));
+    if (s.analysis.max_period > 32) throw InputError(an.pointer_of("max_period"), "must be <= 32");
     s.analysis.points = static_cast<int>(an.integer_or("points", 32, 0));
     if (s.analysis.points > 4096) throw InputError(an.pointer_of("points"), "must be <= 4096");
     if (an.has("observers")) s.analysis.observers = parse_observers(an);
@@ -619,8 +620,22 @@ Scenario parse_scenario(const json& doc) {
       JsonObject ly = an.object("lyapunov");
       s.analysis.lyapunov_every = static_cast<int>(ly.integer_or("every", 10, 1));
       s.analysis.lyapunov_d0 = ly.number_or("d0", 1e-8, NumberRule::positive);
+      s.analysis.lyapunov_zero = ly.number_or("zero", 0.1, NumberRule::positive);
       ly.finish();
     }
+    s.analysis.confirmations = static_cast<int>(an.integer_or("confirmations", 3, 1));
+    if (s.analysis.confirmations > 64) throw InputError(an.pointer_of("confirmations"), "must be <= 64");
+    s.analysis.adaptive = an.boolean_or("adaptive", false);
+    // adaptive stopping watches the section samples and judges them against the trajectory's range
+    if (s.analysis.adaptive && (s.analysis.poincare.section == "none" || (s.analysis.observers & kObservePoincare) == 0 ||
+                                !observes_class(s.analysis.observers)))
+      throw InputError(an.pointer_of("adaptive"),
+                       "needs a Poincaré section and the classification's observers (min_max, transitions, poincare)");
+    if (s.analysis.adaptive && s.analysis.points < (s.analysis.confirmations + 1) * s.analysis.max_period)
+      throw InputError(an.pointer_of("points"), "must be >= (confirmations + 1) × max_period = " +
+                                                    std::to_string((s.analysis.confirmations + 1) * s.analysis.max_period) +
+                                                    " for adaptive stopping to see periodic-" +
+                                                    std::to_string(s.analysis.max_period));
     an.finish();
   } else {
     default_poincare(s);

@@ -36,4 +36,23 @@ struct RunningStats {
   FIVSIM_HD double rms() const { return count > 0 ? sqrt(sum_sq / count) : 0.0; }
 };
 
+// the mean of block means and its standard error (batch means: blocks long enough to be nearly
+// independent, so that the spread of their means measures the estimate's error)
+struct BatchMeans {
+  long count = 0;
+  double mean = 0.0;
+  double m2 = 0.0;  // Welford's sum of squared deviations
+
+  FIVSIM_HD void add(double x) {
+    ++count;
+    const double d = x - mean;
+    mean += d / static_cast<double>(count);
+    m2 += d * (x - mean);
+  }
+  // standard error of the mean; NaN below two blocks
+  FIVSIM_HD double std_error() const {
+    return count > 1 ? sqrt(m2 / static_cast<double>(count - 1) / static_cast<double>(count)) : nan("");
+  }
+};
+
 }  // namespace fivsim

@@ -12,9 +12,16 @@
 //     (the break-away of a contact after a stick of at least two steps — on a belt, u leaving the
 //     belt speed downwards; a velocity crossing, interpolated linearly inside the step; or
 //     stroboscopic);
-//   - a classification: periodic-N when the Poincaré samples repeat with period N within a
-//     tolerance relative to the attractor's size, quasi-periodic-or-chaotic when they do not,
-//     no-stick-slip without events, diverged on a failed step.
+//   - a classification with its evidence (docs/METHODS.md "Classes"): periodic-N when the last
+//     (K+1)·N samples, grouped by phase mod N, each stay within a tolerance relative to the
+//     attractor's size; chaotic when the largest Lyapunov exponent is positive beyond three
+//     standard errors; quasi-periodic when it is zero within them (and they are small) and the
+//     samples do not contract;
+//     no-stick-slip without events, diverged on a failed step, and otherwise undetermined (too
+//     few samples, or not settled) — never chaotic by default;
+//   - with analysis.adaptive, the case stops once periodic-N has repeated K times (after one more
+//     orbit, over which its statistics are taken) or its exponent is positive beyond its error,
+//     and at t_end at the latest: each case runs as long as its attractor needs.
 // Points are kept in ring buffers in caller-provided memory (a slice of the chunk's point buffer),
 // each row [t, code, q0.., u0..]; code is the event kind·64 + contact, or −1 for a section sample.
 #pragma once
@@ -44,11 +51,26 @@ struct SweepAnalysis {
   // lyapunov_every steps; 0 = not estimated
   int lyapunov_every = 0;
   double lyapunov_d0 = 1e-8;
+  double lyapunov_zero = 0.1;   // |λ| × the mean cycle below this counts as zero (growth per cycle)
+  int confirmations = 3;        // K: periodic-N needs (K+1)·N samples, N apart within tolerance
+  bool adaptive = false;        // stop each case when its class is known (t_end the longest)
   unsigned observers = kObserveBifurcation;
 };
 
-// unclassified: the observers asked for leave classification out (a lean sweep)
-enum class CaseClass : int { periodic = 0, chaotic = 1, no_stick_slip = 2, diverged = 3, unclassified = 4 };
+// batch means of the Lyapunov estimate that a class may rest on
+inline constexpr long kLyapunovMinBlocks = 16;
+
+// unclassified: the observers asked for leave classification out (a lean sweep); undetermined:
+// the evidence decides nothing (too few samples, not settled, no Lyapunov estimate)
+enum class CaseClass : int {
+  periodic = 0,
+  chaotic = 1,
+  no_stick_slip = 2,
+  diverged = 3,
+  unclassified = 4,
+  quasi_periodic = 5,
+  undetermined = 6
+};
 
 inline constexpr int kPointKinds = 2;  // 0 transitions, 1 section samples
 
@@ -77,9 +99,15 @@ struct CaseResult {
   long points_seen[kPointKinds] = {0, 0};  // points offered to each ring (kept: the last capacity)
   double lyapunov = 0.0;       // largest Lyapunov exponent estimate (1/s), when asked for
   double lyapunov_time = 0.0;  // time over which it was averaged
-  CaseClass klass = CaseClass::chaotic;
+  BatchMeans lyapunov_blocks;  // its growth rate per block (a block closes at each section sample)
+  double lyapunov_block_sum = 0.0, lyapunov_block_time = 0.0;  // the open block
+  CaseClass klass = CaseClass::undetermined;
   int period_n = 0;          // N of periodic-N
   double period_s = 0.0;     // N × mean time between section samples
+  // the evidence of the class
+  int samples = 0;           // samples the class was judged on
+  double recurrence = 0.0;   // largest spread of a phase over the window, relative to the range (N chosen, else the best)
+  double settled_at = -1.0;  // time of the first sample of the periodic window (−1: not periodic)
 };
 
 // row width of the point buffer for n_dof degrees of freedom
@@ -130,83 +158,240 @@ FIVSIM_HD inline int nth_with_code(const double* points, int kind, long seen, in
   return -1;
 }
 
-// smallest N ≤ max_period with p_i ≈ p_{i+N} over the kept points of ring `kind` that carry
-// `code`; 0 when none. `count` is the number of such points. Two samples match when each
-// component differs by at most tol × its range over the trajectory plus its largest change over
-// one step: a sample taken at a step rather than at the exact event moves by up to that much
-// with the phase of the time grid.
+namespace detail {
+// the mean length of the Lyapunov estimate's blocks (s)
 template <class D>
-FIVSIM_HD inline int recurrence_period(const double* points, int kind, long seen, double code, int count,
-                                       const SweepAnalysis& an, int n_dof, const CaseResult<D>& r) {
-  const int stride = point_stride(n_dof);
-  for (int N = 1; N <= an.max_period; ++N) {
-    if (count < 2 * N + 2) return 0;
-    bool repeats = true;
-    for (int i = 0; i + N < count && repeats; ++i) {
-      const double* a =
-          ring_point(points, kind, seen, an.capacity, stride, nth_with_code(points, kind, seen, an.capacity, stride, code, i));
-      const double* b = ring_point(points, kind, seen, an.capacity, stride,
-                                   nth_with_code(points, kind, seen, an.capacity, stride, code, i + N));
-      for (int c = 0; c < 2 * n_dof && repeats; ++c) {
-        const RunningStats& st = r.series[c];
-        const double range = st.max - st.min;
-        const double floor = 1e-12 * (1.0 + fabs(st.max));
-        repeats = fabs(a[2 + c] - b[2 + c]) <= an.periodic_tol * (range > floor ? range : floor) + r.max_step_change[c];
-      }
-    }
-    if (repeats) return N;
+FIVSIM_HD inline double mean_block_time(const CaseResult<D>& r) {
+  return r.lyapunov_blocks.count > 0 ? r.lyapunov_time / static_cast<double>(r.lyapunov_blocks.count) : nan("");
+}
+}  // namespace detail
+
+// the samples a class is judged on: the kept points of ring `kind` that carry `code` (any code
+// when code < −1), oldest first
+struct SampleSet {
+  const double* points;
+  int kind;
+  long seen;
+  double code;
+  int count;
+  int capacity;
+  int stride;
+  FIVSIM_HD const double* at(int i) const {
+    return ring_point(points, kind, seen, capacity, stride, code < -1.0 ? i : nth_with_code(points, kind, seen, capacity, stride, code, i));
   }
+};
+
+// how far the samples of each phase mod N spread over samples [first, first + len): `normalized`
+// against the tolerance (≤ 1 passes), `relative` against the attractor's range. The tolerance of a
+// component is periodic_tol × its range over the trajectory plus its largest change over one
+// step: a sample taken at a step rather than at the exact event moves by up to that much with the
+// phase of the time grid.
+struct PhaseSpread {
+  double normalized = 0.0;
+  double relative = 0.0;
+};
+
+template <class D>
+FIVSIM_HD inline PhaseSpread phase_spread(const SampleSet& set, int first, int len, int N, const SweepAnalysis& an,
+                                          int n_dof, const CaseResult<D>& r) {
+  PhaseSpread out;
+  for (int c = 0; c < 2 * n_dof; ++c) {
+    const RunningStats& st = r.series[c];
+    const double range = st.max - st.min;
+    const double floor = 1e-12 * (1.0 + fabs(st.max));
+    const double scale = range > floor ? range : floor;
+    const double tol = an.periodic_tol * scale + r.max_step_change[c];
+    for (int g = 0; g < N; ++g) {
+      double lo = HUGE_VAL, hi = -HUGE_VAL;
+      for (int i = first + g; i < first + len; i += N) {
+        const double v = set.at(i)[2 + c];
+        lo = v < lo ? v : lo;
+        hi = v > hi ? v : hi;
+      }
+      if (!(hi >= lo)) continue;
+      const double spread = hi - lo;
+      out.normalized = max_value(out.normalized, spread / tol);
+      out.relative = max_value(out.relative, spread / scale);
+    }
+  }
+  return out;
+}
+
+// whether the samples of some phase mod N still creep: the means of the first, middle and last
+// third of that phase's kept samples move one way, and the geometric series of that motion (ratio
+// middle-to-last over first-to-middle) leaves more than the tolerance to go — a transient that
+// contracts onto a cycle at a fraction of a per cent per sample passes any short window's test
+template <class D>
+FIVSIM_HD inline bool samples_creep(const SampleSet& set, int N, const SweepAnalysis& an, int n_dof,
+                                    const CaseResult<D>& r) {
+  // thirds of at least three samples: the step jitter's sawtooth averages out of their means
+  const int per_phase = set.count / N;
+  if (per_phase < 9) return false;
+  const int third = per_phase / 3;
+  const int first = set.count - 3 * third * N;  // the last 3·third samples of each phase
+  for (int c = 0; c < 2 * n_dof; ++c) {
+    const RunningStats& st = r.series[c];
+    const double range = st.max - st.min;
+    const double floor = 1e-12 * (1.0 + fabs(st.max));
+    const double tol = an.periodic_tol * (range > floor ? range : floor) + r.max_step_change[c];
+    for (int g = 0; g < N; ++g) {
+      double mean[3] = {0.0, 0.0, 0.0};
+      for (int j = 0; j < 3 * third; ++j) mean[j / third] += set.at(first + g + j * N)[2 + c];
+      const double d1 = (mean[1] - mean[0]) / third, d2 = (mean[2] - mean[1]) / third;
+      if (d1 * d2 <= 0.0) continue;  // no one-way motion
+      const double a1 = fabs(d1), a2 = fabs(d2);
+      // motion within one step's change is the step jitter's sawtooth, not a trend
+      if (a2 <= r.max_step_change[c]) continue;
+      // what a geometric approach has left: a2·ρ/(1 − ρ) after the last third; none: drifting
+      const double left = a2 < a1 ? a2 * (a2 / a1) / (1.0 - a2 / a1) : (a2 > tol ? HUGE_VAL : 0.0);
+      if (left > tol) return true;
+    }
+  }
+  return false;
+}
+
+// the smallest N ≤ max_period whose phases each stay within tolerance over a window of at least
+// (K+1)·N samples: the last (K+1)·N (tail) or all of them, while all kept samples no longer creep
+// towards their cycle. 0 when none; `relative` the chosen N's spread (else the smallest), `first` the
+// window's first sample.
+template <class D>
+FIVSIM_HD inline int find_period(const SampleSet& set, bool tail, const SweepAnalysis& an, int n_dof,
+                                 const CaseResult<D>& r, double& relative, int& first) {
+  const int K = an.confirmations;
+  relative = HUGE_VAL;
+  first = 0;
+  unsigned creeping = 0;  // bit N−1: the phases of N creep (and so do those of its multiples)
+  for (int N = 1; N <= an.max_period; ++N) {
+    const int need = (K + 1) * N;
+    if (set.count < need) break;
+    const int len = tail ? need : set.count;
+    const int start = set.count - len;
+    const PhaseSpread e = phase_spread(set, start, len, N, an, n_dof, r);
+    bool creeps = samples_creep(set, N, an, n_dof, r);
+    for (int d = 1; d < N && !creeps; ++d) creeps = N % d == 0 && (creeping >> (d - 1)) & 1u;
+    if (creeps) creeping |= 1u << (N - 1);
+    if (e.normalized <= 1.0 && !creeps) {
+      relative = e.relative;
+      first = start;
+      return N;
+    }
+    relative = e.relative < relative ? e.relative : relative;
+  }
+  if (!(relative < HUGE_VAL)) relative = nan("");
   return 0;
 }
 
-// classification from the kept section samples; without enough of them (a contact that never
-// sticks, a section never crossed), from the stick→slip points of all contacts, else from all
-// transition points
+// whether the samples keep their extent: each component's range over the second half of them is
+// at least 0.8 of the first half's (a transient that contracts onto a cycle shrinks it; samples on
+// an invariant curve do not)
+template <class D>
+FIVSIM_HD inline bool samples_stationary(const SampleSet& set, int n_dof, const SweepAnalysis& an,
+                                         const CaseResult<D>& r) {
+  const int half = set.count / 2;
+  for (int c = 0; c < 2 * n_dof; ++c) {
+    double lo[2] = {HUGE_VAL, HUGE_VAL}, hi[2] = {-HUGE_VAL, -HUGE_VAL};
+    for (int i = set.count - 2 * half; i < set.count; ++i) {
+      const int h = i < set.count - half ? 0 : 1;
+      const double v = set.at(i)[2 + c];
+      lo[h] = v < lo[h] ? v : lo[h];
+      hi[h] = v > hi[h] ? v : hi[h];
+    }
+    const double range = r.series[c].max - r.series[c].min;
+    const double first = hi[0] - lo[0], second = hi[1] - lo[1];
+    if (first > an.periodic_tol * range && second < 0.8 * first) return false;
+  }
+  return true;
+}
+
+// the section samples, or without enough of them (a contact that never sticks, a section never
+// crossed) the stick→slip points of the first contact with enough, else all transition points
+// (where they are more)
+template <class D>
+FIVSIM_HD inline SampleSet class_samples(const double* points, const SweepAnalysis& an, int n_dof, int n_contacts,
+                                         const CaseResult<D>& r) {
+  const int stride = point_stride(n_dof);
+  const int need = an.confirmations + 1;
+  const SampleSet section{points, 1, r.points_seen[1], -2.0,
+                          static_cast<int>(r.points_seen[1] < an.capacity ? r.points_seen[1] : an.capacity),
+                          an.capacity, stride};
+  if (section.count >= need) return section;
+  SampleSet set = section;
+  set.kind = 0;
+  set.seen = r.points_seen[0];
+  const int kept = static_cast<int>(set.seen < an.capacity ? set.seen : an.capacity);
+  // stick→slip of whichever contact sticks: its points recur with the orbit
+  for (int c = 0; c < n_contacts; ++c) {
+    const double cc = static_cast<double>(static_cast<int>(EventKind::stick_to_slip) * 64 + c);
+    int n = 0;
+    for (int i = 0; i < kept; ++i) n += ring_point(points, 0, set.seen, an.capacity, stride, i)[1] == cc ? 1 : 0;
+    if (n >= need) {
+      set.code = cc;
+      set.count = n;
+      return set;
+    }
+  }
+  set.count = kept;
+  return kept > section.count ? set : section;
+}
+
+// the class and its evidence from the kept samples and the Lyapunov estimate; `tail`: judge
+// periodicity on the last (K+1)·N samples (an adaptive case, whose ring holds its transient),
+// else on all kept samples
 template <class D>
 FIVSIM_HD inline void classify_case(const double* points, const SweepAnalysis& an, int n_dof, int n_contacts,
-                                    CaseResult<D>& r) {
+                                    CaseResult<D>& r, bool tail = false) {
+  const int confirmed_n = r.period_n;
   r.period_n = 0;
   r.period_s = 0.0;
+  r.samples = 0;
+  r.recurrence = nan("");
   if (r.status != Status::ok) {
     r.klass = CaseClass::diverged;
+    r.settled_at = -1.0;
     return;
   }
   if (r.transitions == 0) {
     r.klass = CaseClass::no_stick_slip;
+    r.settled_at = -1.0;
     return;
   }
-  const int stride = point_stride(n_dof);
-  int kind = 1;
-  double code = -2.0;  // any
-  long seen = r.points_seen[1];
-  int count = static_cast<int>(seen < an.capacity ? seen : an.capacity);
-  if (count < 4) {
-    kind = 0;
-    seen = r.points_seen[0];
-    const int kept = static_cast<int>(seen < an.capacity ? seen : an.capacity);
-    // stick→slip of whichever contact sticks: its points recur with the orbit
-    for (int c = 0; c < n_contacts; ++c) {
-      const double cc = static_cast<double>(static_cast<int>(EventKind::stick_to_slip) * 64 + c);
-      int n = 0;
-      for (int i = 0; i < kept; ++i) n += ring_point(points, 0, seen, an.capacity, stride, i)[1] == cc ? 1 : 0;
-      if (n >= 4) {
-        code = cc;
-        count = n;
-        break;
-      }
-    }
-    if (code < -1.0) count = kept;
+  const SampleSet set = class_samples(points, an, n_dof, n_contacts, r);
+  r.samples = set.count;
+  int first = 0;
+  // an adaptive case that confirmed periodic-N keeps it (its statistics, and so the tolerance's
+  // scale, have been taken afresh since); its evidence is the window that confirmed it plus the
+  // orbit after
+  const int confirmed = tail && r.settled_at >= 0.0 ? confirmed_n : 0;
+  int N = 0;
+  if (confirmed > 0 && set.kind == 1 && set.count >= (an.confirmations + 2) * confirmed) {
+    N = confirmed;
+    first = set.count - (an.confirmations + 2) * confirmed;
+    r.recurrence = phase_spread(set, first, set.count - first, N, an, n_dof, r).relative;
+  } else {
+    N = find_period(set, tail, an, n_dof, r, r.recurrence, first);
   }
-  const int N = recurrence_period(points, kind, seen, code, count, an, n_dof, r);
-  r.klass = N > 0 ? CaseClass::periodic : CaseClass::chaotic;
-  r.period_n = N;
   if (N > 0) {
-    const double t0 = ring_point(points, kind, seen, an.capacity, stride,
-                                 nth_with_code(points, kind, seen, an.capacity, stride, code, 0))[0];
-    const double t1 = ring_point(points, kind, seen, an.capacity, stride,
-                                 nth_with_code(points, kind, seen, an.capacity, stride, code, count - 1))[0];
-    r.period_s = (t1 - t0) / static_cast<double>(count - 1) * N;
+    r.klass = CaseClass::periodic;
+    r.period_n = N;
+    const double t0 = set.at(first)[0], t1 = set.at(set.count - 1)[0];
+    r.period_s = (t1 - t0) / static_cast<double>(set.count - 1 - first) * N;
+    // an adaptive case keeps the moment its confirming window began
+    if (!(tail && r.settled_at >= 0.0)) r.settled_at = t0;
+    return;
   }
+  r.settled_at = -1.0;
+  // the exponent and its error as growth per block (a cycle between section samples): a
+  // dimensionless figure, the same for any model's time scale
+  const double err = r.lyapunov_blocks.std_error() * detail::mean_block_time(r);
+  const double lambda = r.lyapunov * detail::mean_block_time(r);
+  const bool measured = an.lyapunov_every > 0 && r.lyapunov_blocks.count >= kLyapunovMinBlocks && is_finite(lambda) &&
+                        is_finite(err);
+  if (measured && lambda > an.lyapunov_zero && lambda > 3.0 * err) r.klass = CaseClass::chaotic;
+  else if (measured && 3.0 * err <= an.lyapunov_zero && fabs(lambda) <= 3.0 * err + an.lyapunov_zero &&
+           set.count >= 4 * (an.confirmations + 1) &&
+           samples_stationary(set, n_dof, an, r))
+    r.klass = CaseClass::quasi_periodic;
+  else r.klass = CaseClass::undetermined;
 }
 
 // scratch of the two steppers
@@ -250,6 +435,36 @@ FIVSIM_HD inline double renormalise_twin(const State<D>& s, State<D>& twin, int 
   }
   if (!(d > 0.0)) twin.q[0] = s.q[0] + T(d0);
   return d;
+}
+
+// statistics start again (the orbit that follows a confirmation is what they describe)
+template <class D>
+FIVSIM_HD inline void restart_statistics(CaseResult<D>& r) {
+  for (int c = 0; c < CaseResult<D>::NS; ++c) r.series[c] = RunningStats();
+  for (int c = 0; c < 2 * D::max_dof; ++c) r.max_step_change[c] = 0.0;
+  for (int c = 0; c < 4; ++c) r.in_state[c] = 0;
+  r.transitions = 0;
+}
+
+// an adaptive case's new section sample: whether the case is done. Once the last (K+1)·N samples
+// confirm periodic-N, the case records when that window began, starts its statistics afresh and
+// runs one more orbit (N samples) over which they are taken.
+template <class D>
+FIVSIM_HD inline bool adaptive_sample(const double* points, const SweepAnalysis& an, int nq, CaseResult<D>& r,
+                                      long& confirmed_until) {
+  if (confirmed_until >= 0) return r.section_hits >= confirmed_until;
+  const int stride = point_stride(nq);
+  SampleSet set{points, 1, r.points_seen[1], -2.0, 0, an.capacity, stride};
+  set.count = static_cast<int>(set.seen < an.capacity ? set.seen : an.capacity);
+  double relative = 0.0;
+  int first = 0;
+  const int N = find_period(set, true, an, nq, r, relative, first);
+  if (N == 0) return false;
+  r.settled_at = set.at(first)[0];
+  r.period_n = N;
+  confirmed_until = r.section_hits + N;
+  restart_statistics(r);
+  return false;
 }
 
 }  // namespace detail
@@ -298,6 +513,7 @@ FIVSIM_HD inline void run_case_with(const CaseSetup<D>& setup, const SweepAnalys
   const double t0 = static_cast<double>(s.t);
   const double dt = setup.dt;
   double next_strobe = setup.t_transient;
+  long confirmed_until = -1;  // adaptive: the section hit that ends the case once periodic-N is confirmed
 
   for (long k = 1; k <= setup.steps; ++k) {
     q_prev = s.q;
@@ -327,14 +543,18 @@ FIVSIM_HD inline void run_case_with(const CaseSetup<D>& setup, const SweepAnalys
       if (twin_failed) {
         twin = nullptr;
         r.lyapunov_time = 0.0;
+        r.lyapunov_blocks = BatchMeans();
       } else {
         twin->t = T(t);
         if (k % an.lyapunov_every == 0) {
           const double d = detail::renormalise_twin(s, *twin, nq, an.lyapunov_d0);
           // intervals that start after the transient count
           if (t - an.lyapunov_every * dt >= setup.t_transient - 0.5 * dt && d > 0.0) {
-            lyapunov_sum += log(d / an.lyapunov_d0);
+            const double growth = log(d / an.lyapunov_d0);
+            lyapunov_sum += growth;
             r.lyapunov_time += an.lyapunov_every * dt;
+            r.lyapunov_block_sum += growth;
+            r.lyapunov_block_time += an.lyapunov_every * dt;
           }
         }
       }
@@ -406,11 +626,23 @@ FIVSIM_HD inline void run_case_with(const CaseSetup<D>& setup, const SweepAnalys
       }
       ++r.section_hits;
       detail::push_point(points, 1, r.points_seen[1], an.capacity, nq, t_prev + theta * dt, -1.0, qs, us);
+      // a Lyapunov block ends at each sample: blocks of whole cycles
+      if (twin && r.lyapunov_block_time > 0.0) {
+        r.lyapunov_blocks.add(r.lyapunov_block_sum / r.lyapunov_block_time);
+        r.lyapunov_block_sum = r.lyapunov_block_time = 0.0;
+      }
+      if (an.adaptive && detail::adaptive_sample(points, an, nq, r, confirmed_until)) break;
+    }
+    // chaos shows in the exponent's sign, whatever the samples do
+    if (an.adaptive && twin && r.lyapunov_blocks.count >= kLyapunovMinBlocks && r.lyapunov_time > 0.0) {
+      const double cycle = detail::mean_block_time(r);
+      const double lambda = lyapunov_sum / r.lyapunov_time;
+      if (lambda * cycle > an.lyapunov_zero && lambda > 3.0 * r.lyapunov_blocks.std_error()) break;
     }
   }
   // not asked for: 0; asked for but no window (or the twin failed): NaN
   r.lyapunov = r.lyapunov_time > 0.0 ? lyapunov_sum / r.lyapunov_time : (an.lyapunov_every > 0 ? nan("") : 0.0);
-  if (observes_class(obs)) classify_case(points, an, nq, nc, r);
+  if (observes_class(obs)) classify_case(points, an, nq, nc, r, an.adaptive);
   else r.klass = r.status == Status::ok ? CaseClass::unclassified : CaseClass::diverged;
 }
 
