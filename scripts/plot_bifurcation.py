@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Bifurcation diagram of a `fivsim sweep` folder, like seed 001 Fig. 5: for every case, its
-Poincaré samples (or its transition points) of one coordinate against the swept parameter,
-coloured by the case's class (periodic-1, periodic-2, …, quasi-periodic, chaotic, undetermined, …).
+Poincaré samples (or its transition points) of one coordinate against the swept parameter (a
+periodic case's from the time its samples settled, cases.csv's settled_at), coloured by the case's class (periodic-1, periodic-2, …, quasi-periodic, chaotic, undetermined, …).
 Several panels, one above the other, with --panels KIND:COORD,... Reads cases.csv and points.csv,
 or results.h5 where the sweep wrote only that.
 
@@ -27,6 +27,10 @@ CLASS_COLOURS = {
     "periodic-2": "tab:orange",
     "periodic-3": "tab:olive",
     "periodic-4": "tab:green",
+    "periodic-5": "tab:purple",
+    "periodic-6": "saddlebrown",
+    "periodic-7": "gold",
+    "periodic-8": "navy",
     "quasi-periodic": "tab:cyan",
     "chaotic": "tab:red",
     "undetermined": "tab:pink",
@@ -50,10 +54,14 @@ def read_cases(folder, param):
         sys.exit("plot_bifurcation: %s is not a swept parameter (%s)" % (param, ", ".join(params)))
     value = {int(r["case"]): float(r[param]) for r in rows}
     klass = {int(r["case"]): r["class"] for r in rows}
-    return param, value, klass
+    # a periodic case's points from the moment its samples settled (an adaptive case's rings also
+    # hold its transient)
+    settled = {int(r["case"]): float(r["settled_at"]) for r in rows
+               if r.get("settled_at") not in (None, "", "nan") and float(r["settled_at"]) == float(r["settled_at"])}
+    return param, value, klass, settled
 
 
-def read_points(folder, panels, value, klass):
+def read_points(folder, panels, value, klass, settled):
     """{(kind, coord): (xs, ys, classes)} from the points table in one pass"""
     got = {p: ([], [], []) for p in panels}
     rows = table_rows(folder, "points")
@@ -65,6 +73,8 @@ def read_points(folder, panels, value, klass):
             if r["kind"] != kind:
                 continue
             c = int(r["case"])
+            if c in settled and float(r["t"]) < settled[c]:
+                continue
             xs, ys, cs = got[(kind, coord)]
             xs.append(value[c])
             ys.append(float(r[coord]))
@@ -86,8 +96,8 @@ def main():
     for item in a.panels.split(","):
         kind, _, coord = item.partition(":")
         panels.append((kind, coord or "q0"))
-    param, value, klass = read_cases(a.folder, a.param)
-    data = read_points(a.folder, panels, value, klass)
+    param, value, klass, settled = read_cases(a.folder, a.param)
+    data = read_points(a.folder, panels, value, klass, settled)
 
     names = sorted(set(klass.values()), key=lambda n: (not n.startswith("periodic-"), len(n), n))
     counts = {n: sum(1 for k in klass.values() if k == n) for n in names}

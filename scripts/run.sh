@@ -10,7 +10,7 @@ if [[ ! -x "$build_dir/fivsim" ]] || [[ -n "$(find src include kernels CMakeList
   cmake --build "$build_dir" -j "$(nproc)" --target fivsim
 fi
 if [[ $# -eq 0 ]]; then
-  "$build_dir/fivsim" sweep scenarios/chain2_load_sweep.json --out runs/chain2_load_sweep
-  exec scripts/plot_bifurcation.py runs/chain2_load_sweep --panels poincare:q1,stick_to_slip@0:q0
+  "$build_dir/fivsim" sweep scenarios/chain2_bifurcation.json --out runs/chain2_bifurcation
+  exec scripts/plot_bifurcation.py runs/chain2_bifurcation --panels poincare:q1,stick_to_slip@0:q0
 fi
 exec "$build_dir/fivsim" "$@"

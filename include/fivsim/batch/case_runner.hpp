@@ -176,8 +176,21 @@ struct SampleSet {
   int count;
   int capacity;
   int stride;
+  // where the last sample of a filtered set was found: samples read in increasing order cost one
+  // pass over the ring, not one each
+  mutable int cursor_i = -1, cursor_pos = -1;
   FIVSIM_HD const double* at(int i) const {
-    return ring_point(points, kind, seen, capacity, stride, code < -1.0 ? i : nth_with_code(points, kind, seen, capacity, stride, code, i));
+    if (code < -1.0) return ring_point(points, kind, seen, capacity, stride, i);
+    if (i == cursor_i) return ring_point(points, kind, seen, capacity, stride, cursor_pos);
+    if (i < cursor_i) cursor_i = cursor_pos = -1;
+    const int kept = static_cast<int>(seen < capacity ? seen : capacity);
+    for (int pos = cursor_pos + 1; pos < kept; ++pos) {
+      const double* row = ring_point(points, kind, seen, capacity, stride, pos);
+      if (row[1] != code) continue;
+      cursor_pos = pos;
+      if (++cursor_i == i) return row;
+    }
+    return ring_point(points, kind, seen, capacity, stride, kept - 1);  // not reached for i < count
   }
 };
 
