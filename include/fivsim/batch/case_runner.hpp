@@ -376,9 +376,10 @@ FIVSIM_HD inline void classify_case(const double* points, const SweepAnalysis& a
   // orbit after
   const int confirmed = tail && r.settled_at >= 0.0 ? confirmed_n : 0;
   int N = 0;
-  if (confirmed > 0 && set.kind == 1 && set.count >= (an.confirmations + 2) * confirmed) {
+  if (confirmed > 0 && set.kind == 1 && set.count >= (an.confirmations + 1) * confirmed) {
     N = confirmed;
-    first = set.count - (an.confirmations + 2) * confirmed;
+    const int window = (an.confirmations + 2) * confirmed;
+    first = set.count - (set.count < window ? set.count : window);
     r.recurrence = phase_spread(set, first, set.count - first, N, an, n_dof, r).relative;
   } else {
     N = find_period(set, tail, an, n_dof, r, r.recurrence, first);
