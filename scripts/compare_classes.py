@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Case-by-case classes of two `fivsim sweep` folders over the same cases (say an adaptive sweep
-against a long fixed-length one): the agreement, a confusion table, and each sweep's case-steps.
+against a long fixed-length one): the agreement, a confusion table, each sweep's case-steps and
+the median `recurrence` of each class (how tightly its samples repeat, relative to the range).
 
 usage: scripts/compare_classes.py REFERENCE_DIR OTHER_DIR
 """
@@ -19,6 +20,16 @@ def classes(folder):
     if not rows or "class" not in rows[0]:
         sys.exit("compare_classes: %s has no classified cases" % folder)
     return {int(r["case"]): r["class"] for r in rows}
+
+
+def median_recurrence(folder):
+    """{class: median of its cases' recurrence (their samples' spread relative to the range)}"""
+    by = collections.defaultdict(list)
+    for r in table_rows(folder, "cases"):
+        x = float(r.get("recurrence", "nan"))
+        if x == x:
+            by[r["class"]].append(x)
+    return {k: sorted(v)[len(v) // 2] for k, v in by.items()}
 
 
 def case_steps(folder):
@@ -43,7 +54,9 @@ def main():
         print("%-16s %-16s %6d%s" % (x, y, n, "" if x == y else "   *"))
     for name, folder in (("reference", a.reference), ("other", a.other)):
         done, fixed = case_steps(folder)
-        print("%s: %.4g case-steps (%.1f %% of its cases x steps)" % (name, done, 100.0 * done / fixed))
+        print("%s: %.4g case-steps (%.1f %% of its cases x steps); median recurrence %s" % (
+            name, done, 100.0 * done / fixed,
+            ", ".join("%s %.2g" % kv for kv in sorted(median_recurrence(folder).items()))))
 
 
 if __name__ == "__main__":

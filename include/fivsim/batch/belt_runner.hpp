@@ -102,6 +102,7 @@ struct BeltLanes {
   long in_state[4][W];
   int last[N][W];
   long stick_from[W];
+  double margin_1[W], margin_2[W];  // the section contact's stick margins, the last two stick steps
   bool finite[W];
   bool failed[W];
 };
@@ -169,6 +170,7 @@ FIVSIM_HD inline void belt_load_lane(const BeltModel<D>& b, const CaseBatch<D>& 
   for (int s = 0; s < 2 * N; ++s) x.change[s][l] = 0.0;
   for (int s = 0; s < 4; ++s) x.in_state[s][l] = 0;
   x.stick_from[l] = 0;
+  x.margin_1[l] = x.margin_2[l] = -1.0;
   x.failed[l] = false;
 }
 
@@ -310,6 +312,14 @@ FIVSIM_HD inline void run_belt_lanes(const BeltModel<D>& b, const CaseBatch<D>& 
             break_away = break_away || (e == EventKind::stick_to_slip && i == an.contact && k - x.stick_from[l] > 1);
           }
           if (i == an.contact && to == ContactState::stick && from != ContactState::stick) x.stick_from[l] = k;
+          if (i == an.contact && to == ContactState::stick && an.section == SectionKind::stick_to_slip) {
+            FrictionLaw law;
+            law.kind = b.law[i].kind;
+            for (int p = 0; p < kFrictionMaxParams; ++p) law.p[p] = x.law_p[i][p][l];
+            x.margin_2[l] = x.margin_1[l];
+            x.margin_1[l] = fivsim::detail::stick_margin(law, static_cast<double>(x.lamN[i][l]),
+                                                         static_cast<double>(x.lamT[i][l]));
+          }
           x.last[i][l] = x.contact[i][l];
         }
         if constexpr ((Obs & kObservePoincare) != 0) {
@@ -317,7 +327,7 @@ FIVSIM_HD inline void run_belt_lanes(const BeltModel<D>& b, const CaseBatch<D>& 
           // the section: the break-away state, or the crossing by linear interpolation in the step
           double theta = -1.0;
           if (an.section == SectionKind::stick_to_slip && break_away) {
-            theta = 1.0;
+            theta = fivsim::detail::break_away_fraction(x.margin_1[l], x.margin_2[l]);
           } else if (an.section == SectionKind::velocity) {
             const double eps = opt.stick_tol;
             // the section DoF's velocity as a sum weighted 1 and 0, not as u[an.dof] or a pick by

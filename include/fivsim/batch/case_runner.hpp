@@ -10,8 +10,8 @@
 //   - the last `capacity` transition points (seed 001 Fig. 5: positions at stick↔slip and
 //     separation events) and the last `capacity` Poincaré samples on the scenario's section
 //     (the break-away of a contact after a stick of at least two steps — on a belt, u leaving the
-//     belt speed downwards; a velocity crossing, interpolated linearly inside the step; or
-//     stroboscopic);
+//     belt speed downwards — at the moment its stick margin extrapolates to zero inside the step;
+//     a velocity crossing, interpolated linearly inside the step; or stroboscopic);
 //   - a classification with its evidence (docs/METHODS.md "Classes"): periodic-N when the last
 //     (K+1)·N samples, grouped by phase mod N, each stay within a tolerance relative to the
 //     attractor's size; chaotic when the largest Lyapunov exponent is positive beyond three
@@ -144,6 +144,23 @@ FIVSIM_HD inline void push_point(double* points, int kind, long& seen, int capac
   ++seen;
 }
 
+// how far a sticking contact's friction force is inside its cone: μ(0)·λN − |λT|
+FIVSIM_HD inline double stick_margin(const FrictionLaw& law, double lamN, double lamT) {
+  double mu_plus = 0.0, mu_minus = 0.0;
+  friction_bounds(law, 0.0, mu_plus, mu_minus);
+  return (lamT >= 0.0 ? mu_minus : mu_plus) * lamN - fabs(lamT);
+}
+
+// where in its step a break-away happened: the stick margins at the ends of the two steps before
+// it, extrapolated linearly to zero (the spring force that breaks the stick grows smoothly), as a
+// fraction of the step; 1 (the step's end, the grid's sample) when they do not close. A sample
+// taken there moves by O(dt²) with the orbit's phase against the time grid, not by O(dt).
+FIVSIM_HD inline double break_away_fraction(double margin_1, double margin_2) {
+  if (!(margin_1 >= 0.0) || !(margin_2 > margin_1)) return 1.0;
+  const double theta = margin_1 / (margin_2 - margin_1);
+  return theta < 1.0 ? theta : 1.0;
+}
+
 }  // namespace detail
 
 // the position in the ring of the j-th oldest kept point whose code is `code` (any code when
@@ -176,6 +193,13 @@ struct SampleSet {
   int count;
   int capacity;
   int stride;
+  // how far a sample of component c may move with the orbit's phase against the time grid: the
+  // section's samples are interpolated to their event inside the step (O(dt²)), transition points
+  // are taken at the step after the event (up to the component's largest change over one step)
+  template <class R>
+  FIVSIM_HD double jitter(const R& r, int c) const {
+    return kind == 1 ? 0.0 : r.max_step_change[c];
+  }
   // where the last sample of a filtered set was found: samples read in increasing order cost one
   // pass over the ring, not one each
   mutable int cursor_i = -1, cursor_pos = -1;
@@ -196,9 +220,9 @@ struct SampleSet {
 
 // how far the samples of each phase mod N spread over samples [first, first + len): `normalized`
 // against the tolerance (≤ 1 passes), `relative` against the attractor's range. The tolerance of a
-// component is periodic_tol × its range over the trajectory plus its largest change over one
-// step: a sample taken at a step rather than at the exact event moves by up to that much with the
-// phase of the time grid.
+// component is periodic_tol × its range over the trajectory, plus for transition points its
+// largest change over one step: a point taken at a step rather than at the exact event moves by up
+// to that much with the phase of the time grid.
 struct PhaseSpread {
   double normalized = 0.0;
   double relative = 0.0;
@@ -213,7 +237,7 @@ FIVSIM_HD inline PhaseSpread phase_spread(const SampleSet& set, int first, int l
     const double range = st.max - st.min;
     const double floor = 1e-12 * (1.0 + fabs(st.max));
     const double scale = range > floor ? range : floor;
-    const double tol = an.periodic_tol * scale + r.max_step_change[c];
+    const double tol = an.periodic_tol * scale + set.jitter(r, c);
     for (int g = 0; g < N; ++g) {
       double lo = HUGE_VAL, hi = -HUGE_VAL;
       for (int i = first + g; i < first + len; i += N) {
@@ -246,15 +270,16 @@ FIVSIM_HD inline bool samples_creep(const SampleSet& set, int N, const SweepAnal
     const RunningStats& st = r.series[c];
     const double range = st.max - st.min;
     const double floor = 1e-12 * (1.0 + fabs(st.max));
-    const double tol = an.periodic_tol * (range > floor ? range : floor) + r.max_step_change[c];
+    const double tol = an.periodic_tol * (range > floor ? range : floor) + set.jitter(r, c);
     for (int g = 0; g < N; ++g) {
       double mean[3] = {0.0, 0.0, 0.0};
       for (int j = 0; j < 3 * third; ++j) mean[j / third] += set.at(first + g + j * N)[2 + c];
       const double d1 = (mean[1] - mean[0]) / third, d2 = (mean[2] - mean[1]) / third;
       if (d1 * d2 <= 0.0) continue;  // no one-way motion
       const double a1 = fabs(d1), a2 = fabs(d2);
-      // motion within one step's change is the step jitter's sawtooth, not a trend
-      if (a2 <= r.max_step_change[c]) continue;
+      // motion within the jitter (the step grid's sawtooth for transition points) or a hundredth
+      // of the tolerance is noise, not a trend
+      if (a2 <= set.jitter(r, c) || a2 <= 0.01 * tol) continue;
       // what a geometric approach has left: a2·ρ/(1 − ρ) after the last third; none: drifting
       const double left = a2 < a1 ? a2 * (a2 / a1) / (1.0 - a2 / a1) : (a2 > tol ? HUGE_VAL : 0.0);
       if (left > tol) return true;
@@ -523,6 +548,7 @@ FIVSIM_HD inline void run_case_with(const CaseSetup<D>& setup, const SweepAnalys
   Vec<T, D::max_dof> q_prev, u_prev;
   ContactState last[D::max_contacts] = {};
   long stick_from = 0;  // step at which the section contact last began to stick
+  double margin_1 = -1.0, margin_2 = -1.0;  // its stick margins at the ends of the last two stick steps
   for (int i = 0; i < nc; ++i) last[i] = s.contact[i];
   const double t0 = static_cast<double>(s.t);
   const double dt = setup.dt;
@@ -588,6 +614,10 @@ FIVSIM_HD inline void run_case_with(const CaseSetup<D>& setup, const SweepAnalys
           break_away = break_away || (e == EventKind::stick_to_slip && i == an.contact && k - stick_from > 1);
         }
         if (i == an.contact && s.contact[i] == ContactState::stick && last[i] != ContactState::stick) stick_from = k;
+        if (i == an.contact && s.contact[i] == ContactState::stick && an.section == SectionKind::stick_to_slip) {
+          margin_2 = margin_1;
+          margin_1 = detail::stick_margin(m.law[i], static_cast<double>(s.lamN[i]), static_cast<double>(s.lamT[i]));
+        }
         last[i] = s.contact[i];
       }
     }
@@ -619,7 +649,7 @@ FIVSIM_HD inline void run_case_with(const CaseSetup<D>& setup, const SweepAnalys
     // the step
     double theta = -1.0;
     if (an.section == SectionKind::stick_to_slip && break_away) {
-      theta = 1.0;
+      theta = detail::break_away_fraction(margin_1, margin_2);
     } else if (an.section == SectionKind::velocity) {
       const double eps = opt.stick_tol;
       const double a = static_cast<double>(u_prev[an.dof]) - an.value;
