@@ -1,5 +1,5 @@
 // src/cli/cli_common.hpp — what the verbs of the fivsim tool share: loading a scenario with its
-// overrides into a model, wall clocks, and the progress line on stderr (DESIGN.md §6).
+// overrides into a model, wall clocks, and the progress line on stderr (docs/DESIGN.md §6).
 #pragma once
 
 #include <chrono>

@@ -1,4 +1,4 @@
-// src/cli/commands.hpp — the verbs of the fivsim tool (DESIGN.md §6).
+// src/cli/commands.hpp — the verbs of the fivsim tool (docs/DESIGN.md §6).
 #pragma once
 
 #include <limits>

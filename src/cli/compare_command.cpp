@@ -1,5 +1,5 @@
 // src/cli/compare_command.cpp — `fivsim compare`: every method × dt against the event-driven
-// reference, as seed 000 Tables 2–3 and seed 001 Tables 1–2 do (DESIGN.md §5): RMS of each series
+// reference, as seed 000 Tables 2–3 and seed 001 Tables 1–2 do (docs/DESIGN.md §5): RMS of each series
 // and its error, transition matching (the seed's × for a missed transition), the RMS of the
 // displacement at stick-slip transitions, dominant frequencies, cost. compare.md, compare.csv and
 // compare.json, and with --series the time series of every run.

@@ -1,4 +1,4 @@
-// src/cli/main.cpp — the fivsim command line: verbs, options and --help (DESIGN.md §6).
+// src/cli/main.cpp — the fivsim command line: verbs, options and --help (docs/DESIGN.md §6).
 #include <CLI/CLI.hpp>
 
 #include "commands.hpp"
@@ -7,7 +7,7 @@ int main(int argc, char** argv) {
   using namespace fivsim::cli;
   CLI::App app{
       "fivsim — nonsmooth friction-induced vibration: LCP time stepping for stick-slip and "
-      "separation-reattachment.\nScenario format: docs/SCENARIOS.md; outputs: DESIGN.md §5."};
+      "separation-reattachment.\nScenario format: docs/SCENARIOS.md; outputs: docs/DESIGN.md §5."};
   app.require_subcommand(1);
   app.set_version_flag("--version", "fivsim 0.1.0");
 

@@ -1,5 +1,5 @@
 // src/cli/run_command.cpp — `fivsim run` and `fivsim validate`: one scenario, one simulation,
-// timeseries.csv and summary.json (DESIGN.md §5).
+// timeseries.csv and summary.json (docs/DESIGN.md §5).
 #include <chrono>
 #include <cstdio>
 #include <memory>

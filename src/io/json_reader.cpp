@@ -1,4 +1,4 @@
-// src/io/json_reader.cpp — strict JSON reading with pointer-named errors (DESIGN.md §4).
+// src/io/json_reader.cpp — strict JSON reading with pointer-named errors (docs/DESIGN.md §4).
 #include "fivsim/io/json_reader.hpp"
 
 #include <cmath>

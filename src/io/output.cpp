@@ -1,4 +1,4 @@
-// src/io/output.cpp — staged output folders, CSV and JSON writers (DESIGN.md §5).
+// src/io/output.cpp — staged output folders, CSV and JSON writers (docs/DESIGN.md §5).
 #include "fivsim/io/output.hpp"
 
 #include <unistd.h>

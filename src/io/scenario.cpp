@@ -1,4 +1,4 @@
-// src/io/scenario.cpp — scenario validation and model building (DESIGN.md §4).
+// src/io/scenario.cpp — scenario validation and model building (docs/DESIGN.md §4).
 #include "fivsim/io/scenario.hpp"
 
 #include <algorithm>

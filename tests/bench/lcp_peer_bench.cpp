@@ -1,7 +1,7 @@
 // tests/bench/lcp_peer_bench.cpp — fivsim's Lemke against Siconos' Lemke on the same 10^5 small
 // LCPs (n = 2, 4, 6: one-step friction LCPs of 1-, 2- and 3-slider chains, seed 000 Eq. 28),
 // both timed in this process. Siconos is called through linearComplementarity_driver (its raw
-// Lemke can report success on a ray, DESIGN.md §9). Prints rates, their ratio and the largest
+// Lemke can report success on a ray, docs/DESIGN.md §9). Prints rates, their ratio and the largest
 // natural-map residual of each side. Set OPENBLAS_NUM_THREADS=1 so that Siconos runs on one core
 // like fivsim.
 //

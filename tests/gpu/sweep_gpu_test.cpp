@@ -54,16 +54,9 @@ struct Batch {
   SweepAnalysis an;
 };
 
+// the n cases of `doc`'s sweep on both backends
 template <class D>
-Batch<D> make_batch(long n, bool single, bool irk = false) {
-  json doc = load_json_file(FIVSIM_SOURCE_DIR "/scenarios/chain2_load_sweep.json");
-  if (irk) {
-    doc["integrator"]["method"] = "irk";
-    doc["integrator"]["order"] = 4;
-  }
-  doc["integrator"]["t_end"] = 40.0;
-  doc["analysis"]["t_transient"] = 10.0;
-  doc["sweep"]["parameters"][0]["linspace"] = {1.0, 30.0, n};
+Batch<D> run_both(const json& doc, long n, bool single) {
   const Prepared<D> p = prepare<D>(doc, single);
   Batch<D> b;
   b.an = p.an;
@@ -77,6 +70,19 @@ Batch<D> make_batch(long n, bool single, bool irk = false) {
   const batch::CudaOutcome out = batch::run_chunk_cuda(p.cases.batch(), b.an, p.opt, b.gpu.data(), b.points_gpu.data(), kernel_s);
   EXPECT_EQ(out.error, "");
   return b;
+}
+
+template <class D>
+Batch<D> make_batch(long n, bool single, bool irk = false) {
+  json doc = load_json_file(FIVSIM_SOURCE_DIR "/scenarios/chain2_load_sweep.json");
+  if (irk) {
+    doc["integrator"]["method"] = "irk";
+    doc["integrator"]["order"] = 4;
+  }
+  doc["integrator"]["t_end"] = 40.0;
+  doc["analysis"]["t_transient"] = 10.0;
+  doc["sweep"]["parameters"][0]["linspace"] = {1.0, 30.0, n};
+  return run_both<D>(doc, n, single);
 }
 
 // a model each instantiation holds, swept over 96 cases
@@ -264,12 +270,8 @@ TEST(SweepGpu, LyapunovMatchesCpu) {
   doc["analysis"]["t_transient"] = 5.0;
   doc["analysis"]["lyapunov"] = {{"every", 10}};
   doc["sweep"]["parameters"][0]["linspace"] = {1.0, 30.0, 64};
-  const Prepared<D> p = prepare<D>(doc, false);
-  std::vector<CaseResult<D>> cpu(64), gpu(64);
-  std::vector<double> pc(64 * case_points_size(2, p.an.capacity)), pg(pc.size());
-  batch::run_chunk_cpu<D>(p.cases.batch(), p.an, p.opt, cpu.data(), pc.data(), 0);
-  double kernel_s = 0;
-  ASSERT_EQ(batch::run_chunk_cuda<D>(p.cases.batch(), p.an, p.opt, gpu.data(), pg.data(), kernel_s).error, "");
+  const Batch<D> b = run_both<D>(doc, 64, false);
+  const auto &cpu = b.cpu, &gpu = b.gpu;
   for (int c = 0; c < 64; ++c) {
     EXPECT_NEAR(cpu[c].lyapunov_time, gpu[c].lyapunov_time, 1e-9) << c;
     EXPECT_NEAR(cpu[c].lyapunov, gpu[c].lyapunov, 1e-6 * (1 + std::abs(cpu[c].lyapunov))) << c;
@@ -285,14 +287,10 @@ TEST(SweepGpu, AdaptiveQueueMatchesCpu) {
   json doc = load_json_file(FIVSIM_SOURCE_DIR "/scenarios/chain2_bifurcation.json");
   doc["integrator"]["t_end"] = 1500.0;
   doc["sweep"]["parameters"][0]["linspace"] = {2.0, 30.0, 300};
-  const Prepared<D> p = prepare<D>(doc, false);
-  ASSERT_TRUE(p.an.adaptive);
   const long n = 300;
-  std::vector<CaseResult<D>> cpu(n), gpu(n);
-  std::vector<double> pc(n * case_points_size(2, p.an.capacity)), pg(pc.size());
-  batch::run_chunk_cpu<D>(p.cases.batch(), p.an, p.opt, cpu.data(), pc.data(), 0);
-  double kernel_s = 0;
-  ASSERT_EQ(batch::run_chunk_cuda<D>(p.cases.batch(), p.an, p.opt, gpu.data(), pg.data(), kernel_s).error, "");
+  const Batch<D> b = run_both<D>(doc, n, false);
+  ASSERT_TRUE(b.an.adaptive);
+  const auto &cpu = b.cpu, &gpu = b.gpu;
   // the host's and the device's exp (the Stribeck law) differ in the last bit, which a chaotic
   // case grows and which can move a periodic case's confirmation across a sample: nine in ten
   // periodic cases stop at the same step, and those with the same class and evidence

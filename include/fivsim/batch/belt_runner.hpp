@@ -103,6 +103,7 @@ struct BeltLanes {
   int last[N][W];
   long stick_from[W];
   double margin_1[W], margin_2[W];  // the section contact's stick margins, the last two stick steps
+  double mu0_plus[W], mu0_minus[W];  // its static friction coefficients
   bool finite[W];
   bool failed[W];
 };
@@ -212,6 +213,19 @@ FIVSIM_HD inline void run_belt_lanes(const BeltModel<D>& b, const CaseBatch<D>& 
   // loop over lanes is bounded by W too, so that with W = 1 the lane is a constant and the lanes'
   // arrays stay in registers
   for (int l = 0; l < W; ++l) detail::belt_load_lane(b, cases, first + (l < lanes ? l : lanes - 1), l, opt.stick_tol, dt, x);
+  // the section contact's static friction, once per case (the index a constant of the unrolled loop)
+  for (int l = 0; l < W; ++l) {
+    x.mu0_plus[l] = x.mu0_minus[l] = 0.0;
+    FIVSIM_UNROLL for (int i = 0; i < N; ++i) {
+      if (i != an.contact || an.section != SectionKind::stick_to_slip) continue;
+      FrictionLaw law;
+      law.kind = b.law[i].kind;
+      for (int p = 0; p < kFrictionMaxParams; ++p) law.p[p] = x.law_p[i][p][l];
+      const fivsim::detail::StaticFriction mu = fivsim::detail::static_friction(law);
+      x.mu0_plus[l] = mu.plus;
+      x.mu0_minus[l] = mu.minus;
+    }
+  }
   for (int l = 0; l < W && l < lanes; ++l) results[l] = CaseResult<D>();
   long settled_steps = 0;
   double next_strobe = grid.t_transient;
@@ -313,11 +327,8 @@ FIVSIM_HD inline void run_belt_lanes(const BeltModel<D>& b, const CaseBatch<D>& 
           }
           if (i == an.contact && to == ContactState::stick && from != ContactState::stick) x.stick_from[l] = k;
           if (i == an.contact && to == ContactState::stick && an.section == SectionKind::stick_to_slip) {
-            FrictionLaw law;
-            law.kind = b.law[i].kind;
-            for (int p = 0; p < kFrictionMaxParams; ++p) law.p[p] = x.law_p[i][p][l];
             x.margin_2[l] = x.margin_1[l];
-            x.margin_1[l] = fivsim::detail::stick_margin(law, static_cast<double>(x.lamN[i][l]),
+            x.margin_1[l] = fivsim::detail::stick_margin({x.mu0_plus[l], x.mu0_minus[l]}, static_cast<double>(x.lamN[i][l]),
                                                          static_cast<double>(x.lamT[i][l]));
           }
           x.last[i][l] = x.contact[i][l];

@@ -1,5 +1,5 @@
 // fivsim/batch/case_runner.hpp — one case of a sweep from start to end, reduced on the fly to the
-// numbers of a bifurcation diagram (DESIGN.md §2 observers, §5 cases.csv / points.csv).
+// numbers of a bifurcation diagram (docs/DESIGN.md §2 observers, §5 cases.csv / points.csv).
 //
 // Written once as FIVSIM_HD code over plain structs: the CPU backend calls it from an OpenMP loop,
 // the CUDA kernel from one thread per case (kernels/sweep_batch.cuh). The stepper is Moreau's
@@ -144,11 +144,20 @@ FIVSIM_HD inline void push_point(double* points, int kind, long& seen, int capac
   ++seen;
 }
 
+// a law's static friction coefficients, bounding a positive and a negative stick force (μ at zero
+// relative velocity), found once per case so that a stick step pays no transcendental function
+struct StaticFriction {
+  double plus = 0.0, minus = 0.0;
+};
+FIVSIM_HD inline StaticFriction static_friction(const FrictionLaw& law) {
+  StaticFriction mu;
+  friction_bounds(law, 0.0, mu.plus, mu.minus);
+  return mu;
+}
+
 // how far a sticking contact's friction force is inside its cone: μ(0)·λN − |λT|
-FIVSIM_HD inline double stick_margin(const FrictionLaw& law, double lamN, double lamT) {
-  double mu_plus = 0.0, mu_minus = 0.0;
-  friction_bounds(law, 0.0, mu_plus, mu_minus);
-  return (lamT >= 0.0 ? mu_minus : mu_plus) * lamN - fabs(lamT);
+FIVSIM_HD inline double stick_margin(const StaticFriction& mu, double lamN, double lamT) {
+  return (lamT >= 0.0 ? mu.minus : mu.plus) * lamN - fabs(lamT);
 }
 
 // where in its step a break-away happened: the stick margins at the ends of the two steps before
@@ -549,6 +558,9 @@ FIVSIM_HD inline void run_case_with(const CaseSetup<D>& setup, const SweepAnalys
   ContactState last[D::max_contacts] = {};
   long stick_from = 0;  // step at which the section contact last began to stick
   double margin_1 = -1.0, margin_2 = -1.0;  // its stick margins at the ends of the last two stick steps
+  const bool break_away_section = an.section == SectionKind::stick_to_slip && an.contact < nc;
+  const detail::StaticFriction mu0 =
+      break_away_section ? detail::static_friction(m.law[an.contact]) : detail::StaticFriction();
   for (int i = 0; i < nc; ++i) last[i] = s.contact[i];
   const double t0 = static_cast<double>(s.t);
   const double dt = setup.dt;
@@ -614,9 +626,9 @@ FIVSIM_HD inline void run_case_with(const CaseSetup<D>& setup, const SweepAnalys
           break_away = break_away || (e == EventKind::stick_to_slip && i == an.contact && k - stick_from > 1);
         }
         if (i == an.contact && s.contact[i] == ContactState::stick && last[i] != ContactState::stick) stick_from = k;
-        if (i == an.contact && s.contact[i] == ContactState::stick && an.section == SectionKind::stick_to_slip) {
+        if (break_away_section && i == an.contact && s.contact[i] == ContactState::stick) {
           margin_2 = margin_1;
-          margin_1 = detail::stick_margin(m.law[i], static_cast<double>(s.lamN[i]), static_cast<double>(s.lamT[i]));
+          margin_1 = detail::stick_margin(mu0, static_cast<double>(s.lamN[i]), static_cast<double>(s.lamT[i]));
         }
         last[i] = s.contact[i];
       }
@@ -676,12 +688,12 @@ FIVSIM_HD inline void run_case_with(const CaseSetup<D>& setup, const SweepAnalys
         r.lyapunov_block_sum = r.lyapunov_block_time = 0.0;
       }
       if (an.adaptive && detail::adaptive_sample(points, an, nq, r, confirmed_until)) break;
-    }
-    // chaos shows in the exponent's sign, whatever the samples do
-    if (an.adaptive && twin && r.lyapunov_blocks.count >= kLyapunovMinBlocks && r.lyapunov_time > 0.0) {
-      const double cycle = detail::mean_block_time(r);
-      const double lambda = lyapunov_sum / r.lyapunov_time;
-      if (lambda * cycle > an.lyapunov_zero && lambda > 3.0 * r.lyapunov_blocks.std_error()) break;
+      // chaos shows in the exponent's sign, whatever the samples do (judged as a block closes)
+      if (an.adaptive && twin && r.lyapunov_blocks.count >= kLyapunovMinBlocks && r.lyapunov_time > 0.0) {
+        const double cycle = detail::mean_block_time(r);
+        const double lambda = lyapunov_sum / r.lyapunov_time;
+        if (lambda * cycle > an.lyapunov_zero && lambda > 3.0 * r.lyapunov_blocks.std_error()) break;
+      }
     }
   }
   // not asked for: 0; asked for but no window (or the twin failed): NaN

@@ -1,4 +1,4 @@
-// fivsim/batch/sweep_spec.hpp — the `sweep` block of a scenario (DESIGN.md §4): which numbers of
+// fivsim/batch/sweep_spec.hpp — the `sweep` block of a scenario (docs/DESIGN.md §4): which numbers of
 // the scenario vary, and the value of every swept number for any case index.
 //
 //   "sweep": {"mode": "grid" | "zip" | "random",

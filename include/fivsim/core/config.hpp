@@ -1,7 +1,7 @@
 // fivsim/core/config.hpp — the host/device marker and the compile-time capacities of the step path.
 //
 // Per-case physics is written once as FIVSIM_HD inline functions over plain structs whose
-// sizes are fixed at compile time (DESIGN.md §3); a Dims<T, NQ, NC> bundle names the scalar
+// sizes are fixed at compile time (docs/DESIGN.md §3); a Dims<T, NQ, NC> bundle names the scalar
 // type, the largest number of degrees of freedom and the largest number of contacts.
 #pragma once
 

@@ -2,7 +2,7 @@
 //
 // Storage is sized at compile time (no heap) and the active size is a runtime field, so one
 // instantiation serves every model up to its capacity on the host and in CUDA kernels alike.
-// Eigen stays on the host (DESIGN.md §3); these are the device-side helpers.
+// Eigen stays on the host (docs/DESIGN.md §3); these are the device-side helpers.
 #pragma once
 
 #include <float.h>

@@ -4,7 +4,7 @@
 // friction force is λ_T = −μ(v_r)·sgn(v_r)·λ_N, and at v_r = 0 the force is anywhere in
 // [−μ⁺(0)·λ_N, μ⁻(0)·λ_N] (stick; seed 000 Eqs. 3–4). The LCP of seed 000 Eq. 12 needs the
 // coefficient for each sliding direction: μ⁺ for v_r > 0 and μ⁻ for v_r < 0; they differ only
-// for the asymmetric law. Static friction is μ at v_r = 0 (DESIGN.md §4).
+// for the asymmetric law. Static friction is μ at v_r = 0 (docs/DESIGN.md §4).
 //
 //   coulomb            {mu}                         μ = mu
 //   coulomb_viscous    {mu, mu_v}                   μ = mu + mu_v·|v|           (seed 002 Eq. 3)
@@ -94,7 +94,7 @@ FIVSIM_HD inline T friction_coefficient(const FrictionLaw& law, T v) {
 }
 
 // coefficients for the two sliding directions, evaluated at |v| (the start-of-step relative
-// velocity in Moreau stepping, DESIGN.md §7)
+// velocity in Moreau stepping, docs/DESIGN.md §7)
 template <class T>
 FIVSIM_HD inline void friction_bounds(const FrictionLaw& law, T v, T& mu_plus, T& mu_minus) {
   const T s = v < T(0) ? -v : v;

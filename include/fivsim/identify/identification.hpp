@@ -1,4 +1,4 @@
-// fivsim/identify/identification.hpp — one identification from a configuration (DESIGN.md §4,
+// fivsim/identify/identification.hpp — one identification from a configuration (docs/DESIGN.md §4,
 // `fivsim identify`): the record, its derivatives, plain SINDy on every sample, and for
 // `extended_sindy` the three steps of seed 003 §3 (identify/extended_sindy.hpp); each identified
 // equation re-simulated against the record (identify/sdof_response.hpp). `greybox` fits either the

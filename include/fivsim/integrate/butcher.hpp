@@ -1,7 +1,7 @@
 // fivsim/integrate/butcher.hpp — Butcher tableaus of the Runge–Kutta LCP steppers.
 //
 // Gauss–Legendre tables of any number of stages q (order 2q) are computed, not read from a file
-// (DESIGN.md §7): c are the roots of the shifted Legendre polynomial P_q(2x − 1), b the Gauss
+// (docs/DESIGN.md §7): c are the roots of the shifted Legendre polynomial P_q(2x − 1), b the Gauss
 // weights on [0, 1], and a_ij = ∫₀^{c_i} ℓ_j(τ) dτ with ℓ_j the Lagrange basis on c, evaluated in
 // barycentric form and integrated by the same Gauss rule scaled to [0, c_i] (exact, since ℓ_j has
 // degree q − 1). These are the tables of the IRK-PINN (seed 000 Eqs. 21–22) and of its classical

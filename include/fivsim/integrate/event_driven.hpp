@@ -8,7 +8,7 @@
 //   (seed 000 Eq. 14); λ_T = −μ(γ_T)·sgn·λ_N while slipping; while sticking, λ_T is the force that
 //   keeps γ_T = w_Tᵀq̇ − v_surface at zero (an index-reduced constraint w_Tᵀq̈ = 0, solved with
 //   the other sticking contacts as one small saddle-point system).
-// Smooth phases run on Boost.Odeint's Dormand–Prince 5(4) with dense output (DESIGN.md §8); after
+// Smooth phases run on Boost.Odeint's Dormand–Prince 5(4) with dense output (docs/DESIGN.md §8); after
 // every accepted step the event functions of the current mode are checked, and the earliest sign
 // change is located on the dense output by bisection to `event_tol` in time:
 //   spring contact closed / open: g_N = 0 (separation / reattachment);

@@ -43,7 +43,7 @@ struct SeriesPoint {
   const ContactState* contact = nullptr;
 };
 
-// the series of a point in output order: q0.., u0.., lamN0.., lamT0.. (DESIGN.md §5)
+// the series of a point in output order: q0.., u0.., lamN0.., lamT0.. (docs/DESIGN.md §5)
 std::vector<std::string> series_names(int n_dof, int n_contacts);
 void series_values(const SeriesPoint& p, std::vector<double>& values);
 

@@ -16,7 +16,7 @@
 //         before (the first step holds too): the ramp runs only inside one contact regime.
 // The maps are computed once per model and dt (rk_step_map.hpp, host): for q Gauss stages Φ is the
 // [q/q] Padé approximant of exp(L dt), order 2q. A step is then: the impulse-free end state, the
-// friction coefficients at the start-of-step slip velocity (as in Moreau, DESIGN.md §7), the
+// friction coefficients at the start-of-step slip velocity (as in Moreau, docs/DESIGN.md §7), the
 // contact LCP of lcp_build.hpp written on the end state — the gap condition on g_N^E, the friction
 // condition on γ_T^E, mixed level as in Moreau — one solve, and the end state with the force.
 #pragma once

@@ -7,7 +7,7 @@
 // A dynamic law's force is set by its bristle state, never by a complementarity condition, and
 // its stiffness (LuGre σ0 = 2e4 at a relative velocity of 1e-3 gives rates of 1e5/s) rules out
 // explicit steppers and LCP time stepping alike: the ODE runs on Boost.Odeint's Rosenbrock 4
-// with step-size control and dense output (DESIGN.md §8), with a finite-difference Jacobian.
+// with step-size control and dense output (docs/DESIGN.md §8), with a finite-difference Jacobian.
 // GMS element modes switch after each accepted step (the state is re-initialised then), so a
 // switch is resolved to one step of at most `max_step`. Contacts must have given normal forces.
 #pragma once

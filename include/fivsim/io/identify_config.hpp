@@ -1,4 +1,4 @@
-// fivsim/io/identify_config.hpp — identification files (`fivsim identify`, DESIGN.md §4 and
+// fivsim/io/identify_config.hpp — identification files (`fivsim identify`, docs/DESIGN.md §4 and
 // docs/IDENTIFY.md): validation into an IdentifyConfig. Unknown keys are errors; every rejection
 // is an InputError naming the JSON pointer.
 #pragma once

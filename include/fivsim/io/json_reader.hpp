@@ -3,7 +3,7 @@
 // A JsonObject wraps one object of a document together with its pointer. Every getter records
 // the key it was asked for; finish() then rejects any key nobody asked for, listing the allowed
 // ones. Numbers must be finite and satisfy the stated rule. Every failure is an InputError whose
-// message is "<pointer>: <rule>" (DESIGN.md §4).
+// message is "<pointer>: <rule>" (docs/DESIGN.md §4).
 #pragma once
 
 #include <set>

@@ -1,5 +1,5 @@
 // fivsim/io/output.hpp — output folders that appear only when complete, and number formatting
-// for the CSV and JSON files of DESIGN.md §5.
+// for the CSV and JSON files of docs/DESIGN.md §5.
 #pragma once
 
 #include <cstdio>

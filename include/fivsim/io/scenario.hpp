@@ -1,5 +1,5 @@
 // fivsim/io/scenario.hpp — scenario files: loading, --set overrides, validation, and the parsed
-// scenario (DESIGN.md §4). Every rejection is an InputError naming the JSON pointer.
+// scenario (docs/DESIGN.md §4). Every rejection is an InputError naming the JSON pointer.
 #pragma once
 
 #include <string>

@@ -4,7 +4,7 @@
 // LCP (seed 000 Eq. 16): find x, y with y = A x + b, x ≥ 0, y ≥ 0, xᵀy = 0.
 // Every solver has the signature solve(A, b, x, y, options) -> LcpResult and recomputes
 // y = A x + b from its x before the residual is taken, so no solver reports a pivot
-// result that was not checked (DESIGN.md §2).
+// result that was not checked (docs/DESIGN.md §2).
 #pragma once
 
 #include <stdint.h>

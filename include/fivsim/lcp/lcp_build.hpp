@@ -36,7 +36,7 @@ struct ContactLcp {
   Vec<T, NC> impulse_known;      // Λ_N = Fn·dt of given_normal contacts (0 for the others)
 };
 
-// friction coefficients from the start-of-step relative velocity (DESIGN.md §7) and the
+// friction coefficients from the start-of-step relative velocity (docs/DESIGN.md §7) and the
 // known normal impulses
 template <class D>
 FIVSIM_HD inline void contact_lcp_coefficients(const Model<D>& m, const State<D>& s,
