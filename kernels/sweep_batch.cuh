@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <type_traits>
 
 #include "cuda_util.cuh"
 #include "fivsim/batch/belt_runner.hpp"
@@ -40,16 +41,23 @@ struct MoreauKernelStepper {
   __device__ void reset(int) { ws->has_basis = false; }
 };
 
-// one case of the general kernels: plain Moreau, and Moreau or Runge–Kutta with or without the
-// Lyapunov twin
-template <class D, bool General>
+// the general kernels' steppers: plain Moreau; Moreau or Runge–Kutta with or without the Lyapunov
+// twin; the switching integrator (double precision only)
+enum KernelStepper : int { kPlainMoreau = 0, kGeneralStepper = 1, kSwitching = 2 };
+
+// one case of the general kernels
+template <class D, int Kind>
 __device__ void sweep_case(const CaseBatch<D>& cases, const SweepAnalysis& an, const StepOptions& opt, long c,
                            CaseResult<D>* __restrict__ results, double* __restrict__ points, long per_case) {
   CaseSetup<D> scratch;
   const CaseSetup<D> setup = cases.setup(c, scratch);
   State<D> s;
   CaseResult<D> r;
-  if constexpr (General) {
+  if constexpr (Kind == kSwitching) {
+    SwitchingCaseWorkspace<D> ws;
+    State<D> twin;
+    run_switching_case(setup, cases.switching_settings, an, opt, ws, s, r, points + c * per_case, &twin);
+  } else if constexpr (Kind == kGeneralStepper) {
     CaseWorkspace<D> ws;
     LyapunovTwin<D> twin;
     run_case(setup, cases.map(c), an, opt, ws, s, r, points + c * per_case, &twin);
@@ -64,16 +72,16 @@ __device__ void sweep_case(const CaseBatch<D>& cases, const SweepAnalysis& an, c
 // the general kernels, one case a thread; or, given a queue (adaptive sweeps, whose cases run as
 // long as each needs), persistent threads that each take the next case when theirs is done, so
 // that a chunk costs the sum of its cases rather than its longest times its size
-template <class D, bool General>
+template <class D, int Kind>
 __global__ void sweep_kernel(CaseBatch<D> cases, SweepAnalysis an, StepOptions opt, CaseResult<D>* __restrict__ results,
                              double* __restrict__ points, long per_case, unsigned long long* queue) {
   if (!queue) {
     const long c = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (c < cases.n) sweep_case<D, General>(cases, an, opt, c, results, points, per_case);
+    if (c < cases.n) sweep_case<D, Kind>(cases, an, opt, c, results, points, per_case);
     return;
   }
   for (long c = static_cast<long>(atomicAdd(queue, 1ull)); c < cases.n; c = static_cast<long>(atomicAdd(queue, 1ull)))
-    sweep_case<D, General>(cases, an, opt, c, results, points, per_case);
+    sweep_case<D, Kind>(cases, an, opt, c, results, points, per_case);
 }
 
 // the grid of a queue-fed launch: as many blocks as stay resident together, at most one case a
@@ -244,16 +252,21 @@ CudaOutcome CudaPipeline<D>::launch(int which, const CaseBatch<D>& h, const Swee
       }
     }
   } else {
-    // adaptive cases differ in length: persistent threads take them from a queue
-    unsigned long long* queue = an.adaptive ? s.queue.data : nullptr;
+    // adaptive cases differ in length, switching cases in their events: persistent threads take
+    // them from a queue
+    unsigned long long* queue = an.adaptive || h.switching ? s.queue.data : nullptr;
     if (queue) err = cudaMemsetAsync(queue, 0, sizeof(unsigned long long), s.stream);
     if (err != cudaSuccess) return cuda_outcome(err);
-    if (h.maps || an.lyapunov_every > 0) {
-      const unsigned g = queue ? resident_grid(sweep_kernel<D, true>, block, h.n) : grid;
-      sweep_kernel<D, true><<<g, block, 0, s.stream>>>(dev, an, opt, s.results.data, s.points.data, per_case, queue);
+    const auto launch_kind = [&](auto kernel) {
+      const unsigned g = queue ? resident_grid(kernel, block, h.n) : grid;
+      kernel<<<g, block, 0, s.stream>>>(dev, an, opt, s.results.data, s.points.data, per_case, queue);
+    };
+    if (h.switching) {
+      if constexpr (std::is_same_v<typename D::scalar, double>) launch_kind(sweep_kernel<D, kSwitching>);
+    } else if (h.maps || an.lyapunov_every > 0) {
+      launch_kind(sweep_kernel<D, kGeneralStepper>);
     } else {
-      const unsigned g = queue ? resident_grid(sweep_kernel<D, false>, block, h.n) : grid;
-      sweep_kernel<D, false><<<g, block, 0, s.stream>>>(dev, an, opt, s.results.data, s.points.data, per_case, queue);
+      launch_kind(sweep_kernel<D, kPlainMoreau>);
     }
   }
   cudaEventRecord(s.stop, s.stream);

@@ -11,6 +11,7 @@
 #include "fivsim/batch/sweep.hpp"
 #include "fivsim/integrate/event_driven.hpp"
 #include "fivsim/integrate/simulation.hpp"
+#include "fivsim/io/scenario.hpp"
 #include "fivsim/model/presets.hpp"
 
 namespace fivsim {
@@ -173,6 +174,79 @@ CaseRun<D> run_one(const CaseSetup<D>& c, const SweepAnalysis& an, const StepOpt
   auto twin = std::make_unique<LyapunovTwin<D>>();
   run_case(c, rk_map, an, opt, *ws, *s, out.r, out.points.data(), twin.get());
   return out;
+}
+
+// the switching integrator through the case runner (integrator.method switching in sweeps): every
+// kept transition point and break-away sample is an event of the host's event-driven reference
+// (a second implementation) at the same time and state, to 1e-9
+void expect_switching_matches_reference(const std::string& name, double t_end, double t_transient, int contact,
+                                        std::size_t min_points, bool breaks_away = true) {
+  using D = Dims<double, 5, 5>;
+  const Scenario sc = parse_scenario(load_json_file(FIVSIM_SOURCE_DIR "/scenarios/" + name + ".json"));
+  const double dt = 0.01;
+  const auto c = std::make_unique<CaseSetup<D>>(
+      setup_of<D>(sc.model, sc.q0, sc.u0, dt, std::lround(t_end / dt), t_transient));
+  SweepAnalysis an;
+  an.section = SectionKind::stick_to_slip;
+  an.contact = contact;
+  an.capacity = 256;
+  SwitchingSettings set;
+  set.rel_tol = 1e-12;
+  set.abs_tol = 1e-14;
+  CaseRun<D> run;
+  run.points.assign(case_points_size(c->model.n_dof, an.capacity), 0.0);
+  auto ws = std::make_unique<SwitchingCaseWorkspace<D>>();
+  auto s = std::make_unique<State<D>>();
+  run_switching_case(*c, set, an, StepOptions{}, *ws, *s, run.r, run.points.data());
+  ASSERT_EQ(run.r.status, Status::ok);
+
+  EventDrivenOptions ref_opt;
+  ref_opt.rel_tol = 1e-12;
+  ref_opt.abs_tol = 1e-14;
+  const EventDrivenOutcome ref =
+      simulate_event_driven(sc.model, sc.q0, sc.u0, 0.0, t_end, t_end, ref_opt, [](const ReferenceSample&) {});
+  ASSERT_EQ(ref.status, Status::ok);
+  const int n = sc.model.dof(), stride = point_stride(n);
+  // the reference event with this time (within 1e-6 s) and code, or null
+  const auto match = [&](const double* row, bool section) -> const Event* {
+    for (const Event& e : ref.events) {
+      const bool same = section ? e.kind == EventKind::stick_to_slip && e.contact == contact
+                                : row[1] == static_cast<double>(int(e.kind) * 64 + e.contact);
+      if (same && std::abs(e.t - row[0]) < 1e-6) return &e;
+    }
+    return nullptr;
+  };
+  double worst = 0.0;
+  std::size_t compared = 0;
+  for (int kind = 0; kind < kPointKinds; ++kind) {
+    const long seen = run.r.points_seen[kind];
+    const int kept = static_cast<int>(std::min<long>(seen, an.capacity));
+    for (int i = 0; i < kept; ++i) {
+      const double* row = ring_point(run.points.data(), kind, seen, an.capacity, stride, i);
+      const Event* e = match(row, kind == 1);
+      ASSERT_NE(e, nullptr) << name << ": no reference event for the point at t = " << row[0] << ", kind " << kind;
+      worst = std::max(worst, std::abs(e->t - row[0]));
+      for (int k = 0; k < n; ++k) worst = std::max(worst, std::abs(e->q[k] - row[2 + k]));
+      ++compared;
+    }
+  }
+  EXPECT_GE(compared, min_points) << name;
+  // Model II's contacts separate rather than stick: no break-away samples
+  if (breaks_away) {
+    EXPECT_GT(run.r.points_seen[1], 0) << name;
+  }
+  EXPECT_LE(worst, 1e-9) << name;
+  // and the reference's transitions after the transient are all there
+  long ref_transitions = 0;
+  for (const Event& e : ref.events) ref_transitions += e.t >= t_transient && e.kind != EventKind::none;
+  EXPECT_EQ(run.r.transitions, ref_transitions) << name;
+}
+
+TEST(CaseRunner, SwitchingCasesMatchTheEventDrivenReference) {
+  expect_switching_matches_reference("model1_slow_stribeck", 40.0, 5.0, 0, 8);
+  expect_switching_matches_reference("chain2_F15", 80.0, 10.0, 1, 12);
+  expect_switching_matches_reference("chain5_F15", 40.0, 5.0, 4, 20);
+  expect_switching_matches_reference("model2_example1", 2.0, 0.2, 0, 4, false);
 }
 
 // an undamped oscillator (a belt slider with no normal force): q = cos t. Moreau is symplectic

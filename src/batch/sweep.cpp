@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <memory>
 #include <optional>
+#include <type_traits>
 
 #include "fivsim/integrate/simulation.hpp"
 #include "fivsim/io/output.hpp"
@@ -86,6 +87,8 @@ CaseBatch<D> PreparedCases<D>::batch() const {
   b.row_stride = n;
   b.n_params = n > 0 ? static_cast<int>(rows.size() / static_cast<std::size_t>(n)) : 0;
   b.stick_tol = stick_tol;
+  b.switching = switching;
+  b.switching_settings = switching_settings;
   return b;
 }
 
@@ -96,6 +99,8 @@ void prepare_cases(const SweepPlan& plan, const SweepShared<D>& shared, long fir
   out.stick_tol = shared.stick_tol;
   plan.case_rows(first, n, out.rows);
   const MethodSpec spec = plan.base().integrator.spec();
+  out.switching = spec.kind == MethodKind::event_driven;
+  out.switching_settings = plan.base().integrator.switching_settings();
   const bool per_case_map = method_has_step_map(spec) && plan.per_case_map();
   out.maps = per_case_map ? std::vector<RkStepMap<D>>(static_cast<std::size_t>(n)) : shared.map;
   if (!plan.per_case_setups()) {
@@ -172,8 +177,8 @@ bool runs_as_belt(const CaseBatch<D>& cases, const SweepAnalysis& an, const Step
   } else {
     // one shared setup (its time grid too), Moreau's step, no Lyapunov twin, every case as long
     // (its lanes step together)
-    return cases.n > 0 && cases.setup_stride == 0 && !cases.maps && an.lyapunov_every <= 0 && !an.adaptive &&
-           belt_eligible(cases.setups[0], opt);
+    return cases.n > 0 && cases.setup_stride == 0 && !cases.maps && !cases.switching && an.lyapunov_every <= 0 &&
+           !an.adaptive && belt_eligible(cases.setups[0], opt);
   }
 }
 
@@ -196,6 +201,23 @@ void run_chunk_cpu(const CaseBatch<D>& cases, const SweepAnalysis& an, const Ste
     }
   }
   const long per_case = case_points_size(cases.setups[0].model.n_dof, an.capacity);
+  if constexpr (std::is_same_v<typename D::scalar, double>) {
+    if (cases.switching) {
+#pragma omp parallel num_threads(threads > 0 ? threads : omp_get_max_threads())
+      {
+        auto ws = std::make_unique<SwitchingCaseWorkspace<D>>();
+        auto s = std::make_unique<State<D>>();
+        auto twin = std::make_unique<State<D>>();
+        auto scratch = std::make_unique<CaseSetup<D>>();
+        // one case at a time: their costs differ with their events
+#pragma omp for schedule(dynamic, 1)
+        for (long c = 0; c < cases.n; ++c)
+          run_switching_case(cases.setup(c, *scratch), cases.switching_settings, an, opt, *ws, *s, results[c],
+                             points + c * per_case, twin.get());
+      }
+      return;
+    }
+  }
 #pragma omp parallel num_threads(threads > 0 ? threads : omp_get_max_threads())
   {
     // per-thread scratch on the heap: the generic instantiation's structs are large

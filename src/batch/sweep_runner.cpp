@@ -781,9 +781,9 @@ SweepOutcome run_instantiated(const RunContext& ctx) {
 // the checks of a sweep before its plan: what the sweep engine runs
 void check_sweepable(const Scenario& base) {
   const MethodSpec method = base.integrator.spec();
-  if (method.kind == MethodKind::event_driven || method.kind == MethodKind::smooth)
-    throw InputError("/integrator/method", "sweeps run the time steppers (moreau, rk4lcp, irk and the PINN methods); got \"" +
-                                               base.integrator.method + "\"");
+  if (method.kind == MethodKind::smooth)
+    throw InputError("/integrator/method", "sweeps run the time steppers (moreau, rk4lcp, irk and the PINN methods) and "
+                                           "the event-driven switching model (switching); got \"smooth\"");
   if (base.integrator.lcp_pinn)
     throw InputError("/integrator/lcp_solver", "sweeps solve the contact LCPs of moreau, rk4lcp and irk with lemke, pgs "
                                                "or enum; in a sweep the LCP-PINN runs inside pinn_dual, pinn_adv_dual and "
@@ -816,6 +816,9 @@ SweepOutcome run_checked(const json& document, const SweepOptions& options, Rank
   // the PINN trainings run in double precision: their tolerances (1e-24 on a squared residual)
   // are below float's reach
   if (ctx.pinn() && ctx.single) throw InputError("--precision", "the PINN methods run in double precision only, not float");
+  // events located to 1e-12 s need double's digits
+  if (base.integrator.spec().kind == MethodKind::event_driven && ctx.single)
+    throw InputError("--precision", "the switching method runs in double precision only, not float");
   if (options.device != SweepDevice::cpu) {
     // each rank on a node takes its own device
     ctx.device = cuda_device_info(ranks.local_rank());

@@ -187,7 +187,7 @@ MethodOutcome run_method(const MethodSpec& spec, const ModelDescription& desc, c
   }
   if (spec.kind == MethodKind::event_driven) {
     const EventDrivenOutcome r = simulate_event_driven(
-        desc, q0, u0, 0.0, static_cast<double>(steps) * dt, dt, EventDrivenOptions{},
+        desc, q0, u0, 0.0, static_cast<double>(steps) * dt, dt, spec.event_driven,
         [&](const ReferenceSample& s) {
           sample_point(s);
           observe(p);

@@ -441,6 +441,13 @@ void parse_integrator(JsonObject& root, Scenario& s) {
   it.step.lcp.tolerance = in.number_or("lcp_tol", it.step.lcp.tolerance, NumberRule::positive);
   it.step.stick_tol = in.number_or("stick_tol", it.step.stick_tol, NumberRule::positive);
   it.step.force_tol = in.number_or("force_tol", it.step.force_tol, NumberRule::positive);
+  for (const char* key : {"rel_tol", "abs_tol", "event_tol"}) {
+    if (!in.has(key)) continue;
+    if (it.method != "switching" && it.method != "root_shooting")
+      throw InputError(in.pointer_of(key), "applies to the event-driven methods (switching, root_shooting) only");
+    const double v = in.number(key, NumberRule::positive);
+    (std::string(key) == "rel_tol" ? it.rel_tol : std::string(key) == "abs_tol" ? it.abs_tol : it.event_tol) = v;
+  }
   in.finish();
 }
 
@@ -565,7 +572,18 @@ MethodSpec IntegratorSettings::spec() const {
   if (parse_pinn_framework(method, m.framework)) m.kind = MethodKind::pinn;
   m.pinn = pinn;
   m.lcp_pinn = lcp_pinn && (m.kind == MethodKind::moreau || m.kind == MethodKind::rk4lcp || m.kind == MethodKind::irk);
+  if (rel_tol > 0.0) m.event_driven.rel_tol = rel_tol;
+  if (abs_tol > 0.0) m.event_driven.abs_tol = abs_tol;
+  if (event_tol > 0.0) m.event_driven.event_tol = event_tol;
   return m;
+}
+
+SwitchingSettings IntegratorSettings::switching_settings() const {
+  SwitchingSettings set;
+  if (rel_tol > 0.0) set.rel_tol = rel_tol;
+  if (abs_tol > 0.0) set.abs_tol = abs_tol;
+  if (event_tol > 0.0) set.event_tol = event_tol;
+  return set;
 }
 
 FrictionLaw parse_friction_law(JsonObject& obj) {

@@ -60,7 +60,7 @@ Batch<D> run_both(const json& doc, long n, bool single) {
   const Prepared<D> p = prepare<D>(doc, single);
   Batch<D> b;
   b.an = p.an;
-  const long per_case = case_points_size(2, b.an.capacity);
+  const long per_case = case_points_size(D::max_dof, b.an.capacity);
   b.cpu.resize(n);
   b.gpu.resize(n);
   b.points_cpu.assign(n * per_case, 0.0);
@@ -307,6 +307,58 @@ TEST(SweepGpu, AdaptiveQueueMatchesCpu) {
   }
   EXPECT_GT(periodic, n / 2);
   EXPECT_GE(10 * same, 9 * periodic);
+}
+
+// the switching method (issue 21): the device's cases keep the CPU's events and section samples —
+// which tests/case_runner_test.cpp holds to the host's event-driven reference — to 1e-9 in time
+// and state, on Model I, the 2- and 5-DoF chains and Model II
+template <class D>
+void expect_switching_matches_cpu(json doc, double t_end, double t_transient, double dt) {
+  doc["integrator"]["method"] = "switching";
+  doc["integrator"]["dt"] = dt;
+  doc["integrator"]["t_end"] = t_end;
+  doc["analysis"]["t_transient"] = t_transient;
+  doc["analysis"]["points"] = 64;
+  const long n = parse_sweep(doc).n_cases();
+  const Batch<D> b = run_both<D>(doc, n, false);
+  const long per_case = case_points_size(D::max_dof, b.an.capacity);
+  const int stride = point_stride(D::max_dof);
+  long points = 0;
+  for (long c = 0; c < n; ++c) {
+    const auto &x = b.cpu[c], &y = b.gpu[c];
+    ASSERT_EQ(x.status, y.status) << "case " << c;
+    ASSERT_EQ(x.transitions, y.transitions) << "case " << c;
+    for (int kind = 0; kind < kPointKinds; ++kind) {
+      ASSERT_EQ(x.points_seen[kind], y.points_seen[kind]) << "case " << c;
+      const int kept = static_cast<int>(std::min<long>(x.points_seen[kind], b.an.capacity));
+      for (int i = 0; i < kept; ++i, ++points) {
+        const double* p = ring_point(b.points_cpu.data() + c * per_case, kind, x.points_seen[kind], b.an.capacity, stride, i);
+        const double* q = ring_point(b.points_gpu.data() + c * per_case, kind, x.points_seen[kind], b.an.capacity, stride, i);
+        for (int k = 0; k < stride; ++k) ASSERT_NEAR(p[k], q[k], 1e-9) << "case " << c << " point " << i << " entry " << k;
+      }
+    }
+    EXPECT_NEAR(x.series[0].rms(), y.series[0].rms(), 1e-9 * (1 + x.series[0].rms())) << "case " << c;
+  }
+  EXPECT_GT(points, n);
+}
+
+TEST(SweepGpu, SwitchingMatchesCpu) {
+  const auto info = batch::cuda_device_info();
+  if (!info.available) GTEST_SKIP() << "no CUDA device: " << info.description;
+  const auto scenario = [](const char* file) { return load_json_file(std::string(FIVSIM_SOURCE_DIR "/scenarios/") + file); };
+  json m1 = scenario("model1_v0_delta_grid.json");
+  m1["sweep"]["parameters"][1]["linspace"] = {0.0, 5.0, 2};
+  m1["sweep"]["parameters"][0]["linspace"] = {0.05, 1.5, 48};
+  expect_switching_matches_cpu<batch::SweepDims1<double>>(m1, 40.0, 5.0, 0.01);
+  json c2 = scenario("chain2_load_sweep.json");
+  c2["sweep"]["parameters"][0]["linspace"] = {1.0, 30.0, 96};
+  expect_switching_matches_cpu<batch::SweepDimsExact2<double>>(c2, 80.0, 10.0, 0.01);
+  json c5 = scenario("chain5_F15.json");
+  c5["sweep"] = {{"mode", "grid"}, {"parameters", {{{"path", "/model/Fn"}, {"linspace", {5, 25, 96}}}}}};
+  expect_switching_matches_cpu<batch::SweepDimsExact5<double>>(c5, 40.0, 5.0, 0.01);
+  json m2 = scenario("model2_mu_scan.json");
+  m2["sweep"]["parameters"][0]["linspace"] = {0.8, 1.4, 96};
+  expect_switching_matches_cpu<batch::SweepDims2<double>>(m2, 2.0, 0.2, 1e-3);
 }
 
 TEST(SweepGpu, FloatMatchesCpuFloat) {

@@ -31,6 +31,7 @@
 #include "fivsim/analysis/statistics.hpp"
 #include "fivsim/integrate/moreau.hpp"
 #include "fivsim/integrate/rk_lcp.hpp"
+#include "fivsim/integrate/switching.hpp"
 
 namespace fivsim {
 
@@ -533,6 +534,73 @@ struct ClassicalCaseStepper {
   FIVSIM_HD void reset(int which) { detail::reset_workspace(*ws[which]); }
 };
 
+// the switching integrator (integrate/switching.hpp) as a case stepper: each step advances to the
+// next output time, and the mode changes and section samples in between reach the runner through
+// its sink at their exact times (exact_events)
+template <class D>
+struct SwitchingCaseStepper {
+  static constexpr bool exact_events = true;
+  const Model<D>* m;
+  double dt;
+  SwitchingSettings set;
+  SwitchingSection section;  // the case's; its twin watches none
+  SwitchingWorkspace<D>* ws[2];
+  template <class Sink>
+  FIVSIM_HD StepReport step(int which, State<D>& s, Sink& sink) {
+    SwitchingWorkspace<D>& w = *ws[which];
+    const SwitchingSection sec = which == 0 ? section : SwitchingSection();
+    const int nq = dof_count(*m);
+    const double t = static_cast<double>(s.t);
+    StepReport rep;
+    bool moved = !w.started;
+    for (int i = 0; i < nq && !moved; ++i) moved = s.q[i] != w.q_out[i] || s.u[i] != w.u_out[i];
+    if (moved) {
+      // a new case, or a twin pulled back towards its case: the integration starts again from s
+      rep.status = switching_start(*m, set, sec, w, t, s.q.v, s.u.v, w.started, sink);
+      if (rep.status != Status::ok) return rep;
+    }
+    rep.status = switching_advance(*m, set, sec, w, t + dt, sink);
+    if (rep.status == Status::ok) switching_output(*m, w, t + dt, s);
+    return rep;
+  }
+  FIVSIM_HD void reset(int which) { ws[which]->started = false; }
+};
+
+// the section a switching case locates itself (the break-away section comes from its events)
+FIVSIM_HD inline SwitchingSection switching_section(const SweepAnalysis& an, double t_transient) {
+  SwitchingSection sec;
+  if (an.section == SectionKind::velocity) {
+    sec.kind = SwitchingSectionKind::velocity;
+    sec.dof = an.dof;
+    sec.value = an.value;
+    sec.direction = an.direction;
+  } else if (an.section == SectionKind::stroboscopic) {
+    sec.kind = SwitchingSectionKind::stroboscopic;
+    sec.period = an.period;
+    sec.start = t_transient;
+  }
+  return sec;
+}
+
+namespace detail {
+// whether a stepper reports its events at their exact times (exact_events) rather than leaving
+// the runner to find them between steps
+template <class S, class = void>
+struct has_exact_events {
+  static constexpr bool value = false;
+};
+template <class S>
+struct has_exact_events<S, decltype(void(S::exact_events))> {
+  static constexpr bool value = S::exact_events;
+};
+
+template <class Stepper, class St, class Sink>
+FIVSIM_HD inline StepReport step_with(Stepper& stepper, int which, St& s, Sink& sink) {
+  if constexpr (has_exact_events<Stepper>::value) return stepper.step(which, s, sink);
+  else return stepper.step(which, s);
+}
+}  // namespace detail
+
 // runs one case with `stepper` (step(which, state), reset(which); which 0 is the case, 1 its
 // twin); `points` holds kPointKinds × capacity rows for the case; with a twin state (and
 // an.lyapunov_every > 0) it also estimates the largest Lyapunov exponent
@@ -541,6 +609,7 @@ FIVSIM_HD inline void run_case_with(const CaseSetup<D>& setup, const SweepAnalys
                                     Stepper& stepper, State<D>& s, CaseResult<D>& r, double* points,
                                     State<D>* twin = nullptr) {
   using T = typename D::scalar;
+  constexpr bool exact = detail::has_exact_events<Stepper>::value;
   const Model<D>& m = setup.model;
   const int nq = dof_count(m), nc = contact_count(m);
   const unsigned obs = an.observers;
@@ -567,6 +636,47 @@ FIVSIM_HD inline void run_case_with(const CaseSetup<D>& setup, const SweepAnalys
   double next_strobe = setup.t_transient;
   long confirmed_until = -1;  // adaptive: the section hit that ends the case once periodic-N is confirmed
 
+  // a Poincaré sample: kept, closes a Lyapunov block (blocks of whole cycles), and tells whether
+  // an adaptive case is done
+  auto section_sample = [&](double ts, const T* qs, const T* us) {
+    ++r.section_hits;
+    detail::push_point(points, 1, r.points_seen[1], an.capacity, nq, ts, -1.0, qs, us);
+    if (twin && r.lyapunov_block_time > 0.0) {
+      r.lyapunov_blocks.add(r.lyapunov_block_sum / r.lyapunov_block_time);
+      r.lyapunov_block_sum = r.lyapunov_block_time = 0.0;
+    }
+    if (an.adaptive && detail::adaptive_sample(points, an, nq, r, confirmed_until)) return true;
+    // chaos shows in the exponent's sign, whatever the samples do (judged as a block closes)
+    if (an.adaptive && twin && r.lyapunov_blocks.count >= kLyapunovMinBlocks && r.lyapunov_time > 0.0) {
+      const double cycle = detail::mean_block_time(r);
+      const double lambda = lyapunov_sum / r.lyapunov_time;
+      if (lambda * cycle > an.lyapunov_zero && lambda > 3.0 * r.lyapunov_blocks.std_error()) return true;
+    }
+    return false;
+  };
+  // exact events (the switching stepper): transitions and section samples at their own times
+  bool stop = false, sink_on = true;
+  double stick_since = -1.0;  // when the section contact began its current stick (−1: not sticking)
+  auto sink = [&](const SwitchingEvent<T>& e) {
+    if (!sink_on) return;  // the twin's
+    if (e.section) {
+      if ((obs & kObservePoincare) && e.t >= setup.t_transient && !stop) stop = section_sample(e.t, e.q, e.u);
+      return;
+    }
+    const EventKind kind = classify_transition(e.from, e.to);
+    if (kind != EventKind::none && e.t >= setup.t_transient) {
+      if (obs & kObserveTransitions) {
+        ++r.transitions;
+        detail::push_point(points, 0, r.points_seen[0], an.capacity, nq, e.t,
+                           static_cast<double>(int(kind) * 64 + e.contact), e.q, e.u);
+      }
+      if (break_away_section && (obs & kObservePoincare) && kind == EventKind::stick_to_slip &&
+          e.contact == an.contact && stick_since >= 0.0 && !stop)
+        stop = section_sample(e.t, e.q, e.u);
+    }
+    if (e.contact == an.contact) stick_since = e.to == ContactState::stick ? e.t : -1.0;
+  };
+
   for (long k = 1; k <= setup.steps; ++k) {
     q_prev = s.q;
     u_prev = s.u;
@@ -575,7 +685,8 @@ FIVSIM_HD inline void run_case_with(const CaseSetup<D>& setup, const SweepAnalys
     StepReport rep;
     bool twin_failed = false;
     for (int w = 0; w < (twin ? 2 : 1); ++w) {
-      const StepReport rw = stepper.step(w, w == 0 ? s : *twin);
+      sink_on = w == 0;
+      const StepReport rw = detail::step_with(stepper, w, w == 0 ? s : *twin, sink);
       if (w == 0) rep = rw;
       else twin_failed = rw.status != Status::ok;
     }
@@ -613,7 +724,7 @@ FIVSIM_HD inline void run_case_with(const CaseSetup<D>& setup, const SweepAnalys
     }
 
     bool break_away = false;
-    if (obs & (kObserveTransitions | kObservePoincare)) {
+    if (!exact && (obs & (kObserveTransitions | kObservePoincare))) {
       for (int i = 0; i < nc; ++i) {
         const EventKind e = classify_transition(last[i], s.contact[i]);
         if (e != EventKind::none && settled) {
@@ -639,7 +750,9 @@ FIVSIM_HD inline void run_case_with(const CaseSetup<D>& setup, const SweepAnalys
       int c = 0;
       for (int i = 0; i < nq; ++i) r.series[c++].add(static_cast<double>(s.q[i]));
       for (int i = 0; i < nq; ++i) r.series[c++].add(static_cast<double>(s.u[i]));
-      for (int i = 0; i < nq; ++i) {
+      // a transition point taken at the step after its event moves with the time grid by up to a
+      // step's change; an exact event's does not (its jitter stays 0)
+      for (int i = 0; i < nq && !exact; ++i) {
         const double dq = fabs(static_cast<double>(s.q[i] - q_prev[i])), du = fabs(static_cast<double>(s.u[i] - u_prev[i]));
         if (dq > r.max_step_change[i]) r.max_step_change[i] = dq;
         if (du > r.max_step_change[nq + i]) r.max_step_change[nq + i] = du;
@@ -655,7 +768,8 @@ FIVSIM_HD inline void run_case_with(const CaseSetup<D>& setup, const SweepAnalys
     }
     if (obs & kObserveFractions)
       for (int i = 0; i < nc; ++i) ++r.in_state[static_cast<int>(s.contact[i])];
-    if (!(obs & kObservePoincare)) continue;
+    if (exact && stop) break;
+    if (exact || !(obs & kObservePoincare)) continue;
 
     // Poincaré section: the break-away state, or the crossing point by linear interpolation inside
     // the step
@@ -680,20 +794,7 @@ FIVSIM_HD inline void run_case_with(const CaseSetup<D>& setup, const SweepAnalys
         qs[i] = q_prev[i] + T(theta) * (s.q[i] - q_prev[i]);
         us[i] = u_prev[i] + T(theta) * (s.u[i] - u_prev[i]);
       }
-      ++r.section_hits;
-      detail::push_point(points, 1, r.points_seen[1], an.capacity, nq, t_prev + theta * dt, -1.0, qs, us);
-      // a Lyapunov block ends at each sample: blocks of whole cycles
-      if (twin && r.lyapunov_block_time > 0.0) {
-        r.lyapunov_blocks.add(r.lyapunov_block_sum / r.lyapunov_block_time);
-        r.lyapunov_block_sum = r.lyapunov_block_time = 0.0;
-      }
-      if (an.adaptive && detail::adaptive_sample(points, an, nq, r, confirmed_until)) break;
-      // chaos shows in the exponent's sign, whatever the samples do (judged as a block closes)
-      if (an.adaptive && twin && r.lyapunov_blocks.count >= kLyapunovMinBlocks && r.lyapunov_time > 0.0) {
-        const double cycle = detail::mean_block_time(r);
-        const double lambda = lyapunov_sum / r.lyapunov_time;
-        if (lambda * cycle > an.lyapunov_zero && lambda > 3.0 * r.lyapunov_blocks.std_error()) break;
-      }
+      if (section_sample(t_prev + theta * dt, qs, us)) break;
     }
   }
   // not asked for: 0; asked for but no window (or the twin failed): NaN
@@ -711,6 +812,25 @@ FIVSIM_HD inline void run_case(const CaseSetup<D>& setup, const RkStepMap<D>* rk
   ClassicalCaseStepper<D> stepper{&setup.model, rk_map, typename D::scalar(setup.dt), &opt,
                                   {&ws, twin ? &twin->ws : nullptr}};
   run_case_with(setup, an, opt, stepper, s, r, points, twin ? &twin->s : nullptr);
+}
+
+// the switching integrator's scratch for a case and its twin
+template <class D>
+struct SwitchingCaseWorkspace {
+  SwitchingWorkspace<D> ws[2];
+};
+
+// runs one case with the switching integrator (integrator.method switching): the same observers
+// and classes, its events and section samples exact; dt is the interval at which the statistics
+// (and the Lyapunov twin's renormalisation) sample the trajectory
+template <class D>
+FIVSIM_HD inline void run_switching_case(const CaseSetup<D>& setup, const SwitchingSettings& set,
+                                         const SweepAnalysis& an, const StepOptions& opt,
+                                         SwitchingCaseWorkspace<D>& ws, State<D>& s, CaseResult<D>& r,
+                                         double* points, State<D>* twin = nullptr) {
+  SwitchingCaseStepper<D> stepper{&setup.model, setup.dt, set, switching_section(an, setup.t_transient),
+                                  {&ws.ws[0], &ws.ws[1]}};
+  run_case_with(setup, an, opt, stepper, s, r, points, twin);
 }
 
 }  // namespace fivsim

@@ -49,6 +49,8 @@ struct PreparedCases {
   std::vector<RkStepMap<D>> maps;    // one per case, the shared one, or none (Moreau)
   SlotTargets targets;               // written per case by the backend (with a shared setup)
   double stick_tol = 0.0;
+  bool switching = false;            // the switching integrator with these settings
+  SwitchingSettings switching_settings;
 
   CaseBatch<D> batch() const;
 };

@@ -45,6 +45,8 @@ struct CaseBatch {
   long row_stride = 0;
   int n_params = 0;
   double stick_tol = 0.0;
+  bool switching = false;         // the switching integrator (integrator.method switching), not a time stepper
+  SwitchingSettings switching_settings;
 
   FIVSIM_HD const RkStepMap<D>* map(long c) const { return maps ? maps + c * map_stride : nullptr; }
   // case c's setup: the one in the batch, or `scratch` made from it and the case's row

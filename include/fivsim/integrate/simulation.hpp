@@ -12,6 +12,7 @@
 #include <Eigen/Dense>
 
 #include "fivsim/analysis/events.hpp"
+#include "fivsim/integrate/event_driven.hpp"
 #include "fivsim/integrate/moreau.hpp"
 #include "fivsim/integrate/rk_lcp.hpp"
 #include "fivsim/integrate/pinn_step.hpp"
@@ -111,6 +112,7 @@ struct MethodSpec {
   PinnFramework framework = PinnFramework::single;  // pinn
   PinnConfig pinn;                                   // pinn, and lcp_pinn's settings
   bool lcp_pinn = false;  // moreau, rk4lcp, irk: the LCP-PINN (pinn.lcp) solves the contact LCPs
+  EventDrivenOptions event_driven;  // the event-driven reference's tolerances
   // "moreau", "rk4lcp", "irk10", "irk10-interp", "switching", "pinn_dual10", "pinn_central"
   std::string label() const;
 };

@@ -7,6 +7,7 @@
 
 #include "fivsim/analysis/observers.hpp"
 #include "fivsim/integrate/method.hpp"
+#include "fivsim/integrate/switching.hpp"
 #include "fivsim/io/json_reader.hpp"
 #include "fivsim/model/model_description.hpp"
 #include "fivsim/model/presets.hpp"
@@ -23,6 +24,10 @@ struct IntegratorSettings {
   StageForces stage_forces = StageForces::held;  // rk4lcp, irk: forces held or interpolated
   PinnConfig pinn;                               // pinn_*: the networks and their training
   bool lcp_pinn = false;                         // moreau, rk4lcp, irk with lcp_solver lcp_pinn
+  // switching, root_shooting: error control and event location (0: the method's default)
+  double rel_tol = 0.0, abs_tol = 0.0, event_tol = 0.0;
+  // the per-case switching integrator of sweeps with these tolerances
+  SwitchingSettings switching_settings() const;
 
   MethodSpec spec() const;
 };
