@@ -723,8 +723,10 @@ TEST(SweepCommand, BadSweepsAreRejectedByPointer) {
   expect_bad(kScenarios + "chain2_load_sweep.json --set /sweep/parameters/0/path=/model/nope",
              "/sweep/parameters/0/path: must point to a number");
   expect_bad(kScenarios + "chain2_load_sweep.json --set /sweep/extra=1", "/sweep/extra: unknown key");
-  expect_bad(kScenarios + "chain2_load_sweep.json --set /integrator/method=\\\"switching\\\"",
-             "/integrator/method: sweeps run the time steppers");
+  expect_bad(kScenarios + "chain2_load_sweep.json --set /integrator/method=\\\"switching\\\" --precision float",
+             "--precision: the switching method runs in double precision only");
+  expect_bad(kScenarios + "chain2_load_sweep.json --set /integrator/rel_tol=1e-9",
+             "/integrator/rel_tol: applies to the event-driven methods (switching, root_shooting) only");
   expect_bad(kScenarios + "chain2_load_sweep.json --set '/output/trajectories=[10000]'",
              "/output/trajectories: case 10000 does not exist");
   expect_bad(kScenarios + "chain2_load_sweep.json --set /analysis/poincare/section=\\\"sideways\\\"",

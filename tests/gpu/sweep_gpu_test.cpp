@@ -285,6 +285,9 @@ TEST(SweepGpu, AdaptiveQueueMatchesCpu) {
   if (!info.available) GTEST_SKIP() << "no CUDA device: " << info.description;
   using D = batch::SweepDimsExact2<double>;
   json doc = load_json_file(FIVSIM_SOURCE_DIR "/scenarios/chain2_bifurcation.json");
+  // the queue-fed Moreau kernel (the demo itself runs the switching method)
+  doc["integrator"]["method"] = "moreau";
+  doc["integrator"]["dt"] = 1e-3;
   doc["integrator"]["t_end"] = 1500.0;
   doc["sweep"]["parameters"][0]["linspace"] = {2.0, 30.0, 300};
   const long n = 300;

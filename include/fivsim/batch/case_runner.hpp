@@ -646,8 +646,10 @@ FIVSIM_HD inline void run_case_with(const CaseSetup<D>& setup, const SweepAnalys
       r.lyapunov_block_sum = r.lyapunov_block_time = 0.0;
     }
     if (an.adaptive && detail::adaptive_sample(points, an, nq, r, confirmed_until)) return true;
-    // chaos shows in the exponent's sign, whatever the samples do (judged as a block closes)
-    if (an.adaptive && twin && r.lyapunov_blocks.count >= kLyapunovMinBlocks && r.lyapunov_time > 0.0) {
+    // chaos shows in the exponent's sign, whatever the samples do (judged as a block closes),
+    // until periodic-N is confirmed: its last orbit then runs to its end
+    if (an.adaptive && twin && confirmed_until < 0 && r.lyapunov_blocks.count >= kLyapunovMinBlocks &&
+        r.lyapunov_time > 0.0) {
       const double cycle = detail::mean_block_time(r);
       const double lambda = lyapunov_sum / r.lyapunov_time;
       if (lambda * cycle > an.lyapunov_zero && lambda > 3.0 * r.lyapunov_blocks.std_error()) return true;
