@@ -182,6 +182,12 @@ PY
     rc=$?
     cat "$logs/compare_backends.log"
     verdict "every bundled sweep on both backends" "$([[ $rc == 0 ]] && echo 1)" "exit $rc (compare_backends.log)"
+    # issue 21: the event-driven sweep's section error and wall time against Moreau on the device
+    timeout 600 python3 scripts/bench_switching.py --fivsim "$fivsim" --device cuda --cases 100000 --t-end 100 \
+      >"$logs/bench_switching.log" 2>&1
+    rc=$?
+    cat "$logs/bench_switching.log"
+    verdict "switching sweep against Moreau" "$([[ $rc == 0 ]] && echo 1)" "exit $rc (bench_switching.log)"
     ;;
   *)
     echo "gpu_checks: unknown stage '$stage' (tests, mpi, memory, scaling, bench)" >&2
