@@ -8,6 +8,7 @@
 #include <cmath>
 #include <memory>
 
+#include "event_driven_problems.hpp"
 #include "fivsim/batch/sweep.hpp"
 #include "fivsim/integrate/event_driven.hpp"
 #include "fivsim/integrate/simulation.hpp"
@@ -60,6 +61,19 @@ TEST(CaseRunner, ClassifiesSyntheticSequences) {
     const double cycle[3] = {0.1, 0.7, -0.6};
     for (int i = 0; i < 40; ++i) s.push(i, cycle[i % 3], 0.0);
     s.classify();
+    EXPECT_EQ(s.r.period_n, 3);
+  }
+  {
+    // the demo's ring (88 samples, K = 10) holding an exact 3-cycle: read with N = 1 its thirds
+    // (29 samples) hold the three phases in unequal numbers, a trend that is no creep
+    Synthetic s;
+    s.an.capacity = 88;
+    s.an.confirmations = 10;
+    s.points.assign(case_points_size(1, s.an.capacity), 0.0);
+    const double cycle[3] = {2.58, 0.56, 1.83};
+    for (int i = 0; i < 166; ++i) s.push(12.0 * i, cycle[i % 3], 0.1 * cycle[(i + 1) % 3]);
+    s.classify();
+    EXPECT_EQ(s.r.klass, CaseClass::periodic);
     EXPECT_EQ(s.r.period_n, 3);
   }
   {
@@ -182,7 +196,7 @@ CaseRun<D> run_one(const CaseSetup<D>& c, const SweepAnalysis& an, const StepOpt
 void expect_switching_matches_reference(const std::string& name, double t_end, double t_transient, int contact,
                                         std::size_t min_points, bool breaks_away = true) {
   using D = Dims<double, 5, 5>;
-  const Scenario sc = parse_scenario(load_json_file(FIVSIM_SOURCE_DIR "/scenarios/" + name + ".json"));
+  const Scenario sc = test_problems::bundled(name);
   const double dt = 0.01;
   const auto c = std::make_unique<CaseSetup<D>>(
       setup_of<D>(sc.model, sc.q0, sc.u0, dt, std::lround(t_end / dt), t_transient));
@@ -461,6 +475,60 @@ TEST(CaseRunner, AdaptiveRunsStopWithTheClassOfALongFixedRun) {
     EXPECT_NEAR(static_cast<double>(run.r.series[0].count) * sc.integrator.dt, run.r.period_s,
                 an.periodic_tol * run.r.period_s + 2.0 * sc.integrator.dt * e.period_n)
         << e.fn;
+  }
+}
+
+// the same with the switching method, whose exact break-away samples make a long run's periodic
+// samples repeat to 1e-10 of the range: period-1, -2, -3, -4 and -5 and a chaotic case of the
+// chain's load × belt-speed map, each adaptive run against a 2·10^4 s run judged on its last 2000 s
+TEST(CaseRunner, SwitchingAdaptiveRunsStopWithTheClassOfALongFixedRun) {
+  json doc = load_json_file(FIVSIM_SOURCE_DIR "/scenarios/chain2_classmap.json");
+  doc.erase("sweep");
+  ASSERT_EQ(doc["integrator"]["method"], "switching");
+  struct Expect {
+    double fn, v0;
+    CaseClass klass;
+    int period_n;
+  };
+  for (const Expect& e : {Expect{12.0, 0.3, CaseClass::periodic, 1}, Expect{7.0, 0.3, CaseClass::periodic, 2},
+                          Expect{9.0, 0.8, CaseClass::periodic, 3}, Expect{4.0, 0.2, CaseClass::periodic, 4},
+                          Expect{3.0, 0.3, CaseClass::periodic, 5}, Expect{4.0, 0.3, CaseClass::chaotic, 0}}) {
+    doc["model"]["Fn"] = e.fn;
+    doc["model"]["v0"] = e.v0;
+    doc["analysis"]["adaptive"] = false;
+    doc["integrator"]["t_end"] = 20000.0;
+    doc["analysis"]["t_transient"] = 18000.0;
+    const Scenario fixed_sc = parse_scenario(doc);
+    const SwitchingSettings set = fixed_sc.integrator.switching_settings();
+    const auto fixed_setup = std::make_unique<CaseSetup<D2>>(setup_of<D2>(
+        fixed_sc.model, fixed_sc.q0, fixed_sc.u0, fixed_sc.integrator.dt, fixed_sc.integrator.steps, 18000.0));
+    const auto run_switching = [&](const CaseSetup<D2>& c, const SweepAnalysis& an) {
+      CaseRun<D2> out;
+      out.points.assign(case_points_size(2, an.capacity), 0.0);
+      auto ws = std::make_unique<SwitchingCaseWorkspace<D2>>();
+      auto st = std::make_unique<State<D2>>();
+      auto twin = std::make_unique<State<D2>>();
+      run_switching_case(c, set, an, StepOptions{}, *ws, *st, out.r, out.points.data(), twin.get());
+      return out;
+    };
+    const auto fixed = run_switching(*fixed_setup, batch::sweep_analysis(fixed_sc));
+    ASSERT_EQ(fixed.r.status, Status::ok);
+    EXPECT_EQ(fixed.r.klass, e.klass) << e.fn << " N, " << e.v0 << " m/s";
+    EXPECT_EQ(fixed.r.period_n, e.period_n) << e.fn << " N, " << e.v0 << " m/s";
+    // no time grid in the samples: a periodic orbit's repeat to the integrator's accuracy
+    if (e.klass == CaseClass::periodic) EXPECT_LT(fixed.r.recurrence, 1e-8) << e.fn;
+    doc["analysis"]["adaptive"] = true;
+    doc["integrator"]["t_end"] = 3000.0;
+    doc["analysis"]["t_transient"] = 100.0;
+    const Scenario sc = parse_scenario(doc);
+    const auto setup = std::make_unique<CaseSetup<D2>>(
+        setup_of<D2>(sc.model, sc.q0, sc.u0, sc.integrator.dt, sc.integrator.steps, 100.0));
+    const SweepAnalysis an = batch::sweep_analysis(sc);
+    ASSERT_TRUE(an.adaptive);
+    const auto run = run_switching(*setup, an);
+    EXPECT_EQ(run.r.klass, e.klass) << e.fn << " N, " << e.v0 << " m/s";
+    EXPECT_EQ(run.r.period_n, e.period_n) << e.fn << " N, " << e.v0 << " m/s";
+    EXPECT_LT(run.r.steps, sc.integrator.steps) << e.fn;  // it stopped when the class was known
   }
 }
 

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <memory>
 
+#include "event_driven_problems.hpp"
 #include "fivsim/integrate/simulation.hpp"
 #include "fivsim/io/scenario.hpp"
 #include "fivsim/model/presets.hpp"
@@ -16,37 +17,20 @@
 namespace fivsim {
 namespace {
 
-Scenario bundled(const std::string& name) {
-  return parse_scenario(load_json_file(FIVSIM_SOURCE_DIR "/scenarios/" + name + ".json"));
-}
+using test_problems::bundled;
+using test_problems::CoulombSlider;
 
-// m = k = 1, belt 0.5, Coulomb μ Fn = 1, from rest at x = 0:
-//   slip−  x = 1 − cos t, u = sin t            until u = 0.5 at t1 = π/6 (holding force 0.134 < 1)
-//   stick  x = 1 − √3/2 + 0.5 (t − t1)         until k x = μ Fn at t2 = t1 + √3
-//   slip−  x = 1 + 0.5 sin(t − t2)             (back at the belt speed only at t2 + 2π, a graze)
+// the slider's closed form (event_driven_problems.hpp)
 TEST(EventDriven, CoulombSliderClosedForm) {
-  SliderBeltParams p;
-  p.m = p.k = 1.0;
-  p.v0 = 0.5;
-  p.Fn = 10.0;
-  p.law.kind = FrictionLawKind::coulomb;
-  p.law.p[0] = 0.1;
-  const double t1 = M_PI / 6, t2 = t1 + std::sqrt(3.0);
+  const double t1 = CoulombSlider::t1, t2 = CoulombSlider::t2();
   double worst = 0.0;
   long samples = 0;
   const EventDrivenOutcome out = simulate_event_driven(
-      make_slider_belt(p), Eigen::VectorXd::Zero(1), Eigen::VectorXd::Zero(1), 0.0, t2 + 5.0, 0.01,
+      CoulombSlider::model(), Eigen::VectorXd::Zero(1), Eigen::VectorXd::Zero(1), 0.0, t2 + 5.0, 0.01,
       EventDrivenOptions{}, [&](const ReferenceSample& s) {
         double x, u;
         ContactState st;
-        if (s.t <= t1) {
-          x = 1 - std::cos(s.t), u = std::sin(s.t), st = ContactState::slip_neg;
-        } else if (s.t <= t2) {
-          x = 1 - std::sqrt(3.0) / 2 + 0.5 * (s.t - t1), u = 0.5, st = ContactState::stick;
-        } else {
-          x = 1 + 0.5 * std::sin(s.t - t2), u = 0.5 * std::cos(s.t - t2);
-          st = ContactState::slip_neg;
-        }
+        CoulombSlider::at(s.t, x, u, st);
         worst = std::max({worst, std::abs(s.q(0) - x), std::abs(s.u(0) - u)});
         if (std::abs(s.t - t1) > 1e-9 && std::abs(s.t - t2) > 1e-9) {
           EXPECT_EQ(s.contact[0], st) << s.t;

@@ -12,6 +12,7 @@
 #include <memory>
 #include <vector>
 
+#include "event_driven_problems.hpp"
 #include "fivsim/integrate/event_driven.hpp"
 #include "fivsim/io/scenario.hpp"
 #include "fivsim/model/presets.hpp"
@@ -112,30 +113,20 @@ void expect_agreement(const ModelDescription& d, const Eigen::VectorXd& q0, cons
               ref.events.size(), worst_t, worst_x, ref_samples.size());
 }
 
-Scenario bundled(const std::string& name) {
-  return parse_scenario(load_json_file(FIVSIM_SOURCE_DIR "/scenarios/" + name + ".json"));
-}
+using test_problems::bundled;
+using test_problems::CoulombSlider;
 
-// m = k = 1, belt 0.5, Coulomb μ Fn = 1, from rest at x = 0 (event_driven_test.cpp's closed form):
-//   slip−  x = 1 − cos t until u = 0.5 at t1 = π/6; stick until k x = μ Fn at t2 = t1 + √3;
-//   slip−  x = 1 + 0.5 sin(t − t2)
+// the slider's closed form (event_driven_problems.hpp)
 TEST(Switching, CoulombSliderClosedForm) {
-  SliderBeltParams p;
-  p.m = p.k = 1.0;
-  p.v0 = 0.5;
-  p.Fn = 10.0;
-  p.law.kind = FrictionLawKind::coulomb;
-  p.law.p[0] = 0.1;
-  const double t1 = M_PI / 6, t2 = t1 + std::sqrt(3.0);
-  const SwitchingRun run = run_switching(make_slider_belt(p), Eigen::VectorXd::Zero(1), Eigen::VectorXd::Zero(1),
-                                         t2 + 5.0, 0.01);
+  const double t1 = CoulombSlider::t1, t2 = CoulombSlider::t2();
+  const SwitchingRun run =
+      run_switching(CoulombSlider::model(), Eigen::VectorXd::Zero(1), Eigen::VectorXd::Zero(1), t2 + 5.0, 0.01);
   ASSERT_EQ(run.status, Status::ok);
   double worst = 0.0;
   for (const ReferenceSample& s : run.samples) {
     double x, u;
-    if (s.t <= t1) x = 1 - std::cos(s.t), u = std::sin(s.t);
-    else if (s.t <= t2) x = 1 - std::sqrt(3.0) / 2 + 0.5 * (s.t - t1), u = 0.5;
-    else x = 1 + 0.5 * std::sin(s.t - t2), u = 0.5 * std::cos(s.t - t2);
+    ContactState st;
+    CoulombSlider::at(s.t, x, u, st);
     worst = std::max({worst, std::abs(s.q(0) - x), std::abs(s.u(0) - u)});
   }
   EXPECT_LE(worst, 1e-9);

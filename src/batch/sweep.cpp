@@ -168,7 +168,35 @@ void run_belt_chunk_cpu(const BeltModel<D>& b, const CaseBatch<D>& cases, const 
   }
 }
 
+// each thread's scratch for the general runner's cases, on the heap (the generic instantiation's
+// structs are large): the time steppers' and the switching integrator's
+template <class D>
+struct StepperScratch {
+  CaseWorkspace<D> ws;
+  State<D> s;
+  LyapunovTwin<D> twin;
+  CaseSetup<D> setup;
+};
+template <class D>
+struct SwitchingScratch {
+  SwitchingCaseWorkspace<D> ws;
+  State<D> s, twin;
+  CaseSetup<D> setup;
+};
+
+// run(scratch, c) for every case c on `threads` threads (0: all), `chunk` cases handed out at a time
+template <class Scratch, class F>
+void for_each_case(long n, int threads, int chunk, F&& run) {
+#pragma omp parallel num_threads(threads > 0 ? threads : omp_get_max_threads())
+  {
+    auto scratch = std::make_unique<Scratch>();
+#pragma omp for schedule(dynamic, chunk)
+    for (long c = 0; c < n; ++c) run(*scratch, c);
+  }
+}
+
 }  // namespace
+
 
 template <class D>
 bool runs_as_belt(const CaseBatch<D>& cases, const SweepAnalysis& an, const StepOptions& opt) {
@@ -203,32 +231,17 @@ void run_chunk_cpu(const CaseBatch<D>& cases, const SweepAnalysis& an, const Ste
   const long per_case = case_points_size(cases.setups[0].model.n_dof, an.capacity);
   if constexpr (std::is_same_v<typename D::scalar, double>) {
     if (cases.switching) {
-#pragma omp parallel num_threads(threads > 0 ? threads : omp_get_max_threads())
-      {
-        auto ws = std::make_unique<SwitchingCaseWorkspace<D>>();
-        auto s = std::make_unique<State<D>>();
-        auto twin = std::make_unique<State<D>>();
-        auto scratch = std::make_unique<CaseSetup<D>>();
-        // one case at a time: their costs differ with their events
-#pragma omp for schedule(dynamic, 1)
-        for (long c = 0; c < cases.n; ++c)
-          run_switching_case(cases.setup(c, *scratch), cases.switching_settings, an, opt, *ws, *s, results[c],
-                             points + c * per_case, twin.get());
-      }
+      // one case at a time: their costs differ with their events
+      for_each_case<SwitchingScratch<D>>(cases.n, threads, 1, [&](SwitchingScratch<D>& x, long c) {
+        run_switching_case(cases.setup(c, x.setup), cases.switching_settings, an, opt, x.ws, x.s, results[c],
+                           points + c * per_case, &x.twin);
+      });
       return;
     }
   }
-#pragma omp parallel num_threads(threads > 0 ? threads : omp_get_max_threads())
-  {
-    // per-thread scratch on the heap: the generic instantiation's structs are large
-    auto ws = std::make_unique<CaseWorkspace<D>>();
-    auto s = std::make_unique<State<D>>();
-    auto twin = std::make_unique<LyapunovTwin<D>>();
-    auto scratch = std::make_unique<CaseSetup<D>>();
-#pragma omp for schedule(dynamic, 16)
-    for (long c = 0; c < cases.n; ++c)
-      run_case(cases.setup(c, *scratch), cases.map(c), an, opt, *ws, *s, results[c], points + c * per_case, twin.get());
-  }
+  for_each_case<StepperScratch<D>>(cases.n, threads, 16, [&](StepperScratch<D>& x, long c) {
+    run_case(cases.setup(c, x.setup), cases.map(c), an, opt, x.ws, x.s, results[c], points + c * per_case, &x.twin);
+  });
 }
 
 void run_chunk_cpu_pinn(const PinnChunk& ch, const SweepAnalysis& an, const StepOptions& opt,

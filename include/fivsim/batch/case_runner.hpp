@@ -308,7 +308,10 @@ FIVSIM_HD inline int find_period(const SampleSet& set, bool tail, const SweepAna
   const int K = an.confirmations;
   relative = HUGE_VAL;
   first = 0;
-  unsigned creeping = 0;  // bit N−1: the phases of N creep (and so do those of its multiples)
+  // bit N−1: the samples are periodic-N within tolerance but creep, and so do those of N's
+  // multiples. Only then: the thirds of a period-3 sequence read with N = 1 hold its phases in
+  // unequal numbers, and their means move one way without any creep
+  unsigned creeping = 0;
   for (int N = 1; N <= an.max_period; ++N) {
     const int need = (K + 1) * N;
     if (set.count < need) break;
@@ -317,7 +320,7 @@ FIVSIM_HD inline int find_period(const SampleSet& set, bool tail, const SweepAna
     const PhaseSpread e = phase_spread(set, start, len, N, an, n_dof, r);
     bool creeps = samples_creep(set, N, an, n_dof, r);
     for (int d = 1; d < N && !creeps; ++d) creeps = N % d == 0 && (creeping >> (d - 1)) & 1u;
-    if (creeps) creeping |= 1u << (N - 1);
+    if (creeps && e.normalized <= 1.0) creeping |= 1u << (N - 1);
     if (e.normalized <= 1.0 && !creeps) {
       relative = e.relative;
       first = start;

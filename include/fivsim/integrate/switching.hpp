@@ -100,9 +100,10 @@ FIVSIM_HD inline ContactState slip_state(double gamma) {
 }
 
 // forces of the current modes and the acceleration at (t, y), into ws.acc / lamN / lamT / gap /
-// gamma; false when the sticking set's system is singular
+// gamma; false when the sticking set's system is singular. Device code calls one copy (a dozen
+// call sites would each inline it)
 template <class D>
-FIVSIM_HD inline bool evaluate(const Model<D>& m, SwitchingWorkspace<D>& ws, double t, const typename D::scalar* y) {
+FIVSIM_HD_NOINLINE bool evaluate(const Model<D>& m, SwitchingWorkspace<D>& ws, double t, const typename D::scalar* y) {
   using T = typename D::scalar;
   ++ws.rhs;
   const int nq = dof_count(m), nc = contact_count(m);
