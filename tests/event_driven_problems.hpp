@@ -5,6 +5,9 @@
 
 #include <cmath>
 #include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
 
 #include "fivsim/io/scenario.hpp"
 #include "fivsim/model/presets.hpp"
@@ -40,6 +43,15 @@ struct CoulombSlider {
     } else {
       x = 1 + 0.5 * std::sin(t - t2()), u = 0.5 * std::cos(t - t2()), st = ContactState::slip_neg;
     }
+  }
+  // the run's events are the closed form's two, at t1 and t2 to 1e-11 s
+  static void expect_events(const std::vector<Event>& events) {
+    ASSERT_EQ(events.size(), 2u);
+    EXPECT_EQ(events[0].kind, EventKind::slip_to_stick);
+    EXPECT_NEAR(events[0].t, t1, 1e-11);
+    EXPECT_EQ(events[1].kind, EventKind::stick_to_slip);
+    EXPECT_EQ(events[1].to, ContactState::slip_neg);
+    EXPECT_NEAR(events[1].t, t2(), 1e-11);
   }
 };
 

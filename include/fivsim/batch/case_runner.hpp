@@ -3,7 +3,9 @@
 //
 // Written once as FIVSIM_HD code over plain structs: the CPU backend calls it from an OpenMP loop,
 // the CUDA kernel from one thread per case (kernels/sweep_batch.cuh). The stepper is Moreau's
-// (moreau.hpp) or, given the case's Runge–Kutta step map, RK4-LCP / Gauss IRK-LCP (rk_lcp.hpp).
+// (moreau.hpp) or, given the case's Runge–Kutta step map, RK4-LCP / Gauss IRK-LCP (rk_lcp.hpp), or
+// the event-driven switching integrator (switching.hpp), whose mode changes and section samples
+// reach the runner at their exact times rather than being found between steps.
 // After analysis.t_transient it keeps, per case and without storing the trajectory:
 //   - running statistics (RMS, min, max) of every series q.., u.., lamN.., lamT..;
 //   - time fractions in free / stick / slip− / slip+ and the largest LCP residual;

@@ -392,7 +392,7 @@ FIVSIM_HD inline bool settle(const Model<D>& m, SwitchingWorkspace<D>& ws, doubl
   return evaluate(m, ws, t, y);
 }
 
-// a new stick starts with γ_T exactly zero: u moves along M⁻¹-free direction w_T
+// a new stick starts with γ_T exactly zero: u moves along w_T (as the host reference does)
 template <class D>
 FIVSIM_HD inline void project_stick(const Model<D>& m, typename D::scalar* u, int i) {
   using T = typename D::scalar;
