@@ -242,18 +242,20 @@ FIVSIM_HD inline double dopri_step(const Model<D>& m, const SwitchingSettings& s
   const int ny = 2 * dof_count(m);
   T* y = ws.ytmp;
   const double t = ws.t;
-  auto stage = [&](int s, double c, double w0, double w1, double w2, double w3, double w4, double w5) {
-    for (int i = 0; i < ny; ++i)
-      y[i] = ws.y[i] + T(h) * (T(w0) * ws.k[0][i] + T(w1) * ws.k[1][i] + T(w2) * ws.k[2][i] + T(w3) * ws.k[3][i] +
-                               T(w4) * ws.k[4][i] + T(w5) * ws.k[5][i]);
+  // stage s from the s stages before it (row s of the tableau)
+  auto stage = [&](int s, double c, const double* a) {
+    for (int i = 0; i < ny; ++i) {
+      T acc = T(0);
+      for (int j = 0; j < s; ++j) acc += T(a[j]) * ws.k[j][i];
+      y[i] = ws.y[i] + T(h) * acc;
+    }
     return derivative(m, ws, t + c * h, y, ws.k[s]);
   };
-  // unused stages enter with weight 0 (their values are finite: set when the workspace starts)
-  if (!stage(1, B::c2, B::a21, 0, 0, 0, 0, 0)) return -1.0;
-  if (!stage(2, B::c3, B::a31, B::a32, 0, 0, 0, 0)) return -1.0;
-  if (!stage(3, B::c4, B::a41, B::a42, B::a43, 0, 0, 0)) return -1.0;
-  if (!stage(4, B::c5, B::a51, B::a52, B::a53, B::a54, 0, 0)) return -1.0;
-  if (!stage(5, 1.0, B::a61, B::a62, B::a63, B::a64, B::a65, 0)) return -1.0;
+  const double a2[] = {B::a21}, a3[] = {B::a31, B::a32}, a4[] = {B::a41, B::a42, B::a43},
+               a5[] = {B::a51, B::a52, B::a53, B::a54}, a6[] = {B::a61, B::a62, B::a63, B::a64, B::a65};
+  if (!stage(1, B::c2, a2) || !stage(2, B::c3, a3) || !stage(3, B::c4, a4) || !stage(4, B::c5, a5) ||
+      !stage(5, 1.0, a6))
+    return -1.0;
   for (int i = 0; i < ny; ++i)
     ws.y_end[i] = ws.y[i] + T(h) * (T(B::b1) * ws.k[0][i] + T(B::b3) * ws.k[2][i] + T(B::b4) * ws.k[3][i] +
                                     T(B::b5) * ws.k[4][i] + T(B::b6) * ws.k[5][i]);
@@ -350,8 +352,6 @@ FIVSIM_HD inline void prepare(const Model<D>& m, const SwitchingSettings& set, S
   const double om = fabs(static_cast<double>(m.omega));
   w = om > w ? om : w;
   ws.max_step = set.max_step > 0.0 ? set.max_step : (w > 0.0 ? 2.0 * 3.141592653589793 / w / 40.0 : 1.0);
-  for (int s = 0; s < 7; ++s)
-    for (int i = 0; i < 2 * D::max_dof; ++i) ws.k[s][i] = T(0);
 }
 
 // makes the modes consistent at (t, y): contacts marked in try_stick stick where their holding
