@@ -1,7 +1,10 @@
 // tests/optimizer_test.cpp — Adam and L-BFGS (pinn/optimizer.hpp) on problems with known minima:
-// an ill-conditioned quadratic (closed-form minimiser) and the Rosenbrock function (minimum at 1).
+// an ill-conditioned quadratic (closed-form minimiser) and the Rosenbrock function (minimum at 1);
+// and their reverse-communication form driven in lockstep over a batch of problems, against each
+// problem minimised alone.
 #include "fivsim/pinn/optimizer.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -99,6 +102,62 @@ TEST(Lbfgs, StopsAtTheIterationCap) {
   const OptimizerResult r = minimize_rosenbrock(opt, x);
   EXPECT_FALSE(r.converged);
   EXPECT_EQ(r.iterations, 3);
+}
+
+// a batch in lockstep — each round evaluates every run that still wants an evaluation, then tells
+// each its loss — ends where each problem minimised alone ends, bit for bit: the runs share
+// nothing, whatever the order of the rounds. Shifted Rosenbrock problems stop after different
+// numbers of iterations, so the batch's runs finish at different rounds.
+TEST(Optimizer, LockstepBatchEqualsEachRunAlone) {
+  for (const OptimizerKind kind : {OptimizerKind::lbfgs, OptimizerKind::adam, OptimizerKind::adam_lbfgs}) {
+    OptimizerOptions opt;
+    opt.kind = kind;
+    opt.max_iter = kind == OptimizerKind::adam ? 300 : 200;
+    opt.adam_iter = 40;
+    opt.learning_rate = 1e-2;
+    opt.tol = 1e-22;
+    const int B = 5, n = 2;
+    auto shifted = [](int b) {
+      return [b](const double* x, double* g) {
+        const double y[2] = {x[0] - 0.1 * b, x[1] + 0.05 * b};
+        return rosenbrock(y, g);
+      };
+    };
+    std::vector<double> x(B * n), g(B * n), work(B * optimizer_work_size(n, opt));
+    const int ws = optimizer_work_size(n, opt);
+    std::vector<OptimizerRun<double>> run(B);
+    for (int b = 0; b < B; ++b) {
+      x[b * n] = -1.2 + 0.1 * b;
+      x[b * n + 1] = 1.0;
+      optimizer_start(n, &x[b * n], opt, run[b], &work[b * ws]);
+    }
+    int rounds = 0;
+    for (bool any = true; any; ++rounds) {
+      std::vector<double> loss(B);
+      for (int b = 0; b < B; ++b)
+        if (!run[b].done())
+          loss[b] = shifted(b)(optimizer_eval_x(n, &work[b * ws]), optimizer_eval_grad(n, &work[b * ws]));
+      any = false;
+      for (int b = 0; b < B; ++b)
+        if (!run[b].done()) any = optimizer_tell(n, &x[b * n], &g[b * n], loss[b], opt, run[b], &work[b * ws]) || any;
+    }
+    int most = 0, fewest = 1 << 30;
+    for (int b = 0; b < B; ++b) {
+      double y[2] = {-1.2 + 0.1 * b, 1.0}, gy[2];
+      std::vector<double> w(ws);
+      const OptimizerResult alone = minimize(n, y, gy, shifted(b), opt, w.data());
+      EXPECT_EQ(run[b].res.evaluations, alone.evaluations) << int(kind) << " problem " << b;
+      EXPECT_EQ(run[b].res.iterations, alone.iterations);
+      EXPECT_EQ(run[b].res.loss, alone.loss);
+      EXPECT_EQ(run[b].res.converged, alone.converged);
+      EXPECT_EQ(x[b * n], y[0]);
+      EXPECT_EQ(x[b * n + 1], y[1]);
+      most = std::max(most, alone.evaluations);
+      fewest = std::min(fewest, alone.evaluations);
+    }
+    EXPECT_EQ(rounds, most);
+    if (kind != OptimizerKind::adam) EXPECT_LT(fewest, most);  // the runs do stop apart
+  }
 }
 
 }  // namespace

@@ -248,23 +248,48 @@ void run_chunk_cpu_pinn(const PinnChunk& ch, const SweepAnalysis& an, const Step
                         CaseResult<PinnSweepDims>* results, double* points, PinnTotals* totals, int threads) {
   using D = PinnSweepDims;
   const CaseBatch<D>& cases = ch.cases;
-  if (cases.n <= 0) return;
+  const long n = cases.n;
+  if (n <= 0) return;
   const long per_case = case_points_size(ch.n_dof, an.capacity);
   const PinnBlockLayout L = pinn_chunk_layout(ch);
   const int copies = an.lyapunov_every > 0 ? 2 : 1;
+  // the chunk's cases step in lockstep (pinn_case.hpp): each phase of a time step an OpenMP loop
+  // over the active cases, the trainings one loop over the training rows in which each row runs
+  // its evaluate–tell cycle to its end (on a CPU core a row's own loop is the lockstep's schedule
+  // without the barrier per iteration: the same arithmetic, so the same answer)
+  const PinnHostBlocks<D> blocks(L, static_cast<int>(n) * copies);
+  std::vector<PinnCase<D>> run(static_cast<std::size_t>(n));
+  std::vector<long> active;
+  active.reserve(static_cast<std::size_t>(n));
 #pragma omp parallel num_threads(threads > 0 ? threads : omp_get_max_threads())
   {
-    auto s = std::make_unique<State<D>>();
-    auto twin = std::make_unique<State<D>>();
     auto scratch = std::make_unique<CaseSetup<D>>();
-    // this thread's blocks, reused case after case (run_pinn_case resets them)
-    const PinnHostBlocks<D> blocks(L, copies);
-    // one case at a time per thread: a PINN case costs thousands of trainings
 #pragma omp for schedule(dynamic, 1)
-    for (long c = 0; c < cases.n; ++c)
-      run_pinn_case(cases.setup(c, *scratch), cases.map(c), ch.set, ch.tab, L, blocks.get(), an, opt, *s, twin.get(),
-                    results[c], points + c * per_case, totals[c]);
+    for (long c = 0; c < n; ++c)
+      pinn_case_start(run[c], cases.setup(c, *scratch), cases.map(c), ch.set, ch.tab, L,
+                      blocks.get() + c * copies * L.bytes, an, opt, results[c], points + c * per_case);
+#pragma omp single
+    for (long c = 0; c < n; ++c)
+      if (run[c].active) active.push_back(c);
+    while (!active.empty()) {
+      const long na = static_cast<long>(active.size());
+#pragma omp for schedule(dynamic, 1)
+      for (long i = 0; i < na; ++i) pinn_case_step_begin(run[active[i]]);
+#pragma omp for schedule(dynamic, 1)
+      for (long row = 0; row < na * copies; ++row) {
+        PinnCase<D>& x = run[active[row / copies]];
+        const int w = static_cast<int>(row % copies);
+        while (pinn_case_training(x, w) && pinn_case_tell(x, w, pinn_case_evaluate(x, w))) {
+        }
+      }
+#pragma omp for schedule(dynamic, 1)
+      for (long i = 0; i < na; ++i) pinn_case_step_end(run[active[i]]);
+      // the host moves every case on together: the stopped ones leave the active list
+#pragma omp single
+      active.erase(std::remove_if(active.begin(), active.end(), [&](long c) { return !run[c].active; }), active.end());
+    }
   }
+  for (long c = 0; c < n; ++c) totals[c] = run[c].totals;
 }
 
 #define FIVSIM_SWEEP_INSTANTIATE(D)                                                                            \

@@ -606,125 +606,151 @@ FIVSIM_HD inline StepReport step_with(Stepper& stepper, int which, St& s, Sink& 
 }
 }  // namespace detail
 
-// runs one case with `stepper` (step(which, state), reset(which); which 0 is the case, 1 its
-// twin); `points` holds kPointKinds × capacity rows for the case; with a twin state (and
-// an.lyapunov_every > 0) it also estimates the largest Lyapunov exponent
-template <class D, class Stepper>
-FIVSIM_HD inline void run_case_with(const CaseSetup<D>& setup, const SweepAnalysis& an, const StepOptions& opt,
-                                    Stepper& stepper, State<D>& s, CaseResult<D>& r, double* points,
-                                    State<D>* twin = nullptr) {
+// one case's progress through its time grid, between steps: what the runner keeps of the
+// trajectory (statistics, rings, the Lyapunov estimate, the adaptive stop) and where it is. The
+// case's stepper is driven from outside — by run_case_with, step after step, or by a lockstep
+// orchestrator that advances many cases one step at a time (batch/pinn_lockstep.hpp) — and
+// reports each step here: before_step, the step of the case (and its twin), after_step.
+template <class D>
+struct CaseRun {
   using T = typename D::scalar;
-  constexpr bool exact = detail::has_exact_events<Stepper>::value;
-  const Model<D>& m = setup.model;
-  const int nq = dof_count(m), nc = contact_count(m);
-  const unsigned obs = an.observers;
-  s = setup.start;
-  stepper.reset(0);
-  r = CaseResult<D>();
-  if (an.lyapunov_every <= 0) twin = nullptr;
+  const CaseSetup<D>* setup = nullptr;
+  const SweepAnalysis* an = nullptr;
+  const StepOptions* opt = nullptr;
+  State<D>* s = nullptr;
+  State<D>* twin = nullptr;  // null: no Lyapunov estimate (not asked for, or the twin failed)
+  CaseResult<D>* r = nullptr;
+  double* points = nullptr;
+  int nq = 0, nc = 0;
+  unsigned obs = 0;
+  long k = 1;  // the step to take next
   double lyapunov_sum = 0.0;
-  if (twin) {
-    *twin = setup.start;
-    twin->q[0] += T(an.lyapunov_d0);
-    stepper.reset(1);
-  }
   Vec<T, D::max_dof> q_prev, u_prev;
+  double t_prev = 0.0;
   ContactState last[D::max_contacts] = {};
   long stick_from = 0;  // step at which the section contact last began to stick
   double margin_1 = -1.0, margin_2 = -1.0;  // its stick margins at the ends of the last two stick steps
-  const bool break_away_section = an.section == SectionKind::stick_to_slip && an.contact < nc;
-  const detail::StaticFriction mu0 =
-      break_away_section ? detail::static_friction(m.law[an.contact]) : detail::StaticFriction();
-  for (int i = 0; i < nc; ++i) last[i] = s.contact[i];
-  const double t0 = static_cast<double>(s.t);
-  const double dt = setup.dt;
-  double next_strobe = setup.t_transient;
+  bool break_away_section = false;
+  detail::StaticFriction mu0;
+  double t0 = 0.0, dt = 0.0;
+  double next_strobe = 0.0;
   long confirmed_until = -1;  // adaptive: the section hit that ends the case once periodic-N is confirmed
+  // exact events (the switching stepper)
+  bool stop = false, sink_on = true;
+  double stick_since = -1.0;  // when the section contact began its current stick (−1: not sticking)
+
+  // the case at its start: s (and the twin, d0 away in q0) set from the setup, r cleared. The
+  // caller resets its stepper for the case (and the twin when `twin` is still set).
+  FIVSIM_HD void begin(const CaseSetup<D>& setup_, const SweepAnalysis& an_, const StepOptions& opt_, State<D>& s_,
+                       CaseResult<D>& r_, double* points_, State<D>* twin_) {
+    setup = &setup_;
+    an = &an_;
+    opt = &opt_;
+    s = &s_;
+    r = &r_;
+    points = points_;
+    const Model<D>& m = setup->model;
+    nq = dof_count(m);
+    nc = contact_count(m);
+    obs = an->observers;
+    *s = setup->start;
+    *r = CaseResult<D>();
+    twin = an->lyapunov_every > 0 ? twin_ : nullptr;
+    if (twin) {
+      *twin = setup->start;
+      twin->q[0] += T(an->lyapunov_d0);
+    }
+    break_away_section = an->section == SectionKind::stick_to_slip && an->contact < nc;
+    mu0 = break_away_section ? detail::static_friction(m.law[an->contact]) : detail::StaticFriction();
+    for (int i = 0; i < nc; ++i) last[i] = s->contact[i];
+    t0 = static_cast<double>(s->t);
+    dt = setup->dt;
+    next_strobe = setup->t_transient;
+  }
+
+  FIVSIM_HD bool running() const { return k <= setup->steps; }
+
+  FIVSIM_HD void before_step() {
+    q_prev = s->q;
+    u_prev = s->u;
+    t_prev = static_cast<double>(s->t);
+  }
 
   // a Poincaré sample: kept, closes a Lyapunov block (blocks of whole cycles), and tells whether
   // an adaptive case is done
-  auto section_sample = [&](double ts, const T* qs, const T* us) {
-    ++r.section_hits;
-    detail::push_point(points, 1, r.points_seen[1], an.capacity, nq, ts, -1.0, qs, us);
-    if (twin && r.lyapunov_block_time > 0.0) {
-      r.lyapunov_blocks.add(r.lyapunov_block_sum / r.lyapunov_block_time);
-      r.lyapunov_block_sum = r.lyapunov_block_time = 0.0;
+  FIVSIM_HD bool section_sample(double ts, const T* qs, const T* us) {
+    ++r->section_hits;
+    detail::push_point(points, 1, r->points_seen[1], an->capacity, nq, ts, -1.0, qs, us);
+    if (twin && r->lyapunov_block_time > 0.0) {
+      r->lyapunov_blocks.add(r->lyapunov_block_sum / r->lyapunov_block_time);
+      r->lyapunov_block_sum = r->lyapunov_block_time = 0.0;
     }
-    if (an.adaptive && detail::adaptive_sample(points, an, nq, r, confirmed_until)) return true;
+    if (an->adaptive && detail::adaptive_sample(points, *an, nq, *r, confirmed_until)) return true;
     // chaos shows in the exponent's sign, whatever the samples do (judged as a block closes),
     // until periodic-N is confirmed: its last orbit then runs to its end
-    if (an.adaptive && twin && confirmed_until < 0 && r.lyapunov_blocks.count >= kLyapunovMinBlocks &&
-        r.lyapunov_time > 0.0) {
-      const double cycle = detail::mean_block_time(r);
-      const double lambda = lyapunov_sum / r.lyapunov_time;
-      if (lambda * cycle > an.lyapunov_zero && lambda > 3.0 * r.lyapunov_blocks.std_error()) return true;
+    if (an->adaptive && twin && confirmed_until < 0 && r->lyapunov_blocks.count >= kLyapunovMinBlocks &&
+        r->lyapunov_time > 0.0) {
+      const double cycle = detail::mean_block_time(*r);
+      const double lambda = lyapunov_sum / r->lyapunov_time;
+      if (lambda * cycle > an->lyapunov_zero && lambda > 3.0 * r->lyapunov_blocks.std_error()) return true;
     }
     return false;
-  };
-  // exact events (the switching stepper): transitions and section samples at their own times
-  bool stop = false, sink_on = true;
-  double stick_since = -1.0;  // when the section contact began its current stick (−1: not sticking)
-  auto sink = [&](const SwitchingEvent<T>& e) {
+  }
+
+  // an exact event of the switching stepper: transitions and section samples at their own times
+  FIVSIM_HD void on_event(const SwitchingEvent<T>& e) {
     if (!sink_on) return;  // the twin's
     if (e.section) {
-      if ((obs & kObservePoincare) && e.t >= setup.t_transient && !stop) stop = section_sample(e.t, e.q, e.u);
+      if ((obs & kObservePoincare) && e.t >= setup->t_transient && !stop) stop = section_sample(e.t, e.q, e.u);
       return;
     }
     const EventKind kind = classify_transition(e.from, e.to);
-    if (kind != EventKind::none && e.t >= setup.t_transient) {
+    if (kind != EventKind::none && e.t >= setup->t_transient) {
       if (obs & kObserveTransitions) {
-        ++r.transitions;
-        detail::push_point(points, 0, r.points_seen[0], an.capacity, nq, e.t,
+        ++r->transitions;
+        detail::push_point(points, 0, r->points_seen[0], an->capacity, nq, e.t,
                            static_cast<double>(int(kind) * 64 + e.contact), e.q, e.u);
       }
       if (break_away_section && (obs & kObservePoincare) && kind == EventKind::stick_to_slip &&
-          e.contact == an.contact && stick_since >= 0.0 && !stop)
+          e.contact == an->contact && stick_since >= 0.0 && !stop)
         stop = section_sample(e.t, e.q, e.u);
     }
-    if (e.contact == an.contact) stick_since = e.to == ContactState::stick ? e.t : -1.0;
-  };
+    if (e.contact == an->contact) stick_since = e.to == ContactState::stick ? e.t : -1.0;
+  }
 
-  for (long k = 1; k <= setup.steps; ++k) {
-    q_prev = s.q;
-    u_prev = s.u;
-    const double t_prev = static_cast<double>(s.t);
-    // the case and its twin go through one call site, so that the stepper is inlined once
-    StepReport rep;
-    bool twin_failed = false;
-    for (int w = 0; w < (twin ? 2 : 1); ++w) {
-      sink_on = w == 0;
-      const StepReport rw = detail::step_with(stepper, w, w == 0 ? s : *twin, sink);
-      if (w == 0) rep = rw;
-      else twin_failed = rw.status != Status::ok;
-    }
+  // the step just taken (rep: the case's; twin_failed: its twin's step failed): observed and
+  // counted; false when the case is done (failed, stopped, or adaptive and decided)
+  template <bool exact>
+  FIVSIM_HD bool after_step(const StepReport& rep, bool twin_failed) {
     if (rep.status != Status::ok) {
-      r.status = rep.status;
-      r.failed_at = t0 + static_cast<double>(k - 1) * dt;
-      break;
+      r->status = rep.status;
+      r->failed_at = t0 + static_cast<double>(k - 1) * dt;
+      return false;
     }
+    const long step = k++;
     // time from the step count, as the host driver does (simulation.hpp)
-    const double t = t0 + static_cast<double>(k) * dt;
-    s.t = T(t);
-    r.steps = k;
-    if ((obs & kObserveLcpResidual) && rep.lcp_residual > r.max_lcp_residual) r.max_lcp_residual = rep.lcp_residual;
-    const bool settled = t >= setup.t_transient;
+    const double t = t0 + static_cast<double>(step) * dt;
+    s->t = T(t);
+    r->steps = step;
+    if ((obs & kObserveLcpResidual) && rep.lcp_residual > r->max_lcp_residual) r->max_lcp_residual = rep.lcp_residual;
+    const bool settled = t >= setup->t_transient;
     if (twin) {
       // the twin stops (and the estimate with it) if its own step fails
       if (twin_failed) {
         twin = nullptr;
-        r.lyapunov_time = 0.0;
-        r.lyapunov_blocks = BatchMeans();
+        r->lyapunov_time = 0.0;
+        r->lyapunov_blocks = BatchMeans();
       } else {
         twin->t = T(t);
-        if (k % an.lyapunov_every == 0) {
-          const double d = detail::renormalise_twin(s, *twin, nq, an.lyapunov_d0);
+        if (step % an->lyapunov_every == 0) {
+          const double d = detail::renormalise_twin(*s, *twin, nq, an->lyapunov_d0);
           // intervals that start after the transient count
-          if (t - an.lyapunov_every * dt >= setup.t_transient - 0.5 * dt && d > 0.0) {
-            const double growth = log(d / an.lyapunov_d0);
+          if (t - an->lyapunov_every * dt >= setup->t_transient - 0.5 * dt && d > 0.0) {
+            const double growth = log(d / an->lyapunov_d0);
             lyapunov_sum += growth;
-            r.lyapunov_time += an.lyapunov_every * dt;
-            r.lyapunov_block_sum += growth;
-            r.lyapunov_block_time += an.lyapunov_every * dt;
+            r->lyapunov_time += an->lyapunov_every * dt;
+            r->lyapunov_block_sum += growth;
+            r->lyapunov_block_time += an->lyapunov_every * dt;
           }
         }
       }
@@ -733,81 +759,117 @@ FIVSIM_HD inline void run_case_with(const CaseSetup<D>& setup, const SweepAnalys
     bool break_away = false;
     if (!exact && (obs & (kObserveTransitions | kObservePoincare))) {
       for (int i = 0; i < nc; ++i) {
-        const EventKind e = classify_transition(last[i], s.contact[i]);
+        const EventKind e = classify_transition(last[i], s->contact[i]);
         if (e != EventKind::none && settled) {
           if (obs & kObserveTransitions) {
-            ++r.transitions;
-            detail::push_point(points, 0, r.points_seen[0], an.capacity, nq, t, static_cast<double>(int(e) * 64 + i),
-                               s.q.v, s.u.v);
+            ++r->transitions;
+            detail::push_point(points, 0, r->points_seen[0], an->capacity, nq, t,
+                               static_cast<double>(int(e) * 64 + i), s->q.v, s->u.v);
           }
           // a stick of a single step is the velocity grazing the belt's, not a stick phase
-          break_away = break_away || (e == EventKind::stick_to_slip && i == an.contact && k - stick_from > 1);
+          break_away = break_away || (e == EventKind::stick_to_slip && i == an->contact && step - stick_from > 1);
         }
-        if (i == an.contact && s.contact[i] == ContactState::stick && last[i] != ContactState::stick) stick_from = k;
-        if (break_away_section && i == an.contact && s.contact[i] == ContactState::stick) {
+        if (i == an->contact && s->contact[i] == ContactState::stick && last[i] != ContactState::stick)
+          stick_from = step;
+        if (break_away_section && i == an->contact && s->contact[i] == ContactState::stick) {
           margin_2 = margin_1;
-          margin_1 = detail::stick_margin(mu0, static_cast<double>(s.lamN[i]), static_cast<double>(s.lamT[i]));
+          margin_1 = detail::stick_margin(mu0, static_cast<double>(s->lamN[i]), static_cast<double>(s->lamT[i]));
         }
-        last[i] = s.contact[i];
+        last[i] = s->contact[i];
       }
     }
-    if (!settled) continue;
+    if (!settled) return true;
 
     if (obs & kObserveMinMax) {
       int c = 0;
-      for (int i = 0; i < nq; ++i) r.series[c++].add(static_cast<double>(s.q[i]));
-      for (int i = 0; i < nq; ++i) r.series[c++].add(static_cast<double>(s.u[i]));
+      for (int i = 0; i < nq; ++i) r->series[c++].add(static_cast<double>(s->q[i]));
+      for (int i = 0; i < nq; ++i) r->series[c++].add(static_cast<double>(s->u[i]));
       // a transition point taken at the step after its event moves with the time grid by up to a
       // step's change; an exact event's does not (its jitter stays 0)
       for (int i = 0; i < nq && !exact; ++i) {
-        const double dq = fabs(static_cast<double>(s.q[i] - q_prev[i])), du = fabs(static_cast<double>(s.u[i] - u_prev[i]));
-        if (dq > r.max_step_change[i]) r.max_step_change[i] = dq;
-        if (du > r.max_step_change[nq + i]) r.max_step_change[nq + i] = du;
+        const double dq = fabs(static_cast<double>(s->q[i] - q_prev[i]));
+        const double du = fabs(static_cast<double>(s->u[i] - u_prev[i]));
+        if (dq > r->max_step_change[i]) r->max_step_change[i] = dq;
+        if (du > r->max_step_change[nq + i]) r->max_step_change[nq + i] = du;
       }
-      for (int i = 0; i < nc; ++i) r.series[2 * nq + i].add(static_cast<double>(s.lamN[i]));
-      for (int i = 0; i < nc; ++i) r.series[2 * nq + nc + i].add(static_cast<double>(s.lamT[i]));
+      for (int i = 0; i < nc; ++i) r->series[2 * nq + i].add(static_cast<double>(s->lamN[i]));
+      for (int i = 0; i < nc; ++i) r->series[2 * nq + nc + i].add(static_cast<double>(s->lamT[i]));
     } else {
       int c = 0;
-      for (int i = 0; i < nq; ++i) r.series[c++].add_square(static_cast<double>(s.q[i]));
-      for (int i = 0; i < nq; ++i) r.series[c++].add_square(static_cast<double>(s.u[i]));
-      for (int i = 0; i < nc; ++i) r.series[c++].add_square(static_cast<double>(s.lamN[i]));
-      for (int i = 0; i < nc; ++i) r.series[c++].add_square(static_cast<double>(s.lamT[i]));
+      for (int i = 0; i < nq; ++i) r->series[c++].add_square(static_cast<double>(s->q[i]));
+      for (int i = 0; i < nq; ++i) r->series[c++].add_square(static_cast<double>(s->u[i]));
+      for (int i = 0; i < nc; ++i) r->series[c++].add_square(static_cast<double>(s->lamN[i]));
+      for (int i = 0; i < nc; ++i) r->series[c++].add_square(static_cast<double>(s->lamT[i]));
     }
     if (obs & kObserveFractions)
-      for (int i = 0; i < nc; ++i) ++r.in_state[static_cast<int>(s.contact[i])];
-    if (exact && stop) break;
-    if (exact || !(obs & kObservePoincare)) continue;
+      for (int i = 0; i < nc; ++i) ++r->in_state[static_cast<int>(s->contact[i])];
+    if (exact) return !stop;
+    if (!(obs & kObservePoincare)) return true;
 
     // Poincaré section: the break-away state, or the crossing point by linear interpolation inside
     // the step
     double theta = -1.0;
-    if (an.section == SectionKind::stick_to_slip && break_away) {
+    if (an->section == SectionKind::stick_to_slip && break_away) {
       theta = detail::break_away_fraction(margin_1, margin_2);
-    } else if (an.section == SectionKind::velocity) {
-      const double eps = opt.stick_tol;
-      const double a = static_cast<double>(u_prev[an.dof]) - an.value;
-      const double b = static_cast<double>(s.u[an.dof]) - an.value;
+    } else if (an->section == SectionKind::velocity) {
+      const double eps = opt->stick_tol;
+      const double a = static_cast<double>(u_prev[an->dof]) - an->value;
+      const double b = static_cast<double>(s->u[an->dof]) - an->value;
       const bool down = a > -eps && b <= -eps;
       const bool up = a < eps && b >= eps;
-      if ((an.direction <= 0 && down) || (an.direction >= 0 && up)) theta = a / (a - b);
-    } else if (an.section == SectionKind::stroboscopic && t >= next_strobe) {
+      if ((an->direction <= 0 && down) || (an->direction >= 0 && up)) theta = a / (a - b);
+    } else if (an->section == SectionKind::stroboscopic && t >= next_strobe) {
       theta = t > t_prev ? (next_strobe - t_prev) / (t - t_prev) : 1.0;
-      next_strobe += an.period;
+      next_strobe += an->period;
     }
-    if (theta >= 0.0 && t_prev >= setup.t_transient) {
+    if (theta >= 0.0 && t_prev >= setup->t_transient) {
       theta = theta > 1.0 ? 1.0 : theta;
       T qs[D::max_dof] = {}, us[D::max_dof] = {};
       for (int i = 0; i < nq; ++i) {
-        qs[i] = q_prev[i] + T(theta) * (s.q[i] - q_prev[i]);
-        us[i] = u_prev[i] + T(theta) * (s.u[i] - u_prev[i]);
+        qs[i] = q_prev[i] + T(theta) * (s->q[i] - q_prev[i]);
+        us[i] = u_prev[i] + T(theta) * (s->u[i] - u_prev[i]);
       }
-      if (section_sample(t_prev + theta * dt, qs, us)) break;
+      if (section_sample(t_prev + theta * dt, qs, us)) return false;
     }
+    return true;
   }
-  // not asked for: 0; asked for but no window (or the twin failed): NaN
-  r.lyapunov = r.lyapunov_time > 0.0 ? lyapunov_sum / r.lyapunov_time : (an.lyapunov_every > 0 ? nan("") : 0.0);
-  if (observes_class(obs)) classify_case(points, an, nq, nc, r, an.adaptive);
-  else r.klass = r.status == Status::ok ? CaseClass::unclassified : CaseClass::diverged;
+
+  // the estimate and the class, once the case has stopped
+  FIVSIM_HD void finish() {
+    // not asked for: 0; asked for but no window (or the twin failed): NaN
+    r->lyapunov = r->lyapunov_time > 0.0 ? lyapunov_sum / r->lyapunov_time : (an->lyapunov_every > 0 ? nan("") : 0.0);
+    if (observes_class(obs)) classify_case(points, *an, nq, nc, *r, an->adaptive);
+    else r->klass = r->status == Status::ok ? CaseClass::unclassified : CaseClass::diverged;
+  }
+};
+
+// runs one case with `stepper` (step(which, state), reset(which); which 0 is the case, 1 its
+// twin); `points` holds kPointKinds × capacity rows for the case; with a twin state (and
+// an.lyapunov_every > 0) it also estimates the largest Lyapunov exponent
+template <class D, class Stepper>
+FIVSIM_HD inline void run_case_with(const CaseSetup<D>& setup, const SweepAnalysis& an, const StepOptions& opt,
+                                    Stepper& stepper, State<D>& s, CaseResult<D>& r, double* points,
+                                    State<D>* twin = nullptr) {
+  constexpr bool exact = detail::has_exact_events<Stepper>::value;
+  CaseRun<D> run;
+  run.begin(setup, an, opt, s, r, points, twin);
+  stepper.reset(0);
+  if (run.twin) stepper.reset(1);
+  auto sink = [&](const SwitchingEvent<typename D::scalar>& e) { run.on_event(e); };
+  while (run.running()) {
+    run.before_step();
+    // the case and its twin go through one call site, so that the stepper is inlined once
+    StepReport rep;
+    bool twin_failed = false;
+    for (int w = 0; w < (run.twin ? 2 : 1); ++w) {
+      run.sink_on = w == 0;
+      const StepReport rw = detail::step_with(stepper, w, w == 0 ? s : *run.twin, sink);
+      if (w == 0) rep = rw;
+      else twin_failed = rw.status != Status::ok;
+    }
+    if (!run.template after_step<exact>(rep, twin_failed)) break;
+  }
+  run.finish();
 }
 
 // runs one case with Moreau time stepping, or with the Runge–Kutta LCP stepper of `rk_map` when

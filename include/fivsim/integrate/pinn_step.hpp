@@ -85,15 +85,15 @@ struct PinnStepSettings {
   uint64_t seed = 1;           // the dynamic network's initialisation
 };
 
-// one step of an IRK-PINN framework; stage_load holds R × n values
+// the first part of an IRK-PINN step, before the dynamic network's training: the contact force
+// (classical LCP or LCP-PINN) and the stage loads (stage_load: R × n values)
 template <class D>
-FIVSIM_HD inline StepReport irk_pinn_step(const Model<D>& m, const RkStepMap<D>& map,
-                                          const StageTable<typename D::scalar>& tab, const PinnStepSettings& set,
-                                          State<D>& s, const StepOptions& opt, RkLcpWorkspace<D>& rk,
-                                          LcpPinnWorkspace<typename D::scalar, D::max_lcp>& lcp_ws,
-                                          IrkPinnBuffers<typename D::scalar>& buf, typename D::scalar* stage_load,
-                                          PinnStepReport& pr) {
-  using T = typename D::scalar;
+FIVSIM_HD inline StepReport irk_pinn_step_begin(const Model<D>& m, const RkStepMap<D>& map,
+                                                const StageTable<typename D::scalar>& tab,
+                                                const PinnStepSettings& set, const State<D>& s, const StepOptions& opt,
+                                                RkLcpWorkspace<D>& rk,
+                                                LcpPinnWorkspace<typename D::scalar, D::max_lcp>& lcp_ws,
+                                                typename D::scalar* stage_load, PinnStepReport& pr) {
   const int n = m.n_dof;
   bool ramp = false;
   StepReport rep;
@@ -112,12 +112,31 @@ FIVSIM_HD inline StepReport irk_pinn_step(const Model<D>& m, const RkStepMap<D>&
     for (int d = 0; d < n; ++d)
       stage_load[k * n + d] = ramp ? rk.force_prev[d] + tab.c[k] * (rk.force[d] - rk.force_prev[d]) : rk.force[d];
   irk_pinn_add_external_loads(m, tab, s.t, map.dt, stage_load);
-  IrkPinnStep<T> st;
+  return rep;
+}
+
+// the dynamic network's training data of the step from s
+template <class D>
+FIVSIM_HD inline IrkPinnStep<typename D::scalar> irk_pinn_step_data(const RkStepMap<D>& map, const State<D>& s,
+                                                                    const typename D::scalar* stage_load) {
+  IrkPinnStep<typename D::scalar> st;
   st.dt = map.dt;
   st.q = s.q.v;
   st.u = s.u.v;
   st.load = stage_load;
-  pr.dynamics = irk_pinn_train(m, tab, st, set.dynamics, set.dynamics_optimizer, buf);
+  return st;
+}
+
+// the last part, after the training: the end state from the trained network's outputs
+template <class D>
+FIVSIM_HD inline void irk_pinn_step_end(const Model<D>& m, const RkStepMap<D>& map,
+                                        const StageTable<typename D::scalar>& tab, const PinnStepSettings& set,
+                                        State<D>& s, const StepOptions& opt, RkLcpWorkspace<D>& rk,
+                                        const IrkPinnBuffers<typename D::scalar>& buf,
+                                        const typename D::scalar* stage_load, StepReport& rep) {
+  using T = typename D::scalar;
+  const int n = m.n_dof;
+  const IrkPinnStep<T> st = irk_pinn_step_data(map, s, stage_load);
   const T* out = mlp_forward(set.dynamics, buf.params, st.q, buf.cache);
   T q_end[D::max_dof], u_end[D::max_dof];
   irk_pinn_end_state(n, tab, st, out, q_end, u_end);
@@ -126,6 +145,21 @@ FIVSIM_HD inline StepReport irk_pinn_step(const Model<D>& m, const RkStepMap<D>&
     s.u[d] = u_end[d];
   }
   rk_lcp_finish(m, map, opt, rk, s, rep);
+}
+
+// one step of an IRK-PINN framework: begin, the training, end
+template <class D>
+FIVSIM_HD inline StepReport irk_pinn_step(const Model<D>& m, const RkStepMap<D>& map,
+                                          const StageTable<typename D::scalar>& tab, const PinnStepSettings& set,
+                                          State<D>& s, const StepOptions& opt, RkLcpWorkspace<D>& rk,
+                                          LcpPinnWorkspace<typename D::scalar, D::max_lcp>& lcp_ws,
+                                          IrkPinnBuffers<typename D::scalar>& buf, typename D::scalar* stage_load,
+                                          PinnStepReport& pr) {
+  StepReport rep = irk_pinn_step_begin(m, map, tab, set, s, opt, rk, lcp_ws, stage_load, pr);
+  if (rep.status != Status::ok) return rep;
+  pr.dynamics = irk_pinn_train(m, tab, irk_pinn_step_data(map, s, stage_load), set.dynamics,
+                               set.dynamics_optimizer, buf);
+  irk_pinn_step_end(m, map, tab, set, s, opt, rk, buf, stage_load, rep);
   return rep;
 }
 
@@ -242,6 +276,19 @@ struct PinnStepper {
     if (set->framework == PinnFramework::central) return central_pinn_step(*m, s, dt, *set, opt, *moreau, *lcp, pr);
     IrkPinnBuffers<T> b = buf;
     return irk_pinn_step(*m, *map, tab, *set, s, opt, *rk, *lcp, b, stage_load, pr);
+  }
+  // a step in parts, for an orchestrator that trains many steppers' networks together
+  // (batch/pinn_lockstep.hpp): begin (pinn_central's whole step), then — when trains() and begin
+  // succeeded — the dynamic network's training on data(s), then end
+  FIVSIM_HD bool trains() const { return set->framework != PinnFramework::central; }
+  FIVSIM_HD StepReport begin(State<D>& s, const StepOptions& opt, PinnStepReport& pr) const {
+    pr = PinnStepReport();
+    if (!trains()) return central_pinn_step(*m, s, dt, *set, opt, *moreau, *lcp, pr);
+    return irk_pinn_step_begin(*m, *map, tab, *set, s, opt, *rk, *lcp, stage_load, pr);
+  }
+  FIVSIM_HD IrkPinnStep<T> data(const State<D>& s) const { return irk_pinn_step_data(*map, s, stage_load); }
+  FIVSIM_HD void end(State<D>& s, const StepOptions& opt, StepReport& rep) const {
+    if (trains()) irk_pinn_step_end(*m, *map, tab, *set, s, opt, *rk, buf, stage_load, rep);
   }
 };
 

@@ -167,22 +167,29 @@ struct IrkPinnBuffers {
   T* loss_scratch = nullptr;  // irk_pinn_scratch_size(n, R)
 };
 
-// trains the network on one step (from its current weights) and returns the training outcome;
-// the trained outputs are left in the cache (mlp_forward's return)
+// the loss of the network with parameters p on the step, and its gradient into g (param_count
+// values): one forward and one backward pass through buf's cache and scratch
+template <class D>
+FIVSIM_HD inline typename D::scalar irk_pinn_objective(const Model<D>& m, const StageTable<typename D::scalar>& tab,
+                                                       const IrkPinnStep<typename D::scalar>& st, const MlpLayout& L,
+                                                       const IrkPinnBuffers<typename D::scalar>& buf,
+                                                       const typename D::scalar* p, typename D::scalar* g) {
+  using T = typename D::scalar;
+  const T* out = mlp_forward(L, p, st.q, buf.cache);
+  const T loss = irk_pinn_loss(m, tab, st, out, buf.d_out, buf.loss_scratch);
+  for (int i = 0; i < L.param_count(); ++i) g[i] = T(0);
+  mlp_backward(L, p, buf.cache, buf.d_out, g, buf.scratch);
+  return loss;
+}
+
+// trains the network on one step (from its current weights) and returns the training outcome
 template <class D>
 FIVSIM_HD inline OptimizerResult irk_pinn_train(const Model<D>& m, const StageTable<typename D::scalar>& tab,
                                                 const IrkPinnStep<typename D::scalar>& st, const MlpLayout& L,
                                                 const OptimizerOptions& opt, IrkPinnBuffers<typename D::scalar>& buf) {
   using T = typename D::scalar;
-  const int np = L.param_count();
-  auto objective = [&](const T* p, T* g) {
-    const T* out = mlp_forward(L, p, st.q, buf.cache);
-    const T loss = irk_pinn_loss(m, tab, st, out, buf.d_out, buf.loss_scratch);
-    for (int i = 0; i < np; ++i) g[i] = T(0);
-    mlp_backward(L, p, buf.cache, buf.d_out, g, buf.scratch);
-    return loss;
-  };
-  return minimize(np, buf.params, buf.grad, objective, opt, buf.work);
+  auto objective = [&](const T* p, T* g) { return irk_pinn_objective(m, tab, st, L, buf, p, g); };
+  return minimize(L.param_count(), buf.params, buf.grad, objective, opt, buf.work);
 }
 
 }  // namespace fivsim

@@ -5,6 +5,12 @@
 // has its own history and line search and stops on its own tolerance or iteration cap, on the
 // host and in a kernel alike. An objective is a callable f(x, grad) -> loss that writes the
 // gradient at x into grad.
+// Both are written in reverse communication (optimizer_start / optimizer_tell): the optimizer
+// never calls the objective; it names the point it wants evaluated (optimizer_eval_x) and is told
+// the loss and gradient there. One case's training is then a plain loop (minimize), and a batch of
+// cases trains in lockstep — every active case's evaluation in one batched pass, then every case's
+// tell — with each case keeping its own history, line search and stopping test (batch/
+// pinn_lockstep.hpp). Both schedules run the same arithmetic, so they give the same bits.
 #pragma once
 
 #include <math.h>
@@ -32,11 +38,12 @@ struct OptimizerResult {
   bool converged = false;
 };
 
-// scratch values needed for n parameters
+// scratch values needed for n parameters: the evaluation point and its gradient, then Adam's
+// moments or L-BFGS's pairs
 FIVSIM_HD inline int optimizer_work_size(int n, const OptimizerOptions& opt) {
   const int adam = 2 * n;
-  const int lbfgs = 2 * opt.history * n + 2 * opt.history + 4 * n;
-  return adam > lbfgs ? adam : lbfgs;
+  const int lbfgs = 2 * opt.history * n + 2 * opt.history + n;
+  return 2 * n + (adam > lbfgs ? adam : lbfgs);
 }
 
 namespace detail {
@@ -53,151 +60,233 @@ FIVSIM_HD inline void fill(int n, T* a, T v) {
   for (int i = 0; i < n; ++i) a[i] = v;
 }
 
+template <class T>
+FIVSIM_HD inline void copy(int n, T* to, const T* from) {
+  for (int i = 0; i < n; ++i) to[i] = from[i];
+}
+
 }  // namespace detail
 
-// Adam (Kingma & Ba) for opt.adam_iter (adam_lbfgs) or opt.max_iter (adam) steps; work holds 2n
-template <class T, class Objective>
-FIVSIM_HD inline OptimizerResult adam_minimize(int n, T* x, T* grad, Objective&& f, const OptimizerOptions& opt,
-                                               int steps, T* work) {
+// where an optimizer run is between two evaluations
+enum class OptimizerPhase : int { start = 0, adam = 1, line_search = 2, done = 3 };
+
+// one training's progress between evaluations (plain values: a batch keeps one per case)
+template <class T>
+struct OptimizerRun {
+  OptimizerPhase phase = OptimizerPhase::done;
+  int adam_steps = 0;    // Adam steps to take (adam, adam_lbfgs)
+  int lbfgs_iter = 0;    // L-BFGS iterations begun
+  int stored = 0, newest = -1;  // L-BFGS pairs kept, the newest one's slot
+  int searches = 0;      // line-search trials of the current iteration
+  T loss = T(0);         // at x
+  T step = T(0), slope = T(0);  // line search: step length along dir, gᵀdir
+  T b1t = T(1), b2t = T(1);     // Adam: β1ᵗ, β2ᵗ
   OptimizerResult res;
-  T* m = work;
-  T* v = work + n;
-  detail::fill(n, m, T(0));
-  detail::fill(n, v, T(0));
-  const T b1 = T(opt.beta1), b2 = T(opt.beta2), lr = T(opt.learning_rate), eps = T(opt.epsilon);
-  T b1t = T(1), b2t = T(1);
-  res.loss = static_cast<double>(f(x, grad));
-  res.evaluations = 1;
-  for (int k = 0; k < steps && !(res.loss <= opt.tol); ++k) {
-    b1t *= b1;
-    b2t *= b2;
-    for (int i = 0; i < n; ++i) {
-      m[i] = b1 * m[i] + (T(1) - b1) * grad[i];
-      v[i] = b2 * v[i] + (T(1) - b2) * grad[i] * grad[i];
-      const T mh = m[i] / (T(1) - b1t), vh = v[i] / (T(1) - b2t);
-      x[i] -= lr * mh / (sqrt(vh) + eps);
-    }
-    res.loss = static_cast<double>(f(x, grad));
-    ++res.evaluations;
-    ++res.iterations;
-  }
-  res.converged = res.loss <= opt.tol;
-  return res;
+  FIVSIM_HD bool done() const { return phase == OptimizerPhase::done; }
+};
+
+// the point the run wants evaluated next, and where its gradient goes (work's first 2n values)
+template <class T>
+FIVSIM_HD inline T* optimizer_eval_x(int /*n*/, T* work) {
+  return work;
+}
+template <class T>
+FIVSIM_HD inline T* optimizer_eval_grad(int n, T* work) {
+  return work + n;
 }
 
-// L-BFGS with a backtracking (Armijo) line search from the full quasi-Newton step; grad holds the
-// gradient at x on entry (loss f0) and on return. Stops at opt.tol, opt.max_iter, or when no step
-// along the search direction lowers the loss any more (converged to working precision).
-template <class T, class Objective>
-FIVSIM_HD inline OptimizerResult lbfgs_minimize(int n, T* x, T* grad, T f0, Objective&& f,
-                                                const OptimizerOptions& opt, T* work) {
-  OptimizerResult res;
+// a run of the optimizer of opt.kind from x: its first evaluation is at x itself
+template <class T>
+FIVSIM_HD inline void optimizer_start(int n, const T* x, const OptimizerOptions& opt, OptimizerRun<T>& run, T* work) {
+  run = OptimizerRun<T>();
+  run.phase = OptimizerPhase::start;
+  run.adam_steps = opt.kind == OptimizerKind::adam ? opt.max_iter : opt.kind == OptimizerKind::adam_lbfgs ? opt.adam_iter : 0;
+  detail::copy(n, optimizer_eval_x(n, work), x);
+}
+
+namespace detail {
+
+template <class T>
+FIVSIM_HD inline bool optimizer_finish(OptimizerRun<T>& run, double loss, bool converged) {
+  run.res.loss = loss;
+  run.res.converged = converged;
+  run.phase = OptimizerPhase::done;
+  return false;
+}
+
+// L-BFGS: the next iteration's search direction (two-loop recursion, dir = −H g) and its first
+// trial point; false when the run ends here (tolerance, iteration cap, no descent direction)
+template <class T>
+FIVSIM_HD inline bool lbfgs_begin_iteration(int n, const T* x, const T* grad, const OptimizerOptions& opt,
+                                            OptimizerRun<T>& run, T* work) {
+  if (!(run.lbfgs_iter < opt.max_iter && !(run.loss <= T(opt.tol))))
+    return optimizer_finish(run, static_cast<double>(run.loss), run.loss <= T(opt.tol));
   const int mem = opt.history;
-  T* S = work;                  // mem × n position differences (a ring)
-  T* Y = S + mem * n;           // mem × n gradient differences
-  T* rho = Y + mem * n;         // 1 / (yᵀs)
+  T* x_eval = work;
+  T* S = work + 2 * n;  // mem × n position differences (a ring)
+  T* Y = S + mem * n;   // mem × n gradient differences
+  T* rho = Y + mem * n; // 1 / (yᵀs)
   T* alpha = rho + mem;
   T* dir = alpha + mem;
-  T* x_trial = dir + n;
-  T* g_trial = x_trial + n;
-  int stored = 0, newest = -1;
-  T loss = f0;
-  res.loss = static_cast<double>(loss);
-  for (int it = 0; it < opt.max_iter && !(loss <= T(opt.tol)); ++it) {
-    // two-loop recursion: dir = −H g
-    for (int i = 0; i < n; ++i) dir[i] = grad[i];
-    for (int k = 0; k < stored; ++k) {
-      const int j = (newest - k + mem) % mem;
-      alpha[j] = rho[j] * detail::dot(n, S + j * n, dir);
-      for (int i = 0; i < n; ++i) dir[i] -= alpha[j] * Y[j * n + i];
-    }
-    T gamma;
-    if (stored > 0) {
-      const T* s = S + newest * n;
-      const T* y = Y + newest * n;
-      gamma = detail::dot(n, s, y) / detail::dot(n, y, y);
-    } else {
-      // first step: at most unit length in the largest component
-      T gmax = T(0);
-      for (int i = 0; i < n; ++i) gmax = fabs(grad[i]) > gmax ? fabs(grad[i]) : gmax;
-      gamma = gmax > T(1) ? T(1) / gmax : T(1);
-    }
-    for (int i = 0; i < n; ++i) dir[i] *= gamma;
-    for (int k = stored - 1; k >= 0; --k) {
-      const int j = (newest - k + mem) % mem;
-      const T beta = rho[j] * detail::dot(n, Y + j * n, dir);
-      for (int i = 0; i < n; ++i) dir[i] += S[j * n + i] * (alpha[j] - beta);
-    }
-    for (int i = 0; i < n; ++i) dir[i] = -dir[i];
-    T slope = detail::dot(n, grad, dir);
-    if (!(slope < T(0))) {
-      // not a descent direction (a stale history): restart from steepest descent
-      stored = 0;
-      for (int i = 0; i < n; ++i) dir[i] = -gamma * grad[i];
-      slope = detail::dot(n, grad, dir);
-      if (!(slope < T(0))) break;
-    }
-    T step = T(1), trial = T(0);
-    bool accepted = false;
-    for (int ls = 0; ls < 40; ++ls) {
-      for (int i = 0; i < n; ++i) x_trial[i] = x[i] + step * dir[i];
-      trial = f(x_trial, g_trial);
-      ++res.evaluations;
-      if (trial <= loss + T(1e-4) * step * slope) {
-        accepted = true;
-        break;
-      }
-      step *= T(0.5);
-    }
-    if (!accepted) break;
-    // the new curvature pair, kept only when yᵀs > 0 (keeps H positive definite)
-    const int slot = (newest + 1) % mem;
-    T sy = T(0);
-    for (int i = 0; i < n; ++i) {
-      const T s = x_trial[i] - x[i], y = g_trial[i] - grad[i];
-      S[slot * n + i] = s;
-      Y[slot * n + i] = y;
-      sy += s * y;
-    }
-    if (sy > T(0)) {
-      rho[slot] = T(1) / sy;
-      newest = slot;
-      stored = stored < mem ? stored + 1 : mem;
-    } else if (stored == mem) {
-      --stored;  // the slot written was the oldest pair's
-    }
-    for (int i = 0; i < n; ++i) {
-      x[i] = x_trial[i];
-      grad[i] = g_trial[i];
-    }
-    const T previous = loss;
-    loss = trial;
-    ++res.iterations;
-    if (!(loss < previous)) break;
+  copy(n, dir, grad);
+  for (int k = 0; k < run.stored; ++k) {
+    const int j = (run.newest - k + mem) % mem;
+    alpha[j] = rho[j] * dot(n, S + j * n, dir);
+    for (int i = 0; i < n; ++i) dir[i] -= alpha[j] * Y[j * n + i];
   }
-  res.loss = static_cast<double>(loss);
-  res.converged = loss <= T(opt.tol);
-  return res;
+  T gamma;
+  if (run.stored > 0) {
+    const T* s = S + run.newest * n;
+    const T* y = Y + run.newest * n;
+    gamma = dot(n, s, y) / dot(n, y, y);
+  } else {
+    // first step: at most unit length in the largest component
+    T gmax = T(0);
+    for (int i = 0; i < n; ++i) gmax = fabs(grad[i]) > gmax ? fabs(grad[i]) : gmax;
+    gamma = gmax > T(1) ? T(1) / gmax : T(1);
+  }
+  for (int i = 0; i < n; ++i) dir[i] *= gamma;
+  for (int k = run.stored - 1; k >= 0; --k) {
+    const int j = (run.newest - k + mem) % mem;
+    const T beta = rho[j] * dot(n, Y + j * n, dir);
+    for (int i = 0; i < n; ++i) dir[i] += S[j * n + i] * (alpha[j] - beta);
+  }
+  for (int i = 0; i < n; ++i) dir[i] = -dir[i];
+  run.slope = dot(n, grad, dir);
+  if (!(run.slope < T(0))) {
+    // not a descent direction (a stale history): restart from steepest descent
+    run.stored = 0;
+    for (int i = 0; i < n; ++i) dir[i] = -gamma * grad[i];
+    run.slope = dot(n, grad, dir);
+    if (!(run.slope < T(0))) return optimizer_finish(run, static_cast<double>(run.loss), run.loss <= T(opt.tol));
+  }
+  // a backtracking (Armijo) line search from the full quasi-Newton step
+  run.step = T(1);
+  run.searches = 0;
+  for (int i = 0; i < n; ++i) x_eval[i] = x[i] + run.step * dir[i];
+  run.phase = OptimizerPhase::line_search;
+  return true;
 }
 
-// the optimizer of opt.kind from x; grad is n scratch values, work optimizer_work_size(n, opt)
+// L-BFGS from x with loss run.loss and its gradient in grad
+template <class T>
+FIVSIM_HD inline bool lbfgs_begin(int n, const T* x, const T* grad, const OptimizerOptions& opt, OptimizerRun<T>& run,
+                                  T* work) {
+  run.stored = 0;
+  run.newest = -1;
+  run.lbfgs_iter = 0;
+  return lbfgs_begin_iteration(n, x, grad, opt, run, work);
+}
+
+// Adam (Kingma & Ba): the next step from x, or the end of the Adam phase
+template <class T>
+FIVSIM_HD inline bool adam_next(int n, T* x, T* grad, const OptimizerOptions& opt, OptimizerRun<T>& run, T* work) {
+  const T* g = work + n;
+  T* m = work + 2 * n;
+  T* v = m + n;
+  if (run.res.iterations >= run.adam_steps || run.res.loss <= opt.tol) {
+    copy(n, grad, g);
+    if (opt.kind == OptimizerKind::adam) return optimizer_finish(run, run.res.loss, run.res.loss <= opt.tol);
+    run.loss = T(run.res.loss);  // adam_lbfgs: L-BFGS goes on from Adam's last point
+    return lbfgs_begin(n, x, grad, opt, run, work);
+  }
+  const T b1 = T(opt.beta1), b2 = T(opt.beta2), lr = T(opt.learning_rate), eps = T(opt.epsilon);
+  run.b1t *= b1;
+  run.b2t *= b2;
+  for (int i = 0; i < n; ++i) {
+    m[i] = b1 * m[i] + (T(1) - b1) * g[i];
+    v[i] = b2 * v[i] + (T(1) - b2) * g[i] * g[i];
+    const T mh = m[i] / (T(1) - run.b1t), vh = v[i] / (T(1) - run.b2t);
+    x[i] -= lr * mh / (sqrt(vh) + eps);
+  }
+  copy(n, work, static_cast<const T*>(x));
+  run.phase = OptimizerPhase::adam;
+  return true;
+}
+
+}  // namespace detail
+
+// tells the run the loss at optimizer_eval_x (its gradient written to optimizer_eval_grad);
+// returns whether it wants another evaluation. x holds the run's current point and grad (n
+// values, the caller's) the gradient there; at the end x is the minimiser found and run.res the
+// outcome. L-BFGS stops at opt.tol, opt.max_iter, or when no step along the search direction
+// lowers the loss any more (converged to working precision); its new curvature pairs are kept
+// only when yᵀs > 0 (H stays positive definite).
+template <class T>
+FIVSIM_HD inline bool optimizer_tell(int n, T* x, T* grad, T loss, const OptimizerOptions& opt, OptimizerRun<T>& run,
+                                     T* work) {
+  T* x_eval = work;
+  T* g_eval = work + n;
+  ++run.res.evaluations;
+  switch (run.phase) {
+    case OptimizerPhase::start:
+      run.res.loss = static_cast<double>(loss);
+      if (opt.kind != OptimizerKind::lbfgs) {
+        detail::fill(2 * n, work + 2 * n, T(0));
+        return detail::adam_next(n, x, grad, opt, run, work);
+      }
+      detail::copy(n, grad, static_cast<const T*>(g_eval));
+      run.loss = loss;
+      return detail::lbfgs_begin(n, x, grad, opt, run, work);
+    case OptimizerPhase::adam:
+      run.res.loss = static_cast<double>(loss);
+      ++run.res.iterations;
+      return detail::adam_next(n, x, grad, opt, run, work);
+    case OptimizerPhase::line_search: {
+      if (!(loss <= run.loss + T(1e-4) * run.step * run.slope)) {
+        run.step *= T(0.5);
+        if (++run.searches >= 40) return detail::optimizer_finish(run, static_cast<double>(run.loss), run.loss <= T(opt.tol));
+        const T* dir = work + 2 * n + 2 * opt.history * n + 2 * opt.history;
+        for (int i = 0; i < n; ++i) x_eval[i] = x[i] + run.step * dir[i];
+        return true;
+      }
+      // accepted: the new curvature pair, kept only when yᵀs > 0
+      const int mem = opt.history;
+      T* S = work + 2 * n;
+      T* Y = S + mem * n;
+      T* rho = Y + mem * n;
+      const int slot = (run.newest + 1) % mem;
+      T sy = T(0);
+      for (int i = 0; i < n; ++i) {
+        const T s = x_eval[i] - x[i], y = g_eval[i] - grad[i];
+        S[slot * n + i] = s;
+        Y[slot * n + i] = y;
+        sy += s * y;
+      }
+      if (sy > T(0)) {
+        rho[slot] = T(1) / sy;
+        run.newest = slot;
+        run.stored = run.stored < mem ? run.stored + 1 : mem;
+      } else if (run.stored == mem) {
+        --run.stored;  // the slot written was the oldest pair's
+      }
+      detail::copy(n, x, static_cast<const T*>(x_eval));
+      detail::copy(n, grad, static_cast<const T*>(g_eval));
+      const T previous = run.loss;
+      run.loss = loss;
+      ++run.res.iterations;
+      ++run.lbfgs_iter;
+      if (!(run.loss < previous))
+        return detail::optimizer_finish(run, static_cast<double>(run.loss), run.loss <= T(opt.tol));
+      return detail::lbfgs_begin_iteration(n, x, grad, opt, run, work);
+    }
+    case OptimizerPhase::done:
+    default: return false;
+  }
+}
+
+// the optimizer of opt.kind from x, the objective called in a plain loop; grad is n scratch values
+// (the gradient at the returned x), work optimizer_work_size(n, opt)
 template <class T, class Objective>
 FIVSIM_HD inline OptimizerResult minimize(int n, T* x, T* grad, Objective&& f, const OptimizerOptions& opt,
                                           T* work) {
-  if (opt.kind == OptimizerKind::adam) return adam_minimize(n, x, grad, f, opt, opt.max_iter, work);
-  OptimizerResult pre;
-  T f0;
-  if (opt.kind == OptimizerKind::adam_lbfgs) {
-    pre = adam_minimize(n, x, grad, f, opt, opt.adam_iter, work);
-    f0 = T(pre.loss);  // adam_minimize leaves grad at x
-  } else {
-    f0 = f(x, grad);
-    pre.evaluations = 1;
+  OptimizerRun<T> run;
+  optimizer_start(n, x, opt, run, work);
+  T* x_eval = optimizer_eval_x(n, work);
+  T* g_eval = optimizer_eval_grad(n, work);
+  while (optimizer_tell(n, x, grad, f(static_cast<const T*>(x_eval), g_eval), opt, run, work)) {
   }
-  OptimizerResult res = lbfgs_minimize(n, x, grad, f0, f, opt, work);
-  res.iterations += pre.iterations;
-  res.evaluations += pre.evaluations;
-  return res;
+  return run.res;
 }
 
 }  // namespace fivsim
