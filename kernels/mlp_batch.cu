@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "cuda_util.cuh"
+#include "mlp_group.cuh"
 #include "fivsim/pinn/mlp_batch.hpp"
 
 namespace fivsim {
@@ -45,18 +46,11 @@ __global__ void mlp_fit_kernel(MlpLayout L, long networks, int points, const T* 
                                  column(scratch, b, networks));
 }
 
-// the sum of v over the `group` lanes of a group (a power of two ≤ 32), in every lane
-template <class T>
-__device__ T group_sum(T v, int group) {
-  for (int off = group / 2; off > 0; off /= 2) v += __shfl_xor_sync(0xffffffffu, v, off, group);
-  return v;
-}
-
-// one group of lanes per network (network-major batch). Lane j keeps a_l[j] and z_l[j] of every
-// layer for the backward pass. A group past the batch's end computes network 0 alongside (every
-// lane of a warp takes part in the shuffles) and stores nothing. With shared_sum the gradient is
-// summed over the points in shared memory (np values per network) and written once at the end;
-// without it (one point, or too little shared memory) it is summed in place in `grad`.
+// one group of lanes per network (network-major batch; mlp_group.cuh). A group past the batch's
+// end computes network 0 alongside (its warp's other groups may share shared memory with it) and
+// stores nothing. With shared_sum the gradient is summed over the points in shared memory (np
+// values per network) and written once at the end; without it (one point, or too little shared
+// memory) it is summed in place in `grad`.
 template <class T>
 __global__ void mlp_fit_group_kernel(MlpLayout L, long networks, int points, int group, bool shared_sum,
                                      const T* __restrict__ params, const T* __restrict__ inputs,
@@ -75,56 +69,18 @@ __global__ void mlp_fit_group_kernel(MlpLayout L, long networks, int points, int
   T loss_part = T(0);
   for (int p = 0; p < points; ++p) {
     const bool first = p == 0;
-    const auto add = [&](T* at, T v) {
-      if (store) *at = first ? v : *at + v;
-    };
-    // forward: z_i = Σ_j W_ij a_j + b_i as a group sum per output i, kept by lane i
-    T a = lane < nin0 ? inputs[(net * points + p) * nin0 + lane] : T(0);
-    a_at[0] = a;
-    for (int l = 0; l < L.layers; ++l) {
-      const int nin = L.width[l], no = L.width[l + 1];
-      const T* W = P + L.weight_offset(l);
-      T z = T(0);
-      for (int i = 0; i < no; ++i) {
-        const T s = group_sum(lane < nin ? W[i * nin + lane] * a : T(0), group);
-        if (lane == i) z = s;
-      }
-      const bool last = l + 1 == L.layers;
-      if (lane < no) {
-        z += W[no * nin + lane];
-        a = last ? detail::output_map(L, z) : detail::activate(L.hidden, z);
-      } else {
-        z = a = T(0);
-      }
-      z_at[l + 1] = z;
-      a_at[l + 1] = a;
-    }
-    // backward: lane j adds δ_i a_j to gW_ij and sums W_ij δ_i over i, δ_i handed round by shuffle
-    T delta = T(0);
+    const T a_in = lane < nin0 ? inputs[(net * points + p) * nin0 + lane] : T(0);
+    const T a = cuda::group_forward(L, P, a_in, lane, group, a_at, z_at);
+    T d = T(0);
     if (lane < nout) {
-      const T d = a - targets[(net * points + p) * nout + lane];
+      d = a - targets[(net * points + p) * nout + lane];
       loss_part += T(0.5) * d * d;
-      delta = d * detail::output_slope(L, z_at[L.layers]);
     }
-    for (int l = L.layers - 1; l >= 0; --l) {
-      const int nin = L.width[l], no = L.width[l + 1];
-      const T* W = P + L.weight_offset(l);
-      T* gW = sum + L.weight_offset(l);
-      const T a_in = a_at[l];
-      T back = T(0);
-      for (int i = 0; i < no; ++i) {
-        const T d_i = __shfl_sync(0xffffffffu, delta, i, group);
-        if (lane < nin) {
-          add(gW + i * nin + lane, d_i * a_in);
-          back += W[i * nin + lane] * d_i;
-        }
-      }
-      if (lane < no) add(gW + no * nin + lane, delta);
-      if (l == 0) break;
-      delta = lane < nin ? back * detail::activate_slope(L.hidden, z_at[l]) : T(0);
-    }
+    cuda::group_backward(L, P, d, a_at, z_at, lane, group, [&](int k, T v) {
+      if (store) sum[k] = first ? v : sum[k] + v;
+    });
   }
-  const T total = group_sum(loss_part, group);
+  const T total = cuda::group_sum(loss_part, group);
   __syncwarp();  // the group's shared sums are complete (before any lane of the warp leaves)
   if (!live) return;
   if (lane == 0) loss[b] = total;
@@ -175,13 +131,6 @@ constexpr int kBlock = 128;
 
 unsigned grid_for(long networks) { return static_cast<unsigned>((networks + kBlock - 1) / kBlock); }
 
-// lanes per network of the group mapping: the power of two at or above the widest layer
-int group_lanes(const MlpLayout& L) {
-  int g = 1;
-  while (g < L.max_width()) g *= 2;
-  return g;
-}
-
 // the group mapping: network-major arrays copied as they are
 template <class T>
 std::string mlp_fit_batch_cuda_group(const MlpLayout& L, const MlpFitBatch<T>& batch, int repeats, double& kernel_s) {
@@ -198,7 +147,7 @@ std::string mlp_fit_batch_cuda_group(const MlpLayout& L, const MlpFitBatch<T>& b
   auto loss = device_alloc<T>(static_cast<std::size_t>(B), err);
   auto grad = device_alloc<T>(static_cast<std::size_t>(B * np), err);
   if (err != cudaSuccess) return cudaGetErrorString(err);
-  const int group = group_lanes(L);
+  const int group = cuda::group_lanes(L);
   // two warps a block when a network fills one, else 128 threads
   const int block = group == 32 ? 64 : 128, per_block = block / group;
   const std::size_t shared = sizeof(T) * static_cast<std::size_t>(per_block * np);

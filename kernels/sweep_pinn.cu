@@ -1,15 +1,31 @@
-// kernels/sweep_pinn.cu — the CUDA backend of a PINN sweep: one thread per case runs
-// run_pinn_case (batch/pinn_case.hpp), the code the CPU backend runs, training the case's own
-// networks step by step (L-BFGS over the dynamic IRK-PINN of seed 000 Eqs. 21–26 and the
-// LCP-PINN of Eq. 19). Each case's networks, optimizer histories and scratch live in its slice of
-// one device arena (PinnBlockLayout per block), zeroed before the launch and set up by the
-// stepper's reset; only CaseResults, point rings and training totals come back.
+// kernels/sweep_pinn.cu — the CUDA backend of a PINN sweep: the chunk's cases trained in lockstep
+// (batch/pinn_case.hpp, docs/METHODS.md "Lockstep PINN training"). Every case's runner, steppers,
+// networks and optimizer histories stay on the device; the host only moves the cases on:
+//
+//   per time step   begin_kernel    one thread per active case: contact force (classical LCP or the
+//                                   case's LCP-PINN, seed 000 Eq. 19), stage loads, optimizer start;
+//                                   lists the training rows (case or twin)
+//                   until no row wants another evaluation:
+//                     evaluate_kernel  one group of lanes per row: the dynamic IRK-PINN's forward pass,
+//                                      loss (seed 000 Eqs. 21–26) and backward pass at the point its
+//                                      optimizer names (mlp_group.cuh)
+//                     tell_kernel      one warp per row: its L-BFGS/Adam step in reverse communication
+//                                      (pinn/optimizer.hpp over GroupLanes), each row with its own
+//                                      history, line search and stopping test; the rows that go on
+//                                      are compacted into the next list
+//                   end_kernel      one thread per active case: end state, the runner's observers;
+//                                   the cases that go on are compacted into the next active list
+//
+// The per-case code is the CPU backend's; the evaluations and tells sum in a different order, so
+// the two agree to rounding (tests/gpu/sweep_gpu_test.cpp states the tolerance).
 #include <cuda_runtime.h>
 
 #include <string>
+#include <utility>
 
 #include "cuda_util.cuh"
 #include "device_batch.cuh"
+#include "mlp_group.cuh"
 #include "fivsim/batch/sweep_pinn_backend.hpp"
 
 namespace fivsim::batch {
@@ -17,21 +33,134 @@ namespace {
 
 using cuda::device_alloc;
 using D = PinnSweepDims;
+using T = D::scalar;
 
-__global__ void pinn_sweep_kernel(CaseBatch<D> cases, PinnStepSettings set, StageTable<double> tab, PinnBlockLayout L,
-                                  int copies, SweepAnalysis an, StepOptions opt, CaseResult<D>* __restrict__ results,
-                                  double* __restrict__ points, long per_case, unsigned char* __restrict__ arena,
-                                  PinnTotals* __restrict__ totals) {
+// what every case of the chunk points at, in device memory for the kernels' lifetime
+struct PinnShared {
+  PinnStepSettings set;
+  SweepAnalysis an;
+  StepOptions opt;
+};
+
+constexpr int kCaseBlock = 64;
+
+__global__ void start_kernel(CaseBatch<D> cases, const PinnShared* __restrict__ sh, StageTable<T> tab,
+                             PinnBlockLayout L, int copies, unsigned char* __restrict__ arena,
+                             PinnCase<D>* __restrict__ run, CaseResult<D>* __restrict__ results,
+                             double* __restrict__ points, long per_case, long* __restrict__ active,
+                             int* __restrict__ count) {
   const long c = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (c >= cases.n) return;
-  State<D> s, twin;
-  CaseResult<D> r;
-  PinnTotals t;
   CaseSetup<D> scratch;
-  run_pinn_case(cases.setup(c, scratch), cases.map(c), set, tab, L, arena + c * copies * L.bytes, an, opt, s, &twin, r,
-                points + c * per_case, t);
-  results[c] = r;
-  totals[c] = t;
+  pinn_case_start(run[c], cases.setup(c, scratch), cases.map(c), sh->set, tab, L, arena + c * copies * L.bytes,
+                  sh->an, sh->opt, results[c], points + c * per_case);
+  if (run[c].active) active[atomicAdd(count, 1)] = c;
+}
+
+__global__ void begin_kernel(PinnCase<D>* __restrict__ run, const long* __restrict__ active, int na,
+                             int* __restrict__ rows, int* __restrict__ row_count) {
+  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (i >= na) return;
+  const long c = active[i];
+  PinnCase<D>& x = run[c];
+  pinn_case_step_begin(x);
+  for (int w = 0; w < x.copies; ++w)
+    if (pinn_case_training(x, w)) rows[atomicAdd(row_count, 1)] = static_cast<int>(2 * c + w);
+}
+
+// one group of lanes per training row; loss[slot] the row's loss at its evaluation point
+__global__ void evaluate_kernel(PinnCase<D>* __restrict__ run, const int* __restrict__ rows, int nr, int group,
+                                T* __restrict__ loss) {
+  const int lane = static_cast<int>(threadIdx.x) & (group - 1);
+  const int slot = static_cast<int>((blockIdx.x * blockDim.x + threadIdx.x) / group);
+  if (slot >= nr) return;  // the whole group leaves: its shuffles name its own lanes only
+  const int row = rows[slot];
+  PinnCase<D>& x = run[row / 2];
+  const int w = row % 2;
+  const PinnStepper<D>& p = x.st[w];
+  const MlpLayout& L = p.set->dynamics;
+  const int np = L.param_count();
+  T* work = p.buf.work;
+  const T* xe = optimizer_eval_x(np, work);
+  T* ge = optimizer_eval_grad(np, work);
+  const IrkPinnStep<T> st = p.data(pinn_case_state(x, w));
+  T a_at[kMlpMaxLayers + 1], z_at[kMlpMaxLayers + 1];
+  const T a = cuda::group_forward(L, xe, lane < L.inputs() ? st.q[lane] : T(0), lane, group, a_at, z_at);
+  // the loss of the outputs, formed by one lane in the row's scratch
+  T* out = p.buf.cache + L.activation_offset(L.layers);
+  if (lane < L.outputs()) out[lane] = a;
+  __syncwarp(cuda::group_mask(group));
+  if (lane == 0) loss[slot] = irk_pinn_loss(*p.m, p.tab, st, out, p.buf.d_out, p.buf.loss_scratch);
+  __syncwarp(cuda::group_mask(group));
+  const T d = lane < L.outputs() ? p.buf.d_out[lane] : T(0);
+  cuda::group_backward(L, xe, d, a_at, z_at, lane, group, [&](int k, T v) { ge[k] = v; });
+}
+
+// networks wider than a warp: one thread per training row through the CPU's own objective
+__global__ void evaluate_thread_kernel(PinnCase<D>* __restrict__ run, const int* __restrict__ rows, int nr,
+                                       T* __restrict__ loss) {
+  const int slot = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (slot >= nr) return;
+  const int row = rows[slot];
+  loss[slot] = pinn_case_evaluate(run[row / 2], row % 2);
+}
+
+// one warp per training row: the optimizer's step, its vectors shared by the 32 lanes
+__global__ void tell_kernel(PinnCase<D>* __restrict__ run, const int* __restrict__ rows, int nr,
+                            const T* __restrict__ loss, int* __restrict__ next, int* __restrict__ next_count) {
+  const int lane = static_cast<int>(threadIdx.x) & 31;
+  const int slot = static_cast<int>((blockIdx.x * blockDim.x + threadIdx.x) / 32);
+  if (slot >= nr) return;
+  const int row = rows[slot];
+  PinnCase<D>& x = run[row / 2];
+  const int w = row % 2;
+  const PinnStepper<D>& p = x.st[w];
+  OptimizerRun<T> r = x.train[w];
+  const bool more = optimizer_tell(p.set->dynamics.param_count(), p.buf.params, p.buf.grad, loss[slot],
+                                   p.set->dynamics_optimizer, r, p.buf.work, cuda::GroupLanes{lane, 32});
+  __syncwarp();
+  if (lane != 0) return;
+  x.train[w] = r;
+  if (more) next[atomicAdd(next_count, 1)] = row;
+}
+
+__global__ void end_kernel(PinnCase<D>* __restrict__ run, const long* __restrict__ active, int na,
+                           long* __restrict__ next, int* __restrict__ next_count) {
+  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (i >= na) return;
+  if (pinn_case_step_end(run[active[i]])) next[atomicAdd(next_count, 1)] = active[i];
+}
+
+__global__ void totals_kernel(const PinnCase<D>* __restrict__ run, long n, PinnTotals* __restrict__ totals) {
+  const long c = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (c < n) totals[c] = run[c].totals;
+}
+
+unsigned blocks_for(long threads, int block) { return static_cast<unsigned>((threads + block - 1) / block); }
+
+// the deep call chains (the LCP-PINN's training → loss → network, run by one thread) need more stack
+// than the default. The runtime reserves that stack for every thread the device can hold, so raising
+// it can fail for want of memory: that is reported (and the part halved, freeing this call's
+// buffers) rather than launched on a stack too small, which would end in an illegal address that
+// poisons the context
+template <class... K>
+cudaError_t raise_stack_limit(K... kernels) {
+  std::size_t need = 0;
+  cudaError_t err = cudaSuccess;
+  for (const void* k : {reinterpret_cast<const void*>(kernels)...}) {
+    cudaFuncAttributes attr{};
+    if (err == cudaSuccess) err = cudaFuncGetAttributes(&attr, k);
+    need = attr.localSizeBytes > need ? attr.localSizeBytes : need;
+  }
+  std::size_t limit = 0;
+  if (err == cudaSuccess) err = cudaDeviceGetLimit(&limit, cudaLimitStackSize);
+  if (err == cudaSuccess && need + 4096 > limit) err = cudaDeviceSetLimit(cudaLimitStackSize, need + 4096);
+  return err;
+}
+
+// a device counter read back (the host decides whether the lockstep goes on)
+cudaError_t read_count(const int* d_count, int& value) {
+  return cudaMemcpy(&value, d_count, sizeof(int), cudaMemcpyDeviceToHost);
 }
 
 }  // namespace
@@ -50,44 +179,85 @@ CudaOutcome run_chunk_cuda_pinn(const PinnChunk& ch, const SweepAnalysis& an, co
   const std::size_t n_points = static_cast<std::size_t>(per_case) * static_cast<std::size_t>(n);
   const int R = ch.tab.R;
   const std::size_t n_stage = static_cast<std::size_t>(R * R + 2 * R);
+  const std::size_t un = static_cast<std::size_t>(n);
   DeviceBatch<D> dev;
   cudaError_t err = dev.upload(ch.cases);
-  auto d_stage = device_alloc<double>(n_stage, err);
-  auto d_results = device_alloc<CaseResult<D>>(static_cast<std::size_t>(n), err);
+  auto d_stage = device_alloc<T>(n_stage, err);
+  auto d_shared = device_alloc<PinnShared>(1, err);
+  auto d_results = device_alloc<CaseResult<D>>(un, err);
   auto d_points = device_alloc<double>(n_points, err);
-  auto d_totals = device_alloc<PinnTotals>(static_cast<std::size_t>(n), err);
+  auto d_totals = device_alloc<PinnTotals>(un, err);
+  auto d_run = device_alloc<PinnCase<D>>(un, err);
   auto d_arena = device_alloc<unsigned char>(static_cast<std::size_t>(n * copies * L.bytes), err);
+  auto d_active = device_alloc<long>(2 * un, err);
+  auto d_rows = device_alloc<int>(4 * un, err);
+  auto d_loss = device_alloc<T>(2 * un, err);
+  auto d_count = device_alloc<int>(1, err);
+  const PinnShared shared{ch.set, an, opt};
   if (err == cudaSuccess && n_stage > 0)
-    err = cudaMemcpy(d_stage.get(), ch.tab.a, sizeof(double) * n_stage, cudaMemcpyHostToDevice);
+    err = cudaMemcpy(d_stage.get(), ch.tab.a, sizeof(T) * n_stage, cudaMemcpyHostToDevice);
+  if (err == cudaSuccess) err = cudaMemcpy(d_shared.get(), &shared, sizeof(PinnShared), cudaMemcpyHostToDevice);
   if (err == cudaSuccess) err = cudaMemset(d_arena.get(), 0, static_cast<std::size_t>(n * copies * L.bytes));
-  if (err != cudaSuccess) return cuda_outcome(err);
-  // the deep call chain (optimizer → loss → network) needs more stack than the default. The
-  // runtime reserves that stack for every thread the device can hold, so raising it can fail for
-  // want of memory: that is reported (and the part halved, freeing this call's buffers) rather than
-  // launched on a stack too small, which would end in an illegal address that poisons the context
-  cudaFuncAttributes attr{};
-  err = cudaFuncGetAttributes(&attr, pinn_sweep_kernel);
-  std::size_t limit = 0;
-  if (err == cudaSuccess) err = cudaDeviceGetLimit(&limit, cudaLimitStackSize);
-  if (err == cudaSuccess && attr.localSizeBytes + 4096 > limit)
-    err = cudaDeviceSetLimit(cudaLimitStackSize, attr.localSizeBytes + 4096);
+  if (err == cudaSuccess) err = cudaMemset(d_count.get(), 0, sizeof(int));
+  if (err == cudaSuccess) err = raise_stack_limit(start_kernel, begin_kernel, evaluate_kernel, evaluate_thread_kernel, tell_kernel, end_kernel);
   if (err != cudaSuccess) {
     cudaGetLastError();
     return cuda_outcome(err);
   }
-  const StageTable<double> tab = R > 0 ? stage_table_of(static_cast<const double*>(d_stage.get()), R) : StageTable<double>{};
-  const int block = 64;
-  const long grid = (n + block - 1) / block;
-  err = cuda::timed_launches(1, [&] {
-    pinn_sweep_kernel<<<static_cast<unsigned>(grid), block>>>(dev.batch, ch.set, tab, L, copies, an, opt,
-                                                              d_results.get(), d_points.get(), per_case, d_arena.get(),
-                                                              d_totals.get());
-  }, kernel_s);
-  if (err == cudaSuccess)
-    err = cudaMemcpy(results, d_results.get(), sizeof(CaseResult<D>) * n, cudaMemcpyDeviceToHost);
+  const StageTable<T> tab = R > 0 ? stage_table_of(static_cast<const T*>(d_stage.get()), R) : StageTable<T>{};
+  const int group = cuda::group_lanes(ch.set.dynamics);
+  long* active = d_active.get();
+  long* next_active = active + n;
+  int* rows = d_rows.get();
+  int* next_rows = rows + 2 * n;
+  int* count = d_count.get();
+  cuda::EventPair ev;
+  cudaEventRecord(ev.start);
+  start_kernel<<<blocks_for(n, kCaseBlock), kCaseBlock>>>(dev.batch, d_shared.get(), tab, L, copies, d_arena.get(),
+                                                          d_run.get(), d_results.get(), d_points.get(), per_case,
+                                                          active, count);
+  int na = 0;
+  err = cudaGetLastError();
+  if (err == cudaSuccess) err = read_count(count, na);
+  // one time step of every active case per pass; the host moves them on together
+  while (err == cudaSuccess && na > 0) {
+    cudaMemset(count, 0, sizeof(int));
+    begin_kernel<<<blocks_for(na, kCaseBlock), kCaseBlock>>>(d_run.get(), active, na, rows, count);
+    int nr = 0;
+    err = cudaGetLastError();
+    if (err == cudaSuccess) err = read_count(count, nr);
+    while (err == cudaSuccess && nr > 0) {
+      if (group <= 32) {
+        const int block = group == 32 ? 64 : 128;
+        evaluate_kernel<<<blocks_for(static_cast<long>(nr) * group, block), block>>>(d_run.get(), rows, nr, group,
+                                                                                     d_loss.get());
+      } else {
+        evaluate_thread_kernel<<<blocks_for(nr, kCaseBlock), kCaseBlock>>>(d_run.get(), rows, nr, d_loss.get());
+      }
+      cudaMemset(count, 0, sizeof(int));
+      tell_kernel<<<blocks_for(static_cast<long>(nr) * 32, 64), 64>>>(d_run.get(), rows, nr, d_loss.get(), next_rows,
+                                                                       count);
+      err = cudaGetLastError();
+      if (err == cudaSuccess) err = read_count(count, nr);
+      std::swap(rows, next_rows);
+    }
+    if (err != cudaSuccess) break;
+    cudaMemset(count, 0, sizeof(int));
+    end_kernel<<<blocks_for(na, kCaseBlock), kCaseBlock>>>(d_run.get(), active, na, next_active, count);
+    err = cudaGetLastError();
+    if (err == cudaSuccess) err = read_count(count, na);
+    std::swap(active, next_active);
+  }
+  if (err == cudaSuccess) {
+    totals_kernel<<<blocks_for(n, kCaseBlock), kCaseBlock>>>(d_run.get(), n, d_totals.get());
+    err = cudaGetLastError();
+  }
+  cudaEventRecord(ev.stop);
+  if (err == cudaSuccess) err = ev.elapsed(kernel_s);
+  if (err == cudaSuccess) err = cudaMemcpy(results, d_results.get(), sizeof(CaseResult<D>) * un, cudaMemcpyDeviceToHost);
   if (err == cudaSuccess && n_points > 0)
     err = cudaMemcpy(points, d_points.get(), sizeof(double) * n_points, cudaMemcpyDeviceToHost);
-  if (err == cudaSuccess) err = cudaMemcpy(totals, d_totals.get(), sizeof(PinnTotals) * n, cudaMemcpyDeviceToHost);
+  if (err == cudaSuccess) err = cudaMemcpy(totals, d_totals.get(), sizeof(PinnTotals) * un, cudaMemcpyDeviceToHost);
   return cuda_outcome(err);
 }
 

@@ -12,7 +12,9 @@
 #            the full observers, with registers and the FP64 count (bench_sweep_gpu.py; the JAX
 #            peer runs with $PEER_PYTHON, default /opt/torch/.venv/bin/python3 where it exists);
 #            the host's cost per case up to 10^7 cases, with peak memory (bench_sweep_host.py);
-#            every bundled sweep on both backends (compare_sweep_backends.py)
+#            every bundled sweep on both backends (compare_sweep_backends.py); the switching sweep
+#            (bench_switching.py); the lockstep PINN sweep against the CPU backend (bench_pinn_sweep.py)
+#            and the batched networks against PyTorch (bench_pinn_gpu.py)
 # Prints one PASS/FAIL line per check and exits 1 if any failed.
 #
 # usage: scripts/gpu_checks.sh [STAGE...]            (default: tests mpi memory scaling bench)
@@ -188,6 +190,18 @@ PY
     rc=$?
     cat "$logs/bench_switching.log"
     verdict "switching sweep against Moreau" "$([[ $rc == 0 ]] && echo 1)" "exit $rc (bench_switching.log)"
+    # issue 22: the lockstep PINN sweep against the CPU backend on this machine's cores, and the
+    # batched networks against PyTorch's best form
+    timeout 900 python3 scripts/bench_pinn_sweep.py --fivsim "$fivsim" --cases 1024,10000 --steps 50 \
+      --json "$logs/bench_pinn_sweep.json" >"$logs/bench_pinn_sweep.log" 2>&1
+    rc=$?
+    cat "$logs/bench_pinn_sweep.log"
+    verdict "PINN sweep GPU against CPU" "$([[ $rc == 0 ]] && echo 1)" "exit $rc (bench_pinn_sweep.log)"
+    timeout 600 python3 scripts/bench_pinn_gpu.py --bench "$(bin fivsim_bench_mlp)" --networks 10000 \
+      --python "$peer_python" >"$logs/bench_pinn_gpu.log" 2>&1
+    rc=$?
+    cat "$logs/bench_pinn_gpu.log"
+    verdict "batched networks against PyTorch" "$([[ $rc == 0 ]] && echo 1)" "exit $rc (bench_pinn_gpu.log)"
     ;;
   *)
     echo "gpu_checks: unknown stage '$stage' (tests, mpi, memory, scaling, bench)" >&2

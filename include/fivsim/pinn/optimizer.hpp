@@ -46,23 +46,40 @@ FIVSIM_HD inline int optimizer_work_size(int n, const OptimizerOptions& opt) {
   return 2 * n + (adam > lbfgs ? adam : lbfgs);
 }
 
+// who works on a run's vectors: one thread alone (SerialLanes), or on the device a group of lanes
+// that each take every stride()-th element and share sums and maxima (kernels/sweep_pinn.cu). The
+// optimizer's branches depend on those shared scalars only, so every lane of a group takes the
+// same path; each lane writes the run's scalars alike.
+struct SerialLanes {
+  FIVSIM_HD int first() const { return 0; }
+  FIVSIM_HD int stride() const { return 1; }
+  template <class T>
+  FIVSIM_HD T sum(T v) const {
+    return v;
+  }
+  template <class T>
+  FIVSIM_HD T max(T v) const {
+    return v;
+  }
+};
+
 namespace detail {
 
-template <class T>
-FIVSIM_HD inline T dot(int n, const T* a, const T* b) {
+template <class T, class Lanes>
+FIVSIM_HD inline T dot(const Lanes& lanes, int n, const T* a, const T* b) {
   T s = T(0);
-  for (int i = 0; i < n; ++i) s += a[i] * b[i];
-  return s;
+  for (int i = lanes.first(); i < n; i += lanes.stride()) s += a[i] * b[i];
+  return lanes.sum(s);
 }
 
-template <class T>
-FIVSIM_HD inline void fill(int n, T* a, T v) {
-  for (int i = 0; i < n; ++i) a[i] = v;
+template <class T, class Lanes>
+FIVSIM_HD inline void fill(const Lanes& lanes, int n, T* a, T v) {
+  for (int i = lanes.first(); i < n; i += lanes.stride()) a[i] = v;
 }
 
-template <class T>
-FIVSIM_HD inline void copy(int n, T* to, const T* from) {
-  for (int i = 0; i < n; ++i) to[i] = from[i];
+template <class T, class Lanes>
+FIVSIM_HD inline void copy(const Lanes& lanes, int n, T* to, const T* from) {
+  for (int i = lanes.first(); i < n; i += lanes.stride()) to[i] = from[i];
 }
 
 }  // namespace detail
@@ -96,12 +113,13 @@ FIVSIM_HD inline T* optimizer_eval_grad(int n, T* work) {
 }
 
 // a run of the optimizer of opt.kind from x: its first evaluation is at x itself
-template <class T>
-FIVSIM_HD inline void optimizer_start(int n, const T* x, const OptimizerOptions& opt, OptimizerRun<T>& run, T* work) {
+template <class T, class Lanes = SerialLanes>
+FIVSIM_HD inline void optimizer_start(int n, const T* x, const OptimizerOptions& opt, OptimizerRun<T>& run, T* work,
+                                     const Lanes& lanes = SerialLanes()) {
   run = OptimizerRun<T>();
   run.phase = OptimizerPhase::start;
   run.adam_steps = opt.kind == OptimizerKind::adam ? opt.max_iter : opt.kind == OptimizerKind::adam_lbfgs ? opt.adam_iter : 0;
-  detail::copy(n, optimizer_eval_x(n, work), x);
+  detail::copy(lanes, n, optimizer_eval_x(n, work), x);
 }
 
 namespace detail {
@@ -116,9 +134,10 @@ FIVSIM_HD inline bool optimizer_finish(OptimizerRun<T>& run, double loss, bool c
 
 // L-BFGS: the next iteration's search direction (two-loop recursion, dir = −H g) and its first
 // trial point; false when the run ends here (tolerance, iteration cap, no descent direction)
-template <class T>
+template <class T, class Lanes>
 FIVSIM_HD inline bool lbfgs_begin_iteration(int n, const T* x, const T* grad, const OptimizerOptions& opt,
-                                            OptimizerRun<T>& run, T* work) {
+                                            OptimizerRun<T>& run, T* work,
+                                     const Lanes& lanes) {
   if (!(run.lbfgs_iter < opt.max_iter && !(run.loss <= T(opt.tol))))
     return optimizer_finish(run, static_cast<double>(run.loss), run.loss <= T(opt.tol));
   const int mem = opt.history;
@@ -128,78 +147,80 @@ FIVSIM_HD inline bool lbfgs_begin_iteration(int n, const T* x, const T* grad, co
   T* rho = Y + mem * n; // 1 / (yᵀs)
   T* alpha = rho + mem;
   T* dir = alpha + mem;
-  copy(n, dir, grad);
+  copy(lanes, n, dir, grad);
   for (int k = 0; k < run.stored; ++k) {
     const int j = (run.newest - k + mem) % mem;
-    alpha[j] = rho[j] * dot(n, S + j * n, dir);
-    for (int i = 0; i < n; ++i) dir[i] -= alpha[j] * Y[j * n + i];
+    alpha[j] = rho[j] * dot(lanes, n, S + j * n, dir);
+    for (int i = lanes.first(); i < n; i += lanes.stride()) dir[i] -= alpha[j] * Y[j * n + i];
   }
   T gamma;
   if (run.stored > 0) {
     const T* s = S + run.newest * n;
     const T* y = Y + run.newest * n;
-    gamma = dot(n, s, y) / dot(n, y, y);
+    gamma = dot(lanes, n, s, y) / dot(lanes, n, y, y);
   } else {
     // first step: at most unit length in the largest component
     T gmax = T(0);
-    for (int i = 0; i < n; ++i) gmax = fabs(grad[i]) > gmax ? fabs(grad[i]) : gmax;
+    for (int i = lanes.first(); i < n; i += lanes.stride()) gmax = fabs(grad[i]) > gmax ? fabs(grad[i]) : gmax;
+    gmax = lanes.max(gmax);
     gamma = gmax > T(1) ? T(1) / gmax : T(1);
   }
-  for (int i = 0; i < n; ++i) dir[i] *= gamma;
+  for (int i = lanes.first(); i < n; i += lanes.stride()) dir[i] *= gamma;
   for (int k = run.stored - 1; k >= 0; --k) {
     const int j = (run.newest - k + mem) % mem;
-    const T beta = rho[j] * dot(n, Y + j * n, dir);
-    for (int i = 0; i < n; ++i) dir[i] += S[j * n + i] * (alpha[j] - beta);
+    const T beta = rho[j] * dot(lanes, n, Y + j * n, dir);
+    for (int i = lanes.first(); i < n; i += lanes.stride()) dir[i] += S[j * n + i] * (alpha[j] - beta);
   }
-  for (int i = 0; i < n; ++i) dir[i] = -dir[i];
-  run.slope = dot(n, grad, dir);
+  for (int i = lanes.first(); i < n; i += lanes.stride()) dir[i] = -dir[i];
+  run.slope = dot(lanes, n, grad, dir);
   if (!(run.slope < T(0))) {
     // not a descent direction (a stale history): restart from steepest descent
     run.stored = 0;
-    for (int i = 0; i < n; ++i) dir[i] = -gamma * grad[i];
-    run.slope = dot(n, grad, dir);
+    for (int i = lanes.first(); i < n; i += lanes.stride()) dir[i] = -gamma * grad[i];
+    run.slope = dot(lanes, n, grad, dir);
     if (!(run.slope < T(0))) return optimizer_finish(run, static_cast<double>(run.loss), run.loss <= T(opt.tol));
   }
   // a backtracking (Armijo) line search from the full quasi-Newton step
   run.step = T(1);
   run.searches = 0;
-  for (int i = 0; i < n; ++i) x_eval[i] = x[i] + run.step * dir[i];
+  for (int i = lanes.first(); i < n; i += lanes.stride()) x_eval[i] = x[i] + run.step * dir[i];
   run.phase = OptimizerPhase::line_search;
   return true;
 }
 
 // L-BFGS from x with loss run.loss and its gradient in grad
-template <class T>
+template <class T, class Lanes>
 FIVSIM_HD inline bool lbfgs_begin(int n, const T* x, const T* grad, const OptimizerOptions& opt, OptimizerRun<T>& run,
-                                  T* work) {
+                                  T* work, const Lanes& lanes) {
   run.stored = 0;
   run.newest = -1;
   run.lbfgs_iter = 0;
-  return lbfgs_begin_iteration(n, x, grad, opt, run, work);
+  return lbfgs_begin_iteration(n, x, grad, opt, run, work, lanes);
 }
 
 // Adam (Kingma & Ba): the next step from x, or the end of the Adam phase
-template <class T>
-FIVSIM_HD inline bool adam_next(int n, T* x, T* grad, const OptimizerOptions& opt, OptimizerRun<T>& run, T* work) {
+template <class T, class Lanes>
+FIVSIM_HD inline bool adam_next(int n, T* x, T* grad, const OptimizerOptions& opt, OptimizerRun<T>& run, T* work,
+                                     const Lanes& lanes) {
   const T* g = work + n;
   T* m = work + 2 * n;
   T* v = m + n;
   if (run.res.iterations >= run.adam_steps || run.res.loss <= opt.tol) {
-    copy(n, grad, g);
+    copy(lanes, n, grad, g);
     if (opt.kind == OptimizerKind::adam) return optimizer_finish(run, run.res.loss, run.res.loss <= opt.tol);
     run.loss = T(run.res.loss);  // adam_lbfgs: L-BFGS goes on from Adam's last point
-    return lbfgs_begin(n, x, grad, opt, run, work);
+    return lbfgs_begin(n, x, grad, opt, run, work, lanes);
   }
   const T b1 = T(opt.beta1), b2 = T(opt.beta2), lr = T(opt.learning_rate), eps = T(opt.epsilon);
   run.b1t *= b1;
   run.b2t *= b2;
-  for (int i = 0; i < n; ++i) {
+  for (int i = lanes.first(); i < n; i += lanes.stride()) {
     m[i] = b1 * m[i] + (T(1) - b1) * g[i];
     v[i] = b2 * v[i] + (T(1) - b2) * g[i] * g[i];
     const T mh = m[i] / (T(1) - run.b1t), vh = v[i] / (T(1) - run.b2t);
     x[i] -= lr * mh / (sqrt(vh) + eps);
   }
-  copy(n, work, static_cast<const T*>(x));
+  copy(lanes, n, work, static_cast<const T*>(x));
   run.phase = OptimizerPhase::adam;
   return true;
 }
@@ -212,9 +233,9 @@ FIVSIM_HD inline bool adam_next(int n, T* x, T* grad, const OptimizerOptions& op
 // outcome. L-BFGS stops at opt.tol, opt.max_iter, or when no step along the search direction
 // lowers the loss any more (converged to working precision); its new curvature pairs are kept
 // only when yᵀs > 0 (H stays positive definite).
-template <class T>
+template <class T, class Lanes = SerialLanes>
 FIVSIM_HD inline bool optimizer_tell(int n, T* x, T* grad, T loss, const OptimizerOptions& opt, OptimizerRun<T>& run,
-                                     T* work) {
+                                     T* work, const Lanes& lanes = SerialLanes()) {
   T* x_eval = work;
   T* g_eval = work + n;
   ++run.res.evaluations;
@@ -222,22 +243,22 @@ FIVSIM_HD inline bool optimizer_tell(int n, T* x, T* grad, T loss, const Optimiz
     case OptimizerPhase::start:
       run.res.loss = static_cast<double>(loss);
       if (opt.kind != OptimizerKind::lbfgs) {
-        detail::fill(2 * n, work + 2 * n, T(0));
-        return detail::adam_next(n, x, grad, opt, run, work);
+        detail::fill(lanes, 2 * n, work + 2 * n, T(0));
+        return detail::adam_next(n, x, grad, opt, run, work, lanes);
       }
-      detail::copy(n, grad, static_cast<const T*>(g_eval));
+      detail::copy(lanes, n, grad, static_cast<const T*>(g_eval));
       run.loss = loss;
-      return detail::lbfgs_begin(n, x, grad, opt, run, work);
+      return detail::lbfgs_begin(n, x, grad, opt, run, work, lanes);
     case OptimizerPhase::adam:
       run.res.loss = static_cast<double>(loss);
       ++run.res.iterations;
-      return detail::adam_next(n, x, grad, opt, run, work);
+      return detail::adam_next(n, x, grad, opt, run, work, lanes);
     case OptimizerPhase::line_search: {
       if (!(loss <= run.loss + T(1e-4) * run.step * run.slope)) {
         run.step *= T(0.5);
         if (++run.searches >= 40) return detail::optimizer_finish(run, static_cast<double>(run.loss), run.loss <= T(opt.tol));
         const T* dir = work + 2 * n + 2 * opt.history * n + 2 * opt.history;
-        for (int i = 0; i < n; ++i) x_eval[i] = x[i] + run.step * dir[i];
+        for (int i = lanes.first(); i < n; i += lanes.stride()) x_eval[i] = x[i] + run.step * dir[i];
         return true;
       }
       // accepted: the new curvature pair, kept only when yᵀs > 0
@@ -247,12 +268,13 @@ FIVSIM_HD inline bool optimizer_tell(int n, T* x, T* grad, T loss, const Optimiz
       T* rho = Y + mem * n;
       const int slot = (run.newest + 1) % mem;
       T sy = T(0);
-      for (int i = 0; i < n; ++i) {
+      for (int i = lanes.first(); i < n; i += lanes.stride()) {
         const T s = x_eval[i] - x[i], y = g_eval[i] - grad[i];
         S[slot * n + i] = s;
         Y[slot * n + i] = y;
         sy += s * y;
       }
+      sy = lanes.sum(sy);
       if (sy > T(0)) {
         rho[slot] = T(1) / sy;
         run.newest = slot;
@@ -260,15 +282,15 @@ FIVSIM_HD inline bool optimizer_tell(int n, T* x, T* grad, T loss, const Optimiz
       } else if (run.stored == mem) {
         --run.stored;  // the slot written was the oldest pair's
       }
-      detail::copy(n, x, static_cast<const T*>(x_eval));
-      detail::copy(n, grad, static_cast<const T*>(g_eval));
+      detail::copy(lanes, n, x, static_cast<const T*>(x_eval));
+      detail::copy(lanes, n, grad, static_cast<const T*>(g_eval));
       const T previous = run.loss;
       run.loss = loss;
       ++run.res.iterations;
       ++run.lbfgs_iter;
       if (!(run.loss < previous))
         return detail::optimizer_finish(run, static_cast<double>(run.loss), run.loss <= T(opt.tol));
-      return detail::lbfgs_begin_iteration(n, x, grad, opt, run, work);
+      return detail::lbfgs_begin_iteration(n, x, grad, opt, run, work, lanes);
     }
     case OptimizerPhase::done:
     default: return false;
