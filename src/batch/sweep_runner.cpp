@@ -86,8 +86,10 @@ struct ChunkSettings {
       stages = gauss_stage_values<double>(spec.stages);
       tab = stage_table_of(stages.data(), spec.stages);
     }
+    // the steppers' blocks (the twin's too) and the case's lockstep state (pinn_case.hpp)
     pinn_block_bytes = static_cast<double>(pinn_block_layout<PinnSweepDims>(pinn_set, nq, tab.R).bytes) *
-                       (an.lyapunov_every > 0 ? 2 : 1);
+                           (an.lyapunov_every > 0 ? 2 : 1) +
+                       static_cast<double>(sizeof(PinnCase<PinnSweepDims>));
   }
   ChunkSettings(const ChunkSettings&) = delete;
   ChunkSettings& operator=(const ChunkSettings&) = delete;

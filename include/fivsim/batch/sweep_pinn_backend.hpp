@@ -1,7 +1,8 @@
-// fivsim/batch/sweep_pinn_backend.hpp — the two backends of a PINN sweep over a chunk of cases:
-// CPU (OpenMP, src/batch/sweep.cpp) and CUDA (kernels/sweep_pinn.cu, one thread per case), both
-// over run_pinn_case (pinn_case.hpp) with each case's networks in its own memory blocks. Plain
-// structs only, so that nvcc compiles this header.
+// fivsim/batch/sweep_pinn_backend.hpp — the two backends of a PINN sweep over a chunk of cases,
+// both the lockstep orchestration of pinn_case.hpp (all cases one time step at a time, their
+// trainings advanced together) with each case's networks in its own memory blocks: CPU (OpenMP
+// loops per phase, src/batch/sweep.cpp) and CUDA (a kernel per phase, kernels/sweep_pinn.cu).
+// Plain structs only, so that nvcc compiles this header.
 #pragma once
 
 #include <string>
@@ -29,8 +30,8 @@ inline PinnBlockLayout pinn_chunk_layout(const PinnChunk& ch) {
 void run_chunk_cpu_pinn(const PinnChunk& ch, const SweepAnalysis& an, const StepOptions& opt,
                         CaseResult<PinnSweepDims>* results, double* points, PinnTotals* totals, int threads);
 
-// runs the chunk on the CUDA device, one thread per case; kernel_s gets the kernel's own time. In
-// a build without CUDA it returns why.
+// runs the chunk on the CUDA device in lockstep; kernel_s gets the device time of all its phases.
+// In a build without CUDA it returns why.
 CudaOutcome run_chunk_cuda_pinn(const PinnChunk& ch, const SweepAnalysis& an, const StepOptions& opt,
                                 CaseResult<PinnSweepDims>* results, double* points, PinnTotals* totals,
                                 double& kernel_s);
