@@ -609,7 +609,7 @@ FIVSIM_HD inline StepReport step_with(Stepper& stepper, int which, St& s, Sink& 
 // one case's progress through its time grid, between steps: what the runner keeps of the
 // trajectory (statistics, rings, the Lyapunov estimate, the adaptive stop) and where it is. The
 // case's stepper is driven from outside — by run_case_with, step after step, or by a lockstep
-// orchestrator that advances many cases one step at a time (batch/pinn_lockstep.hpp) — and
+// orchestrator that advances many cases one step at a time (batch/pinn_case.hpp) — and
 // reports each step here: before_step, the step of the case (and its twin), after_step.
 template <class D>
 struct CaseRun {

@@ -278,7 +278,7 @@ struct PinnStepper {
     return irk_pinn_step(*m, *map, tab, *set, s, opt, *rk, *lcp, b, stage_load, pr);
   }
   // a step in parts, for an orchestrator that trains many steppers' networks together
-  // (batch/pinn_lockstep.hpp): begin (pinn_central's whole step), then — when trains() and begin
+  // (batch/pinn_case.hpp): begin (pinn_central's whole step), then — when trains() and begin
   // succeeded — the dynamic network's training on data(s), then end
   FIVSIM_HD bool trains() const { return set->framework != PinnFramework::central; }
   FIVSIM_HD StepReport begin(State<D>& s, const StepOptions& opt, PinnStepReport& pr) const {

@@ -5,12 +5,14 @@
 // has its own history and line search and stops on its own tolerance or iteration cap, on the
 // host and in a kernel alike. An objective is a callable f(x, grad) -> loss that writes the
 // gradient at x into grad.
+//
 // Both are written in reverse communication (optimizer_start / optimizer_tell): the optimizer
 // never calls the objective; it names the point it wants evaluated (optimizer_eval_x) and is told
 // the loss and gradient there. One case's training is then a plain loop (minimize), and a batch of
 // cases trains in lockstep — every active case's evaluation in one batched pass, then every case's
-// tell — with each case keeping its own history, line search and stopping test (batch/
-// pinn_lockstep.hpp). Both schedules run the same arithmetic, so they give the same bits.
+// tell — with each case keeping its own history, line search and stopping test
+// (batch/pinn_case.hpp). Both schedules run the same arithmetic, so they give the same bits; a
+// Lanes policy lets a group of device lanes share one run's vector operations.
 #pragma once
 
 #include <math.h>
