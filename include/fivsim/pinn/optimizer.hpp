@@ -107,11 +107,11 @@ struct OptimizerRun {
 // the point the run wants evaluated next, and where its gradient goes (work's first 2n values)
 template <class T>
 FIVSIM_HD inline T* optimizer_eval_x(int /*n*/, T* work) {
-  return work;
+  return work;  // optimizer_work's x_eval
 }
 template <class T>
 FIVSIM_HD inline T* optimizer_eval_grad(int n, T* work) {
-  return work + n;
+  return work + n;  // optimizer_work's g_eval
 }
 
 // a run of the optimizer of opt.kind from x: its first evaluation is at x itself
@@ -126,6 +126,29 @@ FIVSIM_HD inline void optimizer_start(int n, const T* x, const OptimizerOptions&
 
 namespace detail {
 
+// the parts of a run's work array: the evaluation point and its gradient, then Adam's moments or
+// L-BFGS's ring of pairs, their ρ and α, and the search direction
+template <class T>
+struct OptimizerWork {
+  T *x_eval, *g_eval;
+  T *m, *v;                  // Adam
+  T *S, *Y, *rho, *alpha, *dir;  // L-BFGS
+};
+template <class T>
+FIVSIM_HD inline OptimizerWork<T> optimizer_work(int n, int mem, T* work) {
+  OptimizerWork<T> w;
+  w.x_eval = work;
+  w.g_eval = work + n;
+  w.m = work + 2 * n;
+  w.v = w.m + n;
+  w.S = work + 2 * n;
+  w.Y = w.S + mem * n;
+  w.rho = w.Y + mem * n;
+  w.alpha = w.rho + mem;
+  w.dir = w.alpha + mem;
+  return w;
+}
+
 template <class T>
 FIVSIM_HD inline bool optimizer_finish(OptimizerRun<T>& run, double loss, bool converged) {
   run.res.loss = loss;
@@ -134,21 +157,22 @@ FIVSIM_HD inline bool optimizer_finish(OptimizerRun<T>& run, double loss, bool c
   return false;
 }
 
+// L-BFGS ends at its current point
+template <class T>
+FIVSIM_HD inline bool lbfgs_finish(OptimizerRun<T>& run, const OptimizerOptions& opt) {
+  return optimizer_finish(run, static_cast<double>(run.loss), run.loss <= T(opt.tol));
+}
+
 // L-BFGS: the next iteration's search direction (two-loop recursion, dir = −H g) and its first
 // trial point; false when the run ends here (tolerance, iteration cap, no descent direction)
 template <class T, class Lanes>
 FIVSIM_HD inline bool lbfgs_begin_iteration(int n, const T* x, const T* grad, const OptimizerOptions& opt,
                                             OptimizerRun<T>& run, T* work,
                                      const Lanes& lanes) {
-  if (!(run.lbfgs_iter < opt.max_iter && !(run.loss <= T(opt.tol))))
-    return optimizer_finish(run, static_cast<double>(run.loss), run.loss <= T(opt.tol));
+  if (!(run.lbfgs_iter < opt.max_iter && !(run.loss <= T(opt.tol)))) return lbfgs_finish(run, opt);
   const int mem = opt.history;
-  T* x_eval = work;
-  T* S = work + 2 * n;  // mem × n position differences (a ring)
-  T* Y = S + mem * n;   // mem × n gradient differences
-  T* rho = Y + mem * n; // 1 / (yᵀs)
-  T* alpha = rho + mem;
-  T* dir = alpha + mem;
+  const OptimizerWork<T> w = optimizer_work(n, mem, work);
+  T *S = w.S, *Y = w.Y, *rho = w.rho, *alpha = w.alpha, *dir = w.dir;
   copy(lanes, n, dir, grad);
   for (int k = 0; k < run.stored; ++k) {
     const int j = (run.newest - k + mem) % mem;
@@ -180,12 +204,12 @@ FIVSIM_HD inline bool lbfgs_begin_iteration(int n, const T* x, const T* grad, co
     run.stored = 0;
     for (int i = lanes.first(); i < n; i += lanes.stride()) dir[i] = -gamma * grad[i];
     run.slope = dot(lanes, n, grad, dir);
-    if (!(run.slope < T(0))) return optimizer_finish(run, static_cast<double>(run.loss), run.loss <= T(opt.tol));
+    if (!(run.slope < T(0))) return lbfgs_finish(run, opt);
   }
   // a backtracking (Armijo) line search from the full quasi-Newton step
   run.step = T(1);
   run.searches = 0;
-  for (int i = lanes.first(); i < n; i += lanes.stride()) x_eval[i] = x[i] + run.step * dir[i];
+  for (int i = lanes.first(); i < n; i += lanes.stride()) w.x_eval[i] = x[i] + run.step * dir[i];
   run.phase = OptimizerPhase::line_search;
   return true;
 }
@@ -203,10 +227,10 @@ FIVSIM_HD inline bool lbfgs_begin(int n, const T* x, const T* grad, const Optimi
 // Adam (Kingma & Ba): the next step from x, or the end of the Adam phase
 template <class T, class Lanes>
 FIVSIM_HD inline bool adam_next(int n, T* x, T* grad, const OptimizerOptions& opt, OptimizerRun<T>& run, T* work,
-                                     const Lanes& lanes) {
-  const T* g = work + n;
-  T* m = work + 2 * n;
-  T* v = m + n;
+                                const Lanes& lanes) {
+  const OptimizerWork<T> w = optimizer_work(n, opt.history, work);
+  const T* g = w.g_eval;
+  T *m = w.m, *v = w.v;
   if (run.res.iterations >= run.adam_steps || run.res.loss <= opt.tol) {
     copy(lanes, n, grad, g);
     if (opt.kind == OptimizerKind::adam) return optimizer_finish(run, run.res.loss, run.res.loss <= opt.tol);
@@ -222,7 +246,7 @@ FIVSIM_HD inline bool adam_next(int n, T* x, T* grad, const OptimizerOptions& op
     const T mh = m[i] / (T(1) - run.b1t), vh = v[i] / (T(1) - run.b2t);
     x[i] -= lr * mh / (sqrt(vh) + eps);
   }
-  copy(lanes, n, work, static_cast<const T*>(x));
+  copy(lanes, n, w.x_eval, static_cast<const T*>(x));
   run.phase = OptimizerPhase::adam;
   return true;
 }
@@ -238,14 +262,14 @@ FIVSIM_HD inline bool adam_next(int n, T* x, T* grad, const OptimizerOptions& op
 template <class T, class Lanes = SerialLanes>
 FIVSIM_HD inline bool optimizer_tell(int n, T* x, T* grad, T loss, const OptimizerOptions& opt, OptimizerRun<T>& run,
                                      T* work, const Lanes& lanes = SerialLanes()) {
-  T* x_eval = work;
-  T* g_eval = work + n;
+  const detail::OptimizerWork<T> w = detail::optimizer_work(n, opt.history, work);
+  T *x_eval = w.x_eval, *g_eval = w.g_eval;
   ++run.res.evaluations;
   switch (run.phase) {
     case OptimizerPhase::start:
       run.res.loss = static_cast<double>(loss);
       if (opt.kind != OptimizerKind::lbfgs) {
-        detail::fill(lanes, 2 * n, work + 2 * n, T(0));
+        detail::fill(lanes, 2 * n, w.m, T(0));  // Adam's m and v
         return detail::adam_next(n, x, grad, opt, run, work, lanes);
       }
       detail::copy(lanes, n, grad, static_cast<const T*>(g_eval));
@@ -258,16 +282,13 @@ FIVSIM_HD inline bool optimizer_tell(int n, T* x, T* grad, T loss, const Optimiz
     case OptimizerPhase::line_search: {
       if (!(loss <= run.loss + T(1e-4) * run.step * run.slope)) {
         run.step *= T(0.5);
-        if (++run.searches >= 40) return detail::optimizer_finish(run, static_cast<double>(run.loss), run.loss <= T(opt.tol));
-        const T* dir = work + 2 * n + 2 * opt.history * n + 2 * opt.history;
-        for (int i = lanes.first(); i < n; i += lanes.stride()) x_eval[i] = x[i] + run.step * dir[i];
+        if (++run.searches >= 40) return detail::lbfgs_finish(run, opt);
+        for (int i = lanes.first(); i < n; i += lanes.stride()) x_eval[i] = x[i] + run.step * w.dir[i];
         return true;
       }
       // accepted: the new curvature pair, kept only when yᵀs > 0
       const int mem = opt.history;
-      T* S = work + 2 * n;
-      T* Y = S + mem * n;
-      T* rho = Y + mem * n;
+      T *S = w.S, *Y = w.Y, *rho = w.rho;
       const int slot = (run.newest + 1) % mem;
       T sy = T(0);
       for (int i = lanes.first(); i < n; i += lanes.stride()) {
@@ -290,8 +311,7 @@ FIVSIM_HD inline bool optimizer_tell(int n, T* x, T* grad, T loss, const Optimiz
       run.loss = loss;
       ++run.res.iterations;
       ++run.lbfgs_iter;
-      if (!(run.loss < previous))
-        return detail::optimizer_finish(run, static_cast<double>(run.loss), run.loss <= T(opt.tol));
+      if (!(run.loss < previous)) return detail::lbfgs_finish(run, opt);
       return detail::lbfgs_begin_iteration(n, x, grad, opt, run, work, lanes);
     }
     case OptimizerPhase::done:
