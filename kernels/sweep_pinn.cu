@@ -2,17 +2,22 @@
 // (batch/pinn_case.hpp, docs/METHODS.md "Lockstep PINN training"). Every case's runner, steppers,
 // networks and optimizer histories stay on the device; the host only moves the cases on:
 //
-//   per time step   begin_kernel    one thread per active case: contact force (classical LCP or the
-//                                   case's LCP-PINN, seed 000 Eq. 19), stage loads, optimizer start;
-//                                   lists the training rows (case or twin)
-//                   until no row wants another evaluation:
-//                     evaluate_kernel  one group of lanes per row: the dynamic IRK-PINN's forward pass,
-//                                      loss (seed 000 Eqs. 21–26) and backward pass at the point its
-//                                      optimizer names (mlp_group.cuh)
-//                     tell_kernel      one warp per row: its L-BFGS/Adam step in reverse communication
-//                                      (pinn/optimizer.hpp over GroupLanes), each row with its own
-//                                      history, line search and stopping test; the rows that go on
-//                                      are compacted into the next list
+//   per time step   begin_kernel    one thread per active case: the step's contact LCP, solved by the
+//                                   classical solver or handed to the case's LCP-PINN; lists the
+//                                   training rows (case or twin) by stage
+//                   until no row wants another evaluation, one round:
+//                     lcp_evaluate_kernel  a group of lanes per row training its LCP-PINN: forward pass
+//                                          from the input 1, loss (seed 000 Eq. 19), backward pass
+//                     evaluate_kernel      a group of lanes per row training its dynamic IRK-PINN:
+//                                          forward pass from q_A, loss (Eqs. 21–26), backward pass
+//                                          (both at the point the row's optimizer names, mlp_group.cuh)
+//                     lcp_tell_kernel      a thread per LCP-PINN row: its L-BFGS step, and between
+//                                          optimizer runs the restarts, lifts and polish; a row done
+//                                          with it goes on with its dynamic network
+//                     tell_kernel          a warp per dynamic row: its L-BFGS/Adam step in reverse
+//                                          communication (pinn/optimizer.hpp over GroupLanes), each row
+//                                          with its own history, line search and stopping test
+//                     the rows that go on are listed by stage for the next round
 //                   end_kernel      one thread per active case: end state, the runner's observers;
 //                                   the cases that go on are compacted into the next active list
 //
@@ -57,18 +62,44 @@ __global__ void start_kernel(CaseBatch<D> cases, const PinnShared* __restrict__ 
   if (run[c].active) active[atomicAdd(count, 1)] = c;
 }
 
+// a training row into the list of its stage for the next round (count[0]: LCP-PINN rows, count[1]:
+// dynamic-network rows); a row that is done is dropped
+__device__ void list_row(const PinnStepRun<T>& r, int row, int* contact, int* dynamics, int* count) {
+  if (r.stage == PinnStage::contact) contact[atomicAdd(&count[0], 1)] = row;
+  else if (r.stage == PinnStage::dynamics) dynamics[atomicAdd(&count[1], 1)] = row;
+}
+
 __global__ void begin_kernel(PinnCase<D>* __restrict__ run, const long* __restrict__ active, int na,
-                             int* __restrict__ rows, int* __restrict__ row_count) {
+                             int* __restrict__ contact, int* __restrict__ dynamics, int* __restrict__ count) {
   const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
   if (i >= na) return;
   const long c = active[i];
   PinnCase<D>& x = run[c];
   pinn_case_step_begin(x);
   for (int w = 0; w < x.copies; ++w)
-    if (pinn_case_training(x, w)) rows[atomicAdd(row_count, 1)] = static_cast<int>(2 * c + w);
+    if (pinn_case_training(x, w)) list_row(x.step[w], static_cast<int>(2 * c + w), contact, dynamics, count);
 }
 
-// one group of lanes per training row; loss[slot] the row's loss at its evaluation point
+// one network's loss and gradient at xe by a group of lanes: the forward pass from the lane's
+// input, the loss of the outputs formed by lane 0 in the row's scratch (loss_of(out, d_out) writes
+// dLoss/dout), the backward pass writing the gradient to ge. The loss is lane 0's.
+template <class LossOf>
+__device__ T group_objective(const MlpLayout& L, const T* xe, T* ge, T input, T* out, T* d_out, int lane, int group,
+                             LossOf&& loss_of) {
+  T a_at[kMlpMaxLayers + 1], z_at[kMlpMaxLayers + 1];
+  const T a = cuda::group_forward(L, xe, input, lane, group, a_at, z_at);
+  if (lane < L.outputs()) out[lane] = a;
+  __syncwarp(cuda::group_mask(group));
+  T loss = T(0);
+  if (lane == 0) loss = loss_of(static_cast<const T*>(out), d_out);
+  __syncwarp(cuda::group_mask(group));
+  const T d = lane < L.outputs() ? d_out[lane] : T(0);
+  cuda::group_backward(L, xe, d, a_at, z_at, lane, group, [&](int k, T v) { ge[k] = v; });
+  return loss;
+}
+
+// rows training their dynamic network: one group of lanes per row, the IRK-PINN's forward pass
+// from q_A, loss (Eqs. 21–26) and backward pass; loss[slot] the row's loss
 __global__ void evaluate_kernel(PinnCase<D>* __restrict__ run, const int* __restrict__ rows, int nr, int group,
                                 T* __restrict__ loss) {
   const int lane = static_cast<int>(threadIdx.x) & (group - 1);
@@ -80,23 +111,37 @@ __global__ void evaluate_kernel(PinnCase<D>* __restrict__ run, const int* __rest
   const PinnStepper<D>& p = x.st[w];
   const MlpLayout& L = p.set->dynamics;
   const int np = L.param_count();
-  T* work = p.buf.work;
-  const T* xe = optimizer_eval_x(np, work);
-  T* ge = optimizer_eval_grad(np, work);
   const IrkPinnStep<T> st = p.data(pinn_case_state(x, w));
-  T a_at[kMlpMaxLayers + 1], z_at[kMlpMaxLayers + 1];
-  const T a = cuda::group_forward(L, xe, lane < L.inputs() ? st.q[lane] : T(0), lane, group, a_at, z_at);
-  // the loss of the outputs, formed by one lane in the row's scratch
-  T* out = p.buf.cache + L.activation_offset(L.layers);
-  if (lane < L.outputs()) out[lane] = a;
-  __syncwarp(cuda::group_mask(group));
-  if (lane == 0) loss[slot] = irk_pinn_loss(*p.m, p.tab, st, out, p.buf.d_out, p.buf.loss_scratch);
-  __syncwarp(cuda::group_mask(group));
-  const T d = lane < L.outputs() ? p.buf.d_out[lane] : T(0);
-  cuda::group_backward(L, xe, d, a_at, z_at, lane, group, [&](int k, T v) { ge[k] = v; });
+  const T v = group_objective(L, optimizer_eval_x(np, p.buf.work), optimizer_eval_grad(np, p.buf.work),
+                              lane < L.inputs() ? st.q[lane] : T(0), p.buf.cache + L.activation_offset(L.layers),
+                              p.buf.d_out, lane, group, [&](const T* out, T* d_out) {
+                                return irk_pinn_loss(*p.m, p.tab, st, out, d_out, p.buf.loss_scratch);
+                              });
+  if (lane == 0) loss[slot] = v;
 }
 
-// networks wider than a warp: one thread per training row through the CPU's own objective
+// rows training their LCP-PINN: one group of lanes per row, the network from the input 1 and the
+// loss of Eq. 19; a problem whose outputs outnumber the group's lanes is evaluated by its first lane
+__global__ void lcp_evaluate_kernel(PinnCase<D>* __restrict__ run, const int* __restrict__ rows, int nr, int group,
+                                    T* __restrict__ loss) {
+  const int lane = static_cast<int>(threadIdx.x) & (group - 1);
+  const int slot = static_cast<int>((blockIdx.x * blockDim.x + threadIdx.x) / group);
+  if (slot >= nr) return;
+  const int row = rows[slot];
+  LcpPinnWorkspace<T, D::max_lcp>& ws = *run[row / 2].st[row % 2].lcp;
+  const MlpLayout& L = ws.layout;
+  if (L.max_width() > group) {
+    if (lane == 0) loss[slot] = lcp_pinn_evaluate(ws);
+    return;
+  }
+  const int np = L.param_count();
+  const T v = group_objective(L, optimizer_eval_x(np, ws.work), optimizer_eval_grad(np, ws.work),
+                              lane == 0 ? T(1) : T(0), ws.cache + L.activation_offset(L.layers), ws.d_out, lane, group,
+                              [&](const T* out, T* d_out) { return lcp_pinn_loss(ws.A, ws.b, out, d_out); });
+  if (lane == 0) loss[slot] = v;
+}
+
+// dynamic networks wider than a warp: one thread per training row through the CPU's own objective
 __global__ void evaluate_thread_kernel(PinnCase<D>* __restrict__ run, const int* __restrict__ rows, int nr,
                                        T* __restrict__ loss) {
   const int slot = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
@@ -105,9 +150,10 @@ __global__ void evaluate_thread_kernel(PinnCase<D>* __restrict__ run, const int*
   loss[slot] = pinn_case_evaluate(run[row / 2], row % 2);
 }
 
-// one warp per training row: the optimizer's step, its vectors shared by the 32 lanes
+// rows training their dynamic network: one warp per row, the optimizer's step with its vectors
+// shared by the 32 lanes; the rows that go on are listed for the next round
 __global__ void tell_kernel(PinnCase<D>* __restrict__ run, const int* __restrict__ rows, int nr,
-                            const T* __restrict__ loss, int* __restrict__ next, int* __restrict__ next_count) {
+                            const T* __restrict__ loss, int* __restrict__ next, int* __restrict__ count) {
   const int lane = static_cast<int>(threadIdx.x) & 31;
   const int slot = static_cast<int>((blockIdx.x * blockDim.x + threadIdx.x) / 32);
   if (slot >= nr) return;
@@ -115,13 +161,29 @@ __global__ void tell_kernel(PinnCase<D>* __restrict__ run, const int* __restrict
   PinnCase<D>& x = run[row / 2];
   const int w = row % 2;
   const PinnStepper<D>& p = x.st[w];
-  OptimizerRun<T> r = x.train[w];
-  const bool more = optimizer_tell(p.set->dynamics.param_count(), p.buf.params, p.buf.grad, loss[slot],
-                                   p.set->dynamics_optimizer, r, p.buf.work, cuda::GroupLanes{lane, 32});
+  PinnStepRun<T>& r = x.step[w];
+  OptimizerRun<T> o = r.dynamics;
+  const bool more = p.tell_dynamics(o, loss[slot], cuda::GroupLanes{lane, 32});
   __syncwarp();
   if (lane != 0) return;
-  x.train[w] = r;
-  if (more) next[atomicAdd(next_count, 1)] = row;
+  r.dynamics = o;
+  if (more)
+    next[atomicAdd(&count[1], 1)] = row;
+  else
+    p.dynamics_trained(r);
+}
+
+// rows training their LCP-PINN: one thread per row (the network is small; the restarts, lifts and
+// polish between optimizer runs are serial); a row whose LCP-PINN is done goes on with its dynamic
+// network, listed in that stage
+__global__ void lcp_tell_kernel(PinnCase<D>* __restrict__ run, const int* __restrict__ rows, int nr,
+                                const T* __restrict__ loss, int* __restrict__ contact, int* __restrict__ dynamics,
+                                int* __restrict__ count) {
+  const int slot = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (slot >= nr) return;
+  const int row = rows[slot];
+  PinnCase<D>& x = run[row / 2];
+  if (pinn_case_tell(x, row % 2, loss[slot])) list_row(x.step[row % 2], row, contact, dynamics, count);
 }
 
 __global__ void end_kernel(PinnCase<D>* __restrict__ run, const long* __restrict__ active, int na,
@@ -158,9 +220,12 @@ cudaError_t raise_stack_limit(K... kernels) {
   return err;
 }
 
-// a device counter read back (the host decides whether the lockstep goes on)
+// device counters read back (the host decides whether the lockstep goes on)
 cudaError_t read_count(const int* d_count, int& value) {
   return cudaMemcpy(&value, d_count, sizeof(int), cudaMemcpyDeviceToHost);
+}
+cudaError_t read_counts(const int* d_count, int (&values)[2]) {
+  return cudaMemcpy(values, d_count, 2 * sizeof(int), cudaMemcpyDeviceToHost);
 }
 
 }  // namespace
@@ -190,26 +255,33 @@ CudaOutcome run_chunk_cuda_pinn(const PinnChunk& ch, const SweepAnalysis& an, co
   auto d_run = device_alloc<PinnCase<D>>(un, err);
   auto d_arena = device_alloc<unsigned char>(static_cast<std::size_t>(n * copies * L.bytes), err);
   auto d_active = device_alloc<long>(2 * un, err);
-  auto d_rows = device_alloc<int>(4 * un, err);
-  auto d_loss = device_alloc<T>(2 * un, err);
-  auto d_count = device_alloc<int>(1, err);
+  // the rows of either stage, this round's and the next's: [contact | dynamics | next contact | next dynamics]
+  auto d_rows = device_alloc<int>(8 * un, err);
+  auto d_loss = device_alloc<T>(4 * un, err);
+  auto d_count = device_alloc<int>(2, err);
   const PinnShared shared{ch.set, an, opt};
   if (err == cudaSuccess && n_stage > 0)
     err = cudaMemcpy(d_stage.get(), ch.tab.a, sizeof(T) * n_stage, cudaMemcpyHostToDevice);
   if (err == cudaSuccess) err = cudaMemcpy(d_shared.get(), &shared, sizeof(PinnShared), cudaMemcpyHostToDevice);
   if (err == cudaSuccess) err = cudaMemset(d_arena.get(), 0, static_cast<std::size_t>(n * copies * L.bytes));
-  if (err == cudaSuccess) err = cudaMemset(d_count.get(), 0, sizeof(int));
-  if (err == cudaSuccess) err = raise_stack_limit(start_kernel, begin_kernel, evaluate_kernel, evaluate_thread_kernel, tell_kernel, end_kernel);
+  if (err == cudaSuccess) err = cudaMemset(d_count.get(), 0, 2 * sizeof(int));
+  if (err == cudaSuccess)
+    err = raise_stack_limit(start_kernel, begin_kernel, evaluate_kernel, lcp_evaluate_kernel, evaluate_thread_kernel,
+                            tell_kernel, lcp_tell_kernel, end_kernel);
   if (err != cudaSuccess) {
     cudaGetLastError();
     return cuda_outcome(err);
   }
   const StageTable<T> tab = R > 0 ? stage_table_of(static_cast<const T*>(d_stage.get()), R) : StageTable<T>{};
+  // lanes per row: the dynamic network's widest layer; for the LCP-PINN its hidden layers and up to
+  // 8 outputs (larger LCPs are evaluated by one lane, lcp_evaluate_kernel)
   const int group = cuda::group_lanes(ch.set.dynamics);
+  const int lcp_group = cuda::group_lanes(lcp_pinn_layout(ch.set.lcp, kLcpPinnMaxWidth / 2));
   long* active = d_active.get();
   long* next_active = active + n;
-  int* rows = d_rows.get();
-  int* next_rows = rows + 2 * n;
+  int* rows[2] = {d_rows.get(), d_rows.get() + 2 * n};  // contact, dynamics
+  int* next_rows[2] = {d_rows.get() + 4 * n, d_rows.get() + 6 * n};
+  T* loss[2] = {d_loss.get(), d_loss.get() + 2 * n};
   int* count = d_count.get();
   cuda::EventPair ev;
   cudaEventRecord(ev.start);
@@ -221,24 +293,32 @@ CudaOutcome run_chunk_cuda_pinn(const PinnChunk& ch, const SweepAnalysis& an, co
   if (err == cudaSuccess) err = read_count(count, na);
   // one time step of every active case per pass; the host moves them on together
   while (err == cudaSuccess && na > 0) {
-    cudaMemset(count, 0, sizeof(int));
-    begin_kernel<<<blocks_for(na, kCaseBlock), kCaseBlock>>>(d_run.get(), active, na, rows, count);
-    int nr = 0;
+    cudaMemset(count, 0, 2 * sizeof(int));
+    begin_kernel<<<blocks_for(na, kCaseBlock), kCaseBlock>>>(d_run.get(), active, na, rows[0], rows[1], count);
+    int nr[2] = {0, 0};  // rows training their LCP-PINN, their dynamic network
     err = cudaGetLastError();
-    if (err == cudaSuccess) err = read_count(count, nr);
-    while (err == cudaSuccess && nr > 0) {
-      if (group <= 32) {
+    if (err == cudaSuccess) err = read_counts(count, nr);
+    // one round: every row's evaluation, then every row's tell, in either stage
+    while (err == cudaSuccess && nr[0] + nr[1] > 0) {
+      if (nr[0] > 0)
+        lcp_evaluate_kernel<<<blocks_for(static_cast<long>(nr[0]) * lcp_group, 128), 128>>>(d_run.get(), rows[0], nr[0],
+                                                                                          lcp_group, loss[0]);
+      if (nr[1] > 0 && group <= 32) {
         const int block = group == 32 ? 64 : 128;
-        evaluate_kernel<<<blocks_for(static_cast<long>(nr) * group, block), block>>>(d_run.get(), rows, nr, group,
-                                                                                     d_loss.get());
-      } else {
-        evaluate_thread_kernel<<<blocks_for(nr, kCaseBlock), kCaseBlock>>>(d_run.get(), rows, nr, d_loss.get());
+        evaluate_kernel<<<blocks_for(static_cast<long>(nr[1]) * group, block), block>>>(d_run.get(), rows[1], nr[1],
+                                                                                        group, loss[1]);
+      } else if (nr[1] > 0) {
+        evaluate_thread_kernel<<<blocks_for(nr[1], kCaseBlock), kCaseBlock>>>(d_run.get(), rows[1], nr[1], loss[1]);
       }
-      cudaMemset(count, 0, sizeof(int));
-      tell_kernel<<<blocks_for(static_cast<long>(nr) * 32, 64), 64>>>(d_run.get(), rows, nr, d_loss.get(), next_rows,
-                                                                       count);
+      cudaMemset(count, 0, 2 * sizeof(int));
+      if (nr[0] > 0)
+        lcp_tell_kernel<<<blocks_for(nr[0], kCaseBlock), kCaseBlock>>>(d_run.get(), rows[0], nr[0], loss[0],
+                                                                       next_rows[0], next_rows[1], count);
+      if (nr[1] > 0)
+        tell_kernel<<<blocks_for(static_cast<long>(nr[1]) * 32, 64), 64>>>(d_run.get(), rows[1], nr[1], loss[1],
+                                                                           next_rows[1], count);
       err = cudaGetLastError();
-      if (err == cudaSuccess) err = read_count(count, nr);
+      if (err == cudaSuccess) err = read_counts(count, nr);
       std::swap(rows, next_rows);
     }
     if (err != cudaSuccess) break;

@@ -5,18 +5,21 @@
 //
 // A time step of a PINN sweep is three phases over all active cases (docs/METHODS.md "Lockstep
 // PINN training"):
-//   1. pinn_case_step_begin — per case: the contact force of the step (classical LCP or LCP-PINN)
-//      and the stage loads, then the dynamic network's optimizer started from its last weights;
+//   1. pinn_case_step_begin — per case: the step's contact LCP, solved by the classical solver or
+//      handed to the case's LCP-PINN, whose training starts;
 //   2. the trainings — every training row (case or twin) that has not stopped is evaluated
 //      (pinn_case_evaluate: one forward + backward pass at the point its optimizer names) and told
 //      the result (pinn_case_tell: its own L-BFGS history, line search and stopping test), until
-//      no row wants another evaluation;
+//      no row wants another evaluation. A row trains its LCP-PINN first (dual variants and
+//      pinn_central: restarts, lifts and polish inside the tell), then, from the contact force and
+//      stage loads, its dynamic IRK-PINN; rows in either stage share the same rounds;
 //   3. pinn_case_step_end — per case: the end state from the trained network, the runner's
 //      observers, and whether the case goes on.
 // Written once as FIVSIM_HD code over plain structs: the CPU backend runs the phases in OpenMP
 // loops (src/batch/sweep.cpp), the CUDA backend as kernels over all cases at once, its training
-// rows evaluated by groups of lanes (kernels/sweep_pinn.cu). The optimizer is the same reverse-
-// communication code either way (pinn/optimizer.hpp), so the schedule does not change the answer.
+// rows evaluated by groups of lanes (kernels/sweep_pinn.cu). The optimizers are the same reverse-
+// communication code either way (pinn/optimizer.hpp, pinn/lcp_pinn.hpp), so the schedule does not
+// change the answer.
 #pragma once
 
 #include "fivsim/batch/case_runner.hpp"
@@ -36,12 +39,10 @@ struct PinnCase {
   PinnStepper<D> st[2];  // the case's stepper and its twin's
   const StepOptions* opt = nullptr;
   State<D> s, twin;
-  StepReport rep[2];     // this step's, per copy
-  PinnStepReport pr[2];
-  OptimizerRun<T> train[2];
-  int copies = 1;        // this step's steppers: 2 while the twin runs
-  bool active = false;   // still stepping
-  PinnTotals totals;     // the case's own trainings
+  PinnStepRun<T> step[2];  // this step's, per copy
+  int copies = 1;          // this step's steppers: 2 while the twin runs
+  bool active = false;     // still stepping
+  PinnTotals totals;       // the case's own trainings
 };
 
 // starts a case: its runner at the setup's start, its steppers bound to `blocks` (layout L; a second
@@ -77,58 +78,41 @@ FIVSIM_HD inline State<D>& pinn_case_state(PinnCase<D>& x, int w) {
   return w == 0 ? x.s : x.twin;
 }
 
-// phase 1: the step's contact force and stage loads for the case and its twin; each copy whose
-// begin succeeded and that trains a dynamic network has its optimizer started
+// phase 1: the step's contact LCP for the case and its twin, solved or handed to the LCP-PINN
 template <class D>
 FIVSIM_HD inline void pinn_case_step_begin(PinnCase<D>& x) {
   x.run.before_step();
   x.copies = x.run.twin ? 2 : 1;
-  for (int w = 0; w < x.copies; ++w) {
-    const PinnStepper<D>& p = x.st[w];
-    x.rep[w] = p.begin(pinn_case_state(x, w), *x.opt, x.pr[w]);
-    x.train[w] = OptimizerRun<typename D::scalar>();
-    if (x.rep[w].status == Status::ok && p.trains())
-      optimizer_start(p.set->dynamics.param_count(), p.buf.params, p.set->dynamics_optimizer, x.train[w], p.buf.work);
-  }
+  for (int w = 0; w < x.copies; ++w) x.st[w].begin(pinn_case_state(x, w), *x.opt, x.step[w]);
 }
 
 // whether copy w of the case is training (wants an evaluation)
 template <class D>
 FIVSIM_HD inline bool pinn_case_training(const PinnCase<D>& x, int w) {
-  return x.active && w < x.copies && !x.train[w].done();
+  return x.active && w < x.copies && x.step[w].training();
 }
 
-// phase 2, one evaluation: the loss of copy w's network at its optimizer's evaluation point, its
-// gradient left beside that point
+// phase 2, one evaluation: the loss of copy w's network in training at its optimizer's evaluation
+// point, its gradient left beside that point
 template <class D>
 FIVSIM_HD inline typename D::scalar pinn_case_evaluate(PinnCase<D>& x, int w) {
-  const PinnStepper<D>& p = x.st[w];
-  const int np = p.set->dynamics.param_count();
-  return irk_pinn_objective(*p.m, p.tab, p.data(pinn_case_state(x, w)), p.set->dynamics, p.buf,
-                            optimizer_eval_x(np, p.buf.work), optimizer_eval_grad(np, p.buf.work));
+  return x.st[w].evaluate(pinn_case_state(x, w), x.step[w]);
 }
 
-// phase 2, one tell: copy w's optimizer takes the loss; whether it wants another evaluation
+// phase 2, one tell: copy w's training takes the loss; whether it wants another evaluation
 template <class D>
 FIVSIM_HD inline bool pinn_case_tell(PinnCase<D>& x, int w, typename D::scalar loss) {
-  const PinnStepper<D>& p = x.st[w];
-  return optimizer_tell(p.set->dynamics.param_count(), p.buf.params, p.buf.grad, loss, p.set->dynamics_optimizer,
-                        x.train[w], p.buf.work);
+  return x.st[w].tell(pinn_case_state(x, w), *x.opt, x.step[w], loss);
 }
 
 // phase 3: the end states from the trained networks, the runner's observers; false when the case
 // has stopped (failed, decided, or at its last step), its result then complete
 template <class D>
 FIVSIM_HD inline bool pinn_case_step_end(PinnCase<D>& x) {
-  for (int w = 0; w < x.copies; ++w) {
-    const PinnStepper<D>& p = x.st[w];
-    if (x.rep[w].status != Status::ok || !p.trains()) continue;
-    x.pr[w].dynamics = x.train[w].res;
-    p.end(pinn_case_state(x, w), *x.opt, x.rep[w]);
-  }
-  x.totals.count(x.pr[0], x.st[0].set->framework);
-  const bool twin_failed = x.copies == 2 && x.rep[1].status != Status::ok;
-  x.active = x.run.template after_step<false>(x.rep[0], twin_failed) && x.run.running();
+  for (int w = 0; w < x.copies; ++w) x.st[w].end(pinn_case_state(x, w), *x.opt, x.step[w]);
+  x.totals.count(x.step[0].pr, x.st[0].set->framework);
+  const bool twin_failed = x.copies == 2 && x.step[1].rep.status != Status::ok;
+  x.active = x.run.template after_step<false>(x.step[0].rep, twin_failed) && x.run.running();
   if (!x.active) x.run.finish();
   return x.active;
 }

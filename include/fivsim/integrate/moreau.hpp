@@ -94,15 +94,14 @@ FIVSIM_HD inline void decoupled_friction_impulses(const Model<D>& m, State<D>& s
   s.lamN.n = s.lamT.n = nc;
 }
 
-// one step with the contact LCP solved by `solve` (a functor with the solvers' signature)
-template <class D, class Solver>
-FIVSIM_HD inline StepReport moreau_step_with(const Model<D>& m, State<D>& s, typename D::scalar dt,
-                                             const StepOptions& opt, MoreauWorkspace<D>& ws, const Solver& solve) {
+// the first part of a step: the free velocity, and the contact LCP of the step in ws when it has
+// one (contacts, and no closed form); returns whether it has, lcp_opt then the options of its solve
+template <class D>
+FIVSIM_HD inline bool moreau_build(const Model<D>& m, State<D>& s, typename D::scalar dt, const StepOptions& opt,
+                                   MoreauWorkspace<D>& ws, LcpOptions& lcp_opt) {
   using T = typename D::scalar;
-  StepReport rep;
   const int nq = dof_count(m);
   const int nc = contact_count(m);
-
   smooth_force(m, s, ws.h);
   ws.u_free.n = nq;
   for (int i = 0; i < nq; ++i) {
@@ -117,13 +116,27 @@ FIVSIM_HD inline StepReport moreau_step_with(const Model<D>& m, State<D>& s, typ
   if (nc > 0) contact_lcp_coefficients(m, s, dt, ws.lcp);
   if (closed_form) {
     decoupled_friction_impulses(m, s, dt, opt, ws);
-  } else if (nc > 0) {
-    moreau_gap_rates(m, s, ws.u_free, dt, ws.gap_rate);
-    build_contact_lcp(m, delassus_response(m), ws.gap_rate, ws.u_free, dt, ws.lcp);
-    LcpOptions lcp_opt = opt.lcp;
-    lcp_opt.use_basis_hint = ws.has_basis;
-    lcp_opt.basis_hint = ws.basis;
-    const LcpResult r = solve(ws.lcp.A, ws.lcp.b, ws.x, ws.y, lcp_opt);
+    return false;
+  }
+  if (nc == 0) return false;
+  moreau_gap_rates(m, s, ws.u_free, dt, ws.gap_rate);
+  build_contact_lcp(m, delassus_response(m), ws.gap_rate, ws.u_free, dt, ws.lcp);
+  lcp_opt = opt.lcp;
+  lcp_opt.use_basis_hint = ws.has_basis;
+  lcp_opt.basis_hint = ws.basis;
+  return true;
+}
+
+// the rest of the step after moreau_build: the impulses from the LCP's solve r (when it had one),
+// then the velocity and position update
+template <class D>
+FIVSIM_HD inline StepReport moreau_finish(const Model<D>& m, State<D>& s, typename D::scalar dt, const StepOptions& opt,
+                                          MoreauWorkspace<D>& ws, bool has_lcp, const LcpResult& r) {
+  using T = typename D::scalar;
+  StepReport rep;
+  const int nq = dof_count(m);
+  const int nc = contact_count(m);
+  if (has_lcp) {
     rep.lcp_iterations = r.iterations;
     rep.lcp_residual = r.residual;
     if (r.status != Status::ok) {
@@ -147,10 +160,21 @@ FIVSIM_HD inline StepReport moreau_step_with(const Model<D>& m, State<D>& s, typ
     s.q[i] += dt * s.u[i];
     finite = finite && is_finite(s.u[i]) && is_finite(s.q[i]);
   }
+  const bool closed_form = m.decoupled_friction && opt.closed_form_decoupled;
   if (!closed_form) record_contacts(m, ws.x, ws.y, ws.PN, ws.PT, dt, opt, s);
   s.t += dt;
   if (!finite) rep.status = Status::nonfinite;
   return rep;
+}
+
+// one step with the contact LCP solved by `solve` (a functor with the solvers' signature)
+template <class D, class Solver>
+FIVSIM_HD inline StepReport moreau_step_with(const Model<D>& m, State<D>& s, typename D::scalar dt,
+                                             const StepOptions& opt, MoreauWorkspace<D>& ws, const Solver& solve) {
+  LcpOptions lcp_opt;
+  const bool has_lcp = moreau_build(m, s, dt, opt, ws, lcp_opt);
+  const LcpResult r = has_lcp ? solve(ws.lcp.A, ws.lcp.b, ws.x, ws.y, lcp_opt) : LcpResult{};
+  return moreau_finish(m, s, dt, opt, ws, has_lcp, r);
 }
 
 template <class D>

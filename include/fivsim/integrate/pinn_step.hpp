@@ -85,34 +85,32 @@ struct PinnStepSettings {
   uint64_t seed = 1;           // the dynamic network's initialisation
 };
 
-// the first part of an IRK-PINN step, before the dynamic network's training: the contact force
-// (classical LCP or LCP-PINN) and the stage loads (stage_load: R × n values)
-template <class D>
-FIVSIM_HD inline StepReport irk_pinn_step_begin(const Model<D>& m, const RkStepMap<D>& map,
-                                                const StageTable<typename D::scalar>& tab,
-                                                const PinnStepSettings& set, const State<D>& s, const StepOptions& opt,
-                                                RkLcpWorkspace<D>& rk,
-                                                LcpPinnWorkspace<typename D::scalar, D::max_lcp>& lcp_ws,
-                                                typename D::scalar* stage_load, PinnStepReport& pr) {
-  const int n = m.n_dof;
-  bool ramp = false;
+// where a PINN step is between its parts (PinnStepper::begin / evaluate / tell / end): training
+// the LCP-PINN on the step's contact LCP, training the dynamic network, or done
+enum class PinnStage : int { contact = 0, dynamics = 1, done = 2 };
+
+template <class T>
+struct PinnStepRun {
+  PinnStage stage = PinnStage::done;
   StepReport rep;
-  if (pinn_uses_lcp_pinn(set.framework)) {
-    LcpPinnSolver<D> solver{&set.lcp, &lcp_ws};
-    StepOptions o = opt;
-    o.lcp.tolerance = set.lcp_tolerance;
-    rep = rk_lcp_contact_force(m, map, s, o, rk, solver, ramp);
-    pr.lcp = lcp_ws.last;
-  } else {
-    ClassicalLcpSolver solver{opt.solver};
-    rep = rk_lcp_contact_force(m, map, s, opt, rk, solver, ramp);
-  }
-  if (rep.status != Status::ok) return rep;
+  PinnStepReport pr;
+  bool ramp = false;         // IRK frameworks: the stage forces interpolate (rk_lcp.hpp)
+  bool has_lcp = false;      // pinn_central: the step has a contact LCP
+  OptimizerRun<T> dynamics;  // the dynamic network's training
+  FIVSIM_HD bool training() const { return stage != PinnStage::done; }
+};
+
+// the stage loads of an IRK-PINN step (R × n values): the contact force of the step, held or
+// interpolated from the previous step's (Eq. 30), plus the external loads
+template <class D>
+FIVSIM_HD inline void irk_pinn_stage_loads(const Model<D>& m, const RkStepMap<D>& map,
+                                           const StageTable<typename D::scalar>& tab, const RkLcpWorkspace<D>& rk,
+                                           bool ramp, typename D::scalar t, typename D::scalar* stage_load) {
+  const int n = m.n_dof;
   for (int k = 0; k < tab.R; ++k)
     for (int d = 0; d < n; ++d)
       stage_load[k * n + d] = ramp ? rk.force_prev[d] + tab.c[k] * (rk.force[d] - rk.force_prev[d]) : rk.force[d];
-  irk_pinn_add_external_loads(m, tab, s.t, map.dt, stage_load);
-  return rep;
+  irk_pinn_add_external_loads(m, tab, t, map.dt, stage_load);
 }
 
 // the dynamic network's training data of the step from s
@@ -145,45 +143,6 @@ FIVSIM_HD inline void irk_pinn_step_end(const Model<D>& m, const RkStepMap<D>& m
     s.u[d] = u_end[d];
   }
   rk_lcp_finish(m, map, opt, rk, s, rep);
-}
-
-// one step of an IRK-PINN framework: begin, the training, end
-template <class D>
-FIVSIM_HD inline StepReport irk_pinn_step(const Model<D>& m, const RkStepMap<D>& map,
-                                          const StageTable<typename D::scalar>& tab, const PinnStepSettings& set,
-                                          State<D>& s, const StepOptions& opt, RkLcpWorkspace<D>& rk,
-                                          LcpPinnWorkspace<typename D::scalar, D::max_lcp>& lcp_ws,
-                                          IrkPinnBuffers<typename D::scalar>& buf, typename D::scalar* stage_load,
-                                          PinnStepReport& pr) {
-  StepReport rep = irk_pinn_step_begin(m, map, tab, set, s, opt, rk, lcp_ws, stage_load, pr);
-  if (rep.status != Status::ok) return rep;
-  pr.dynamics = irk_pinn_train(m, tab, irk_pinn_step_data(map, s, stage_load), set.dynamics,
-                               set.dynamics_optimizer, buf);
-  irk_pinn_step_end(m, map, tab, set, s, opt, rk, buf, stage_load, rep);
-  return rep;
-}
-
-// one step of the seed 001 scheme: central difference with the LCP-PINN
-template <class D>
-FIVSIM_HD inline StepReport central_pinn_step(const Model<D>& m, State<D>& s, typename D::scalar dt,
-                                              const PinnStepSettings& set, const StepOptions& opt,
-                                              MoreauWorkspace<D>& ws,
-                                              LcpPinnWorkspace<typename D::scalar, D::max_lcp>& lcp_ws,
-                                              PinnStepReport& pr) {
-  using T = typename D::scalar;
-  const int n = m.n_dof;
-  // the velocity update of Moreau's step, taken at the midpoint displacement q_M
-  for (int d = 0; d < n; ++d) s.q[d] += T(0.5) * dt * s.u[d];
-  StepOptions o = opt;
-  o.closed_form_decoupled = false;
-  o.lcp.tolerance = set.lcp_tolerance;
-  LcpPinnSolver<D> solver{&set.lcp, &lcp_ws};
-  const StepReport rep = moreau_step_with(m, s, dt, o, ws, solver);
-  pr.lcp = lcp_ws.last;
-  // moreau_step_with moved q by dt·u_E; the second half-step moves it by dt/2·u_E only. A failed
-  // LCP left u as it was: undo the first half-step, so the state is the start state again
-  for (int d = 0; d < n; ++d) s.q[d] -= T(0.5) * dt * s.u[d];
-  return rep;
 }
 
 // ---- one PINN stepper over one block of memory --------------------------------------------
@@ -271,24 +230,135 @@ struct PinnStepper {
     lcp->restarts_used = 0;
     if (set->framework != PinnFramework::central) mlp_init(set->dynamics, set->seed, 0, buf.params);
   }
+  // one whole step: the parts below in a plain loop
   FIVSIM_HD StepReport step(State<D>& s, const StepOptions& opt, PinnStepReport& pr) const {
-    pr = PinnStepReport();
-    if (set->framework == PinnFramework::central) return central_pinn_step(*m, s, dt, *set, opt, *moreau, *lcp, pr);
-    IrkPinnBuffers<T> b = buf;
-    return irk_pinn_step(*m, *map, tab, *set, s, opt, *rk, *lcp, b, stage_load, pr);
+    PinnStepRun<T> r;
+    begin(s, opt, r);
+    while (r.training() && tell(s, opt, r, evaluate(s, r))) {
+    }
+    end(s, opt, r);
+    pr = r.pr;
+    return r.rep;
   }
-  // a step in parts, for an orchestrator that trains many steppers' networks together
-  // (batch/pinn_case.hpp): begin (pinn_central's whole step), then — when trains() and begin
-  // succeeded — the dynamic network's training on data(s), then end
-  FIVSIM_HD bool trains() const { return set->framework != PinnFramework::central; }
-  FIVSIM_HD StepReport begin(State<D>& s, const StepOptions& opt, PinnStepReport& pr) const {
-    pr = PinnStepReport();
-    if (!trains()) return central_pinn_step(*m, s, dt, *set, opt, *moreau, *lcp, pr);
-    return irk_pinn_step_begin(*m, *map, tab, *set, s, opt, *rk, *lcp, stage_load, pr);
+
+  // A step in parts, for an orchestrator that trains many steppers' networks together
+  // (batch/pinn_case.hpp): begin builds the step's contact LCP and solves it, or starts the
+  // LCP-PINN's training on it; while r.training(), evaluate gives the loss of the network in
+  // training (the LCP-PINN, then the dynamic network) at its optimizer's point, its gradient beside
+  // that point, and tell hands the loss back; end takes the end state from the trained network.
+  // s stays the start state from begin to end (pinn_central: at its midpoint displacement).
+  FIVSIM_HD bool trains() const { return set->framework != PinnFramework::central; }  // a dynamic network
+  FIVSIM_HD void begin(State<D>& s, const StepOptions& opt, PinnStepRun<T>& r) const {
+    r = PinnStepRun<T>();
+    if (trains()) {
+      r.ramp = map->forces == StageForces::ramp && rk->ramp_ready;
+    } else {
+      // pinn_central: the velocity update of Moreau's step, taken at the midpoint q_M
+      for (int d = 0; d < m->n_dof; ++d) s.q[d] += T(0.5) * dt * s.u[d];
+    }
+    LcpResult lr;
+    if (solve_contact(s, opt, r, lr)) return;
+    contact_solved(s, opt, r, lr);
+  }
+  FIVSIM_HD T evaluate(const State<D>& s, const PinnStepRun<T>& r) const {
+    if (r.stage == PinnStage::contact) return lcp_pinn_evaluate(*lcp);
+    const int np = set->dynamics.param_count();
+    return irk_pinn_objective(*m, tab, data(s), set->dynamics, buf, optimizer_eval_x(np, buf.work),
+                              optimizer_eval_grad(np, buf.work));
+  }
+  // whether the step wants another evaluation
+  FIVSIM_HD bool tell(State<D>& s, const StepOptions& opt, PinnStepRun<T>& r, T loss) const {
+    if (r.stage == PinnStage::contact) {
+      const ContactProblem c = contact_problem();
+      if (lcp_pinn_tell(c.lcp->A, c.lcp->b, *c.x, *c.y, set->lcp, *lcp, loss)) return true;
+      contact_solved(s, opt, r, lcp->run.res);
+    } else if (r.stage == PinnStage::dynamics) {
+      if (tell_dynamics(r.dynamics, loss)) return true;
+      dynamics_trained(r);
+    }
+    return r.training();
+  }
+  // the dynamic network's optimizer step alone (a group of device lanes may share it) and the
+  // stage's end once it stops
+  template <class Lanes = SerialLanes>
+  FIVSIM_HD bool tell_dynamics(OptimizerRun<T>& run, T loss, const Lanes& lanes = Lanes()) const {
+    return optimizer_tell(set->dynamics.param_count(), buf.params, buf.grad, loss, set->dynamics_optimizer, run,
+                          buf.work, lanes);
+  }
+  FIVSIM_HD void dynamics_trained(PinnStepRun<T>& r) const {
+    r.pr.dynamics = r.dynamics.res;
+    r.stage = PinnStage::done;
+  }
+  FIVSIM_HD void end(State<D>& s, const StepOptions& opt, PinnStepRun<T>& r) const {
+    if (trains() && r.rep.status == Status::ok) irk_pinn_step_end(*m, *map, tab, *set, s, opt, *rk, buf, stage_load, r.rep);
   }
   FIVSIM_HD IrkPinnStep<T> data(const State<D>& s) const { return irk_pinn_step_data(*map, s, stage_load); }
-  FIVSIM_HD void end(State<D>& s, const StepOptions& opt, StepReport& rep) const {
-    if (trains()) irk_pinn_step_end(*m, *map, tab, *set, s, opt, *rk, buf, stage_load, rep);
+
+ private:
+  struct ContactProblem {
+    ContactLcp<D>* lcp;
+    LcpVector<T, D::max_lcp>*x, *y;
+  };
+  FIVSIM_HD ContactProblem contact_problem() const {
+    return trains() ? ContactProblem{&rk->lcp, &rk->x, &rk->y} : ContactProblem{&moreau->lcp, &moreau->x, &moreau->y};
+  }
+  // the options of the step's contact solve: the LCP-PINN's answer is judged against its own tolerance
+  FIVSIM_HD StepOptions contact_options(const StepOptions& opt) const {
+    StepOptions o = opt;
+    if (pinn_uses_lcp_pinn(set->framework)) {
+      o.lcp.tolerance = set->lcp_tolerance;
+      o.closed_form_decoupled = false;
+    }
+    return o;
+  }
+  // builds the step's contact LCP (IRK frameworks: with r.ramp) and solves it with the classical
+  // solver, lr then its answer; or starts the LCP-PINN's training on it and returns true
+  FIVSIM_HD bool solve_contact(State<D>& s, const StepOptions& opt, PinnStepRun<T>& r, LcpResult& lr) const {
+    const StepOptions o = contact_options(opt);
+    LcpOptions lo = o.lcp;
+    if (trains()) {
+      lo = rk_lcp_build(*m, *map, s, o, r.ramp, *rk);
+      r.has_lcp = m->n_contacts > 0;
+    } else {
+      r.has_lcp = moreau_build(*m, s, dt, o, *moreau, lo);
+    }
+    lr = LcpResult{};
+    if (!r.has_lcp) return false;
+    const ContactProblem c = contact_problem();
+    if (!pinn_uses_lcp_pinn(set->framework)) {
+      lr = ClassicalLcpSolver{opt.solver}(c.lcp->A, c.lcp->b, *c.x, *c.y, lo);
+      return false;
+    }
+    if (lcp_pinn_start(c.lcp->A, c.lcp->b, *c.x, *c.y, lo, set->lcp, *lcp)) {
+      r.stage = PinnStage::contact;
+      return true;
+    }
+    lr = lcp->run.res;
+    return false;
+  }
+  // the contact solve's answer lr is in: an interpolating step whose regime changed is solved again
+  // with the force held; otherwise the contact force, then (IRK frameworks) the stage loads and the
+  // dynamic network's optimizer, or (pinn_central) the rest of the step
+  FIVSIM_HD void contact_solved(State<D>& s, const StepOptions& opt, PinnStepRun<T>& r, LcpResult lr) const {
+    r.stage = PinnStage::done;
+    if (!trains()) {
+      r.rep = moreau_finish(*m, s, dt, contact_options(opt), *moreau, r.has_lcp, lr);
+      r.pr.lcp = lcp->last;
+      // moreau_finish moved q by dt·u_E; the second half-step moves it by dt/2·u_E only. A failed
+      // LCP left u as it was: undo the first half-step, so the state is the start state again
+      for (int d = 0; d < m->n_dof; ++d) s.q[d] -= T(0.5) * dt * s.u[d];
+      return;
+    }
+    if (rk_lcp_regime_changed(lr, r.ramp, *rk)) {
+      r.ramp = false;
+      if (solve_contact(s, opt, r, lr)) return;
+    }
+    r.rep = rk_lcp_apply_force(*m, *map, lr, *rk);
+    if (pinn_uses_lcp_pinn(set->framework)) r.pr.lcp = lcp->last;
+    if (r.rep.status != Status::ok) return;
+    irk_pinn_stage_loads(*m, *map, tab, *rk, r.ramp, s.t, stage_load);
+    optimizer_start(set->dynamics.param_count(), buf.params, set->dynamics_optimizer, r.dynamics, buf.work);
+    r.stage = PinnStage::dynamics;
   }
 };
 

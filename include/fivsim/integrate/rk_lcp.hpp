@@ -58,14 +58,12 @@ struct RkLcpWorkspace {
   bool ramp_ready = false;  // ramp: the previous step ended in the regime it started in
 };
 
-namespace detail {
-
-// the impulse-free end state, then (A, b) of the contact LCP and its solution; ramp: the stage
-// forces interpolate from ws.force_prev
-template <class D, class Solver>
-FIVSIM_HD inline LcpResult rk_lcp_solve(const Model<D>& m, const RkStepMap<D>& map, const State<D>& s,
-                                        const StepOptions& opt, bool ramp, RkLcpWorkspace<D>& ws,
-                                        const Solver& solve) {
+// the impulse-free end state and the contact LCP (A, b) of the step in ws (none without contacts);
+// ramp: the stage forces interpolate from ws.force_prev. Returns the options of its solve (the
+// previous step's active set as the basis hint).
+template <class D>
+FIVSIM_HD inline LcpOptions rk_lcp_build(const Model<D>& m, const RkStepMap<D>& map, const State<D>& s,
+                                         const StepOptions& opt, bool ramp, RkLcpWorkspace<D>& ws) {
   using T = typename D::scalar;
   const int n = m.n_dof;
   const int nc = m.n_contacts;
@@ -81,40 +79,35 @@ FIVSIM_HD inline LcpResult rk_lcp_solve(const Model<D>& m, const RkStepMap<D>& m
   }
   ws.u_free.n = n;
   for (int i = 0; i < n; ++i) ws.u_free[i] = ws.y_free[n + i];
-  if (nc == 0) return LcpResult{};
+  LcpOptions lcp_opt = opt.lcp;
+  if (nc == 0) return lcp_opt;
   contact_lcp_coefficients(m, s, dt, ws.lcp);
   ws.gap_rate.n = nc;
   for (int i = 0; i < nc; ++i) ws.gap_rate[i] = contact_gap(m, ws.y_free, i) / dt;
   const ContactResponse<D> r = ramp ? ContactResponse<D>{map.ramp_NN, map.ramp_NT, map.ramp_TN, map.ramp_TT}
                                     : ContactResponse<D>{map.held_NN, map.held_NT, map.held_TN, map.held_TT};
   build_contact_lcp(m, r, ws.gap_rate, ws.u_free, dt, ws.lcp);
-  LcpOptions lcp_opt = opt.lcp;
   lcp_opt.use_basis_hint = ws.has_basis;
   lcp_opt.basis_hint = ws.basis;
-  return solve(ws.lcp.A, ws.lcp.b, ws.x, ws.y, lcp_opt);
+  return lcp_opt;
 }
 
-}  // namespace detail
+// whether the step's solve must be redone with the force held: a regime change inside an
+// interpolating step
+template <class D>
+FIVSIM_HD inline bool rk_lcp_regime_changed(const LcpResult& lr, bool ramp, const RkLcpWorkspace<D>& ws) {
+  return ramp && lr.status == Status::ok && lr.basis != ws.basis;
+}
 
-
-// the first half of a step: the contact LCP solved by `solve` and the generalised contact force
-// ws.force (impulse / dt); `ramp` says whether the force is interpolated over the stages
-template <class D, class Solver>
-FIVSIM_HD inline StepReport rk_lcp_contact_force(const Model<D>& m, const RkStepMap<D>& map, const State<D>& s,
-                                                 const StepOptions& opt, RkLcpWorkspace<D>& ws,
-                                                 const Solver& solve, bool& ramp) {
+// the step's report and generalised contact force ws.force (impulse / dt) from the accepted solve
+// lr of the LCP in ws
+template <class D>
+FIVSIM_HD inline StepReport rk_lcp_apply_force(const Model<D>& m, const RkStepMap<D>& map, const LcpResult& lr,
+                                               RkLcpWorkspace<D>& ws) {
   StepReport rep;
   const int n = m.n_dof;
   const int nc = m.n_contacts;
   const auto dt = map.dt;
-  ramp = map.forces == StageForces::ramp && ws.ramp_ready;
-
-  LcpResult lr = detail::rk_lcp_solve(m, map, s, opt, ramp, ws, solve);
-  // a regime change inside an interpolating step: hold the force in this step instead
-  if (ramp && lr.status == Status::ok && lr.basis != ws.basis) {
-    ramp = false;
-    lr = detail::rk_lcp_solve(m, map, s, opt, false, ws, solve);
-  }
   rep.lcp_iterations = lr.iterations;
   rep.lcp_residual = lr.residual;
   if (lr.status != Status::ok) {
@@ -134,6 +127,35 @@ FIVSIM_HD inline StepReport rk_lcp_contact_force(const Model<D>& m, const RkStep
       for (int d = 0; d < n; ++d) ws.force[d] += (m.WN(d, i) * ws.PN[i] + m.WT(d, i) * ws.PT[i]) / dt;
   }
   return rep;
+}
+
+namespace detail {
+
+// the step's LCP built and solved by `solve`
+template <class D, class Solver>
+FIVSIM_HD inline LcpResult rk_lcp_solve(const Model<D>& m, const RkStepMap<D>& map, const State<D>& s,
+                                        const StepOptions& opt, bool ramp, RkLcpWorkspace<D>& ws,
+                                        const Solver& solve) {
+  const LcpOptions lcp_opt = rk_lcp_build(m, map, s, opt, ramp, ws);
+  if (m.n_contacts == 0) return LcpResult{};
+  return solve(ws.lcp.A, ws.lcp.b, ws.x, ws.y, lcp_opt);
+}
+
+}  // namespace detail
+
+// the first half of a step: the contact LCP solved by `solve` and the generalised contact force
+// ws.force (impulse / dt); `ramp` says whether the force is interpolated over the stages
+template <class D, class Solver>
+FIVSIM_HD inline StepReport rk_lcp_contact_force(const Model<D>& m, const RkStepMap<D>& map, const State<D>& s,
+                                                 const StepOptions& opt, RkLcpWorkspace<D>& ws,
+                                                 const Solver& solve, bool& ramp) {
+  ramp = map.forces == StageForces::ramp && ws.ramp_ready;
+  LcpResult lr = detail::rk_lcp_solve(m, map, s, opt, ramp, ws, solve);
+  if (rk_lcp_regime_changed(lr, ramp, ws)) {
+    ramp = false;
+    lr = detail::rk_lcp_solve(m, map, s, opt, false, ws, solve);
+  }
+  return rk_lcp_apply_force(m, map, lr, ws);
 }
 
 // the last part of a step, after the end state is in s.q, s.u: contact forces and states, the

@@ -58,6 +58,18 @@ struct LcpPinnCapacity {
   static constexpr int work = 2 * kLcpPinnMaxHistory * params + 2 * kLcpPinnMaxHistory + 4 * params;
 };
 
+// where one LCP-PINN solve is between two evaluations (lcp_pinn_start / lcp_pinn_tell)
+template <class T>
+struct LcpPinnRun {
+  OptimizerRun<T> opt;     // the current optimizer run
+  OptimizerResult total;   // summed over the solve's runs
+  LcpOptions opt_lcp;      // the solve's options
+  LcpResult res;           // the answer, once training is false
+  T beta = T(0);           // max |b_i|, the problem's scale
+  int pass = 0, attempt = 0;
+  bool training = false;
+};
+
 template <class T, int Cap>
 struct LcpPinnWorkspace {
   using Size = LcpPinnCapacity<Cap>;
@@ -65,6 +77,7 @@ struct LcpPinnWorkspace {
   bool trained = false;  // params hold a previous solve's weights
   int restarts_used = 0;
   OptimizerResult last;
+  LcpPinnRun<T> run;
   T params[Size::params];
   T grad[Size::params];
   T cache[Size::cache];
@@ -204,78 +217,132 @@ FIVSIM_HD inline void lcp_pinn_scale(const LcpMatrix<T, Cap>& A, const LcpVector
   }
 }
 
+// the LCP-PINN's training in reverse communication, like the optimizer it drives: lcp_pinn_start,
+// then lcp_pinn_evaluate and lcp_pinn_tell until tell says it is done, the answer then in x, y and
+// ws.run.res. The restarts, lifts, second pass and polish between optimizer runs happen inside the
+// tell, so a batch of LCP-PINNs trains in lockstep like the dynamic networks (batch/pinn_case.hpp),
+// and lcp_pinn_solve is the same code in a plain loop. A, b, x, y are the caller's and stay put
+// between the calls.
 template <class T, int Cap>
-FIVSIM_HD inline LcpResult lcp_pinn_solve(const LcpMatrix<T, Cap>& A, const LcpVector<T, Cap>& b,
-                                          LcpVector<T, Cap>& x, LcpVector<T, Cap>& y, const LcpOptions& opt,
-                                          const LcpPinnSettings& set, LcpPinnWorkspace<T, Cap>& ws) {
+FIVSIM_HD inline bool lcp_pinn_start(const LcpMatrix<T, Cap>& A, const LcpVector<T, Cap>& b, LcpVector<T, Cap>& x,
+                                     LcpVector<T, Cap>& y, const LcpOptions& opt, const LcpPinnSettings& set,
+                                     LcpPinnWorkspace<T, Cap>& ws) {
+  LcpPinnRun<T>& run = ws.run;
+  run = LcpPinnRun<T>();
+  run.opt_lcp = opt;
+  // this solve's training totals (none when it needs no training), not the previous solve's
+  ws.last = OptimizerResult();
   const int n = A.rows;
   x.n = y.n = n;
   if (set.layers < 1 || set.layers > kLcpPinnMaxLayers || set.width < 1 || set.width > kLcpPinnMaxWidth ||
       set.optimizer.history > kLcpPinnMaxHistory) {
-    LcpResult r;
-    r.status = Status::lcp_too_large;
-    return r;
+    run.res.status = Status::lcp_too_large;
+    return false;
   }
-  if (n == 0) return lcp_finish(A, b, x, y, opt, 0);
+  if (n == 0) {
+    run.res = lcp_finish(A, b, x, y, opt, 0);
+    return false;
+  }
   if (lcp_has_nonfinite(A, b)) {
-    LcpResult r;
-    r.status = Status::nonfinite;
-    return r;
+    run.res.status = Status::nonfinite;
+    return false;
   }
   T beta = T(0);
   for (int i = 0; i < n; ++i) beta = max_value(beta, abs_value(b[i]));
   if (beta == T(0)) {
     // x = 0 solves every LCP with b = 0
     for (int i = 0; i < n; ++i) x[i] = T(0);
-    return lcp_finish(A, b, x, y, opt, 0);
+    run.res = lcp_finish(A, b, x, y, opt, 0);
+    return false;
   }
+  run.beta = beta;
   const MlpLayout L = lcp_pinn_layout(set, n);
-  const int np = L.param_count();
-  const bool same_shape = ws.trained && ws.layout.param_count() == np && ws.layout.outputs() == 2 * n;
+  const bool same_shape = ws.trained && ws.layout.param_count() == L.param_count() && ws.layout.outputs() == 2 * n;
   ws.layout = L;
-  const T one = T(1);
-  auto objective = [&](const T* p, T* g) {
-    const T* out = mlp_forward(L, p, &one, ws.cache);
-    const T loss = lcp_pinn_loss(ws.A, ws.b, out, ws.d_out);
-    for (int i = 0; i < np; ++i) g[i] = T(0);
-    mlp_backward(L, p, ws.cache, ws.d_out, g, ws.scratch);
-    return loss;
-  };
-  OptimizerResult total;
   ws.restarts_used = 0;
   if (!(set.warm_start && same_shape)) mlp_init(L, set.seed, 0, ws.params);
-  LcpResult res;
   // first pass on the uniformly scaled problem; a second, only when the first fails, on the
   // equilibrated one (lcp_pinn_scale)
-  for (int pass = 0; pass < 2; ++pass) {
-    lcp_pinn_scale(A, b, beta, pass == 1, ws);
-    if (pass == 1) mlp_init(L, set.seed, uint64_t(set.restarts + 1), ws.params);
-    for (int attempt = 0; attempt <= set.restarts; ++attempt) {
-      // after a stall: lift the blocked outputs, and when that stalls too, start afresh
-      const bool lift = attempt % 2 == 1;
-      if (attempt > 0 && !(lift && lcp_pinn_lift_blocked_outputs(L, ws.params, ws.A, ws.b, ws.cache, ws.d_out)))
-        mlp_init(L, set.seed, uint64_t(attempt + pass * (set.restarts + 1)), ws.params);
-      const OptimizerResult r = minimize(np, ws.params, ws.grad, objective, set.optimizer, ws.work);
-      total.iterations += r.iterations;
-      total.evaluations += r.evaluations;
-      total.loss = r.loss;
-      total.converged = r.converged;
-      ws.restarts_used = attempt + pass * (set.restarts + 1);
-      if (set.polish && lcp_pinn_polish(A, b, mlp_forward(L, ws.params, &one, ws.cache), x, y, opt)) {
-        ws.last = total;
-        ws.trained = true;
-        return lcp_accept(b, x, y, opt, total.iterations);
-      }
-      if (r.converged) break;
-    }
-    ws.last = total;
+  lcp_pinn_scale(A, b, beta, false, ws);
+  run.training = true;
+  optimizer_start(L.param_count(), ws.params, set.optimizer, run.opt, ws.work);
+  return true;
+}
+
+// the loss of the network at its optimizer's evaluation point, the gradient left beside that point
+template <class T, int Cap>
+FIVSIM_HD inline T lcp_pinn_evaluate(LcpPinnWorkspace<T, Cap>& ws) {
+  const MlpLayout& L = ws.layout;
+  const int np = L.param_count();
+  const T* p = optimizer_eval_x(np, ws.work);
+  T* g = optimizer_eval_grad(np, ws.work);
+  const T one = T(1);
+  const T* out = mlp_forward(L, p, &one, ws.cache);
+  const T loss = lcp_pinn_loss(ws.A, ws.b, out, ws.d_out);
+  for (int i = 0; i < np; ++i) g[i] = T(0);
+  mlp_backward(L, p, ws.cache, ws.d_out, g, ws.scratch);
+  return loss;
+}
+
+// tells the training the loss at its evaluation point; whether it wants another evaluation
+template <class T, int Cap>
+FIVSIM_HD inline bool lcp_pinn_tell(const LcpMatrix<T, Cap>& A, const LcpVector<T, Cap>& b, LcpVector<T, Cap>& x,
+                                    LcpVector<T, Cap>& y, const LcpPinnSettings& set, LcpPinnWorkspace<T, Cap>& ws,
+                                    T loss) {
+  LcpPinnRun<T>& run = ws.run;
+  if (!run.training) return false;
+  const MlpLayout& L = ws.layout;
+  const int np = L.param_count();
+  if (optimizer_tell(np, ws.params, ws.grad, loss, set.optimizer, run.opt, ws.work)) return true;
+  const OptimizerResult& r = run.opt.res;
+  run.total.iterations += r.iterations;
+  run.total.evaluations += r.evaluations;
+  run.total.loss = r.loss;
+  run.total.converged = r.converged;
+  ws.restarts_used = run.attempt + run.pass * (set.restarts + 1);
+  const T one = T(1);
+  if (set.polish && lcp_pinn_polish(A, b, mlp_forward(L, ws.params, &one, ws.cache), x, y, run.opt_lcp)) {
+    ws.last = run.total;
     ws.trained = true;
-    const T* out = mlp_forward(L, ws.params, &one, ws.cache);
-    for (int i = 0; i < n; ++i) x[i] = out[i] * ws.col_scale[i];
-    res = lcp_finish(A, b, x, y, opt, total.iterations);
-    if (res.status == Status::ok) break;
+    run.res = lcp_accept(b, x, y, run.opt_lcp, run.total.iterations);
+    run.training = false;
+    return false;
   }
-  return res;
+  if (!r.converged && run.attempt < set.restarts) {
+    // after a stall: lift the blocked outputs, and when that stalls too, start afresh
+    const bool lift = ++run.attempt % 2 == 1;
+    if (!(lift && lcp_pinn_lift_blocked_outputs(L, ws.params, ws.A, ws.b, ws.cache, ws.d_out)))
+      mlp_init(L, set.seed, uint64_t(run.attempt + run.pass * (set.restarts + 1)), ws.params);
+    optimizer_start(np, ws.params, set.optimizer, run.opt, ws.work);
+    return true;
+  }
+  // the pass ends: the network's own answer, judged like every solver's
+  ws.last = run.total;
+  ws.trained = true;
+  const T* out = mlp_forward(L, ws.params, &one, ws.cache);
+  for (int i = 0; i < A.rows; ++i) x[i] = out[i] * ws.col_scale[i];
+  run.res = lcp_finish(A, b, x, y, run.opt_lcp, run.total.iterations);
+  if (run.res.status == Status::ok || run.pass == 1) {
+    run.training = false;
+    return false;
+  }
+  run.pass = 1;
+  run.attempt = 0;
+  lcp_pinn_scale(A, b, run.beta, true, ws);
+  mlp_init(L, set.seed, uint64_t(set.restarts + 1), ws.params);
+  optimizer_start(np, ws.params, set.optimizer, run.opt, ws.work);
+  return true;
+}
+
+// the LCP-PINN as a solver (shared signature): the training above in a plain loop
+template <class T, int Cap>
+FIVSIM_HD inline LcpResult lcp_pinn_solve(const LcpMatrix<T, Cap>& A, const LcpVector<T, Cap>& b,
+                                          LcpVector<T, Cap>& x, LcpVector<T, Cap>& y, const LcpOptions& opt,
+                                          const LcpPinnSettings& set, LcpPinnWorkspace<T, Cap>& ws) {
+  if (lcp_pinn_start(A, b, x, y, opt, set, ws))
+    while (lcp_pinn_tell(A, b, x, y, set, ws, lcp_pinn_evaluate(ws))) {
+    }
+  return ws.run.res;
 }
 
 }  // namespace fivsim
