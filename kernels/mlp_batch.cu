@@ -10,7 +10,13 @@
 //     batch stays network-major, lane j of the group holds neuron j of the layer at hand, a row of
 //     W_l or of its gradient is read or written by the group in one coalesced access, and the sums
 //     over a layer's inputs are shuffle reductions. A network's gradient sums over its points in
-//     shared memory.
+//     shared memory. Trained batches (mlp_train_batch_cuda) run this mapping for all their steps in
+//     one launch, each group also taking its network's optimizer step (pinn/optimizer.hpp over the
+//     group's lanes).
+//
+//   - one warp per network with its points on the lanes (mlp_fit_points_kernel): each lane runs the
+//     whole network for its point, the weight gradient summed over a chunk of 32 points in shared
+//     memory (the form for many points per network).
 //
 // The numbers are the CPU backend's up to rounding (nvcc is told not to contract to FMA;
 // CMakeLists.txt): the backward pass adds in the CPU's order, the forward sums as a tree.
@@ -89,6 +95,152 @@ __global__ void mlp_fit_group_kernel(MlpLayout L, long networks, int points, int
   }
 }
 
+// one group of lanes per network trained by `steps` optimizer steps in this one launch (network-
+// major batch): each step the group's forward and backward passes over the network's points at the
+// optimizer's evaluation point, the gradient summed over the points in the group's shared slot
+// (shared_sum) or in place, and the optimizer's tell over the group's lanes (GroupLanes), its run
+// kept in registers (every lane holds the same copy). A group past the batch's end leaves at once:
+// its shuffles and syncs name its own lanes only.
+template <class T>
+__global__ void mlp_train_group_kernel(MlpLayout L, long networks, int points, int group, bool shared_sum, int steps,
+                                       OptimizerOptions opt, T* __restrict__ params, const T* __restrict__ inputs,
+                                       const T* __restrict__ targets, T* __restrict__ loss, T* __restrict__ grad,
+                                       T* __restrict__ work, long work_per) {
+  extern __shared__ __align__(16) unsigned char shared_raw[];
+  const int lane = static_cast<int>(threadIdx.x) & (group - 1);
+  const int slot = static_cast<int>(threadIdx.x) / group;
+  const long b = static_cast<long>(blockIdx.x) * (blockDim.x / group) + slot;
+  if (b >= networks) return;
+  const unsigned mask = cuda::group_mask(group);
+  const int np = L.param_count(), nin0 = L.inputs(), nout = L.outputs();
+  T* x = params + b * np;
+  T* g = grad + b * np;
+  T* w = work + b * work_per;
+  T* xe = optimizer_eval_x(np, w);
+  T* ge = optimizer_eval_grad(np, w);
+  T* sum = shared_sum ? reinterpret_cast<T*>(shared_raw) + static_cast<long>(slot) * np : ge;
+  const cuda::GroupLanes lanes{lane, group};
+  OptimizerRun<T> run;
+  optimizer_start(np, static_cast<const T*>(x), opt, run, w, lanes);
+  __syncwarp(mask);
+  T a_at[kMlpMaxLayers + 1], z_at[kMlpMaxLayers + 1];
+  T total = T(0);
+  for (int s = 0; s < steps; ++s) {
+    T loss_part = T(0);
+    for (int p = 0; p < points; ++p) {
+      const bool first = p == 0;
+      const T a_in = lane < nin0 ? inputs[(b * points + p) * nin0 + lane] : T(0);
+      const T a = cuda::group_forward(L, static_cast<const T*>(xe), a_in, lane, group, a_at, z_at);
+      T d = T(0);
+      if (lane < nout) {
+        d = a - targets[(b * points + p) * nout + lane];
+        loss_part += T(0.5) * d * d;
+      }
+      cuda::group_backward(L, static_cast<const T*>(xe), d, a_at, z_at, lane, group,
+                           [&](int k, T v) { sum[k] = first ? v : sum[k] + v; });
+    }
+    total = cuda::group_sum(loss_part, group);
+    __syncwarp(mask);  // the gradient is complete before the lanes read it in their own order
+    if (shared_sum)
+      for (int k = lane; k < np; k += group) ge[k] = sum[k];
+    __syncwarp(mask);
+    const bool more = optimizer_tell(np, x, g, total, opt, run, w, lanes);
+    __syncwarp(mask);  // the next evaluation point is written before the next forward pass reads it
+    if (!more) break;
+  }
+  if (lane == 0) loss[b] = total;
+}
+
+// the points mapping: one warp per network, lane p holding point p of each chunk of 32 points
+// (layers of at most 32 neurons). Every lane runs the whole network for its own point, all lanes
+// reading the same weights (broadcast loads); the chunk's pre-activations stay in the warp's shared
+// memory, one column per lane (z: every layer's, layer 0 the inputs), beside the deltas of the
+// layer at hand (two buffers) and its input activations. A weight's gradient for the chunk,
+// Σ_p δ_i(p) a_j(p), is a 32-term sum over shared memory that the lanes take in turn (entry k by
+// lane k mod 32), added to the network's gradient in device memory. `width_sum` is the sum of all
+// layer widths; per warp the kernel uses 32 · (width_sum + 3 · max width) values.
+template <class T>
+__global__ void mlp_fit_points_kernel(MlpLayout L, long networks, int points, int width_sum,
+                                      const T* __restrict__ params, const T* __restrict__ inputs,
+                                      const T* __restrict__ targets, T* __restrict__ loss, T* __restrict__ grad) {
+  extern __shared__ __align__(16) unsigned char shared_raw[];
+  const int lane = static_cast<int>(threadIdx.x) & 31;
+  const int warp = static_cast<int>(threadIdx.x) / 32;
+  const long b = static_cast<long>(blockIdx.x) * (blockDim.x / 32) + warp;
+  if (b >= networks) return;  // the whole warp leaves
+  const int wmax = L.max_width(), np = L.param_count(), nin0 = L.inputs(), nout = L.outputs();
+  T* zs = reinterpret_cast<T*>(shared_raw) + static_cast<long>(warp) * 32 * (width_sum + 3 * wmax);
+  T* delta[2] = {zs + 32 * width_sum, zs + 32 * (width_sum + wmax)};
+  T* act = zs + 32 * (width_sum + 2 * wmax);
+  int at[kMlpMaxLayers + 1];  // layer l's first row in zs
+  at[0] = 0;
+  for (int l = 0; l < L.layers; ++l) at[l + 1] = at[l] + L.width[l];
+  const auto z_of = [&](int l, int j) -> T& { return zs[32 * (at[l] + j) + lane]; };
+  const T* P = params + b * np;
+  T* G = grad + b * np;
+  for (int k = lane; k < np; k += 32) G[k] = T(0);
+  T loss_part = T(0);
+  for (int c0 = 0; c0 < points; c0 += 32) {
+    const int p = c0 + lane;
+    const bool live = p < points;
+    __syncwarp();  // the previous chunk's reads of shared memory are done
+    for (int j = 0; j < nin0; ++j) z_of(0, j) = live ? inputs[(b * points + p) * nin0 + j] : T(0);
+    // forward, this lane's point
+    for (int l = 0; l < L.layers; ++l) {
+      const int nin = L.width[l], no = L.width[l + 1];
+      const T* W = P + L.weight_offset(l);
+      for (int j = 0; j < nin; ++j) act[32 * j + lane] = l == 0 ? z_of(0, j) : detail::activate(L.hidden, z_of(l, j));
+      for (int i = 0; i < no; ++i) {
+        T z = W[no * nin + i];
+        for (int j = 0; j < nin; ++j) z += W[i * nin + j] * act[32 * j + lane];
+        z_of(l + 1, i) = z;
+      }
+    }
+    // the loss and the output deltas
+    int cur = 0;
+    for (int i = 0; i < nout; ++i) {
+      const T z = z_of(L.layers, i);
+      T d = T(0);
+      if (live) {
+        d = detail::output_map(L, z) - targets[(b * points + p) * nout + i];
+        loss_part += T(0.5) * d * d;
+      }
+      delta[cur][32 * i + lane] = d * detail::output_slope(L, z);
+    }
+    // backward: each layer's gradient entries over the chunk, then the deltas of its inputs
+    for (int l = L.layers - 1; l >= 0; --l) {
+      const int nin = L.width[l], no = L.width[l + 1];
+      const T* W = P + L.weight_offset(l);
+      T* Gl = G + L.weight_offset(l);
+      for (int j = 0; j < nin; ++j) act[32 * j + lane] = l == 0 ? z_of(0, j) : detail::activate(L.hidden, z_of(l, j));
+      __syncwarp();  // every lane's deltas and activations are in place
+      for (int k = lane; k < no * nin + no; k += 32) {
+        const bool weight = k < no * nin;
+        const int i = weight ? k / nin : k - no * nin, j = weight ? k % nin : 0;
+        const T* di = delta[cur] + 32 * i;
+        T s = T(0);
+        if (weight) {
+          const T* aj = act + 32 * j;
+          for (int q = 0; q < 32; ++q) s += di[q] * aj[q];
+        } else {
+          for (int q = 0; q < 32; ++q) s += di[q];
+        }
+        Gl[k] += s;
+      }
+      if (l == 0) break;
+      for (int j = 0; j < nin; ++j) {
+        T s = T(0);
+        for (int i = 0; i < no; ++i) s += W[i * nin + j] * delta[cur][32 * i + lane];
+        delta[cur ^ 1][32 * j + lane] = s * detail::activate_slope(L.hidden, z_of(l, j));
+      }
+      __syncwarp();  // the gradient's reads of this layer's deltas and activations are done
+      cur ^= 1;
+    }
+  }
+  const T total = cuda::group_sum(loss_part, 32);
+  if (lane == 0) loss[b] = total;
+}
+
 template <class T>
 __global__ void lcp_pinn_kernel(MlpLayout L, long networks, int n, const T* __restrict__ params,
                                 const T* __restrict__ A, const T* __restrict__ b, T* __restrict__ loss,
@@ -131,39 +283,116 @@ constexpr int kBlock = 128;
 
 unsigned grid_for(long networks) { return static_cast<unsigned>((networks + kBlock - 1) / kBlock); }
 
+// a least-squares batch on the device as it is on the host, network-major: parameters, inputs and
+// targets copied, loss and gradient allocated
+template <class T>
+struct NetworkMajorFit {
+  DevicePtr<T> params, inputs, targets, loss, grad;
+  NetworkMajorFit(const MlpLayout& L, long B, long P, const T* host_params, const T* host_inputs,
+                  const T* host_targets, cudaError_t& err) {
+    const long np = L.param_count();
+    const auto upload = [&](const T* host, long count) {
+      DevicePtr<T> d = device_alloc<T>(static_cast<std::size_t>(count), err);
+      if (err == cudaSuccess) err = cudaMemcpy(d.get(), host, sizeof(T) * count, cudaMemcpyHostToDevice);
+      return d;
+    };
+    params = upload(host_params, B * np);
+    inputs = upload(host_inputs, B * P * L.inputs());
+    targets = upload(host_targets, B * P * L.outputs());
+    loss = device_alloc<T>(static_cast<std::size_t>(B), err);
+    grad = device_alloc<T>(static_cast<std::size_t>(B * np), err);
+  }
+};
+
+// the group mapping's launch: two warps a block when a network fills one, else 128 threads; the
+// gradient summed over the points in shared memory when there are several and it fits
+template <class T>
+struct GroupLaunch {
+  int group = 1, block = 128, per_block = 128;
+  std::size_t shared = 0;
+  bool shared_sum = false;
+  unsigned grid = 0;
+  GroupLaunch(const MlpLayout& L, long B, long P) {
+    group = cuda::group_lanes(L);
+    block = group == 32 ? 64 : 128;
+    per_block = block / group;
+    shared = sizeof(T) * static_cast<std::size_t>(per_block * L.param_count());
+    shared_sum = P > 1 && shared <= 48 * 1024;
+    grid = static_cast<unsigned>((B + per_block - 1) / per_block);
+  }
+  std::size_t shared_bytes() const { return shared_sum ? shared : 0; }
+};
+
 // the group mapping: network-major arrays copied as they are
 template <class T>
 std::string mlp_fit_batch_cuda_group(const MlpLayout& L, const MlpFitBatch<T>& batch, int repeats, double& kernel_s) {
-  const long B = batch.networks, np = L.param_count(), P = batch.points;
+  const long B = batch.networks, P = batch.points;
   cudaError_t err = cudaSuccess;
-  const auto upload = [&](const T* host, long count) {
-    DevicePtr<T> d = device_alloc<T>(static_cast<std::size_t>(count), err);
-    if (err == cudaSuccess) err = cudaMemcpy(d.get(), host, sizeof(T) * count, cudaMemcpyHostToDevice);
-    return d;
-  };
-  auto params = upload(batch.params, B * np);
-  auto inputs = upload(batch.inputs, B * P * L.inputs());
-  auto targets = upload(batch.targets, B * P * L.outputs());
-  auto loss = device_alloc<T>(static_cast<std::size_t>(B), err);
-  auto grad = device_alloc<T>(static_cast<std::size_t>(B * np), err);
+  NetworkMajorFit<T> d(L, B, P, batch.params, batch.inputs, batch.targets, err);
   if (err != cudaSuccess) return cudaGetErrorString(err);
-  const int group = cuda::group_lanes(L);
-  // two warps a block when a network fills one, else 128 threads
-  const int block = group == 32 ? 64 : 128, per_block = block / group;
-  const std::size_t shared = sizeof(T) * static_cast<std::size_t>(per_block * np);
-  const bool shared_sum = P > 1 && shared <= 48 * 1024;
-  const unsigned grid = static_cast<unsigned>((B + per_block - 1) / per_block);
+  const GroupLaunch<T> g(L, B, P);
   err = timed_launches(repeats, [&] {
-    mlp_fit_group_kernel<T><<<grid, block, shared_sum ? shared : 0>>>(L, B, static_cast<int>(P), group, shared_sum,
-                                                                       params.get(), inputs.get(), targets.get(),
-                                                                       loss.get(), grad.get());
+    mlp_fit_group_kernel<T><<<g.grid, g.block, g.shared_bytes()>>>(L, B, static_cast<int>(P), g.group, g.shared_sum,
+                                                                    d.params.get(), d.inputs.get(), d.targets.get(),
+                                                                    d.loss.get(), d.grad.get());
   }, kernel_s);
-  if (err == cudaSuccess) err = cudaMemcpy(batch.loss, loss.get(), sizeof(T) * B, cudaMemcpyDeviceToHost);
-  if (err == cudaSuccess) err = cudaMemcpy(batch.grad, grad.get(), sizeof(T) * B * np, cudaMemcpyDeviceToHost);
+  if (err == cudaSuccess) err = cudaMemcpy(batch.loss, d.loss.get(), sizeof(T) * B, cudaMemcpyDeviceToHost);
+  if (err == cudaSuccess)
+    err = cudaMemcpy(batch.grad, d.grad.get(), sizeof(T) * B * L.param_count(), cudaMemcpyDeviceToHost);
+  return err == cudaSuccess ? std::string() : std::string(cudaGetErrorString(err));
+}
+
+// the points mapping: network-major arrays copied as they are, a warp per network
+template <class T>
+std::string mlp_fit_batch_cuda_points(const MlpLayout& L, const MlpFitBatch<T>& batch, int repeats,
+                                      double& kernel_s) {
+  const long B = batch.networks, P = batch.points;
+  int width_sum = 0;
+  for (int l = 0; l <= L.layers; ++l) width_sum += L.width[l];
+  const std::size_t shared = sizeof(T) * 32 * static_cast<std::size_t>(width_sum + 3 * L.max_width());
+  cudaError_t err = cudaSuccess;
+  NetworkMajorFit<T> d(L, B, P, batch.params, batch.inputs, batch.targets, err);
+  // one warp a block: the shared memory of a wide network (54 KB for the 7 × 20 one in double) may
+  // exceed the default 48 KB
+  if (err == cudaSuccess)
+    err = cudaFuncSetAttribute(mlp_fit_points_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                               static_cast<int>(shared));
+  if (err != cudaSuccess) return cudaGetErrorString(err);
+  err = timed_launches(repeats, [&] {
+    mlp_fit_points_kernel<T><<<static_cast<unsigned>(B), 32, shared>>>(L, B, static_cast<int>(P), width_sum,
+                                                                       d.params.get(), d.inputs.get(),
+                                                                       d.targets.get(), d.loss.get(), d.grad.get());
+  }, kernel_s);
+  if (err == cudaSuccess) err = cudaMemcpy(batch.loss, d.loss.get(), sizeof(T) * B, cudaMemcpyDeviceToHost);
+  if (err == cudaSuccess)
+    err = cudaMemcpy(batch.grad, d.grad.get(), sizeof(T) * B * L.param_count(), cudaMemcpyDeviceToHost);
   return err == cudaSuccess ? std::string() : std::string(cudaGetErrorString(err));
 }
 
 }  // namespace
+
+template <class T>
+std::string mlp_train_batch_cuda(const MlpLayout& L, const MlpTrainBatch<T>& batch, int steps,
+                                 const OptimizerOptions& opt, double& kernel_s) {
+  kernel_s = 0.0;
+  const long B = batch.networks, np = L.param_count(), P = batch.points;
+  if (L.max_width() > 32) return "mlp_train_batch_cuda: the group mapping takes layers of at most 32 neurons";
+  const long work_per = optimizer_work_size(static_cast<int>(np), opt);
+  cudaError_t err = cudaSuccess;
+  NetworkMajorFit<T> d(L, B, P, batch.params, batch.inputs, batch.targets, err);
+  auto work = device_alloc<T>(static_cast<std::size_t>(B * work_per), err);
+  if (err != cudaSuccess) return cudaGetErrorString(err);
+  const GroupLaunch<T> g(L, B, P);
+  err = timed_launches(1, [&] {
+    mlp_train_group_kernel<T><<<g.grid, g.block, g.shared_bytes()>>>(L, B, static_cast<int>(P), g.group,
+                                                                      g.shared_sum, steps, opt, d.params.get(),
+                                                                      d.inputs.get(), d.targets.get(), d.loss.get(),
+                                                                      d.grad.get(), work.get(), work_per);
+  }, kernel_s);
+  if (err == cudaSuccess) err = cudaMemcpy(batch.loss, d.loss.get(), sizeof(T) * B, cudaMemcpyDeviceToHost);
+  if (err == cudaSuccess) err = cudaMemcpy(batch.params, d.params.get(), sizeof(T) * B * np, cudaMemcpyDeviceToHost);
+  return err == cudaSuccess ? std::string() : std::string(cudaGetErrorString(err));
+}
 
 template <class T>
 std::string mlp_fit_batch_cuda(const MlpLayout& L, const MlpFitBatch<T>& batch, int repeats, double& kernel_s,
@@ -177,6 +406,10 @@ std::string mlp_fit_batch_cuda(const MlpLayout& L, const MlpFitBatch<T>& batch, 
   if (mapping == MlpCudaMapping::group) {
     if (wmax > 32) return "mlp_fit_batch_cuda: the group mapping takes layers of at most 32 neurons";
     return mlp_fit_batch_cuda_group(L, batch, repeats, kernel_s);
+  }
+  if (mapping == MlpCudaMapping::points) {
+    if (wmax > 32) return "mlp_fit_batch_cuda: the points mapping takes layers of at most 32 neurons";
+    return mlp_fit_batch_cuda_points(L, batch, repeats, kernel_s);
   }
   cudaError_t err = cudaSuccess;
   auto params = upload_columns(batch.params, B, np, err);
@@ -228,5 +461,9 @@ template std::string mlp_fit_batch_cuda<float>(const MlpLayout&, const MlpFitBat
                                                MlpCudaMapping);
 template std::string lcp_pinn_batch_cuda<double>(const MlpLayout&, const LcpPinnBatch<double>&, int, double&);
 template std::string lcp_pinn_batch_cuda<float>(const MlpLayout&, const LcpPinnBatch<float>&, int, double&);
+template std::string mlp_train_batch_cuda<double>(const MlpLayout&, const MlpTrainBatch<double>&, int,
+                                                  const OptimizerOptions&, double&);
+template std::string mlp_train_batch_cuda<float>(const MlpLayout&, const MlpTrainBatch<float>&, int,
+                                                 const OptimizerOptions&, double&);
 
 }  // namespace fivsim

@@ -17,7 +17,9 @@
 //                     tell_kernel          a warp per dynamic row: its L-BFGS/Adam step in reverse
 //                                          communication (pinn/optimizer.hpp over GroupLanes), each row
 //                                          with its own history, line search and stopping test
-//                     the rows that go on are listed by stage for the next round
+//                     the rows that go on are listed by stage for the next round; the kernels
+//                     read the row counts on the device, so the host reads them back only every
+//                     few rounds
 //                   end_kernel      one thread per active case: end state, the runner's observers;
 //                                   the cases that go on are compacted into the next active list
 //
@@ -48,6 +50,9 @@ struct PinnShared {
 };
 
 constexpr int kCaseBlock = 64;
+// training rounds launched between two reads of the row counts (a round that finds no rows left
+// costs its launches only)
+constexpr int kRoundsPerSync = 4;
 
 __global__ void start_kernel(CaseBatch<D> cases, const PinnShared* __restrict__ sh, StageTable<T> tab,
                              PinnBlockLayout L, int copies, unsigned char* __restrict__ arena,
@@ -100,11 +105,11 @@ __device__ T group_objective(const MlpLayout& L, const T* xe, T* ge, T input, T*
 
 // rows training their dynamic network: one group of lanes per row, the IRK-PINN's forward pass
 // from q_A, loss (Eqs. 21–26) and backward pass; loss[slot] the row's loss
-__global__ void evaluate_kernel(PinnCase<D>* __restrict__ run, const int* __restrict__ rows, int nr, int group,
+__global__ void evaluate_kernel(PinnCase<D>* __restrict__ run, const int* __restrict__ rows, const int* __restrict__ nr, int group,
                                 T* __restrict__ loss) {
   const int lane = static_cast<int>(threadIdx.x) & (group - 1);
   const int slot = static_cast<int>((blockIdx.x * blockDim.x + threadIdx.x) / group);
-  if (slot >= nr) return;  // the whole group leaves: its shuffles name its own lanes only
+  if (slot >= *nr) return;  // the whole group leaves: its shuffles name its own lanes only
   const int row = rows[slot];
   PinnCase<D>& x = run[row / 2];
   const int w = row % 2;
@@ -122,11 +127,11 @@ __global__ void evaluate_kernel(PinnCase<D>* __restrict__ run, const int* __rest
 
 // rows training their LCP-PINN: one group of lanes per row, the network from the input 1 and the
 // loss of Eq. 19; a problem whose outputs outnumber the group's lanes is evaluated by its first lane
-__global__ void lcp_evaluate_kernel(PinnCase<D>* __restrict__ run, const int* __restrict__ rows, int nr, int group,
+__global__ void lcp_evaluate_kernel(PinnCase<D>* __restrict__ run, const int* __restrict__ rows, const int* __restrict__ nr, int group,
                                     T* __restrict__ loss) {
   const int lane = static_cast<int>(threadIdx.x) & (group - 1);
   const int slot = static_cast<int>((blockIdx.x * blockDim.x + threadIdx.x) / group);
-  if (slot >= nr) return;
+  if (slot >= *nr) return;
   const int row = rows[slot];
   LcpPinnWorkspace<T, D::max_lcp>& ws = *run[row / 2].st[row % 2].lcp;
   const MlpLayout& L = ws.layout;
@@ -142,21 +147,21 @@ __global__ void lcp_evaluate_kernel(PinnCase<D>* __restrict__ run, const int* __
 }
 
 // dynamic networks wider than a warp: one thread per training row through the CPU's own objective
-__global__ void evaluate_thread_kernel(PinnCase<D>* __restrict__ run, const int* __restrict__ rows, int nr,
+__global__ void evaluate_thread_kernel(PinnCase<D>* __restrict__ run, const int* __restrict__ rows, const int* __restrict__ nr,
                                        T* __restrict__ loss) {
   const int slot = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-  if (slot >= nr) return;
+  if (slot >= *nr) return;
   const int row = rows[slot];
   loss[slot] = pinn_case_evaluate(run[row / 2], row % 2);
 }
 
 // rows training their dynamic network: one warp per row, the optimizer's step with its vectors
 // shared by the 32 lanes; the rows that go on are listed for the next round
-__global__ void tell_kernel(PinnCase<D>* __restrict__ run, const int* __restrict__ rows, int nr,
+__global__ void tell_kernel(PinnCase<D>* __restrict__ run, const int* __restrict__ rows, const int* __restrict__ nr,
                             const T* __restrict__ loss, int* __restrict__ next, int* __restrict__ count) {
   const int lane = static_cast<int>(threadIdx.x) & 31;
   const int slot = static_cast<int>((blockIdx.x * blockDim.x + threadIdx.x) / 32);
-  if (slot >= nr) return;
+  if (slot >= *nr) return;
   const int row = rows[slot];
   PinnCase<D>& x = run[row / 2];
   const int w = row % 2;
@@ -176,11 +181,11 @@ __global__ void tell_kernel(PinnCase<D>* __restrict__ run, const int* __restrict
 // rows training their LCP-PINN: one thread per row (the network is small; the restarts, lifts and
 // polish between optimizer runs are serial); a row whose LCP-PINN is done goes on with its dynamic
 // network, listed in that stage
-__global__ void lcp_tell_kernel(PinnCase<D>* __restrict__ run, const int* __restrict__ rows, int nr,
+__global__ void lcp_tell_kernel(PinnCase<D>* __restrict__ run, const int* __restrict__ rows, const int* __restrict__ nr,
                                 const T* __restrict__ loss, int* __restrict__ contact, int* __restrict__ dynamics,
                                 int* __restrict__ count) {
   const int slot = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-  if (slot >= nr) return;
+  if (slot >= *nr) return;
   const int row = rows[slot];
   PinnCase<D>& x = run[row / 2];
   if (pinn_case_tell(x, row % 2, loss[slot])) list_row(x.step[row % 2], row, contact, dynamics, count);
@@ -258,13 +263,13 @@ CudaOutcome run_chunk_cuda_pinn(const PinnChunk& ch, const SweepAnalysis& an, co
   // the rows of either stage, this round's and the next's: [contact | dynamics | next contact | next dynamics]
   auto d_rows = device_alloc<int>(8 * un, err);
   auto d_loss = device_alloc<T>(4 * un, err);
-  auto d_count = device_alloc<int>(2, err);
+  auto d_count = device_alloc<int>(6, err);  // the host's counter, then two rounds' row counts
   const PinnShared shared{ch.set, an, opt};
   if (err == cudaSuccess && n_stage > 0)
     err = cudaMemcpy(d_stage.get(), ch.tab.a, sizeof(T) * n_stage, cudaMemcpyHostToDevice);
   if (err == cudaSuccess) err = cudaMemcpy(d_shared.get(), &shared, sizeof(PinnShared), cudaMemcpyHostToDevice);
   if (err == cudaSuccess) err = cudaMemset(d_arena.get(), 0, static_cast<std::size_t>(n * copies * L.bytes));
-  if (err == cudaSuccess) err = cudaMemset(d_count.get(), 0, 2 * sizeof(int));
+  if (err == cudaSuccess) err = cudaMemset(d_count.get(), 0, 6 * sizeof(int));
   if (err == cudaSuccess)
     err = raise_stack_limit(start_kernel, begin_kernel, evaluate_kernel, lcp_evaluate_kernel, evaluate_thread_kernel,
                             tell_kernel, lcp_tell_kernel, end_kernel);
@@ -283,6 +288,7 @@ CudaOutcome run_chunk_cuda_pinn(const PinnChunk& ch, const SweepAnalysis& an, co
   int* next_rows[2] = {d_rows.get() + 4 * n, d_rows.get() + 6 * n};
   T* loss[2] = {d_loss.get(), d_loss.get() + 2 * n};
   int* count = d_count.get();
+  int* round_count[2] = {count + 2, count + 4};
   cuda::EventPair ev;
   cudaEventRecord(ev.start);
   start_kernel<<<blocks_for(n, kCaseBlock), kCaseBlock>>>(dev.batch, d_shared.get(), tab, L, copies, d_arena.get(),
@@ -293,33 +299,44 @@ CudaOutcome run_chunk_cuda_pinn(const PinnChunk& ch, const SweepAnalysis& an, co
   if (err == cudaSuccess) err = read_count(count, na);
   // one time step of every active case per pass; the host moves them on together
   while (err == cudaSuccess && na > 0) {
-    cudaMemset(count, 0, 2 * sizeof(int));
-    begin_kernel<<<blocks_for(na, kCaseBlock), kCaseBlock>>>(d_run.get(), active, na, rows[0], rows[1], count);
-    int nr[2] = {0, 0};  // rows training their LCP-PINN, their dynamic network
+    cudaMemset(round_count[0], 0, 2 * sizeof(int));
+    begin_kernel<<<blocks_for(na, kCaseBlock), kCaseBlock>>>(d_run.get(), active, na, rows[0], rows[1],
+                                                             round_count[0]);
+    int nr[2] = {0, 0};  // rows training their LCP-PINN, their dynamic network (as last read)
     err = cudaGetLastError();
-    if (err == cudaSuccess) err = read_counts(count, nr);
-    // one round: every row's evaluation, then every row's tell, in either stage
+    if (err == cudaSuccess) err = read_counts(round_count[0], nr);
+    // rounds of every row's evaluation, then every row's tell, in either stage; the kernels read
+    // this round's row counts on the device and write the next round's, so the host reads them
+    // back only every kRoundsPerSync rounds. The lists only shrink, except that LCP-PINN rows move
+    // to the dynamic list, so the counts last read bound the grids: nr[0] the LCP-PINN rows',
+    // nr[0] + nr[1] the dynamic rows'
+    int cur = 0;
     while (err == cudaSuccess && nr[0] + nr[1] > 0) {
-      if (nr[0] > 0)
-        lcp_evaluate_kernel<<<blocks_for(static_cast<long>(nr[0]) * lcp_group, 128), 128>>>(d_run.get(), rows[0], nr[0],
-                                                                                          lcp_group, loss[0]);
-      if (nr[1] > 0 && group <= 32) {
-        const int block = group == 32 ? 64 : 128;
-        evaluate_kernel<<<blocks_for(static_cast<long>(nr[1]) * group, block), block>>>(d_run.get(), rows[1], nr[1],
-                                                                                        group, loss[1]);
-      } else if (nr[1] > 0) {
-        evaluate_thread_kernel<<<blocks_for(nr[1], kCaseBlock), kCaseBlock>>>(d_run.get(), rows[1], nr[1], loss[1]);
+      const long lcp_bound = nr[0], dyn_bound = static_cast<long>(nr[0]) + nr[1];
+      for (int k = 0; k < kRoundsPerSync; ++k, cur ^= 1) {
+        const int* n_now = round_count[cur];
+        int* n_next = round_count[cur ^ 1];
+        if (lcp_bound > 0)
+          lcp_evaluate_kernel<<<blocks_for(lcp_bound * lcp_group, 128), 128>>>(d_run.get(), rows[0], n_now, lcp_group,
+                                                                              loss[0]);
+        if (group <= 32) {
+          const int block = group == 32 ? 64 : 128;
+          evaluate_kernel<<<blocks_for(dyn_bound * group, block), block>>>(d_run.get(), rows[1], n_now + 1, group,
+                                                                           loss[1]);
+        } else {
+          evaluate_thread_kernel<<<blocks_for(dyn_bound, kCaseBlock), kCaseBlock>>>(d_run.get(), rows[1], n_now + 1,
+                                                                                    loss[1]);
+        }
+        cudaMemsetAsync(n_next, 0, 2 * sizeof(int));
+        if (lcp_bound > 0)
+          lcp_tell_kernel<<<blocks_for(lcp_bound, kCaseBlock), kCaseBlock>>>(d_run.get(), rows[0], n_now, loss[0],
+                                                                             next_rows[0], next_rows[1], n_next);
+        tell_kernel<<<blocks_for(dyn_bound * 32, 64), 64>>>(d_run.get(), rows[1], n_now + 1, loss[1], next_rows[1],
+                                                            n_next);
+        std::swap(rows, next_rows);
       }
-      cudaMemset(count, 0, 2 * sizeof(int));
-      if (nr[0] > 0)
-        lcp_tell_kernel<<<blocks_for(nr[0], kCaseBlock), kCaseBlock>>>(d_run.get(), rows[0], nr[0], loss[0],
-                                                                       next_rows[0], next_rows[1], count);
-      if (nr[1] > 0)
-        tell_kernel<<<blocks_for(static_cast<long>(nr[1]) * 32, 64), 64>>>(d_run.get(), rows[1], nr[1], loss[1],
-                                                                           next_rows[1], count);
       err = cudaGetLastError();
-      if (err == cudaSuccess) err = read_counts(count, nr);
-      std::swap(rows, next_rows);
+      if (err == cudaSuccess) err = read_counts(round_count[cur], nr);
     }
     if (err != cudaSuccess) break;
     cudaMemset(count, 0, sizeof(int));

@@ -9,8 +9,16 @@ call. Written as PyTorch users would write it, in three forms, and the fastest i
            from a captured CUDA graph (no Python or launch overhead left)
 Times with CUDA events: mean of `repeats` calls after warm-ups. Prints one JSON object.
 
+With --train-steps N it times training instead (fivsim_bench_mlp --train-steps): one step = the
+forward and backward pass of every network and torch.optim.Adam's step on the stacked weights (Adam
+is elementwise, so that is every network's own Adam; lr 1e-3 and the defaults, as fivsim's), in
+two forms: vmap (the vmap'd gradients handed to the optimizer, eager) and bmm_graph (autograd and
+the optimizer's step, capturable, in one CUDA graph replayed N times); the fused optimizer where
+this PyTorch has it for the dtype, else foreach. Reports seconds per step of the whole batch.
+
 usage: bench_mlp_torch.py [--networks 10000] [--points 1] [--hidden 20x7] [--inputs 2]
                           [--outputs 10] [--repeats 200] [--precision double|float]
+                          [--train-steps 0]
 Runs with the python3 that holds PyTorch (on the device machines, plain python3).
 """
 import argparse
@@ -27,6 +35,7 @@ def main():
     ap.add_argument("--outputs", type=int, default=10)
     ap.add_argument("--repeats", type=int, default=200)
     ap.add_argument("--precision", choices=["double", "float"], default="double")
+    ap.add_argument("--train-steps", type=int, default=0)
     a = ap.parse_args()
     import torch
     from torch.func import functional_call, grad_and_value, vmap
@@ -89,6 +98,9 @@ def main():
         torch.cuda.synchronize()
         return start.elapsed_time(stop) * 1e-3 / repeats
 
+    if a.train_steps > 0:
+        return train(a, torch, dev, dtype, Ws, bs, x, t, names, vmapped, timed)
+
     results, errors = {}, {}
     results["vmap"] = timed(lambda: vmapped(params, x, t), a.repeats)
     try:
@@ -121,6 +133,78 @@ def main():
                       "precision": a.precision, "torch": torch.__version__, "device": torch.cuda.get_device_name(0),
                       "seconds": results, "errors": errors, "best": best, "best_s": results[best],
                       "best_networks_per_s": B / results[best], "forms_agree_rel": agree}))
+    return 0
+
+
+def train(a, torch, dev, dtype, Ws, bs, x, t, names, vmapped, timed):
+    """Forward + backward + Adam step of every network, per step of the whole batch."""
+    B, P = a.networks, a.points
+
+    def leaves():
+        return [w.detach().clone().requires_grad_(True) for w in Ws] + \
+               [b.detach().clone().requires_grad_(True) for b in bs]
+
+    def adam(params):
+        for kw in ({"fused": True}, {"foreach": True}):
+            try:
+                opt = torch.optim.Adam(params, lr=1e-3, capturable=True, **kw)
+                return opt, next(iter(kw))
+            except (RuntimeError, TypeError, ValueError):
+                continue
+        return torch.optim.Adam(params, lr=1e-3, capturable=True), "plain"
+
+    def bmm_loss(Wl, bl):
+        h = x
+        for i, (w, b) in enumerate(zip(Wl, bl)):
+            h = torch.baddbmm(b.unsqueeze(1), h, w.transpose(1, 2))
+            if i + 1 < len(Wl):
+                h = torch.tanh(h)
+        return 0.5 * ((h - t) ** 2).sum()
+
+    nl = len(Ws)
+    results, errors, kinds = {}, {}, {}
+    # vmap: the per-network gradients from vmap(grad), handed to the optimizer
+    p_v = leaves()
+    opt_v, kinds["vmap"] = adam(p_v)
+    order = [p_v[i // 2] if n.endswith("weight") else p_v[nl + i // 2] for i, n in enumerate(names)]
+
+    def vmap_step():
+        g, _ = vmapped({n: p.detach() for n, p in zip(names, order)}, x, t)
+        for n, p in zip(names, order):
+            p.grad = g[n]
+        opt_v.step()
+
+    results["vmap"] = timed(vmap_step, a.train_steps)
+    # bmm_graph: autograd and the optimizer's step captured in one CUDA graph
+    try:
+        p_g = leaves()
+        opt_g, kinds["bmm_graph"] = adam(p_g)
+
+        def graph_step():
+            opt_g.zero_grad(set_to_none=False)
+            bmm_loss(p_g[:nl], p_g[nl:]).backward()
+            opt_g.step()
+
+        for p in p_g:
+            p.grad = torch.zeros_like(p)
+        stream = torch.cuda.Stream()
+        stream.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(stream):
+            for _ in range(3):
+                graph_step()
+        torch.cuda.current_stream().wait_stream(stream)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            graph_step()
+        results["bmm_graph"] = timed(graph.replay, a.train_steps)
+    except Exception as e:
+        errors["bmm_graph"] = str(e).splitlines()[0][:200]
+    best = min(results, key=results.get)
+    print(json.dumps({"networks": B, "points": P, "hidden": a.hidden, "inputs": a.inputs, "outputs": a.outputs,
+                      "precision": a.precision, "torch": torch.__version__, "device": torch.cuda.get_device_name(0),
+                      "train_steps": a.train_steps, "optimizer": kinds, "seconds_per_step": results,
+                      "errors": errors, "best": best, "best_s": results[best],
+                      "best_network_steps_per_s": B / results[best]}))
     return 0
 
 

@@ -197,11 +197,16 @@ PY
     rc=$?
     cat "$logs/bench_pinn_sweep.log"
     verdict "PINN sweep GPU against CPU" "$([[ $rc == 0 ]] && echo 1)" "exit $rc (bench_pinn_sweep.log)"
-    timeout 600 python3 scripts/bench_pinn_gpu.py --bench "$(bin fivsim_bench_mlp)" --networks 10000 \
-      --python "$peer_python" >"$logs/bench_pinn_gpu.log" 2>&1
-    rc=$?
-    cat "$logs/bench_pinn_gpu.log"
-    verdict "batched networks against PyTorch" "$([[ $rc == 0 ]] && echo 1)" "exit $rc (bench_pinn_gpu.log)"
+    # forward + backward (and, in the second table, + Adam step) in double and in float
+    for precision in double float; do
+      timeout 600 python3 scripts/bench_pinn_gpu.py --bench "$(bin fivsim_bench_mlp)" --networks 10000 \
+        --precision "$precision" --python "$peer_python" --json "$logs/bench_pinn_gpu_$precision.json" \
+        >"$logs/bench_pinn_gpu_$precision.log" 2>&1
+      rc=$?
+      cat "$logs/bench_pinn_gpu_$precision.log"
+      verdict "batched networks against PyTorch ($precision)" "$([[ $rc == 0 ]] && echo 1)" \
+        "exit $rc (bench_pinn_gpu_$precision.log)"
+    done
     ;;
   *)
     echo "gpu_checks: unknown stage '$stage' (tests, mpi, memory, scaling, bench)" >&2

@@ -2,7 +2,8 @@
 // gradients against central finite differences of the batch's own losses, the LCP-PINN loss and
 // natural-map residual against a hand computation from the network's outputs, and the
 // structure-of-arrays evaluation through Strided views (the CUDA backend's layout, run here on
-// the host) equal to the network-major one.
+// the host) equal to the network-major one; the trained batch (forward + backward + Adam step per
+// network) against Adam's update written out by hand.
 #include "fivsim/pinn/mlp_batch.hpp"
 
 #include <algorithm>
@@ -112,6 +113,57 @@ TEST(MlpBatch, StructureOfArraysThroughStridedViewsEqualsNetworkMajor) {
     for (long k = 0; k < np; ++k)
       ASSERT_EQ(grad[static_cast<std::size_t>(k * B + b)], d.grad[static_cast<std::size_t>(b * np + k)]) << b << " " << k;
   }
+}
+
+// five Adam steps of every network of a batch (mlp_train_batch_cpu: the optimizer in reverse
+// communication) against the update written out here from the batch's own gradients:
+// m ← β1 m + (1−β1) g, v ← β2 v + (1−β2) g², x ← x − lr m̂ / (√v̂ + ε)
+TEST(MlpBatch, TrainedBatchTakesAdamStepsPerNetwork) {
+  auto d = make_fit_batch<double>(7, 3, 1, {6, 6}, 2);
+  const long B = d.networks, np = d.L.param_count();
+  const int steps = 5;
+  OptimizerOptions adam;
+  adam.kind = OptimizerKind::adam;
+  adam.max_iter = steps + 1;
+  adam.tol = 0.0;
+  adam.learning_rate = 0.05;
+  std::vector<double> trained = d.params, loss(static_cast<std::size_t>(B));
+  MlpTrainBatch<double> t;
+  t.networks = B;
+  t.points = d.points;
+  t.params = trained.data();
+  t.inputs = d.inputs.data();
+  t.targets = d.targets.data();
+  t.loss = loss.data();
+  mlp_train_batch_cpu(d.L, t, steps, adam, 2);
+  // by hand: the batch's gradients from mlp_fit_batch_cpu, Adam's moments per parameter
+  std::vector<double> m(d.params.size(), 0.0), v(d.params.size(), 0.0);
+  double b1t = 1.0, b2t = 1.0;
+  std::vector<double> last_loss(static_cast<std::size_t>(B));
+  for (int s = 0; s < steps; ++s) {
+    mlp_fit_batch_cpu(d.L, d.view(), 1);
+    last_loss = d.loss;
+    b1t *= adam.beta1;
+    b2t *= adam.beta2;
+    for (std::size_t i = 0; i < d.params.size(); ++i) {
+      const double g = d.grad[i];
+      m[i] = adam.beta1 * m[i] + (1 - adam.beta1) * g;
+      v[i] = adam.beta2 * v[i] + (1 - adam.beta2) * g * g;
+      d.params[i] -= adam.learning_rate * (m[i] / (1 - b1t)) / (std::sqrt(v[i] / (1 - b2t)) + adam.epsilon);
+    }
+  }
+  for (long b = 0; b < B; ++b) {
+    // the loss reported is the last evaluation's, before the last step
+    EXPECT_NEAR(loss[static_cast<std::size_t>(b)], last_loss[static_cast<std::size_t>(b)], 1e-13) << b;
+    for (long k = 0; k < np; ++k)
+      ASSERT_NEAR(trained[static_cast<std::size_t>(b * np + k)], d.params[static_cast<std::size_t>(b * np + k)], 1e-13)
+          << b << " " << k;
+  }
+  // and the steps did train: every network's loss fell
+  mlp_fit_batch_cpu(d.L, d.view(), 1);
+  auto first = make_fit_batch<double>(7, 3, 1, {6, 6}, 2);
+  mlp_fit_batch_cpu(first.L, first.view(), 1);
+  for (long b = 0; b < B; ++b) EXPECT_LT(d.loss[static_cast<std::size_t>(b)], first.loss[static_cast<std::size_t>(b)]);
 }
 
 TEST(MlpBatch, CudaEntryPointsSayWhyWithoutADevice) {

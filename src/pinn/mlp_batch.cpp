@@ -1,5 +1,6 @@
 // src/pinn/mlp_batch.cpp — the CPU backend of the batched networks (mlp_batch.hpp): an OpenMP
-// loop over the networks of a network-major batch, each with its own cache and scratch; and, in a
+// loop over the networks of a network-major batch, each with its own cache and scratch (and, when
+// trained, its own optimizer state); and, in a
 // build without CUDA, the CUDA entry points saying so.
 #include "fivsim/pinn/mlp_batch.hpp"
 
@@ -46,6 +47,23 @@ void lcp_pinn_batch_cpu(const MlpLayout& L, const LcpPinnBatch<T>& batch, int th
   });
 }
 
+template <class T>
+void mlp_train_batch_cpu(const MlpLayout& L, const MlpTrainBatch<T>& batch, int steps, const OptimizerOptions& opt,
+                         int threads) {
+  const long np = L.param_count(), nin = L.inputs(), nout = L.outputs(), P = batch.points;
+#pragma omp parallel num_threads(threads > 0 ? threads : omp_get_max_threads())
+  {
+    std::vector<T> cache(static_cast<std::size_t>(L.cache_size())),
+        scratch(static_cast<std::size_t>(mlp_batch_scratch_size(L))), grad(static_cast<std::size_t>(np)),
+        work(static_cast<std::size_t>(optimizer_work_size(static_cast<int>(np), opt)));
+#pragma omp for schedule(static)
+    for (long b = 0; b < batch.networks; ++b)
+      batch.loss[b] = mlp_train_network<T>(L, batch.points, batch.params + b * np, batch.inputs + b * P * nin,
+                                           batch.targets + b * P * nout, steps, opt, grad.data(), work.data(),
+                                           cache.data(), scratch.data());
+  }
+}
+
 #ifndef FIVSIM_HAVE_CUDA
 template <class T>
 std::string mlp_fit_batch_cuda(const MlpLayout&, const MlpFitBatch<T>&, int, double& kernel_s, MlpCudaMapping) {
@@ -63,11 +81,25 @@ template std::string mlp_fit_batch_cuda<float>(const MlpLayout&, const MlpFitBat
                                                MlpCudaMapping);
 template std::string lcp_pinn_batch_cuda<double>(const MlpLayout&, const LcpPinnBatch<double>&, int, double&);
 template std::string lcp_pinn_batch_cuda<float>(const MlpLayout&, const LcpPinnBatch<float>&, int, double&);
+template <class T>
+std::string mlp_train_batch_cuda(const MlpLayout&, const MlpTrainBatch<T>&, int, const OptimizerOptions&,
+                                 double& kernel_s) {
+  kernel_s = 0.0;
+  return "fivsim was built without CUDA";
+}
+template std::string mlp_train_batch_cuda<double>(const MlpLayout&, const MlpTrainBatch<double>&, int,
+                                                  const OptimizerOptions&, double&);
+template std::string mlp_train_batch_cuda<float>(const MlpLayout&, const MlpTrainBatch<float>&, int,
+                                                 const OptimizerOptions&, double&);
 #endif
 
 template void mlp_fit_batch_cpu<double>(const MlpLayout&, const MlpFitBatch<double>&, int);
 template void mlp_fit_batch_cpu<float>(const MlpLayout&, const MlpFitBatch<float>&, int);
 template void lcp_pinn_batch_cpu<double>(const MlpLayout&, const LcpPinnBatch<double>&, int);
 template void lcp_pinn_batch_cpu<float>(const MlpLayout&, const LcpPinnBatch<float>&, int);
+template void mlp_train_batch_cpu<double>(const MlpLayout&, const MlpTrainBatch<double>&, int, const OptimizerOptions&,
+                                          int);
+template void mlp_train_batch_cpu<float>(const MlpLayout&, const MlpTrainBatch<float>&, int, const OptimizerOptions&,
+                                         int);
 
 }  // namespace fivsim

@@ -1,10 +1,12 @@
 // tests/gpu/mlp_batch_gpu_test.cpp — the CUDA backend of the batched networks computes the CPU
 // backend's numbers on the same batch: about 2000 least-squares fits of 7 × 20 networks (both
 // mappings: a thread per network, a group of lanes per network, with its gradient summed in
-// shared memory or in place), narrower layouts in groups of 16 and 8 lanes, and 2000 LCP-PINNs of
+// shared memory or in place, a warp per network with its points on the lanes), narrower layouts in groups of 16 and 8 lanes, and 2000 LCP-PINNs of
 // 3 × 5 networks (n = 1, 2, 5, 8): losses, gradients and natural-map residuals within 1e-12
 // relative in double (FMA contraction is off on the device, so only libm's tanh and the order of
-// the group's forward sums differ) and 1e-4 in float. Skips without a device (ctest label gpu).
+// the group's forward sums differ) and 1e-4 in float; and trained batches (forward + backward +
+// Adam step per network, all steps in one launch) ending at the CPU's parameters after 20 steps,
+// within 1e-10 relative in double and 1e-3 in float. Skips without a device (ctest label gpu).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -53,7 +55,43 @@ void lcp_matches_cpu(double tol) {
   }
 }
 
+template <class T>
+void training_matches_cpu(double tol, long networks, int points, const std::vector<int>& hidden) {
+  if (!batch::cuda_device_info().available) GTEST_SKIP() << batch::cuda_device_info().description;
+  auto d = test::make_fit_batch<T>(networks, points, 2, hidden, 10);
+  OptimizerOptions adam;
+  adam.kind = OptimizerKind::adam;
+  adam.max_iter = 21;
+  adam.tol = 0.0;
+  std::vector<T> cpu = d.params, gpu = d.params, cpu_loss(static_cast<std::size_t>(networks)), gpu_loss = cpu_loss;
+  const auto batch_of = [&](std::vector<T>& params, std::vector<T>& loss) {
+    MlpTrainBatch<T> t;
+    t.networks = networks;
+    t.points = points;
+    t.params = params.data();
+    t.inputs = d.inputs.data();
+    t.targets = d.targets.data();
+    t.loss = loss.data();
+    return t;
+  };
+  mlp_train_batch_cpu(d.L, batch_of(cpu, cpu_loss), 20, adam, 0);
+  double s = 0.0;
+  ASSERT_EQ(mlp_train_batch_cuda(d.L, batch_of(gpu, gpu_loss), 20, adam, s), "");
+  EXPECT_LT(worst_relative(gpu, cpu), tol);
+  EXPECT_LT(worst_relative(gpu_loss, cpu_loss), tol);
+  EXPECT_NE(cpu, d.params);  // the steps moved the parameters
+}
+
 const std::vector<int> kIrk(7, 20);  // the seed's dynamic IRK-PINN: one network a warp
+
+// 1 point (the gradient summed in place) and 32 (in shared memory); 1001 networks leave the last
+// block's second group past the end
+TEST(MlpBatchGpu, TrainingMatchesCpuDouble) {
+  training_matches_cpu<double>(1e-10, 1001, 1, kIrk);
+  training_matches_cpu<double>(1e-10, 1001, 32, kIrk);
+  training_matches_cpu<double>(1e-10, 999, 32, {5, 5, 5});
+}
+TEST(MlpBatchGpu, TrainingMatchesCpuFloat) { training_matches_cpu<float>(1e-3, 1001, 32, kIrk); }
 
 TEST(MlpBatchGpu, FitMatchesCpuDouble) {
   fit_matches_cpu<double>(1e-12, MlpCudaMapping::thread, 2000, 4, kIrk);
@@ -68,6 +106,16 @@ TEST(MlpBatchGpu, FitMatchesCpuFloat) {
   fit_matches_cpu<float>(1e-4, MlpCudaMapping::group, 2001, 4, kIrk);
   fit_matches_cpu<float>(1e-4, MlpCudaMapping::group, 2001, 1, kIrk);
 }
+// the points mapping: one warp per network, points on the lanes in chunks of 32 (1, 32 and 45
+// points: a chunk partly past the points), 1001 networks
+TEST(MlpBatchGpu, PointsMappingMatchesCpu) {
+  for (int points : {1, 32, 45}) {
+    fit_matches_cpu<double>(1e-12, MlpCudaMapping::points, 1001, points, kIrk);
+    fit_matches_cpu<double>(1e-12, MlpCudaMapping::points, 1001, points, {5, 5, 5}, 4);
+  }
+  fit_matches_cpu<float>(1e-4, MlpCudaMapping::points, 1001, 32, kIrk);
+}
+
 TEST(MlpBatchGpu, GroupMappingRefusesWideLayers) {
   if (!batch::cuda_device_info().available) GTEST_SKIP() << batch::cuda_device_info().description;
   auto d = test::make_fit_batch<double>(4, 1, 1, {40}, 1);

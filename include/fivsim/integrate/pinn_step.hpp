@@ -149,8 +149,8 @@ FIVSIM_HD inline void irk_pinn_step_end(const Model<D>& m, const RkStepMap<D>& m
 // The stepper's state — the classical scratch, the LCP-PINN's workspace, the dynamic network's
 // weights and training buffers — lives in one caller-provided block, laid out by
 // pinn_block_layout for the settings. fivsim run keeps one block on the heap (simulation.hpp);
-// a sweep gives each case a slice of one arena, on the host (OpenMP) or on the device (one CUDA
-// thread per case), and both run this same code.
+// a sweep gives each case a slice of one arena, on the host or on the device, and drives the
+// steppers' parts in lockstep (batch/pinn_case.hpp): all run this same code.
 
 // byte offsets of the parts of a block (64-byte aligned) and the sizes of the value arrays
 struct PinnBlockLayout {

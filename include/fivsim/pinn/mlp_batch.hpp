@@ -67,6 +67,26 @@ FIVSIM_HD inline T lcp_pinn_residuals(const MlpLayout& L, const LcpMatrix<T, Cap
   return loss;
 }
 
+// one network trained by `steps` optimizer steps on its least-squares loss: each step one forward +
+// backward pass at the point the optimizer names and one tell (pinn/optimizer.hpp, reverse
+// communication); params end at the optimizer's point, the last evaluated loss is returned.
+// grad: np values, work: optimizer_work_size(np, opt) (the CUDA group kernel runs the same tells
+// over a group of lanes, kernels/mlp_batch.cu)
+template <class T>
+FIVSIM_HD inline T mlp_train_network(const MlpLayout& L, int points, T* params, const T* inputs, const T* targets,
+                                     int steps, const OptimizerOptions& opt, T* grad, T* work, T* cache, T* scratch) {
+  const int np = L.param_count();
+  OptimizerRun<T> run;
+  optimizer_start(np, static_cast<const T*>(params), opt, run, work);
+  T loss = T(0);
+  for (int s = 0; s < steps; ++s) {
+    loss = mlp_least_squares<T>(L, points, static_cast<const T*>(optimizer_eval_x(np, work)), inputs, targets,
+                                optimizer_eval_grad(np, work), cache, scratch);
+    if (!optimizer_tell(np, params, grad, loss, opt, run, work)) break;
+  }
+  return loss;
+}
+
 inline constexpr int kLcpBatchMax = 8;  // LCP unknowns in a batched LCP-PINN (a sweep's contacts)
 
 // one LCP of a batch (A row-major n × n, b) read into fixed-size storage
@@ -106,19 +126,41 @@ struct LcpPinnBatch {
   T* residual = nullptr;      // networks
 };
 
+// a batch of least-squares fits trained together (the issue-22 benchmark's workload: forward +
+// backward + optimizer step of every network, each with its own optimizer state), host arrays,
+// network-major
+template <class T>
+struct MlpTrainBatch {
+  long networks = 0;
+  int points = 0;
+  T* params = nullptr;         // networks × L.param_count(), trained in place
+  const T* inputs = nullptr;   // networks × points × L.inputs()
+  const T* targets = nullptr;  // networks × points × L.outputs()
+  T* loss = nullptr;           // networks: the last evaluated loss
+};
+
 // CPU backend: OpenMP over the networks on `threads` threads (0: all)
 template <class T>
 void mlp_fit_batch_cpu(const MlpLayout& L, const MlpFitBatch<T>& batch, int threads);
 template <class T>
 void lcp_pinn_batch_cpu(const MlpLayout& L, const LcpPinnBatch<T>& batch, int threads);
+// every network trained by `steps` steps of the optimizer `opt` (mlp_train_network)
+template <class T>
+void mlp_train_batch_cpu(const MlpLayout& L, const MlpTrainBatch<T>& batch, int steps, const OptimizerOptions& opt,
+                         int threads);
 
 // how the CUDA backend maps a batch of least-squares fits onto threads:
 //   thread     one thread per network, the batch as structure of arrays (any layout);
 //   group      one group of lanes per network (a power of two ≥ the widest layer, at most a warp),
 //              lane j holding neuron j, the batch network-major (layers of at most 32 neurons);
+//   points     one warp per network, lane p holding point p of each chunk of 32 points and running
+//              the whole network for it, the weight gradient summed over the chunk in shared
+//              memory (layers of at most 32 neurons; meant for many points per network, where the
+//              group mapping walks the points one after another; not yet measured, so automatic
+//              does not choose it);
 //   automatic  group for layers of at most 32 neurons (2–5× faster than thread for the seeds'
 //              7 × 20 and 3 × 5 networks on an H100, BENCHMARKS.md), thread otherwise.
-enum class MlpCudaMapping : int { automatic = 0, thread = 1, group = 2 };
+enum class MlpCudaMapping : int { automatic = 0, thread = 1, group = 2, points = 3 };
 
 // CUDA backend: copies the batch to the device, evaluates it `repeats` times (the same answer
 // each time; for timing), copies the answers back. Returns "" or the error; kernel_s gets the
@@ -128,13 +170,24 @@ std::string mlp_fit_batch_cuda(const MlpLayout& L, const MlpFitBatch<T>& batch, 
                                MlpCudaMapping mapping = MlpCudaMapping::automatic);
 template <class T>
 std::string lcp_pinn_batch_cuda(const MlpLayout& L, const LcpPinnBatch<T>& batch, int repeats, double& kernel_s);
+// CUDA backend of mlp_train_batch_cpu: one group of lanes per network (layers of at most 32
+// neurons) runs all `steps` steps in one launch — forward and backward passes over the network's
+// points, the gradient summed in shared memory, the optimizer's tell over the group's lanes — with
+// each network's optimizer state in device memory. kernel_s gets the device time of the launch.
+template <class T>
+std::string mlp_train_batch_cuda(const MlpLayout& L, const MlpTrainBatch<T>& batch, int steps,
+                                 const OptimizerOptions& opt, double& kernel_s);
 
 #define FIVSIM_MLP_BATCH_EXTERN(T)                                                                          \
   extern template void mlp_fit_batch_cpu<T>(const MlpLayout&, const MlpFitBatch<T>&, int);                \
   extern template void lcp_pinn_batch_cpu<T>(const MlpLayout&, const LcpPinnBatch<T>&, int);              \
   extern template std::string mlp_fit_batch_cuda<T>(const MlpLayout&, const MlpFitBatch<T>&, int, double&,     \
                                                     MlpCudaMapping);                                          \
-  extern template std::string lcp_pinn_batch_cuda<T>(const MlpLayout&, const LcpPinnBatch<T>&, int, double&);
+  extern template std::string lcp_pinn_batch_cuda<T>(const MlpLayout&, const LcpPinnBatch<T>&, int, double&);     \
+  extern template void mlp_train_batch_cpu<T>(const MlpLayout&, const MlpTrainBatch<T>&, int,                   \
+                                              const OptimizerOptions&, int);                                     \
+  extern template std::string mlp_train_batch_cuda<T>(const MlpLayout&, const MlpTrainBatch<T>&, int,           \
+                                                      const OptimizerOptions&, double&);
 FIVSIM_MLP_BATCH_EXTERN(double)
 FIVSIM_MLP_BATCH_EXTERN(float)
 #undef FIVSIM_MLP_BATCH_EXTERN

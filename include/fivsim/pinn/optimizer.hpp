@@ -44,6 +44,7 @@ struct OptimizerResult {
 // moments or L-BFGS's pairs
 FIVSIM_HD inline int optimizer_work_size(int n, const OptimizerOptions& opt) {
   const int adam = 2 * n;
+  if (opt.kind == OptimizerKind::adam) return 2 * n + adam;  // no L-BFGS pairs
   const int lbfgs = 2 * opt.history * n + 2 * opt.history + n;
   return 2 * n + (adam > lbfgs ? adam : lbfgs);
 }
