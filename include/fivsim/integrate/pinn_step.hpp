@@ -95,7 +95,7 @@ struct PinnStepRun {
   StepReport rep;
   PinnStepReport pr;
   bool ramp = false;         // IRK frameworks: the stage forces interpolate (rk_lcp.hpp)
-  bool has_lcp = false;      // pinn_central: the step has a contact LCP
+  bool has_lcp = false;      // the step has a contact LCP (contacts, and no closed form)
   OptimizerRun<T> dynamics;  // the dynamic network's training
   FIVSIM_HD bool training() const { return stage != PinnStage::done; }
 };
@@ -246,7 +246,8 @@ struct PinnStepper {
   // LCP-PINN's training on it; while r.training(), evaluate gives the loss of the network in
   // training (the LCP-PINN, then the dynamic network) at its optimizer's point, its gradient beside
   // that point, and tell hands the loss back; end takes the end state from the trained network.
-  // s stays the start state from begin to end (pinn_central: at its midpoint displacement).
+  // s stays the start state from begin to end; pinn_central, which has no dynamic network, ends its
+  // step when its contact stage ends (s its end state from then on).
   FIVSIM_HD bool trains() const { return set->framework != PinnFramework::central; }  // a dynamic network
   FIVSIM_HD void begin(State<D>& s, const StepOptions& opt, PinnStepRun<T>& r) const {
     r = PinnStepRun<T>();
