@@ -1,5 +1,5 @@
-// tests/analysis_events_test.cpp — transition classification and the streaming event log.
-#include "fivsim/analysis/events.hpp"
+// tests/events_test.cpp — transition classification and the streaming event log (model/events.hpp).
+#include "fivsim/model/events.hpp"
 
 #include <gtest/gtest.h>
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "fivsim/analysis/events.hpp"
+#include "fivsim/model/events.hpp"
 #include "fivsim/analysis/statistics.hpp"
 #include "fivsim/integrate/method.hpp"
 

@@ -28,7 +28,7 @@
 // each row [t, code, q0.., u0..]; code is the event kind·64 + contact, or −1 for a section sample.
 #pragma once
 
-#include "fivsim/analysis/events.hpp"
+#include "fivsim/model/events.hpp"
 #include "fivsim/analysis/observers.hpp"
 #include "fivsim/analysis/statistics.hpp"
 #include "fivsim/integrate/moreau.hpp"

@@ -4,7 +4,7 @@
 // itself and the rest of the model stays one copy that every case reads.
 #pragma once
 
-#include "fivsim/analysis/events.hpp"
+#include "fivsim/model/events.hpp"
 
 namespace fivsim::batch {
 

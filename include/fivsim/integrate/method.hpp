@@ -12,7 +12,7 @@
 
 #include <Eigen/Dense>
 
-#include "fivsim/analysis/events.hpp"
+#include "fivsim/model/events.hpp"
 #include "fivsim/integrate/event_driven.hpp"
 #include "fivsim/integrate/moreau.hpp"
 #include "fivsim/integrate/rk_lcp.hpp"

@@ -16,7 +16,7 @@
 // every mode change and section sample in between through a sink, at its exact time.
 #pragma once
 
-#include "fivsim/analysis/events.hpp"
+#include "fivsim/model/events.hpp"
 #include "fivsim/core/status.hpp"
 #include "fivsim/model/model.hpp"
 

@@ -1,4 +1,5 @@
-// fivsim/analysis/events.hpp — nonsmooth events read off the sequence of contact states.
+// fivsim/model/events.hpp — nonsmooth events read off the sequence of contact states (below the
+// integrators and the analysis, which both use it).
 //
 // Each step ends with one state per contact (free / stick / slip− / slip+, see moreau.hpp); a
 // change between consecutive steps is an event: stick→slip, slip→stick, slip reversal (slip−
