@@ -82,8 +82,9 @@ void expect_belt_equals_general(const json& doc, bool single, unsigned observers
   for (long c = 0; c < n; ++c)
     expect_same_bits(belt[static_cast<std::size_t>(c)], general[static_cast<std::size_t>(c)], c, D::max_dof, D::max_dof);
   // byte for byte (memcmp takes no null pointer, which empty vectors may hold: lean keeps no points)
-  if (!belt_points.empty())
+  if (!belt_points.empty()) {
     EXPECT_EQ(std::memcmp(belt_points.data(), general_points.data(), sizeof(double) * belt_points.size()), 0);
+  }
 }
 
 json chain_random(int samples) {

@@ -446,7 +446,9 @@ TEST(CaseRunner, AdaptiveRunsStopWithTheClassOfALongFixedRun) {
     // the break-away sampled where its stick margin reaches zero inside the step: a settled
     // period-1 or period-2 orbit's samples repeat to O(dt²) (2e-7 and 6e-6 of the range at 12 and
     // 7 N), where samples taken at the step spread by a step's change (3e-4)
-    if (e.klass == CaseClass::periodic && e.period_n <= 2) EXPECT_LT(fixed.r.recurrence, 2e-5) << e.fn;
+    if (e.klass == CaseClass::periodic && e.period_n <= 2) {
+      EXPECT_LT(fixed.r.recurrence, 2e-5) << e.fn;
+    }
     // adaptive: from 100 s on, 3000 s at most
     doc["integrator"]["t_end"] = 3000.0;
     doc["analysis"]["t_transient"] = 100.0;
@@ -516,7 +518,9 @@ TEST(CaseRunner, SwitchingAdaptiveRunsStopWithTheClassOfALongFixedRun) {
     EXPECT_EQ(fixed.r.klass, e.klass) << e.fn << " N, " << e.v0 << " m/s";
     EXPECT_EQ(fixed.r.period_n, e.period_n) << e.fn << " N, " << e.v0 << " m/s";
     // no time grid in the samples: a periodic orbit's repeat to the integrator's accuracy
-    if (e.klass == CaseClass::periodic) EXPECT_LT(fixed.r.recurrence, 1e-8) << e.fn;
+    if (e.klass == CaseClass::periodic) {
+      EXPECT_LT(fixed.r.recurrence, 1e-8) << e.fn;
+    }
     doc["analysis"]["adaptive"] = true;
     doc["integrator"]["t_end"] = 3000.0;
     doc["analysis"]["t_transient"] = 100.0;

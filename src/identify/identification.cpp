@@ -5,12 +5,12 @@
 #include <chrono>
 #include <cmath>
 #include <memory>
+#include <stdexcept>
 
 #include "fivsim/batch/sweep_backend.hpp"
+#include "fivsim/core/input_error.hpp"
 #include "fivsim/identify/greybox.hpp"
 #include "fivsim/integrate/method.hpp"
-#include "fivsim/io/json_reader.hpp"
-#include "fivsim/io/scenario.hpp"
 
 namespace fivsim {
 namespace {
@@ -146,19 +146,15 @@ IdentificationResult greybox_search(const IdentifyConfig& c, const Record& recor
     lo(i) = c.parameters[i].lo;
     hi(i) = c.parameters[i].hi;
   }
-  auto document_for = [&](const Eigen::VectorXd& x) {
-    nlohmann::json doc = c.model_document;
-    for (long i = 0; i < n; ++i) doc[nlohmann::json::json_pointer(c.parameters[i].path)] = x(i);
-    return doc;
-  };
+  if (!c.response) throw std::logic_error("greybox_search: the configuration has no response callback");
   // the mean squared output error; a failed simulation scores +∞
   auto objective = [&](const Eigen::VectorXd& x) {
-    const Eigen::VectorXd r = scenario_response(document_for(x), record);
+    const Eigen::VectorXd r = c.response(x, record, nullptr);
     return r.size() == record.size() ? (r - record.x).squaredNorm() / static_cast<double>(record.size()) : HUGE_VAL;
   };
   const auto t0 = std::chrono::steady_clock::now();
   std::string why;
-  if (scenario_response(document_for(x0), record, &why).size() != record.size())
+  if (c.response(x0, record, &why).size() != record.size())
     throw InputError("/model/scenario", "does not simulate at the initial parameters: " + why);
   SearchResult s;
   if (c.greybox_optimizer == "genetic") {
@@ -186,7 +182,7 @@ IdentificationResult greybox_search(const IdentifyConfig& c, const Record& recor
   out.greybox.iterations = s.iterations;
   out.greybox.evaluations = s.evaluations;
   out.greybox.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  out.greybox.response = scenario_response(document_for(s.x), record);
+  out.greybox.response = c.response(s.x, record, nullptr);
   out.greybox.rmse = std::sqrt(s.f);
   return out;
 }
@@ -217,35 +213,6 @@ IdentificationResult pinn(const IdentifyConfig& c, const Record& record) {
 }
 
 }  // namespace
-
-Eigen::VectorXd scenario_response(const nlohmann::json& scenario, const Record& record, std::string* why) {
-  try {
-    nlohmann::json doc = scenario;
-    doc["integrator"]["dt"] = record.sample_dt();
-    doc["integrator"]["t_end"] = record.t(record.size() - 1) - record.t(0);
-    // statistics and output settings play no part in the response (and t_transient may exceed t_end)
-    doc.erase("analysis");
-    doc.erase("output");
-    doc.erase("sweep");
-    const Scenario sc = parse_scenario(doc);
-    auto model = std::make_unique<Model<HostDims>>();
-    make_model(sc.model, *model);
-    Eigen::VectorXd x(record.size());
-    long k = 0;
-    const MethodOutcome r = run_method(sc.integrator.spec(), sc.model, *model, sc.q0, sc.u0, sc.integrator.dt,
-                                       record.size() - 1, sc.integrator.step, [&](const SeriesPoint& p) {
-                                         if (k < x.size()) x(k++) = p.q[0];
-                                       });
-    if (r.status != Status::ok || k != x.size()) {
-      if (why) *why = "the simulation stopped at t = " + std::to_string(r.failed_at) + ": " + r.message;
-      return {};
-    }
-    return x;
-  } catch (const std::exception& e) {
-    if (why) *why = e.what();
-    return {};
-  }
-}
 
 Record identification_record(const IdentifyConfig& c) {
   Record r;

@@ -7,10 +7,10 @@
 #include <stdexcept>
 #include <vector>
 
+#include "fivsim/core/input_error.hpp"
 #include "fivsim/core/random.hpp"
 #include "fivsim/integrate/event_driven.hpp"
 #include "fivsim/integrate/smooth_dynamic.hpp"
-#include "fivsim/io/json_reader.hpp"
 
 namespace fivsim {
 namespace {

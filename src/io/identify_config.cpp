@@ -3,8 +3,10 @@
 
 #include <cmath>
 #include <filesystem>
+#include <memory>
 #include <stdexcept>
 
+#include "fivsim/integrate/method.hpp"
 #include "fivsim/io/scenario.hpp"
 
 namespace fivsim {
@@ -143,11 +145,11 @@ void parse_greybox(JsonObject& root, JsonObject& o, IdentifyConfig& c, const std
   if (!search_model) throw InputError("/model", "is required by " + c.greybox_optimizer + " (the scenario to fit)");
   JsonObject mo = root.object("model");
   std::string path;
-  c.model_document = scenario_with_overrides(mo, base_dir, path);
+  const json model_document = scenario_with_overrides(mo, base_dir, path);
   mo.finish();
   Scenario sc;
   try {
-    sc = parse_scenario(c.model_document);
+    sc = parse_scenario(model_document);
   } catch (const InputError& e) {
     throw InputError("/model/scenario", "'" + path + "': " + e.what());
   }
@@ -163,19 +165,27 @@ void parse_greybox(JsonObject& root, JsonObject& o, IdentifyConfig& c, const std
     } catch (const json::exception&) {
       throw InputError(po.pointer_of("path"), "'" + p.path + "' is not a JSON pointer");
     }
-    if (!c.model_document.contains(ptr) || !c.model_document[ptr].is_number())
+    if (!model_document.contains(ptr) || !model_document[ptr].is_number())
       throw InputError(po.pointer_of("path"), "'" + p.path + "' is not a number of the model scenario");
     const std::vector<double> b = po.numbers("bounds", 2, NumberRule::any, "lower and upper bound");
     if (!(b[1] > b[0])) throw InputError(po.pointer_of("bounds"), "needs lower < upper");
     p.lo = b[0];
     p.hi = b[1];
-    p.initial = po.number_or("initial", c.model_document[ptr].get<double>());
+    p.initial = po.number_or("initial", model_document[ptr].get<double>());
     if (p.initial < p.lo || p.initial > p.hi) throw InputError(po.pointer_of("initial"), "must lie within the bounds");
     if (c.simulate && c.data_document.contains(ptr) && c.data_document[ptr].is_number())
       p.truth = c.data_document[ptr].get<double>();
     po.finish();
     c.parameters.push_back(p);
   }
+  // the search's simulation: the model scenario with the candidate's values at the parameters' paths
+  std::vector<std::string> paths;
+  for (const GreyboxParameter& p : c.parameters) paths.push_back(p.path);
+  c.response = [model_document, paths](const Eigen::VectorXd& values, const Record& record, std::string* why) {
+    json doc = model_document;
+    for (std::size_t i = 0; i < paths.size(); ++i) doc[json::json_pointer(paths[i])] = values(static_cast<long>(i));
+    return scenario_response(doc, record, why);
+  };
   c.max_iter_search = static_cast<int>(o.integer_or("max_iter", 2000, 1));
   if (c.greybox_optimizer == "genetic") {
     c.population = static_cast<int>(o.integer_or("population", 48, 4));
@@ -317,6 +327,35 @@ IdentifyConfig parse_identify_config(const json& doc, const std::string& base_di
   if (root.has("sweep")) (void)root.raw("sweep");
   root.finish();
   return c;
+}
+
+Eigen::VectorXd scenario_response(const json& scenario, const Record& record, std::string* why) {
+  try {
+    json doc = scenario;
+    doc["integrator"]["dt"] = record.sample_dt();
+    doc["integrator"]["t_end"] = record.t(record.size() - 1) - record.t(0);
+    // statistics and output settings play no part in the response (and t_transient may exceed t_end)
+    doc.erase("analysis");
+    doc.erase("output");
+    doc.erase("sweep");
+    const Scenario sc = parse_scenario(doc);
+    auto model = std::make_unique<Model<HostDims>>();
+    make_model(sc.model, *model);
+    Eigen::VectorXd x(record.size());
+    long k = 0;
+    const MethodOutcome r = run_method(sc.integrator.spec(), sc.model, *model, sc.q0, sc.u0, sc.integrator.dt,
+                                       record.size() - 1, sc.integrator.step, [&](const SeriesPoint& p) {
+                                         if (k < x.size()) x(k++) = p.q[0];
+                                       });
+    if (r.status != Status::ok || k != x.size()) {
+      if (why) *why = "the simulation stopped at t = " + std::to_string(r.failed_at) + ": " + r.message;
+      return {};
+    }
+    return x;
+  } catch (const std::exception& e) {
+    if (why) *why = e.what();
+    return {};
+  }
 }
 
 }  // namespace fivsim

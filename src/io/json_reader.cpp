@@ -7,20 +7,6 @@
 
 namespace fivsim {
 
-std::string pointer_join(const std::string& parent, const std::string& key) {
-  std::string out = parent + "/";
-  for (char ch : key) {
-    if (ch == '~') out += "~0";
-    else if (ch == '/') out += "~1";
-    else out += ch;
-  }
-  return out;
-}
-
-std::string pointer_join(const std::string& parent, std::size_t index) {
-  return parent + "/" + std::to_string(index);
-}
-
 namespace {
 
 std::string type_name(const json& v);

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <string>
@@ -69,7 +70,11 @@ struct IdentifyConfig {
 
   // greybox: least_squares | rls (equation error of Eq. 11) or nelder_mead | genetic (output error)
   std::string greybox_optimizer;
-  nlohmann::json model_document;  // nelder_mead, genetic: the scenario whose numbers are fitted
+  // nelder_mead, genetic: the simulated response x(t) at the record's times for the parameters'
+  // values (in `parameters` order); empty when the simulation fails, with the reason in `why`.
+  // The loader sets it (io/identify_config.hpp: the model scenario with the values written at the
+  // parameters' paths), so that identification runs a simulation without parsing a scenario.
+  std::function<Eigen::VectorXd(const Eigen::VectorXd& values, const Record& record, std::string* why)> response;
   std::vector<GreyboxParameter> parameters;
   int max_iter_search = 2000;
   int population = 48, generations = 40;  // genetic
@@ -128,11 +133,6 @@ struct IdentificationResult {
   // samples inside the balance's difference stencil (NaN when the record has no friction column)
   double pinn_torque_error_percent = std::numeric_limits<double>::quiet_NaN();
 };
-
-// the response x(t) of a scenario document at the record's times (its integrator, dt = the
-// record's sample interval, its analysis, output and sweep blocks dropped); empty when the scenario
-// is invalid or the run fails, with the reason in `why`
-Eigen::VectorXd scenario_response(const nlohmann::json& scenario, const Record& record, std::string* why = nullptr);
 
 // the record the configuration describes (CSV or simulation, then noise); InputError for bad data
 Record identification_record(const IdentifyConfig& config);

@@ -13,4 +13,10 @@ namespace fivsim {
 // `base_dir` resolves the relative paths of /data/path and /data/scenario
 IdentifyConfig parse_identify_config(const json& doc, const std::string& base_dir);
 
+// the response x(t) of a scenario document at the record's times (its integrator, dt = the
+// record's sample interval, its analysis, output and sweep blocks dropped); empty when the scenario
+// is invalid or the run fails, with the reason in `why` (IdentifyConfig::response of a grey-box
+// search is this, on the model scenario with the parameters' values written in)
+Eigen::VectorXd scenario_response(const json& scenario, const Record& record, std::string* why = nullptr);
+
 }  // namespace fivsim

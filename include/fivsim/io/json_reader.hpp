@@ -14,30 +14,13 @@
 #include <Eigen/Dense>
 #include <nlohmann/json.hpp>
 
+#include "fivsim/core/input_error.hpp"
+
 namespace fivsim {
 
 using json = nlohmann::json;
 
-struct InputError : std::runtime_error {
-  InputError(const std::string& pointer, const std::string& rule)
-      : std::runtime_error((pointer.empty() ? std::string("/") : pointer) + ": " + rule),
-        pointer(pointer),
-        rule(rule) {}
-  // an error about a whole file (unreadable, malformed JSON): "<path>: <rule>"
-  static InputError in_file(const std::string& path, const std::string& rule) {
-    InputError e("", rule);
-    static_cast<std::runtime_error&>(e) = std::runtime_error(path + ": " + rule);
-    return e;
-  }
-  std::string pointer;
-  std::string rule;
-};
-
 enum class NumberRule { any, positive, non_negative };
-
-// "/a/b" + "k~x" → "/a/b/k~0x" (RFC 6901 escaping)
-std::string pointer_join(const std::string& parent, const std::string& key);
-std::string pointer_join(const std::string& parent, std::size_t index);
 
 class JsonObject {
  public:
