@@ -19,6 +19,10 @@ struct FitBatchData {
   MlpFitBatch<T> view() {
     return {networks, points, params.data(), inputs.data(), targets.data(), loss.data(), grad.data()};
   }
+  // the batch's fits trained from `trained` (a copy of params, updated in place), losses to `last_loss`
+  MlpTrainBatch<T> train_view(std::vector<T>& trained, std::vector<T>& last_loss) const {
+    return {networks, points, trained.data(), inputs.data(), targets.data(), last_loss.data()};
+  }
 };
 
 template <class T>

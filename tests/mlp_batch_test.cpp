@@ -128,14 +128,7 @@ TEST(MlpBatch, TrainedBatchTakesAdamStepsPerNetwork) {
   adam.tol = 0.0;
   adam.learning_rate = 0.05;
   std::vector<double> trained = d.params, loss(static_cast<std::size_t>(B));
-  MlpTrainBatch<double> t;
-  t.networks = B;
-  t.points = d.points;
-  t.params = trained.data();
-  t.inputs = d.inputs.data();
-  t.targets = d.targets.data();
-  t.loss = loss.data();
-  mlp_train_batch_cpu(d.L, t, steps, adam, 2);
+  mlp_train_batch_cpu(d.L, d.train_view(trained, loss), steps, adam, 2);
   // by hand: the batch's gradients from mlp_fit_batch_cpu, Adam's moments per parameter
   std::vector<double> m(d.params.size(), 0.0), v(d.params.size(), 0.0);
   double b1t = 1.0, b2t = 1.0;

@@ -156,7 +156,9 @@ TEST(Optimizer, LockstepBatchEqualsEachRunAlone) {
       fewest = std::min(fewest, alone.evaluations);
     }
     EXPECT_EQ(rounds, most);
-    if (kind != OptimizerKind::adam) EXPECT_LT(fewest, most);  // the runs do stop apart
+    if (kind != OptimizerKind::adam) {
+      EXPECT_LT(fewest, most);  // the runs do stop apart
+    }
   }
 }
 

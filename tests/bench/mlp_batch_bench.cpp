@@ -77,29 +77,19 @@ int run_training(const Args& a) {
   adam.kind = fivsim::OptimizerKind::adam;
   adam.max_iter = a.train_steps + 1;  // the steps asked for, never an early stop
   adam.tol = 0.0;
-  const auto batch_of = [&](std::vector<T>& params, std::vector<T>& loss) {
-    fivsim::MlpTrainBatch<T> t;
-    t.networks = a.networks;
-    t.points = a.points;
-    t.params = params.data();
-    t.inputs = d.inputs.data();
-    t.targets = d.targets.data();
-    t.loss = loss.data();
-    return t;
-  };
   // CPU: a few steps (the slow side), on the wall clock
   const int cpu_steps = a.train_steps < 3 ? a.train_steps : 3;
   std::vector<T> cpu_params = d.params, cpu_loss(static_cast<std::size_t>(a.networks));
   const auto t0 = std::chrono::steady_clock::now();
-  fivsim::mlp_train_batch_cpu(d.L, batch_of(cpu_params, cpu_loss), cpu_steps, adam, a.cpu_threads);
+  fivsim::mlp_train_batch_cpu(d.L, d.train_view(cpu_params, cpu_loss), cpu_steps, adam, a.cpu_threads);
   const double cpu_step_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / cpu_steps;
   // CUDA: the CPU's steps from the same start (the agreement check, and the warm-up), then all steps
   std::vector<T> gpu_params = d.params, gpu_loss(static_cast<std::size_t>(a.networks));
   double check_s = 0.0, total_s = 0.0;
-  std::string err = fivsim::mlp_train_batch_cuda(d.L, batch_of(gpu_params, gpu_loss), cpu_steps, adam, check_s);
+  std::string err = fivsim::mlp_train_batch_cuda(d.L, d.train_view(gpu_params, gpu_loss), cpu_steps, adam, check_s);
   const double gpu_loss0 = static_cast<double>(gpu_loss[0]);
   gpu_params = d.params;
-  if (err.empty()) err = fivsim::mlp_train_batch_cuda(d.L, batch_of(gpu_params, gpu_loss), a.train_steps, adam, total_s);
+  if (err.empty()) err = fivsim::mlp_train_batch_cuda(d.L, d.train_view(gpu_params, gpu_loss), a.train_steps, adam, total_s);
   const double gpu_step_s = err.empty() ? total_s / a.train_steps : 0.0;
   std::printf(
       "{\"networks\": %ld, \"points\": %d, \"hidden\": \"%dx%d\", \"inputs\": %d, \"outputs\": %d, \"params\": %ld, "

@@ -64,19 +64,9 @@ void training_matches_cpu(double tol, long networks, int points, const std::vect
   adam.max_iter = 21;
   adam.tol = 0.0;
   std::vector<T> cpu = d.params, gpu = d.params, cpu_loss(static_cast<std::size_t>(networks)), gpu_loss = cpu_loss;
-  const auto batch_of = [&](std::vector<T>& params, std::vector<T>& loss) {
-    MlpTrainBatch<T> t;
-    t.networks = networks;
-    t.points = points;
-    t.params = params.data();
-    t.inputs = d.inputs.data();
-    t.targets = d.targets.data();
-    t.loss = loss.data();
-    return t;
-  };
-  mlp_train_batch_cpu(d.L, batch_of(cpu, cpu_loss), 20, adam, 0);
+  mlp_train_batch_cpu(d.L, d.train_view(cpu, cpu_loss), 20, adam, 0);
   double s = 0.0;
-  ASSERT_EQ(mlp_train_batch_cuda(d.L, batch_of(gpu, gpu_loss), 20, adam, s), "");
+  ASSERT_EQ(mlp_train_batch_cuda(d.L, d.train_view(gpu, gpu_loss), 20, adam, s), "");
   EXPECT_LT(worst_relative(gpu, cpu), tol);
   EXPECT_LT(worst_relative(gpu_loss, cpu_loss), tol);
   EXPECT_NE(cpu, d.params);  // the steps moved the parameters

@@ -168,8 +168,7 @@ FIVSIM_HD inline bool lbfgs_finish(OptimizerRun<T>& run, const OptimizerOptions&
 // trial point; false when the run ends here (tolerance, iteration cap, no descent direction)
 template <class T, class Lanes>
 FIVSIM_HD inline bool lbfgs_begin_iteration(int n, const T* x, const T* grad, const OptimizerOptions& opt,
-                                            OptimizerRun<T>& run, T* work,
-                                     const Lanes& lanes) {
+                                            OptimizerRun<T>& run, T* work, const Lanes& lanes) {
   if (!(run.lbfgs_iter < opt.max_iter && !(run.loss <= T(opt.tol)))) return lbfgs_finish(run, opt);
   const int mem = opt.history;
   const OptimizerWork<T> w = optimizer_work(n, mem, work);
