@@ -5,12 +5,6 @@
 
 namespace fivsim::batch {
 
-CudaDeviceInfo cuda_device_info(int) {
-  CudaDeviceInfo info;
-  info.description = "fivsim was built without CUDA (FIVSIM_CUDA=OFF or no nvcc)";
-  return info;
-}
-
 template <class D>
 struct CudaPipeline<D>::Impl {};
 template <class D>

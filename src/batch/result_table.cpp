@@ -192,21 +192,26 @@ std::string csv_header(const TableSchema& s) {
   return h + "\n";
 }
 
+std::string code_text(ColumnKind kind, double code, double period_n) {
+  switch (kind) {
+    case ColumnKind::case_class: return case_class_name(static_cast<int>(code), static_cast<int>(period_n));
+    case ColumnKind::status: return status_name(static_cast<Status>(static_cast<int>(code)));
+    case ColumnKind::point_kind: return point_kind_name(code);
+    default: return format_double(code);
+  }
+}
+
 void csv_rows(const TableSchema& s, const ColumnBlock& b, std::string& text) {
   CsvRows rows;
   const int period_col = s.column("period_n");
   for (long r = 0; r < b.rows; ++r) {
     for (int c = 0; c < s.size(); ++c) {
       const double x = b.column(c)[r];
-      switch (s.kinds[static_cast<std::size_t>(c)]) {
-        case ColumnKind::real:
-        case ColumnKind::whole: rows.field(x); break;
-        case ColumnKind::case_class:
-          rows.field(case_class_name(static_cast<int>(x), period_col >= 0 ? static_cast<int>(b.column(period_col)[r]) : 0).c_str());
-          break;
-        case ColumnKind::status: rows.field(status_name(static_cast<Status>(static_cast<int>(x)))); break;
-        case ColumnKind::point_kind: rows.field(point_kind_name(x).c_str()); break;
-      }
+      const ColumnKind kind = s.kinds[static_cast<std::size_t>(c)];
+      if (kind == ColumnKind::real || kind == ColumnKind::whole)
+        rows.field(x);
+      else
+        rows.field(code_text(kind, x, period_col >= 0 ? b.column(period_col)[r] : 0.0).c_str());
     }
     rows.end_row();
   }

@@ -19,13 +19,6 @@ void ChunkCounts::add(const ChunkCounts& o) {
   }
 }
 
-json pinn_totals_json(const PinnTotals& p) {
-  return {{"dynamic_iterations", p.iterations},
-          {"lcp_iterations", p.lcp_iterations},
-          {"max_dynamic_loss", p.max_loss},
-          {"unconverged_steps", p.unconverged}};
-}
-
 json to_json(const ChunkCounts& c) {
   json j = {{"case_steps", c.case_steps}, {"compute_s", c.compute_s}, {"setup_s", c.setup_s},
             {"classes", c.classes},       {"status", c.status}};

@@ -392,28 +392,44 @@ json rank_about(const RunContext& ctx) {
 }
 
 // the decimated time series of one case, run on the host with the scenario's stepper
-void write_trajectory(const RunContext& ctx, long index, const fs::path& file) {
+SweepTrajectory case_trajectory(const RunContext& ctx, long index) {
   std::vector<double> values;
   const Scenario sc = case_scenario(ctx.base.document, ctx.spec, index, values);
   auto model = std::make_unique<Model<HostDims>>();
   make_model(sc.model, *model);
   const int nq = model->n_dof, nc = model->n_contacts;
-  CsvWriter csv(file);
-  csv.field("t");
-  for (const auto& n : series_names(nq, nc)) csv.field(n.c_str());
-  for (int i = 0; i < nc; ++i) csv.field(("state" + std::to_string(i)).c_str());
-  csv.end_row();
+  SweepTrajectory tr;
+  tr.index = index;
+  tr.names = series_names(nq, nc);
+  tr.values.resize(tr.names.size());
+  tr.states.resize(static_cast<std::size_t>(nc));
   long index_step = 0;
   std::vector<double> v;
   run_method(sc.integrator.spec(), sc.model, *model, sc.q0, sc.u0, sc.integrator.dt, sc.integrator.steps,
              sc.integrator.step, [&](const SeriesPoint& p) {
                if (index_step++ % sc.output.every != 0) return;
                series_values(p, v);
-               csv.field(p.t);
-               for (double x : v) csv.field(x);
-               for (int i = 0; i < nc; ++i) csv.field(contact_state_name(p.contact[i]));
-               csv.end_row();
+               tr.t.push_back(p.t);
+               for (std::size_t k = 0; k < v.size(); ++k) tr.values[k].push_back(v[k]);
+               for (int i = 0; i < nc; ++i) tr.states[static_cast<std::size_t>(i)].push_back(static_cast<int>(p.contact[i]));
              });
+  return tr;
+}
+
+// a trajectory as the CSV of `fivsim run`'s time series
+void write_trajectory(const SweepTrajectory& tr, const fs::path& file) {
+  const int nc = static_cast<int>(tr.states.size());
+  CsvWriter csv(file);
+  csv.field("t");
+  for (const auto& n : tr.names) csv.field(n.c_str());
+  for (int i = 0; i < nc; ++i) csv.field(("state" + std::to_string(i)).c_str());
+  csv.end_row();
+  for (std::size_t r = 0; r < tr.t.size(); ++r) {
+    csv.field(tr.t[r]);
+    for (const auto& column : tr.values) csv.field(column[r]);
+    for (const auto& column : tr.states) csv.field(contact_state_name(static_cast<ContactState>(column[r])));
+    csv.end_row();
+  }
   csv.close();
 }
 
@@ -458,6 +474,14 @@ class AppendFile {
   int fd_ = -1;
   long end_ = 0;
 };
+
+// a block's rows after those a table kept in memory already holds, column by column
+void append_columns(const ColumnBlock& block, std::vector<std::vector<double>>& columns) {
+  for (std::size_t c = 0; c < columns.size(); ++c) {
+    const double* from = block.column(static_cast<int>(c));
+    columns[c].insert(columns[c].end(), from, from + block.rows);
+  }
+}
 
 // the output files of a sweep in its staging folder, by format: cases.csv and (when asked)
 // points.csv, and for results.h5 a spill file per table that it is written from at the end
@@ -602,46 +626,62 @@ SweepOutcome run_writer(const RunContext& ctx) {
   const fs::path out_dir = options.out.empty() ? fs::path("runs") / (base.name + shard_name) : fs::path(options.out);
   SweepOutcome outcome;
   outcome.writer = true;
-  // one sweep at a time in a folder, before anything in it is looked at or touched
-  const SweepLock lock(out_dir, ctx.ranks.host());
-  outcome.warning = lock.unguarded();
+  const long end_case = first_case + n_cases;
+  std::vector<std::string> paths;
+  for (const auto& p : ctx.spec.parameters) paths.push_back(p.path);
+  const TableSchema cases_schema = case_schema(set.layout, paths), points_schema = point_schema(set.nq);
+  const bool with_points = base.output.points && observes_points(an.observers);
+  // a sweep kept in memory: no folder, lock, journal or files; its tables fill as chunks come
+  SweepTables* const tables = options.tables;
+  std::optional<SweepLock> lock;
+  std::optional<SweepJournal> journal;
+  std::optional<StagedDirectory> dir;
+  std::optional<SweepFiles> files;
+  if (tables) {
+    tables->cases_schema = cases_schema;
+    tables->points_schema = points_schema;
+    tables->has_points = with_points;
+    tables->cases.assign(static_cast<std::size_t>(cases_schema.size()), {});
+    tables->points.assign(with_points ? static_cast<std::size_t>(points_schema.size()) : 0, {});
+    tables->trajectories.clear();
+  } else {
+    // one sweep at a time in a folder, before anything in it is looked at or touched
+    lock.emplace(out_dir, ctx.ranks.host());
+    outcome.warning = lock->unguarded();
+  }
   // resumable: after each chunk the manifest records what is on the disk (sweep_journal.hpp); an
   // unfinished sweep is looked at before the staging folder is opened, so a refusal keeps it
-  const long end_case = first_case + n_cases;
   // the format: what the files of a sweep this size should be, unless asked
   const SweepFormat format = options.format != SweepFormat::automatic ? options.format
                              : n_cases < kSweepCsvLimit               ? SweepFormat::both
                                                                       : SweepFormat::h5;
   const bool csv = format == SweepFormat::csv || format == SweepFormat::both;
   const bool h5 = format == SweepFormat::h5 || format == SweepFormat::both;
-  SweepJournal journal(StagedDirectory::resumable_staging(out_dir),
-                       {{"scenario", base.document},
-                        {"precision", ctx.single ? "float" : "double"},
-                        {"first_case", first_case},
-                        {"end_case", end_case},
-                        {"csv", csv},
-                        {"h5", h5}});
-  if (journal.has_manifest()) {
+  if (!tables)
+    journal.emplace(StagedDirectory::resumable_staging(out_dir), json{{"scenario", base.document},
+                                                                      {"precision", ctx.single ? "float" : "double"},
+                                                                      {"first_case", first_case},
+                                                                      {"end_case", end_case},
+                                                                      {"csv", csv},
+                                                                      {"h5", h5}});
+  if (journal && journal->has_manifest()) {
     if (!options.resume)
       throw InputError("--resume", StagedDirectory::resumable_staging(out_dir).string() +
                                        " holds an unfinished sweep: --resume continues it; remove that folder to "
                                        "start again");
-    const std::string why = journal.load(first_case, end_case);
+    const std::string why = journal->load(first_case, end_case);
     if (!why.empty())
       throw InputError("--resume", "cannot continue " + StagedDirectory::resumable_staging(out_dir).string() + ": " + why +
                                        "; remove that folder to start again, or write to another --out");
   }
-  const bool resumed = !journal.chunks().empty();
-  // nothing to continue: whatever an earlier attempt left starts from scratch
-  if (!resumed) fs::remove_all(StagedDirectory::resumable_staging(out_dir));
-  StagedDirectory dir(out_dir, StagedDirectory::Resumable{});
-  if (resumed) dir.keep_on_failure();
-
-  std::vector<std::string> paths;
-  for (const auto& p : ctx.spec.parameters) paths.push_back(p.path);
-  const TableSchema cases_schema = case_schema(set.layout, paths), points_schema = point_schema(set.nq);
-  SweepFiles files(dir.path(), cases_schema, points_schema, base.output.points && observes_points(an.observers), csv, h5,
-                   set.nc, journal, resumed);
+  const bool resumed = journal && !journal->chunks().empty();
+  if (journal) {
+    // nothing to continue: whatever an earlier attempt left starts from scratch
+    if (!resumed) fs::remove_all(StagedDirectory::resumable_staging(out_dir));
+    dir.emplace(out_dir, StagedDirectory::Resumable{});
+    if (resumed) dir->keep_on_failure();
+    files.emplace(dir->path(), cases_schema, points_schema, with_points, csv, h5, set.nc, *journal, resumed);
+  }
 
   const auto t0 = Clock::now();
   SweepTotals totals;
@@ -651,9 +691,10 @@ SweepOutcome run_writer(const RunContext& ctx) {
     totals.cases += n;
     ++totals.chunks;
   };
-  for (const JournalChunk& jc : journal.chunks()) add_chunk(jc.counts, jc.n);
+  if (journal)
+    for (const JournalChunk& jc : journal->chunks()) add_chunk(jc.counts, jc.n);
   const long resumed_cases = totals.cases;
-  const std::size_t resumed_chunks = journal.chunks().size();
+  const std::size_t resumed_chunks = journal ? journal->chunks().size() : 0;
   // what each rank ran in this invocation (summary.json "ranks")
   struct RankTally {
     long chunks = 0, cases = 0;
@@ -664,11 +705,17 @@ SweepOutcome run_writer(const RunContext& ctx) {
   // blocks' memory goes back to the pool
   BlockPool pool;
   const auto write = [&](ChunkOutput&& o) {
-    journal.record({o.first, o.n, files.append(o), o.counts});
+    if (tables) {
+      append_columns(o.cases, tables->cases);
+      if (with_points) append_columns(o.points, tables->points);
+    } else {
+      journal->record({o.first, o.n, files->append(o), o.counts});
+    }
     pool.give(std::move(o.cases.values));
     pool.give(std::move(o.points.values));
-    dir.keep_on_failure();
-    if (options.hooks.exit_after_chunks > 0 && static_cast<long>(journal.chunks().size()) == options.hooks.exit_after_chunks)
+    if (dir) dir->keep_on_failure();
+    if (journal && options.hooks.exit_after_chunks > 0 &&
+        static_cast<long>(journal->chunks().size()) == options.hooks.exit_after_chunks)
       std::_Exit(137);
     add_chunk(o.counts, o.n);
     RankTally& t = tally[static_cast<std::size_t>(o.rank)];
@@ -682,13 +729,16 @@ SweepOutcome run_writer(const RunContext& ctx) {
   const auto exchange = make_writer_exchange(ctx.ranks, first_case + resumed_cases, end_case, chunk, rank_about(ctx), write);
   run_chunks<D>(ctx, set, *exchange, pool);
   exchange->finish();
-  if (!base.output.trajectories.empty()) {
-    fs::create_directories(dir.file("trajectories"));
-    for (long c : base.output.trajectories)
-      if (c >= first_case && c < end_case)
-        write_trajectory(ctx, c, dir.file("trajectories") / ("case_" + std::to_string(c) + ".csv"));
+  if (dir && !base.output.trajectories.empty()) fs::create_directories(dir->file("trajectories"));
+  for (long c : base.output.trajectories) {
+    if (c < first_case || c >= end_case) continue;
+    SweepTrajectory tr = case_trajectory(ctx, c);
+    if (tables)
+      tables->trajectories.push_back(std::move(tr));
+    else
+      write_trajectory(tr, dir->file("trajectories") / ("case_" + std::to_string(c) + ".csv"));
   }
-  files.finish();
+  if (files) files->finish();
   totals.wall_s = seconds_since(t0);
 
   // throughput by rank: each rank's stepping rate over its own compute time; the run's is their sum
@@ -750,12 +800,13 @@ SweepOutcome run_writer(const RunContext& ctx) {
     summary["shard"] = {{"index", options.shard_index}, {"count", options.shard_count}, {"first_case", first_case},
                         {"end_case", end_case}, {"sweep_cases", n_total}};
   if (resumed) summary["resumed"] = {{"chunks", resumed_chunks}, {"cases", resumed_cases}};
-  summary["files"] = files.names();
+  summary["files"] = files ? files->names() : std::vector<std::string>{};
   summary["scenario"] = base.document;
-  files.write_summary(summary);
-  journal.remove_manifest();
-  dir.commit();
-  outcome.out = dir.final_path();
+  if (!files) return outcome;
+  files->write_summary(summary);
+  journal->remove_manifest();
+  dir->commit();
+  outcome.out = dir->final_path();
   return outcome;
 }
 
@@ -815,6 +866,8 @@ SweepOutcome run_checked(const json& document, const SweepOptions& options, Rank
     ctx.first_case = static_cast<long>(i) * spec.n_cases() / n;
     ctx.end_case = static_cast<long>(i + 1) * spec.n_cases() / n;
   }
+  if (options.tables && (options.resume || options.shard_count > 0 || ranks.size() > 1))
+    throw InputError(options.resume ? "--resume" : "--shard", "a sweep kept in memory runs whole, in one process");
   // the PINN trainings run in double precision: their tolerances (1e-24 on a squared residual)
   // are below float's reach
   if (ctx.pinn() && ctx.single) throw InputError("--precision", "the PINN methods run in double precision only, not float");

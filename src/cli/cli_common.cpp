@@ -10,15 +10,7 @@ namespace fivsim::cli {
 LoadedScenario load_scenario(const ScenarioArgs& args) {
   json doc = load_json_file(args.scenario);
   for (const auto& s : args.set) apply_override(doc, s);
-  LoadedScenario out;
-  out.scenario = parse_scenario(doc);
-  out.model = std::make_unique<Model<HostDims>>();
-  try {
-    make_model(out.scenario.model, *out.model);
-  } catch (const ModelError& e) {
-    throw InputError("/model", e.what());
-  }
-  return out;
+  return build_scenario(doc);
 }
 
 ProgressLine::ProgressLine(bool enabled, double total, const char* what, const char* unit, const char* rate_unit)

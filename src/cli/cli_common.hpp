@@ -6,23 +6,15 @@
 #include <memory>
 
 #include "commands.hpp"
-#include "fivsim/batch/sweep_counts.hpp"
-#include "fivsim/io/scenario.hpp"
+#include "fivsim/io/output.hpp"
+#include "fivsim/io/scenario_run.hpp"
 
 namespace fivsim::cli {
 
 using Clock = std::chrono::steady_clock;
 
-struct LoadedScenario {
-  Scenario scenario;
-  std::unique_ptr<Model<HostDims>> model;
-};
-
 // file → overrides → validation → model; every failure is an InputError
 LoadedScenario load_scenario(const ScenarioArgs& args);
-
-// the trainings of a PINN run or sweep as summary.json / compare.json report them
-using batch::pinn_totals_json;
 
 inline double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();

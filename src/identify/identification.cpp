@@ -7,7 +7,7 @@
 #include <memory>
 #include <stdexcept>
 
-#include "fivsim/batch/sweep_backend.hpp"
+#include "fivsim/core/cuda_device.hpp"
 #include "fivsim/core/input_error.hpp"
 #include "fivsim/identify/greybox.hpp"
 #include "fivsim/integrate/method.hpp"
@@ -313,7 +313,7 @@ IdentificationResult identify(const IdentifyConfig& c, const Record& record) {
     if (cg.n == 0) cg = {0.0, std::max(3.0 * std::abs(guess.c), 1e-3), 201};
     // the grid on the GPU when asked or present, else (or when the device fails under auto) on all cores
     std::string gpu_error = "not tried";
-    if (c.device != "cpu" && (c.device == "cuda" || batch::cuda_device_info().available))
+    if (c.device != "cpu" && (c.device == "cuda" || cuda_device_info().available))
       gpu_error = stick_slip_bounds_cuda(stop, slip_samples, kg, cg, out.bounds);
     if (gpu_error.empty()) {
       out.bounds_backend = "cuda";

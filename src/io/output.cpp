@@ -7,7 +7,16 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "fivsim/integrate/pinn_step.hpp"
+
 namespace fivsim {
+
+nlohmann::json pinn_totals_json(const PinnTotals& p) {
+  return {{"dynamic_iterations", p.iterations},
+          {"lcp_iterations", p.lcp_iterations},
+          {"max_dynamic_loss", p.max_loss},
+          {"unconverged_steps", p.unconverged}};
+}
 
 StagedDirectory::StagedDirectory(std::filesystem::path final_dir) : final_(std::move(final_dir)) {
   if (final_.filename().empty()) final_ = final_.parent_path();

@@ -46,6 +46,9 @@ struct ColumnBlock {
 // "stick_to_slip@1", "poincare"
 std::string case_class_name(int klass, int period_n);
 std::string point_kind_name(double code);
+// the text of a code column's cell (what cases.csv and points.csv hold): period_n is the row's,
+// read by a class only
+std::string code_text(ColumnKind kind, double code, double period_n);
 // every name a point-kind code can have for n_contacts contacts, with its code
 std::vector<std::pair<std::string, int>> point_kind_names(int n_contacts);
 // the names of the case classes and statuses by code

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fivsim/integrate/pinn_step.hpp"
+#include "fivsim/io/output.hpp"
 
 namespace fivsim::batch {
 
@@ -25,8 +26,7 @@ struct ChunkCounts {
   void add(const ChunkCounts& o);
 };
 
-// the trainings of a PINN run or sweep as summary.json and compare.json report them
-nlohmann::json pinn_totals_json(const PinnTotals& p);
+using fivsim::pinn_totals_json;  // io/output.hpp
 
 // a chunk's counts as the manifest keeps them, and back; from_json is false for anything to_json
 // would not write (a hand-edited manifest: a fractional count, a missing field), before any of it

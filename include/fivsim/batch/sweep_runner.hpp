@@ -9,9 +9,11 @@
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "fivsim/batch/result_table.hpp"
 #include "fivsim/batch/sweep_ranks.hpp"
 
 namespace fivsim::batch {
@@ -33,6 +35,25 @@ struct SweepHooks {
   bool prepare_ahead = false;  // the CPU backend prepares the next chunk while one runs, as CUDA does
 };
 
+// one case's decimated time series (/output/trajectories): t, the series in series_names() order,
+// each contact's state code (ContactState)
+struct SweepTrajectory {
+  long index = 0;
+  std::vector<std::string> names;  // of the series (series_names())
+  std::vector<double> t;
+  std::vector<std::vector<double>> values;  // per series, a value per kept step
+  std::vector<std::vector<int>> states;     // per contact
+};
+
+// a sweep kept in memory (SweepOptions::tables): the columns of cases.csv and points.csv in case
+// order, one vector per column, and the trajectories asked for
+struct SweepTables {
+  TableSchema cases_schema, points_schema;
+  std::vector<std::vector<double>> cases, points;
+  bool has_points = false;  // points are kept (/output/points with an observer that records them)
+  std::vector<SweepTrajectory> trajectories;
+};
+
 struct SweepOptions {
   std::string out;  // output folder; empty: runs/<name>, or runs/<name>.shard<i>of<N> for a shard
   SweepDevice device = SweepDevice::automatic;
@@ -43,8 +64,12 @@ struct SweepOptions {
   int shard_index = -1, shard_count = 0;  // a shard runs the i-th of N contiguous case ranges
   bool resume = false;  // continue the unfinished sweep in <out>.partial
   SweepHooks hooks;
-  // rank 0, after each chunk is written: cases done in this run, of `total`, and their case-steps
+  // rank 0, after each chunk is written: cases done in this run, of `total`, and their case-steps;
+  // an exception thrown here ends the sweep and leaves run_sweep (a caller's way to stop it)
   std::function<void(double done, double total, double case_steps)> progress;
+  // not null: the tables are kept here instead of written to files (no folder, journal, lock or
+  // summary.json; out, format, shards and resume do not apply), in a single process
+  SweepTables* tables = nullptr;
 };
 
 // the exit codes a failure carries (the command line's): 1 an error, 2 bad input
@@ -53,7 +78,7 @@ inline constexpr int kSweepBadInput = 2;
 
 struct SweepOutcome {
   bool writer = false;  // this process wrote the files (the single process, or rank 0)
-  std::filesystem::path out;
+  std::filesystem::path out;  // empty for a sweep kept in memory
   nlohmann::json summary;  // what summary.json holds
   std::string warning;     // for the user: the lock that could not be taken, say
 };

@@ -10,6 +10,11 @@
 
 namespace fivsim {
 
+struct PinnTotals;  // integrate/pinn_step.hpp
+
+// the trainings of a PINN run or sweep as summary.json and compare.json report them
+nlohmann::json pinn_totals_json(const PinnTotals& p);
+
 // Files are written into a hidden sibling "<dir>.partial-<pid>" that commit() renames onto
 // <dir> (replacing an older result); without commit() the partial folder is removed, so a
 // failed command leaves nothing half-written.

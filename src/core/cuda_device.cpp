@@ -1,11 +1,21 @@
-// src/batch/cuda_device.cpp — which CUDA device this process uses and how much memory it has free
-// (a plain C++ file over the CUDA runtime API; the kernels are in kernels/).
+// src/core/cuda_device.cpp — which CUDA device this process uses and how much memory it has free
+// (a plain C++ file over the CUDA runtime API; the kernels are in kernels/). A build without CUDA
+// answers that there is none.
+#include "fivsim/core/cuda_device.hpp"
+
+#ifdef FIVSIM_HAVE_CUDA
 #include <cuda_runtime_api.h>
+#endif
 
-#include "fivsim/batch/cuda_device.hpp"
+namespace fivsim {
 
-namespace fivsim::batch {
-
+#ifndef FIVSIM_HAVE_CUDA
+CudaDeviceInfo cuda_device_info(int) {
+  CudaDeviceInfo info;
+  info.description = "fivsim was built without CUDA (FIVSIM_CUDA=OFF or no nvcc)";
+  return info;
+}
+#else
 CudaDeviceInfo cuda_device_info(int ordinal) {
   CudaDeviceInfo info;
   int count = 0;
@@ -34,5 +44,6 @@ CudaDeviceInfo cuda_device_info(int ordinal) {
   }
   return info;
 }
+#endif
 
-}  // namespace fivsim::batch
+}  // namespace fivsim

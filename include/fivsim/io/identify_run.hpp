@@ -1,0 +1,46 @@
+// fivsim/io/identify_run.hpp — one identification as `fivsim identify` and fivsim.identify (the
+// Python module) do it: the configuration document read into a config and its record, the
+// identification (identify/identification.hpp; seed 003), and what its files hold — identified.json,
+// and the tables record.csv, response.csv and bounds.csv as named columns (docs/IDENTIFY.md).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "fivsim/io/identify_config.hpp"
+
+namespace fivsim {
+
+// a table as named columns of equal length (a CSV file's columns)
+struct NamedColumns {
+  std::vector<std::string> names;
+  std::vector<std::vector<double>> columns;
+  void add(std::string name, std::vector<double> column) {
+    names.push_back(std::move(name));
+    columns.push_back(std::move(column));
+  }
+  bool empty() const { return names.empty(); }
+};
+
+struct LoadedIdentification {
+  IdentifyConfig config;
+  Record record;
+};
+
+// a document (overrides applied, no sweep block) → config → record; `base_dir` resolves the
+// relative paths of /data/path and /data/scenario; every failure is an InputError
+LoadedIdentification load_identification(const nlohmann::json& document, const std::string& base_dir);
+
+struct IdentifyOutcome {
+  IdentificationResult result;
+  nlohmann::json identified;  // what identified.json holds
+  NamedColumns record;        // record.csv: the data as identified (after noise)
+  NamedColumns response;      // response.csv: the record beside every identified equation's response
+  NamedColumns bounds;        // bounds.csv: extended SINDy's Φ1/Φ2 surfaces; empty when it ran no grid
+};
+
+IdentifyOutcome run_identification(const LoadedIdentification& loaded);
+
+}  // namespace fivsim

@@ -1,0 +1,193 @@
+// src/io/identify_run.cpp — one identification and what its files hold (io/identify_run.hpp).
+#include "fivsim/io/identify_run.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <utility>
+
+namespace fivsim {
+namespace {
+
+using nlohmann::json;
+
+json parameters_json(const SdofParameters& p) { return {{"k", p.k}, {"c", p.c}, {"F", p.F}}; }
+
+json report_json(const SindyReport& r, const IdentifyConfig& c) {
+  json j = {{"equations", r.text},
+            {"parameters", parameters_json(r.parameters)},
+            {"samples", r.samples},
+            {"iterations", r.iterations},
+            {"rmse", r.response.finite ? json(r.response.rmse) : json(nullptr)},
+            {"response_finite", r.response.finite}};
+  // the report's own terms (greybox least squares fits Eq. 12's, not the config's library)
+  const std::vector<LibraryTerm>& terms = r.equation.terms;
+  json coefficients = json::object();
+  for (std::size_t k = 0; k < terms.size(); ++k)
+    coefficients[terms[k].name] = {r.equation.xi(static_cast<long>(k), 0), r.equation.xi(static_cast<long>(k), 1)};
+  j["coefficients"] = coefficients;  // per term: [dx1, dx2]
+  if (c.truth) j["errors_percent"] = parameters_json(relative_errors_percent(r.parameters, *c.truth));
+  return j;
+}
+
+std::vector<double> values_of(const Eigen::VectorXd& v) { return std::vector<double>(v.data(), v.data() + v.size()); }
+
+}  // namespace
+
+LoadedIdentification load_identification(const json& document, const std::string& base_dir) {
+  LoadedIdentification out;
+  try {
+    out.config = parse_identify_config(document, base_dir);
+    out.record = identification_record(out.config);
+  } catch (const ModelError& e) {
+    throw InputError("/data/scenario", e.what());
+  }
+  return out;
+}
+
+IdentifyOutcome run_identification(const LoadedIdentification& loaded) {
+  const IdentifyConfig& config = loaded.config;
+  IdentifyOutcome out;
+  const auto t0 = std::chrono::steady_clock::now();
+  out.result = identify(config, loaded.record);
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const IdentificationResult& result = out.result;
+  const Record& r = result.record;
+  const long n = r.size();
+
+  std::vector<double> t(static_cast<std::size_t>(n)), x(t.size()), v(t.size()), u(t.size()), du(t.size());
+  for (long i = 0; i < n; ++i) {
+    const auto k = static_cast<std::size_t>(i);
+    t[k] = r.t(i);
+    x[k] = r.x(i);
+    v[k] = r.v(i);
+    u[k] = r.has_input() ? r.u(i) : 0.0;
+    du[k] = r.has_input() ? r.du(i) : 0.0;
+  }
+  out.record.add("t", t);
+  out.record.add("x", x);
+  out.record.add("v", v);
+  out.record.add("u", u);
+  out.record.add("du", du);
+  if (r.has_friction()) out.record.add("friction", values_of(r.friction));
+
+  // one column per identified response, each as long as the record (NaN past a shorter response)
+  std::vector<std::pair<const char*, const Eigen::VectorXd*>> responses;
+  if (result.pinn) {
+    responses.push_back({"x_pinn", &result.pinn_result.x});
+    responses.push_back({"tau_pinn", &result.pinn_result.tau});
+    if (r.has_friction()) responses.push_back({"friction", &r.friction});
+  } else if (result.greybox_search) {
+    responses.push_back({"x_greybox", &result.greybox.response});
+  } else {
+    responses.push_back({result.greybox_equation ? "x_greybox" : result.joint_terms ? "x_joint_terms" : "x_sindy",
+                         &result.sindy.response.x});
+  }
+  if (result.extended) responses.push_back({"x_extended_sindy", &result.extended_sindy.response.x});
+  out.response.add("t", t);
+  out.response.add("x", x);
+  for (const auto& [name, response] : responses) {
+    std::vector<double> column(static_cast<std::size_t>(n), std::nan(""));
+    for (long i = 0; i < n && i < response->size(); ++i) column[static_cast<std::size_t>(i)] = (*response)(i);
+    out.response.add(name, std::move(column));
+  }
+
+  json& j = out.identified;
+  j["name"] = config.name;
+  j["method"] = config.method;
+  j["record"] = {{"samples", r.size()},
+                 {"sample_dt", r.sample_dt()},
+                 {"source", !config.simulate                     ? config.csv_path
+                            : config.model.has_dynamic_friction() ? "smooth simulation"
+                                                                  : "event-driven simulation"},
+                 {"input", r.has_input()}};
+  j["library"] = json::array();
+  for (const auto& term : result.greybox_equation ? result.sindy.equation.terms : config.library)
+    j["library"].push_back(term.name);
+  if (result.pinn) {
+    const PinnIdentifyResult& p = result.pinn_result;
+    const PinnIdentifyOptions& o = config.pinn;
+    json coefficients = json::object(), trained = json::array();
+    const std::pair<const char*, std::pair<double, bool>> named[] = {
+        {"J1", {p.J1, o.J1.trainable}}, {"J2", {p.J2, o.J2.trainable}}, {"c", {p.c, o.c.trainable}}, {"k", {p.k, o.k.trainable}}};
+    for (const auto& [name, v] : named) {
+      coefficients[name] = v.first;
+      if (v.second) trained.push_back(name);
+    }
+    j["pinn"] = {{"balance", "J2 x'' + c x' + k x + tau_f = J1 u'' (seed 002 Eq. 23)"},
+                 {"coefficients", coefficients},
+                 {"trained", trained},
+                 {"loss", p.loss},
+                 {"data_loss", p.data_loss},
+                 {"physics_loss", p.physics_loss},
+                 {"rmse", p.rmse},
+                 {"training_samples", p.training_samples},
+                 {"iterations", p.iterations},
+                 {"evaluations", p.evaluations},
+                 {"wall_s", p.wall_s},
+                 {"torque_error_percent", std::isfinite(result.pinn_torque_error_percent)
+                                              ? json(result.pinn_torque_error_percent)
+                                              : json(nullptr)}};
+  } else if (result.greybox_equation) {
+    // Eq. 11's (k, c, F) by least squares on the equation error
+    j["greybox"] = report_json(result.sindy, config);
+    j["greybox"]["optimizer"] = config.greybox_optimizer;
+  } else if (result.greybox_search) {
+    const GreyboxReport& g = result.greybox;
+    json values = json::object(), truth = json::object(), errors = json::object();
+    for (std::size_t k = 0; k < config.parameters.size(); ++k) {
+      const GreyboxParameter& p = config.parameters[k];
+      values[p.path] = g.values(static_cast<long>(k));
+      if (std::isfinite(p.truth)) {
+        truth[p.path] = p.truth;
+        errors[p.path] = relative_error_percent(g.values(static_cast<long>(k)), p.truth);
+      }
+    }
+    j["greybox"] = {{"optimizer", config.greybox_optimizer}, {"parameters", values},
+                    {"rmse", g.response.size() ? json(g.rmse) : json(nullptr)},
+                    {"iterations", g.iterations},     {"evaluations", g.evaluations},
+                    {"wall_s", g.wall_s},
+                    {"simulations_per_s", g.wall_s > 0 ? g.evaluations / g.wall_s : 0.0}};
+    if (!truth.empty()) {
+      j["greybox"]["truth"] = truth;
+      j["greybox"]["errors_percent"] = errors;
+    }
+  } else if (result.joint_terms) {
+    j["joint_terms"] = report_json(result.sindy, config);
+    j["joint_terms"]["known"] = "the known scenario's M, C, K and forcing (docs/IDENTIFY.md)";
+  } else {
+    j["sindy"] = report_json(result.sindy, config);
+  }
+  if (result.extended) {
+    const BoundSurfaces& b = result.bounds;
+    json e = report_json(result.extended_sindy, config);
+    e["n_stop"] = result.n_stop;
+    e["n_slip"] = result.n_slip;
+    e["converges_to_sindy"] = result.converges_to_sindy;
+    e["dropped_terms"] = result.dropped_terms;
+    e["slip_sindy"] = report_json(result.slip_sindy, config);
+    if (!result.converges_to_sindy) {
+      e["bounds"] = {{"k_grid", {b.k.a, b.k.b, b.k.n}}, {"c_grid", {b.c.a, b.c.b, b.c.n}},
+                     {"k_star", b.k_star},          {"c_star", b.c_star},
+                     {"F_star", b.F_star},          {"D_min", b.D_min},
+                     {"wall_s", b.wall_s},
+                     {"backend", result.bounds_backend},
+                     // grid points × samples each evaluates (stop samples for Φ1, slip samples for Φ2)
+                     {"point_samples_per_s",
+                      b.wall_s > 0 ? double(b.k.n) * b.c.n * double(result.n_stop + result.n_slip) / b.wall_s : 0.0}};
+      for (const char* name : {"k", "c", "phi1", "phi2", "D"}) out.bounds.add(name, {});
+      for (int i = 0; i < b.k.n; ++i)
+        for (int jc = 0; jc < b.c.n; ++jc) {
+          const double row[] = {b.k.at(i), b.c.at(jc), b.phi1(i, jc), b.phi2(i, jc),
+                                std::abs(b.phi2(i, jc) - b.phi1(i, jc))};
+          for (std::size_t c = 0; c < 5; ++c) out.bounds.columns[c].push_back(row[c]);
+        }
+    }
+    j["extended_sindy"] = e;
+  }
+  if (config.truth) j["truth"] = parameters_json(*config.truth);
+  j["wall_s"] = wall;
+  j["config"] = config.document;
+  return out;
+}
+
+}  // namespace fivsim

@@ -1,0 +1,257 @@
+"""fivsim from Python: nonsmooth friction-induced vibration, one run or a sweep of many cases.
+
+Every entry takes a scenario as a path, a JSON string or a dict, and ``set={pointer: value}``
+overrides applied in order, as ``--set /pointer=value`` does on the command line::
+
+    import fivsim
+    run = fivsim.run("scenarios/model1_belt_stickslip.json", set={"/integrator/t_end": 5})
+    run.timeseries["q0"], run.summary["event_counts"]
+    sw = fivsim.sweep("scenarios/model1_load_sweep.json", device="auto")
+    sw.cases["class"], sw.points["q0"], sw.to_pandas()
+    fit = fivsim.identify("scenarios/identify/sdof_two_stop_extended_sindy.json")
+    fit.identified["extended_sindy"]["parameters"], fit.response["x_extended_sindy"]
+
+Results come back as numpy arrays named like the columns of the command line's CSV files (the
+same numbers; nothing goes through files). Bad input raises InputError naming the JSON pointer (the
+command line's exit 2); a run that fails numerically raises NumericalError carrying the result up
+to the failure. Long calls release the GIL and stop on Ctrl-C (KeyboardInterrupt).
+"""
+
+import json as _json
+import math as _math
+import os as _os
+import sys as _sys
+import time as _time
+
+import numpy as _np
+
+__all__ = [
+    "InputError",
+    "NumericalError",
+    "RunResult",
+    "SweepResult",
+    "load",
+    "validate",
+    "run",
+    "sweep",
+    "IdentifyResult",
+    "identify",
+    "contact_state_names",
+    "built_with_cuda",
+]
+
+
+class InputError(ValueError):
+    """Bad input: the message starts with the JSON pointer, which .pointer holds ("" for a whole
+    file or argument)."""
+
+    def __init__(self, message, pointer=""):
+        super().__init__(message)
+        self.pointer = pointer
+
+
+class NumericalError(RuntimeError):
+    """A run that a numerical failure ended early; .result holds what it computed up to there."""
+
+    def __init__(self, message, result):
+        super().__init__(message)
+        self.result = result
+
+
+# the compiled core raises InputError from above, so it is imported after the class exists
+from . import _core  # noqa: E402
+
+contact_state_names = tuple(_core.contact_state_names)
+built_with_cuda = bool(_core.built_with_cuda)
+
+
+def _source(scenario):
+    """(text, is_path) of a scenario given as a path, JSON text or a dict."""
+    if isinstance(scenario, dict):
+        return _json.dumps(scenario), False
+    if isinstance(scenario, _os.PathLike):
+        return _os.fspath(scenario), True
+    if isinstance(scenario, str):
+        return (scenario, False) if scenario.lstrip().startswith("{") else (scenario, True)
+    raise TypeError("a scenario is a path, a JSON string or a dict, not " + type(scenario).__name__)
+
+
+def _overrides(set):
+    """The "/pointer=value" assignments of --set, from {pointer: value}."""
+    if set is None:
+        return []
+    if not isinstance(set, dict):
+        raise TypeError("set= takes a dict {JSON pointer: value}")
+    out = []
+    for pointer, value in set.items():
+        if not isinstance(pointer, str) or not pointer.startswith("/"):
+            raise InputError(f"{pointer}: set= keys are JSON pointers such as /integrator/dt", str(pointer))
+        if isinstance(value, float) and not _math.isfinite(value):
+            text = "nan" if _math.isnan(value) else ("inf" if value > 0 else "-inf")
+        elif isinstance(value, _np.generic):
+            text = _json.dumps(value.item())
+        else:
+            text = _json.dumps(value)
+        out.append(f"{pointer}={text}")
+    return out
+
+
+def _progress_callback(progress, what):
+    """None, a printer on stderr (progress=True) or the caller's callable(done, total, work)."""
+    if progress is None or progress is False:
+        return None
+    if callable(progress):
+        return progress
+    start = _time.monotonic()
+
+    def show(done, total, work):
+        elapsed = _time.monotonic() - start
+        frac = done / total if total else 0.0
+        rate = work / elapsed if elapsed > 0 else 0.0
+        _sys.stderr.write(f"\r  {what} {done:.4g} / {total:.4g} ({100 * frac:3.0f}%), {rate:.3g}/s   ")
+        _sys.stderr.flush()
+
+    return show
+
+
+def load(scenario, set=None):
+    """The scenario document, validated, with the overrides applied (a dict)."""
+    text, is_path = _source(scenario)
+    return _json.loads(_core.load(text, is_path, _overrides(set)))
+
+
+def validate(scenario, set=None):
+    """Raises InputError when the scenario is not valid; returns None otherwise."""
+    load(scenario, set)
+
+
+def _events(summary):
+    """The events of a run's summary as arrays: t, contact, type, from, to."""
+    ev = summary.get("events", [])
+    return {
+        "t": _np.array([e["t"] for e in ev], dtype=float),
+        "contact": _np.array([e["contact"] for e in ev], dtype=_np.int64),
+        "type": _np.array([e["type"] for e in ev], dtype=str),
+        "from": _np.array([e["from"] for e in ev], dtype=str),
+        "to": _np.array([e["to"] for e in ev], dtype=str),
+        "q": _np.array([e["q"] for e in ev], dtype=float),
+    }
+
+
+class RunResult:
+    """One simulation: .timeseries (t, q0.., u0.., lamN0.., lamT0.. as float arrays; state0.. as
+    int8 codes into contact_state_names), .events (arrays), .summary (what summary.json holds),
+    .complete."""
+
+    def __init__(self, raw):
+        self.timeseries = raw["timeseries"]
+        self.summary = _json.loads(raw["summary"])
+        self.events = _events(self.summary)
+        self.complete = bool(raw["complete"])
+        self.state_names = contact_state_names
+
+    def states(self, contact=0):
+        """The state names of one contact along the series (strings, as timeseries.csv has them)."""
+        return _np.asarray(self.state_names)[self.timeseries[f"state{contact}"]]
+
+    def to_pandas(self):
+        """The time series as a pandas DataFrame, states as their names."""
+        import pandas as pd
+
+        columns = {}
+        for name, values in self.timeseries.items():
+            columns[name] = _np.asarray(self.state_names)[values] if name.startswith("state") else values
+        return pd.DataFrame(columns)
+
+    def __repr__(self):
+        s = self.summary
+        return (f"<fivsim.RunResult {s.get('name')}: {s.get('steps')} steps, {len(self.events['t'])} events, "
+                f"{s.get('status')}>")
+
+
+def run(scenario, set=None, progress=False):
+    """Runs one simulation (fivsim run): a RunResult; NumericalError when it ended early."""
+    text, is_path = _source(scenario)
+    raw = _core.run(text, is_path, _overrides(set), _progress_callback(progress, "t ="))
+    if progress is True:
+        _sys.stderr.write("\n")
+    result = RunResult(raw)
+    if not result.complete:
+        raise NumericalError(f"numerical failure ({raw['failure']}); .result holds the run up to there", result)
+    return result
+
+
+def _table(columns):
+    """A table from the core: code columns (names, index) become arrays of their texts."""
+    out = {}
+    for name, column in columns.items():
+        if isinstance(column, tuple):
+            names, index = column
+            out[name] = _np.asarray(names, dtype=str)[index] if len(names) else _np.array([], dtype=str)
+        else:
+            out[name] = column
+    return out
+
+
+class SweepResult:
+    """A sweep: .cases and .points (dicts of arrays named like the columns of cases.csv and
+    points.csv; .points is None when the sweep keeps none), .trajectories ({case: time series} for
+    /output/trajectories), .summary (what summary.json holds)."""
+
+    def __init__(self, raw):
+        self.summary = _json.loads(raw["summary"])
+        self.cases = _table(raw["cases"])
+        self.points = None if raw["points"] is None else _table(raw["points"])
+        self.trajectories = {int(index): series for index, series in raw["trajectories"]}
+
+    def to_pandas(self, table="cases"):
+        """The cases (or table="points") as a pandas DataFrame."""
+        import pandas as pd
+
+        if table not in ("cases", "points"):
+            raise ValueError('table is "cases" or "points"')
+        data = self.cases if table == "cases" else self.points
+        if data is None:
+            raise ValueError("this sweep kept no points (/output/points, or no observer that records them)")
+        return pd.DataFrame(data)
+
+    def __repr__(self):
+        s = self.summary
+        return (f"<fivsim.SweepResult {s.get('name')}: {s.get('cases')} cases x {s.get('steps')} steps on "
+                f"{s.get('device')}>")
+
+
+def sweep(scenario, set=None, device="auto", precision="double", progress=False, threads=0, chunk=0):
+    """Runs a sweep (fivsim sweep) in memory: a SweepResult. device: "auto", "cpu" or "cuda";
+    precision: "double" or "float"; threads: CPU threads (0: all cores); chunk: cases per chunk
+    (0: chosen from the device's memory or the steps). A diverging case is flagged in its row."""
+    text, is_path = _source(scenario)
+    raw = _core.sweep(text, is_path, _overrides(set), str(device), str(precision), int(chunk), int(threads),
+                      _progress_callback(progress, "cases"))
+    if progress is True:
+        _sys.stderr.write("\n")
+    return SweepResult(raw)
+
+
+class IdentifyResult:
+    """One identification (fivsim identify): .identified (what identified.json holds), .record,
+    .response and .bounds (dicts of arrays named like the columns of record.csv, response.csv and
+    bounds.csv; .bounds is None unless extended SINDy ran its grid)."""
+
+    def __init__(self, raw):
+        self.identified = _json.loads(raw["identified"])
+        self.record = raw["record"]
+        self.response = raw["response"]
+        self.bounds = raw["bounds"]
+
+    def __repr__(self):
+        i = self.identified
+        return f"<fivsim.IdentifyResult {i.get('name')} ({i.get('method')}): {i['record']['samples']} samples>"
+
+
+def identify(config, set=None):
+    """Identifies a friction oscillator from a record (fivsim identify, one configuration without a
+    sweep block): an IdentifyResult. A config given as text or a dict reads its relative paths from
+    the working directory; one given as a path, from its own folder."""
+    text, is_path = _source(config)
+    return IdentifyResult(_core.identify(text, is_path, _overrides(set)))

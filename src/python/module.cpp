@@ -1,0 +1,245 @@
+// src/python/module.cpp — fivsim._core, the compiled part of the Python package: bindings over the
+// library's own entry points (io/scenario_run.hpp for a run, batch/sweep_runner.hpp for a sweep
+// kept in memory, io/scenario.hpp for loading) that hand back JSON text and numpy arrays. The
+// public API (fivsim/__init__.py) is built on these; nothing here reads or writes result files.
+// Long calls release the GIL and look for signals (Ctrl-C) every 1024 steps of a run and after each
+// chunk of a sweep.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <filesystem>
+
+#include "fivsim/batch/sweep_runner.hpp"
+#include "fivsim/io/identify_run.hpp"
+#include "fivsim/io/scenario.hpp"
+#include "fivsim/io/scenario_run.hpp"
+
+namespace py = pybind11;
+using nlohmann::json;
+
+namespace fivsim::python {
+namespace {
+
+// the scenario as a file path or JSON text, with "/pointer=value" overrides applied in order
+json document_of(const std::string& source, bool is_path, const std::vector<std::string>& overrides) {
+  json doc;
+  if (is_path) {
+    doc = load_json_file(source);
+  } else {
+    try {
+      doc = json::parse(source);
+    } catch (const json::parse_error& e) {
+      throw InputError("", std::string("the scenario is not valid JSON: ") + e.what());
+    }
+  }
+  for (const auto& s : overrides) apply_override(doc, s);
+  return doc;
+}
+
+// a vector handed to numpy without a copy: the array owns it
+template <class T>
+py::array_t<T> to_numpy(std::vector<T>&& v) {
+  auto* owned = new std::vector<T>(std::move(v));
+  py::capsule owner(owned, [](void* p) { delete static_cast<std::vector<T>*>(p); });
+  return py::array_t<T>(static_cast<py::ssize_t>(owned->size()), owned->data(), owner);
+}
+
+// called with the GIL released: a pending signal (Ctrl-C) becomes the Python exception it raised,
+// thrown through the library to the binding, which hands it back to Python
+void check_signals() {
+  py::gil_scoped_acquire gil;
+  if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+}
+
+py::dict run(const std::string& source, bool is_path, const std::vector<std::string>& overrides,
+             const py::object& progress) {
+  const LoadedScenario loaded = build_scenario(document_of(source, is_path, overrides));
+  const int nc = loaded.model->n_contacts;
+  const std::vector<std::string> names = series_names(loaded.model->n_dof, nc);
+  std::vector<double> t;
+  std::vector<std::vector<double>> values(names.size());
+  std::vector<std::vector<std::int8_t>> states(static_cast<std::size_t>(nc));
+  ScenarioRunResult result;
+  {
+    py::gil_scoped_release released;
+    result = run_scenario(
+        loaded,
+        [&](double time, const std::vector<double>& row, const ContactState* contact) {
+          t.push_back(time);
+          for (std::size_t k = 0; k < row.size(); ++k) values[k].push_back(row[k]);
+          for (int i = 0; i < nc; ++i) states[static_cast<std::size_t>(i)].push_back(static_cast<std::int8_t>(contact[i]));
+        },
+        [&](double time, long steps) {
+          check_signals();
+          if (!progress.is_none()) {
+            py::gil_scoped_acquire gil;
+            progress(time, loaded.scenario.integrator.t_end, steps);
+          }
+        });
+  }
+  py::dict out;
+  py::dict series;
+  series["t"] = to_numpy(std::move(t));
+  for (std::size_t k = 0; k < names.size(); ++k) series[py::str(names[k])] = to_numpy(std::move(values[k]));
+  for (int i = 0; i < nc; ++i)
+    series[py::str("state" + std::to_string(i))] = to_numpy(std::move(states[static_cast<std::size_t>(i)]));
+  out["timeseries"] = series;
+  out["summary"] = result.summary.dump();
+  out["complete"] = result.complete;
+  out["failure"] = result.failure;
+  return out;
+}
+
+// a table's columns: reals as float64, whole numbers as int64, codes as indices into a name table
+py::dict table_columns(const batch::TableSchema& schema, std::vector<std::vector<double>>& columns) {
+  py::dict out;
+  const int period_col = schema.column("period_n");
+  for (int c = 0; c < schema.size(); ++c) {
+    std::vector<double>& column = columns[static_cast<std::size_t>(c)];
+    const batch::ColumnKind kind = schema.kinds[static_cast<std::size_t>(c)];
+    const py::str name(schema.names[static_cast<std::size_t>(c)]);
+    if (kind == batch::ColumnKind::real) {
+      out[name] = to_numpy(std::move(column));
+    } else if (kind == batch::ColumnKind::whole) {
+      std::vector<std::int64_t> whole(column.begin(), column.end());
+      out[name] = to_numpy(std::move(whole));
+    } else {
+      // (names, index): the module turns them into an array of the CSV's texts
+      std::map<std::string, std::int32_t> codes;
+      std::vector<std::string> table;
+      std::vector<std::int32_t> index(column.size());
+      for (std::size_t r = 0; r < column.size(); ++r) {
+        const double period_n = period_col >= 0 ? columns[static_cast<std::size_t>(period_col)][r] : 0.0;
+        const std::string text = batch::code_text(kind, column[r], period_n);
+        const auto [at, added] = codes.emplace(text, static_cast<std::int32_t>(table.size()));
+        if (added) table.push_back(text);
+        index[r] = at->second;
+      }
+      out[name] = py::make_tuple(table, to_numpy(std::move(index)));
+    }
+  }
+  return out;
+}
+
+py::dict sweep(const std::string& source, bool is_path, const std::vector<std::string>& overrides,
+               const std::string& device, const std::string& precision, long chunk, int threads,
+               const py::object& progress) {
+  const json doc = document_of(source, is_path, overrides);
+  batch::SweepOptions options;
+  if (device != "auto" && device != "cpu" && device != "cuda")
+    throw InputError("device", "must be auto, cpu or cuda, got '" + device + "'");
+  if (precision != "double" && precision != "float")
+    throw InputError("precision", "must be double or float, got '" + precision + "'");
+  options.device = device == "cpu"    ? batch::SweepDevice::cpu
+                   : device == "cuda" ? batch::SweepDevice::cuda
+                                      : batch::SweepDevice::automatic;
+  options.single_precision = precision == "float";
+  options.chunk = chunk;
+  options.threads = threads;
+  batch::SweepTables tables;
+  options.tables = &tables;
+  options.progress = [&](double done, double total, double case_steps) {
+    check_signals();
+    if (!progress.is_none()) {
+      py::gil_scoped_acquire gil;
+      progress(done, total, case_steps);
+    }
+  };
+  batch::SweepOutcome outcome;
+  {
+    py::gil_scoped_release released;
+    batch::Ranks ranks;
+    outcome = batch::run_sweep(doc, options, ranks);
+  }
+  py::dict out;
+  out["summary"] = outcome.summary.dump();
+  out["cases"] = table_columns(tables.cases_schema, tables.cases);
+  out["points"] = tables.has_points ? py::object(table_columns(tables.points_schema, tables.points)) : py::none();
+  py::list trajectories;
+  for (batch::SweepTrajectory& tr : tables.trajectories) {
+    const int nc = static_cast<int>(tr.states.size());
+    py::dict series;
+    series["t"] = to_numpy(std::move(tr.t));
+    for (std::size_t k = 0; k < tr.names.size(); ++k) series[py::str(tr.names[k])] = to_numpy(std::move(tr.values[k]));
+    for (int i = 0; i < nc; ++i) {
+      std::vector<std::int8_t> codes(tr.states[static_cast<std::size_t>(i)].begin(), tr.states[static_cast<std::size_t>(i)].end());
+      series[py::str("state" + std::to_string(i))] = to_numpy(std::move(codes));
+    }
+    trajectories.append(py::make_tuple(tr.index, series));
+  }
+  out["trajectories"] = trajectories;
+  return out;
+}
+
+// named columns as a dict of float arrays
+py::dict named_columns(NamedColumns& table) {
+  py::dict out;
+  for (std::size_t c = 0; c < table.names.size(); ++c) out[py::str(table.names[c])] = to_numpy(std::move(table.columns[c]));
+  return out;
+}
+
+py::dict identify(const std::string& source, bool is_path, const std::vector<std::string>& overrides) {
+  const json doc = document_of(source, is_path, overrides);
+  if (doc.is_object() && doc.contains("sweep"))
+    throw InputError("/sweep", "fivsim.identify runs one identification; a config with a sweep block runs from the "
+                               "command line (fivsim identify)");
+  // relative record and scenario paths: from the config's folder, or the working directory
+  const std::string base_dir = is_path ? std::filesystem::path(source).parent_path().string() : std::string();
+  const LoadedIdentification loaded = load_identification(doc, base_dir);
+  IdentifyOutcome outcome;
+  {
+    py::gil_scoped_release released;
+    outcome = run_identification(loaded);
+  }
+  py::dict out;
+  out["identified"] = outcome.identified.dump();
+  out["record"] = named_columns(outcome.record);
+  out["response"] = named_columns(outcome.response);
+  out["bounds"] = outcome.bounds.empty() ? py::object(py::none()) : py::object(named_columns(outcome.bounds));
+  return out;
+}
+
+// the validated document as the library keeps it (overrides applied)
+std::string load(const std::string& source, bool is_path, const std::vector<std::string>& overrides) {
+  const LoadedScenario loaded = build_scenario(document_of(source, is_path, overrides));
+  return loaded.scenario.document.dump();
+}
+
+}  // namespace
+}  // namespace fivsim::python
+
+PYBIND11_MODULE(_core, m) {
+  using namespace fivsim::python;
+  m.doc() = "fivsim's compiled core; use the fivsim package (import fivsim), not this module";
+  // bad input becomes fivsim.InputError (defined by the package) carrying the JSON pointer
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const fivsim::InputError& e) {
+      const py::object cls = py::module_::import("fivsim").attr("InputError");
+      const py::object error = cls(e.what(), e.pointer);
+      PyErr_SetObject(cls.ptr(), error.ptr());
+    }
+  });
+  m.def("load", &load, py::arg("source"), py::arg("is_path"), py::arg("overrides"));
+  m.def("run", &run, py::arg("source"), py::arg("is_path"), py::arg("overrides"), py::arg("progress"));
+  m.def("identify", &identify, py::arg("source"), py::arg("is_path"), py::arg("overrides"));
+  m.def("sweep", &sweep, py::arg("source"), py::arg("is_path"), py::arg("overrides"), py::arg("device"),
+        py::arg("precision"), py::arg("chunk"), py::arg("threads"), py::arg("progress"));
+  std::vector<std::string> state_names;
+  for (int k = 0; k < 4; ++k) state_names.push_back(fivsim::contact_state_name(static_cast<fivsim::ContactState>(k)));
+  m.attr("contact_state_names") = state_names;
+  m.attr("built_with_cuda") =
+#ifdef FIVSIM_HAVE_CUDA
+      true;
+#else
+      false;
+#endif
+}

@@ -1,0 +1,198 @@
+"""tests/python/test_api.py — the Python module (import fivsim) against the command line's files
+for the same scenario, value for value: a run's time series, events and summary; a sweep's cases,
+points, trajectories and summary; loading; bad input (InputError naming the pointer, as the CLI's
+exit 2 does); a numerical failure (NumericalError with the partial run, as exit 3); Ctrl-C.
+
+Run by ctest (Python.test_api) with PYTHONPATH=<build>/python, FIVSIM_BINARY and FIVSIM_SOURCE_DIR.
+"""
+
+import csv
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import fivsim
+
+SOURCE = Path(os.environ.get("FIVSIM_SOURCE_DIR", Path(__file__).resolve().parents[2]))
+BINARY = os.environ.get("FIVSIM_BINARY", str(SOURCE / "build" / "fivsim"))
+SCENARIOS = SOURCE / "scenarios"
+
+# what differs between two runs of the same scenario: the clocks
+CLOCK_KEYS = {"wall_s", "steps_per_s", "compute_s", "setup_s", "case_steps_per_s", "end_to_end_case_steps_per_s",
+              "host", "files", "ranks", "threads", "chunk_size", "case_bytes", "stepping_s", "write_s",
+              "point_samples_per_s", "simulations_per_s"}
+
+
+def cli(*args):
+    return subprocess.run([BINARY, *map(str, args)], capture_output=True, text=True)
+
+
+def read_csv(path):
+    with open(path, newline="") as f:
+        rows = list(csv.reader(f))
+    return rows[0], rows[1:]
+
+
+def without_clocks(value):
+    """A summary with the clocks (and whatever depends on the machine) left out, at every depth."""
+    if isinstance(value, dict):
+        return {k: without_clocks(v) for k, v in value.items() if k not in CLOCK_KEYS}
+    if isinstance(value, list):
+        return [without_clocks(v) for v in value]
+    return value
+
+
+def assert_columns_equal(header, rows, columns, code_names=None):
+    """Each CSV column equals the array of the same name: numbers exactly (the CSV holds the
+    shortest text that reads back as the same double), texts as they are."""
+    assert list(columns) == header
+    for c, name in enumerate(header):
+        text = [r[c] for r in rows]
+        values = columns[name]
+        assert len(values) == len(text), name
+        if code_names is not None and name.startswith("state"):
+            np.testing.assert_array_equal(np.asarray(code_names)[values], text, err_msg=name)
+        elif values.dtype.kind in "fi":
+            np.testing.assert_array_equal(values, np.array(text, dtype=float), err_msg=name)
+        else:
+            np.testing.assert_array_equal(values, np.array(text, dtype=str), err_msg=name)
+
+
+RUN_SCENARIO = SCENARIOS / "model2_example1.json"
+RUN_SET = {"/integrator/t_end": 6, "/output/every": 3}
+
+
+def test_run_matches_the_cli_files(tmp_path):
+    out = tmp_path / "run"
+    r = cli("run", RUN_SCENARIO, "-q", "--out", out, *[f"--set={p}={json.dumps(v)}" for p, v in RUN_SET.items()])
+    assert r.returncode == 0, r.stderr
+    result = fivsim.run(RUN_SCENARIO, set=RUN_SET)
+    header, rows = read_csv(out / "timeseries.csv")
+    assert len(rows) > 100
+    assert_columns_equal(header, rows, result.timeseries, code_names=result.state_names)
+    summary = json.loads((out / "summary.json").read_text())
+    assert without_clocks(result.summary) == without_clocks(summary)
+    assert result.summary["wall_s"] > 0
+    # the events as arrays, one per event of summary.json
+    assert len(summary["events"]) > 0
+    np.testing.assert_array_equal(result.events["t"], [e["t"] for e in summary["events"]])
+    np.testing.assert_array_equal(result.events["type"], [e["type"] for e in summary["events"]])
+    assert list(result.states(0)[:3]) == [row[header.index("state0")] for row in rows[:3]]
+
+
+def test_scenario_as_path_text_or_dict_loads_the_same_document():
+    doc = json.loads(RUN_SCENARIO.read_text())
+    from_path = fivsim.load(str(RUN_SCENARIO), set={"/integrator/dt": 2e-4})
+    from_text = fivsim.load(json.dumps(doc), set={"/integrator/dt": 2e-4})
+    from_dict = fivsim.load(doc, set={"/integrator/dt": 2e-4})
+    assert from_path == from_text == from_dict
+    assert from_dict["integrator"]["dt"] == 2e-4
+    assert fivsim.validate(RUN_SCENARIO) is None
+
+
+SWEEP_SCENARIO = SCENARIOS / "chain2_load_sweep.json"
+SWEEP_SET = {"/sweep/parameters/0/linspace": [2, 20, 12], "/integrator/t_end": 30, "/analysis/t_transient": 15,
+             "/output/trajectories": [0, 7]}
+
+
+def test_sweep_matches_the_cli_files(tmp_path):
+    out = tmp_path / "sweep"
+    r = cli("sweep", SWEEP_SCENARIO, "-q", "--device", "cpu", "--threads", "2", "--chunk", "4", "--format", "csv",
+            "--out", out,
+            *[f"--set={p}={json.dumps(v)}" for p, v in SWEEP_SET.items()])
+    assert r.returncode == 0, r.stderr
+    seen = []
+    result = fivsim.sweep(SWEEP_SCENARIO, set=SWEEP_SET, device="cpu", threads=2, chunk=4,
+                          progress=lambda done, total, work: seen.append((done, total)))
+    header, rows = read_csv(out / "cases.csv")
+    assert len(rows) == 12
+    assert_columns_equal(header, rows, result.cases)
+    header, rows = read_csv(out / "points.csv")
+    assert len(rows) > 12
+    assert_columns_equal(header, rows, result.points)
+    for case in (0, 7):
+        header, rows = read_csv(out / "trajectories" / f"case_{case}.csv")
+        assert_columns_equal(header, rows, result.trajectories[case], code_names=fivsim.contact_state_names)
+    summary = json.loads((out / "summary.json").read_text())
+    assert without_clocks(result.summary) == without_clocks(summary)
+    # progress after each chunk of 4 cases, up to all of them
+    assert seen == [(4, 12), (8, 12), (12, 12)]
+    frame = result.to_pandas()
+    assert list(frame.columns) == list(result.cases) and len(frame) == 12
+
+
+def test_bad_input_raises_input_error_naming_the_pointer_as_the_cli_exits_2(tmp_path):
+    r = cli("run", RUN_SCENARIO, "-q", "--out", tmp_path / "bad", "--set", "/integrator/dt=-1")
+    assert r.returncode == 2
+    with pytest.raises(fivsim.InputError) as e:
+        fivsim.run(RUN_SCENARIO, set={"/integrator/dt": -1})
+    assert e.value.pointer == "/integrator/dt"
+    assert str(e.value) in r.stderr
+    assert not (tmp_path / "bad").exists()
+    with pytest.raises(fivsim.InputError) as e:
+        fivsim.sweep(SWEEP_SCENARIO, set={"/sweep/parameters/0/path": "/model/nothing"}, device="cpu")
+    assert e.value.pointer.startswith("/sweep/parameters/0")
+    with pytest.raises(fivsim.InputError):
+        fivsim.load('{"name": ')
+    with pytest.raises(fivsim.InputError):
+        fivsim.load(str(tmp_path / "missing.json"))
+    with pytest.raises(fivsim.InputError) as e:
+        fivsim.sweep(SWEEP_SCENARIO, device="tpu")
+    assert e.value.pointer == "device"
+    with pytest.raises(fivsim.InputError):
+        fivsim.load(RUN_SCENARIO, set={"integrator/dt": 1})
+
+
+BLOWUP = {"name": "blowup", "model": {"type": "linear_multibody", "M": [[1]], "K": [[-1e6]], "contacts": []},
+          "initial": {"q": [1e-3]}, "integrator": {"dt": 0.1, "t_end": 100}}
+
+
+def test_numerical_failure_raises_numerical_error_with_the_partial_run(tmp_path):
+    (tmp_path / "s.json").write_text(json.dumps(BLOWUP))
+    r = cli("run", tmp_path / "s.json", "-q", "--out", tmp_path / "out")
+    assert r.returncode == 3
+    with pytest.raises(fivsim.NumericalError) as e:
+        fivsim.run(BLOWUP)
+    partial = e.value.result
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert partial.summary["status"] == "incomplete" == summary["status"]
+    assert partial.summary["failure"] == summary["failure"]
+    header, rows = read_csv(tmp_path / "out" / "timeseries.csv")
+    assert_columns_equal(header, rows, partial.timeseries, code_names=partial.state_names)
+
+
+INTERRUPT = textwrap.dedent("""
+    import os, signal, sys, threading, time
+    import fivsim
+    what = sys.argv[1]
+    threading.Timer(1.5, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
+    start = time.monotonic()
+    try:
+        if what == "run":
+            fivsim.run(sys.argv[2], set={"/integrator/t_end": 1e5, "/output/timeseries": False})
+        else:
+            fivsim.sweep(sys.argv[2], set={"/sweep/parameters/0/linspace": [1, 30, 100000]}, device="cpu",
+                         threads=1, chunk=8)
+    except KeyboardInterrupt:
+        print(f"interrupted after {time.monotonic() - start:.1f} s")
+        sys.exit(0)
+    print("not interrupted")
+    sys.exit(1)
+""")
+
+
+@pytest.mark.parametrize("what,scenario", [("run", RUN_SCENARIO), ("sweep", SWEEP_SCENARIO)])
+def test_ctrl_c_stops_a_long_call(what, scenario):
+    p = subprocess.run([sys.executable, "-c", INTERRUPT, what, str(scenario)], capture_output=True, text=True,
+                       timeout=120, env=os.environ)
+    assert p.returncode == 0, p.stdout + p.stderr
+    seconds = float(p.stdout.split()[2])
+    # the call had hours of work; it stops within seconds of the signal
+    assert seconds < 30, p.stdout

@@ -1,0 +1,37 @@
+"""tests/python/test_identify.py — fivsim.identify against `fivsim identify`'s files for the same
+configuration, value for value: identified.json (clocks left out), record.csv, response.csv and
+bounds.csv; a config with a sweep block is refused with the pointer /sweep.
+"""
+
+import json
+
+import pytest
+
+import fivsim
+from test_api import BINARY, SOURCE, assert_columns_equal, cli, read_csv, without_clocks
+
+CONFIG = SOURCE / "scenarios" / "identify" / "sdof_two_stop_extended_sindy.json"
+# a shorter record and a coarser bound grid: the same code paths in a second
+SET = {"/data/t_end": 6.0, "/options/k_grid": [300, 420, 41], "/options/c_grid": [0, 0.3, 31],
+       "/options/device": "cpu"}
+
+
+def test_identify_matches_the_cli_files(tmp_path):
+    out = tmp_path / "identify"
+    r = cli("identify", CONFIG, "--out", out, *[f"--set={p}={json.dumps(v)}" for p, v in SET.items()])
+    assert r.returncode == 0, r.stderr
+    fit = fivsim.identify(CONFIG, set=SET)
+    identified = json.loads((out / "identified.json").read_text())
+    assert without_clocks(fit.identified) == without_clocks(identified)
+    assert fit.identified["extended_sindy"]["bounds"]["k_grid"] == [300, 420, 41]
+    for name, table in (("record", fit.record), ("response", fit.response), ("bounds", fit.bounds)):
+        header, rows = read_csv(out / f"{name}.csv")
+        assert len(rows) > 30, name
+        assert_columns_equal(header, rows, table)
+
+
+def test_a_sweep_block_is_refused_naming_it():
+    doc = json.loads((SOURCE / "scenarios" / "identify" / "sdof_regimes_batch.json").read_text())
+    with pytest.raises(fivsim.InputError) as e:
+        fivsim.identify(doc)
+    assert e.value.pointer == "/sweep"
