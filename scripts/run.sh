@@ -5,9 +5,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh >/dev/null
 build_dir="${FIVSIM_BUILD_DIR:-build}"
-if [[ ! -x "$build_dir/fivsim" ]] || [[ -n "$(find src include kernels CMakeLists.txt -newer "$build_dir/fivsim" -print -quit)" ]]; then
+if [[ ! -x "$build_dir/fivsim" ]] || [[ -n "$(find src include kernels cmake CMakeLists.txt -newer "$build_dir/fivsim" -print -quit)" ]]; then
   cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release >/dev/null
-  cmake --build "$build_dir" -j "$(nproc)" --target fivsim
+  # the command line and the Python package (PYTHONPATH=build/python python3 -c "import fivsim")
+  cmake --build "$build_dir" -j "$(nproc)" --target fivsim_apps
 fi
 if [[ $# -eq 0 ]]; then
   "$build_dir/fivsim" sweep scenarios/chain2_bifurcation.json --out runs/chain2_bifurcation

@@ -16,19 +16,6 @@
 namespace fivsim::cli {
 namespace {
 
-// a table's columns as CSV
-void write_columns(const NamedColumns& table, const std::filesystem::path& file) {
-  CsvWriter csv(file);
-  for (const auto& name : table.names) csv.field(name.c_str());
-  csv.end_row();
-  const std::size_t rows = table.columns.empty() ? 0 : table.columns.front().size();
-  for (std::size_t i = 0; i < rows; ++i) {
-    for (const auto& column : table.columns) csv.field(column[i]);
-    csv.end_row();
-  }
-  csv.close();
-}
-
 void print_report(const char* label, const SindyReport& r, const IdentifyConfig& c) {
   std::printf("  %s (%ld samples):\n", label, r.samples);
   for (const auto& line : r.text) std::printf("    %s\n", line.c_str());

@@ -18,6 +18,7 @@
 
 #include "fivsim/batch/sweep_runner.hpp"
 #include "fivsim/io/identify_run.hpp"
+#include "fivsim/io/stability_scan.hpp"
 #include "fivsim/io/scenario.hpp"
 #include "fivsim/io/scenario_run.hpp"
 
@@ -206,6 +207,20 @@ py::dict identify(const std::string& source, bool is_path, const std::vector<std
   return out;
 }
 
+py::dict stability(const std::string& source, bool is_path, const std::vector<std::string>& overrides,
+                   const std::string& param, const std::vector<double>& linspace) {
+  const json doc = document_of(source, is_path, overrides);
+  StabilityScan scan;
+  {
+    py::gil_scoped_release released;
+    scan = scan_stability(doc, param, linspace);
+  }
+  py::dict out;
+  out["report"] = scan.report.dump();
+  out["table"] = named_columns(scan.table);
+  return out;
+}
+
 // the validated document as the library keeps it (overrides applied)
 std::string load(const std::string& source, bool is_path, const std::vector<std::string>& overrides) {
   const LoadedScenario loaded = build_scenario(document_of(source, is_path, overrides));
@@ -223,13 +238,21 @@ PYBIND11_MODULE(_core, m) {
     try {
       if (p) std::rethrow_exception(p);
     } catch (const fivsim::InputError& e) {
+      // a command-line option the library names ("--param") is a keyword argument here ("param")
+      std::string pointer = e.pointer, message = e.what();
+      if (pointer.rfind("--", 0) == 0 && message.rfind(pointer, 0) == 0) {
+        message.erase(0, 2);
+        pointer.erase(0, 2);
+      }
       const py::object cls = py::module_::import("fivsim").attr("InputError");
-      const py::object error = cls(e.what(), e.pointer);
+      const py::object error = cls(message, pointer);
       PyErr_SetObject(cls.ptr(), error.ptr());
     }
   });
   m.def("load", &load, py::arg("source"), py::arg("is_path"), py::arg("overrides"));
   m.def("run", &run, py::arg("source"), py::arg("is_path"), py::arg("overrides"), py::arg("progress"));
+  m.def("stability", &stability, py::arg("source"), py::arg("is_path"), py::arg("overrides"), py::arg("param"),
+        py::arg("linspace"));
   m.def("identify", &identify, py::arg("source"), py::arg("is_path"), py::arg("overrides"));
   m.def("sweep", &sweep, py::arg("source"), py::arg("is_path"), py::arg("overrides"), py::arg("device"),
         py::arg("precision"), py::arg("chunk"), py::arg("threads"), py::arg("progress"));

@@ -10,19 +10,9 @@
 #include <nlohmann/json.hpp>
 
 #include "fivsim/io/identify_config.hpp"
+#include "fivsim/io/output.hpp"
 
 namespace fivsim {
-
-// a table as named columns of equal length (a CSV file's columns)
-struct NamedColumns {
-  std::vector<std::string> names;
-  std::vector<std::vector<double>> columns;
-  void add(std::string name, std::vector<double> column) {
-    names.push_back(std::move(name));
-    columns.push_back(std::move(column));
-  }
-  bool empty() const { return names.empty(); }
-};
 
 struct LoadedIdentification {
   IdentifyConfig config;

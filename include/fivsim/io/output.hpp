@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -95,5 +96,20 @@ class CsvWriter {
   std::FILE* f_ = nullptr;
   CsvRows rows_;
 };
+
+// a table as named columns of equal length: what the command line writes as a CSV file and the
+// Python module hands back as arrays
+struct NamedColumns {
+  std::vector<std::string> names;
+  std::vector<std::vector<double>> columns;
+  void add(std::string name, std::vector<double> column) {
+    names.push_back(std::move(name));
+    columns.push_back(std::move(column));
+  }
+  bool empty() const { return names.empty(); }
+};
+
+// the table as a CSV file (a header line of its names, a row per index)
+void write_columns(const NamedColumns& table, const std::filesystem::path& file);
 
 }  // namespace fivsim

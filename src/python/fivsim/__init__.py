@@ -10,6 +10,8 @@ overrides applied in order, as ``--set /pointer=value`` does on the command line
     sw.cases["class"], sw.points["q0"], sw.to_pandas()
     fit = fivsim.identify("scenarios/identify/sdof_two_stop_extended_sindy.json")
     fit.identified["extended_sindy"]["parameters"], fit.response["x_extended_sindy"]
+    st = fivsim.stability("scenarios/model2_example1.json", param="/friction/mu", linspace=(0, 1.5, 151))
+    st.critical, st.table["max_real"]
 
 Results come back as numpy arrays named like the columns of the command line's CSV files (the
 same numbers; nothing goes through files). Bad input raises InputError naming the JSON pointer (the
@@ -36,6 +38,8 @@ __all__ = [
     "sweep",
     "IdentifyResult",
     "identify",
+    "StabilityResult",
+    "stability",
     "contact_state_names",
     "built_with_cuda",
 ]
@@ -255,3 +259,27 @@ def identify(config, set=None):
     the working directory; one given as a path, from its own folder."""
     text, is_path = _source(config)
     return IdentifyResult(_core.identify(text, is_path, _overrides(set)))
+
+
+class StabilityResult:
+    """A stability scan (fivsim stability): .report (what stability.json holds: crossings, the
+    critical value, a note), .table (the columns of stability.csv: the parameter's values, max_real,
+    consistent, re0, im0, ...), .critical (the first crossing, or None)."""
+
+    def __init__(self, raw):
+        self.report = _json.loads(raw["report"])
+        self.table = raw["table"]
+        self.critical = self.report["critical"]
+
+    def __repr__(self):
+        r = self.report
+        return f"<fivsim.StabilityResult {r.get('name')}: {r.get('parameter')} critical {self.critical}>"
+
+
+def stability(scenario, param=None, linspace=(0.0, 1.5, 151), set=None):
+    """Eigenvalues of the linearised steady sliding against one parameter (fivsim stability):
+    param is its JSON pointer (None: the first coefficient of the friction law), linspace
+    (start, stop, count). A StabilityResult."""
+    text, is_path = _source(scenario)
+    values = [float(v) for v in linspace]
+    return StabilityResult(_core.stability(text, is_path, _overrides(set), param or "", values))

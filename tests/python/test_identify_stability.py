@@ -1,0 +1,66 @@
+"""tests/python/test_identify_stability.py — fivsim.identify and fivsim.stability against the files
+of `fivsim identify` and `fivsim stability` for the same configuration, value for value:
+identified.json (clocks left out), record.csv, response.csv and bounds.csv; stability.json and
+stability.csv; a config with a sweep block is refused with the pointer /sweep, and the stability
+arguments are named as the keywords they are here ("param", not "--param").
+"""
+
+import json
+
+import pytest
+
+import fivsim
+from test_api import BINARY, SOURCE, assert_columns_equal, cli, read_csv, without_clocks
+
+CONFIG = SOURCE / "scenarios" / "identify" / "sdof_two_stop_extended_sindy.json"
+# a shorter record and a coarser bound grid: the same code paths in a second
+SET = {"/data/t_end": 6.0, "/options/k_grid": [300, 420, 41], "/options/c_grid": [0, 0.3, 31],
+       "/options/device": "cpu"}
+
+
+def test_identify_matches_the_cli_files(tmp_path):
+    out = tmp_path / "identify"
+    r = cli("identify", CONFIG, "--out", out, *[f"--set={p}={json.dumps(v)}" for p, v in SET.items()])
+    assert r.returncode == 0, r.stderr
+    fit = fivsim.identify(CONFIG, set=SET)
+    identified = json.loads((out / "identified.json").read_text())
+    assert without_clocks(fit.identified) == without_clocks(identified)
+    assert fit.identified["extended_sindy"]["bounds"]["k_grid"] == [300, 420, 41]
+    for name, table in (("record", fit.record), ("response", fit.response), ("bounds", fit.bounds)):
+        header, rows = read_csv(out / f"{name}.csv")
+        assert len(rows) > 30, name
+        assert_columns_equal(header, rows, table)
+
+
+def test_a_sweep_block_is_refused_naming_it():
+    doc = json.loads((SOURCE / "scenarios" / "identify" / "sdof_regimes_batch.json").read_text())
+    with pytest.raises(fivsim.InputError) as e:
+        fivsim.identify(doc)
+    assert e.value.pointer == "/sweep"
+
+
+STABILITY = SOURCE / "scenarios" / "model2_example1.json"
+
+
+def test_stability_matches_the_cli_files(tmp_path):
+    out = tmp_path / "stability"
+    r = cli("stability", STABILITY, "--param", "/friction/mu", "--linspace", "0", "1.5", "31", "--out", out)
+    assert r.returncode == 0, r.stderr
+    scan = fivsim.stability(STABILITY, param="/friction/mu", linspace=(0, 1.5, 31))
+    assert scan.report == json.loads((out / "stability.json").read_text())
+    header, rows = read_csv(out / "stability.csv")
+    assert len(rows) == 31
+    assert_columns_equal(header, rows, scan.table)
+    assert scan.critical is not None and 0 < scan.critical < 1.5
+
+
+def test_stability_arguments_are_named_as_keywords(tmp_path):
+    r = cli("stability", STABILITY, "--param", "/friction/nothing", "--out", tmp_path / "bad")
+    assert r.returncode == 2 and "--param: '/friction/nothing' is not a number" in r.stderr
+    with pytest.raises(fivsim.InputError) as e:
+        fivsim.stability(STABILITY, param="/friction/nothing")
+    assert e.value.pointer == "param"
+    assert str(e.value).startswith("param: '/friction/nothing' is not a number")
+    with pytest.raises(fivsim.InputError) as e:
+        fivsim.stability(STABILITY, linspace=(1, 0, 5))
+    assert e.value.pointer == "linspace"
