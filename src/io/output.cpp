@@ -152,9 +152,13 @@ void write_columns(const NamedColumns& table, const std::filesystem::path& file)
   CsvWriter csv(file);
   for (const auto& name : table.names) csv.field(name.c_str());
   csv.end_row();
-  const std::size_t rows = table.columns.empty() ? 0 : table.columns.front().size();
-  for (std::size_t i = 0; i < rows; ++i) {
-    for (const auto& column : table.columns) csv.field(column[i]);
+  for (std::size_t i = 0; i < table.rows(); ++i) {
+    for (std::size_t c = 0; c < table.names.size(); ++c) {
+      if (table.text[c])
+        csv.field(table.texts[c][i].c_str());
+      else
+        csv.field(table.columns[c][i]);
+    }
     csv.end_row();
   }
   csv.close();

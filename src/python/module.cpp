@@ -18,6 +18,7 @@
 
 #include "fivsim/batch/sweep_runner.hpp"
 #include "fivsim/io/identify_run.hpp"
+#include "fivsim/io/method_comparison.hpp"
 #include "fivsim/io/stability_scan.hpp"
 #include "fivsim/io/scenario.hpp"
 #include "fivsim/io/scenario_run.hpp"
@@ -179,10 +180,13 @@ py::dict sweep(const std::string& source, bool is_path, const std::vector<std::s
   return out;
 }
 
-// named columns as a dict of float arrays
+// named columns as a dict of arrays: numbers as float64, texts as numpy strings
 py::dict named_columns(NamedColumns& table) {
   py::dict out;
-  for (std::size_t c = 0; c < table.names.size(); ++c) out[py::str(table.names[c])] = to_numpy(std::move(table.columns[c]));
+  const py::object asarray = py::module_::import("numpy").attr("asarray");
+  for (std::size_t c = 0; c < table.names.size(); ++c)
+    out[py::str(table.names[c])] =
+        table.text[c] ? asarray(py::cast(table.texts[c]), py::str("str")) : py::object(to_numpy(std::move(table.columns[c])));
   return out;
 }
 
@@ -204,6 +208,58 @@ py::dict identify(const std::string& source, bool is_path, const std::vector<std
   out["record"] = named_columns(outcome.record);
   out["response"] = named_columns(outcome.response);
   out["bounds"] = outcome.bounds.empty() ? py::object(py::none()) : py::object(named_columns(outcome.bounds));
+  return out;
+}
+
+py::dict compare(const std::string& source, bool is_path, const std::vector<std::string>& overrides,
+                 const std::string& methods, const std::string& dt, double window, bool series) {
+  const LoadedScenario loaded = build_scenario(document_of(source, is_path, overrides));
+  const int nc = loaded.model->n_contacts;
+  const std::vector<std::string> names = series_names(loaded.model->n_dof, nc);
+  // each run's series, when asked: columns filled row by row
+  struct Series {
+    std::vector<double> t;
+    std::vector<std::vector<double>> values;
+    std::vector<std::vector<std::int8_t>> states;
+  };
+  std::map<std::string, Series> kept;
+  ComparisonOptions options;
+  options.methods = methods;
+  options.dt = dt;
+  options.window = window;
+  options.say = [](const std::string&) { check_signals(); };
+  if (series)
+    options.series = [&](const std::string& run) -> RunRowSink {
+      Series& s = kept[run];
+      s.values.resize(names.size());
+      s.states.resize(static_cast<std::size_t>(nc));
+      return [&s, nc](double t, const std::vector<double>& row, const ContactState* contact) {
+        s.t.push_back(t);
+        for (std::size_t k = 0; k < row.size(); ++k) s.values[k].push_back(row[k]);
+        for (int i = 0; i < nc; ++i) s.states[static_cast<std::size_t>(i)].push_back(static_cast<std::int8_t>(contact[i]));
+      };
+    };
+  Comparison result;
+  {
+    py::gil_scoped_release released;
+    result = compare_methods(loaded, options);
+  }
+  py::dict out;
+  out["reference_ok"] = result.reference_ok;
+  out["failure"] = result.failure;
+  out["report"] = result.report.dump();
+  out["table"] = named_columns(result.table);
+  out["markdown"] = result.markdown;
+  py::dict runs;
+  for (auto& [run, s] : kept) {
+    py::dict columns;
+    columns["t"] = to_numpy(std::move(s.t));
+    for (std::size_t k = 0; k < names.size(); ++k) columns[py::str(names[k])] = to_numpy(std::move(s.values[k]));
+    for (int i = 0; i < nc; ++i)
+      columns[py::str("state" + std::to_string(i))] = to_numpy(std::move(s.states[static_cast<std::size_t>(i)]));
+    runs[py::str(run)] = columns;
+  }
+  out["series"] = runs;
   return out;
 }
 
@@ -251,6 +307,8 @@ PYBIND11_MODULE(_core, m) {
   });
   m.def("load", &load, py::arg("source"), py::arg("is_path"), py::arg("overrides"));
   m.def("run", &run, py::arg("source"), py::arg("is_path"), py::arg("overrides"), py::arg("progress"));
+  m.def("compare", &compare, py::arg("source"), py::arg("is_path"), py::arg("overrides"), py::arg("methods"),
+        py::arg("dt"), py::arg("window"), py::arg("series"));
   m.def("stability", &stability, py::arg("source"), py::arg("is_path"), py::arg("overrides"), py::arg("param"),
         py::arg("linspace"));
   m.def("identify", &identify, py::arg("source"), py::arg("is_path"), py::arg("overrides"));

@@ -97,16 +97,27 @@ class CsvWriter {
   CsvRows rows_;
 };
 
-// a table as named columns of equal length: what the command line writes as a CSV file and the
-// Python module hands back as arrays
+// a table as named columns of equal length, numbers or texts: what the command line writes as a
+// CSV file and the Python module hands back as arrays
 struct NamedColumns {
   std::vector<std::string> names;
-  std::vector<std::vector<double>> columns;
+  std::vector<std::vector<double>> columns;     // a number column's values (empty for a text column)
+  std::vector<std::vector<std::string>> texts;  // a text column's values (empty for a number column)
+  std::vector<bool> text;                       // which columns hold texts
   void add(std::string name, std::vector<double> column) {
     names.push_back(std::move(name));
     columns.push_back(std::move(column));
+    texts.emplace_back();
+    text.push_back(false);
+  }
+  void add_text(std::string name, std::vector<std::string> column) {
+    names.push_back(std::move(name));
+    columns.emplace_back();
+    texts.push_back(std::move(column));
+    text.push_back(true);
   }
   bool empty() const { return names.empty(); }
+  std::size_t rows() const { return names.empty() ? 0 : (text[0] ? texts[0].size() : columns[0].size()); }
 };
 
 // the table as a CSV file (a header line of its names, a row per index)

@@ -12,6 +12,8 @@ overrides applied in order, as ``--set /pointer=value`` does on the command line
     fit.identified["extended_sindy"]["parameters"], fit.response["x_extended_sindy"]
     st = fivsim.stability("scenarios/model2_example1.json", param="/friction/mu", linspace=(0, 1.5, 151))
     st.critical, st.table["max_real"]
+    cmp = fivsim.compare("scenarios/model2_example2.json", methods=["moreau", "irk10"], dt=[1e-3, 1e-4])
+    cmp.table["relerr_q0"], cmp.report["runs"][0]["transitions"]
 
 Results come back as numpy arrays named like the columns of the command line's CSV files (the
 same numbers; nothing goes through files). Bad input raises InputError naming the JSON pointer (the
@@ -40,6 +42,8 @@ __all__ = [
     "identify",
     "StabilityResult",
     "stability",
+    "CompareResult",
+    "compare",
     "contact_state_names",
     "built_with_cuda",
 ]
@@ -283,3 +287,44 @@ def stability(scenario, param=None, linspace=(0.0, 1.5, 151), set=None):
     text, is_path = _source(scenario)
     values = [float(v) for v in linspace]
     return StabilityResult(_core.stability(text, is_path, _overrides(set), param or "", values))
+
+
+class CompareResult:
+    """Methods against the event-driven reference (fivsim compare): .report (what compare.json
+    holds), .table (the columns of compare.csv, a row per run, the reference first), .markdown
+    (compare.md), .series ({run: time series} with series=True; runs named "reference" and
+    "<method>_dt<dt>")."""
+
+    def __init__(self, raw):
+        self.report = _json.loads(raw["report"]) if raw["report"] != "null" else {}
+        self.table = raw["table"]
+        self.markdown = raw["markdown"]
+        self.series = dict(raw["series"])
+
+    def __repr__(self):
+        return f"<fivsim.CompareResult {self.report.get('name')}: {len(self.report.get('runs', []))} runs>"
+
+
+def _labels(value, what):
+    """A comma-separated list from a string or a sequence."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    return ",".join(str(v) if what == "methods" else repr(float(v)) for v in value)
+
+
+def compare(scenario, methods="moreau,rk4lcp,irk4,irk10,switching", dt=None, window=0.0, series=False, set=None):
+    """Every method at every dt against the event-driven reference (fivsim compare): methods and dt
+    as comma-separated strings or lists (dt None: the scenario's), window the transition pairing
+    window in s (0: from the reference's event spacing), series=True keeps every run's time series.
+    A CompareResult; NumericalError when the reference itself fails."""
+    text, is_path = _source(scenario)
+    if dt is not None and not isinstance(dt, (str, list, tuple)):
+        dt = [dt]
+    raw = _core.compare(text, is_path, _overrides(set), _labels(methods, "methods"), _labels(dt, "dt"), float(window),
+                        bool(series))
+    result = CompareResult(raw)
+    if not raw["reference_ok"]:
+        raise NumericalError(raw["failure"], result)
+    return result
