@@ -27,6 +27,7 @@
 #include "fivsim/batch/sweep_journal.hpp"
 #include "fivsim/integrate/simulation.hpp"
 #include "fivsim/io/output.hpp"
+#include "fivsim/io/scenario_run.hpp"
 
 namespace fivsim::batch {
 namespace {
@@ -417,18 +418,14 @@ SweepTrajectory case_trajectory(const RunContext& ctx, long index) {
 }
 
 // a trajectory as the CSV of `fivsim run`'s time series
-void write_trajectory(const SweepTrajectory& tr, const fs::path& file) {
-  const int nc = static_cast<int>(tr.states.size());
-  CsvWriter csv(file);
-  csv.field("t");
-  for (const auto& n : tr.names) csv.field(n.c_str());
-  for (int i = 0; i < nc; ++i) csv.field(("state" + std::to_string(i)).c_str());
-  csv.end_row();
+void write_trajectory(const SweepTrajectory& tr, int n_dof, const fs::path& file) {
+  TimeseriesCsv csv(file, n_dof, static_cast<int>(tr.states.size()));
+  std::vector<double> values(tr.values.size());
+  std::vector<ContactState> states(tr.states.size());
   for (std::size_t r = 0; r < tr.t.size(); ++r) {
-    csv.field(tr.t[r]);
-    for (const auto& column : tr.values) csv.field(column[r]);
-    for (const auto& column : tr.states) csv.field(contact_state_name(static_cast<ContactState>(column[r])));
-    csv.end_row();
+    for (std::size_t k = 0; k < values.size(); ++k) values[k] = tr.values[k][r];
+    for (std::size_t i = 0; i < states.size(); ++i) states[i] = static_cast<ContactState>(tr.states[i][r]);
+    csv.row(tr.t[r], values, states.data());
   }
   csv.close();
 }
@@ -736,7 +733,7 @@ SweepOutcome run_writer(const RunContext& ctx) {
     if (tables)
       tables->trajectories.push_back(std::move(tr));
     else
-      write_trajectory(tr, dir->file("trajectories") / ("case_" + std::to_string(c) + ".csv"));
+      write_trajectory(tr, set.nq, dir->file("trajectories") / ("case_" + std::to_string(c) + ".csv"));
   }
   if (files) files->finish();
   totals.wall_s = seconds_since(t0);

@@ -30,23 +30,13 @@ int compare_command(const CompareArgs& args) {
     options.window = args.window;
     if (!args.quiet) options.say = [](const std::string& text) { std::fprintf(stderr, "%s", text.c_str()); };
     // --series: series/<run>.csv, every step
-    std::map<std::string, std::unique_ptr<CsvWriter>> series;
-    const int nc = loaded.model->n_contacts;
+    std::map<std::string, std::unique_ptr<TimeseriesCsv>> series;
     if (args.series) {
       std::filesystem::create_directories(dir.path() / "series");
-      options.series = [&](const std::string& run) -> RunRowSink {
-        auto& csv = series[run] = std::make_unique<CsvWriter>(dir.path() / "series" / (run + ".csv"));
-        csv->field("t");
-        for (const auto& n : series_names(loaded.model->n_dof, nc)) csv->field(n.c_str());
-        for (int i = 0; i < nc; ++i) csv->field(("state" + std::to_string(i)).c_str());
-        csv->end_row();
-        CsvWriter* file = csv.get();
-        return [file, nc](double t, const std::vector<double>& values, const ContactState* states) {
-          file->field(t);
-          for (double v : values) file->field(v);
-          for (int i = 0; i < nc; ++i) file->field(contact_state_name(states[i]));
-          file->end_row();
-        };
+      options.series = [&](const std::string& run) {
+        auto& csv = series[run] = std::make_unique<TimeseriesCsv>(dir.path() / "series" / (run + ".csv"),
+                                                                  loaded.model->n_dof, loaded.model->n_contacts);
+        return csv->sink();
       };
     }
     Comparison result;

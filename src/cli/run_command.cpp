@@ -39,24 +39,12 @@ int run_command(const RunArgs& args) {
   try {
     StagedDirectory dir(args.out.empty() ? std::filesystem::path("runs") / sc.name
                                          : std::filesystem::path(args.out));
-    std::unique_ptr<CsvWriter> csv;
-    if (sc.output.timeseries) {
-      csv = std::make_unique<CsvWriter>(dir.file("timeseries.csv"));
-      csv->field("t");
-      for (const auto& n : series_names(loaded.model->n_dof, nc)) csv->field(n.c_str());
-      for (int i = 0; i < nc; ++i) csv->field(("state" + std::to_string(i)).c_str());
-      csv->end_row();
-    }
+    std::unique_ptr<TimeseriesCsv> csv;
+    if (sc.output.timeseries) csv = std::make_unique<TimeseriesCsv>(dir.file("timeseries.csv"), loaded.model->n_dof, nc);
     ProgressLine progress(!args.quiet, sc.integrator.t_end, "t", " s", "steps/s");
-    const ScenarioRunResult result = run_scenario(
-        loaded,
-        [&](double t, const std::vector<double>& values, const ContactState* states) {
-          csv->field(t);
-          for (double v : values) csv->field(v);
-          for (int i = 0; i < nc; ++i) csv->field(contact_state_name(states[i]));
-          csv->end_row();
-        },
-        [&](double t, long steps) { progress.update(t, static_cast<double>(steps)); });
+    const ScenarioRunResult result =
+        run_scenario(loaded, csv ? csv->sink() : RunRowSink(),
+                     [&](double t, long steps) { progress.update(t, static_cast<double>(steps)); });
     progress.done();
     if (csv) csv->close();
     write_json_file(dir.file("summary.json"), result.summary);

@@ -140,8 +140,12 @@ Comparison compare_methods(const LoadedScenario& loaded, const ComparisonOptions
   if (!(options.window >= 0)) throw InputError("--window", "must be >= 0");
   const Scenario& sc = loaded.scenario;
   const double dt_min = *std::min_element(dts.begin(), dts.end());
-  const auto say = [&](const std::string& text) {
-    if (options.say) options.say(text);
+  // printf-style lines for the user, when anyone listens
+  const auto say = [&](const char* format, auto... values) {
+    if (!options.say) return;
+    char line[256];
+    std::snprintf(line, sizeof line, format, values...);
+    options.say(line);
   };
   Comparison out;
 
@@ -158,11 +162,11 @@ Comparison compare_methods(const LoadedScenario& loaded, const ComparisonOptions
     ref_dt = dt_min / 10;
     note = "Moreau at dt = " + fmt(ref_dt) + " (no event-driven reference: " + why + ")";
   }
-  say("compare " + sc.name + ": reference " + ref_spec.label() + " ...");
+  say("compare %s: reference %s ...", sc.name.c_str(), ref_spec.label().c_str());
   MethodRun ref = run_one(loaded, ref_spec, ref_dt, options.series ? options.series("reference") : RunRowSink());
   ref.reference = true;
   ref.reference_note = note;
-  say(" " + fmt(ref.wall, 3) + " s, " + std::to_string(ref.outcome.events.size()) + " events\n");
+  say(" %.3g s, %zu events\n", ref.wall, ref.outcome.events.size());
   if (ref.outcome.status != Status::ok) {
     out.reference_ok = false;
     out.failure = "the reference failed (" + std::string(status_name(ref.outcome.status)) + ": " +
@@ -174,15 +178,13 @@ Comparison compare_methods(const LoadedScenario& loaded, const ComparisonOptions
   for (const MethodSpec& spec : methods) {
     if (spec.kind == MethodKind::event_driven) continue;  // it is the reference row
     for (double dt : dts) {
-      char head[96];
-      std::snprintf(head, sizeof head, "  %-14s dt = %-8g ...", spec.label().c_str(), dt);
-      say(head);
+      say("  %-14s dt = %-8g ...", spec.label().c_str(), dt);
       const std::string run_name = spec.label() + "_dt" + dt_tag(dt);
       MethodRun r = run_one(loaded, spec, dt, options.series ? options.series(run_name) : RunRowSink());
       r.match = match_transitions(ref.outcome.events, merge_brief_sticks(r.outcome.events, 2.5 * dt), options.window,
                                   sc.analysis.t_transient);
-      say(" " + fmt(r.wall, 3) + " s, " + status_name(r.outcome.status) + ", missed " + std::to_string(r.match.missed) +
-          ", spurious " + std::to_string(r.match.spurious) + "\n");
+      say(" %.3g s, %s, missed %ld, spurious %ld\n", r.wall, status_name(r.outcome.status), r.match.missed,
+          r.match.spurious);
       runs.push_back(std::move(r));
     }
   }
@@ -279,11 +281,12 @@ Comparison compare_methods(const LoadedScenario& loaded, const ComparisonOptions
     column("mean_timing_s", [nan](const MethodRun& r) { return r.reference ? nan : r.match.mean_timing; });
     for (int i = 0; i < nc; ++i)
       column("transition_rms_c" + std::to_string(i), [i](const MethodRun& r) { return r.transition_rms[i]; });
+    const char* const peak_names[3][2] = {{"f1_hz", "a1"}, {"f2_hz", "a2"}, {"f3_hz", "a3"}};
     for (int k = 0; k < 3; ++k) {
-      column("f" + std::to_string(k + 1) + "_hz", [k, nan](const MethodRun& r) {
+      column(peak_names[k][0], [k, nan](const MethodRun& r) {
         return k < static_cast<int>(r.peaks.size()) ? r.peaks[k].frequency : nan;
       });
-      column("a" + std::to_string(k + 1), [k, nan](const MethodRun& r) {
+      column(peak_names[k][1], [k, nan](const MethodRun& r) {
         return k < static_cast<int>(r.peaks.size()) ? r.peaks[k].amplitude : nan;
       });
     }

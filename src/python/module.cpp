@@ -60,24 +60,43 @@ void check_signals() {
   if (PyErr_CheckSignals() != 0) throw py::error_already_set();
 }
 
+// a time series as timeseries.csv's columns: t, the series in series_names() order, each
+// contact's state code (int8, names in contact_state_names), filled row by row
+struct SeriesColumns {
+  std::vector<std::string> names;
+  std::vector<double> t;
+  std::vector<std::vector<double>> values;
+  std::vector<std::vector<std::int8_t>> states;
+
+  SeriesColumns(std::vector<std::string> series, int n_contacts)
+      : names(std::move(series)), values(names.size()), states(static_cast<std::size_t>(n_contacts)) {}
+  void add(double time, const std::vector<double>& row, const ContactState* contact) {
+    t.push_back(time);
+    for (std::size_t k = 0; k < row.size(); ++k) values[k].push_back(row[k]);
+    for (std::size_t i = 0; i < states.size(); ++i) states[i].push_back(static_cast<std::int8_t>(contact[i]));
+  }
+  // the columns handed to numpy (this is left empty)
+  py::dict to_dict() {
+    py::dict out;
+    out["t"] = to_numpy(std::move(t));
+    for (std::size_t k = 0; k < names.size(); ++k) out[py::str(names[k])] = to_numpy(std::move(values[k]));
+    for (std::size_t i = 0; i < states.size(); ++i)
+      out[py::str("state" + std::to_string(i))] = to_numpy(std::move(states[i]));
+    return out;
+  }
+};
+
 py::dict run(const std::string& source, bool is_path, const std::vector<std::string>& overrides,
              const py::object& progress) {
   const LoadedScenario loaded = build_scenario(document_of(source, is_path, overrides));
   const int nc = loaded.model->n_contacts;
-  const std::vector<std::string> names = series_names(loaded.model->n_dof, nc);
-  std::vector<double> t;
-  std::vector<std::vector<double>> values(names.size());
-  std::vector<std::vector<std::int8_t>> states(static_cast<std::size_t>(nc));
+  SeriesColumns series(series_names(loaded.model->n_dof, nc), nc);
   ScenarioRunResult result;
   {
     py::gil_scoped_release released;
     result = run_scenario(
         loaded,
-        [&](double time, const std::vector<double>& row, const ContactState* contact) {
-          t.push_back(time);
-          for (std::size_t k = 0; k < row.size(); ++k) values[k].push_back(row[k]);
-          for (int i = 0; i < nc; ++i) states[static_cast<std::size_t>(i)].push_back(static_cast<std::int8_t>(contact[i]));
-        },
+        [&](double time, const std::vector<double>& row, const ContactState* contact) { series.add(time, row, contact); },
         [&](double time, long steps) {
           check_signals();
           if (!progress.is_none()) {
@@ -87,12 +106,7 @@ py::dict run(const std::string& source, bool is_path, const std::vector<std::str
         });
   }
   py::dict out;
-  py::dict series;
-  series["t"] = to_numpy(std::move(t));
-  for (std::size_t k = 0; k < names.size(); ++k) series[py::str(names[k])] = to_numpy(std::move(values[k]));
-  for (int i = 0; i < nc; ++i)
-    series[py::str("state" + std::to_string(i))] = to_numpy(std::move(states[static_cast<std::size_t>(i)]));
-  out["timeseries"] = series;
+  out["timeseries"] = series.to_dict();
   out["summary"] = result.summary.dump();
   out["complete"] = result.complete;
   out["failure"] = result.failure;
@@ -166,15 +180,12 @@ py::dict sweep(const std::string& source, bool is_path, const std::vector<std::s
   out["points"] = tables.has_points ? py::object(table_columns(tables.points_schema, tables.points)) : py::none();
   py::list trajectories;
   for (batch::SweepTrajectory& tr : tables.trajectories) {
-    const int nc = static_cast<int>(tr.states.size());
-    py::dict series;
-    series["t"] = to_numpy(std::move(tr.t));
-    for (std::size_t k = 0; k < tr.names.size(); ++k) series[py::str(tr.names[k])] = to_numpy(std::move(tr.values[k]));
-    for (int i = 0; i < nc; ++i) {
-      std::vector<std::int8_t> codes(tr.states[static_cast<std::size_t>(i)].begin(), tr.states[static_cast<std::size_t>(i)].end());
-      series[py::str("state" + std::to_string(i))] = to_numpy(std::move(codes));
-    }
-    trajectories.append(py::make_tuple(tr.index, series));
+    SeriesColumns series(tr.names, static_cast<int>(tr.states.size()));
+    series.t = std::move(tr.t);
+    series.values = std::move(tr.values);
+    for (std::size_t i = 0; i < tr.states.size(); ++i)
+      series.states[i].assign(tr.states[i].begin(), tr.states[i].end());
+    trajectories.append(py::make_tuple(tr.index, series.to_dict()));
   }
   out["trajectories"] = trajectories;
   return out;
@@ -216,13 +227,7 @@ py::dict compare(const std::string& source, bool is_path, const std::vector<std:
   const LoadedScenario loaded = build_scenario(document_of(source, is_path, overrides));
   const int nc = loaded.model->n_contacts;
   const std::vector<std::string> names = series_names(loaded.model->n_dof, nc);
-  // each run's series, when asked: columns filled row by row
-  struct Series {
-    std::vector<double> t;
-    std::vector<std::vector<double>> values;
-    std::vector<std::vector<std::int8_t>> states;
-  };
-  std::map<std::string, Series> kept;
+  std::map<std::string, SeriesColumns> kept;  // each run's series, when asked
   ComparisonOptions options;
   options.methods = methods;
   options.dt = dt;
@@ -230,14 +235,8 @@ py::dict compare(const std::string& source, bool is_path, const std::vector<std:
   options.say = [](const std::string&) { check_signals(); };
   if (series)
     options.series = [&](const std::string& run) -> RunRowSink {
-      Series& s = kept[run];
-      s.values.resize(names.size());
-      s.states.resize(static_cast<std::size_t>(nc));
-      return [&s, nc](double t, const std::vector<double>& row, const ContactState* contact) {
-        s.t.push_back(t);
-        for (std::size_t k = 0; k < row.size(); ++k) s.values[k].push_back(row[k]);
-        for (int i = 0; i < nc; ++i) s.states[static_cast<std::size_t>(i)].push_back(static_cast<std::int8_t>(contact[i]));
-      };
+      SeriesColumns& s = kept.try_emplace(run, names, nc).first->second;
+      return [&s](double t, const std::vector<double>& row, const ContactState* contact) { s.add(t, row, contact); };
     };
   Comparison result;
   {
@@ -251,14 +250,7 @@ py::dict compare(const std::string& source, bool is_path, const std::vector<std:
   out["table"] = named_columns(result.table);
   out["markdown"] = result.markdown;
   py::dict runs;
-  for (auto& [run, s] : kept) {
-    py::dict columns;
-    columns["t"] = to_numpy(std::move(s.t));
-    for (std::size_t k = 0; k < names.size(); ++k) columns[py::str(names[k])] = to_numpy(std::move(s.values[k]));
-    for (int i = 0; i < nc; ++i)
-      columns[py::str("state" + std::to_string(i))] = to_numpy(std::move(s.states[static_cast<std::size_t>(i)]));
-    runs[py::str(run)] = columns;
-  }
+  for (auto& [run, s] : kept) runs[py::str(run)] = s.to_dict();
   out["series"] = runs;
   return out;
 }

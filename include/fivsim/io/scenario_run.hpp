@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fivsim/io/output.hpp"
 #include "fivsim/io/scenario.hpp"
 
 namespace fivsim {
@@ -39,5 +40,22 @@ struct ScenarioRunResult {
 // the scenario's simulation; rows go to `rows` when the scenario keeps a time series
 // (/output/timeseries), progress to `progress` (either may be empty)
 ScenarioRunResult run_scenario(const LoadedScenario& loaded, const RunRowSink& rows, const RunProgress& progress);
+
+// a time series as timeseries.csv holds it (`fivsim run`, compare's --series, a sweep's
+// trajectories): t, the series in series_names() order, each contact's state by name
+class TimeseriesCsv {
+ public:
+  TimeseriesCsv(const std::filesystem::path& path, int n_dof, int n_contacts);
+  void row(double t, const std::vector<double>& values, const ContactState* states);
+  // as a row sink (the writer must outlive it)
+  RunRowSink sink() {
+    return [this](double t, const std::vector<double>& v, const ContactState* c) { row(t, v, c); };
+  }
+  void close() { csv_.close(); }
+
+ private:
+  CsvWriter csv_;
+  int n_contacts_;
+};
 
 }  // namespace fivsim
