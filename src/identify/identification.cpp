@@ -152,6 +152,12 @@ IdentificationResult greybox_search(const IdentifyConfig& c, const Record& recor
     const Eigen::VectorXd r = c.response(x, record, nullptr);
     return r.size() == record.size() ? (r - record.x).squaredNorm() / static_cast<double>(record.size()) : HUGE_VAL;
   };
+  // the serial searches poll before each simulation; the genetic one before each generation (its
+  // simulations run side by side, where nothing may throw)
+  auto polled = [&](const Eigen::VectorXd& x) {
+    if (c.poll) c.poll();
+    return objective(x);
+  };
   const auto t0 = std::chrono::steady_clock::now();
   std::string why;
   if (c.response(x0, record, &why).size() != record.size())
@@ -160,6 +166,7 @@ IdentificationResult greybox_search(const IdentifyConfig& c, const Record& recor
   if (c.greybox_optimizer == "genetic") {
     s = genetic_search(
         [&](const Eigen::MatrixXd& pop) {
+          if (c.poll) c.poll();
           Eigen::VectorXd f(pop.cols());
 #pragma omp parallel for schedule(dynamic)
           for (long j = 0; j < pop.cols(); ++j) f(j) = objective(pop.col(j));
@@ -167,13 +174,13 @@ IdentificationResult greybox_search(const IdentifyConfig& c, const Record& recor
         },
         lo, hi, c.population, c.generations, c.search_seed);
     if (c.polish) {
-      const SearchResult p = nelder_mead(objective, s.x, 0.01 * (hi - lo), lo, hi, c.max_iter_search);
+      const SearchResult p = nelder_mead(polled, s.x, 0.01 * (hi - lo), lo, hi, c.max_iter_search);
       s.iterations += p.iterations;
       s.evaluations += p.evaluations;
       if (p.f <= s.f) s.x = p.x, s.f = p.f;
     }
   } else {
-    s = nelder_mead(objective, x0, 0.05 * (hi - lo), lo, hi, c.max_iter_search);
+    s = nelder_mead(polled, x0, 0.05 * (hi - lo), lo, hi, c.max_iter_search);
   }
   IdentificationResult out;
   out.record = record;
@@ -195,7 +202,9 @@ IdentificationResult pinn(const IdentifyConfig& c, const Record& record) {
   out.record = record;
   out.pinn = true;
   try {
-    out.pinn_result = pinn_identify(data, c.pinn);
+    PinnIdentifyOptions options = c.pinn;
+    options.poll = c.poll;
+    out.pinn_result = pinn_identify(data, options);
   } catch (const std::invalid_argument& e) {
     throw InputError("/options/train_every", e.what());
   }

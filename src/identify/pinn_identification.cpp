@@ -216,6 +216,7 @@ PinnIdentifyResult pinn_identify(const PinnIdentifyData& data, const PinnIdentif
   std::vector<double> grad(static_cast<std::size_t>(n)), work(static_cast<std::size_t>(optimizer_work_size(n, options.optimizer)));
   long evaluations = 0;
   auto objective = [&](const double* x, double* g) {
+    if (options.poll) options.poll();
     const double f = problem.loss(x, g);
     ++evaluations;
     if (options.progress_every > 0 && evaluations % options.progress_every == 0)

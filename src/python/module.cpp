@@ -1,20 +1,20 @@
 // src/python/module.cpp — fivsim._core, the compiled part of the Python package: bindings over the
-// library's own entry points (io/scenario_run.hpp for a run, batch/sweep_runner.hpp for a sweep
-// kept in memory, io/scenario.hpp for loading) that hand back JSON text and numpy arrays. The
+// library calls the command line makes (io/scenario_run.hpp for a run, batch/sweep_runner.hpp for a
+// sweep kept in memory, io/method_comparison.hpp, io/stability_scan.hpp, io/identify_run.hpp,
+// io/scenario.hpp for loading) that hand back JSON text and numpy arrays (docs/DESIGN.md §6). The
 // public API (fivsim/__init__.py) is built on these; nothing here reads or writes result files.
-// Long calls release the GIL and look for signals (Ctrl-C) every 1024 steps of a run and after each
-// chunk of a sweep.
+// Long calls release the GIL and look for signals (Ctrl-C) every 1024 steps of a run, after each
+// chunk of a sweep, between the runs of a comparison and the steps of an identification.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <filesystem>
 
 #include "fivsim/batch/sweep_runner.hpp"
 #include "fivsim/io/identify_run.hpp"
@@ -208,7 +208,8 @@ py::dict identify(const std::string& source, bool is_path, const std::vector<std
                                "command line (fivsim identify)");
   // relative record and scenario paths: from the config's folder, or the working directory
   const std::string base_dir = is_path ? std::filesystem::path(source).parent_path().string() : std::string();
-  const LoadedIdentification loaded = load_identification(doc, base_dir);
+  LoadedIdentification loaded = load_identification(doc, base_dir);
+  loaded.config.poll = check_signals;
   IdentifyOutcome outcome;
   {
     py::gil_scoped_release released;

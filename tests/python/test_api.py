@@ -1,7 +1,8 @@
 """tests/python/test_api.py — the Python module (import fivsim) against the command line's files
 for the same scenario, value for value: a run's time series, events and summary; a sweep's cases,
 points, trajectories and summary; loading; bad input (InputError naming the pointer, as the CLI's
-exit 2 does); a numerical failure (NumericalError with the partial run, as exit 3); Ctrl-C.
+exit 2 does); a numerical failure (NumericalError with the partial run, as exit 3); Ctrl-C stopping
+a run, a sweep and an identification.
 
 Run by ctest (Python.test_api) with PYTHONPATH=<build>/python, FIVSIM_BINARY and FIVSIM_SOURCE_DIR.
 """
@@ -99,6 +100,15 @@ def test_scenario_as_path_text_or_dict_loads_the_same_document():
     assert fivsim.validate(RUN_SCENARIO) is None
 
 
+def test_validate_refuses_what_the_cli_refuses():
+    r = cli("validate", RUN_SCENARIO, "--set", "/friction/mu=-0.5")
+    assert r.returncode == 2
+    with pytest.raises(fivsim.InputError) as e:
+        fivsim.validate(RUN_SCENARIO, set={"/friction/mu": -0.5})
+    assert e.value.pointer == "/friction/mu"
+    assert str(e.value) in r.stderr
+
+
 SWEEP_SCENARIO = SCENARIOS / "chain2_load_sweep.json"
 SWEEP_SET = {"/sweep/parameters/0/linspace": [2, 20, 12], "/integrator/t_end": 30, "/analysis/t_transient": 15,
              "/output/trajectories": [0, 7]}
@@ -179,6 +189,8 @@ INTERRUPT = textwrap.dedent("""
     try:
         if what == "run":
             fivsim.run(sys.argv[2], set={"/integrator/t_end": 1e5, "/output/timeseries": False})
+        elif what == "identify":
+            fivsim.identify(sys.argv[2], set={"/options/adam_iter": 10**6})
         else:
             fivsim.sweep(sys.argv[2], set={"/sweep/parameters/0/linspace": [1, 30, 100000]}, device="cpu",
                          threads=1, chunk=8)
@@ -190,7 +202,8 @@ INTERRUPT = textwrap.dedent("""
 """)
 
 
-@pytest.mark.parametrize("what,scenario", [("run", RUN_SCENARIO), ("sweep", SWEEP_SCENARIO)])
+@pytest.mark.parametrize("what,scenario", [("run", RUN_SCENARIO), ("sweep", SWEEP_SCENARIO),
+                                           ("identify", SCENARIOS / "identify" / "torsion_pendulum_pinn.json")])
 def test_ctrl_c_stops_a_long_call(what, scenario):
     p = subprocess.run([sys.executable, "-c", INTERRUPT, what, str(scenario)], capture_output=True, text=True,
                        timeout=120, env=os.environ)

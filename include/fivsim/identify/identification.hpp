@@ -75,6 +75,10 @@ struct IdentifyConfig {
   // The loader sets it (io/identify_config.hpp: the model scenario with the values written at the
   // parameters' paths), so that identification runs a simulation without parsing a scenario.
   std::function<Eigen::VectorXd(const Eigen::VectorXd& values, const Record& record, std::string* why)> response;
+  // called on the calling thread between the steps of a long identification (each loss evaluation
+  // of pinn, each simulation of a nelder_mead search, each generation of a genetic one); what it
+  // throws ends the identification (how the Python module stops on Ctrl-C). May be empty
+  std::function<void()> poll;
   std::vector<GreyboxParameter> parameters;
   int max_iter_search = 2000;
   int population = 48, generations = 40;  // genetic

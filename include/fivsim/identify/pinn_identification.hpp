@@ -20,6 +20,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include <Eigen/Dense>
@@ -45,6 +46,7 @@ struct PinnIdentifyOptions {
   std::uint64_t seed = 1;      // network initialisation
   PinnCoefficient J1, J2, c, k;
   int progress_every = 0;      // > 0: a line on stderr every this many loss evaluations
+  std::function<void()> poll;  // before each loss evaluation, when set (IdentifyConfig::poll)
 };
 
 // what one training sees: uniformly sampled t, the measured response x = φ2, the input u = φ1
