@@ -3,6 +3,7 @@
 // record.csv (the data as identified, after noise), response.csv (the record beside the response
 // of every identified equation; for pinn, N1's response and N2's torque beside the record's
 // friction when known) and, for extended_sindy, bounds.csv (the Φ1/Φ2 surfaces of seed 003 Fig. 3).
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -89,8 +90,17 @@ int identify_command(const IdentifyArgs& args) {
       if (result.converges_to_sindy) {
         std::printf("  extended SINDy: no stop samples (|v| <= %g): converges to SINDy\n", config.v_stop);
       } else {
-        std::printf("  extended SINDy: %ld stop and %ld slip samples; min D = %.3g at k = %.6g, c = %.6g\n",
-                    result.n_stop, result.n_slip, result.bounds.D_min, result.bounds.k_star, result.bounds.c_star);
+        if (config.step3 == "grid") {
+          std::printf("  extended SINDy: %ld stop and %ld slip samples; min D = %.3g at k = %.6g, c = %.6g\n",
+                      result.n_stop, result.n_slip, result.bounds.D_min, result.bounds.k_star, result.bounds.c_star);
+        } else {
+          // the 95 % intervals of the held regression
+          const HeldRegression& h = result.held;
+          const auto sd = [&](int i) { return 1.96 * std::sqrt(std::max(0.0, h.covariance(i, i))); };
+          std::printf("  extended SINDy: %ld stop and %ld slip samples; held regression (%d stop constraints "
+                      "active): k = %.6g ± %.2g, c = %.6g ± %.2g, F = %.6g ± %.2g (95%%)\n",
+                      result.n_stop, result.n_slip, h.active, h.k, sd(0), h.c, sd(1), h.F, sd(2));
+        }
         print_report("extended SINDy", result.extended_sindy, config);
       }
     }

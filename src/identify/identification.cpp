@@ -302,7 +302,8 @@ IdentificationResult identify(const IdentifyConfig& c, const Record& record) {
       out.extended_sindy = out.sindy;
       return out;
     }
-    // step 3: the bound surfaces over the (k̂, ĉ) grid (Eqs. 16–20)
+    // step 3 on the stop and slip samples: the held regression, or the bound surfaces over the (k̂, ĉ)
+    // grid (Eqs. 16–20)
     auto gather = [&](const std::vector<long>& rows, const Eigen::VectorXd& v) {
       Eigen::VectorXd g(static_cast<long>(rows.size()));
       for (std::size_t k = 0; k < rows.size(); ++k) g(static_cast<long>(k)) = v(rows[k]);
@@ -316,21 +317,40 @@ IdentificationResult identify(const IdentifyConfig& c, const Record& record) {
                           l_du = gather(seg.slip, record.du);
     const BoundSamples stop{s_x1.data(), nullptr, nullptr, s_u.data(), s_du.data(), out.n_stop};
     const BoundSamples slip_samples{l_x1.data(), l_x2.data(), l_dx2.data(), l_u.data(), l_du.data(), out.n_slip};
-    const SdofParameters guess = out.slip_sindy.parameters;
-    GridAxis kg = c.k_grid, cg = c.c_grid;
-    if (kg.n == 0) kg = {0.8 * std::abs(guess.k), 1.2 * std::abs(guess.k), 201};
-    if (cg.n == 0) cg = {0.0, std::max(3.0 * std::abs(guess.c), 1e-3), 201};
-    // the grid on the GPU when asked or present, else (or when the device fails under auto) on all cores
-    std::string gpu_error = "not tried";
-    if (c.device != "cpu" && (c.device == "cuda" || cuda_device_info().available))
-      gpu_error = stick_slip_bounds_cuda(stop, slip_samples, kg, cg, out.bounds);
-    if (gpu_error.empty()) {
-      out.bounds_backend = "cuda";
-    } else if (c.device == "cuda") {
-      throw InputError("/options/device", "cuda was asked for the bound grid: " + gpu_error);
+    double k_star = 0.0, c_star = 0.0, F_star = 0.0;
+    if (c.step3 == "held") {
+      // the slip regression, every stop sample held (identify/held_regression.hpp), each allowed the
+      // excess force of a sample just past a break-away (ü by the derivative filter)
+      const SdofParameters guess = out.slip_sindy.parameters;
+      const Eigen::VectorXd s_ddu = gather(seg.stop, derivative(record.du, record, c));
+      std::vector<double> slack(seg.stop.size());
+      for (std::size_t j = 0; j < seg.stop.size(); ++j) {
+        const long i = static_cast<long>(j);
+        slack[j] = held_slack(c.v_stop, guess.k * s_du(i) + guess.c * s_ddu(i));
+      }
+      out.held = held_regression(stop, slip_samples, slack.data());
+      if (!out.held.ok)
+        throw InputError("/options/v_slip", "the slip samples do not determine k, c and F (too few, or dependent "
+                                            "columns): lower v_slip or record longer");
+      k_star = out.held.k, c_star = out.held.c, F_star = out.held.F;
     } else {
-      out.bounds = stick_slip_bounds(stop, slip_samples, kg, cg);
-      out.bounds_backend = "cpu";
+      const SdofParameters guess = out.slip_sindy.parameters;
+      GridAxis kg = c.k_grid, cg = c.c_grid;
+      if (kg.n == 0) kg = {0.8 * std::abs(guess.k), 1.2 * std::abs(guess.k), 201};
+      if (cg.n == 0) cg = {0.0, std::max(3.0 * std::abs(guess.c), 1e-3), 201};
+      // the grid on the GPU when asked or present, else (or when the device fails under auto) on all cores
+      std::string gpu_error = "not tried";
+      if (c.device != "cpu" && (c.device == "cuda" || cuda_device_info().available))
+        gpu_error = stick_slip_bounds_cuda(stop, slip_samples, kg, cg, out.bounds);
+      if (gpu_error.empty()) {
+        out.bounds_backend = "cuda";
+      } else if (c.device == "cuda") {
+        throw InputError("/options/device", "cuda was asked for the bound grid: " + gpu_error);
+      } else {
+        out.bounds = stick_slip_bounds(stop, slip_samples, kg, cg);
+        out.bounds_backend = "cpu";
+      }
+      k_star = out.bounds.k_star, c_star = out.bounds.c_star, F_star = out.bounds.F_star;
     }
     Eigen::MatrixXd xi = slip.xi;
     for (long j = 0; j < xi.rows(); ++j) {
@@ -338,7 +358,7 @@ IdentificationResult identify(const IdentifyConfig& c, const Record& record) {
       const bool in_eq12 = i == at.x1 || i == at.x2 || i == at.u || i == at.du || i == at.sgn;
       if (!in_eq12 && xi(j, 1) != 0.0) out.dropped_terms.push_back(c.library[j].name);
     }
-    xi.col(1) = eq12_row(at, xi.rows(), out.bounds.k_star, out.bounds.c_star, out.bounds.F_star);
+    xi.col(1) = eq12_row(at, xi.rows(), k_star, c_star, F_star);
     out.extended_sindy = report(c, xi, record, record.size(), 0);
   }
   return out;

@@ -272,6 +272,7 @@ void parse_options(JsonObject& root, IdentifyConfig& c, const std::string& base_
     c.v_stop = o.number_or("v_stop", 1e-7, NumberRule::non_negative);
     c.v_slip = o.number_or("v_slip", 1e-3, NumberRule::non_negative);
     if (c.v_slip < c.v_stop) throw InputError(o.pointer_of("v_slip"), "must be at least v_stop");
+    c.step3 = o.choice_or("step3", "held", {"held", "grid"});
     c.device = o.choice_or("device", "auto", {"auto", "cpu", "cuda"});
     if (o.has("k_grid")) c.k_grid = grid_axis(o, "k_grid");
     if (o.has("c_grid")) c.c_grid = grid_axis(o, "c_grid");

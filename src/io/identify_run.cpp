@@ -1,6 +1,7 @@
 // src/io/identify_run.cpp — one identification and what its files hold (io/identify_run.hpp).
 #include "fivsim/io/identify_run.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <utility>
@@ -165,7 +166,22 @@ IdentifyOutcome run_identification(const LoadedIdentification& loaded) {
     e["converges_to_sindy"] = result.converges_to_sindy;
     e["dropped_terms"] = result.dropped_terms;
     e["slip_sindy"] = report_json(result.slip_sindy, config);
-    if (!result.converges_to_sindy) {
+    if (!result.converges_to_sindy) e["step3"] = config.step3;
+    if (!result.converges_to_sindy && config.step3 == "held") {
+      // the estimate with its standard deviations and 95 % intervals (σ²(JᵀJ)⁻¹ on the slip rows)
+      const HeldRegression& h = result.held;
+      const double values[3] = {h.k, h.c, h.F};
+      json sd = json::object(), interval = json::object();
+      const char* const names[3] = {"k", "c", "F"};
+      for (int i = 0; i < 3; ++i) {
+        const double s = std::sqrt(std::max(0.0, h.covariance(i, i)));
+        sd[names[i]] = s;
+        interval[names[i]] = {values[i] - 1.96 * s, values[i] + 1.96 * s};
+      }
+      e["held"] = {{"active_stop_constraints", h.active}, {"iterations", h.iterations}, {"slip_samples", h.samples},
+                   {"rss", h.rss}, {"std", sd}, {"interval_95", interval}};
+    }
+    if (!result.converges_to_sindy && config.step3 == "grid") {
       e["bounds"] = {{"k_grid", {b.k.a, b.k.b, b.k.n}}, {"c_grid", {b.c.a, b.c.b, b.c.n}},
                      {"k_star", b.k_star},          {"c_star", b.c_star},
                      {"F_star", b.F_star},          {"D_min", b.D_min},

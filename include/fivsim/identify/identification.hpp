@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fivsim/identify/extended_sindy.hpp"
+#include "fivsim/identify/held_regression.hpp"
 #include "fivsim/identify/pinn_identification.hpp"
 #include "fivsim/identify/record.hpp"
 #include "fivsim/identify/sdof_response.hpp"
@@ -92,7 +93,10 @@ struct IdentifyConfig {
   bool slip_only = false;
 
   double v_stop = 1e-7, v_slip = 1e-3;  // Eq. 15 (greybox least squares, joint_terms: v_slip only)
-  GridAxis k_grid, c_grid;               // n = 0: around the slip-sample SINDy estimate
+  // extended_sindy's step 3: "held" (the slip regression held by the stop samples,
+  // identify/held_regression.hpp) or "grid" (seed 003 Eqs. 18–20 over a (k̂, ĉ) grid)
+  std::string step3 = "held";
+  GridAxis k_grid, c_grid;               // grid: n = 0: around the slip-sample SINDy estimate
   std::string device = "auto";           // the bound grid: auto (CUDA when present) | cpu | cuda
   PinnIdentifyOptions pinn;              // pinn: the networks, their training and Eq. 23's coefficients
   std::optional<SdofParameters> truth;   // relative errors are reported when known
@@ -123,8 +127,9 @@ struct IdentificationResult {
   bool converges_to_sindy = false;  // no stop samples: the constraints never act
   long n_stop = 0, n_slip = 0;
   SindyReport slip_sindy;  // step 2: SINDy on the slip samples
-  BoundSurfaces bounds;    // step 3
+  BoundSurfaces bounds;    // step 3 "grid"
   std::string bounds_backend;  // "cpu" or "cuda"
+  HeldRegression held;     // step 3 "held"
   SindyReport extended_sindy;
   std::vector<std::string> dropped_terms;  // step-2 terms outside Eq. 12
   bool joint_terms = false;       // joint_terms: `sindy` holds the known + unknown equation
