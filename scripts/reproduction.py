@@ -591,7 +591,7 @@ def identify_section(fv, lines, quick):
     lines.append("Records from fivsim's event-driven `base_excited_sdof` (seed 003 Table 1: k̂ = 358.706, ĉ = 0.0658, "
                  "F̂f = 0.0856, A = 0.0015 m, from rest) over 0–20 s, **sampled at %s s** (the seed does not give its "
                  "rate), identified by `fivsim identify` with the Table 4 hyperparameters (SR3 threshold 0.05 with "
-                 "ẋ1 = x2 fixed, Savitzky–Golay window 35, v_stop = 1e-7, v_slip = 1e-3; the (k̂, ĉ) grid is 201 × 201 "
+                 "ẋ1 = x2 fixed, Savitzky–Golay window 35, v_stop = 1e-7, v_slip = 1e-3; the seed's grid step 3, `step3: grid`, where the default is the held regression of docs/IDENTIFY.md; the (k̂, ĉ) grid is 201 × 201 "
                  "over 0.8–1.2 × and 0–3 × the slip-sample SINDy estimate). `config`: `scenarios/%s` with "
                  "`--set /data/set/~1model~1f_hz=F`.\n" % (sample, cfg))
     lines.append("| regime (Hz) | algorithm | identified ẋ2 (fivsim) | RMSE 1e-4 m fivsim (seed) | errors k̂, ĉ, F̂f % fivsim | seed |")

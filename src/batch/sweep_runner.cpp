@@ -637,7 +637,6 @@ SweepOutcome run_writer(const RunContext& ctx) {
   if (tables) {
     tables->cases_schema = cases_schema;
     tables->points_schema = points_schema;
-    tables->has_points = with_points;
     tables->cases.assign(static_cast<std::size_t>(cases_schema.size()), {});
     tables->points.assign(with_points ? static_cast<std::size_t>(points_schema.size()) : 0, {});
     tables->trajectories.clear();

@@ -58,7 +58,7 @@ int compare_command(const CompareArgs& args) {
     std::fwrite(result.markdown.data(), 1, result.markdown.size(), f);
     std::fclose(f);
     dir.commit();
-    std::printf("compare %s: %ld runs against the reference -> %s\n", sc.name.c_str(), result.runs,
+    std::printf("compare %s: %zu runs against the reference -> %s\n", sc.name.c_str(), result.report["runs"].size(),
                 dir.final_path().c_str());
     return kExitOk;
   } catch (const std::exception& e) {

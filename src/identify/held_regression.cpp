@@ -12,14 +12,20 @@ namespace {
 using Vec3 = Eigen::Vector3d;
 using Mat3 = Eigen::Matrix3d;
 
-// the equality-constrained step: min ½ pᵀHp + gᵀp subject to A_W p = 0, by the null space of A_W
-Vec3 constrained_step(const Mat3& H, const Vec3& g, const std::vector<Vec3>& rows) {
-  if (rows.empty()) return H.ldlt().solve(-g);
+// a basis of the directions the working set's rows leave free (identity without rows, no columns
+// when they pin all three unknowns)
+Eigen::MatrixXd free_directions(const std::vector<Vec3>& rows) {
+  if (rows.empty()) return Mat3::Identity();
   Eigen::MatrixXd A(static_cast<long>(rows.size()), 3);
   for (std::size_t i = 0; i < rows.size(); ++i) A.row(static_cast<long>(i)) = rows[i].transpose();
   const Eigen::FullPivLU<Eigen::MatrixXd> lu(A);
-  if (lu.rank() >= 3) return Vec3::Zero();
-  const Eigen::MatrixXd Z = lu.kernel();
+  return lu.rank() >= 3 ? Eigen::MatrixXd(3, 0) : Eigen::MatrixXd(lu.kernel());
+}
+
+// the equality-constrained step: min ½ pᵀHp + gᵀp subject to A_W p = 0, in the free directions Z
+Vec3 constrained_step(const Mat3& H, const Vec3& g, const std::vector<Vec3>& rows) {
+  const Eigen::MatrixXd Z = free_directions(rows);
+  if (Z.cols() == 0) return Vec3::Zero();
   const Eigen::MatrixXd Hz = Z.transpose() * H * Z;
   const Eigen::VectorXd pz = Hz.ldlt().solve(-Z.transpose() * g);
   return Z * pz;
@@ -115,17 +121,8 @@ HeldRegression held_regression(const BoundSamples& stop, const BoundSamples& sli
   // σ² (JᵀJ)⁻¹ restricted to the directions the active constraints leave free
   const double sigma2 = slip.n > 3 ? out.rss / static_cast<double>(slip.n - 3) : 0.0;
   Mat3 cov_scaled = Mat3::Zero();
-  if (rows.empty()) {
-    cov_scaled = sigma2 * H.inverse();
-  } else {
-    Eigen::MatrixXd A(static_cast<long>(rows.size()), 3);
-    for (std::size_t i = 0; i < rows.size(); ++i) A.row(static_cast<long>(i)) = rows[i].transpose();
-    const Eigen::FullPivLU<Eigen::MatrixXd> lu(A);
-    if (lu.rank() < 3) {
-      const Eigen::MatrixXd Z = lu.kernel();
-      cov_scaled = sigma2 * Z * (Z.transpose() * H * Z).inverse() * Z.transpose();
-    }
-  }
+  const Eigen::MatrixXd Z = free_directions(rows);
+  if (Z.cols() > 0) cov_scaled = sigma2 * Z * (Z.transpose() * H * Z).inverse() * Z.transpose();
   out.covariance = scale.asDiagonal() * cov_scaled * scale.asDiagonal();
   out.ok = true;
   return out;

@@ -352,7 +352,6 @@ Comparison compare_methods(const LoadedScenario& loaded, const ComparisonOptions
     for (const auto& r : runs) line(r);
     out.markdown = md.str();
   }
-  out.runs = static_cast<long>(runs.size());
   return out;
 }
 

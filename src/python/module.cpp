@@ -177,7 +177,7 @@ py::dict sweep(const std::string& source, bool is_path, const std::vector<std::s
   py::dict out;
   out["summary"] = outcome.summary.dump();
   out["cases"] = table_columns(tables.cases_schema, tables.cases);
-  out["points"] = tables.has_points ? py::object(table_columns(tables.points_schema, tables.points)) : py::none();
+  out["points"] = tables.has_points() ? py::object(table_columns(tables.points_schema, tables.points)) : py::none();
   py::list trajectories;
   for (batch::SweepTrajectory& tr : tables.trajectories) {
     SeriesColumns series(tr.names, static_cast<int>(tr.states.size()));

@@ -50,7 +50,8 @@ struct SweepTrajectory {
 struct SweepTables {
   TableSchema cases_schema, points_schema;
   std::vector<std::vector<double>> cases, points;
-  bool has_points = false;  // points are kept (/output/points with an observer that records them)
+  // points are kept (/output/points with an observer that records them)
+  bool has_points() const { return !points.empty(); }
   std::vector<SweepTrajectory> trajectories;
 };
 

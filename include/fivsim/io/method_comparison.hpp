@@ -33,7 +33,6 @@ struct Comparison {
   nlohmann::json report;      // compare.json
   NamedColumns table;         // compare.csv: a row per run, the reference first
   std::string markdown;       // compare.md: the seeds' table layout
-  long runs = 0;              // runs beside the reference
 };
 
 // the methods and step sizes are checked before any run: bad ones are an InputError naming
