@@ -150,6 +150,7 @@ struct CudaPipeline<D>::Impl {
     DeviceBuffer<double> rows, points;
     DeviceBuffer<CaseResult<D>> results;
     DeviceBuffer<unsigned long long> queue;  // the next case of a queue-fed launch
+    DeviceBuffer<double> reference;          // output_error's series
     PinnedBuffer<CaseResult<D>> results_out;
     PinnedBuffer<double> points_out;
     long n = 0;
@@ -162,6 +163,7 @@ struct CudaPipeline<D>::Impl {
       points.release();
       results.release();
       queue.release();
+      reference.release();
       results_out.release();
       points_out.release();
     }
@@ -190,7 +192,7 @@ template <class D>
 CudaPipeline<D>::~CudaPipeline() = default;
 
 template <class D>
-CudaOutcome CudaPipeline<D>::launch(int which, const CaseBatch<D>& h, const SweepAnalysis& an, const StepOptions& opt) {
+CudaOutcome CudaPipeline<D>::launch(int which, const CaseBatch<D>& h, const SweepAnalysis& host_an, const StepOptions& opt) {
   typename Impl::Slot& s = impl_->slot[which];
   // the runtime keeps a failed call's error (an allocation that failed before a retry on fewer
   // cases) as its last error, which the launch check below would take for this call's
@@ -199,7 +201,7 @@ CudaOutcome CudaPipeline<D>::launch(int which, const CaseBatch<D>& h, const Swee
   s.queued = false;
   if (h.n <= 0) return {};
   const std::size_t n = static_cast<std::size_t>(h.n);
-  const long per_case = case_points_size(h.setups[0].model.n_dof, an.capacity);
+  const long per_case = case_points_size(h.setups[0].model.n_dof, host_an.capacity);
   s.n_points = static_cast<std::size_t>(per_case) * n;
   const std::size_t n_setups = h.setup_stride ? n : 1, n_maps = h.maps ? (h.map_stride ? n : 1) : 0;
   const std::size_t n_rows = h.targets.n > 0 ? n * static_cast<std::size_t>(h.n_params) : 0;
@@ -208,6 +210,8 @@ CudaOutcome CudaPipeline<D>::launch(int which, const CaseBatch<D>& h, const Swee
   if (err == cudaSuccess) err = s.rows.ensure(n_rows);
   if (err == cudaSuccess) err = s.results.ensure(n);
   if (err == cudaSuccess) err = s.queue.ensure(1);
+  const std::size_t n_reference = host_an.reference ? static_cast<std::size_t>(host_an.reference_n) : 0;
+  if (err == cudaSuccess) err = s.reference.ensure(n_reference);
   if (err == cudaSuccess) err = s.points.ensure(s.n_points);
   if (err == cudaSuccess) err = s.results_out.ensure(n);
   if (err == cudaSuccess) err = s.points_out.ensure(s.n_points);
@@ -221,6 +225,12 @@ CudaOutcome CudaPipeline<D>::launch(int which, const CaseBatch<D>& h, const Swee
   err = cudaMemcpyAsync(s.setups.data, h.setups, sizeof(CaseSetup<D>) * n_setups, cudaMemcpyHostToDevice, s.stream);
   if (err == cudaSuccess && n_maps > 0)
     err = cudaMemcpyAsync(s.maps.data, h.maps, sizeof(RkStepMap<D>) * n_maps, cudaMemcpyHostToDevice, s.stream);
+  // output_error's reference series, read by every case: the kernels get the device copy
+  if (err == cudaSuccess && n_reference > 0)
+    err = cudaMemcpyAsync(s.reference.data, host_an.reference, sizeof(double) * n_reference, cudaMemcpyHostToDevice,
+                          s.stream);
+  SweepAnalysis an = host_an;
+  if (n_reference > 0) an.reference = s.reference.data;
   for (int k = 0; k < h.n_params && n_rows > 0 && err == cudaSuccess; ++k)
     err = cudaMemcpyAsync(s.rows.data + k * n, h.rows + k * h.row_stride, sizeof(double) * n, cudaMemcpyHostToDevice,
                           s.stream);

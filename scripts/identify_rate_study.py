@@ -3,8 +3,9 @@
 F̂f = 0.0856, A = 1.5 mm) in its two-stop (0.95 Hz) and four-stop (0.47 Hz) regimes, simulated by
 the event-driven reference over 20 s, sampled at 200 Hz – 10 kHz, clean and with the seed's noise
 levels (Table 6 σ on x, and on v scaled by rms(v)/rms(x)), identified by SINDy, extended SINDy with
-the seed's grid step 3 and with the held step 3 (docs/IDENTIFY.md). The derivative window spans
-the same 7 ms at every rate (35 samples at 5 kHz, at least 5). Prints the errors of k̂, ĉ, F̂f,
+the seed's grid step 3 and with the held step 3 (docs/IDENTIFY.md). The derivative window is the
+default window_s, the same 7 ms at every rate (35 samples at 5 kHz, at least 5). Prints the errors
+of k̂, ĉ, F̂f and the held step 3's 95 % intervals,
 writes the table between the rate-study markers of docs/IDENTIFY.md and the figure
 docs/img/identify_rate_study.png.
 
@@ -34,15 +35,9 @@ METHODS = [("SINDy", "sindy", None), ("extended, grid", "extended_sindy", "grid"
 BEGIN, END = "<!-- rate-study:begin -->", "<!-- rate-study:end -->"
 
 
-def window_for(rate):
-    """An odd window of about 7 ms, at least 5 samples."""
-    n = max(5, int(round(0.007 * rate)))
-    return n if n % 2 else n + 1
-
-
 def identify(f_hz, rate, sigma_mm, method, step3):
     options = {"optimizer": "sr3" if method == "extended_sindy" else "stlsq",
-               "threshold": 0.05 if method == "extended_sindy" else 0.03, "window": window_for(rate)}
+               "threshold": 0.05 if method == "extended_sindy" else 0.03}
     config = {"name": "rate_study", "method": method,
               "data": {"scenario": os.path.join(ROOT, "scenarios", "sdof_base_two_stop.json"),
                        "set": {"/model/f_hz": f_hz}, "t_end": 20.0, "sample_dt": 1.0 / rate},
@@ -60,7 +55,15 @@ def identify(f_hz, rate, sigma_mm, method, step3):
         options.update({"v_stop": 3 * sv, "v_slip": max(1e-3, 30 * sv)})
         fit = fivsim.identify(config)
     key = "sindy" if method == "sindy" else "extended_sindy"
-    return fit.identified[key]["errors_percent"]
+    out = fit.identified[key]
+    held = out.get("held", {})
+    if "interval_95" in held:
+        # the 95 % interval's half-width in percent of the truth, and whether it holds the truth
+        truth = fit.identified["truth"]
+        iv = held["interval_95"]
+        out["interval"] = {n: (50.0 * (iv[n][1] - iv[n][0]) / abs(truth[n]), iv[n][0] <= truth[n] <= iv[n][1])
+                           for n in ("k", "c", "F")}
+    return fit.identified["record"]["derivative_window"], out
 
 
 def main():
@@ -78,17 +81,23 @@ def main():
             for rate in rates:
                 cells = []
                 for label, method, step3 in METHODS:
-                    e = identify(f_hz, rate, sigma, method, step3)
+                    window, out = identify(f_hz, rate, sigma, method, step3)
+                    e = out["errors_percent"]
                     errors.setdefault((regime, sigma, label), []).append((rate, e))
                     cells.append("%.3g, %.3g, %.3g" % (e["k"], e["c"], e["F"]))
+                    if "interval" in out:
+                        iv = out["interval"]
+                        cells.append(", ".join("%.2g%s" % (iv[n][0], "" if iv[n][1] else " ✗") for n in ("k", "c", "F")))
                 row = "| %s | %s | %g | %d | %s |" % (regime, "clean" if sigma == 0 else "%g" % sigma, rate,
-                                                      window_for(rate), " | ".join(cells))
+                                                      window, " | ".join(cells))
                 print(row, flush=True)
                 rows.append(row)
 
-    table = ["Errors of k̂, ĉ, F̂f (%%) by `scripts/identify_rate_study.py%s`:\n" % (" --quick" if args.quick else ""),
-             "| regime | σ mm | rate Hz | window | SINDy | extended, grid | extended, held |",
-             "|---|---|---|---|---|---|---|"] + rows + ["", "![k̂ and F̂f errors against the sampling rate](img/identify_rate_study.png)"]
+    table = ["Errors of k̂, ĉ, F̂f (%%) by `scripts/identify_rate_study.py%s`, with the held step 3's 95 %% "
+             "interval half-widths (%% of the truth; ✗ marks an interval that misses the truth):\n"
+             % (" --quick" if args.quick else ""),
+             "| regime | σ mm | rate Hz | window | SINDy | extended, grid | extended, held | held: ± interval |",
+             "|---|---|---|---|---|---|---|---|"] + rows + ["", "![k̂ and F̂f errors against the sampling rate](img/identify_rate_study.png)"]
 
     fig, axes = plt.subplots(len(REGIMES), len(noise), figsize=(4 * len(noise), 3.2 * len(REGIMES)), squeeze=False)
     for i, (regime, _) in enumerate(REGIMES):

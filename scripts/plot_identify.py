@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Measured versus identified response of one or more `fivsim identify` folders (seed 003
 Fig. 2): per folder, the record's x(t) with the response of every identified equation, and the
-RMSE of each in the legend; with --window T0 T1 only that time span is drawn. With --bounds, the
+RMSE of each in the legend, and extended SINDy's estimates with their 95 % intervals (held step 3);
+with --window T0 T1 only that time span is drawn. With --bounds, the
 extended-SINDy bound surfaces of one folder instead (seed 003 Fig. 3): the distance
 D = |Φ2 − Φ1| over the (k̂, ĉ) grid with its minimum (and the truth, when known), and Φ1, Φ2 along
 k̂ at the chosen ĉ*. A `pinn` folder (seed 002 Fig. 17) gets three panels: the record beside N1's
@@ -23,6 +24,18 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 LABELS = {"x_sindy": ("sindy", "SINDy"), "x_extended_sindy": ("extended_sindy", "extended SINDy"),
           "x_greybox": ("greybox", "grey-box"), "x_joint_terms": ("joint_terms", "known + identified terms")}
+
+
+def held_intervals_text(meta):
+    """The held step 3's estimates with their 95 % intervals, one line each (None without)."""
+    e = meta.get("extended_sindy", {})
+    held = e.get("held", {})
+    if "interval_95" not in held:
+        return None
+    p = e["parameters"]
+    names = {"k": "k̂", "c": "ĉ", "F": "F̂f"}
+    lines = ["%s = %.5g  [%.5g, %.5g]" % (names[n], p[n], *held["interval_95"][n]) for n in ("k", "c", "F")]
+    return "extended SINDy, 95 % intervals\n" + "\n".join(lines)
 
 
 def plot_bounds(folder, out):
@@ -117,6 +130,10 @@ def main():
             rmse = meta.get(key, {}).get("rmse")
             ax.plot(t, [1e3 * float(r[col]) for r in rows], "--" if key == "sindy" else "-", lw=1.0,
                     label="%s (RMSE %s m)" % (label, "%.2g" % rmse if rmse is not None else "diverged"))
+        text = held_intervals_text(meta)
+        if text:
+            ax.text(0.01, 0.03, text, transform=ax.transAxes, fontsize=7, va="bottom", family="monospace",
+                    bbox={"boxstyle": "round", "fc": "white", "alpha": 0.8})
         ax.set_title(meta["name"], fontsize=10)
         ax.set_ylabel("x (mm)")
         ax.legend(fontsize=8, loc="upper right")

@@ -142,5 +142,52 @@ TEST(Identification, HeldStepThreeKeepsTheSlipPrecisionWhereTheGridLosesIt) {
   EXPECT_LT(eh.F, 1.0);
 }
 
+TEST(Identification, HeldIntervalsHoldTheTruthAtMeasuredRates) {
+  // the clean record at 200 Hz, 1 kHz and 5 kHz with the default derivative window (7 ms:
+  // 5, 7 and 35 samples): k and F within 1 %, and each 95 % interval (a bootstrap over the 14
+  // input cycles, widened by the change with the window doubled) holds the truth
+  for (const double dt : {5e-3, 1e-3, 2e-4}) {
+    const IdentifyConfig c = measured_rate_config(dt, 0, "held");
+    const IdentificationResult r = identify(c, identification_record(c));
+    ASSERT_FALSE(r.converges_to_sindy);
+    ASSERT_TRUE(r.has_held_intervals) << dt;
+    const HeldIntervals& u = r.held_intervals;
+    EXPECT_TRUE(u.bootstrap) << dt;
+    EXPECT_GE(u.cycles, 14) << dt;  // u = A sin ωt crosses its mean upward at 1.25 s, …, 18.75 s (and 20 s)
+    const SdofParameters e = relative_errors_percent(r.extended_sindy.parameters, *c.truth);
+    EXPECT_LT(e.k, 1.0) << dt;
+    EXPECT_LT(e.F, 1.0) << dt;
+    const double truth[3] = {c.truth->k, c.truth->c, c.truth->F};
+    for (int i = 0; i < 3; ++i) {
+      EXPECT_LE(u.lo[i], truth[i]) << dt << " parameter " << i;
+      EXPECT_GE(u.hi[i], truth[i]) << dt << " parameter " << i;
+    }
+    // and says something: k and F to within 2 % either side
+    EXPECT_LT(u.hi[0] - u.lo[0], 0.04 * truth[0]) << dt;
+    EXPECT_LT(u.hi[2] - u.lo[2], 0.04 * truth[2]) << dt;
+  }
+}
+
+TEST(Identification, DerivativeWindowInSecondsIsAnOddCountOfAtLeastOrderPlusTwo) {
+  IdentifyConfig c;
+  EXPECT_EQ(derivative_window(c, 2e-4), 35);   // seed 003's 35 samples at 5 kHz
+  EXPECT_EQ(derivative_window(c, 1e-4), 71);   // 70 samples: a tie between 69 and 71 goes up
+  EXPECT_EQ(derivative_window(c, 1e-3), 7);
+  EXPECT_EQ(derivative_window(c, 5e-3), 5);    // 1.4 samples: the cubic's least window
+  c.order = 4;
+  EXPECT_EQ(derivative_window(c, 5e-3), 7);
+  c.window = 11;
+  EXPECT_EQ(derivative_window(c, 5e-3), 11);   // a window in samples wins
+}
+
+TEST(HeldUncertainty, CycleStartsAreTheUpwardCrossingsOfTheMean) {
+  Eigen::VectorXd u(1000);
+  for (long i = 0; i < u.size(); ++i) u(i) = 3.0 + std::sin(2.0 * M_PI * (static_cast<double>(i) + 0.5) / 100.0 - 1.0);
+  const std::vector<long> s = cycle_starts(u);
+  ASSERT_EQ(s.size(), 10u);
+  // sin(2π(i + ½)/100 − 1) crosses upward where 2π(i + ½)/100 = 1 + 2πn: i = 15.4 + 100 n
+  for (std::size_t n = 0; n < s.size(); ++n) EXPECT_EQ(s[n], 16 + 100 * static_cast<long>(n));
+}
+
 }  // namespace
 }  // namespace fivsim

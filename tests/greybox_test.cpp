@@ -151,7 +151,7 @@ TEST(Greybox, ConfigErrorsNameThePointer) {
   EXPECT_EQ(error_of("/parameters/1/bounds=[1,0]"), "/parameters/1/bounds: needs lower < upper");
   EXPECT_EQ(error_of("/parameters/2/initial=5"), "/parameters/2/initial: must lie within the bounds");
   EXPECT_EQ(error_of("/options/optimizer=\"least_squares\""), "/model: applies to the nelder_mead and genetic optimizers");
-  EXPECT_EQ(error_of("/options/threshold=0.1"), "/options/threshold: unknown key (allowed here: max_iter, optimizer, order, window)");
+  EXPECT_EQ(error_of("/options/threshold=0.1"), "/options/threshold: unknown key (allowed here: max_iter, optimizer, order, window, window_s)");
 }
 
 }  // namespace

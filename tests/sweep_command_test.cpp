@@ -735,7 +735,7 @@ TEST(SweepCommand, BadSweepsAreRejectedByPointer) {
              "/analysis/lyapunov/every");
   expect_bad(kScenarios + "chain2_load_sweep.json --set '/analysis/observers=[\"rms\",\"rainbow\"]'",
              "/analysis/observers/1: unknown observer 'rainbow' (one of: rms, min_max, transitions, poincare, "
-             "contact_fractions, lcp_residual)");
+             "contact_fractions, lcp_residual, output_error)");
   expect_bad(kScenarios + "chain2_load_sweep.json --set /analysis/observers=\\\"skinny\\\"",
              "/analysis/observers: unknown value 'skinny'");
   expect_bad(kScenarios + "chain2_load_sweep.json --set '/sweep/parameters/0/path=\"/analysis/points\"'",

@@ -79,6 +79,7 @@ TableSchema case_schema(const CaseTableLayout& l, const std::vector<std::string>
     s.add("lyapunov_err", ColumnKind::real);
   }
   if (o & kObserveLcpResidual) s.add("max_lcp_residual", ColumnKind::real);
+  if (o & kObserveOutputError) s.add("output_rmse", ColumnKind::real);
   s.add("steps", ColumnKind::whole);
   s.add("status", ColumnKind::status);
   s.add("failed_at", ColumnKind::real);
@@ -107,7 +108,7 @@ void case_columns(const CaseTableLayout& l, long first, long n, const CaseResult
   const int ns = 2 * l.n_dof + 2 * l.n_contacts;
   int columns = 1 + l.n_params + (observes_class(o) ? 6 : 0) + ((o & kObserveTransitions) ? 1 : 0) +
                 ((o & kObservePoincare) ? 1 : 0) + ns * ((o & kObserveMinMax) ? 3 : 1) +
-                ((o & kObserveFractions) ? 4 : 0) + (l.lyapunov ? 2 : 0) + ((o & kObserveLcpResidual) ? 1 : 0) + 4 +
+                ((o & kObserveFractions) ? 4 : 0) + (l.lyapunov ? 2 : 0) + ((o & kObserveLcpResidual) ? 1 : 0) + ((o & kObserveOutputError) ? 1 : 0) + 4 +
                 (l.pinn ? 4 : 0);
   out.resize(n, columns);
   int c = 0;
@@ -146,6 +147,11 @@ void case_columns(const CaseTableLayout& l, long first, long n, const CaseResult
     fill([](const CaseResult<D>& r, long) { return r.lyapunov_blocks.std_error(); });
   }
   if (o & kObserveLcpResidual) fill([](const CaseResult<D>& r, long) { return r.max_lcp_residual; });
+  // the root mean square of q[dof] − reference over the steps compared (NaN: none)
+  if (o & kObserveOutputError)
+    fill([](const CaseResult<D>& r, long) {
+      return r.output_samples > 0 ? std::sqrt(r.output_sse / static_cast<double>(r.output_samples)) : std::nan("");
+    });
   fill([](const CaseResult<D>& r, long) { return static_cast<double>(r.steps); });
   fill([](const CaseResult<D>& r, long) { return static_cast<double>(static_cast<int>(r.status)); });
   // a failed case: the time and the number of the step that failed (NaN/Inf, an LCP failure)

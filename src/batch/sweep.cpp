@@ -38,6 +38,11 @@ SweepAnalysis sweep_analysis(const Scenario& sc) {
   an.confirmations = sc.analysis.confirmations;
   an.adaptive = sc.analysis.adaptive;
   an.observers = sc.analysis.observers;
+  if (sc.analysis.reference) {
+    an.reference = sc.analysis.reference->data();
+    an.reference_n = static_cast<long>(sc.analysis.reference->size());
+    an.reference_dof = sc.analysis.reference_dof;
+  }
   return an;
 }
 
@@ -197,7 +202,6 @@ void for_each_case(long n, int threads, int chunk, F&& run) {
 
 }  // namespace
 
-
 template <class D>
 bool runs_as_belt(const CaseBatch<D>& cases, const SweepAnalysis& an, const StepOptions& opt) {
   if constexpr (!D::exact || D::max_dof != D::max_contacts) {
@@ -206,7 +210,7 @@ bool runs_as_belt(const CaseBatch<D>& cases, const SweepAnalysis& an, const Step
     // one shared setup (its time grid too), Moreau's step, no Lyapunov twin, every case as long
     // (its lanes step together)
     return cases.n > 0 && cases.setup_stride == 0 && !cases.maps && !cases.switching && an.lyapunov_every <= 0 &&
-           !an.adaptive && belt_eligible(cases.setups[0], opt);
+           !an.adaptive && !(an.observers & kObserveOutputError) && belt_eligible(cases.setups[0], opt);
   }
 }
 

@@ -842,6 +842,9 @@ void check_sweepable(const Scenario& base) {
   if (method.kind == MethodKind::pinn &&
       (base.model.dof() > PinnSweepDims::max_dof || base.model.n_contacts() > PinnSweepDims::max_contacts))
     throw InputError("/model", "PINN sweeps hold at most 8 DoF and 8 contacts");
+  if (method.kind == MethodKind::pinn && (base.analysis.observers & kObserveOutputError))
+    throw InputError("/analysis/reference", "the PINN methods' sweeps do not observe output_error; use moreau, rk4lcp, "
+                                            "irk or switching");
 }
 
 SweepOutcome run_checked(const json& document, const SweepOptions& options, Ranks& ranks) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli_common.hpp"
+#include "fivsim/batch/greybox_sweeps.hpp"
 #include "fivsim/io/identify_run.hpp"
 #include "fivsim/io/output.hpp"
 
@@ -43,6 +44,8 @@ int identify_command(const IdentifyArgs& args) {
     for (const auto& s : args.set) apply_override(doc, s);
     if (doc.is_object() && doc.contains("sweep")) return identify_batch(doc, args);
     loaded = load_identification(doc, std::filesystem::path(args.config).parent_path().string());
+    // a genetic search's generations as sweeps, on the device the options name
+    batch::score_populations_by_sweeps(loaded.config, batch::sweep_device(loaded.config.device));
   } catch (const InputError& e) {
     std::fprintf(stderr, "fivsim identify: %s\n", e.what());
     return kExitBadInput;
@@ -94,12 +97,22 @@ int identify_command(const IdentifyArgs& args) {
           std::printf("  extended SINDy: %ld stop and %ld slip samples; min D = %.3g at k = %.6g, c = %.6g\n",
                       result.n_stop, result.n_slip, result.bounds.D_min, result.bounds.k_star, result.bounds.c_star);
         } else {
-          // the 95 % intervals of the held regression
+          // the estimate and its 95 % intervals (identify/held_uncertainty.hpp)
           const HeldRegression& h = result.held;
-          const auto sd = [&](int i) { return 1.96 * std::sqrt(std::max(0.0, h.covariance(i, i))); };
-          std::printf("  extended SINDy: %ld stop and %ld slip samples; held regression (%d stop constraints "
-                      "active): k = %.6g ± %.2g, c = %.6g ± %.2g, F = %.6g ± %.2g (95%%)\n",
-                      result.n_stop, result.n_slip, h.active, h.k, sd(0), h.c, sd(1), h.F, sd(2));
+          std::printf("  extended SINDy: %ld stop and %ld slip samples; held regression, %d stop constraints active\n",
+                      result.n_stop, result.n_slip, h.active);
+          if (result.has_held_intervals) {
+            const HeldIntervals& u = result.held_intervals;
+            const double v[3] = {h.k, h.c, h.F};
+            const char* const names[3] = {"k", "c", "F"};
+            for (int i = 0; i < 3; ++i)
+              std::printf("    %s = %.6g, 95%% interval [%.6g, %.6g]\n", names[i], v[i], u.lo[i], u.hi[i]);
+            std::printf("    (spread from %s, widened by the change with a %d-sample derivative window)\n",
+                        u.bootstrap ? (std::to_string(u.resamples) + " resamples of " + std::to_string(u.cycles) +
+                                       " input cycles").c_str()
+                                    : "the regression's covariance",
+                        u.check_window);
+          }
         }
         print_report("extended SINDy", result.extended_sindy, config);
       }

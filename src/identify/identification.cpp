@@ -16,7 +16,7 @@ namespace fivsim {
 namespace {
 
 Eigen::VectorXd derivative(const Eigen::VectorXd& y, const Record& r, const IdentifyConfig& c) {
-  return savitzky_golay_derivative(y, r.sample_dt(), c.window, c.order);
+  return savitzky_golay_derivative(y, r.sample_dt(), derivative_window(c, r.sample_dt()), c.order);
 }
 
 // the state matrix X = [x1, x2, u, du] of the rows `rows` (all when empty)
@@ -65,6 +65,19 @@ SindyReport report(const IdentifyConfig& c, const Eigen::MatrixXd& xi, const Rec
   r.samples = samples;
   r.iterations = iterations;
   return r;
+}
+
+// the slip samples at least `reach` samples from every stop sample: a derivative window that
+// reaches a stop phase mixes the stick's ẍ = 0 with the slip's, and the ẍ jump where the mass
+// sticks gives the filtered ẍ an error of order the jump over the samples it spans
+std::vector<long> away_from_stops(const Segregation& seg, long n, int reach) {
+  std::vector<char> near(static_cast<std::size_t>(n), 0);
+  for (long i : seg.stop)
+    for (long j = std::max(0L, i - reach); j <= std::min(n - 1, i + reach); ++j) near[static_cast<std::size_t>(j)] = 1;
+  std::vector<long> out;
+  for (long i : seg.slip)
+    if (!near[static_cast<std::size_t>(i)]) out.push_back(i);
+  return out;
 }
 
 // greybox least_squares / rls: ẍ = k̂(u − x) + ĉ(u̇ − ẋ) − F̂ sgn(ẋ) over the slip samples
@@ -163,10 +176,13 @@ IdentificationResult greybox_search(const IdentifyConfig& c, const Record& recor
   if (c.response(x0, record, &why).size() != record.size())
     throw InputError("/model/scenario", "does not simulate at the initial parameters: " + why);
   SearchResult s;
+  const bool by_sweeps = c.population_error && c.evaluate == "sweep";
   if (c.greybox_optimizer == "genetic") {
     s = genetic_search(
         [&](const Eigen::MatrixXd& pop) {
           if (c.poll) c.poll();
+          // a generation: one sweep of the population, or its simulations side by side
+          if (by_sweeps) return c.population_error(pop, record);
           Eigen::VectorXd f(pop.cols());
 #pragma omp parallel for schedule(dynamic)
           for (long j = 0; j < pop.cols(); ++j) f(j) = objective(pop.col(j));
@@ -188,6 +204,7 @@ IdentificationResult greybox_search(const IdentifyConfig& c, const Record& recor
   out.greybox.values = s.x;
   out.greybox.iterations = s.iterations;
   out.greybox.evaluations = s.evaluations;
+  if (by_sweeps && c.greybox_optimizer == "genetic") out.greybox.evaluated_by = "sweeps";
   out.greybox.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   out.greybox.response = c.response(s.x, record, nullptr);
   out.greybox.rmse = std::sqrt(s.f);
@@ -223,6 +240,16 @@ IdentificationResult pinn(const IdentifyConfig& c, const Record& record) {
 
 }  // namespace
 
+int derivative_window(const IdentifyConfig& c, double dt) {
+  if (c.window > 0) return c.window;
+  // the odd count nearest window_s / dt (a tie goes up), at least order + 2
+  const double span = dt > 0.0 ? c.window_s / dt : 0.0;
+  int n = span < 1e6 ? static_cast<int>(std::lround(span)) : 1000001;
+  if (n % 2 == 0) n += span >= n ? 1 : -1;
+  const int least = (c.order + 2) | 1;
+  return n < least ? least : n;
+}
+
 Record identification_record(const IdentifyConfig& c) {
   Record r;
   if (c.simulate) {
@@ -238,8 +265,11 @@ Record identification_record(const IdentifyConfig& c) {
   } else {
     r = read_record_csv(c.csv_path, c.columns, "/data");
   }
-  if (c.window > r.size())
-    throw InputError("/options/window", "is larger than the record (" + std::to_string(r.size()) + " samples)");
+  const int window = derivative_window(c, r.sample_dt());
+  if (window > r.size())
+    throw InputError(c.window > 0 ? "/options/window" : "/options/window_s",
+                     "is larger than the record (" + std::to_string(window) + " of " + std::to_string(r.size()) +
+                         " samples)");
   // noise on the measured channels, each at the same signal-to-noise ratio
   const bool by_snr = std::isfinite(c.noise_snr_db);
   if (by_snr || c.noise_std > 0.0) {
@@ -304,36 +334,42 @@ IdentificationResult identify(const IdentifyConfig& c, const Record& record) {
     }
     // step 3 on the stop and slip samples: the held regression, or the bound surfaces over the (k̂, ĉ)
     // grid (Eqs. 16–20)
-    auto gather = [&](const std::vector<long>& rows, const Eigen::VectorXd& v) {
-      Eigen::VectorXd g(static_cast<long>(rows.size()));
-      for (std::size_t k = 0; k < rows.size(); ++k) g(static_cast<long>(k)) = v(rows[k]);
-      return g;
-    };
-    const Eigen::VectorXd dx2 = dX.col(1);
-    const Eigen::VectorXd s_x1 = gather(seg.stop, record.x), s_u = gather(seg.stop, record.u),
-                          s_du = gather(seg.stop, record.du);
-    const Eigen::VectorXd l_x1 = gather(seg.slip, record.x), l_x2 = gather(seg.slip, record.v),
-                          l_dx2 = gather(seg.slip, dx2), l_u = gather(seg.slip, record.u),
-                          l_du = gather(seg.slip, record.du);
-    const BoundSamples stop{s_x1.data(), nullptr, nullptr, s_u.data(), s_du.data(), out.n_stop};
-    const BoundSamples slip_samples{l_x1.data(), l_x2.data(), l_dx2.data(), l_u.data(), l_du.data(), out.n_slip};
+    HeldData data{record.x, record.v, dX.col(1), record.u, record.du, seg.stop, seg.slip, {}};
+    if (c.step3 == "held") data.slip = away_from_stops(seg, record.size(), derivative_window(c, record.sample_dt()) / 2);
     double k_star = 0.0, c_star = 0.0, F_star = 0.0;
     if (c.step3 == "held") {
-      // the slip regression, every stop sample held (identify/held_regression.hpp), each allowed the
-      // excess force of a sample just past a break-away (ü by the derivative filter)
+      // every stop sample held, each allowed the excess force of a sample just past a break-away
+      // (ü by the derivative filter, at the step-2 estimate)
       const SdofParameters guess = out.slip_sindy.parameters;
-      const Eigen::VectorXd s_ddu = gather(seg.stop, derivative(record.du, record, c));
-      std::vector<double> slack(seg.stop.size());
-      for (std::size_t j = 0; j < seg.stop.size(); ++j) {
-        const long i = static_cast<long>(j);
-        slack[j] = held_slack(c.v_stop, guess.k * s_du(i) + guess.c * s_ddu(i));
-      }
-      out.held = held_regression(stop, slip_samples, slack.data());
+      const Eigen::VectorXd ddu = derivative(record.du, record, c);
+      for (long i : seg.stop) data.slack.push_back(held_slack(c.v_stop, guess.k * record.du(i) + guess.c * ddu(i)));
+      out.held = data.fit();
       if (!out.held.ok)
         throw InputError("/options/v_slip", "the slip samples do not determine k, c and F (too few, or dependent "
                                             "columns): lower v_slip or record longer");
+      // the intervals: a bootstrap over the input's cycles and ẋ2 with the window doubled
+      // (identify/held_uncertainty.hpp)
+      IdentifyConfig doubled = c;
+      doubled.window = 2 * derivative_window(c, record.sample_dt()) + 1;
+      if (doubled.window <= record.size()) {
+        out.held_intervals = held_intervals(data, out.held, derivative(record.v, record, doubled), doubled.window);
+        out.has_held_intervals = true;
+      }
       k_star = out.held.k, c_star = out.held.c, F_star = out.held.F;
     } else {
+      std::vector<Eigen::VectorXd> columns;
+      auto gather = [&](const std::vector<long>& rows, const Eigen::VectorXd& v) -> const double* {
+        Eigen::VectorXd g(static_cast<long>(rows.size()));
+        for (std::size_t k = 0; k < rows.size(); ++k) g(static_cast<long>(k)) = v(rows[k]);
+        columns.push_back(std::move(g));
+        return columns.back().data();
+      };
+      columns.reserve(8);
+      const BoundSamples stop{gather(seg.stop, record.x), nullptr, nullptr, gather(seg.stop, record.u),
+                              gather(seg.stop, record.du), out.n_stop};
+      const BoundSamples slip_samples{gather(seg.slip, record.x), gather(seg.slip, record.v),
+                                      gather(seg.slip, data.dx2), gather(seg.slip, record.u),
+                                      gather(seg.slip, record.du), out.n_slip};
       const SdofParameters guess = out.slip_sindy.parameters;
       GridAxis kg = c.k_grid, cg = c.c_grid;
       if (kg.n == 0) kg = {0.8 * std::abs(guess.k), 1.2 * std::abs(guess.k), 201};

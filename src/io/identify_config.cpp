@@ -120,12 +120,16 @@ void parse_library(JsonObject& root, IdentifyConfig& c) {
   lib.finish();
 }
 
-// the Savitzky–Golay window and order of the derivatives
+// the Savitzky–Golay window (in samples, or in seconds: resolved against the record's sampling
+// interval, identify/identification.hpp derivative_window) and order of the derivatives
 void parse_derivative_options(JsonObject& o, IdentifyConfig& c) {
-  c.window = static_cast<int>(o.integer_or("window", 35, 3));
+  if (o.has("window") && o.has("window_s"))
+    throw InputError(o.pointer_of("window_s"), "gives the window a second time (window is in samples)");
+  c.window = static_cast<int>(o.integer_or("window", 0, 3));
+  c.window_s = o.number_or("window_s", c.window_s, NumberRule::positive);
   c.order = static_cast<int>(o.integer_or("order", 3, 1));
-  if (c.window % 2 == 0) throw InputError(o.pointer_of("window"), "must be odd");
-  if (c.order >= c.window) throw InputError(o.pointer_of("order"), "must be smaller than the window");
+  if (c.window > 0 && c.window % 2 == 0) throw InputError(o.pointer_of("window"), "must be odd");
+  if (c.window > 0 && c.order >= c.window) throw InputError(o.pointer_of("order"), "must be smaller than the window");
 }
 
 // greybox: the optimiser, and for the output-error searches the scenario and its parameters
@@ -186,12 +190,16 @@ void parse_greybox(JsonObject& root, JsonObject& o, IdentifyConfig& c, const std
     for (std::size_t i = 0; i < paths.size(); ++i) doc[json::json_pointer(paths[i])] = values(static_cast<long>(i));
     return scenario_response(doc, record, why);
   };
+  c.greybox_model = model_document;
   c.max_iter_search = static_cast<int>(o.integer_or("max_iter", 2000, 1));
   if (c.greybox_optimizer == "genetic") {
     c.population = static_cast<int>(o.integer_or("population", 48, 4));
     c.generations = static_cast<int>(o.integer_or("generations", 40, 1));
     c.polish = o.boolean_or("polish", true);
     c.search_seed = static_cast<std::uint64_t>(o.integer_or("seed", 1, 0));
+    // a generation as one sweep (batch/greybox_sweeps.hpp), or its simulations one by one
+    c.evaluate = o.choice_or("evaluate", "sweep", {"sweep", "simulations"});
+    c.device = o.choice_or("device", "auto", {"auto", "cpu", "cuda"});
   }
 }
 

@@ -100,7 +100,9 @@ IdentifyOutcome run_identification(const LoadedIdentification& loaded) {
                  {"source", !config.simulate                     ? config.csv_path
                             : config.model.has_dynamic_friction() ? "smooth simulation"
                                                                   : "event-driven simulation"},
-                 {"input", r.has_input()}};
+                 {"input", r.has_input()},
+                 // the Savitzky–Golay window the derivatives took (options window, or window_s)
+                 {"derivative_window", derivative_window(config, r.sample_dt())}};
   j["library"] = json::array();
   for (const auto& term : result.greybox_equation ? result.sindy.equation.terms : config.library)
     j["library"].push_back(term.name);
@@ -147,6 +149,7 @@ IdentifyOutcome run_identification(const LoadedIdentification& loaded) {
                     {"rmse", g.response.size() ? json(g.rmse) : json(nullptr)},
                     {"iterations", g.iterations},     {"evaluations", g.evaluations},
                     {"wall_s", g.wall_s},
+                    {"evaluated_by", g.evaluated_by},
                     {"simulations_per_s", g.wall_s > 0 ? g.evaluations / g.wall_s : 0.0}};
     if (!truth.empty()) {
       j["greybox"]["truth"] = truth;
@@ -168,18 +171,28 @@ IdentifyOutcome run_identification(const LoadedIdentification& loaded) {
     e["slip_sindy"] = report_json(result.slip_sindy, config);
     if (!result.converges_to_sindy) e["step3"] = config.step3;
     if (!result.converges_to_sindy && config.step3 == "held") {
-      // the estimate with its standard deviations and 95 % intervals (σ²(JᵀJ)⁻¹ on the slip rows)
       const HeldRegression& h = result.held;
-      const double values[3] = {h.k, h.c, h.F};
-      json sd = json::object(), interval = json::object();
-      const char* const names[3] = {"k", "c", "F"};
-      for (int i = 0; i < 3; ++i) {
-        const double s = std::sqrt(std::max(0.0, h.covariance(i, i)));
-        sd[names[i]] = s;
-        interval[names[i]] = {values[i] - 1.96 * s, values[i] + 1.96 * s};
-      }
       e["held"] = {{"active_stop_constraints", h.active}, {"iterations", h.iterations}, {"slip_samples", h.samples},
-                   {"rss", h.rss}, {"std", sd}, {"interval_95", interval}};
+                   {"rss", h.rss}};
+      if (result.has_held_intervals) {
+        // 95 % intervals (identify/held_uncertainty.hpp): the spread over a cycle bootstrap (or the
+        // covariance's) widened by the change with the derivative window doubled
+        const HeldIntervals& u = result.held_intervals;
+        json interval = json::object(), spread = json::object(), filter = json::object();
+        const char* const names[3] = {"k", "c", "F"};
+        for (int i = 0; i < 3; ++i) {
+          interval[names[i]] = {u.lo[i], u.hi[i]};
+          spread[names[i]] = u.spread[i];
+          filter[names[i]] = u.filter_change[i];
+        }
+        e["held"]["interval_95"] = interval;
+        e["held"]["spread"] = spread;
+        e["held"]["spread_from"] = u.bootstrap ? "cycle_bootstrap" : "covariance";
+        e["held"]["cycles"] = u.cycles;
+        e["held"]["resamples"] = u.resamples;
+        e["held"]["filter_change"] = filter;
+        e["held"]["check_window"] = u.check_window;
+      }
     }
     if (!result.converges_to_sindy && config.step3 == "grid") {
       e["bounds"] = {{"k_grid", {b.k.a, b.k.b, b.k.n}}, {"c_grid", {b.c.a, b.c.b, b.c.n}},

@@ -517,7 +517,7 @@ unsigned parse_observers(JsonObject& an) {
     const std::string item_at = pointer_join(at, i);
     if (!v[i].is_string()) throw InputError(item_at, "must be one of: " + names);
     unsigned bit = 0;
-    for (int b = 0; b < 6; ++b)
+    for (int b = 0; b < kObserverCount; ++b)
       if (v[i].get<std::string>() == kObserverNames[b]) bit = 1u << b;
     if (bit == 0) throw InputError(item_at, "unknown observer '" + v[i].get<std::string>() + "' (one of: " + names + ")");
     mask |= bit;
@@ -634,6 +634,26 @@ Scenario parse_scenario(const json& doc) {
     s.analysis.points = static_cast<int>(an.integer_or("points", 32, 0));
     if (s.analysis.points > 4096) throw InputError(an.pointer_of("points"), "must be <= 4096");
     if (an.has("observers")) s.analysis.observers = parse_observers(an);
+    if (an.has("reference")) {
+      // the series the output_error observer compares q[dof] with, a value per step from t = 0
+      JsonObject ref = an.object("reference");
+      s.analysis.reference_dof = static_cast<int>(ref.integer_or("dof", 0, 0));
+      if (s.analysis.reference_dof >= n)
+        throw InputError(ref.pointer_of("dof"), std::string("must be < the model's ") + std::to_string(n) + " DoF");
+      const json& v = ref.raw("values");
+      if (!v.is_array() || v.size() < 2) throw InputError(ref.pointer_of("values"), "must be an array of at least 2 numbers");
+      auto values = std::make_shared<std::vector<double>>(v.size());
+      for (std::size_t i = 0; i < v.size(); ++i) {
+        if (!v[i].is_number() || !std::isfinite(v[i].get<double>()))
+          throw InputError(pointer_join(ref.pointer_of("values"), i), "must be a finite number");
+        (*values)[i] = v[i].get<double>();
+      }
+      s.analysis.reference = std::move(values);
+      ref.finish();
+      s.analysis.observers |= kObserveOutputError;
+    }
+    if ((s.analysis.observers & kObserveOutputError) && !s.analysis.reference)
+      throw InputError(an.pointer_of("observers"), "output_error needs /analysis/reference {dof, values}");
     if (an.has("lyapunov")) {
       JsonObject ly = an.object("lyapunov");
       s.analysis.lyapunov_every = static_cast<int>(ly.integer_or("every", 10, 1));

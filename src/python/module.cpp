@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "fivsim/batch/greybox_sweeps.hpp"
 #include "fivsim/batch/sweep_runner.hpp"
 #include "fivsim/io/identify_run.hpp"
 #include "fivsim/io/method_comparison.hpp"
@@ -153,9 +154,7 @@ py::dict sweep(const std::string& source, bool is_path, const std::vector<std::s
     throw InputError("device", "must be auto, cpu or cuda, got '" + device + "'");
   if (precision != "double" && precision != "float")
     throw InputError("precision", "must be double or float, got '" + precision + "'");
-  options.device = device == "cpu"    ? batch::SweepDevice::cpu
-                   : device == "cuda" ? batch::SweepDevice::cuda
-                                      : batch::SweepDevice::automatic;
+  options.device = batch::sweep_device(device);
   options.single_precision = precision == "float";
   options.chunk = chunk;
   options.threads = threads;
@@ -210,6 +209,7 @@ py::dict identify(const std::string& source, bool is_path, const std::vector<std
   const std::string base_dir = is_path ? std::filesystem::path(source).parent_path().string() : std::string();
   LoadedIdentification loaded = load_identification(doc, base_dir);
   loaded.config.poll = check_signals;
+  batch::score_populations_by_sweeps(loaded.config, batch::sweep_device(loaded.config.device));
   IdentifyOutcome outcome;
   {
     py::gil_scoped_release released;

@@ -15,6 +15,7 @@ enum : unsigned {
   kObservePoincare = 8u,      // the Poincaré section: n_section and its samples
   kObserveFractions = 16u,    // time fractions per contact state
   kObserveLcpResidual = 32u,  // the largest LCP residual
+  kObserveOutputError = 64u,  // q[dof] against a reference series at every step (output_rmse; grey-box searches)
 };
 inline constexpr unsigned kObserveLean = kObserveRms;
 inline constexpr unsigned kObserveStatistics = kObserveRms | kObserveMinMax;
@@ -28,7 +29,8 @@ FIVSIM_HD constexpr bool observes_points(unsigned observers) {
 }
 
 // the names of the observers in the scenario file, bit by bit
-inline constexpr const char* kObserverNames[6] = {"rms", "min_max", "transitions", "poincare", "contact_fractions",
-                                                  "lcp_residual"};
+inline constexpr int kObserverCount = 7;
+inline constexpr const char* kObserverNames[kObserverCount] = {
+    "rms", "min_max", "transitions", "poincare", "contact_fractions", "lcp_residual", "output_error"};
 
 }  // namespace fivsim

@@ -58,6 +58,10 @@ struct SweepAnalysis {
   int confirmations = 3;        // K: periodic-N needs (K+1)·N samples, N apart within tolerance
   bool adaptive = false;        // stop each case when its class is known (t_end the longest)
   unsigned observers = kObserveBifurcation;
+  // output_error: q[reference_dof] against reference[k] at step k (host or device memory, read only)
+  const double* reference = nullptr;
+  long reference_n = 0;
+  int reference_dof = 0;
 };
 
 // batch means of the Lyapunov estimate that a class may rest on
@@ -99,6 +103,8 @@ struct CaseResult {
   long transitions = 0;      // events after t_transient, all contacts
   long section_hits = 0;     // Poincaré samples after t_transient
   double max_lcp_residual = 0.0;
+  double output_sse = 0.0;   // output_error: Σ (q[dof] − reference)² over the steps compared
+  long output_samples = 0;
   long points_seen[kPointKinds] = {0, 0};  // points offered to each ring (kept: the last capacity)
   double lyapunov = 0.0;       // largest Lyapunov exponent estimate (1/s), when asked for
   double lyapunov_time = 0.0;  // time over which it was averaged
@@ -666,6 +672,15 @@ struct CaseRun {
     t0 = static_cast<double>(s->t);
     dt = setup->dt;
     next_strobe = setup->t_transient;
+    if (obs & kObserveOutputError) observe_output(0);
+  }
+
+  // output_error: the state after `step` steps against the reference's sample `step`
+  FIVSIM_HD void observe_output(long step) {
+    if (step >= an->reference_n) return;
+    const double e = static_cast<double>(s->q[an->reference_dof]) - an->reference[step];
+    r->output_sse += e * e;
+    ++r->output_samples;
   }
 
   FIVSIM_HD bool running() const { return k <= setup->steps; }
@@ -733,6 +748,7 @@ struct CaseRun {
     s->t = T(t);
     r->steps = step;
     if ((obs & kObserveLcpResidual) && rep.lcp_residual > r->max_lcp_residual) r->max_lcp_residual = rep.lcp_residual;
+    if (obs & kObserveOutputError) observe_output(step);
     const bool settled = t >= setup->t_transient;
     if (twin) {
       // the twin stops (and the estimate with it) if its own step fails

@@ -21,6 +21,7 @@
 
 #include "fivsim/identify/extended_sindy.hpp"
 #include "fivsim/identify/held_regression.hpp"
+#include "fivsim/identify/held_uncertainty.hpp"
 #include "fivsim/identify/pinn_identification.hpp"
 #include "fivsim/identify/record.hpp"
 #include "fivsim/identify/sdof_response.hpp"
@@ -64,7 +65,10 @@ struct IdentifyConfig {
   double noise_std = 0.0;
   std::uint64_t noise_seed = 1;
 
-  int window = 35, order = 3;  // Savitzky–Golay derivatives
+  // Savitzky–Golay derivatives: `window` samples, or (window 0) an odd count spanning window_s
+  // seconds of the record (7 ms: seed 003's 35 samples at 5 kHz), at least order + 2
+  int window = 0, order = 3;
+  double window_s = 0.007;
   std::vector<LibraryTerm> library;
   SindyOptions sindy;
   bool constrain_dx1 = true;  // ẋ1 = x2 (seed 003: the SR3 constraint)
@@ -80,6 +84,13 @@ struct IdentifyConfig {
   // of pinn, each simulation of a nelder_mead search, each generation of a genetic one); what it
   // throws ends the identification (how the Python module stops on Ctrl-C). May be empty
   std::function<void()> poll;
+  // genetic: a population's mean squared output errors at once (a column per candidate, +∞ for a
+  // simulation that fails), one sweep of the model scenario per generation on the CPU or the GPU
+  // (batch/greybox_sweeps.hpp sets it; identify cannot reach the sweep engine). Empty, or
+  // `evaluate` "simulations": `response` for each candidate, side by side on the cores
+  std::function<Eigen::VectorXd(const Eigen::MatrixXd& candidates, const Record& record)> population_error;
+  std::string evaluate = "sweep";  // sweep | simulations
+  nlohmann::json greybox_model;    // the model scenario after its overrides (nelder_mead, genetic)
   std::vector<GreyboxParameter> parameters;
   int max_iter_search = 2000;
   int population = 48, generations = 40;  // genetic
@@ -118,6 +129,7 @@ struct GreyboxReport {
   int iterations = 0;
   long evaluations = 0;
   double wall_s = 0.0;  // the search
+  std::string evaluated_by = "simulations";  // or "sweeps" (one per generation)
 };
 
 struct IdentificationResult {
@@ -130,6 +142,8 @@ struct IdentificationResult {
   BoundSurfaces bounds;    // step 3 "grid"
   std::string bounds_backend;  // "cpu" or "cuda"
   HeldRegression held;     // step 3 "held"
+  HeldIntervals held_intervals;     // its 95 % intervals (when the record holds the doubled window)
+  bool has_held_intervals = false;
   SindyReport extended_sindy;
   std::vector<std::string> dropped_terms;  // step-2 terms outside Eq. 12
   bool joint_terms = false;       // joint_terms: `sindy` holds the known + unknown equation
@@ -142,6 +156,9 @@ struct IdentificationResult {
   // samples inside the balance's difference stencil (NaN when the record has no friction column)
   double pinn_torque_error_percent = std::numeric_limits<double>::quiet_NaN();
 };
+
+// the derivative window in samples for a record sampled every dt (IdentifyConfig::window)
+int derivative_window(const IdentifyConfig& config, double dt);
 
 // the record the configuration describes (CSV or simulation, then noise); InputError for bad data
 Record identification_record(const IdentifyConfig& config);

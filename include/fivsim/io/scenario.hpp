@@ -2,6 +2,7 @@
 // scenario (docs/DESIGN.md §4). Every rejection is an InputError naming the JSON pointer.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,9 @@ struct AnalysisSettings {
   int confirmations = 3;       // sweeps: K, the repeats that confirm periodic-N
   bool adaptive = false;       // sweeps: each case stops when its class is known (t_end the longest)
   unsigned observers = kObserveBifurcation;  // sweeps: what each case is reduced to (analysis/observers.hpp)
+  // sweeps, output_error: q[reference_dof] is compared at step k with reference[k] (t = k·dt)
+  int reference_dof = 0;
+  std::shared_ptr<const std::vector<double>> reference;
 };
 
 struct OutputSettings {
