@@ -108,8 +108,8 @@ void case_columns(const CaseTableLayout& l, long first, long n, const CaseResult
   const int ns = 2 * l.n_dof + 2 * l.n_contacts;
   int columns = 1 + l.n_params + (observes_class(o) ? 6 : 0) + ((o & kObserveTransitions) ? 1 : 0) +
                 ((o & kObservePoincare) ? 1 : 0) + ns * ((o & kObserveMinMax) ? 3 : 1) +
-                ((o & kObserveFractions) ? 4 : 0) + (l.lyapunov ? 2 : 0) + ((o & kObserveLcpResidual) ? 1 : 0) + ((o & kObserveOutputError) ? 1 : 0) + 4 +
-                (l.pinn ? 4 : 0);
+                ((o & kObserveFractions) ? 4 : 0) + (l.lyapunov ? 2 : 0) + ((o & kObserveLcpResidual) ? 1 : 0) +
+                ((o & kObserveOutputError) ? 1 : 0) + 4 + (l.pinn ? 4 : 0);
   out.resize(n, columns);
   int c = 0;
   // one column at a time: get(r) for every case

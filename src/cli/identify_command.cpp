@@ -107,7 +107,8 @@ int identify_command(const IdentifyArgs& args) {
             const char* const names[3] = {"k", "c", "F"};
             for (int i = 0; i < 3; ++i)
               std::printf("    %s = %.6g, 95%% interval [%.6g, %.6g]\n", names[i], v[i], u.lo[i], u.hi[i]);
-            std::printf("    (spread from %s, widened by the change with a %d-sample derivative window)\n",
+            std::printf("    (spread from %s, widened by the changes with a %d-sample derivative window and "
+                        "without the stop constraints)\n",
                         u.bootstrap ? (std::to_string(u.resamples) + " resamples of " + std::to_string(u.cycles) +
                                        " input cycles").c_str()
                                     : "the regression's covariance",

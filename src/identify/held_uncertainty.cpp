@@ -134,7 +134,7 @@ HeldIntervals held_intervals(const HeldData& data, const HeldRegression& estimat
       hi[i] = component(estimate, i) + 1.96 * out.spread[i];
     }
   }
-  // the interval holds the estimate, widened on each side by the filter's change
+  // the interval holds the estimate, widened on each side by the filter's and the constraints' changes
   for (int i = 0; i < 3; ++i) {
     const double v = component(estimate, i), f = std::abs(out.filter_change[i]) + std::abs(out.constraint_change[i]);
     out.lo[i] = std::min(lo[i], v) - f;

@@ -332,14 +332,15 @@ IdentificationResult identify(const IdentifyConfig& c, const Record& record) {
       out.extended_sindy = out.sindy;
       return out;
     }
-    // step 3 on the stop and slip samples: the held regression, or the bound surfaces over the (k̂, ĉ)
-    // grid (Eqs. 16–20)
-    HeldData data{record.x, record.v, dX.col(1), record.u, record.du, seg.stop, seg.slip, {}};
-    if (c.step3 == "held") data.slip = away_from_stops(seg, record.size(), derivative_window(c, record.sample_dt()) / 2);
+    // step 3 on the stop and slip samples: the held regression, or the seed's grid
     double k_star = 0.0, c_star = 0.0, F_star = 0.0;
     if (c.step3 == "held") {
-      // every stop sample held, each allowed the excess force of a sample just past a break-away
-      // (ü by the derivative filter, at the step-2 estimate)
+      // the slip samples half a window clear of every stop; every stop sample held, each allowed
+      // the excess force of a sample just past a break-away (ü by the derivative filter, at the
+      // step-2 estimate)
+      const int window = derivative_window(c, record.sample_dt());
+      HeldData data{record.x, record.v, dX.col(1), record.u, record.du, seg.stop,
+                    away_from_stops(seg, record.size(), window / 2), {}};
       const SdofParameters guess = out.slip_sindy.parameters;
       const Eigen::VectorXd ddu = derivative(record.du, record, c);
       for (long i : seg.stop) data.slack.push_back(held_slack(c.v_stop, guess.k * record.du(i) + guess.c * ddu(i)));
@@ -347,29 +348,30 @@ IdentificationResult identify(const IdentifyConfig& c, const Record& record) {
       if (!out.held.ok)
         throw InputError("/options/v_slip", "the slip samples do not determine k, c and F (too few, or dependent "
                                             "columns): lower v_slip or record longer");
-      // the intervals: a bootstrap over the input's cycles and ẋ2 with the window doubled
-      // (identify/held_uncertainty.hpp)
+      // the intervals: a bootstrap over the input's cycles, widened by ẋ2 with the window doubled
+      // and by the constraints' pull (identify/held_uncertainty.hpp)
       IdentifyConfig doubled = c;
-      doubled.window = 2 * derivative_window(c, record.sample_dt()) + 1;
+      doubled.window = 2 * window + 1;
       if (doubled.window <= record.size()) {
         out.held_intervals = held_intervals(data, out.held, derivative(record.v, record, doubled), doubled.window);
         out.has_held_intervals = true;
       }
       k_star = out.held.k, c_star = out.held.c, F_star = out.held.F;
     } else {
-      std::vector<Eigen::VectorXd> columns;
-      auto gather = [&](const std::vector<long>& rows, const Eigen::VectorXd& v) -> const double* {
+      // the bound surfaces over the (k̂, ĉ) grid (Eqs. 16–20)
+      auto gather = [&](const std::vector<long>& rows, const Eigen::VectorXd& v) {
         Eigen::VectorXd g(static_cast<long>(rows.size()));
         for (std::size_t k = 0; k < rows.size(); ++k) g(static_cast<long>(k)) = v(rows[k]);
-        columns.push_back(std::move(g));
-        return columns.back().data();
+        return g;
       };
-      columns.reserve(8);
-      const BoundSamples stop{gather(seg.stop, record.x), nullptr, nullptr, gather(seg.stop, record.u),
-                              gather(seg.stop, record.du), out.n_stop};
-      const BoundSamples slip_samples{gather(seg.slip, record.x), gather(seg.slip, record.v),
-                                      gather(seg.slip, data.dx2), gather(seg.slip, record.u),
-                                      gather(seg.slip, record.du), out.n_slip};
+      const Eigen::VectorXd dx2 = dX.col(1);
+      const Eigen::VectorXd s_x1 = gather(seg.stop, record.x), s_u = gather(seg.stop, record.u),
+                            s_du = gather(seg.stop, record.du);
+      const Eigen::VectorXd l_x1 = gather(seg.slip, record.x), l_x2 = gather(seg.slip, record.v),
+                            l_dx2 = gather(seg.slip, dx2), l_u = gather(seg.slip, record.u),
+                            l_du = gather(seg.slip, record.du);
+      const BoundSamples stop{s_x1.data(), nullptr, nullptr, s_u.data(), s_du.data(), out.n_stop};
+      const BoundSamples slip_samples{l_x1.data(), l_x2.data(), l_dx2.data(), l_u.data(), l_du.data(), out.n_slip};
       const SdofParameters guess = out.slip_sindy.parameters;
       GridAxis kg = c.k_grid, cg = c.c_grid;
       if (kg.n == 0) kg = {0.8 * std::abs(guess.k), 1.2 * std::abs(guess.k), 201};

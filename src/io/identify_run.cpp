@@ -176,14 +176,16 @@ IdentifyOutcome run_identification(const LoadedIdentification& loaded) {
                    {"rss", h.rss}};
       if (result.has_held_intervals) {
         // 95 % intervals (identify/held_uncertainty.hpp): the spread over a cycle bootstrap (or the
-        // covariance's) widened by the change with the derivative window doubled
+        // covariance's) widened by the changes with the derivative window doubled and without the
+        // stop constraints
         const HeldIntervals& u = result.held_intervals;
-        json interval = json::object(), spread = json::object(), filter = json::object();
+        json interval = json::object(), spread = json::object(), filter = json::object(), constraint = json::object();
         const char* const names[3] = {"k", "c", "F"};
         for (int i = 0; i < 3; ++i) {
           interval[names[i]] = {u.lo[i], u.hi[i]};
           spread[names[i]] = u.spread[i];
           filter[names[i]] = u.filter_change[i];
+          constraint[names[i]] = u.constraint_change[i];
         }
         e["held"]["interval_95"] = interval;
         e["held"]["spread"] = spread;
@@ -191,6 +193,7 @@ IdentifyOutcome run_identification(const LoadedIdentification& loaded) {
         e["held"]["cycles"] = u.cycles;
         e["held"]["resamples"] = u.resamples;
         e["held"]["filter_change"] = filter;
+        e["held"]["constraint_change"] = constraint;
         e["held"]["check_window"] = u.check_window;
       }
     }

@@ -15,8 +15,9 @@ namespace fivsim::batch {
 // "auto" | "cpu" | "cuda" (an options.device) as a sweep device
 SweepDevice sweep_device(const std::string& name);
 
-// sets config.population_error (grey-box nelder_mead and genetic with a model scenario; nothing
-// otherwise) to one sweep per call on `device`; `threads` CPU threads (0: all cores)
+// sets config.population_error (a grey-box search of a model scenario's numbers, whose genetic
+// generations use it; nothing otherwise) to one sweep per call on `device`; `threads` CPU threads
+// (0: all cores)
 void score_populations_by_sweeps(IdentifyConfig& config, SweepDevice device = SweepDevice::automatic, int threads = 0);
 
 }  // namespace fivsim::batch

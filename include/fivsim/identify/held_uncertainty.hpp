@@ -4,10 +4,11 @@
 //    derivative filter correlates over a window and each cycle's stick phases stay together),
 //    the percentile interval of the resampled estimates; with fewer than kMinBootstrapCycles
 //    cycles the regression's covariance σ²(JᵀJ)⁻¹ instead;
-//  - the filter's bias, which no resampling sees (on a clean record it is the whole error): the
-//    change of the estimate when ẋ2 is taken with the Savitzky–Golay window doubled. If the bias
-//    grows at least linearly with the window, |b(2w+1) − b(w)| ≥ |b(w)|, so the interval is
-//    widened by that change on each side.
+//  - what no resampling sees, added on each side: the filter's bias (on a clean record the whole
+//    error), bounded by the change of the estimate when ẋ2 is taken with the Savitzky–Golay
+//    window doubled (if the bias grows at least linearly with the window, |b(2w+1) − b(w)| ≥
+//    |b(w)|); and, where stop constraints are active, the distance from the unconstrained slip fit
+//    that they pulled the estimate.
 #pragma once
 
 #include <cstdint>
