@@ -201,7 +201,7 @@ CudaOutcome CudaPipeline<D>::launch(int which, const CaseBatch<D>& h, const Swee
   s.queued = false;
   if (h.n <= 0) return {};
   const std::size_t n = static_cast<std::size_t>(h.n);
-  const long per_case = case_points_size(h.setups[0].model.n_dof, host_an.capacity);
+  const long per_case = case_points_size(h.setups[0].model.n_dof, host_an);
   s.n_points = static_cast<std::size_t>(per_case) * n;
   const std::size_t n_setups = h.setup_stride ? n : 1, n_maps = h.maps ? (h.map_stride ? n : 1) : 0;
   const std::size_t n_rows = h.targets.n > 0 ? n * static_cast<std::size_t>(h.n_params) : 0;

@@ -245,7 +245,7 @@ CudaOutcome run_chunk_cuda_pinn(const PinnChunk& ch, const SweepAnalysis& an, co
   if (n <= 0) return {};
   const PinnBlockLayout L = pinn_chunk_layout(ch);
   const int copies = an.lyapunov_every > 0 ? 2 : 1;
-  const long per_case = case_points_size(ch.n_dof, an.capacity);
+  const long per_case = case_points_size(ch.n_dof, an);
   const std::size_t n_points = static_cast<std::size_t>(per_case) * static_cast<std::size_t>(n);
   const int R = ch.tab.R;
   const std::size_t n_stage = static_cast<std::size_t>(R * R + 2 * R);

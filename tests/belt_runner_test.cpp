@@ -69,7 +69,7 @@ void expect_belt_equals_general(const json& doc, bool single, unsigned observers
   if (!observes_points(observers)) an.capacity = 0;
   const CaseBatch<D> batch = p.cases.batch();
   ASSERT_TRUE(runs_as_belt(batch, an, p.opt));
-  const long n = batch.n, per_case = case_points_size(D::max_dof, an.capacity);
+  const long n = batch.n, per_case = case_points_size(D::max_dof, an);
   std::vector<CaseResult<D>> belt(static_cast<std::size_t>(n)), general(belt.size());
   std::vector<double> belt_points(static_cast<std::size_t>(n * per_case)), general_points(belt_points.size());
   run_chunk_cpu(batch, an, p.opt, belt.data(), belt_points.data(), 2);
@@ -149,7 +149,7 @@ TEST(BeltRunner, ACaseThatBlowsUpEndsAsInTheGeneralRunner) {
   expect_belt_equals_general<SweepDimsExact2<double>>(doc, false);
   const Prepared<SweepDimsExact2<double>> p(doc, false);
   std::vector<CaseResult<SweepDimsExact2<double>>> r(3);
-  std::vector<double> points(3 * case_points_size(2, p.an.capacity));
+  std::vector<double> points(3 * case_points_size(2, p.an));
   run_chunk_cpu(p.cases.batch(), p.an, p.opt, r.data(), points.data(), 1);
   EXPECT_EQ(r[1].status, Status::nonfinite);
   EXPECT_EQ(r[1].klass, CaseClass::diverged);

@@ -28,7 +28,7 @@ struct Synthetic {
   std::vector<double> points;
   Synthetic() {
     an.capacity = 32;
-    points.assign(case_points_size(1, an.capacity), 0.0);
+    points.assign(case_points_size(1, an), 0.0);
     r.transitions = 100;
     for (int s = 0; s < 2; ++s) {
       r.series[s].add(-1.0);
@@ -69,7 +69,7 @@ TEST(CaseRunner, ClassifiesSyntheticSequences) {
     Synthetic s;
     s.an.capacity = 88;
     s.an.confirmations = 10;
-    s.points.assign(case_points_size(1, s.an.capacity), 0.0);
+    s.points.assign(case_points_size(1, s.an), 0.0);
     const double cycle[3] = {2.58, 0.56, 1.83};
     for (int i = 0; i < 166; ++i) s.push(12.0 * i, cycle[i % 3], 0.1 * cycle[(i + 1) % 3]);
     s.classify();
@@ -182,7 +182,7 @@ template <class D>
 CaseRun<D> run_one(const CaseSetup<D>& c, const SweepAnalysis& an, const StepOptions& opt = {},
                    const RkStepMap<D>* rk_map = nullptr) {
   CaseRun<D> out;
-  out.points.assign(case_points_size(c.model.n_dof, an.capacity), 0.0);
+  out.points.assign(case_points_size(c.model.n_dof, an), 0.0);
   auto ws = std::make_unique<CaseWorkspace<D>>();
   auto s = std::make_unique<State<D>>();
   auto twin = std::make_unique<LyapunovTwin<D>>();
@@ -208,7 +208,7 @@ void expect_switching_matches_reference(const std::string& name, double t_end, d
   set.rel_tol = 1e-12;
   set.abs_tol = 1e-14;
   CaseRun<D> run;
-  run.points.assign(case_points_size(c->model.n_dof, an.capacity), 0.0);
+  run.points.assign(case_points_size(c->model.n_dof, an), 0.0);
   auto ws = std::make_unique<SwitchingCaseWorkspace<D>>();
   auto s = std::make_unique<State<D>>();
   run_switching_case(*c, set, an, StepOptions{}, *ws, *s, run.r, run.points.data());
@@ -506,7 +506,7 @@ TEST(CaseRunner, SwitchingAdaptiveRunsStopWithTheClassOfALongFixedRun) {
         fixed_sc.model, fixed_sc.q0, fixed_sc.u0, fixed_sc.integrator.dt, fixed_sc.integrator.steps, 18000.0));
     const auto run_switching = [&](const CaseSetup<D2>& c, const SweepAnalysis& an) {
       CaseRun<D2> out;
-      out.points.assign(case_points_size(2, an.capacity), 0.0);
+      out.points.assign(case_points_size(2, an), 0.0);
       auto ws = std::make_unique<SwitchingCaseWorkspace<D2>>();
       auto st = std::make_unique<State<D2>>();
       auto twin = std::make_unique<State<D2>>();

@@ -1,10 +1,12 @@
 // tests/greybox_sweeps_test.cpp — grey-box populations scored by the sweep engine
 // (batch/greybox_sweeps.hpp): the output_error observer's mean squared error of each candidate
-// against the same candidate simulated on its own (IdentifyConfig::response, the serial path), and
-// a genetic search scored by sweeps against the same search scored by simulations.
+// against the same candidate simulated on its own (IdentifyConfig::response, the serial path), the
+// residual series a sweep keeps against the same simulations, and the genetic, Nelder–Mead and
+// Levenberg–Marquardt searches by sweeps against the same searches by simulations.
 #include "fivsim/batch/greybox_sweeps.hpp"
 
 #include <cmath>
+#include <stdexcept>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -63,6 +65,86 @@ TEST(GreyboxSweeps, GeneticSearchBySweepsIsTheSearchBySimulations) {
   for (long i = 0; i < a.greybox.values.size(); ++i)
     EXPECT_NEAR(a.greybox.values(i), b.greybox.values(i), 1e-12 * std::abs(b.greybox.values(i))) << i;
   EXPECT_NEAR(a.greybox.rmse, b.greybox.rmse, 1e-9 * b.greybox.rmse);
+}
+
+TEST(GreyboxSweeps, ResidualSeriesAreEachCandidatesResponseMinusTheRecord) {
+  const LoadedIdentification l = stribeck_search(8, 1);
+  ASSERT_TRUE(l.config.population_residuals);
+  const Record& r = l.record;
+  Eigen::MatrixXd pop(2, 3);
+  pop << 0.05, 0.3, 0.17,  //
+      1.5, 5.0, 2.3;
+  const Eigen::MatrixXd e = l.config.population_residuals(pop, r);
+  const Eigen::VectorXd f = l.config.population_error(pop, r);
+  ASSERT_EQ(e.rows(), r.size());
+  ASSERT_EQ(e.cols(), 3);
+  const double range = r.x.cwiseAbs().maxCoeff();
+  for (long j = 0; j < pop.cols(); ++j) {
+    const Eigen::VectorXd x = l.config.response(pop.col(j), r, nullptr);
+    ASSERT_EQ(x.size(), r.size());
+    // the same event-driven steps on the same grid, their events located to the solver's tolerance
+    // along two paths (the sweep's case runner, the run of one case): each sample to 5e-9 of the range
+    EXPECT_LT((e.col(j) - (x - r.x)).cwiseAbs().maxCoeff(), 5e-9 * range) << j;
+    // and the series' mean square is the case's output_rmse²
+    EXPECT_NEAR(e.col(j).squaredNorm() / static_cast<double>(r.size()), f(j), 1e-9 * f(j)) << j;
+  }
+  // the series need a sweep kept in memory, with a reference to differ from
+  const nlohmann::json sweep = load_json_file(FIVSIM_SOURCE_DIR "/scenarios/chain2_load_sweep.json");
+  batch::SweepOptions options;
+  options.keep_residuals = true;
+  batch::Ranks ranks;
+  EXPECT_THROW(batch::run_sweep(sweep, options, ranks), std::invalid_argument);
+  batch::SweepTables tables;
+  options.tables = &tables;
+  try {
+    batch::run_sweep(sweep, options, ranks);
+    ADD_FAILURE() << "no InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.pointer, "/analysis/reference");
+  }
+}
+
+// the same search by sweeps and by simulations: the same values, and errors as close as the two
+// paths' responses (5e-9 of the range, above)
+void expect_same_search(LoadedIdentification& sweeps, LoadedIdentification& serial) {
+  const double range = serial.record.x.cwiseAbs().maxCoeff();
+  serial.config.evaluate = "simulations";
+  const IdentificationResult a = identify(sweeps.config, sweeps.record);
+  const IdentificationResult b = identify(serial.config, serial.record);
+  EXPECT_EQ(a.greybox.evaluated_by, "sweeps");
+  EXPECT_EQ(b.greybox.evaluated_by, "simulations");
+  EXPECT_EQ(a.greybox.batches, b.greybox.batches);
+  for (long i = 0; i < a.greybox.values.size(); ++i)
+    EXPECT_NEAR(a.greybox.values(i), b.greybox.values(i), 1e-9 * std::abs(b.greybox.values(i))) << i;
+  EXPECT_NEAR(a.greybox.rmse, b.greybox.rmse, 5e-9 * range);
+}
+
+TEST(GreyboxSweeps, NelderMeadSimplicesBySweepsAreTheSearchBySimulations) {
+  LoadedIdentification sweeps = stribeck_search(8, 1), serial = stribeck_search(8, 1);
+  for (LoadedIdentification* l : {&sweeps, &serial}) {
+    l->config.greybox_optimizer = "nelder_mead";
+    l->config.simplices = 2;
+    l->config.max_iter_search = 40;
+    l->config.parameters[0].initial = 0.14;  // the data's 0.1 and 1.0, 40 % and 60 % off
+    l->config.parameters[1].initial = 1.6;
+  }
+  expect_same_search(sweeps, serial);
+}
+
+TEST(GreyboxSweeps, LevenbergMarquardtBySweepsFindsTheStribeckLaw) {
+  LoadedIdentification sweeps = stribeck_search(8, 1), serial = stribeck_search(8, 1);
+  for (LoadedIdentification* l : {&sweeps, &serial}) {
+    l->config.greybox_optimizer = "levenberg_marquardt";
+    l->config.max_iter_search = 30;
+    l->config.parameters[0].initial = 0.14;
+    l->config.parameters[1].initial = 1.6;
+  }
+  expect_same_search(sweeps, serial);
+  const IdentificationResult a = identify(sweeps.config, sweeps.record);
+  for (std::size_t k = 0; k < sweeps.config.parameters.size(); ++k) {
+    const GreyboxParameter& p = sweeps.config.parameters[k];
+    EXPECT_NEAR(a.greybox.values(static_cast<long>(k)), p.truth, 1e-4 * p.truth) << p.path;
+  }
 }
 
 }  // namespace

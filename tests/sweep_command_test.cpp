@@ -52,7 +52,7 @@ TEST(SweepCommand, FilesDoNotDependOnChunksOrThreads) {
   // value and its rings of 32 points of each kind; the load reaches the one model as it is, so the
   // case has no setup of its own
   using D = fivsim::batch::SweepDimsExact2<double>;
-  EXPECT_EQ(s["case_bytes"].get<double>(), sizeof(fivsim::CaseResult<D>) + 8.0 * (1 + fivsim::case_points_size(2, 32)));
+  EXPECT_EQ(s["case_bytes"].get<double>(), sizeof(fivsim::CaseResult<D>) + 8.0 * (1 + fivsim::case_rings_size(2, 32)));
   const std::string cases = slurp(one / "cases.csv");
   EXPECT_EQ(cases.substr(0, cases.find('\n')).substr(0, 97),
             "case,/model/Fn,class,period_n,period,samples,recurrence,settled_at,n_transitions,n_section,rms_q0");

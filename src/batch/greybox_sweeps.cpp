@@ -32,9 +32,11 @@ void score_populations_by_sweeps(IdentifyConfig& config, SweepDevice device, int
   base.erase("sweep");
   std::vector<std::string> paths;
   for (const GreyboxParameter& p : config.parameters) paths.push_back(p.path);
-  config.population_error = [base, paths, device, threads](const Eigen::MatrixXd& candidates, const Record& record) {
+  // one sweep of the candidates (zip over the parameters' paths) on the record's time grid
+  const auto sweep = [base, paths, device, threads](const Eigen::MatrixXd& candidates, const Record& record,
+                                                    bool keep_residuals) {
     nlohmann::json doc = base;
-    // the record's time grid: step k of the sweep is sample k
+    // step k of the sweep is sample k
     doc["integrator"]["dt"] = record.sample_dt();
     doc["integrator"]["t_end"] = record.t(record.size() - 1) - record.t(0);
     doc["analysis"] = {{"observers", nlohmann::json::array({"rms"})},
@@ -51,6 +53,7 @@ void score_populations_by_sweeps(IdentifyConfig& config, SweepDevice device, int
     options.device = device;
     options.threads = threads;
     options.tables = &tables;
+    options.keep_residuals = keep_residuals;
     Ranks ranks;
     try {
       run_sweep(doc, options, ranks);
@@ -58,15 +61,32 @@ void score_populations_by_sweeps(IdentifyConfig& config, SweepDevice device, int
       throw InputError("/model/parameters", std::string("the sweep engine cannot score these candidates (") + e.what() +
                                                 "); options.evaluate \"simulations\" runs them one by one");
     }
+    return tables;
+  };
+  const auto ok = [](const SweepTables& tables, long j) {
+    return column_of(tables, "status")[static_cast<std::size_t>(j)] == static_cast<double>(Status::ok);
+  };
+  config.population_error = [sweep, ok](const Eigen::MatrixXd& candidates, const Record& record) {
+    const SweepTables tables = sweep(candidates, record, false);
     const std::vector<double>& rmse = column_of(tables, "output_rmse");
-    const std::vector<double>& status = column_of(tables, "status");
     // the mean squared output error; a case that failed scores +∞ (the serial search's rule)
     Eigen::VectorXd f(candidates.cols());
     for (long j = 0; j < f.size(); ++j) {
-      const std::size_t i = static_cast<std::size_t>(j);
-      f(j) = status[i] == static_cast<double>(Status::ok) && std::isfinite(rmse[i]) ? rmse[i] * rmse[i] : HUGE_VAL;
+      const double e = rmse[static_cast<std::size_t>(j)];
+      f(j) = ok(tables, j) && std::isfinite(e) ? e * e : HUGE_VAL;
     }
     return f;
+  };
+  config.population_residuals = [sweep, ok](const Eigen::MatrixXd& candidates, const Record& record) {
+    const SweepTables tables = sweep(candidates, record, true);
+    // x − record per case; a case that failed: NaN throughout (the serial search's rule)
+    Eigen::MatrixXd r(record.size(), candidates.cols());
+    for (long j = 0; j < r.cols(); ++j) {
+      const std::vector<double>& e = tables.residuals[static_cast<std::size_t>(j)];
+      r.col(j) = ok(tables, j) ? Eigen::Map<const Eigen::VectorXd>(e.data(), record.size()).eval()
+                               : Eigen::VectorXd::Constant(record.size(), std::nan(""));
+    }
+    return r;
   };
 }
 

@@ -2,6 +2,7 @@
 // their CSV text (batch/result_table.hpp).
 #include "fivsim/batch/result_table.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "fivsim/batch/sweep.hpp"
@@ -166,9 +167,10 @@ void case_columns(const CaseTableLayout& l, long first, long n, const CaseResult
 }
 
 template <class D>
-void point_columns(int n_dof, int capacity, long first, long n, const CaseResult<D>* results, const double* points,
-                   ColumnBlock& out) {
-  const long per_case = case_points_size(n_dof, capacity);
+void point_columns(int n_dof, const SweepAnalysis& an, long first, long n, const CaseResult<D>* results,
+                   const double* points, ColumnBlock& out) {
+  const int capacity = an.capacity;
+  const long per_case = case_points_size(n_dof, an);
   const int stride = point_stride(n_dof);
   long rows = 0;
   for (long i = 0; i < n; ++i)
@@ -189,6 +191,19 @@ void point_columns(int n_dof, int capacity, long first, long n, const CaseResult
         for (int c = 2; c < stride; ++c) out.column(c + 1)[r] = row[c];
       }
     }
+  }
+}
+
+template <class D>
+void residual_series(int n_dof, const SweepAnalysis& an, long n, const CaseResult<D>* results, const double* points,
+                     std::vector<double>& out) {
+  const long per_case = case_points_size(n_dof, an), m = an.reference_n;
+  out.assign(static_cast<std::size_t>(n * m), std::nan(""));
+  for (long i = 0; i < n; ++i) {
+    const double* series = points + i * per_case + case_rings_size(n_dof, an.capacity);
+    // samples 0 … steps were written; later slots hold an earlier chunk's numbers
+    const long written = std::min(m, results[i].steps + 1);
+    std::copy(series, series + written, out.begin() + i * m);
   }
 }
 
@@ -227,7 +242,10 @@ void csv_rows(const TableSchema& s, const ColumnBlock& b, std::string& text) {
 #define FIVSIM_RESULT_TABLE_INSTANTIATE(D)                                                                   \
   template void case_columns<D>(const CaseTableLayout&, long, long, const CaseResult<D>*, const double*,      \
                                 const PinnTotals*, ColumnBlock&);                                             \
-  template void point_columns<D>(int, int, long, long, const CaseResult<D>*, const double*, ColumnBlock&);
+  template void point_columns<D>(int, const SweepAnalysis&, long, long, const CaseResult<D>*, const double*,        \
+                                 ColumnBlock&);                                                               \
+  template void residual_series<D>(int, const SweepAnalysis&, long, const CaseResult<D>*, const double*,       \
+                                   std::vector<double>&);
 FIVSIM_SWEEP_FOR_EACH_DIMS(FIVSIM_RESULT_TABLE_INSTANTIATE)
 #undef FIVSIM_RESULT_TABLE_INSTANTIATE
 

@@ -159,7 +159,7 @@ FIVSIM_BELT_CLONES void run_belt_group(const BeltModel<D>& b, const CaseBatch<D>
 template <class D, unsigned Obs>
 void run_belt_chunk_cpu(const BeltModel<D>& b, const CaseBatch<D>& cases, const SweepAnalysis& an,
                         const StepOptions& opt, CaseResult<D>* results, double* points, int threads) {
-  const long per_case = case_points_size(D::max_dof, an.capacity);
+  const long per_case = case_points_size(D::max_dof, an);
   const long groups = (cases.n + kBeltLanes - 1) / kBeltLanes;
 #pragma omp parallel num_threads(threads > 0 ? threads : omp_get_max_threads())
   {
@@ -232,7 +232,7 @@ void run_chunk_cpu(const CaseBatch<D>& cases, const SweepAnalysis& an, const Ste
       return;
     }
   }
-  const long per_case = case_points_size(cases.setups[0].model.n_dof, an.capacity);
+  const long per_case = case_points_size(cases.setups[0].model.n_dof, an);
   if constexpr (std::is_same_v<typename D::scalar, double>) {
     if (cases.switching) {
       // one case at a time: their costs differ with their events
@@ -254,7 +254,7 @@ void run_chunk_cpu_pinn(const PinnChunk& ch, const SweepAnalysis& an, const Step
   const CaseBatch<D>& cases = ch.cases;
   const long n = cases.n;
   if (n <= 0) return;
-  const long per_case = case_points_size(ch.n_dof, an.capacity);
+  const long per_case = case_points_size(ch.n_dof, an);
   const PinnBlockLayout L = pinn_chunk_layout(ch);
   const int copies = an.lyapunov_every > 0 ? 2 : 1;
   // the chunk's cases step in lockstep (pinn_case.hpp): each phase of a time step an OpenMP loop

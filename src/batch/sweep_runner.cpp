@@ -18,6 +18,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <stdexcept>
 #include <thread>
 #include <type_traits>
 
@@ -74,6 +75,7 @@ struct ChunkSettings {
         nc(ctx.base.model.n_contacts()) {
     // cases keep point rings only for the observers that fill them
     if (!observes_points(an.observers)) an.capacity = 0;
+    an.keep_residuals = ctx.options.keep_residuals && an.reference_n > 0;
     layout.n_dof = nq;
     layout.n_contacts = nc;
     layout.n_params = static_cast<int>(ctx.spec.parameters.size());
@@ -137,7 +139,7 @@ Chunk<D> prepare_chunk(const RunContext& ctx, const ChunkSettings& set, const Sw
   prepare_cases(ctx.plan, shared, first, n, ch.cases);
   ch.results.resize(static_cast<std::size_t>(n));
   if (ctx.pinn()) ch.pinn.resize(static_cast<std::size_t>(n));
-  ch.points.resize(static_cast<std::size_t>(n * case_points_size(set.nq, set.an.capacity)));
+  ch.points.resize(static_cast<std::size_t>(n * case_points_size(set.nq, set.an)));
   ch.setup_s = seconds_since(t0);
   return ch;
 }
@@ -205,7 +207,8 @@ ChunkOutput chunk_output(const RunContext& ctx, const ChunkSettings& set, Chunk<
   case_columns(set.layout, ch.first, ch.n, ch.results.data(), ch.cases.rows.data(),
                ctx.pinn() ? ch.pinn.data() : nullptr, out.cases);
   if (ctx.base.output.points && observes_points(set.an.observers))
-    point_columns(set.nq, set.an.capacity, ch.first, ch.n, ch.results.data(), ch.points.data(), out.points);
+    point_columns(set.nq, set.an, ch.first, ch.n, ch.results.data(), ch.points.data(), out.points);
+  if (set.an.keep_residuals) residual_series(set.nq, set.an, ch.n, ch.results.data(), ch.points.data(), out.residuals);
   ChunkCounts& c = out.counts;
   c.compute_s = compute_s;
   c.setup_s = ch.setup_s;
@@ -268,7 +271,7 @@ class ChunkLauncher {
 template <class D>
 double run_in_slot(const RunContext& ctx, const ChunkSettings& set, Chunk<D>& ch, BackendParts& parts,
                    ChunkLauncher<D>& launcher, int slot) {
-  const long per_case = case_points_size(set.nq, set.an.capacity);
+  const long per_case = case_points_size(set.nq, set.an);
   const CaseBatch<D> all = ch.cases.batch();
   double total = 0.0;
   const CudaOutcome outcome = run_in_parts(ch.n, parts, [&](long at, long count) {
@@ -603,7 +606,7 @@ SweepOutcome run_writer(const RunContext& ctx) {
   const double per_case_bytes =
       static_cast<double>((own_setup ? sizeof(CaseSetup<D>) : 0) + sizeof(CaseResult<D>) +
                           (own_map ? sizeof(RkStepMap<D>) : 0)) +
-      8.0 * static_cast<double>(ctx.spec.parameters.size() + case_points_size(set.nq, an.capacity)) + set.pinn_block_bytes;
+      8.0 * static_cast<double>(ctx.spec.parameters.size() + case_points_size(set.nq, an)) + set.pinn_block_bytes;
   const int threads = options.threads > 0 ? options.threads : omp_get_max_threads();
   long chunk = options.chunk;
   if (chunk <= 0) {
@@ -640,6 +643,7 @@ SweepOutcome run_writer(const RunContext& ctx) {
     tables->cases.assign(static_cast<std::size_t>(cases_schema.size()), {});
     tables->points.assign(with_points ? static_cast<std::size_t>(points_schema.size()) : 0, {});
     tables->trajectories.clear();
+    tables->residuals.clear();
   } else {
     // one sweep at a time in a folder, before anything in it is looked at or touched
     lock.emplace(out_dir, ctx.ranks.host());
@@ -704,6 +708,9 @@ SweepOutcome run_writer(const RunContext& ctx) {
     if (tables) {
       append_columns(o.cases, tables->cases);
       if (with_points) append_columns(o.points, tables->points);
+      const long m = an.reference_n;
+      for (long i = 0; an.keep_residuals && i < o.n; ++i)
+        tables->residuals.emplace_back(o.residuals.begin() + i * m, o.residuals.begin() + (i + 1) * m);
     } else {
       journal->record({o.first, o.n, files->append(o), o.counts});
     }
@@ -867,6 +874,10 @@ SweepOutcome run_checked(const json& document, const SweepOptions& options, Rank
   }
   if (options.tables && (options.resume || options.shard_count > 0 || ranks.size() > 1))
     throw InputError(options.resume ? "--resume" : "--shard", "a sweep kept in memory runs whole, in one process");
+  if (options.keep_residuals && !options.tables)
+    throw std::invalid_argument("run_sweep: keep_residuals keeps the series in SweepOptions::tables, which is null");
+  if (options.keep_residuals && !base.analysis.reference)
+    throw InputError("/analysis/reference", "is needed for the residual series a least-squares search asks for");
   // the PINN trainings run in double precision: their tolerances (1e-24 on a squared residual)
   // are below float's reach
   if (ctx.pinn() && ctx.single) throw InputError("--precision", "the PINN methods run in double precision only, not float");

@@ -74,9 +74,14 @@ int identify_command(const IdentifyArgs& args) {
       if (std::isfinite(result.pinn_torque_error_percent))
         std::printf("    torque against the record's friction: %.3g%% RMS error\n", result.pinn_torque_error_percent);
     } else if (result.greybox_search) {
-      std::printf("  grey-box (%s, %d iterations, %ld simulations), RMSE of the response %.3g m:\n",
-                  config.greybox_optimizer.c_str(), result.greybox.iterations, result.greybox.evaluations,
-                  result.greybox.rmse);
+      const GreyboxReport& g = result.greybox;
+      // "12 sweeps" or "12 batches of simulations"; the serial Nelder–Mead has none
+      const std::string batches = g.batches == 0 ? ""
+                                  : g.evaluated_by == "sweeps"
+                                      ? ", " + std::to_string(g.batches) + " sweeps"
+                                      : ", " + std::to_string(g.batches) + " batches of simulations";
+      std::printf("  grey-box (%s, %d iterations, %ld simulations%s), RMSE of the response %.3g m:\n",
+                  config.greybox_optimizer.c_str(), g.iterations, g.evaluations, batches.c_str(), g.rmse);
       for (std::size_t k = 0; k < config.parameters.size(); ++k) {
         const GreyboxParameter& p = config.parameters[k];
         std::printf("    %s = %.10g", p.path.c_str(), result.greybox.values(static_cast<long>(k)));

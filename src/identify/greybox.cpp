@@ -30,69 +30,302 @@ Eigen::VectorXd recursive_least_squares(const Eigen::MatrixXd& phi, const Eigen:
   return theta;
 }
 
-SearchResult nelder_mead(const Objective& f, const Eigen::VectorXd& x0, const Eigen::VectorXd& scale,
-                         const Eigen::VectorXd& lo, const Eigen::VectorXd& hi, int max_iter, double ftol, double xtol) {
+namespace {
+
+// a Nelder–Mead simplex between iterations: what the serial and the batched searches share
+struct Simplex {
+  std::vector<Eigen::VectorXd> x;
+  std::vector<double> f;
+  int iterations = 0;
+  bool done = false;
+  bool shrinking = false;  // batched: its iteration ends with a shrink, whose vertices are next
+};
+
+struct SimplexBox {
+  Eigen::VectorXd lo, hi, width;
+  double ftol, xtol;
+  Eigen::VectorXd clamp(const Eigen::VectorXd& x) const { return x.cwiseMax(lo).cwiseMin(hi); }
+};
+
+enum Move { kReflect, kExpand, kOutside, kInside, kMoves };
+
+// one iteration's vertices by rank and the four points it may move the worst vertex to
+struct SimplexIteration {
+  long best = 0, worst = 0, second = 0;
+  Eigen::VectorXd points[kMoves];
+};
+
+// a finite value, or +∞ (a failed simulation loses every comparison)
+double finite_or_huge(double v) { return std::isfinite(v) ? v : HUGE_VAL; }
+
+// x0 and x0 + scale_i e_i, each step turned back inside at the upper bound
+std::vector<Eigen::VectorXd> simplex_vertices(const Eigen::VectorXd& x0, const Eigen::VectorXd& scale,
+                                              const SimplexBox& box) {
   const long n = x0.size();
-  SearchResult r;
-  auto clamp = [&](Eigen::VectorXd x) { return x.cwiseMax(lo).cwiseMin(hi).eval(); };
-  auto eval = [&](const Eigen::VectorXd& x) {
-    ++r.evaluations;
-    const double v = f(x);
-    return std::isfinite(v) ? v : HUGE_VAL;
-  };
-  std::vector<Eigen::VectorXd> s(n + 1);
-  std::vector<double> fs(n + 1);
-  s[0] = clamp(x0);
+  std::vector<Eigen::VectorXd> s(static_cast<std::size_t>(n + 1));
+  s[0] = box.clamp(x0);
   for (long i = 0; i < n; ++i) {
     Eigen::VectorXd x = s[0];
     x(i) += scale(i);
-    if (x(i) > hi(i)) x(i) = s[0](i) - scale(i);
-    s[i + 1] = clamp(x);
+    if (x(i) > box.hi(i)) x(i) = s[0](i) - scale(i);
+    s[static_cast<std::size_t>(i + 1)] = box.clamp(x);
   }
-  for (long i = 0; i <= n; ++i) fs[i] = eval(s[i]);
-  std::vector<long> order(n + 1);
-  const Eigen::VectorXd box = (hi - lo).cwiseMax(1e-300);
-  for (r.iterations = 0; r.iterations < max_iter; ++r.iterations) {
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](long a, long b) { return fs[a] < fs[b]; });
-    const long best = order[0], worst = order[n], second = order[n - 1];
-    double diameter = 0.0;
-    for (long i = 0; i <= n; ++i) diameter = std::max(diameter, ((s[i] - s[best]).cwiseQuotient(box)).cwiseAbs().maxCoeff());
-    if (fs[worst] - fs[best] <= ftol * (1.0 + std::abs(fs[best])) && diameter <= xtol) break;
-    Eigen::VectorXd centroid = Eigen::VectorXd::Zero(n);
-    for (long i = 0; i <= n; ++i)
-      if (i != worst) centroid += s[i];
-    centroid /= static_cast<double>(n);
-    const Eigen::VectorXd xr = clamp(centroid + (centroid - s[worst]));
-    const double fr = eval(xr);
-    if (fr < fs[best]) {
-      const Eigen::VectorXd xe = clamp(centroid + 2.0 * (centroid - s[worst]));
-      const double fe = eval(xe);
-      if (fe < fr) s[worst] = xe, fs[worst] = fe;
-      else s[worst] = xr, fs[worst] = fr;
-      continue;
+  return s;
+}
+
+// ranks the vertices and builds the moves; false once the simplex has converged: the spread of
+// its values below ftol·(1 + |f_best|) and its diameter below xtol of the box
+bool plan_iteration(const Simplex& s, const SimplexBox& box, SimplexIteration& it) {
+  const long n = static_cast<long>(s.x.size()) - 1;
+  std::vector<long> order(static_cast<std::size_t>(n + 1));
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](long a, long b) { return s.f[a] < s.f[b]; });
+  it.best = order[0];
+  it.worst = order[n];
+  it.second = order[n - 1];
+  double diameter = 0.0;
+  const Eigen::VectorXd width = box.width.cwiseMax(1e-300);
+  for (long i = 0; i <= n; ++i)
+    diameter = std::max(diameter, ((s.x[i] - s.x[it.best]).cwiseQuotient(width)).cwiseAbs().maxCoeff());
+  if (s.f[it.worst] - s.f[it.best] <= box.ftol * (1.0 + std::abs(s.f[it.best])) && diameter <= box.xtol) return false;
+  Eigen::VectorXd centroid = Eigen::VectorXd::Zero(n);
+  for (long i = 0; i <= n; ++i)
+    if (i != it.worst) centroid += s.x[i];
+  centroid /= static_cast<double>(n);
+  const Eigen::VectorXd away = centroid - s.x[it.worst];
+  it.points[kReflect] = box.clamp(centroid + away);
+  it.points[kExpand] = box.clamp(centroid + 2.0 * away);
+  it.points[kOutside] = box.clamp(centroid + 0.5 * (it.points[kReflect] - centroid));
+  it.points[kInside] = box.clamp(centroid - 0.5 * away);
+  return true;
+}
+
+// the serial rule (reflection 1, expansion 2, contraction ½): `value(move)` gives the objective at
+// a move's point, evaluated when asked or looked up; true when the iteration must shrink instead
+template <class Value>
+bool take_move(Simplex& s, const SimplexIteration& it, Value&& value) {
+  auto replace_worst = [&](Move m, double v) {
+    s.x[it.worst] = it.points[m];
+    s.f[it.worst] = v;
+    return false;
+  };
+  const double fr = value(kReflect);
+  if (fr < s.f[it.best]) {
+    const double fe = value(kExpand);
+    return fe < fr ? replace_worst(kExpand, fe) : replace_worst(kReflect, fr);
+  }
+  if (fr < s.f[it.second]) return replace_worst(kReflect, fr);
+  // contraction: outside when the reflection beat the worst, inside otherwise
+  const bool outside = fr < s.f[it.worst];
+  const Move m = outside ? kOutside : kInside;
+  const double fc = value(m);
+  if (fc < (outside ? fr : s.f[it.worst])) return replace_worst(m, fc);
+  return true;
+}
+
+// the shrink's new vertices, halfway to the best (the best stays)
+std::vector<Eigen::VectorXd> shrink_points(const Simplex& s, long best, const SimplexBox& box) {
+  std::vector<Eigen::VectorXd> out;
+  for (std::size_t i = 0; i < s.x.size(); ++i)
+    if (static_cast<long>(i) != best) out.push_back(box.clamp(s.x[best] + 0.5 * (s.x[i] - s.x[best])));
+  return out;
+}
+
+void apply_shrink(Simplex& s, long best, const std::vector<Eigen::VectorXd>& points, const double* values) {
+  std::size_t k = 0;
+  for (std::size_t i = 0; i < s.x.size(); ++i) {
+    if (static_cast<long>(i) == best) continue;
+    s.x[i] = points[k];
+    s.f[i] = values[k++];
+  }
+}
+
+long best_vertex(const Simplex& s) { return std::min_element(s.f.begin(), s.f.end()) - s.f.begin(); }
+
+}  // namespace
+
+SearchResult nelder_mead(const Objective& f, const Eigen::VectorXd& x0, const Eigen::VectorXd& scale,
+                         const Eigen::VectorXd& lo, const Eigen::VectorXd& hi, int max_iter, double ftol, double xtol) {
+  SearchResult r;
+  const SimplexBox box{lo, hi, hi - lo, ftol, xtol};
+  auto eval = [&](const Eigen::VectorXd& x) {
+    ++r.evaluations;
+    return finite_or_huge(f(x));
+  };
+  Simplex s;
+  s.x = simplex_vertices(x0, scale, box);
+  for (const Eigen::VectorXd& x : s.x) s.f.push_back(eval(x));
+  SimplexIteration it;
+  for (; s.iterations < max_iter && plan_iteration(s, box, it); ++s.iterations) {
+    // the serial search evaluates a move only when the rule asks for it
+    if (!take_move(s, it, [&](Move m) { return eval(it.points[m]); })) continue;
+    const std::vector<Eigen::VectorXd> points = shrink_points(s, it.best, box);
+    std::vector<double> values;
+    for (const Eigen::VectorXd& x : points) values.push_back(eval(x));
+    apply_shrink(s, it.best, points, values.data());
+  }
+  const long best = best_vertex(s);
+  r.x = s.x[best];
+  r.f = s.f[best];
+  r.iterations = s.iterations;
+  return r;
+}
+
+SearchResult nelder_mead_simplices(const BatchObjective& f, const Eigen::MatrixXd& starts, const Eigen::VectorXd& scale,
+                                   const Eigen::VectorXd& lo, const Eigen::VectorXd& hi, int max_iter, double ftol,
+                                   double xtol) {
+  const long n = starts.rows(), count = starts.cols();
+  const SimplexBox box{lo, hi, hi - lo, ftol, xtol};
+  SearchResult r;
+  std::vector<Simplex> simplices(static_cast<std::size_t>(count));
+  std::vector<SimplexIteration> its(simplices.size());
+  std::vector<std::vector<Eigen::VectorXd>> shrinks(simplices.size());
+  // the batch of one call: the points asked for, and where each simplex's points begin
+  std::vector<Eigen::VectorXd> points;
+  std::vector<long> first(simplices.size());
+  auto evaluate = [&]() {
+    Eigen::MatrixXd batch(n, static_cast<long>(points.size()));
+    for (std::size_t j = 0; j < points.size(); ++j) batch.col(static_cast<long>(j)) = points[j];
+    Eigen::VectorXd v = f(batch);
+    for (long j = 0; j < v.size(); ++j) v(j) = finite_or_huge(v(j));
+    r.evaluations += static_cast<long>(points.size());
+    ++r.batches;
+    return v;
+  };
+  // first batch: every simplex's vertices
+  for (std::size_t k = 0; k < simplices.size(); ++k) {
+    simplices[k].x = simplex_vertices(starts.col(static_cast<long>(k)), scale, box);
+    first[k] = static_cast<long>(points.size());
+    points.insert(points.end(), simplices[k].x.begin(), simplices[k].x.end());
+  }
+  Eigen::VectorXd v = evaluate();
+  for (std::size_t k = 0; k < simplices.size(); ++k)
+    simplices[k].f.assign(v.data() + first[k], v.data() + first[k] + n + 1);
+  for (;;) {
+    points.clear();
+    for (std::size_t k = 0; k < simplices.size(); ++k) {
+      Simplex& s = simplices[k];
+      first[k] = static_cast<long>(points.size());
+      if (s.done) continue;
+      if (s.shrinking) {
+        shrinks[k] = shrink_points(s, its[k].best, box);
+        points.insert(points.end(), shrinks[k].begin(), shrinks[k].end());
+      } else if (s.iterations < max_iter && plan_iteration(s, box, its[k])) {
+        // every move the rule might ask for, evaluated before it asks
+        points.insert(points.end(), its[k].points, its[k].points + kMoves);
+      } else {
+        s.done = true;
+      }
     }
-    if (fr < fs[second]) {
-      s[worst] = xr, fs[worst] = fr;
-      continue;
-    }
-    // contraction: outside when the reflection beat the worst, inside otherwise
-    const bool outside = fr < fs[worst];
-    const Eigen::VectorXd xc = clamp(outside ? centroid + 0.5 * (xr - centroid) : centroid + 0.5 * (s[worst] - centroid));
-    const double fc = eval(xc);
-    if (fc < (outside ? fr : fs[worst])) {
-      s[worst] = xc, fs[worst] = fc;
-      continue;
-    }
-    for (long i = 0; i <= n; ++i) {
-      if (i == best) continue;
-      s[i] = clamp(s[best] + 0.5 * (s[i] - s[best]));
-      fs[i] = eval(s[i]);
+    if (points.empty()) break;
+    v = evaluate();
+    for (std::size_t k = 0; k < simplices.size(); ++k) {
+      Simplex& s = simplices[k];
+      if (s.done) continue;
+      const double* at = v.data() + first[k];
+      if (s.shrinking) {
+        apply_shrink(s, its[k].best, shrinks[k], at);
+        s.shrinking = false;
+        ++s.iterations;
+      } else if (take_move(s, its[k], [&](Move m) { return at[m]; })) {
+        s.shrinking = true;  // the iteration ends with the next batch
+      } else {
+        ++s.iterations;
+      }
     }
   }
-  const long best = std::min_element(fs.begin(), fs.end()) - fs.begin();
-  r.x = s[best];
-  r.f = fs[best];
+  r.f = HUGE_VAL;
+  for (const Simplex& s : simplices) {
+    r.iterations += s.iterations;
+    const long b = best_vertex(s);
+    if (r.x.size() == 0 || s.f[b] < r.f) r.x = s.x[b], r.f = s.f[b];
+  }
+  return r;
+}
+
+SearchResult levenberg_marquardt(const BatchResiduals& residuals, const Eigen::VectorXd& x0, const Eigen::VectorXd& lo,
+                                 const Eigen::VectorXd& hi, int max_iter, double fd_step, double ftol, double xtol) {
+  const long n = x0.size();
+  const SimplexBox box{lo, hi, hi - lo, ftol, xtol};
+  SearchResult r;
+  // a point and its n differenced neighbours as n + 1 columns of the batch
+  auto with_neighbours = [&](const Eigen::VectorXd& x, Eigen::MatrixXd& batch, long at, Eigen::VectorXd& h) {
+    batch.col(at) = x;
+    for (long i = 0; i < n; ++i) {
+      h(i) = fd_step * box.width(i);
+      if (x(i) + h(i) > hi(i)) h(i) = -h(i);
+      batch.col(at + 1 + i) = x;
+      batch(i, at + 1 + i) += h(i);
+    }
+  };
+  struct Point {
+    Eigen::VectorXd x, r, h;
+    Eigen::MatrixXd J;
+    double f = HUGE_VAL;
+  };
+  // the batch's point at column `at`: its residuals, mean square and Jacobian
+  auto read = [&](const Eigen::MatrixXd& res, long at, const Eigen::VectorXd& x, const Eigen::VectorXd& h) {
+    Point p;
+    p.x = x;
+    p.h = h;
+    p.r = res.col(at);
+    if (!p.r.allFinite()) return p;
+    p.f = p.r.squaredNorm() / static_cast<double>(p.r.size());
+    p.J.resize(p.r.size(), n);
+    for (long i = 0; i < n; ++i) p.J.col(i) = (res.col(at + 1 + i) - p.r) / h(i);
+    if (!p.J.allFinite()) p.f = HUGE_VAL;
+    return p;
+  };
+  auto run = [&](const Eigen::MatrixXd& batch) {
+    r.evaluations += batch.cols();
+    ++r.batches;
+    return residuals(batch);
+  };
+  Eigen::MatrixXd batch(n, n + 1);
+  Eigen::VectorXd h(n);
+  with_neighbours(box.clamp(x0), batch, 0, h);
+  Point at = read(run(batch), 0, box.clamp(x0), h);
+  if (!std::isfinite(at.f)) {
+    r.x = at.x;
+    r.f = HUGE_VAL;
+    return r;
+  }
+  static constexpr double kDamping[3] = {0.1, 1.0, 10.0};
+  double mu = 1e-3;
+  for (; r.iterations < max_iter && mu < 1e16 && at.f > 0.0; ++r.iterations) {
+    const Eigen::MatrixXd JtJ = at.J.transpose() * at.J;
+    const Eigen::VectorXd g = at.J.transpose() * at.r;
+    // Marquardt's scaling by diag JᵀJ, kept off zero for a parameter the output does not see
+    const Eigen::VectorXd d = JtJ.diagonal().cwiseMax(1e-12 * std::max(1.0, JtJ.diagonal().maxCoeff()));
+    batch.resize(n, 3 * (n + 1));
+    std::vector<Eigen::VectorXd> steps_h(3, Eigen::VectorXd(n));
+    for (int k = 0; k < 3; ++k) {
+      Eigen::MatrixXd A = JtJ;
+      A.diagonal() += mu * kDamping[k] * d;
+      with_neighbours(box.clamp(at.x - A.ldlt().solve(g)), batch, k * (n + 1), steps_h[static_cast<std::size_t>(k)]);
+    }
+    const Eigen::MatrixXd res = run(batch);
+    int chosen = -1;
+    Point best;
+    for (int k = 0; k < 3; ++k) {
+      Point p = read(res, k * (n + 1), batch.col(k * (n + 1)), steps_h[static_cast<std::size_t>(k)]);
+      if (p.f < best.f) best = std::move(p), chosen = k;
+    }
+    if (chosen < 0 || !(best.f < at.f)) {
+      mu *= 100.0;  // no trial lowered f: a shorter, steeper step next
+      continue;
+    }
+    const double drop = at.f - best.f;
+    const double moved = ((best.x - at.x).cwiseQuotient(box.width.cwiseMax(1e-300))).cwiseAbs().maxCoeff();
+    mu *= kDamping[chosen];
+    at = std::move(best);
+    if (drop <= ftol * at.f || moved <= xtol) {
+      ++r.iterations;
+      break;
+    }
+  }
+  r.x = at.x;
+  r.f = at.f;
   return r;
 }
 
@@ -112,6 +345,7 @@ SearchResult genetic_search(const BatchObjective& f, const Eigen::VectorXd& lo, 
   SearchResult r;
   Eigen::VectorXd fit = f(pop);
   r.evaluations += P;
+  ++r.batches;
   for (int g = 0; g < generations; ++g) {
     ++r.iterations;
     std::vector<int> rank(P);
@@ -140,6 +374,7 @@ SearchResult genetic_search(const BatchObjective& f, const Eigen::VectorXd& lo, 
     pop = next;
     fit = f(pop);
     r.evaluations += P;
+    ++r.batches;
   }
   long best = 0;
   fit.minCoeff(&best);

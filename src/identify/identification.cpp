@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "fivsim/core/cuda_device.hpp"
+#include "fivsim/core/random.hpp"
 #include "fivsim/core/input_error.hpp"
 #include "fivsim/identify/greybox.hpp"
 #include "fivsim/integrate/method.hpp"
@@ -150,7 +151,8 @@ IdentificationResult joint_terms(const IdentifyConfig& c, const Record& record) 
   return out;
 }
 
-// greybox nelder_mead / genetic: the scenario's numbers at the parameter paths, by output error
+// greybox nelder_mead / genetic / levenberg_marquardt: the scenario's numbers at the parameter
+// paths, by output error
 IdentificationResult greybox_search(const IdentifyConfig& c, const Record& record) {
   const long n = static_cast<long>(c.parameters.size());
   Eigen::VectorXd x0(n), lo(n), hi(n);
@@ -160,41 +162,68 @@ IdentificationResult greybox_search(const IdentifyConfig& c, const Record& recor
     hi(i) = c.parameters[i].hi;
   }
   if (!c.response) throw std::logic_error("greybox_search: the configuration has no response callback");
-  // the mean squared output error; a failed simulation scores +∞
-  auto objective = [&](const Eigen::VectorXd& x) {
+  const double m = static_cast<double>(record.size());
+  // x − record; a failed simulation: NaN residuals, and +∞ as its mean squared error
+  auto residual = [&](const Eigen::VectorXd& x) -> Eigen::VectorXd {
     const Eigen::VectorXd r = c.response(x, record, nullptr);
-    return r.size() == record.size() ? (r - record.x).squaredNorm() / static_cast<double>(record.size()) : HUGE_VAL;
+    return r.size() == record.size() ? Eigen::VectorXd(r - record.x)
+                                     : Eigen::VectorXd::Constant(record.size(), std::nan(""));
   };
-  // the serial searches poll before each simulation; the genetic one before each generation (its
-  // simulations run side by side, where nothing may throw)
+  auto objective = [&](const Eigen::VectorXd& x) {
+    const Eigen::VectorXd r = residual(x);
+    return r.allFinite() ? r.squaredNorm() / m : HUGE_VAL;
+  };
+  // the serial Nelder–Mead polls before each simulation, a batch before it runs (its simulations
+  // run side by side, where nothing may throw)
   auto polled = [&](const Eigen::VectorXd& x) {
     if (c.poll) c.poll();
     return objective(x);
+  };
+  const bool lm = c.greybox_optimizer == "levenberg_marquardt";
+  const bool by_sweeps = c.evaluate == "sweep" && (lm ? bool(c.population_residuals) : bool(c.population_error));
+  // a batch of candidates: one sweep, or their simulations side by side on the cores
+  const BatchObjective errors = [&](const Eigen::MatrixXd& pop) {
+    if (c.poll) c.poll();
+    if (by_sweeps) return c.population_error(pop, record);
+    Eigen::VectorXd f(pop.cols());
+#pragma omp parallel for schedule(dynamic)
+    for (long j = 0; j < pop.cols(); ++j) f(j) = objective(pop.col(j));
+    return f;
+  };
+  const BatchResiduals residuals = [&](const Eigen::MatrixXd& pop) {
+    if (c.poll) c.poll();
+    if (by_sweeps) return c.population_residuals(pop, record);
+    Eigen::MatrixXd r(record.size(), pop.cols());
+#pragma omp parallel for schedule(dynamic)
+    for (long j = 0; j < pop.cols(); ++j) r.col(j) = residual(pop.col(j));
+    return r;
   };
   const auto t0 = std::chrono::steady_clock::now();
   std::string why;
   if (c.response(x0, record, &why).size() != record.size())
     throw InputError("/model/scenario", "does not simulate at the initial parameters: " + why);
   SearchResult s;
-  const bool by_sweeps = c.population_error && c.evaluate == "sweep";
   if (c.greybox_optimizer == "genetic") {
-    s = genetic_search(
-        [&](const Eigen::MatrixXd& pop) {
-          if (c.poll) c.poll();
-          // a generation: one sweep of the population, or its simulations side by side
-          if (by_sweeps) return c.population_error(pop, record);
-          Eigen::VectorXd f(pop.cols());
-#pragma omp parallel for schedule(dynamic)
-          for (long j = 0; j < pop.cols(); ++j) f(j) = objective(pop.col(j));
-          return f;
-        },
-        lo, hi, c.population, c.generations, c.search_seed);
+    s = genetic_search(errors, lo, hi, c.population, c.generations, c.search_seed);
     if (c.polish) {
-      const SearchResult p = nelder_mead(polled, s.x, 0.01 * (hi - lo), lo, hi, c.max_iter_search);
+      const Eigen::VectorXd scale = 0.01 * (hi - lo);
+      const SearchResult p = by_sweeps ? nelder_mead_simplices(errors, s.x, scale, lo, hi, c.max_iter_search)
+                                       : nelder_mead(polled, s.x, scale, lo, hi, c.max_iter_search);
       s.iterations += p.iterations;
       s.evaluations += p.evaluations;
+      s.batches += p.batches;
       if (p.f <= s.f) s.x = p.x, s.f = p.f;
     }
+  } else if (lm) {
+    s = levenberg_marquardt(residuals, x0, lo, hi, c.max_iter_search, c.fd_step);
+  } else if (by_sweeps || c.simplices > 1) {
+    // the initial values, and further starts drawn uniformly in the box
+    Eigen::MatrixXd starts(n, c.simplices);
+    starts.col(0) = x0;
+    for (long k = 1; k < starts.cols(); ++k)
+      for (long i = 0; i < n; ++i)
+        starts(i, k) = lo(i) + unit_draw(c.search_seed, 0x6e6dULL, static_cast<std::uint64_t>(k * n + i)) * (hi(i) - lo(i));
+    s = nelder_mead_simplices(errors, starts, 0.05 * (hi - lo), lo, hi, c.max_iter_search);
   } else {
     s = nelder_mead(polled, x0, 0.05 * (hi - lo), lo, hi, c.max_iter_search);
   }
@@ -204,7 +233,8 @@ IdentificationResult greybox_search(const IdentifyConfig& c, const Record& recor
   out.greybox.values = s.x;
   out.greybox.iterations = s.iterations;
   out.greybox.evaluations = s.evaluations;
-  if (by_sweeps && c.greybox_optimizer == "genetic") out.greybox.evaluated_by = "sweeps";
+  out.greybox.batches = s.batches;
+  if (by_sweeps) out.greybox.evaluated_by = "sweeps";
   out.greybox.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   out.greybox.response = c.response(s.x, record, nullptr);
   out.greybox.rmse = std::sqrt(s.f);

@@ -136,11 +136,12 @@ void parse_derivative_options(JsonObject& o, IdentifyConfig& c) {
 void parse_greybox(JsonObject& root, JsonObject& o, IdentifyConfig& c, const std::string& base_dir) {
   const bool search_model = root.has("model");
   c.greybox_optimizer = o.choice_or("optimizer", search_model ? "nelder_mead" : "least_squares",
-                                    {"least_squares", "rls", "nelder_mead", "genetic"});
-  const bool search = c.greybox_optimizer == "nelder_mead" || c.greybox_optimizer == "genetic";
+                                    {"least_squares", "rls", "nelder_mead", "genetic", "levenberg_marquardt"});
+  const bool search = c.greybox_optimizer != "least_squares" && c.greybox_optimizer != "rls";
   if (!search) {
-    if (search_model) throw InputError("/model", "applies to the nelder_mead and genetic optimizers");
-    if (root.has("parameters")) throw InputError("/parameters", "applies to the nelder_mead and genetic optimizers");
+    const std::string searches = "applies to the output-error optimizers (nelder_mead, genetic, levenberg_marquardt)";
+    if (search_model) throw InputError("/model", searches);
+    if (root.has("parameters")) throw InputError("/parameters", searches);
     c.v_slip = o.number_or("v_slip", 1e-3, NumberRule::non_negative);
     c.rls_lambda = o.number_or("lambda", 1.0, NumberRule::positive);
     if (c.rls_lambda > 1.0) throw InputError(o.pointer_of("lambda"), "must be in (0, 1]");
@@ -191,16 +192,24 @@ void parse_greybox(JsonObject& root, JsonObject& o, IdentifyConfig& c, const std
     return scenario_response(doc, record, why);
   };
   c.greybox_model = model_document;
-  c.max_iter_search = static_cast<int>(o.integer_or("max_iter", 2000, 1));
+  const bool lm = c.greybox_optimizer == "levenberg_marquardt";
+  c.max_iter_search = static_cast<int>(o.integer_or("max_iter", lm ? 200 : 2000, 1));
   if (c.greybox_optimizer == "genetic") {
     c.population = static_cast<int>(o.integer_or("population", 48, 4));
     c.generations = static_cast<int>(o.integer_or("generations", 40, 1));
     c.polish = o.boolean_or("polish", true);
-    c.search_seed = static_cast<std::uint64_t>(o.integer_or("seed", 1, 0));
-    // a generation as one sweep (batch/greybox_sweeps.hpp), or its simulations one by one
-    c.evaluate = o.choice_or("evaluate", "sweep", {"sweep", "simulations"});
-    c.device = o.choice_or("device", "auto", {"auto", "cpu", "cuda"});
   }
+  if (c.greybox_optimizer == "nelder_mead") c.simplices = static_cast<int>(o.integer_or("simplices", 1, 1));
+  if (lm) {
+    c.fd_step = o.number_or("fd_step", 1e-6, NumberRule::positive);
+    if (c.fd_step >= 0.5) throw InputError(o.pointer_of("fd_step"), "is relative to each parameter's bounds: below 0.5");
+  }
+  if (c.greybox_optimizer != "levenberg_marquardt")
+    c.search_seed = static_cast<std::uint64_t>(o.integer_or("seed", 1, 0));
+  // a batch of candidates (a generation, an iteration's moves, trial steps with their differences)
+  // as one sweep (batch/greybox_sweeps.hpp), or its simulations one by one
+  c.evaluate = o.choice_or("evaluate", "sweep", {"sweep", "simulations"});
+  c.device = o.choice_or("device", "auto", {"auto", "cpu", "cuda"});
 }
 
 // one coefficient of Eq. 23: {"value": v} fixed, or {"bounds": [lo, hi], "initial": v} trained

@@ -149,7 +149,7 @@ IdentifyOutcome run_identification(const LoadedIdentification& loaded) {
                     {"rmse", g.response.size() ? json(g.rmse) : json(nullptr)},
                     {"iterations", g.iterations},     {"evaluations", g.evaluations},
                     {"wall_s", g.wall_s},
-                    {"evaluated_by", g.evaluated_by},
+                    {"evaluated_by", g.evaluated_by}, {"batches", g.batches},
                     {"simulations_per_s", g.wall_s > 0 ? g.evaluations / g.wall_s : 0.0}};
     if (!truth.empty()) {
       j["greybox"]["truth"] = truth;

@@ -1,7 +1,8 @@
 // tests/gpu/greybox_sweeps_gpu_test.cpp — a grey-box population scored by a device sweep
 // (batch/greybox_sweeps.hpp, the output_error observer in kernels/sweep_batch.cuh) against the
 // same population on the CPU backend: the same step functions in double precision without
-// contraction, so equal to rounding.
+// contraction, so equal to rounding; and the residual series a device sweep keeps for
+// Levenberg–Marquardt against the CPU backend's.
 #include <cmath>
 
 #include <gtest/gtest.h>
@@ -32,6 +33,27 @@ TEST(GreyboxSweepsGpu, PopulationErrorMatchesCpu) {
   const Eigen::VectorXd b = gpu.config.population_error(pop, gpu.record);
   const double scale = cpu.record.x.squaredNorm() / static_cast<double>(cpu.record.size());
   for (long j = 0; j < pop.cols(); ++j) EXPECT_NEAR(a(j), b(j), 1e-9 * a(j) + 1e-18 * scale) << j;
+}
+
+TEST(GreyboxSweepsGpu, ResidualSeriesMatchCpu) {
+  if (!batch::cuda_device_info().available) GTEST_SKIP() << batch::cuda_device_info().description;
+  nlohmann::json doc = load_json_file(FIVSIM_SOURCE_DIR "/scenarios/identify/model1_stribeck_genetic.json");
+  doc["data"]["t_end"] = 10.0;
+  LoadedIdentification cpu = load_identification(doc, FIVSIM_SOURCE_DIR "/scenarios/identify");
+  LoadedIdentification gpu = load_identification(doc, FIVSIM_SOURCE_DIR "/scenarios/identify");
+  batch::score_populations_by_sweeps(cpu.config, batch::SweepDevice::cpu);
+  batch::score_populations_by_sweeps(gpu.config, batch::SweepDevice::cuda);
+  // a point of Levenberg–Marquardt's batch and its two differenced neighbours, and two more
+  Eigen::MatrixXd pop(2, 5);
+  pop << 0.14, 0.14 + 2.8e-7, 0.14, 0.05, 0.3,  //
+      1.6, 1.6, 1.6 + 4.9e-6, 4.0, 0.2;
+  const Eigen::MatrixXd a = cpu.config.population_residuals(pop, cpu.record);
+  const Eigen::MatrixXd b = gpu.config.population_residuals(pop, gpu.record);
+  ASSERT_EQ(a.rows(), cpu.record.size());
+  ASSERT_EQ(b.rows(), a.rows());
+  ASSERT_EQ(b.cols(), a.cols());
+  const double range = cpu.record.x.cwiseAbs().maxCoeff();
+  for (long j = 0; j < pop.cols(); ++j) EXPECT_LT((a.col(j) - b.col(j)).cwiseAbs().maxCoeff(), 1e-10 * range) << j;
 }
 
 }  // namespace

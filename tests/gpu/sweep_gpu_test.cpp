@@ -60,7 +60,7 @@ Batch<D> run_both(const json& doc, long n, bool single) {
   const Prepared<D> p = prepare<D>(doc, single);
   Batch<D> b;
   b.an = p.an;
-  const long per_case = case_points_size(D::max_dof, b.an.capacity);
+  const long per_case = case_points_size(D::max_dof, b.an);
   b.cpu.resize(n);
   b.gpu.resize(n);
   b.points_cpu.assign(n * per_case, 0.0);
@@ -141,7 +141,7 @@ void expect_device_equals_cpu(const json& doc, unsigned observers) {
   Prepared<D> p = prepare<D>(doc, single);
   p.an.observers = observers;
   if (!observes_points(observers)) p.an.capacity = 0;
-  const long n = p.cases.n, per_case = case_points_size(p.base.model.dof(), p.an.capacity);
+  const long n = p.cases.n, per_case = case_points_size(p.base.model.dof(), p.an);
   std::vector<CaseResult<D>> cpu(static_cast<std::size_t>(n)), gpu(cpu.size());
   std::vector<double> pc(static_cast<std::size_t>(n * per_case)), pg(pc.size());
   batch::run_chunk_cpu(p.cases.batch(), p.an, p.opt, cpu.data(), pc.data(), 0);
@@ -199,7 +199,7 @@ TEST(SweepGpu, ThePipelinesSlotsKeepTheirChunksApart) {
   json a = model_for<D>(), b = a;
   b["model"]["v0"] = 0.5;
   const Prepared<D> pa = prepare<D>(a, false), pb = prepare<D>(b, false);
-  const long n = pa.cases.n, per_case = case_points_size(2, pa.an.capacity);
+  const long n = pa.cases.n, per_case = case_points_size(2, pa.an);
   std::vector<CaseResult<D>> ca(n), cb(n), ga(n), gb(n);
   std::vector<double> qa(n * per_case), qb(qa.size()), ra(qa.size()), rb(qa.size());
   batch::run_chunk_cpu(pa.cases.batch(), pa.an, pa.opt, ca.data(), qa.data(), 0);
@@ -324,7 +324,7 @@ void expect_switching_matches_cpu(json doc, double t_end, double t_transient, do
   doc["analysis"]["points"] = 64;
   const long n = parse_sweep(doc).n_cases();
   const Batch<D> b = run_both<D>(doc, n, false);
-  const long per_case = case_points_size(D::max_dof, b.an.capacity);
+  const long per_case = case_points_size(D::max_dof, b.an);
   const int stride = point_stride(D::max_dof);
   long points = 0;
   for (long c = 0; c < n; ++c) {
@@ -412,7 +412,7 @@ TEST_P(SweepGpuPinn, MatchesCpu) {
                       central ? StageTable<double>{} : stage_table_of(stages.data(), ms.stages), 1};
   std::vector<CaseResult<D>> cpu(n), gpu(n);
   std::vector<PinnTotals> tc(n), tg(n);
-  std::vector<double> pc(n * case_points_size(1, an.capacity)), pg(pc.size());
+  std::vector<double> pc(n * case_points_size(1, an)), pg(pc.size());
   batch::run_chunk_cpu_pinn(ch, an, opt, cpu.data(), pc.data(), tc.data(), 0);
   double kernel_s = 0.0;
   ASSERT_EQ(batch::run_chunk_cuda_pinn(ch, an, opt, gpu.data(), pg.data(), tg.data(), kernel_s).error, "");

@@ -62,6 +62,9 @@ struct SweepAnalysis {
   const double* reference = nullptr;
   long reference_n = 0;
   int reference_dof = 0;
+  // output_error: each case also keeps its residual series q[dof] − reference[k] (reference_n
+  // doubles after its point rings; the least-squares Jacobians of a grey-box search)
+  bool keep_residuals = false;
 };
 
 // batch means of the Lyapunov estimate that a class may rest on
@@ -122,9 +125,14 @@ struct CaseResult {
 // row width of the point buffer for n_dof degrees of freedom
 FIVSIM_HD inline int point_stride(int n_dof) { return 2 + 2 * n_dof; }
 
-// doubles of point buffer one case needs
-FIVSIM_HD inline long case_points_size(int n_dof, int capacity) {
+// doubles of one case's point rings
+FIVSIM_HD inline long case_rings_size(int n_dof, int capacity) {
   return static_cast<long>(kPointKinds) * capacity * point_stride(n_dof);
+}
+
+// doubles of point buffer one case needs: its rings, then its residual series when kept
+FIVSIM_HD inline long case_points_size(int n_dof, const SweepAnalysis& an) {
+  return case_rings_size(n_dof, an.capacity) + (an.keep_residuals ? an.reference_n : 0);
 }
 
 // the i-th oldest kept point of ring `kind` (0 ≤ i < kept)
@@ -627,6 +635,7 @@ struct CaseRun {
   State<D>* twin = nullptr;  // null: no Lyapunov estimate (not asked for, or the twin failed)
   CaseResult<D>* r = nullptr;
   double* points = nullptr;
+  double* residuals = nullptr;  // keep_residuals: after the rings
   int nq = 0, nc = 0;
   unsigned obs = 0;
   long k = 1;  // the step to take next
@@ -659,6 +668,7 @@ struct CaseRun {
     nq = dof_count(m);
     nc = contact_count(m);
     obs = an->observers;
+    residuals = an->keep_residuals ? points + case_rings_size(nq, an->capacity) : nullptr;
     *s = setup->start;
     *r = CaseResult<D>();
     twin = an->lyapunov_every > 0 ? twin_ : nullptr;
@@ -681,6 +691,7 @@ struct CaseRun {
     const double e = static_cast<double>(s->q[an->reference_dof]) - an->reference[step];
     r->output_sse += e * e;
     ++r->output_samples;
+    if (residuals) residuals[step] = e;
   }
 
   FIVSIM_HD bool running() const { return k <= setup->steps; }

@@ -75,10 +75,15 @@ TableSchema point_schema(int n_dof);
 template <class D>
 void case_columns(const CaseTableLayout& layout, long first, long n, const CaseResult<D>* results,
                   const double* rows, const PinnTotals* pinn, ColumnBlock& out);
-// the kept points of n cases (kPointKinds rings of `capacity` each per case), oldest first
+// the kept points of n cases (kPointKinds rings of an.capacity each per case), oldest first
 template <class D>
-void point_columns(int n_dof, int capacity, long first, long n, const CaseResult<D>* results, const double* points,
-                   ColumnBlock& out);
+void point_columns(int n_dof, const SweepAnalysis& an, long first, long n, const CaseResult<D>* results,
+                   const double* points, ColumnBlock& out);
+// an.keep_residuals: the residual series of n cases, an.reference_n values each in case order
+// (NaN from the first step a case did not reach: it failed or stopped)
+template <class D>
+void residual_series(int n_dof, const SweepAnalysis& an, long n, const CaseResult<D>* results, const double* points,
+                     std::vector<double>& out);
 
 // CSV: the header line, and a block's rows appended to text (numbers as format_double writes them)
 std::string csv_header(const TableSchema& schema);

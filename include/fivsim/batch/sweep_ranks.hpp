@@ -28,6 +28,7 @@ struct ChunkOutput {
   long first = 0, n = 0;
   int rank = 0;               // the process that ran it
   ColumnBlock cases, points;  // result_table.hpp
+  std::vector<double> residuals;  // SweepOptions::keep_residuals (a single process): per case, in order
   ChunkCounts counts;
 };
 

@@ -53,6 +53,9 @@ struct SweepTables {
   // points are kept (/output/points with an observer that records them)
   bool has_points() const { return !points.empty(); }
   std::vector<SweepTrajectory> trajectories;
+  // SweepOptions::keep_residuals: per case, q[dof] − reference at each of the reference's samples
+  // (/analysis/reference; NaN from the first sample a case did not reach)
+  std::vector<std::vector<double>> residuals;
 };
 
 struct SweepOptions {
@@ -71,6 +74,9 @@ struct SweepOptions {
   // not null: the tables are kept here instead of written to files (no folder, journal, lock or
   // summary.json; out, format, shards and resume do not apply), in a single process
   SweepTables* tables = nullptr;
+  // with tables and an /analysis/reference: each case's residual series kept too (tables->residuals),
+  // on either backend; what a least-squares search differentiates
+  bool keep_residuals = false;
 };
 
 // the exit codes a failure carries (the command line's): 1 an error, 2 bad input

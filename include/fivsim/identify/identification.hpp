@@ -3,10 +3,11 @@
 // `extended_sindy` the three steps of seed 003 §3 (identify/extended_sindy.hpp); each identified
 // equation re-simulated against the record (identify/sdof_response.hpp). `greybox` fits either the
 // mass-normalised (k, c, F) of seed 003 Eq. 11 by (recursive) least squares on the equation error,
-// or any numbers of a scenario (JSON pointers) by Nelder–Mead or a genetic algorithm on the output
-// error of the simulated scenario (identify/greybox.hpp; seed 002 §3.3). `joint_terms` regresses
-// only the unknown terms beside a known model's right-hand side (seed 004 Eqs. 1–9). `pinn` trains
-// the network pair of seed 002 §4.3 for the friction torque (identify/pinn_identification.hpp).
+// or any numbers of a scenario (JSON pointers) by Nelder–Mead, a genetic algorithm or
+// Levenberg–Marquardt on the output error of the simulated scenario (identify/greybox.hpp; seed 002
+// §3.3). `joint_terms` regresses only the unknown terms beside a known model's right-hand side
+// (seed 004 Eqs. 1–9). `pinn` trains the network pair of seed 002 §4.3 for the friction torque
+// (identify/pinn_identification.hpp).
 #pragma once
 
 #include <cstdint>
@@ -73,28 +74,34 @@ struct IdentifyConfig {
   SindyOptions sindy;
   bool constrain_dx1 = true;  // ẋ1 = x2 (seed 003: the SR3 constraint)
 
-  // greybox: least_squares | rls (equation error of Eq. 11) or nelder_mead | genetic (output error)
+  // greybox: least_squares | rls (equation error of Eq. 11) or nelder_mead | genetic |
+  // levenberg_marquardt (output error)
   std::string greybox_optimizer;
-  // nelder_mead, genetic: the simulated response x(t) at the record's times for the parameters'
-  // values (in `parameters` order); empty when the simulation fails, with the reason in `why`.
-  // The loader sets it (io/identify_config.hpp: the model scenario with the values written at the
-  // parameters' paths), so that identification runs a simulation without parsing a scenario.
+  // the output-error searches: the simulated response x(t) at the record's times for the
+  // parameters' values (in `parameters` order); empty when the simulation fails, with the reason in
+  // `why`. The loader sets it (io/identify_config.hpp: the model scenario with the values written at
+  // the parameters' paths), so that identification runs a simulation without parsing a scenario.
   std::function<Eigen::VectorXd(const Eigen::VectorXd& values, const Record& record, std::string* why)> response;
   // called on the calling thread between the steps of a long identification (each loss evaluation
-  // of pinn, each simulation of a nelder_mead search, each generation of a genetic one); what it
+  // of pinn, each batch of candidates of a search, each simulation of one run one by one); what it
   // throws ends the identification (how the Python module stops on Ctrl-C). May be empty
   std::function<void()> poll;
-  // genetic: a population's mean squared output errors at once (a column per candidate, +∞ for a
-  // simulation that fails), one sweep of the model scenario per generation on the CPU or the GPU
-  // (batch/greybox_sweeps.hpp sets it; identify cannot reach the sweep engine). Empty, or
-  // `evaluate` "simulations": `response` for each candidate, side by side on the cores
+  // a batch of candidates at once (a column each), one sweep of the model scenario on the CPU or
+  // the GPU (batch/greybox_sweeps.hpp sets them; identify cannot reach the sweep engine): their
+  // mean squared output errors (+∞ for a simulation that fails; genetic generations, Nelder–Mead
+  // iterations) and their residual series x − record (a column each, NaN where a simulation
+  // failed; Levenberg–Marquardt). Empty, or `evaluate` "simulations": `response` for each
+  // candidate, side by side on the cores
   std::function<Eigen::VectorXd(const Eigen::MatrixXd& candidates, const Record& record)> population_error;
+  std::function<Eigen::MatrixXd(const Eigen::MatrixXd& candidates, const Record& record)> population_residuals;
   std::string evaluate = "sweep";  // sweep | simulations
-  nlohmann::json greybox_model;    // the model scenario after its overrides (nelder_mead, genetic)
+  nlohmann::json greybox_model;    // the model scenario after its overrides (output-error searches)
   std::vector<GreyboxParameter> parameters;
   int max_iter_search = 2000;
   int population = 48, generations = 40;  // genetic
   bool polish = true;                     // genetic: Nelder–Mead from the best candidate
+  int simplices = 1;        // nelder_mead: simplices stepped together, from the initial values and random starts
+  double fd_step = 1e-6;    // levenberg_marquardt: finite-difference step relative to each parameter's bounds
   std::uint64_t search_seed = 1;
   double rls_lambda = 1.0;
 
@@ -129,7 +136,8 @@ struct GreyboxReport {
   int iterations = 0;
   long evaluations = 0;
   double wall_s = 0.0;  // the search
-  std::string evaluated_by = "simulations";  // or "sweeps" (one per generation)
+  long batches = 0;          // batches of candidates (sweeps, when evaluated_by is "sweeps")
+  std::string evaluated_by = "simulations";  // or "sweeps" (one per batch of candidates)
 };
 
 struct IdentificationResult {
@@ -148,7 +156,7 @@ struct IdentificationResult {
   std::vector<std::string> dropped_terms;  // step-2 terms outside Eq. 12
   bool joint_terms = false;       // joint_terms: `sindy` holds the known + unknown equation
   bool greybox_equation = false;  // greybox least_squares / rls: `sindy` holds the Eq. 12 fit
-  bool greybox_search = false;    // greybox nelder_mead / genetic: `greybox` holds the fit
+  bool greybox_search = false;    // greybox output-error searches: `greybox` holds the fit
   GreyboxReport greybox;
   bool pinn = false;  // method pinn: `pinn_result` holds the networks' torque and response
   PinnIdentifyResult pinn_result;
