@@ -114,7 +114,7 @@ int main(int argc, char** argv) {
   auto* identify_cmd = app.add_subcommand(
       "identify",
       "identify a single-DoF friction oscillator from a record: sindy, extended_sindy (seed 003), greybox (seed 002: "
-      "least squares, Nelder-Mead, genetic), joint_terms (seed 004) or pinn (seed 002); writes identified.json, record.csv, "
+      "least squares, Nelder-Mead, genetic, Levenberg-Marquardt), joint_terms (seed 004) or pinn (seed 002); writes identified.json, record.csv, "
       "response.csv (and bounds.csv) into --out; a config with a sweep block runs one identification per case "
       "into identifications.csv. Format: docs/IDENTIFY.md");
   identify_cmd->add_option("config", identify.config, "identification JSON file")->required();
