@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Measured versus identified response of one or more `fivsim identify` folders (seed 003
 Fig. 2): per folder, the record's x(t) with the response of every identified equation, and the
-RMSE of each in the legend, and extended SINDy's estimates with their 95 % intervals (held step 3);
+RMSE of each in the legend, and every estimate with its 95 % interval (docs/IDENTIFY.md);
 with --window T0 T1 only that time span is drawn. With --bounds, the
 extended-SINDy bound surfaces of one folder instead (seed 003 Fig. 3): the distance
 D = |Φ2 − Φ1| over the (k̂, ĉ) grid with its minimum (and the truth, when known), and Φ1, Φ2 along
@@ -26,16 +26,25 @@ LABELS = {"x_sindy": ("sindy", "SINDy"), "x_extended_sindy": ("extended_sindy", 
           "x_greybox": ("greybox", "grey-box"), "x_joint_terms": ("joint_terms", "known + identified terms")}
 
 
-def held_intervals_text(meta):
-    """The held step 3's estimates with their 95 % intervals, one line each (None without)."""
-    e = meta.get("extended_sindy", {})
-    held = e.get("held", {})
-    if "interval_95" not in held:
-        return None
-    p = e["parameters"]
+def intervals_text(meta):
+    """Every identified number with its 95 % interval, a block per method (None without any):
+    SINDy's and grey-box least squares' covariance intervals widened by the doubled window's change,
+    extended SINDy's held intervals, a grey-box search's output-error covariance intervals."""
     names = {"k": "k̂", "c": "ĉ", "F": "F̂f"}
-    lines = ["%s = %.5g  [%.5g, %.5g]" % (names[n], p[n], *held["interval_95"][n]) for n in ("k", "c", "F")]
-    return "extended SINDy, 95 % intervals\n" + "\n".join(lines)
+    titles = {"sindy": "SINDy", "extended_sindy": "extended SINDy", "greybox": "grey-box"}
+    blocks = []
+    for key, title in titles.items():
+        b = meta.get(key, {})
+        iv = b.get("interval_95")
+        if not iv:
+            continue
+        p = b["parameters"]
+        # sdof reports by (k, c, F), a grey-box search by JSON pointer (null: no interval)
+        order = [n for n in ("k", "c", "F") if n in iv] or list(iv)
+        lines = ["%s = %.5g  [%.5g, %.5g]" % (names.get(n, n), p[n], *iv[n]) for n in order if iv[n]]
+        if lines:
+            blocks.append("%s, 95 %% intervals\n%s" % (title, "\n".join(lines)))
+    return "\n".join(blocks) or None
 
 
 def plot_bounds(folder, out):
@@ -130,7 +139,7 @@ def main():
             rmse = meta.get(key, {}).get("rmse")
             ax.plot(t, [1e3 * float(r[col]) for r in rows], "--" if key == "sindy" else "-", lw=1.0,
                     label="%s (RMSE %s m)" % (label, "%.2g" % rmse if rmse is not None else "diverged"))
-        text = held_intervals_text(meta)
+        text = intervals_text(meta)
         if text:
             ax.text(0.01, 0.03, text, transform=ax.transAxes, fontsize=7, va="bottom", family="monospace",
                     bbox={"boxstyle": "round", "fc": "white", "alpha": 0.8})

@@ -168,6 +168,33 @@ TEST(Identification, HeldIntervalsHoldTheTruthAtMeasuredRates) {
   }
 }
 
+// the covariance intervals of a SINDy fit (identify/fit_intervals.hpp, widened by the doubled
+// window's change) where its one equation fits the samples: every sample of the continuous motion,
+// the slip samples of the two-stop record (the 35-sample window of the bundled configs; an 11-sample
+// one lets STLSQ drop the c term, a choice of model no interval covers); and where it does not —
+// SINDy through stick and slip samples — a narrow interval around the biased estimate: the
+// covariance sees scatter, not a wrong equation
+TEST(Identification, SindyIntervalsHoldTheTruthWhereTheEquationFits) {
+  auto holds = [](const SindyReport& r, const SdofParameters& t, const char* what) {
+    EXPECT_TRUE(r.has_interval) << what;
+    EXPECT_LE(r.lo.k, t.k) << what;
+    EXPECT_GE(r.hi.k, t.k) << what;
+    EXPECT_LE(r.lo.c, t.c) << what;
+    EXPECT_GE(r.hi.c, t.c) << what;
+    EXPECT_LE(r.lo.F, t.F) << what;
+    EXPECT_GE(r.hi.F, t.F) << what;
+    EXPECT_LT(r.hi.k - r.lo.k, 0.02 * t.k) << what;  // and they say something
+    EXPECT_LT(r.hi.F - r.lo.F, 0.1 * t.F) << what;
+  };
+  const IdentifyConfig continuous = seed003_config("sindy", 2.013, 35);
+  holds(identify(continuous, identification_record(continuous)).sindy, *continuous.truth, "continuous");
+  IdentifyConfig two_stop = seed003_config("extended_sindy", 0.95, 35);
+  const IdentificationResult r = identify(two_stop, identification_record(two_stop));
+  holds(r.slip_sindy, *two_stop.truth, "two-stop slip samples");
+  holds(r.extended_sindy, *two_stop.truth, "two-stop held");
+  EXPECT_LT(r.sindy.hi.k, two_stop.truth->k);
+}
+
 TEST(Identification, DerivativeWindowInSecondsIsAnOddCountOfAtLeastOrderPlusTwo) {
   IdentifyConfig c;
   EXPECT_EQ(derivative_window(c, 2e-4), 35);   // seed 003's 35 samples at 5 kHz

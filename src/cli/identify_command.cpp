@@ -33,6 +33,9 @@ void print_report(const char* label, const SindyReport& r, const IdentifyConfig&
     std::printf("; errors %.3g%%, %.3g%%, %.3g%%", e.k, e.c, e.F);
   }
   std::printf("\n");
+  if (r.has_interval && c.method != "joint_terms")
+    std::printf("    95%% intervals: k [%.6g, %.6g], c [%.6g, %.6g], F [%.6g, %.6g]\n", r.lo.k, r.hi.k, r.lo.c, r.hi.c,
+                r.lo.F, r.hi.F);
 }
 
 }  // namespace
@@ -84,7 +87,9 @@ int identify_command(const IdentifyArgs& args) {
                   config.greybox_optimizer.c_str(), g.iterations, g.evaluations, batches.c_str(), g.rmse);
       for (std::size_t k = 0; k < config.parameters.size(); ++k) {
         const GreyboxParameter& p = config.parameters[k];
-        std::printf("    %s = %.10g", p.path.c_str(), result.greybox.values(static_cast<long>(k)));
+        const double v = g.values(static_cast<long>(k)), hw = g.half_width(static_cast<long>(k));
+        std::printf("    %s = %.10g", p.path.c_str(), v);
+        if (std::isfinite(hw)) std::printf(", 95%% interval [%.10g, %.10g]", v - hw, v + hw);
         if (std::isfinite(p.truth)) std::printf(" (truth %.10g)", p.truth);
         std::printf("\n");
       }
@@ -102,18 +107,15 @@ int identify_command(const IdentifyArgs& args) {
           std::printf("  extended SINDy: %ld stop and %ld slip samples; min D = %.3g at k = %.6g, c = %.6g\n",
                       result.n_stop, result.n_slip, result.bounds.D_min, result.bounds.k_star, result.bounds.c_star);
         } else {
-          // the estimate and its 95 % intervals (identify/held_uncertainty.hpp)
+          // how the estimate's 95 % intervals were made (identify/held_uncertainty.hpp)
           const HeldRegression& h = result.held;
           std::printf("  extended SINDy: %ld stop and %ld slip samples; held regression, %d stop constraints active\n",
                       result.n_stop, result.n_slip, h.active);
           if (result.has_held_intervals) {
+            // the intervals themselves are the extended report's below
             const HeldIntervals& u = result.held_intervals;
-            const double v[3] = {h.k, h.c, h.F};
-            const char* const names[3] = {"k", "c", "F"};
-            for (int i = 0; i < 3; ++i)
-              std::printf("    %s = %.6g, 95%% interval [%.6g, %.6g]\n", names[i], v[i], u.lo[i], u.hi[i]);
-            std::printf("    (spread from %s, widened by the changes with a %d-sample derivative window and "
-                        "without the stop constraints)\n",
+            std::printf("    95%% intervals from %s, widened by the changes with a %d-sample derivative window and "
+                        "without the stop constraints\n",
                         u.bootstrap ? (std::to_string(u.resamples) + " resamples of " + std::to_string(u.cycles) +
                                        " input cycles").c_str()
                                     : "the regression's covariance",

@@ -243,6 +243,27 @@ SearchResult nelder_mead_simplices(const BatchObjective& f, const Eigen::MatrixX
   return r;
 }
 
+Eigen::MatrixXd difference_batch(const Eigen::VectorXd& x, const Eigen::VectorXd& lo, const Eigen::VectorXd& hi,
+                                 double fd_step, Eigen::VectorXd& h) {
+  const long n = x.size();
+  Eigen::MatrixXd batch(n, n + 1);
+  h.resize(n);
+  batch.col(0) = x;
+  for (long i = 0; i < n; ++i) {
+    h(i) = fd_step * (hi(i) - lo(i));
+    if (x(i) + h(i) > hi(i)) h(i) = -h(i);
+    batch.col(i + 1) = x;
+    batch(i, i + 1) += h(i);
+  }
+  return batch;
+}
+
+Eigen::MatrixXd difference_jacobian(const Eigen::MatrixXd& residuals, long at, const Eigen::VectorXd& h) {
+  Eigen::MatrixXd J(residuals.rows(), h.size());
+  for (long i = 0; i < h.size(); ++i) J.col(i) = (residuals.col(at + 1 + i) - residuals.col(at)) / h(i);
+  return J;
+}
+
 SearchResult levenberg_marquardt(const BatchResiduals& residuals, const Eigen::VectorXd& x0, const Eigen::VectorXd& lo,
                                  const Eigen::VectorXd& hi, int max_iter, double fd_step, double ftol, double xtol) {
   const long n = x0.size();
@@ -250,13 +271,7 @@ SearchResult levenberg_marquardt(const BatchResiduals& residuals, const Eigen::V
   SearchResult r;
   // a point and its n differenced neighbours as n + 1 columns of the batch
   auto with_neighbours = [&](const Eigen::VectorXd& x, Eigen::MatrixXd& batch, long at, Eigen::VectorXd& h) {
-    batch.col(at) = x;
-    for (long i = 0; i < n; ++i) {
-      h(i) = fd_step * box.width(i);
-      if (x(i) + h(i) > hi(i)) h(i) = -h(i);
-      batch.col(at + 1 + i) = x;
-      batch(i, at + 1 + i) += h(i);
-    }
+    batch.middleCols(at, n + 1) = difference_batch(x, lo, hi, fd_step, h);
   };
   struct Point {
     Eigen::VectorXd x, r, h;
@@ -271,8 +286,7 @@ SearchResult levenberg_marquardt(const BatchResiduals& residuals, const Eigen::V
     p.r = res.col(at);
     if (!p.r.allFinite()) return p;
     p.f = p.r.squaredNorm() / static_cast<double>(p.r.size());
-    p.J.resize(p.r.size(), n);
-    for (long i = 0; i < n; ++i) p.J.col(i) = (res.col(at + 1 + i) - p.r) / h(i);
+    p.J = difference_jacobian(res, at, h);
     if (!p.J.allFinite()) p.f = HUGE_VAL;
     return p;
   };

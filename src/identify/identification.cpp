@@ -68,6 +68,43 @@ SindyReport report(const IdentifyConfig& c, const Eigen::MatrixXd& xi, const Rec
   return r;
 }
 
+// ẋ2 with the derivative window doubled (2w + 1), the intervals' check on the filter; empty where
+// the record is shorter than that window
+Eigen::VectorXd doubled_window_derivative(const Eigen::VectorXd& y, const Record& r, const IdentifyConfig& c) {
+  IdentifyConfig d = c;
+  d.window = 2 * derivative_window(c, r.sample_dt()) + 1;
+  return d.window <= r.size() ? derivative(y, r, d) : Eigen::VectorXd();
+}
+
+// a report's 95 % intervals of (k, c, F): half widths from the regression's covariance, widened on
+// each side by |check − estimate|, the same numbers refitted with the doubled window
+void set_intervals(SindyReport& r, const SdofParameters& half_width, const SdofParameters& check) {
+  const SdofParameters& p = r.parameters;
+  r.filter_change = {check.k - p.k, check.c - p.c, check.F - p.F};
+  const SdofParameters& d = r.filter_change;
+  r.lo = {p.k - half_width.k - std::abs(d.k), p.c - half_width.c - std::abs(d.c), p.F - half_width.F - std::abs(d.F)};
+  r.hi = {p.k + half_width.k + std::abs(d.k), p.c + half_width.c + std::abs(d.c), p.F + half_width.F + std::abs(d.F)};
+  r.has_interval = true;
+}
+
+// the intervals of a report whose ẋ2 row a SINDy fit gave on (theta, y): the covariance over the
+// row's nonzero terms, read off as (k, c, F) like the estimates; `check` the refit's ẋ2 row
+void add_sindy_intervals(SindyReport& r, const Eigen::MatrixXd& theta, const Eigen::VectorXd& y,
+                         const Eigen::VectorXd& check) {
+  const Eigen::VectorXd xi = r.equation.xi.col(1);
+  std::vector<long> active;
+  for (long j = 0; j < xi.size(); ++j)
+    if (xi(j) != 0.0) active.push_back(j);
+  Eigen::MatrixXd J(theta.rows(), static_cast<long>(active.size()));
+  for (std::size_t k = 0; k < active.size(); ++k) J.col(static_cast<long>(k)) = theta.col(active[k]);
+  const FitIntervals f = fit_intervals(J, y - theta * xi);
+  if (!f.ok) return;
+  Eigen::VectorXd hw = Eigen::VectorXd::Zero(xi.size());
+  for (std::size_t k = 0; k < active.size(); ++k) hw(active[k]) = f.half_width(static_cast<long>(k));
+  // (k, c, F) are minus the coefficients of x1, x2, sgn(x2)
+  set_intervals(r, parameters_of(-hw, r.equation.terms), parameters_of(check, r.equation.terms));
+}
+
 // the slip samples at least `reach` samples from every stop sample: a derivative window that
 // reaches a stop phase mixes the stick's ẍ = 0 with the slip's, and the ẍ jump where the mass
 // sticks gives the filtered ẍ an error of order the jump over the samples it spans
@@ -107,6 +144,16 @@ IdentificationResult greybox_equation_error(const IdentifyConfig& config, const 
   out.record = record;
   out.greybox_equation = true;
   out.sindy = report(c, xi, record, n, 0);
+  // the intervals of (k, c, F) straight from Eq. 11's three columns
+  const FitIntervals f = fit_intervals(phi, y - phi * theta);
+  const Eigen::VectorXd acc_check = doubled_window_derivative(record.v, record, c);
+  if (f.ok && acc_check.size()) {
+    Eigen::VectorXd y_check(n);
+    for (long k = 0; k < n; ++k) y_check(k) = acc_check(seg.slip[k]);
+    const Eigen::VectorXd t = c.greybox_optimizer == "rls" ? recursive_least_squares(phi, y_check, c.rls_lambda)
+                                                           : least_squares_fit(phi, y_check);
+    set_intervals(out.sindy, {f.half_width(0), f.half_width(1), f.half_width(2)}, {t(0), t(1), t(2)});
+  }
   return out;
 }
 
@@ -148,6 +195,14 @@ IdentificationResult joint_terms(const IdentifyConfig& c, const Record& record) 
   r.response = simulate_identified(r.equation, record);
   r.samples = static_cast<long>(rows.size());
   r.iterations = fit.iterations;
+  const Eigen::VectorXd acc_check = doubled_window_derivative(record.v, record, c);
+  if (acc_check.size()) {
+    Eigen::VectorXd y_check(y.size());
+    for (std::size_t k = 0; k < rows.size(); ++k)
+      y_check(static_cast<long>(k)) = y(static_cast<long>(k)) + acc_check(rows[k]) - acc(rows[k]);
+    const Eigen::MatrixXd theta = evaluate_library(c.library, state_matrix(record, rows));
+    add_sindy_intervals(r, theta, y, sindy_fit(theta, y_check, c.sindy).xi.col(0));
+  }
   return out;
 }
 
@@ -230,6 +285,15 @@ IdentificationResult greybox_search(const IdentifyConfig& c, const Record& recor
   IdentificationResult out;
   out.record = record;
   out.greybox_search = true;
+  // the intervals: the output error's covariance with its Jacobian at the fit, one more batch
+  Eigen::VectorXd h;
+  const Eigen::MatrixXd at_fit = residuals(difference_batch(s.x, lo, hi, c.fd_step, h));
+  s.evaluations += n + 1;
+  ++s.batches;
+  const FitIntervals f = fit_intervals(difference_jacobian(at_fit, 0, h), at_fit.col(0));
+  out.greybox.half_width = f.half_width;
+  out.greybox.residual_rho1 = f.rho1;
+  out.greybox.effective_samples = f.effective_samples;
   out.greybox.values = s.x;
   out.greybox.iterations = s.iterations;
   out.greybox.evaluations = s.evaluations;
@@ -340,6 +404,12 @@ IdentificationResult identify(const IdentifyConfig& c, const Record& record) {
   }
   const SindyFit all = sindy_fit(theta, dX, options);
   out.sindy = report(c, all.xi, record, record.size(), all.iterations);
+  // the intervals' refits: ẋ2 with the window doubled
+  const Eigen::VectorXd dx2_check = doubled_window_derivative(record.v, record, c);
+  const bool checkable = dx2_check.size() == record.size();
+  Eigen::MatrixXd dX_check = dX;
+  if (checkable) dX_check.col(1) = dx2_check;
+  if (checkable) add_sindy_intervals(out.sindy, theta, dX.col(1), sindy_fit(theta, dX_check, options).xi.col(1));
   out.extended = c.method == "extended_sindy";
   if (out.extended) {
     const Eq12Terms at = find_eq12_terms(c.library);
@@ -356,6 +426,9 @@ IdentificationResult identify(const IdentifyConfig& c, const Record& record) {
     // step 2: SINDy on the slip samples
     const SindyFit slip = sindy_fit(select_rows(theta, seg.slip), select_rows(dX, seg.slip), options);
     out.slip_sindy = report(c, slip.xi, record, out.n_slip, slip.iterations);
+    if (checkable)
+      add_sindy_intervals(out.slip_sindy, select_rows(theta, seg.slip), select_rows(dX, seg.slip).col(1),
+                          sindy_fit(select_rows(theta, seg.slip), select_rows(dX_check, seg.slip), options).xi.col(1));
     if (seg.stop.empty()) {
       // continuous motion: the stick constraints never act (seed 003 §4.1)
       out.converges_to_sindy = true;
@@ -428,6 +501,14 @@ IdentificationResult identify(const IdentifyConfig& c, const Record& record) {
     }
     xi.col(1) = eq12_row(at, xi.rows(), k_star, c_star, F_star);
     out.extended_sindy = report(c, xi, record, record.size(), 0);
+    if (out.has_held_intervals) {
+      const HeldIntervals& u = out.held_intervals;
+      SindyReport& r = out.extended_sindy;
+      r.lo = {u.lo[0], u.lo[1], u.lo[2]};
+      r.hi = {u.hi[0], u.hi[1], u.hi[2]};
+      r.filter_change = {u.filter_change[0], u.filter_change[1], u.filter_change[2]};
+      r.has_interval = true;
+    }
   }
   return out;
 }

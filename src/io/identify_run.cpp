@@ -26,6 +26,12 @@ json report_json(const SindyReport& r, const IdentifyConfig& c) {
   for (std::size_t k = 0; k < terms.size(); ++k)
     coefficients[terms[k].name] = {r.equation.xi(static_cast<long>(k), 0), r.equation.xi(static_cast<long>(k), 1)};
   j["coefficients"] = coefficients;  // per term: [dx1, dx2]
+  if (r.has_interval) {
+    // 95 %: the regression's covariance widened by the doubled window's change
+    // (identify/fit_intervals.hpp), or the held intervals
+    j["interval_95"] = {{"k", {r.lo.k, r.hi.k}}, {"c", {r.lo.c, r.hi.c}}, {"F", {r.lo.F, r.hi.F}}};
+    j["filter_change"] = parameters_json(r.filter_change);
+  }
   if (c.truth) j["errors_percent"] = parameters_json(relative_errors_percent(r.parameters, *c.truth));
   return j;
 }
@@ -136,10 +142,12 @@ IdentifyOutcome run_identification(const LoadedIdentification& loaded) {
     j["greybox"]["optimizer"] = config.greybox_optimizer;
   } else if (result.greybox_search) {
     const GreyboxReport& g = result.greybox;
-    json values = json::object(), truth = json::object(), errors = json::object();
+    json values = json::object(), truth = json::object(), errors = json::object(), interval = json::object();
     for (std::size_t k = 0; k < config.parameters.size(); ++k) {
       const GreyboxParameter& p = config.parameters[k];
       values[p.path] = g.values(static_cast<long>(k));
+      const double v = g.values(static_cast<long>(k)), hw = g.half_width(static_cast<long>(k));
+      interval[p.path] = std::isfinite(hw) ? json{v - hw, v + hw} : json(nullptr);
       if (std::isfinite(p.truth)) {
         truth[p.path] = p.truth;
         errors[p.path] = relative_error_percent(g.values(static_cast<long>(k)), p.truth);
@@ -150,6 +158,9 @@ IdentifyOutcome run_identification(const LoadedIdentification& loaded) {
                     {"iterations", g.iterations},     {"evaluations", g.evaluations},
                     {"wall_s", g.wall_s},
                     {"evaluated_by", g.evaluated_by}, {"batches", g.batches},
+                    // 95 %: the output error's covariance at the fit (identify/fit_intervals.hpp)
+                    {"interval_95", interval}, {"residual_rho1", g.residual_rho1},
+                    {"effective_samples", g.effective_samples},
                     {"simulations_per_s", g.wall_s > 0 ? g.evaluations / g.wall_s : 0.0}};
     if (!truth.empty()) {
       j["greybox"]["truth"] = truth;

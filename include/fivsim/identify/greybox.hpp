@@ -57,6 +57,13 @@ SearchResult nelder_mead_simplices(const BatchObjective& f, const Eigen::MatrixX
                                    const Eigen::VectorXd& lo, const Eigen::VectorXd& hi, int max_iter = 2000,
                                    double ftol = 1e-14, double xtol = 1e-10);
 
+// x and its n neighbours x + h_i e_i as the n + 1 columns of a batch, h_i = fd_step·(hi_i − lo_i)
+// (backward, −h_i, where x_i + h_i passes the upper bound); `h` receives the steps
+Eigen::MatrixXd difference_batch(const Eigen::VectorXd& x, const Eigen::VectorXd& lo, const Eigen::VectorXd& hi,
+                                 double fd_step, Eigen::VectorXd& h);
+// the forward-difference Jacobian from such a batch's residuals (columns at, at + 1 … at + n)
+Eigen::MatrixXd difference_jacobian(const Eigen::MatrixXd& residuals, long at, const Eigen::VectorXd& h);
+
 // Levenberg–Marquardt on f = ‖r(x)‖²/m inside [lo, hi] from x0: the Jacobian by forward differences
 // of h_i = fd_step·(hi_i − lo_i) (backward at the upper bound), steps δ = −(JᵀJ + μ diag JᵀJ)⁻¹ Jᵀr
 // clamped to the box. Each iteration is one batch: three trial steps (μ/10, μ, 10μ), each with its

@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fivsim/identify/extended_sindy.hpp"
+#include "fivsim/identify/fit_intervals.hpp"
 #include "fivsim/identify/held_regression.hpp"
 #include "fivsim/identify/held_uncertainty.hpp"
 #include "fivsim/identify/pinn_identification.hpp"
@@ -127,6 +128,13 @@ struct SindyReport {
   SdofResponse response;
   long samples = 0;
   int iterations = 0;
+  // 95 % intervals of (k, c, F): the regression's covariance over the ẋ2 row's active terms on
+  // the samples it was fitted on (identify/fit_intervals.hpp), widened on each side by the change
+  // of the estimate refitted with ẋ2 from the doubled derivative window (the filter's bias, which
+  // no covariance sees; identify/held_uncertainty.hpp); or extended SINDy's held intervals
+  bool has_interval = false;
+  SdofParameters lo, hi;
+  SdofParameters filter_change;  // the refit minus the estimate
 };
 
 struct GreyboxReport {
@@ -137,6 +145,10 @@ struct GreyboxReport {
   long evaluations = 0;
   double wall_s = 0.0;  // the search
   long batches = 0;          // batches of candidates (sweeps, when evaluated_by is "sweeps")
+  // 95 % intervals per parameter from the output error's covariance at the fit, its Jacobian by
+  // one more batch of forward differences (identify/fit_intervals.hpp); NaN where it fails
+  Eigen::VectorXd half_width;
+  double residual_rho1 = 0.0, effective_samples = 0.0;  // of the residual series (fit_intervals)
   std::string evaluated_by = "simulations";  // or "sweeps" (one per batch of candidates)
 };
 
