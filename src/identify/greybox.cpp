@@ -41,7 +41,8 @@ struct Simplex {
   bool shrinking = false;  // batched: its iteration ends with a shrink, whose vertices are next
 };
 
-struct SimplexBox {
+// the bounds of a search, its clamp, and the convergence tolerances
+struct SearchBox {
   Eigen::VectorXd lo, hi, width;
   double ftol, xtol;
   Eigen::VectorXd clamp(const Eigen::VectorXd& x) const { return x.cwiseMax(lo).cwiseMin(hi); }
@@ -60,7 +61,7 @@ double finite_or_huge(double v) { return std::isfinite(v) ? v : HUGE_VAL; }
 
 // x0 and x0 + scale_i e_i, each step turned back inside at the upper bound
 std::vector<Eigen::VectorXd> simplex_vertices(const Eigen::VectorXd& x0, const Eigen::VectorXd& scale,
-                                              const SimplexBox& box) {
+                                              const SearchBox& box) {
   const long n = x0.size();
   std::vector<Eigen::VectorXd> s(static_cast<std::size_t>(n + 1));
   s[0] = box.clamp(x0);
@@ -75,7 +76,7 @@ std::vector<Eigen::VectorXd> simplex_vertices(const Eigen::VectorXd& x0, const E
 
 // ranks the vertices and builds the moves; false once the simplex has converged: the spread of
 // its values below ftol·(1 + |f_best|) and its diameter below xtol of the box
-bool plan_iteration(const Simplex& s, const SimplexBox& box, SimplexIteration& it) {
+bool plan_iteration(const Simplex& s, const SearchBox& box, SimplexIteration& it) {
   const long n = static_cast<long>(s.x.size()) - 1;
   std::vector<long> order(static_cast<std::size_t>(n + 1));
   std::iota(order.begin(), order.end(), 0);
@@ -124,7 +125,7 @@ bool take_move(Simplex& s, const SimplexIteration& it, Value&& value) {
 }
 
 // the shrink's new vertices, halfway to the best (the best stays)
-std::vector<Eigen::VectorXd> shrink_points(const Simplex& s, long best, const SimplexBox& box) {
+std::vector<Eigen::VectorXd> shrink_points(const Simplex& s, long best, const SearchBox& box) {
   std::vector<Eigen::VectorXd> out;
   for (std::size_t i = 0; i < s.x.size(); ++i)
     if (static_cast<long>(i) != best) out.push_back(box.clamp(s.x[best] + 0.5 * (s.x[i] - s.x[best])));
@@ -147,7 +148,7 @@ long best_vertex(const Simplex& s) { return std::min_element(s.f.begin(), s.f.en
 SearchResult nelder_mead(const Objective& f, const Eigen::VectorXd& x0, const Eigen::VectorXd& scale,
                          const Eigen::VectorXd& lo, const Eigen::VectorXd& hi, int max_iter, double ftol, double xtol) {
   SearchResult r;
-  const SimplexBox box{lo, hi, hi - lo, ftol, xtol};
+  const SearchBox box{lo, hi, hi - lo, ftol, xtol};
   auto eval = [&](const Eigen::VectorXd& x) {
     ++r.evaluations;
     return finite_or_huge(f(x));
@@ -175,7 +176,7 @@ SearchResult nelder_mead_simplices(const BatchObjective& f, const Eigen::MatrixX
                                    const Eigen::VectorXd& lo, const Eigen::VectorXd& hi, int max_iter, double ftol,
                                    double xtol) {
   const long n = starts.rows(), count = starts.cols();
-  const SimplexBox box{lo, hi, hi - lo, ftol, xtol};
+  const SearchBox box{lo, hi, hi - lo, ftol, xtol};
   SearchResult r;
   std::vector<Simplex> simplices(static_cast<std::size_t>(count));
   std::vector<SimplexIteration> its(simplices.size());
@@ -267,14 +268,14 @@ Eigen::MatrixXd difference_jacobian(const Eigen::MatrixXd& residuals, long at, c
 SearchResult levenberg_marquardt(const BatchResiduals& residuals, const Eigen::VectorXd& x0, const Eigen::VectorXd& lo,
                                  const Eigen::VectorXd& hi, int max_iter, double fd_step, double ftol, double xtol) {
   const long n = x0.size();
-  const SimplexBox box{lo, hi, hi - lo, ftol, xtol};
+  const SearchBox box{lo, hi, hi - lo, ftol, xtol};
   SearchResult r;
   // a point and its n differenced neighbours as n + 1 columns of the batch
   auto with_neighbours = [&](const Eigen::VectorXd& x, Eigen::MatrixXd& batch, long at, Eigen::VectorXd& h) {
     batch.middleCols(at, n + 1) = difference_batch(x, lo, hi, fd_step, h);
   };
   struct Point {
-    Eigen::VectorXd x, r, h;
+    Eigen::VectorXd x, r;
     Eigen::MatrixXd J;
     double f = HUGE_VAL;
   };
@@ -282,7 +283,6 @@ SearchResult levenberg_marquardt(const BatchResiduals& residuals, const Eigen::V
   auto read = [&](const Eigen::MatrixXd& res, long at, const Eigen::VectorXd& x, const Eigen::VectorXd& h) {
     Point p;
     p.x = x;
-    p.h = h;
     p.r = res.col(at);
     if (!p.r.allFinite()) return p;
     p.f = p.r.squaredNorm() / static_cast<double>(p.r.size());
