@@ -5,29 +5,33 @@
 # output_error observer, residual series for Levenberg–Marquardt; CPU backend, or the GPU with
 # DEVICE=cuda) against the same search with each candidate simulated on its own, side by side on
 # the cores ("simulations", the earlier path):
-#   genetic              48 candidates x 30 generations + the first, no polish
-#   nelder_mead          8 simplices stepped together (every move of an iteration in one batch)
+#   genetic              POPULATION (48) candidates x 30 generations + the first, no polish
+#   nelder_mead          SIMPLICES (8) simplices stepped together (every move of an iteration in
+#                        one batch)
 #   levenberg_marquardt  three trial steps with their forward differences per batch
 # Nelder–Mead and Levenberg–Marquardt start at μs = 0.14, δ = 1.6 (the data's 0.1, 1). Prints
 # candidates/s of both paths, their ratio and each search's wall time; both paths must end at the
 # same parameters (to 1e-6).
-# usage: scripts/greybox_population_bench.sh [build-dir]   (DEVICE=auto|cpu|cuda)
+# A GPU wants larger batches than the defaults: POPULATION=1024 SIMPLICES=64 (scripts/gpu_checks.sh).
+# usage: scripts/greybox_population_bench.sh [build-dir]   (DEVICE=auto|cpu|cuda, POPULATION, SIMPLICES)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build="${1:-build}"
 device="${DEVICE:-auto}"
+population="${POPULATION:-48}"
+simplices="${SIMPLICES:-8}"
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
-/usr/bin/python3 - "$out" "$device" <<'PY'
+/usr/bin/python3 - "$out" "$device" "$population" "$simplices" <<'PY'
 import json, os, sys
-out, device = sys.argv[1:]
+out, device, population, simplices = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 base = json.load(open("scenarios/identify/model1_stribeck_genetic.json"))
 # the configs live in the scratch folder: their scenarios by absolute path
 for sub in ("data", "model"):
     base[sub]["scenario"] = os.path.abspath(os.path.join("scenarios/identify", base[sub]["scenario"]))
 searches = {
-    "genetic": {"optimizer": "genetic", "population": 48, "generations": 30, "seed": 1, "polish": False},
-    "nelder_mead": {"optimizer": "nelder_mead", "simplices": 8, "seed": 1},
+    "genetic": {"optimizer": "genetic", "population": population, "generations": 30, "seed": 1, "polish": False},
+    "nelder_mead": {"optimizer": "nelder_mead", "simplices": simplices, "seed": 1},
     "levenberg_marquardt": {"optimizer": "levenberg_marquardt"},
 }
 for name, options in searches.items():

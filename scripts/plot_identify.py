@@ -29,16 +29,20 @@ LABELS = {"x_sindy": ("sindy", "SINDy"), "x_extended_sindy": ("extended_sindy", 
 def intervals_text(meta):
     """Every identified number with its 95 % interval, a block per method (None without any):
     SINDy's and grey-box least squares' covariance intervals widened by the doubled window's change,
-    extended SINDy's held intervals, a grey-box search's output-error covariance intervals."""
+    extended SINDy's held intervals, a grey-box search's output-error covariance intervals, and
+    joint terms' per-term coefficient intervals."""
     names = {"k": "k̂", "c": "ĉ", "F": "F̂f"}
-    titles = {"sindy": "SINDy", "extended_sindy": "extended SINDy", "greybox": "grey-box"}
+    titles = {"sindy": "SINDy", "extended_sindy": "extended SINDy", "greybox": "grey-box",
+              "joint_terms": "identified terms"}
     blocks = []
     for key, title in titles.items():
         b = meta.get(key, {})
-        iv = b.get("interval_95")
+        # joint terms identify the unknown row's coefficients (per term: [dx1, dx2])
+        by_term = key == "joint_terms"
+        iv = b.get("coefficient_interval_95" if by_term else "interval_95")
         if not iv:
             continue
-        p = b["parameters"]
+        p = {t: c[1] for t, c in b["coefficients"].items()} if by_term else b["parameters"]
         # sdof reports by (k, c, F), a grey-box search by JSON pointer (null: no interval)
         order = [n for n in ("k", "c", "F") if n in iv] or list(iv)
         lines = ["%s = %.5g  [%.5g, %.5g]" % (names.get(n, n), p[n], *iv[n]) for n in order if iv[n]]

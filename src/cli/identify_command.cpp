@@ -36,6 +36,18 @@ void print_report(const char* label, const SindyReport& r, const IdentifyConfig&
   if (r.has_interval && c.method != "joint_terms")
     std::printf("    95%% intervals: k [%.6g, %.6g], c [%.6g, %.6g], F [%.6g, %.6g]\n", r.lo.k, r.hi.k, r.lo.c, r.hi.c,
                 r.lo.F, r.hi.F);
+  if (c.method == "joint_terms" && r.term_lo.size()) {
+    // the unknown terms' own coefficients are what it identifies
+    std::printf("    95%% intervals:");
+    const char* sep = " ";
+    for (std::size_t k = 0; k < r.equation.terms.size(); ++k) {
+      const long j = static_cast<long>(k);
+      if (!std::isfinite(r.term_lo(j))) continue;
+      std::printf("%s%s [%.6g, %.6g]", sep, r.equation.terms[k].name.c_str(), r.term_lo(j), r.term_hi(j));
+      sep = ", ";
+    }
+    std::printf("\n");
+  }
 }
 
 }  // namespace

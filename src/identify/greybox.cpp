@@ -1,5 +1,5 @@
-// src/identify/greybox.cpp — least squares, RLS, Nelder–Mead and a genetic algorithm
-// (identify/greybox.hpp; seed 002 §3.3).
+// src/identify/greybox.cpp — least squares, RLS, Nelder–Mead (serial and simplices stepped together),
+// Levenberg–Marquardt and a genetic algorithm (identify/greybox.hpp; seed 002 §3.3).
 #include "fivsim/identify/greybox.hpp"
 
 #include <algorithm>
@@ -39,6 +39,8 @@ struct Simplex {
   int iterations = 0;
   bool done = false;
   bool shrinking = false;  // batched: its iteration ends with a shrink, whose vertices are next
+  double best_f = HUGE_VAL;  // the best value so far, and the iteration that found it
+  int best_at = 0;
 };
 
 // the bounds of a search, its clamp, and the convergence tolerances
@@ -74,9 +76,11 @@ std::vector<Eigen::VectorXd> simplex_vertices(const Eigen::VectorXd& x0, const E
   return s;
 }
 
-// ranks the vertices and builds the moves; false once the simplex has converged: the spread of
-// its values below ftol·(1 + |f_best|) and its diameter below xtol of the box
-bool plan_iteration(const Simplex& s, const SearchBox& box, SimplexIteration& it) {
+// ranks the vertices and builds the moves; false once the simplex has converged: its diameter
+// below xtol of the box, and the spread of its values below ftol·(1 + |f_best|) or its best value
+// not lowered for 10(n + 1) iterations (an objective with noise at that scale, a simulated
+// response with located events, never agrees closer)
+bool plan_iteration(Simplex& s, const SearchBox& box, SimplexIteration& it) {
   const long n = static_cast<long>(s.x.size()) - 1;
   std::vector<long> order(static_cast<std::size_t>(n + 1));
   std::iota(order.begin(), order.end(), 0);
@@ -84,11 +88,14 @@ bool plan_iteration(const Simplex& s, const SearchBox& box, SimplexIteration& it
   it.best = order[0];
   it.worst = order[n];
   it.second = order[n - 1];
+  if (s.f[it.best] < s.best_f) s.best_f = s.f[it.best], s.best_at = s.iterations;
+  const bool stalled = s.iterations - s.best_at >= 10 * (n + 1);
   double diameter = 0.0;
   const Eigen::VectorXd width = box.width.cwiseMax(1e-300);
   for (long i = 0; i <= n; ++i)
     diameter = std::max(diameter, ((s.x[i] - s.x[it.best]).cwiseQuotient(width)).cwiseAbs().maxCoeff());
-  if (s.f[it.worst] - s.f[it.best] <= box.ftol * (1.0 + std::abs(s.f[it.best])) && diameter <= box.xtol) return false;
+  const bool agree = s.f[it.worst] - s.f[it.best] <= box.ftol * (1.0 + std::abs(s.f[it.best]));
+  if (diameter <= box.xtol && (agree || stalled)) return false;
   Eigen::VectorXd centroid = Eigen::VectorXd::Zero(n);
   for (long i = 0; i <= n; ++i)
     if (i != it.worst) centroid += s.x[i];

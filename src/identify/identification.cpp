@@ -8,8 +8,8 @@
 #include <stdexcept>
 
 #include "fivsim/core/cuda_device.hpp"
-#include "fivsim/core/random.hpp"
 #include "fivsim/core/input_error.hpp"
+#include "fivsim/core/random.hpp"
 #include "fivsim/identify/greybox.hpp"
 #include "fivsim/integrate/method.hpp"
 
@@ -103,6 +103,12 @@ void add_sindy_intervals(SindyReport& r, const Eigen::MatrixXd& theta, const Eig
   for (std::size_t k = 0; k < active.size(); ++k) hw(active[k]) = f.half_width(static_cast<long>(k));
   // (k, c, F) are minus the coefficients of x1, x2, sgn(x2)
   set_intervals(r, parameters_of(-hw, r.equation.terms), parameters_of(check, r.equation.terms));
+  r.term_lo = r.term_hi = Eigen::VectorXd::Constant(xi.size(), std::nan(""));
+  for (const long j : active) {
+    const double w = hw(j) + std::abs(check(j) - xi(j));
+    r.term_lo(j) = xi(j) - w;
+    r.term_hi(j) = xi(j) + w;
+  }
 }
 
 // the slip samples at least `reach` samples from every stop sample: a derivative window that

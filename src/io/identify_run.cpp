@@ -32,6 +32,14 @@ json report_json(const SindyReport& r, const IdentifyConfig& c) {
     j["interval_95"] = {{"k", {r.lo.k, r.hi.k}}, {"c", {r.lo.c, r.hi.c}}, {"F", {r.lo.F, r.hi.F}}};
     j["filter_change"] = parameters_json(r.filter_change);
   }
+  if (r.term_lo.size()) {
+    // the same per term of the dx2 row, for the terms the fit kept
+    json by_term = json::object();
+    for (std::size_t k = 0; k < terms.size(); ++k)
+      if (std::isfinite(r.term_lo(static_cast<long>(k))))
+        by_term[terms[k].name] = {r.term_lo(static_cast<long>(k)), r.term_hi(static_cast<long>(k))};
+    j["coefficient_interval_95"] = by_term;
+  }
   if (c.truth) j["errors_percent"] = parameters_json(relative_errors_percent(r.parameters, *c.truth));
   return j;
 }

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "fivsim/batch/cuda_device.hpp"
 #include "fivsim/batch/greybox_sweeps.hpp"
@@ -15,14 +16,20 @@
 namespace fivsim {
 namespace {
 
-TEST(GreyboxSweepsGpu, PopulationErrorMatchesCpu) {
-  if (!batch::cuda_device_info().available) GTEST_SKIP() << batch::cuda_device_info().description;
+// seed 000 Model I's Stribeck identification, cut to 10 s of record, its populations scored by
+// sweeps on the given backend
+LoadedIdentification stribeck_scored_on(batch::SweepDevice device) {
   nlohmann::json doc = load_json_file(FIVSIM_SOURCE_DIR "/scenarios/identify/model1_stribeck_genetic.json");
   doc["data"]["t_end"] = 10.0;
-  LoadedIdentification cpu = load_identification(doc, FIVSIM_SOURCE_DIR "/scenarios/identify");
-  LoadedIdentification gpu = load_identification(doc, FIVSIM_SOURCE_DIR "/scenarios/identify");
-  batch::score_populations_by_sweeps(cpu.config, batch::SweepDevice::cpu);
-  batch::score_populations_by_sweeps(gpu.config, batch::SweepDevice::cuda);
+  LoadedIdentification loaded = load_identification(doc, FIVSIM_SOURCE_DIR "/scenarios/identify");
+  batch::score_populations_by_sweeps(loaded.config, device);
+  return loaded;
+}
+
+TEST(GreyboxSweepsGpu, PopulationErrorMatchesCpu) {
+  if (!batch::cuda_device_info().available) GTEST_SKIP() << batch::cuda_device_info().description;
+  LoadedIdentification cpu = stribeck_scored_on(batch::SweepDevice::cpu);
+  LoadedIdentification gpu = stribeck_scored_on(batch::SweepDevice::cuda);
   // 256 candidates over the box
   Eigen::MatrixXd pop(2, 256);
   for (long j = 0; j < pop.cols(); ++j) {
@@ -37,12 +44,8 @@ TEST(GreyboxSweepsGpu, PopulationErrorMatchesCpu) {
 
 TEST(GreyboxSweepsGpu, ResidualSeriesMatchCpu) {
   if (!batch::cuda_device_info().available) GTEST_SKIP() << batch::cuda_device_info().description;
-  nlohmann::json doc = load_json_file(FIVSIM_SOURCE_DIR "/scenarios/identify/model1_stribeck_genetic.json");
-  doc["data"]["t_end"] = 10.0;
-  LoadedIdentification cpu = load_identification(doc, FIVSIM_SOURCE_DIR "/scenarios/identify");
-  LoadedIdentification gpu = load_identification(doc, FIVSIM_SOURCE_DIR "/scenarios/identify");
-  batch::score_populations_by_sweeps(cpu.config, batch::SweepDevice::cpu);
-  batch::score_populations_by_sweeps(gpu.config, batch::SweepDevice::cuda);
+  LoadedIdentification cpu = stribeck_scored_on(batch::SweepDevice::cpu);
+  LoadedIdentification gpu = stribeck_scored_on(batch::SweepDevice::cuda);
   // a point of Levenberg–Marquardt's batch and its two differenced neighbours, and two more
   Eigen::MatrixXd pop(2, 5);
   pop << 0.14, 0.14 + 2.8e-7, 0.14, 0.05, 0.3,  //

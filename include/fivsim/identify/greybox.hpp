@@ -42,8 +42,9 @@ struct SearchResult {
 
 // Nelder–Mead (reflection 1, expansion 2, contraction ½, shrink ½) inside the box [lo, hi]
 // (candidates are clamped to it), from x0 with an initial simplex of `scale` (per coordinate);
-// stops when the spread of the simplex values is below ftol·(1 + |f_best|) and its diameter
-// below xtol relative to the box, or after max_iter iterations
+// stops when its diameter is below xtol relative to the box and the spread of the simplex values
+// below ftol·(1 + |f_best|) — or its best value has not fallen for 10(n + 1) iterations (a noisy
+// objective's floor) — or after max_iter iterations
 SearchResult nelder_mead(const Objective& f, const Eigen::VectorXd& x0, const Eigen::VectorXd& scale,
                          const Eigen::VectorXd& lo, const Eigen::VectorXd& hi, int max_iter = 2000,
                          double ftol = 1e-14, double xtol = 1e-10);

@@ -135,6 +135,9 @@ struct SindyReport {
   bool has_interval = false;
   SdofParameters lo, hi;
   SdofParameters filter_change;  // the refit minus the estimate
+  // a SINDy fit's intervals per library term of its ẋ2 row (the same covariance and widening; NaN
+  // for a term the fit dropped): what joint_terms identifies. Empty for least squares and held
+  Eigen::VectorXd term_lo, term_hi;
 };
 
 struct GreyboxReport {
