@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <stdexcept>
+#include <utility>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -51,19 +52,30 @@ TEST(GreyboxSweeps, PopulationErrorIsEachCandidatesSimulatedError) {
   EXPECT_GT(f(0), 1e-8);
 }
 
+// the same search by sweeps and by simulations: the same batches, values within value_tol
+// (relative) and errors as close as the two paths' responses (5e-9 of the range, below); both results
+std::pair<IdentificationResult, IdentificationResult> same_search(LoadedIdentification& sweeps,
+                                                                  LoadedIdentification& serial, double value_tol) {
+  const double range = serial.record.x.cwiseAbs().maxCoeff();
+  serial.config.evaluate = "simulations";
+  IdentificationResult a = identify(sweeps.config, sweeps.record);
+  IdentificationResult b = identify(serial.config, serial.record);
+  EXPECT_EQ(a.greybox.evaluated_by, "sweeps");
+  EXPECT_EQ(b.greybox.evaluated_by, "simulations");
+  EXPECT_EQ(a.greybox.batches, b.greybox.batches);
+  for (long i = 0; i < a.greybox.values.size(); ++i)
+    EXPECT_NEAR(a.greybox.values(i), b.greybox.values(i), value_tol * std::abs(b.greybox.values(i))) << i;
+  EXPECT_NEAR(a.greybox.rmse, b.greybox.rmse, 5e-9 * range);
+  return {std::move(a), std::move(b)};
+}
+
 TEST(GreyboxSweeps, GeneticSearchBySweepsIsTheSearchBySimulations) {
   LoadedIdentification sweeps = stribeck_search(12, 4);
   LoadedIdentification serial = stribeck_search(12, 4);
   sweeps.config.polish = serial.config.polish = false;
-  serial.config.evaluate = "simulations";
-  const IdentificationResult a = identify(sweeps.config, sweeps.record);
-  const IdentificationResult b = identify(serial.config, serial.record);
-  EXPECT_EQ(a.greybox.evaluated_by, "sweeps");
-  EXPECT_EQ(b.greybox.evaluated_by, "simulations");
-  EXPECT_EQ(a.greybox.evaluations, b.greybox.evaluations);
   // the scores agree to rounding, so the generations make the same choices
-  for (long i = 0; i < a.greybox.values.size(); ++i)
-    EXPECT_NEAR(a.greybox.values(i), b.greybox.values(i), 1e-12 * std::abs(b.greybox.values(i))) << i;
+  const auto [a, b] = same_search(sweeps, serial, 1e-12);
+  EXPECT_EQ(a.greybox.evaluations, b.greybox.evaluations);
   EXPECT_NEAR(a.greybox.rmse, b.greybox.rmse, 1e-9 * b.greybox.rmse);
 }
 
@@ -104,21 +116,6 @@ TEST(GreyboxSweeps, ResidualSeriesAreEachCandidatesResponseMinusTheRecord) {
   }
 }
 
-// the same search by sweeps and by simulations: the same values, and errors as close as the two
-// paths' responses (5e-9 of the range, above)
-void expect_same_search(LoadedIdentification& sweeps, LoadedIdentification& serial) {
-  const double range = serial.record.x.cwiseAbs().maxCoeff();
-  serial.config.evaluate = "simulations";
-  const IdentificationResult a = identify(sweeps.config, sweeps.record);
-  const IdentificationResult b = identify(serial.config, serial.record);
-  EXPECT_EQ(a.greybox.evaluated_by, "sweeps");
-  EXPECT_EQ(b.greybox.evaluated_by, "simulations");
-  EXPECT_EQ(a.greybox.batches, b.greybox.batches);
-  for (long i = 0; i < a.greybox.values.size(); ++i)
-    EXPECT_NEAR(a.greybox.values(i), b.greybox.values(i), 1e-9 * std::abs(b.greybox.values(i))) << i;
-  EXPECT_NEAR(a.greybox.rmse, b.greybox.rmse, 5e-9 * range);
-}
-
 TEST(GreyboxSweeps, NelderMeadSimplicesBySweepsAreTheSearchBySimulations) {
   LoadedIdentification sweeps = stribeck_search(8, 1), serial = stribeck_search(8, 1);
   for (LoadedIdentification* l : {&sweeps, &serial}) {
@@ -128,7 +125,7 @@ TEST(GreyboxSweeps, NelderMeadSimplicesBySweepsAreTheSearchBySimulations) {
     l->config.parameters[0].initial = 0.14;  // the data's 0.1 and 1.0, 40 % and 60 % off
     l->config.parameters[1].initial = 1.6;
   }
-  expect_same_search(sweeps, serial);
+  same_search(sweeps, serial, 1e-9);
 }
 
 TEST(GreyboxSweeps, LevenbergMarquardtBySweepsFindsTheStribeckLaw) {
@@ -139,7 +136,7 @@ TEST(GreyboxSweeps, LevenbergMarquardtBySweepsFindsTheStribeckLaw) {
     l->config.parameters[0].initial = 0.14;
     l->config.parameters[1].initial = 1.6;
   }
-  expect_same_search(sweeps, serial);
+  same_search(sweeps, serial, 1e-9);
   const IdentificationResult a = identify(sweeps.config, sweeps.record);
   for (std::size_t k = 0; k < sweeps.config.parameters.size(); ++k) {
     const GreyboxParameter& p = sweeps.config.parameters[k];
