@@ -80,6 +80,12 @@ TEST(IdentifyCommand, GreyboxAndJointTermsWriteTheirBlocks) {
   ASSERT_EQ(r.code, 0) << r.err;
   j = json::parse(slurp(out / "identified.json"));
   EXPECT_EQ(j["joint_terms"]["equations"][2], "f_u = -0.0856 sgn(x2)");
+  // the kept term's 95 % interval, and only its
+  const json& by_term = j["joint_terms"]["coefficient_interval_95"];
+  ASSERT_EQ(by_term.size(), 1u);
+  EXPECT_LE(by_term["sgn(x2)"][0].get<double>(), -0.0856);
+  EXPECT_GE(by_term["sgn(x2)"][1].get<double>(), -0.0856);
+  EXPECT_NE(r.out.find("95% intervals: sgn(x2) ["), std::string::npos) << r.out;
   EXPECT_EQ(slurp(out / "response.csv").substr(0, 18), "t,x,x_joint_terms\n");
   fs::remove_all(out);
 }
