@@ -136,8 +136,7 @@ TEST(GreyboxSweeps, LevenbergMarquardtBySweepsFindsTheStribeckLaw) {
     l->config.parameters[0].initial = 0.14;
     l->config.parameters[1].initial = 1.6;
   }
-  same_search(sweeps, serial, 1e-9);
-  const IdentificationResult a = identify(sweeps.config, sweeps.record);
+  const IdentificationResult a = same_search(sweeps, serial, 1e-9).first;
   for (std::size_t k = 0; k < sweeps.config.parameters.size(); ++k) {
     const GreyboxParameter& p = sweeps.config.parameters[k];
     EXPECT_NEAR(a.greybox.values(static_cast<long>(k)), p.truth, 1e-4 * p.truth) << p.path;
