@@ -250,7 +250,7 @@ TEST(SweepCommand, RefusesAFolderAnotherSweepIsWriting) {
   for (const std::string& resume_and_out : {" --out " + out.string(), " --resume --out " + out.string() + "/"}) {
     const Result r = run_fivsim(sweep + resume_and_out);
     EXPECT_EQ(r.code, 1) << r.err;
-    EXPECT_NE(r.err.find(out.string() + " is being written by another fivsim sweep (pid 4242 on node17)"),
+    EXPECT_NE(r.err.find(out.string() + " is being written by another fivsim command (pid 4242 on node17)"),
               std::string::npos)
         << r.err;
     EXPECT_FALSE(fs::exists(out));
@@ -280,7 +280,7 @@ TEST(SweepCommand, RunsWithAWarningWhereTheFileSystemHasNoLocks) {
   EXPECT_EQ(code, 0);
   const std::string err = slurp(err_file);
   EXPECT_EQ(err, "fivsim sweep: warning: cannot lock " + out.string() +
-                     ".lock (No locks available): nothing keeps a second sweep out of " + out.string() + "\n");
+                     ".lock (No locks available): nothing keeps a second command out of " + out.string() + "\n");
   EXPECT_EQ(slurp(whole / "cases.csv"), slurp(out / "cases.csv"));
   EXPECT_EQ(slurp(whole / "points.csv"), slurp(out / "points.csv"));
   EXPECT_FALSE(fs::exists(out.string() + ".lock"));
@@ -665,7 +665,12 @@ TEST(SweepCommand, ResultsH5HoldsTheCsvValuesInEveryWayOfRunning) {
   EXPECT_EQ(h5_as_csv(both / "results.h5", "points"), points);
   const json s = json::parse(slurp(both / "summary.json"));
   EXPECT_EQ(s["files"], json({"cases.csv", "points.csv", "results.h5"}));
-  EXPECT_EQ(fivsim::batch::results_h5_summary(both / "results.h5"), s);
+  // summary.json adds the checksums of the files, results.h5 among them
+  json without_checksums = s;
+  without_checksums.erase("checksums");
+  EXPECT_EQ(fivsim::batch::results_h5_summary(both / "results.h5"), without_checksums);
+  EXPECT_EQ(s["checksums"]["cases.csv"]["bytes"].get<std::size_t>(), cases.size());
+  EXPECT_EQ(s["checksums"]["results.h5"]["bytes"].get<std::uintmax_t>(), fs::file_size(both / "results.h5"));
   // whole, as results.h5 alone (the default from 10^6 cases): no CSV, no spill left
   const fs::path h5 = fresh_dir("fivsim_h5_only");
   ASSERT_EQ(run_fivsim(sweep + " --format h5 --out " + h5.string()).code, 0);
@@ -749,12 +754,18 @@ TEST(SweepCommand, PinnSweepsSayWhatTheyNeed) {
              "/integrator/lcp_solver: sweeps solve the contact LCPs of moreau, rk4lcp and irk");
 }
 
+// bad input, one line: that there is no device and what to run instead, nothing written
 TEST(SweepCommand, CudaWithoutADeviceSaysSo) {
   if (fivsim::batch::cuda_device_info().available) GTEST_SKIP() << "a CUDA device is present";
-  const Result r = run_fivsim("sweep " + kScenarios + "chain2_load_sweep.json --device cuda -q --out " +
-                          fresh_dir("fivsim_sweep_nocuda").string());
-  EXPECT_EQ(r.code, 1);
-  EXPECT_NE(r.err.find("fivsim sweep: --device cuda:"), std::string::npos) << r.err;
+  const fs::path out = fresh_dir("fivsim_sweep_nocuda");
+  const Result r = run_fivsim("sweep " + kScenarios + "chain2_load_sweep.json --device cuda -q --out " + out.string());
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err.rfind("fivsim sweep: --device: cuda, but there is no CUDA device", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find("; --device cpu (or auto) runs the sweep on the CPU cores\n"), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_FALSE(fs::exists(out));
+  EXPECT_FALSE(fs::exists(out.string() + ".partial"));
+  EXPECT_FALSE(fs::exists(out.string() + ".lock"));
 }
 
 }  // namespace

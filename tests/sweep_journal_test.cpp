@@ -1,6 +1,5 @@
-// tests/sweep_journal_test.cpp — the resumable sweep's manifest and its folder lock
-// (batch/sweep_journal.hpp), called directly: what a resume keeps after each kind of damage a
-// crash, a kill or a person can leave, and that a second process is kept out of a folder.
+// tests/sweep_journal_test.cpp — the resumable sweep's manifest (batch/sweep_journal.hpp), called
+// directly: what a resume keeps after each kind of damage a crash, a kill or a person can leave.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -24,7 +23,6 @@ using fivsim::batch::ChunkCounts;
 using fivsim::batch::FileMark;
 using fivsim::batch::JournalChunk;
 using fivsim::batch::SweepJournal;
-using fivsim::batch::SweepLock;
 using namespace fivsim_test;
 using nlohmann::json;
 
@@ -279,111 +277,6 @@ TEST(ByteChecksum, IsTheSameHoweverTheBytesArriveAndSeesEveryByte) {
   fivsim::batch::ByteChecksum shorter;
   shorter.update(bytes.data(), bytes.size() - 1);
   EXPECT_NE(shorter.value(), whole.value());
-}
-
-// the lock is per process (POSIX record locks): a forked child holds it while this process tries
-TEST(SweepLock, ASecondProcessIsRefusedUntilTheFirstLetsGo) {
-  const fs::path out = fresh_dir("fivsim_lock_out");
-  const fs::path lock_file = SweepLock::path_for(out);
-  EXPECT_EQ(lock_file, SweepLock::path_for(fs::path(out.string() + "/")));
-  EXPECT_EQ(lock_file.string(), out.string() + ".lock");
-
-  Pipe locked, release;
-  ChildProcess holder([&] {
-    // takes the lock, says so, and holds it until told to let go (or until the test ends)
-    try {
-      const SweepLock held(out, "node17");
-      char c = 'L';
-      if (::write(locked.in, &c, 1) != 1) return 3;
-      if (::read(release.out, &c, 1) != 1) return 4;
-      return 0;
-    } catch (...) {
-      return 5;
-    }
-  });
-  locked.close_in();
-  release.close_out();
-  char c = 0;
-  ASSERT_EQ(::read(locked.out, &c, 1), 1);
-  try {
-    const SweepLock second(out, "here");
-    ADD_FAILURE() << "a second process took the lock";
-  } catch (const std::runtime_error& e) {
-    const std::string what = e.what();
-    EXPECT_NE(what.find(out.string() + " is being written by another fivsim sweep (pid " + std::to_string(holder.pid) +
-                        " on node17)"),
-              std::string::npos)
-        << what;
-  }
-  // the refusal left the holder's lock file as it was
-  EXPECT_TRUE(fs::exists(lock_file));
-  ASSERT_EQ(::write(release.in, "x", 1), 1);
-  EXPECT_EQ(holder.wait(), 0);
-  // the holder removed its file when done; now this process takes the lock, and gives it back
-  EXPECT_FALSE(fs::exists(lock_file));
-  {
-    const SweepLock mine(out, "here");
-    EXPECT_EQ(slurp(lock_file), "pid " + std::to_string(::getpid()) + " on here");
-  }
-  EXPECT_FALSE(fs::exists(lock_file));
-}
-
-// a holder killed with the lock held (kill -9 leaves its file behind): the kernel released the
-// lock, so the next sweep takes it
-TEST(SweepLock, AKilledHoldersLeftoverFileIsTakenOver) {
-  const fs::path out = fresh_dir("fivsim_lock_killed");
-  Pipe locked;
-  ChildProcess holder([&] {
-    const SweepLock held(out, "node17");
-    char c = 'L';
-    (void)!::write(locked.in, &c, 1);
-    ::pause();
-    return 0;
-  });
-  locked.close_in();
-  char c = 0;
-  ASSERT_EQ(::read(locked.out, &c, 1), 1);
-  holder.kill();
-  ASSERT_TRUE(fs::exists(SweepLock::path_for(out)));
-  {
-    const SweepLock mine(out, "here");
-    EXPECT_EQ(slurp(SweepLock::path_for(out)), "pid " + std::to_string(::getpid()) + " on here");
-  }
-  EXPECT_FALSE(fs::exists(SweepLock::path_for(out)));
-}
-
-// a file system without record locks: the sweep is not refused, the lock says it holds none and
-// why, and leaves no file behind; any other failure to lock (a holder's EAGAIN) still refuses
-TEST(SweepLock, WithoutRecordLocksItHoldsNoneAndSaysWhy) {
-  const fs::path out = fresh_dir("fivsim_lock_unsupported");
-  const fs::path lock_file = SweepLock::path_for(out);
-  for (const int err : {ENOLCK, ENOSYS, EOPNOTSUPP, EAGAIN}) {
-    const int code = in_process_without_record_locks(err, [&] {
-      try {
-        const SweepLock lock(out, "here");
-        if (lock.unguarded().find("cannot lock " + lock_file.string() + " (" + std::strerror(err) +
-                                  "): nothing keeps a second sweep out of " + out.string()) != 0)
-          return 2;
-        return fs::exists(lock_file) ? 3 : 0;
-      } catch (const std::runtime_error& e) {
-        return std::string(e.what()).find("is being written by another fivsim sweep") != std::string::npos ? 10 : 11;
-      }
-    });
-    if (code == -1) GTEST_SKIP() << "the kernel refuses seccomp filters here";
-    EXPECT_EQ(code, err == EAGAIN ? 10 : 0) << std::strerror(err);
-  }
-  // a lock file it did not make (another host's, where NFS locks are per client) stays
-  std::ofstream(lock_file) << "pid 99 on nfs-client";
-  EXPECT_EQ(in_process_without_record_locks(ENOLCK,
-                                            [&] {
-                                              const SweepLock lock(out, "here");
-                                              return lock.unguarded().empty() ? 1 : 0;
-                                            }),
-            0);
-  EXPECT_EQ(slurp(lock_file), "pid 99 on nfs-client");
-  fs::remove(lock_file);
-  const SweepLock held(out, "here");
-  EXPECT_EQ(held.unguarded(), "");
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "fivsim/batch/sweep.hpp"
 #include "fivsim/io/output.hpp"
@@ -120,10 +121,14 @@ void case_columns(const CaseTableLayout& l, long first, long n, const CaseResult
   };
   fill([&](const CaseResult<D>&, long i) { return static_cast<double>(first + i); });
   for (int k = 0; k < l.n_params; ++k) fill([&](const CaseResult<D>&, long i) { return rows[k * n + i]; });
+  // a failed case's statistics cover only the steps before it failed: NaN, never numbers that
+  // read as data (a row that is not periodic has no period either)
+  constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+  const auto failed = [](const CaseResult<D>& r) { return r.status != Status::ok; };
   if (observes_class(o)) {
     fill([](const CaseResult<D>& r, long) { return static_cast<double>(static_cast<int>(r.klass)); });
     fill([](const CaseResult<D>& r, long) { return static_cast<double>(r.period_n); });
-    fill([](const CaseResult<D>& r, long) { return r.period_s; });
+    fill([&](const CaseResult<D>& r, long) { return r.klass == CaseClass::periodic && !failed(r) ? r.period_s : nan; });
     fill([](const CaseResult<D>& r, long) { return static_cast<double>(r.samples); });
     fill([](const CaseResult<D>& r, long) { return r.recurrence; });
     fill([](const CaseResult<D>& r, long) { return r.settled_at >= 0.0 ? r.settled_at : std::nan(""); });
@@ -131,27 +136,27 @@ void case_columns(const CaseTableLayout& l, long first, long n, const CaseResult
   if (o & kObserveTransitions) fill([](const CaseResult<D>& r, long) { return static_cast<double>(r.transitions); });
   if (o & kObservePoincare) fill([](const CaseResult<D>& r, long) { return static_cast<double>(r.section_hits); });
   // series slots: q, u at 0..2nq−1, lamN at 2nq.., lamT at 2nq+nc.. (case_runner.hpp)
-  for (int k = 0; k < ns; ++k) fill([&](const CaseResult<D>& r, long) { return r.series[k].rms(); });
+  for (int k = 0; k < ns; ++k) fill([&](const CaseResult<D>& r, long) { return failed(r) ? nan : r.series[k].rms(); });
   if (o & kObserveMinMax) {
-    for (int k = 0; k < ns; ++k) fill([&](const CaseResult<D>& r, long) { return r.series[k].min; });
-    for (int k = 0; k < ns; ++k) fill([&](const CaseResult<D>& r, long) { return r.series[k].max; });
+    for (int k = 0; k < ns; ++k) fill([&](const CaseResult<D>& r, long) { return failed(r) ? nan : r.series[k].min; });
+    for (int k = 0; k < ns; ++k) fill([&](const CaseResult<D>& r, long) { return failed(r) ? nan : r.series[k].max; });
   }
   if (o & kObserveFractions)
     for (int k = 0; k < 4; ++k)
       fill([&](const CaseResult<D>& r, long) {
         const long all = r.in_state[0] + r.in_state[1] + r.in_state[2] + r.in_state[3];
-        return static_cast<double>(r.in_state[k]) / static_cast<double>(all > 1 ? all : 1);
+        return failed(r) ? nan : static_cast<double>(r.in_state[k]) / static_cast<double>(all > 1 ? all : 1);
       });
   if (l.lyapunov) {
-    fill([](const CaseResult<D>& r, long) { return r.lyapunov; });
+    fill([&](const CaseResult<D>& r, long) { return failed(r) ? nan : r.lyapunov; });
     // the standard error of the per-cycle batch means
-    fill([](const CaseResult<D>& r, long) { return r.lyapunov_blocks.std_error(); });
+    fill([&](const CaseResult<D>& r, long) { return failed(r) ? nan : r.lyapunov_blocks.std_error(); });
   }
   if (o & kObserveLcpResidual) fill([](const CaseResult<D>& r, long) { return r.max_lcp_residual; });
   // the root mean square of q[dof] − reference over the steps compared (NaN: none)
   if (o & kObserveOutputError)
-    fill([](const CaseResult<D>& r, long) {
-      return r.output_samples > 0 ? std::sqrt(r.output_sse / static_cast<double>(r.output_samples)) : std::nan("");
+    fill([&](const CaseResult<D>& r, long) {
+      return r.output_samples > 0 && !failed(r) ? std::sqrt(r.output_sse / static_cast<double>(r.output_samples)) : nan;
     });
   fill([](const CaseResult<D>& r, long) { return static_cast<double>(r.steps); });
   fill([](const CaseResult<D>& r, long) { return static_cast<double>(static_cast<int>(r.status)); });

@@ -117,6 +117,56 @@ std::uint64_t ByteChecksum::value() const {
   return h ^ (h >> 32);
 }
 
+namespace {
+struct FileScan {
+  long bytes = 0, lines = 0;
+  std::uint64_t hash = 0;
+};
+
+FileScan scan_file(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + file.string());
+  FileScan s;
+  ByteChecksum sum;
+  std::vector<char> buf(1 << 20);
+  while (in) {
+    in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+    const std::streamsize got = in.gcount();
+    if (got <= 0) break;
+    sum.update(buf.data(), static_cast<std::size_t>(got));
+    s.bytes += got;
+    s.lines += std::count(buf.data(), buf.data() + got, '\n');
+  }
+  s.hash = sum.value();
+  return s;
+}
+
+std::string hex64(std::uint64_t v) {
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(v));
+  return text;
+}
+}  // namespace
+
+json file_check(const fs::path& file) {
+  const FileScan s = scan_file(file);
+  return {{"bytes", s.bytes}, {"lines", s.lines}, {"checksum", hex64(s.hash)}};
+}
+
+std::string file_check_mismatch(const fs::path& file, const json& check) {
+  if (!check.is_object() || !check.contains("bytes") || !check["bytes"].is_number_integer() ||
+      !check.contains("checksum") || !check["checksum"].is_string())
+    return "its record in summary.json's \"checksums\" is not one fivsim writes";
+  std::error_code ec;
+  if (!fs::is_regular_file(file, ec)) return "it is missing";
+  const FileScan s = scan_file(file);
+  const long bytes = check["bytes"].get<long>();
+  if (s.bytes != bytes)
+    return std::to_string(s.bytes) + " bytes where the sweep wrote " + std::to_string(bytes);
+  if (hex64(s.hash) != check["checksum"].get<std::string>()) return "its bytes differ from what the sweep wrote (checksum)";
+  return "";
+}
+
 SweepJournal::SweepJournal(fs::path dir, json identity) : dir_(std::move(dir)), identity_(std::move(identity)) {}
 
 bool SweepJournal::has_manifest() const { return fs::exists(dir_ / "manifest.json"); }
@@ -228,81 +278,6 @@ void SweepJournal::write() const {
 void SweepJournal::remove_manifest() const {
   std::error_code ec;
   fs::remove(dir_ / "manifest.json", ec);
-}
-
-namespace {
-// "runs/x/" names the folder runs/x, as for its staging folder
-fs::path folder_named(fs::path out_dir) {
-  if (out_dir.filename().empty()) out_dir = out_dir.parent_path();
-  return out_dir;
-}
-}  // namespace
-
-fs::path SweepLock::path_for(const fs::path& out_dir) {
-  fs::path lock = folder_named(out_dir);
-  lock += ".lock";
-  return lock;
-}
-
-SweepLock::SweepLock(const fs::path& out_dir, const std::string& host) : path_(path_for(out_dir)) {
-  if (path_.has_parent_path()) fs::create_directories(path_.parent_path());
-  // a sweep that finishes removes its lock file: one opened just before that is locked in vain,
-  // so the lock counts only if the file at the path is still the one locked
-  for (int attempt = 0; attempt < 8; ++attempt) {
-    // whether this process made the file: only then may it remove it unlocked
-    bool created = true;
-    fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd_ < 0 && errno == EEXIST) {
-      created = false;
-      fd_ = ::open(path_.c_str(), O_RDWR | O_CLOEXEC);
-      if (fd_ < 0 && errno == ENOENT) continue;  // removed by its sweep in between
-    }
-    if (fd_ < 0) throw std::runtime_error("cannot create " + path_.string() + ": " + std::strerror(errno));
-    struct flock whole {};
-    whole.l_type = F_WRLCK;
-    whole.l_whence = SEEK_SET;
-    if (::fcntl(fd_, F_SETLK, &whole) != 0) {
-      const int err = errno;
-      // a file system without record locks (Lustre mounted without flock, NFS without its lock
-      // daemon) runs the sweep unguarded rather than not at all. A file it did not make may be
-      // the lock of a sweep on a host that has locks (NFS's are per client): that stays
-      if (err == ENOLCK || err == ENOSYS || err == EOPNOTSUPP) {
-        ::close(fd_);
-        fd_ = -1;
-        if (created) ::unlink(path_.c_str());
-        unguarded_ = "cannot lock " + path_.string() + " (" + std::strerror(err) +
-                     "): nothing keeps a second sweep out of " + folder_named(out_dir).string();
-        return;
-      }
-      char holder[256] = {};
-      const ssize_t got = ::pread(fd_, holder, sizeof holder - 1, 0);
-      ::close(fd_);
-      fd_ = -1;
-      if (err != EACCES && err != EAGAIN) throw std::runtime_error("cannot lock " + path_.string() + ": " + std::strerror(err));
-      throw std::runtime_error(folder_named(out_dir).string() + " is being written by another fivsim sweep (" +
-                               (got > 0 ? std::string(holder) : std::string("its lock: ") + path_.string()) +
-                               "); two sweeps cannot share an output folder. Give each shard its own --out; under "
-                               "Slurm, start the ranks as one MPI sweep (srun --mpi=pmix)");
-    }
-    struct stat locked {}, at_path {};
-    if (::fstat(fd_, &locked) == 0 && ::stat(path_.c_str(), &at_path) == 0 && locked.st_dev == at_path.st_dev &&
-        locked.st_ino == at_path.st_ino) {
-      const std::string who = "pid " + std::to_string(::getpid()) + " on " + host;
-      // a note for the message of a refused sweep; the lock holds without it
-      if (::ftruncate(fd_, 0) == 0) (void)!::pwrite(fd_, who.data(), who.size(), 0);
-      return;
-    }
-    ::close(fd_);
-    fd_ = -1;
-  }
-  throw std::runtime_error("cannot lock " + path_.string() + ": the file keeps being replaced");
-}
-
-SweepLock::~SweepLock() {
-  if (fd_ < 0) return;
-  // removed while still locked, so that no one locks a file that is on its way out unnoticed
-  ::unlink(path_.c_str());
-  ::close(fd_);
 }
 
 }  // namespace fivsim::batch

@@ -547,9 +547,13 @@ class SweepFiles {
     write_results_h5(dir_ / "results.h5", tables, json::object());
     for (const H5Table& t : tables) fs::remove(t.spill);
   }
-  // the summary, in results.h5 too
-  void write_summary(const json& summary) const {
+  // the summary, in results.h5 too; then the checksums of the finished files join it in
+  // summary.json ("checksums", what `fivsim merge` verifies a shard by)
+  void write_summary(json& summary) const {
     if (h5_) set_results_h5_summary(dir_ / "results.h5", summary);
+    json checks = json::object();
+    for (const std::string& name : names()) checks[name] = file_check(dir_ / name);
+    summary["checksums"] = std::move(checks);
     write_json_file(dir_ / "summary.json", summary);
   }
 
@@ -633,7 +637,6 @@ SweepOutcome run_writer(const RunContext& ctx) {
   const bool with_points = base.output.points && observes_points(an.observers);
   // a sweep kept in memory: no folder, lock, journal or files; its tables fill as chunks come
   SweepTables* const tables = options.tables;
-  std::optional<SweepLock> lock;
   std::optional<SweepJournal> journal;
   std::optional<StagedDirectory> dir;
   std::optional<SweepFiles> files;
@@ -645,9 +648,10 @@ SweepOutcome run_writer(const RunContext& ctx) {
     tables->trajectories.clear();
     tables->residuals.clear();
   } else {
-    // one sweep at a time in a folder, before anything in it is looked at or touched
-    lock.emplace(out_dir, ctx.ranks.host());
-    outcome.warning = lock->unguarded();
+    // a folder fivsim may replace, one command at a time in it: refused or locked before anything
+    // in it is looked at or touched
+    dir.emplace(out_dir, StagedDirectory::Resumable{}, options.inputs, ctx.ranks.host());
+    outcome.warning = dir->unguarded();
   }
   // resumable: after each chunk the manifest records what is on the disk (sweep_journal.hpp); an
   // unfinished sweep is looked at before the staging folder is opened, so a refusal keeps it
@@ -658,7 +662,7 @@ SweepOutcome run_writer(const RunContext& ctx) {
   const bool csv = format == SweepFormat::csv || format == SweepFormat::both;
   const bool h5 = format == SweepFormat::h5 || format == SweepFormat::both;
   if (!tables)
-    journal.emplace(StagedDirectory::resumable_staging(out_dir), json{{"scenario", base.document},
+    journal.emplace(dir->path(), json{{"scenario", base.document},
                                                                       {"precision", ctx.single ? "float" : "double"},
                                                                       {"first_case", first_case},
                                                                       {"end_case", end_case},
@@ -666,20 +670,21 @@ SweepOutcome run_writer(const RunContext& ctx) {
                                                                       {"h5", h5}});
   if (journal && journal->has_manifest()) {
     if (!options.resume)
-      throw InputError("--resume", StagedDirectory::resumable_staging(out_dir).string() +
+      throw InputError("--resume", dir->path().string() +
                                        " holds an unfinished sweep: --resume continues it; remove that folder to "
                                        "start again");
     const std::string why = journal->load(first_case, end_case);
     if (!why.empty())
-      throw InputError("--resume", "cannot continue " + StagedDirectory::resumable_staging(out_dir).string() + ": " + why +
+      throw InputError("--resume", "cannot continue " + dir->path().string() + ": " + why +
                                        "; remove that folder to start again, or write to another --out");
   }
   const bool resumed = journal && !journal->chunks().empty();
   if (journal) {
     // nothing to continue: whatever an earlier attempt left starts from scratch
-    if (!resumed) fs::remove_all(StagedDirectory::resumable_staging(out_dir));
-    dir.emplace(out_dir, StagedDirectory::Resumable{});
-    if (resumed) dir->keep_on_failure();
+    if (resumed)
+      dir->keep_on_failure();
+    else
+      dir->restart();
     files.emplace(dir->path(), cases_schema, points_schema, with_points, csv, h5, set.nc, *journal, resumed);
   }
 
@@ -777,7 +782,7 @@ SweepOutcome run_writer(const RunContext& ctx) {
   summary["n_contacts"] = set.nc;
   write_totals(totals, summary);
   std::vector<std::string> observers;
-  for (int b = 0; b < 6; ++b)
+  for (int b = 0; b < kObserverCount; ++b)
     if (an.observers & (1u << b)) observers.push_back(kObserverNames[b]);
   summary["observers"] = observers;
   summary["poincare"] = {{"section", base.analysis.poincare.section},
@@ -855,6 +860,12 @@ void check_sweepable(const Scenario& base) {
 }
 
 SweepOutcome run_checked(const json& document, const SweepOptions& options, Ranks& ranks) {
+  if (options.threads < 0 || options.threads > kMaxSweepThreads)
+    throw InputError("--threads", "must be an integer in [1, " + std::to_string(kMaxSweepThreads) +
+                                      "] (or none: every core), got " + std::to_string(options.threads));
+  if (options.chunk < 0 || options.chunk > kMaxSweepChunk)
+    throw InputError("--chunk", "must be an integer in [1, " + std::to_string(kMaxSweepChunk) +
+                                    "] (or none: sized for the device), got " + std::to_string(options.chunk));
   const Scenario base = parse_scenario(document);
   const SweepSpec spec = parse_sweep(document);
   check_sweepable(base);
@@ -891,7 +902,9 @@ SweepOutcome run_checked(const json& document, const SweepOptions& options, Rank
     // every rank takes part, with or without a device: the ranks on one GPU share its memory
     // (found by UUID, so also where each rank sees only its own GPU, CUDA_VISIBLE_DEVICES)
     ctx.device_ranks = ranks.node_ranks_with(ctx.cuda ? ctx.device.uuid : "");
-    if (options.device == SweepDevice::cuda && !ctx.cuda) throw std::runtime_error("--device cuda: " + ctx.device.description);
+    if (options.device == SweepDevice::cuda && !ctx.cuda)
+      throw InputError("--device", "cuda, but there is " + ctx.device.description +
+                                       "; --device cpu (or auto) runs the sweep on the CPU cores");
   }
   return ctx.single ? run_instantiated<float>(ctx) : run_instantiated<double>(ctx);
 }

@@ -16,6 +16,13 @@ using Clock = std::chrono::steady_clock;
 // file → overrides → validation → model; every failure is an InputError
 LoadedScenario load_scenario(const ScenarioArgs& args);
 
+// the folder a command writes: --out, or runs/<default_name>; made before the work starts, so that
+// an --out fivsim may not replace is refused (InputError "--out", exit 2) or a folder another
+// command writes is refused (its lock) before anything runs
+inline std::filesystem::path output_folder(const std::string& out, const std::string& default_name) {
+  return out.empty() ? std::filesystem::path("runs") / default_name : std::filesystem::path(out);
+}
+
 inline double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }

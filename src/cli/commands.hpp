@@ -1,11 +1,16 @@
 // src/cli/commands.hpp — the verbs of the fivsim tool (docs/DESIGN.md §6).
 #pragma once
 
+#include <filesystem>
 #include <limits>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+namespace fivsim {
+struct IdentifyConfig;
+}
 
 namespace fivsim::cli {
 
@@ -77,6 +82,8 @@ int friction_command(const FrictionArgs& args);
 int identify_command(const IdentifyArgs& args);
 // identify_command on a config with a sweep block: one identification per case (identify_batch.cpp)
 int identify_batch(const nlohmann::json& doc, const IdentifyArgs& args);
+// the files an identification reads (its config file, a record's CSV): --out may not hold them
+std::vector<std::filesystem::path> identify_inputs(const std::string& config_file, const IdentifyConfig& config);
 int sweep_command(const SweepArgs& args);
 int merge_command(const MergeArgs& args);
 int stability_command(const StabilityArgs& args);

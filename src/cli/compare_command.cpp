@@ -22,8 +22,7 @@ int compare_command(const CompareArgs& args) {
   }
   const Scenario& sc = loaded.scenario;
   try {
-    StagedDirectory dir(args.out.empty() ? std::filesystem::path("runs") / (sc.name + "_compare")
-                                         : std::filesystem::path(args.out));
+    StagedDirectory dir(output_folder(args.out, sc.name + "_compare"), {args.scenario});
     ComparisonOptions options;
     options.methods = args.methods;
     options.dt = args.dt;
@@ -61,6 +60,9 @@ int compare_command(const CompareArgs& args) {
     std::printf("compare %s: %zu runs against the reference -> %s\n", sc.name.c_str(), result.report["runs"].size(),
                 dir.final_path().c_str());
     return kExitOk;
+  } catch (const InputError& e) {
+    std::fprintf(stderr, "fivsim compare: %s\n", e.what());
+    return kExitBadInput;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "fivsim compare: %s\n", e.what());
     return kExitError;

@@ -42,10 +42,9 @@ int friction_command(const FrictionArgs& args) {
     const double period = 1.0 / f_hz, t_end = args.t_end > 0 ? args.t_end : 2.0 * period;
     const double dt = args.dt > 0 ? args.dt : period / 2000.0;
     const double w = 2.0 * M_PI * f_hz;
+    StagedDirectory dir(output_folder(args.out, sc.name + "_friction"), {args.scenario});
     const std::vector<FrictionSample> samples =
         friction_response(c.law, c.dynamic, c.dynamic_law, [&](double t) { return amplitude * std::sin(w * t); }, t_end, dt);
-    StagedDirectory dir(args.out.empty() ? std::filesystem::path("runs") / (sc.name + "_friction")
-                                         : std::filesystem::path(args.out));
     double lo = 0.0, hi = 0.0;
     {
       CsvWriter csv(dir.file("friction.csv"));
@@ -69,6 +68,9 @@ int friction_command(const FrictionArgs& args) {
     std::printf("friction %s (%s): v = %g sin(2π·%g t), %zu samples, F in [%.6g, %.6g] -> %s\n", sc.name.c_str(),
                 law.c_str(), amplitude, f_hz, samples.size(), lo, hi, dir.final_path().c_str());
     return kExitOk;
+  } catch (const InputError& e) {
+    std::fprintf(stderr, "fivsim friction: %s\n", e.what());
+    return kExitBadInput;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "fivsim friction: %s\n", e.what());
     return kExitError;

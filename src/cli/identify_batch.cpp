@@ -128,7 +128,10 @@ int identify_batch(const json& doc, const IdentifyArgs& args) {
   const IdentifyConfig& first = configs.front();
   const long n = static_cast<long>(configs.size());
   try {
-    StagedDirectory dir(args.out.empty() ? std::filesystem::path("runs") / first.name : std::filesystem::path(args.out));
+    std::vector<std::filesystem::path> inputs;
+    for (const IdentifyConfig& c : configs)
+      for (std::filesystem::path& p : identify_inputs(args.config, c)) inputs.push_back(std::move(p));
+    StagedDirectory dir(output_folder(args.out, first.name), std::move(inputs));
     CsvWriter csv(dir.file("identifications.csv"));
     csv.field("case");
     for (const auto& p : spec.parameters) csv.field(p.path.c_str());
@@ -179,6 +182,9 @@ int identify_batch(const json& doc, const IdentifyArgs& args) {
                 wall, dir.final_path().c_str());
     for (const auto& [name, count] : statuses) std::printf("  %-8s %ld\n", name.c_str(), count);
     return kExitOk;
+  } catch (const InputError& e) {
+    std::fprintf(stderr, "fivsim identify: %s\n", e.what());
+    return kExitBadInput;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "fivsim identify: %s\n", e.what());
     return kExitError;

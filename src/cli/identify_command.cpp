@@ -52,6 +52,12 @@ void print_report(const char* label, const SindyReport& r, const IdentifyConfig&
 
 }  // namespace
 
+std::vector<std::filesystem::path> identify_inputs(const std::string& config_file, const IdentifyConfig& config) {
+  std::vector<std::filesystem::path> inputs{config_file};
+  if (!config.csv_path.empty()) inputs.emplace_back(config.csv_path);
+  return inputs;
+}
+
 int identify_command(const IdentifyArgs& args) {
   LoadedIdentification loaded;
   try {
@@ -67,10 +73,10 @@ int identify_command(const IdentifyArgs& args) {
   }
   const IdentifyConfig& config = loaded.config;
   try {
+    StagedDirectory dir(output_folder(args.out, config.name), identify_inputs(args.config, config));
     const IdentifyOutcome outcome = run_identification(loaded);
     const IdentificationResult& result = outcome.result;
     const Record& r = result.record;
-    StagedDirectory dir(args.out.empty() ? std::filesystem::path("runs") / config.name : std::filesystem::path(args.out));
     write_columns(outcome.record, dir.file("record.csv"));
     write_columns(outcome.response, dir.file("response.csv"));
     if (!outcome.bounds.empty()) write_columns(outcome.bounds, dir.file("bounds.csv"));

@@ -1,7 +1,32 @@
 // src/cli/main.cpp — the fivsim command line: verbs, options and --help (docs/DESIGN.md §6).
 #include <CLI/CLI.hpp>
 
+#include <charconv>
+#include <string>
+
 #include "commands.hpp"
+#include "fivsim/batch/sweep_runner.hpp"
+#include "fivsim/core/input_error.hpp"
+#include "fivsim/io/output.hpp"
+
+namespace {
+
+// an integer option within [lo, hi], refused in fivsim's words ("--threads: must be an integer in
+// [1, 1024], got 0")
+CLI::Validator integer_in(long lo, long hi) {
+  const std::string range = "[" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
+  return CLI::Validator(
+      [lo, hi, range](std::string& text) -> std::string {
+        long v = 0;
+        const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+        if (ec != std::errc() || end != text.data() + text.size() || v < lo || v > hi)
+          return "must be an integer in " + range + ", got '" + fivsim::printable(text) + "'";
+        return "";
+      },
+      "INT in " + range);
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace fivsim::cli;
@@ -46,9 +71,9 @@ int main(int argc, char** argv) {
   sweep_cmd->add_option("--chunk", sweep.chunk,
                         "cases per chunk (default: half the free GPU memory; on the CPU at least 256 per thread, "
                         "about 2^26 case-steps)")
-      ->check(CLI::PositiveNumber);
+      ->check(integer_in(1, fivsim::batch::kMaxSweepChunk));
   sweep_cmd->add_option("--threads", sweep.threads, "CPU backend threads (default: all cores)")
-      ->check(CLI::PositiveNumber);
+      ->check(integer_in(1, fivsim::batch::kMaxSweepThreads));
   sweep_cmd->add_flag("--quiet,-q", sweep.quiet, "no progress line on stderr");
   sweep_cmd->add_option("--shard", sweep.shard,
                         "i/N: run only the i-th of N contiguous ranges of cases (0-based); join the N output "
@@ -130,9 +155,16 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int rc = app.exit(e);
-    return rc == 0 ? kExitOk : kExitBadInput;
+    // --help and --version print and end well; a bad command line is one line naming the verb
+    if (e.get_exit_code() == 0) return app.exit(e);
+    std::string verb;
+    for (const CLI::App* sub : app.get_subcommands()) verb = " " + sub->get_name();
+    std::fprintf(stderr, "fivsim%s: %s (fivsim%s --help lists what it takes)\n", verb.c_str(),
+                 fivsim::printable(e.what()).c_str(), verb.c_str());
+    return kExitBadInput;
   }
+  // Ctrl-C or a scheduler's SIGTERM leaves no staging folder or lock file behind
+  fivsim::remove_staging_on_signals();
   if (*run_cmd) return run_command(run);
   if (*sweep_cmd) return sweep_command(sweep);
   if (*merge_cmd) return merge_command(merge);

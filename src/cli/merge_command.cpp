@@ -17,6 +17,7 @@
 #include "commands.hpp"
 #include "fivsim/batch/results_h5.hpp"
 #include "fivsim/batch/sweep_counts.hpp"
+#include "fivsim/batch/sweep_journal.hpp"
 #include "fivsim/io/output.hpp"
 
 namespace fivsim::cli {
@@ -37,6 +38,36 @@ std::string read_text(const fs::path& file) {
   std::ifstream in(file, std::ios::binary);
   if (!in) refuse(file.string() + ": cannot be read");
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// a shard's files as its sweep finished them: each file its summary.json's "checksums" names has
+// that length and checksum, and cases.csv a row per case the summary counts (also where a sweep
+// older than the checksums wrote it)
+void verify_files(const Shard& s) {
+  const json none = json::object();
+  const json& checks = s.summary.contains("checksums") ? s.summary["checksums"] : none;
+  if (!checks.is_object()) refuse((s.dir / "summary.json").string() + ": \"checksums\" is not an object");
+  for (const auto& [name, check] : checks.items()) {
+    const std::string why = batch::file_check_mismatch(s.dir / name, check);
+    if (!why.empty())
+      refuse((s.dir / name).string() + " is damaged: " + why + "; run shard " + std::to_string(s.index) +
+             " again (or restore its folder)");
+  }
+  const fs::path cases = s.dir / "cases.csv";
+  if (!fs::exists(cases)) return;
+  const json check = checks.contains("cases.csv") ? checks["cases.csv"] : batch::file_check(cases);
+  const long rows = check.value("lines", 0L) - 1, expected = s.summary.value("cases", -1L);
+  // a file cut inside a row ends without its newline
+  std::ifstream in(cases, std::ios::binary | std::ios::ate);
+  char last = '\n';
+  if (in && in.tellg() > 0) {
+    in.seekg(-1, std::ios::end);
+    in.get(last);
+  }
+  if (rows != expected || last != '\n')
+    refuse(cases.string() + " is damaged: " + std::to_string(std::max(rows, 0L)) + " rows where its summary.json counts " +
+           std::to_string(expected) + " cases" + (last != '\n' ? ", the last one cut" : "") + "; run shard " +
+           std::to_string(s.index) + " again (or restore its folder)");
 }
 
 // the shards in index order, each checked against the first: same sweep, every index once
@@ -77,6 +108,7 @@ std::vector<Shard> read_shards(const std::vector<std::string>& dirs) {
   for (int i = 0; i < count; ++i)
     if (i >= static_cast<int>(shards.size()) || shards[static_cast<std::size_t>(i)].index != i)
       refuse("shard " + std::to_string(i) + " of " + std::to_string(count) + " is missing");
+  for (const Shard& s : shards) verify_files(s);
   return shards;
 }
 
@@ -101,7 +133,9 @@ int merge_command(const MergeArgs& args) {
     const std::vector<Shard> shards = read_shards(args.shards);
     const json& first = shards.front().summary;
     const std::string name = first["name"].get<std::string>();
-    StagedDirectory dir(args.out.empty() ? fs::path("runs") / name : fs::path(args.out));
+    std::vector<fs::path> inputs;
+    for (const Shard& s : shards) inputs.push_back(s.dir);
+    StagedDirectory dir(output_folder(args.out, name), std::move(inputs));
     if (fs::exists(shards.front().dir / "cases.csv")) join_csv(shards, "cases.csv", dir.file("cases.csv"));
     if (fs::exists(shards.front().dir / "points.csv")) join_csv(shards, "points.csv", dir.file("points.csv"));
     for (const Shard& s : shards)
@@ -151,6 +185,11 @@ int merge_command(const MergeArgs& args) {
       }
       batch::join_results_h5(parts, dir.file("results.h5"), summary, summary.value("n_contacts", 0));
     }
+    // the merged files verifiable as a shard's are
+    json checks = json::object();
+    for (const char* file : {"cases.csv", "points.csv", "results.h5"})
+      if (fs::exists(dir.file(file))) checks[file] = batch::file_check(dir.file(file));
+    summary["checksums"] = checks;
     write_json_file(dir.file("summary.json"), summary);
     dir.commit();
     std::printf("merge %s: %zu shards, %ld cases -> %s\n", name.c_str(), shards.size(), cases,
@@ -158,7 +197,8 @@ int merge_command(const MergeArgs& args) {
     for (const auto& [cls, count] : summary["classes"].items()) std::printf("  %-28s %ld\n", cls.c_str(), count.get<long>());
     return kExitOk;
   } catch (const InputError& e) {
-    std::fprintf(stderr, "fivsim merge: %s\n", e.rule.empty() ? e.what() : e.rule.c_str());
+    // a refusal about the shards names no pointer
+    std::fprintf(stderr, "fivsim merge: %s\n", e.pointer.empty() ? printable(e.rule).c_str() : e.what());
     return kExitBadInput;
   } catch (const json::exception& e) {
     std::fprintf(stderr, "fivsim merge: a shard's summary.json lacks what `fivsim sweep --shard` writes: %s\n", e.what());

@@ -37,8 +37,7 @@ int run_command(const RunArgs& args) {
   const int nc = loaded.model->n_contacts;
 
   try {
-    StagedDirectory dir(args.out.empty() ? std::filesystem::path("runs") / sc.name
-                                         : std::filesystem::path(args.out));
+    StagedDirectory dir(output_folder(args.out, sc.name), {args.scenario});
     std::unique_ptr<TimeseriesCsv> csv;
     if (sc.output.timeseries) csv = std::make_unique<TimeseriesCsv>(dir.file("timeseries.csv"), loaded.model->n_dof, nc);
     ProgressLine progress(!args.quiet, sc.integrator.t_end, "t", " s", "steps/s");
@@ -62,6 +61,9 @@ int run_command(const RunArgs& args) {
       return kExitNumerical;
     }
     return kExitOk;
+  } catch (const InputError& e) {
+    std::fprintf(stderr, "fivsim run: %s\n", e.what());
+    return kExitBadInput;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "fivsim run: %s\n", e.what());
     return kExitError;

@@ -53,6 +53,7 @@ int sweep_command(const SweepArgs& args) {
   };
   batch::SweepOptions options;
   options.out = args.out;
+  options.inputs = {args.scenario};
   options.device = args.device == "cpu" ? batch::SweepDevice::cpu
                    : args.device == "cuda" ? batch::SweepDevice::cuda
                                            : batch::SweepDevice::automatic;

@@ -12,7 +12,7 @@ namespace fivsim {
 #ifndef FIVSIM_HAVE_CUDA
 CudaDeviceInfo cuda_device_info(int) {
   CudaDeviceInfo info;
-  info.description = "fivsim was built without CUDA (FIVSIM_CUDA=OFF or no nvcc)";
+  info.description = "no CUDA device: fivsim was built without CUDA (FIVSIM_CUDA=OFF or no nvcc)";
   return info;
 }
 #else
@@ -21,7 +21,9 @@ CudaDeviceInfo cuda_device_info(int ordinal) {
   int count = 0;
   cudaError_t err = cudaGetDeviceCount(&count);
   if (err != cudaSuccess || count == 0) {
-    info.description = err != cudaSuccess ? cudaGetErrorString(err) : "no CUDA device";
+    // the driver's words in brackets: "no CUDA-capable device is detected", "CUDA driver version is insufficient..."
+    info.description = err != cudaSuccess ? std::string("no CUDA device (the CUDA runtime says: ") + cudaGetErrorString(err) + ")"
+                                          : std::string("no CUDA device");
     return info;
   }
   info.ordinal = ordinal % count;
@@ -31,7 +33,8 @@ CudaDeviceInfo cuda_device_info(int ordinal) {
   std::size_t free_b = 0, total_b = 0;
   if (err == cudaSuccess) err = cudaMemGetInfo(&free_b, &total_b);
   if (err != cudaSuccess) {
-    info.description = std::string("device ") + std::to_string(info.ordinal) + ": " + cudaGetErrorString(err);
+    info.description = std::string("no usable CUDA device (device ") + std::to_string(info.ordinal) +
+                       ": " + cudaGetErrorString(err) + ")";
     return info;
   }
   info.available = true;

@@ -2,12 +2,12 @@
 #include "fivsim/identify/record.hpp"
 
 #include <cmath>
-#include <fstream>
 #include <sstream>
 #include <stdexcept>
 #include <vector>
 
 #include "fivsim/core/input_error.hpp"
+#include "fivsim/core/input_file.hpp"
 #include "fivsim/core/random.hpp"
 #include "fivsim/integrate/event_driven.hpp"
 #include "fivsim/integrate/smooth_dynamic.hpp"
@@ -44,8 +44,13 @@ bool uniformly_sampled(const Eigen::VectorXd& t) {
 }
 
 Record read_record_csv(const std::string& path, const RecordColumns& columns, const std::string& pointer) {
-  std::ifstream in(path);
-  if (!in) throw InputError(pointer_join(pointer, "path"), "cannot read '" + path + "'");
+  std::istringstream in;
+  try {
+    // a record of 10^7 samples is about a GB of text
+    in.str(read_input_file(path, std::uintmax_t{4} << 30, "a CSV"));
+  } catch (const InputError& e) {
+    throw InputError(pointer_join(pointer, "path"), e.what());
+  }
   std::string line;
   if (!std::getline(in, line)) throw InputError(pointer_join(pointer, "path"), "'" + path + "' is empty");
   const std::vector<std::string> header = split_csv_line(line);

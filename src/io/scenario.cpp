@@ -11,24 +11,14 @@
 #include "fivsim/integrate/butcher.hpp"
 #include "fivsim/integrate/event_driven.hpp"
 #include "fivsim/integrate/smooth_dynamic.hpp"
+#include "fivsim/io/output.hpp"
 #include "fivsim/lcp/lcp_enum.hpp"
 #include "fivsim/model/presets.hpp"
 
 namespace fivsim {
 
 json load_json_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError::in_file(path, "cannot be opened");
-  std::stringstream buf;
-  buf << in.rdbuf();
-  try {
-    return json::parse(buf.str());
-  } catch (const json::parse_error& e) {
-    std::string msg = e.what();
-    const auto pos = msg.find("] ");
-    if (pos != std::string::npos) msg = msg.substr(pos + 2);
-    throw InputError::in_file(path, "malformed JSON: " + msg);
-  }
+  return parse_json_text(read_input_file(path, kMaxJsonFileBytes, "a JSON"), path);
 }
 
 void apply_override(json& doc, const std::string& assignment) {
@@ -45,8 +35,10 @@ void apply_override(json& doc, const std::string& assignment) {
   else if (lower == "-inf") value = -HUGE_VAL;
   else {
     try {
-      value = json::parse(text);
-    } catch (const json::parse_error&) {
+      value = parse_json_text(text, "--set");
+    } catch (const InputError& e) {
+      // text that is not JSON is a string; JSON that breaks a rule is refused where it goes
+      if (!e.pointer.empty() || e.rule.rfind("malformed JSON", 0) != 0) throw InputError(ptr + e.pointer, e.rule);
       value = text;
     }
   }
@@ -418,6 +410,10 @@ void parse_integrator(JsonObject& root, Scenario& s) {
   it.dt = in.number("dt", NumberRule::positive);
   it.t_end = in.number("t_end", NumberRule::positive);
   if (it.t_end / it.dt > kMaxSteps) throw InputError(in.pointer_of("dt"), "t_end/dt gives more than 2e9 steps");
+  // a step past the end would run none and report the run complete
+  if (it.dt > it.t_end)
+    throw InputError(in.pointer_of("dt"), "must not exceed " + in.pointer_of("t_end") + " (" + format_double(it.t_end) + " s), got " +
+                                              format_double(it.dt) + " s");
   it.steps = step_count(it.dt, it.t_end);
 
   const bool pinn_solves = it.method == "pinn_dual" || it.method == "pinn_adv_dual" || it.method == "pinn_central";

@@ -36,11 +36,7 @@ json document_of(const std::string& source, bool is_path, const std::vector<std:
   if (is_path) {
     doc = load_json_file(source);
   } else {
-    try {
-      doc = json::parse(source);
-    } catch (const json::parse_error& e) {
-      throw InputError("", std::string("the scenario is not valid JSON: ") + e.what());
-    }
+    doc = parse_json_text(source, "the scenario text");
   }
   for (const auto& s : overrides) apply_override(doc, s);
   return doc;

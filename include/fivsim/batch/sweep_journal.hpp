@@ -4,7 +4,7 @@
 // added, and its counts) by a synced, atomic rename. After a crash or kill -9, a resume
 // keeps the recorded chunks whose bytes are intact, cuts the files back to the last of them and
 // goes on from the next case, so that no case is lost or written twice.
-// SweepLock keeps a second sweep out of a folder that one is writing.
+// (io/output.hpp's OutputLock keeps a second command out of a folder that one is writing.)
 #pragma once
 
 #include <cstdint>
@@ -37,6 +37,12 @@ class ByteChecksum {
  public:
   ByteChecksum();
 };
+
+// a finished results file as summary.json's "checksums" records it: {"bytes", "lines", "checksum"
+// (ByteChecksum, 16 hex digits)}, so that a reader (`fivsim merge`) can tell a damaged or cut file
+nlohmann::json file_check(const std::filesystem::path& file);
+// "" while `file` is as `check` recorded it, else what differs ("20000 bytes where the sweep wrote 61234")
+std::string file_check_mismatch(const std::filesystem::path& file, const nlohmann::json& check);
 
 // a file's length after a chunk, and the checksum of the bytes the chunk added to it
 struct FileMark {
@@ -79,29 +85,6 @@ class SweepJournal {
   nlohmann::json identity_;
   std::map<std::string, long> headers_;
   std::vector<JournalChunk> chunks_;
-};
-
-// one writer per output folder: an exclusive POSIX record lock (fcntl) on "<out>.lock", held while
-// the sweep runs, so that a second sweep into the same folder (a job started twice, or srun
-// starting every task as a process of its own) refuses instead of interleaving its rows with the
-// first's. The kernel drops the lock of a killed process, so a resume after kill -9 takes it.
-class SweepLock {
- public:
-  // throws std::runtime_error, naming the holder, when another process holds the lock; `host`
-  // (this machine's name) goes into the note a refused sweep reads. Where the file system has no
-  // record locks, holds none and says so in unguarded()
-  SweepLock(const std::filesystem::path& out_dir, const std::string& host);
-  ~SweepLock();
-  SweepLock(const SweepLock&) = delete;
-  SweepLock& operator=(const SweepLock&) = delete;
-  static std::filesystem::path path_for(const std::filesystem::path& out_dir);
-  // "" while the lock is held, or why there is none (for a warning)
-  const std::string& unguarded() const { return unguarded_; }
-
- private:
-  std::filesystem::path path_;
-  int fd_ = -1;
-  std::string unguarded_;
 };
 
 }  // namespace fivsim::batch

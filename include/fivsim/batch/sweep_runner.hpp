@@ -58,12 +58,19 @@ struct SweepTables {
   std::vector<std::vector<double>> residuals;
 };
 
+// the most CPU threads and cases per chunk a sweep takes (more threads than a machine's hardware
+// threads only wait; a chunk of 2^21 cases already hides its overhead on any device)
+inline constexpr int kMaxSweepThreads = 1024;
+inline constexpr long kMaxSweepChunk = 1L << 21;
+
 struct SweepOptions {
   std::string out;  // output folder; empty: runs/<name>, or runs/<name>.shard<i>of<N> for a shard
+  // the files the sweep was read from: --out may not name a folder holding one of them
+  std::vector<std::filesystem::path> inputs;
   SweepDevice device = SweepDevice::automatic;
   bool single_precision = false;
-  long chunk = 0;   // cases per chunk; 0: from the device's free memory, or 256 per CPU thread
-  int threads = 0;  // CPU backend threads; 0: all cores
+  long chunk = 0;   // cases per chunk, up to kMaxSweepChunk; 0: from the device's free memory, or 256 per CPU thread
+  int threads = 0;  // CPU backend threads, up to kMaxSweepThreads; 0: all cores
   SweepFormat format = SweepFormat::automatic;
   int shard_index = -1, shard_count = 0;  // a shard runs the i-th of N contiguous case ranges
   bool resume = false;  // continue the unfinished sweep in <out>.partial

@@ -10,15 +10,40 @@
 
 namespace fivsim {
 
+// `text` on one line: control characters (a newline or an escape sequence in a scenario's name,
+// say) written as \n, \t, \r or \xNN, so that a message stays one line and cannot move a terminal
+inline std::string printable(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c >= 0x20 && c != 0x7f) {
+      out += ch;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else {
+      const char* hex = "0123456789abcdef";
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    }
+  }
+  return out;
+}
+
 struct InputError : std::runtime_error {
   InputError(const std::string& pointer, const std::string& rule)
-      : std::runtime_error((pointer.empty() ? std::string("/") : pointer) + ": " + rule),
+      : std::runtime_error(printable((pointer.empty() ? std::string("/") : pointer) + ": " + rule)),
         pointer(pointer),
         rule(rule) {}
   // an error about a whole file (unreadable, malformed JSON): "<path>: <rule>"
   static InputError in_file(const std::string& path, const std::string& rule) {
     InputError e("", rule);
-    static_cast<std::runtime_error&>(e) = std::runtime_error(path + ": " + rule);
+    static_cast<std::runtime_error&>(e) = std::runtime_error(printable(path + ": " + rule));
     return e;
   }
   std::string pointer;

@@ -6,15 +6,18 @@
 // message is "<pointer>: <rule>" (docs/DESIGN.md §4).
 #pragma once
 
+#include <cstdint>
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <Eigen/Dense>
 #include <nlohmann/json.hpp>
 
 #include "fivsim/core/input_error.hpp"
+#include "fivsim/core/input_file.hpp"
 
 namespace fivsim {
 
@@ -62,6 +65,17 @@ class JsonObject {
   std::string pointer_;
   std::set<std::string> asked_;
 };
+
+// the largest JSON file fivsim reads (a sweep's zip lists of 10^6 values are a few tens of MB)
+inline constexpr std::uintmax_t kMaxJsonFileBytes = std::uintmax_t{256} << 20;
+
+// the deepest nesting of arrays and objects a document may have
+inline constexpr int kMaxJsonDepth = 64;
+
+// a JSON text read strictly: every key once per object, every number within a double's range, at
+// most kMaxJsonDepth levels of nesting, each an InputError naming the pointer where it happens;
+// text that is not JSON is an InputError naming `source` (a file's path, or what the text is)
+json parse_json_text(std::string_view text, const std::string& source);
 
 // a single number at `pointer`, finite and obeying `rule`
 double read_number(const json& v, const std::string& pointer, NumberRule rule);
