@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <functional>
 #include <memory>
 
 #include "fivsim/batch/sweep.hpp"
@@ -61,9 +62,12 @@ void expect_same_bits(const CaseResult<D>& a, const CaseResult<D>& b, long c, in
 }
 
 // every case once through the belt runner (run_chunk_cpu takes it) and once through run_case
+// `edit`: a change to the prepared cases before they run
 template <class D>
-void expect_belt_equals_general(const json& doc, bool single, unsigned observers = kObserveBifurcation) {
-  const Prepared<D> p(doc, single);
+void expect_belt_equals_general(const json& doc, bool single, unsigned observers = kObserveBifurcation,
+                                const std::function<void(Prepared<D>&)>& edit = {}) {
+  Prepared<D> p(doc, single);
+  if (edit) edit(p);
   SweepAnalysis an = p.an;
   an.observers = observers;
   if (!observes_points(observers)) an.capacity = 0;
@@ -145,9 +149,13 @@ TEST(BeltRunner, AForcedOscillatorIsMoreauStepBitForBit) {
 // a case whose state overflows ends at its failing step, as run_case ends it; its lane mates go on
 TEST(BeltRunner, ACaseThatBlowsUpEndsAsInTheGeneralRunner) {
   json doc = chain_random(3);
-  doc["sweep"] = {{"mode", "grid"}, {"parameters", {{{"path", "/initial/q/0"}, {"values", {0.5, 1e308, 0.2}}}}}};
-  expect_belt_equals_general<SweepDimsExact2<double>>(doc, false);
-  const Prepared<SweepDimsExact2<double>> p(doc, false);
+  doc["sweep"] = {{"mode", "grid"}, {"parameters", {{{"path", "/initial/q/0"}, {"values", {0.5, 0.7, 0.2}}}}}};
+  // a start at 1e308 m, beyond what a scenario may say (±1e100), put into the prepared row: it
+  // overflows within a step
+  const auto blow_up = [](Prepared<SweepDimsExact2<double>>& q) { q.cases.rows[1] = 1e308; };
+  expect_belt_equals_general<SweepDimsExact2<double>>(doc, false, kObserveBifurcation, blow_up);
+  Prepared<SweepDimsExact2<double>> p(doc, false);
+  blow_up(p);
   std::vector<CaseResult<SweepDimsExact2<double>>> r(3);
   std::vector<double> points(3 * case_points_size(2, p.an));
   run_chunk_cpu(p.cases.batch(), p.an, p.opt, r.data(), points.data(), 1);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -425,7 +426,9 @@ TEST(SweepCommand, OutOfMemoryHalvesThePartAndRetries) {
 }
 
 // an unstable case (negative stiffness) overflows to Inf/NaN: its row says nonfinite with the
-// time and number of the failing step, as `fivsim run` of that case reports them; the others finish
+// time and number of the failing step, as `fivsim run` of that case reports them, and NaN for its
+// statistics (they cover only the steps before it failed) in cases.csv and results.h5 alike; the
+// others finish. No row here is periodic: its period is NaN, not 0
 TEST(SweepCommand, NonFiniteCasesAreFlaggedWithTheirStep) {
   const fs::path dir = fresh_dir("fivsim_sweep_blowup");
   fs::create_directories(dir);
@@ -437,7 +440,8 @@ TEST(SweepCommand, NonFiniteCasesAreFlaggedWithTheirStep) {
   const Result run = run_fivsim("run " + (dir / "run.json").string() + " -q --out " + (dir / "run").string());
   ASSERT_EQ(run.code, 3) << run.err;
   const json rs = json::parse(slurp(dir / "run" / "summary.json"));
-  const Result sw = run_fivsim("sweep " + (dir / "sweep.json").string() + " --device cpu -q --out " + (dir / "sweep").string());
+  const Result sw = run_fivsim("sweep " + (dir / "sweep.json").string() + " --device cpu -q --format both --out " +
+                               (dir / "sweep").string());
   ASSERT_EQ(sw.code, 0) << sw.err;
   std::ifstream csv(dir / "sweep" / "cases.csv");
   std::string header, line;
@@ -461,7 +465,16 @@ TEST(SweepCommand, NonFiniteCasesAreFlaggedWithTheirStep) {
   for (const int ok : {0, 2}) {
     EXPECT_EQ(column(rows[static_cast<std::size_t>(ok)], "status"), "ok");
     EXPECT_EQ(column(rows[static_cast<std::size_t>(ok)], "failed_step"), "0");
+    EXPECT_GT(std::stod(column(rows[static_cast<std::size_t>(ok)], "rms_q0")), 0.0);
+    EXPECT_EQ(column(rows[static_cast<std::size_t>(ok)], "class"), "no-stick-slip");
   }
+  for (const char* stat : {"rms_q0", "rms_u0", "min_q0", "max_u0", "frac_free"}) EXPECT_EQ(column(rows[1], stat), "nan") << stat;
+  for (const std::string& row : rows) EXPECT_EQ(column(row, "period"), "nan");
+  const fivsim::batch::H5TableData h5 = fivsim::batch::read_results_h5(dir / "sweep" / "results.h5", "cases");
+  const int rms = h5.schema.column("rms_q0"), period = h5.schema.column("period");
+  EXPECT_TRUE(std::isnan(h5.rows.column(rms)[1]));
+  EXPECT_DOUBLE_EQ(h5.rows.column(rms)[0], std::stod(column(rows[0], "rms_q0")));
+  for (long r = 0; r < 3; ++r) EXPECT_TRUE(std::isnan(h5.rows.column(period)[r]));
   const json s = json::parse(slurp(dir / "sweep" / "summary.json"));
   EXPECT_EQ(s["status"]["nonfinite"], 1);
   EXPECT_EQ(s["status"]["ok"], 2);

@@ -30,8 +30,23 @@ std::string case_class_name(int klass, int period_n) {
   return "?";
 }
 
-std::vector<std::string> case_class_names() {
-  return {"periodic", "chaotic", "no-stick-slip", "diverged", "unclassified", "quasi-periodic", "undetermined"};
+std::vector<std::pair<std::string, int>> class_words() {
+  std::vector<std::pair<std::string, int>> words;
+  // unclassified: a case of a sweep that does not classify, which has no class column
+  for (const CaseClass k : {CaseClass::chaotic, CaseClass::no_stick_slip, CaseClass::diverged, CaseClass::unclassified,
+                            CaseClass::quasi_periodic, CaseClass::undetermined})
+    words.emplace_back(case_class_name(static_cast<int>(k), 0), static_cast<int>(k));
+  for (int n = 1; n <= kPeriodicClassCodes; ++n)
+    words.emplace_back(case_class_name(static_cast<int>(CaseClass::periodic), n), kPeriodicClassCodes + n);
+  return words;
+}
+
+double class_word_code(double klass, double period_n) {
+  return static_cast<int>(klass) == static_cast<int>(CaseClass::periodic) ? kPeriodicClassCodes + period_n : klass;
+}
+
+double class_of_word_code(double code) {
+  return code > kPeriodicClassCodes ? static_cast<double>(static_cast<int>(CaseClass::periodic)) : code;
 }
 
 std::vector<std::string> status_names() {

@@ -114,11 +114,19 @@ ColumnType column_type(ColumnKind kind, int n_contacts) {
   switch (kind) {
     case ColumnKind::real: c.type = Handle(H5Tcopy(H5T_IEEE_F64LE), H5Tclose); break;
     case ColumnKind::whole: c.type = Handle(H5Tcopy(H5T_STD_I64LE), H5Tclose); break;
-    case ColumnKind::case_class:
+    case ColumnKind::case_class: {
+      c.type = Handle(H5Tenum_create(H5T_STD_I8LE), H5Tclose);
+      c.size = 1;
+      for (const auto& [word, code] : class_words()) {
+        const std::int8_t v = static_cast<std::int8_t>(code);
+        H5Tenum_insert(c.type, word.c_str(), &v);
+      }
+      break;
+    }
     case ColumnKind::status: {
       c.type = Handle(H5Tenum_create(H5T_STD_I8LE), H5Tclose);
       c.size = 1;
-      const auto names = kind == ColumnKind::case_class ? case_class_names() : status_names();
+      const auto names = status_names();
       for (std::size_t i = 0; i < names.size(); ++i) {
         const std::int8_t v = static_cast<std::int8_t>(i);
         H5Tenum_insert(c.type, names[i].c_str(), &v);
@@ -262,6 +270,8 @@ void write_table(hid_t root, const H5Table& t) {
     ++chunk_index;
     filled = 0;
   };
+  // the class written as its word ("periodic-2"), from the class and the row's period_n
+  const int class_col = t.schema.column("class"), period_col = t.schema.column("period_n");
   SpillReader r(t.spill);
   while (r.next(rows, columns, values)) {
     if (columns != nc) fail("a spill block has " + std::to_string(columns) + " columns, not " + std::to_string(nc), t.spill);
@@ -271,6 +281,12 @@ void write_table(hid_t root, const H5Table& t) {
         std::memcpy(buffer.data() + static_cast<std::size_t>(c) * kChunkRows + filled,
                     values.data() + static_cast<std::size_t>(c) * static_cast<std::size_t>(rows) + at,
                     static_cast<std::size_t>(take) * sizeof(double));
+      if (class_col >= 0 && period_col >= 0)
+        for (long i = 0; i < take; ++i) {
+          double& klass = buffer[static_cast<std::size_t>(class_col) * kChunkRows + filled + static_cast<std::size_t>(i)];
+          klass = class_word_code(klass, buffer[static_cast<std::size_t>(period_col) * kChunkRows + filled +
+                                                static_cast<std::size_t>(i)]);
+        }
       filled += static_cast<hsize_t>(take);
       at += take;
       if (filled == kChunkRows) flush();
@@ -420,6 +436,7 @@ H5TableData read_results_h5(const fs::path& file, const std::string& group, long
         std::int16_t x16 = 0;
         if (size == 2) std::memcpy(&x16, &v[i * 2], 2);
         col[i] = size == 2 ? static_cast<double>(x16) : static_cast<double>(static_cast<std::int8_t>(v[i]));
+        if (kind == ColumnKind::case_class) col[i] = class_of_word_code(col[i]);
       }
     }
     if (err < 0) fail("cannot read " + names[c], file);

@@ -191,6 +191,9 @@ double read_number(const json& v, const std::string& pointer, NumberRule rule) {
   if (!v.is_number()) throw InputError(pointer, "must be a number, got " + type_name(v));
   const double x = v.get<double>();
   if (!std::isfinite(x)) throw InputError(pointer, "must be finite, got " + format_number(x));
+  if (std::abs(x) > kMaxInputMagnitude)
+    throw InputError(pointer, "must be within ±1e100 (beyond, the squares a run's statistics sum overflow), got " +
+                                  format_number(x));
   if (rule == NumberRule::positive && !(x > 0))
     throw InputError(pointer, "must be > 0, got " + format_number(x));
   if (rule == NumberRule::non_negative && !(x >= 0))

@@ -142,6 +142,30 @@ def test_sweep_matches_the_cli_files(tmp_path):
     assert list(frame.columns) == list(result.cases) and len(frame) == 12
 
 
+def test_every_output_writes_the_class_alike(tmp_path):
+    """cases.csv, results.h5 (its enumeration's words, as h5py reads them) and the module's table
+    say "periodic-2", not "periodic" beside a period_n; a row that is not periodic has a NaN period"""
+    import h5py
+
+    setting = {"/sweep/parameters/0/linspace": [1, 8, 8]}
+    out = tmp_path / "sweep"
+    r = cli("sweep", SCENARIOS / "chain2_bifurcation.json", "-q", "--device", "cpu", "--format", "both", "--out", out,
+            *[f"--set={p}={json.dumps(v)}" for p, v in setting.items()])
+    assert r.returncode == 0, r.stderr
+    header, rows = read_csv(out / "cases.csv")
+    csv_class = [row[header.index("class")] for row in rows]
+    with h5py.File(out / "results.h5", "r") as f:
+        ds = f["cases"]["class"]
+        word_of = {code: word for word, code in h5py.check_enum_dtype(ds.dtype).items()}
+        h5_class = [word_of[int(code)] for code in ds[:]]
+        h5_period = f["cases"]["period"][:]
+    result = fivsim.sweep(SCENARIOS / "chain2_bifurcation.json", set=setting, device="cpu")
+    assert h5_class == csv_class == list(result.cases["class"])
+    assert any(c.startswith("periodic-") for c in csv_class) and any(not c.startswith("periodic-") for c in csv_class)
+    for word, period in zip(h5_class, h5_period):
+        assert np.isnan(period) != word.startswith("periodic-")
+
+
 def test_bad_input_raises_input_error_naming_the_pointer_as_the_cli_exits_2(tmp_path):
     r = cli("run", RUN_SCENARIO, "-q", "--out", tmp_path / "bad", "--set", "/integrator/dt=-1")
     assert r.returncode == 2

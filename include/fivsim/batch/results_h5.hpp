@@ -29,7 +29,8 @@
 
 namespace fivsim::batch {
 
-inline constexpr const char* kResultsH5Format = "fivsim sweep results 1";
+// 2: the class column's words are periodic-N, chaotic, … (class_words), as in cases.csv
+inline constexpr const char* kResultsH5Format = "fivsim sweep results 2";
 
 // a spill file's block: rows, columns (the head, two 64-bit words), then the values column by
 // column (doubles)

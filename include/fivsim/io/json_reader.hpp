@@ -77,7 +77,11 @@ inline constexpr int kMaxJsonDepth = 64;
 // text that is not JSON is an InputError naming `source` (a file's path, or what the text is)
 json parse_json_text(std::string_view text, const std::string& source);
 
-// a single number at `pointer`, finite and obeying `rule`
+// the largest magnitude a number of a scenario may have: no physical quantity comes near, and the
+// statistics of a run (sums of squares over up to 2e9 steps) stay finite below it
+inline constexpr double kMaxInputMagnitude = 1e100;
+
+// a single number at `pointer`, finite, within ±kMaxInputMagnitude and obeying `rule`
 double read_number(const json& v, const std::string& pointer, NumberRule rule);
 
 // doc at `pointer` = value, for overrides (--set, an identification's "set"): missing levels on the
