@@ -46,7 +46,7 @@ def main():
     env = dict(os.environ)
     if a.threads:
         env["OMP_NUM_THREADS"] = str(a.threads)
-    cfg = os.path.join(ROOT, "scenarios", "identify", "sdof_two_stop_extended_sindy.json")
+    cfg = os.path.join(ROOT, "scenarios", "identify", "sdof_two_stop_extended_sindy_grid.json")
     with tempfile.TemporaryDirectory() as work:
         out = os.path.join(work, "esindy")
         k_grid = "[%g,%g,%d]" % (300, 420, a.grid)

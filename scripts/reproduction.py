@@ -585,7 +585,7 @@ SEED003_RMSE = {"continuous": (0.014, None), "two-stop": (1.06, 0.01), "four-sto
 
 def identify_section(fv, lines, quick):
     lines.append("## Seed 003: identification of the Coulomb oscillator (Tables 3, 5, 6, Figs. 2, 4)\n")
-    cfg = "identify/sdof_two_stop_extended_sindy.json"
+    cfg = "identify/sdof_two_stop_extended_sindy_grid.json"
     regimes = [("continuous", 2.013), ("two-stop", 0.95), ("four-stop", 0.47)]
     sample = "1e-3" if quick else "2e-4"
     lines.append("Records from fivsim's event-driven `base_excited_sdof` (seed 003 Table 1: k̂ = 358.706, ĉ = 0.0658, "

@@ -158,7 +158,7 @@ FIVSIM_BELT_CLONES void run_belt_group(const BeltModel<D>& b, const CaseBatch<D>
 
 template <class D, unsigned Obs>
 void run_belt_chunk_cpu(const BeltModel<D>& b, const CaseBatch<D>& cases, const SweepAnalysis& an,
-                        const StepOptions& opt, CaseResult<D>* results, double* points, int threads) {
+                        const StepOptions& opt, CaseResult<D>* results, double* points, int threads, ChunkTicker* ticker) {
   const long per_case = case_points_size(D::max_dof, an);
   const long groups = (cases.n + kBeltLanes - 1) / kBeltLanes;
 #pragma omp parallel num_threads(threads > 0 ? threads : omp_get_max_threads())
@@ -166,11 +166,14 @@ void run_belt_chunk_cpu(const BeltModel<D>& b, const CaseBatch<D>& cases, const 
     auto lanes = std::make_unique<BeltLanes<D, kBeltLanes>>();
 #pragma omp for schedule(dynamic, 2)
     for (long g = 0; g < groups; ++g) {
+      if (ticker && ticker->stopped()) continue;
       const long first = g * kBeltLanes;
       const int n = static_cast<int>(std::min<long>(kBeltLanes, cases.n - first));
       run_belt_group<D, Obs>(b, cases, first, n, an, opt, *lanes, results + first, points + first * per_case, per_case);
+      if (ticker) ticker->finished(n);
     }
   }
+  if (ticker) ticker->rethrow();
 }
 
 // each thread's scratch for the general runner's cases, on the heap (the generic instantiation's
@@ -191,13 +194,18 @@ struct SwitchingScratch {
 
 // run(scratch, c) for every case c on `threads` threads (0: all), `chunk` cases handed out at a time
 template <class Scratch, class F>
-void for_each_case(long n, int threads, int chunk, F&& run) {
+void for_each_case(long n, int threads, int chunk, ChunkTicker* ticker, F&& run) {
 #pragma omp parallel num_threads(threads > 0 ? threads : omp_get_max_threads())
   {
     auto scratch = std::make_unique<Scratch>();
 #pragma omp for schedule(dynamic, chunk)
-    for (long c = 0; c < n; ++c) run(*scratch, c);
+    for (long c = 0; c < n; ++c) {
+      if (ticker && ticker->stopped()) continue;
+      run(*scratch, c);
+      if (ticker) ticker->finished(1);
+    }
   }
+  if (ticker) ticker->rethrow();
 }
 
 }  // namespace
@@ -214,20 +222,35 @@ bool runs_as_belt(const CaseBatch<D>& cases, const SweepAnalysis& an, const Step
   }
 }
 
+void ChunkTicker::finished(long count) {
+  const long done = done_.fetch_add(count) + count;
+  // only the calling thread reports: a callback into Python must run on the thread that holds it
+  if (omp_get_thread_num() != 0 || stopped()) return;
+  const auto now = std::chrono::steady_clock::now();
+  if (std::chrono::duration<double>(now - last_).count() < every_s_) return;
+  last_ = now;
+  try {
+    report_(done);
+  } catch (...) {
+    error_ = std::current_exception();
+    stopped_.store(true);
+  }
+}
+
 template <class D>
 void run_chunk_cpu(const CaseBatch<D>& cases, const SweepAnalysis& an, const StepOptions& opt, CaseResult<D>* results,
-                   double* points, int threads) {
+                   double* points, int threads, ChunkTicker* ticker) {
   if (cases.n <= 0) return;
   if constexpr (D::exact && D::max_dof == D::max_contacts) {
     if (runs_as_belt(cases, an, opt)) {
       auto b = std::make_unique<BeltModel<D>>();
       make_belt_model(cases.setups[0], *b);
       switch (belt_observer_set(an.observers)) {
-        case kObserveLean: run_belt_chunk_cpu<D, kObserveLean>(*b, cases, an, opt, results, points, threads); break;
+        case kObserveLean: run_belt_chunk_cpu<D, kObserveLean>(*b, cases, an, opt, results, points, threads, ticker); break;
         case kObserveStatistics:
-          run_belt_chunk_cpu<D, kObserveStatistics>(*b, cases, an, opt, results, points, threads);
+          run_belt_chunk_cpu<D, kObserveStatistics>(*b, cases, an, opt, results, points, threads, ticker);
           break;
-        default: run_belt_chunk_cpu<D, kObserveBifurcation>(*b, cases, an, opt, results, points, threads); break;
+        default: run_belt_chunk_cpu<D, kObserveBifurcation>(*b, cases, an, opt, results, points, threads, ticker); break;
       }
       return;
     }
@@ -236,14 +259,14 @@ void run_chunk_cpu(const CaseBatch<D>& cases, const SweepAnalysis& an, const Ste
   if constexpr (std::is_same_v<typename D::scalar, double>) {
     if (cases.switching) {
       // one case at a time: their costs differ with their events
-      for_each_case<SwitchingScratch<D>>(cases.n, threads, 1, [&](SwitchingScratch<D>& x, long c) {
+      for_each_case<SwitchingScratch<D>>(cases.n, threads, 1, ticker, [&](SwitchingScratch<D>& x, long c) {
         run_switching_case(cases.setup(c, x.setup), cases.switching_settings, an, opt, x.ws, x.s, results[c],
                            points + c * per_case, &x.twin);
       });
       return;
     }
   }
-  for_each_case<StepperScratch<D>>(cases.n, threads, 16, [&](StepperScratch<D>& x, long c) {
+  for_each_case<StepperScratch<D>>(cases.n, threads, 16, ticker, [&](StepperScratch<D>& x, long c) {
     run_case(cases.setup(c, x.setup), cases.map(c), an, opt, x.ws, x.s, results[c], points + c * per_case, &x.twin);
   });
 }
@@ -302,7 +325,7 @@ void run_chunk_cpu_pinn(const PinnChunk& ch, const SweepAnalysis& an, const Step
   template struct PreparedCases<D>;                                                                           \
   template void prepare_cases<D>(const SweepPlan&, const SweepShared<D>&, long, long, PreparedCases<D>&);      \
   template void run_chunk_cpu<D>(const CaseBatch<D>&, const SweepAnalysis&, const StepOptions&, CaseResult<D>*, \
-                                 double*, int);                                                              \
+                                 double*, int, ChunkTicker*);                                                              \
   template bool runs_as_belt<D>(const CaseBatch<D>&, const SweepAnalysis&, const StepOptions&);
 FIVSIM_SWEEP_FOR_EACH_DIMS(FIVSIM_SWEEP_INSTANTIATE)
 #undef FIVSIM_SWEEP_INSTANTIATE

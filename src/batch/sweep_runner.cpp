@@ -17,6 +17,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <thread>
@@ -52,6 +53,8 @@ struct RunContext {
   Ranks& ranks;
   // the cases this process runs: all, or one shard [first_case, end_case)
   long first_case = 0, end_case = 0;
+  // the writer's progress within a running CPU chunk (cases of it finished); empty elsewhere
+  std::function<void(long done)>* chunk_progress = nullptr;
   bool runge_kutta() const { return method_has_step_map(base.integrator.spec()); }
   bool pinn() const { return base.integrator.spec().kind == MethodKind::pinn; }
 };
@@ -236,7 +239,9 @@ class ChunkLauncher {
     p = Pending{results, points, 0.0};
     if (cuda_) return cuda_->launch(slot, cases, set_.an, set_.opt);
     const auto t0 = Clock::now();
-    run_chunk_cpu(cases, set_.an, set_.opt, results, points, ctx_.options.threads);
+    std::optional<ChunkTicker> ticker;
+    if (ctx_.chunk_progress && *ctx_.chunk_progress) ticker.emplace(*ctx_.chunk_progress);
+    run_chunk_cpu(cases, set_.an, set_.opt, results, points, ctx_.options.threads, ticker ? &*ticker : nullptr);
     p.seconds = seconds_since(t0);
     return {};
   }
@@ -735,7 +740,17 @@ SweepOutcome run_writer(const RunContext& ctx) {
                                            totals.counts.case_steps);
   };
   const auto exchange = make_writer_exchange(ctx.ranks, first_case + resumed_cases, end_case, chunk, rank_about(ctx), write);
-  run_chunks<D>(ctx, set, *exchange, pool);
+  // within a chunk on this process's CPU threads: the cases finished so far, their case-steps
+  // estimated as whole runs (an adaptive case may stop sooner) until the chunk's own count comes
+  std::function<void(long)> in_chunk;
+  if (options.progress)
+    in_chunk = [&](long done) {
+      options.progress(static_cast<double>(totals.cases - resumed_cases + done), static_cast<double>(n_cases),
+                       totals.counts.case_steps + static_cast<double>(done) * static_cast<double>(base.integrator.steps));
+    };
+  RunContext writer_ctx = ctx;
+  writer_ctx.chunk_progress = &in_chunk;
+  run_chunks<D>(writer_ctx, set, *exchange, pool);
   exchange->finish();
   if (dir && !base.output.trajectories.empty()) fs::create_directories(dir->file("trajectories"));
   for (long c : base.output.trajectories) {

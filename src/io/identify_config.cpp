@@ -32,7 +32,13 @@ GridAxis grid_axis(JsonObject& o, const std::string& key) {
 // {"scenario": path, "set": {pointer: value}}: the scenario document after its overrides
 json scenario_with_overrides(JsonObject& block, const std::string& base_dir, std::string& path) {
   path = resolve(base_dir, block.string("scenario"));
-  json doc = load_json_file(path);
+  json doc;
+  try {
+    doc = load_json_file(path);
+  } catch (const InputError& e) {
+    // named by where the config gives it: a relative path reads from the config's folder
+    throw InputError(block.pointer_of("scenario"), e.what());
+  }
   if (block.has("set")) {
     JsonObject set = block.object("set");
     for (auto it = block.raw("set").begin(); it != block.raw("set").end(); ++it)

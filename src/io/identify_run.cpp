@@ -46,6 +46,47 @@ json report_json(const SindyReport& r, const IdentifyConfig& c) {
 
 std::vector<double> values_of(const Eigen::VectorXd& v) { return std::vector<double>(v.data(), v.data() + v.size()); }
 
+// the method's answer in one place whatever the method ("fit"): its parameters, their 95 %
+// intervals (null where the method gives none: the seed's grid step 3, a PINN's coefficients) and
+// the report they come from
+json fit_json(const json& j, const IdentificationResult& result) {
+  json fit = json::object();
+  const auto none_for = [](const json& parameters) {
+    json nulls = json::object();
+    for (const auto& [name, value] : parameters.items()) nulls[name] = nullptr;
+    return nulls;
+  };
+  if (result.pinn) {
+    // the trained coefficients of Eq. 23
+    const json& p = j["pinn"];
+    json parameters = json::object();
+    for (const auto& name : p["trained"]) parameters[name.get<std::string>()] = p["coefficients"][name.get<std::string>()];
+    fit = {{"from", "pinn"}, {"parameters", parameters}, {"interval_95", none_for(parameters)}};
+    return fit;
+  }
+  const char* from = result.extended               ? "extended_sindy"
+                     : result.greybox_equation || result.greybox_search ? "greybox"
+                     : result.joint_terms                               ? "joint_terms"
+                                                                        : "sindy";
+  const json& report = j[from];
+  if (result.joint_terms) {
+    // what joint terms identifies: the coefficients (of ẍ) of the terms it kept beside the known model
+    json parameters = json::object(), interval = json::object();
+    const json& kept = report.contains("coefficient_interval_95") ? report["coefficient_interval_95"] : json::object();
+    for (const auto& [term, pair] : report["coefficients"].items())
+      if (pair[1].get<double>() != 0.0) {
+        parameters[term] = pair[1];
+        interval[term] = kept.contains(term) ? kept[term] : json(nullptr);
+      }
+    return {{"from", from}, {"parameters", parameters}, {"interval_95", interval}};
+  }
+  json interval = report.contains("interval_95") ? report["interval_95"] : none_for(report["parameters"]);
+  if (!report.contains("interval_95") && report.contains("held") && report["held"].contains("interval_95"))
+    interval = report["held"]["interval_95"];
+  fit = {{"from", from}, {"parameters", report["parameters"]}, {"interval_95", interval}};
+  return fit;
+}
+
 }  // namespace
 
 LoadedIdentification load_identification(const json& document, const std::string& base_dir) {
@@ -235,6 +276,7 @@ IdentifyOutcome run_identification(const LoadedIdentification& loaded) {
     }
     j["extended_sindy"] = e;
   }
+  j["fit"] = fit_json(j, result);
   if (config.truth) j["truth"] = parameters_json(*config.truth);
   j["wall_s"] = wall;
   j["config"] = config.document;

@@ -196,13 +196,17 @@ py::dict named_columns(NamedColumns& table) {
   return out;
 }
 
-py::dict identify(const std::string& source, bool is_path, const std::vector<std::string>& overrides) {
+py::dict identify(const std::string& source, bool is_path, const std::vector<std::string>& overrides,
+                  const std::string& base_dir_given) {
   const json doc = document_of(source, is_path, overrides);
   if (doc.is_object() && doc.contains("sweep"))
     throw InputError("/sweep", "fivsim.identify runs one identification; a config with a sweep block runs from the "
                                "command line (fivsim identify)");
-  // relative record and scenario paths: from the config's folder, or the working directory
-  const std::string base_dir = is_path ? std::filesystem::path(source).parent_path().string() : std::string();
+  // relative record and scenario paths: from base_dir where given, else the config's folder, or the
+  // working directory for a config given as text or a dict
+  const std::string base_dir = !base_dir_given.empty() ? base_dir_given
+                               : is_path               ? std::filesystem::path(source).parent_path().string()
+                                                       : std::string();
   LoadedIdentification loaded = load_identification(doc, base_dir);
   loaded.config.poll = check_signals;
   batch::score_populations_by_sweeps(loaded.config, batch::sweep_device(loaded.config.device));
@@ -300,7 +304,7 @@ PYBIND11_MODULE(_core, m) {
         py::arg("dt"), py::arg("window"), py::arg("series"));
   m.def("stability", &stability, py::arg("source"), py::arg("is_path"), py::arg("overrides"), py::arg("param"),
         py::arg("linspace"));
-  m.def("identify", &identify, py::arg("source"), py::arg("is_path"), py::arg("overrides"));
+  m.def("identify", &identify, py::arg("source"), py::arg("is_path"), py::arg("overrides"), py::arg("base_dir"));
   m.def("sweep", &sweep, py::arg("source"), py::arg("is_path"), py::arg("overrides"), py::arg("device"),
         py::arg("precision"), py::arg("chunk"), py::arg("threads"), py::arg("progress"));
   std::vector<std::string> state_names;

@@ -142,6 +142,35 @@ def test_sweep_matches_the_cli_files(tmp_path):
     assert list(frame.columns) == list(result.cases) and len(frame) == 12
 
 
+def test_progress_moves_within_a_chunk_and_prints_lines_off_a_terminal(capsys):
+    """one chunk of 40 cases (about 1.5 s on two cores): the callback hears of cases finished before
+    the chunk ends; progress=True writes whole lines with an ETA (stderr is not a terminal here)"""
+    setting = {"/sweep/parameters/0/linspace": [1, 8, 40]}
+    seen = []
+    result = fivsim.sweep(SCENARIOS / "chain2_bifurcation.json", set=setting, device="cpu", chunk=40,
+                          progress=lambda done, total, work: seen.append((done, total)))
+    assert any(0 < done < 40 for done, _ in seen), seen
+    assert seen[-1] == (40, 40)
+    # the case-steps run, not the planned ones: the sweep is adaptive
+    s = result.summary
+    assert f"{s['case_steps']:.4g} case-steps" in repr(result) and s["case_steps"] < s["cases"] * s["steps"]
+    capsys.readouterr()
+    fivsim.sweep(SCENARIOS / "chain2_bifurcation.json", set=setting, device="cpu", chunk=40, progress=True)
+    err = capsys.readouterr().err
+    assert "\r" not in err and err.endswith("\n")
+    assert "ETA" in err.splitlines()[0] and err.splitlines()[-1].startswith("  cases 40 / 40 (100%)")
+
+
+def test_every_result_has_to_pandas():
+    run = fivsim.run(SCENARIOS / "model1_slow_stribeck.json", set={"/integrator/t_end": 1, "/analysis/t_transient": 0})
+    assert len(run.to_pandas()) == 101
+    scan = fivsim.stability(SCENARIOS / "model2_example1.json", param="/friction/mu", linspace=(0, 1.5, 7))
+    assert list(scan.to_pandas().columns) == list(scan.table) and len(scan.to_pandas()) == 7
+    cmp = fivsim.compare(SCENARIOS / "model2_example2.json", methods="moreau", dt=1e-3,
+                         set={"/integrator/t_end": 0.5})
+    assert list(cmp.to_pandas().columns) == list(cmp.table) and len(cmp.to_pandas()) == 2
+
+
 def test_every_output_writes_the_class_alike(tmp_path):
     """cases.csv, results.h5 (its enumeration's words, as h5py reads them) and the module's table
     say "periodic-2", not "periodic" beside a period_n; a row that is not periodic has a NaN period"""

@@ -12,7 +12,7 @@ import pytest
 import fivsim
 from test_api import BINARY, SOURCE, assert_columns_equal, cli, read_csv, without_clocks
 
-CONFIG = SOURCE / "scenarios" / "identify" / "sdof_two_stop_extended_sindy.json"
+CONFIG = SOURCE / "scenarios" / "identify" / "sdof_two_stop_extended_sindy_grid.json"
 # a shorter record and a coarser bound grid: the same code paths in a second
 SET = {"/data/t_end": 6.0, "/options/k_grid": [300, 420, 41], "/options/c_grid": [0, 0.3, 31],
        "/options/device": "cpu"}
@@ -64,3 +64,42 @@ def test_stability_arguments_are_named_as_keywords(tmp_path):
     with pytest.raises(fivsim.InputError) as e:
         fivsim.stability(STABILITY, linspace=(1, 0, 5))
     assert e.value.pointer == "linspace"
+
+
+IDENTIFY = SOURCE / "scenarios" / "identify"
+
+
+@pytest.mark.parametrize("config, names, held", [
+    ("sdof_continuous_sindy.json", {"k", "c", "F"}, True),
+    ("sdof_two_stop_extended_sindy.json", {"k", "c", "F"}, True),
+    ("sdof_two_stop_extended_sindy_grid.json", {"k", "c", "F"}, False),
+    ("sdof_two_stop_least_squares.json", {"k", "c", "F"}, True),
+    ("sdof_joint_terms.json", {"sgn(x2)"}, True),
+])
+def test_parameters_and_intervals_are_in_one_place_for_every_method(config, names, held):
+    """fit.parameters and fit.intervals (identified.json's "fit") wherever the method keeps them; the
+    bundled extended SINDy config gives intervals, its grid twin (the seed's step 3) none"""
+    fit = fivsim.identify(IDENTIFY / config, set={"/options/device": "cpu"} if "grid" in config else None)
+    assert set(fit.parameters) == names and set(fit.intervals) == names
+    for name in names:
+        if held:
+            low, high = fit.intervals[name]
+            assert low <= fit.parameters[name] <= high, (name, fit.intervals[name])
+        else:
+            assert fit.intervals[name] is None
+    frame = fit.to_pandas()
+    assert list(frame["parameter"]) == list(fit.parameters) and list(frame["value"]) == list(fit.parameters.values())
+    # the truth of the two-stop record, where the fit is made for it
+    if config == "sdof_two_stop_extended_sindy.json":
+        truth = fit.identified["truth"]
+        for name in names:
+            assert fit.intervals[name][0] <= truth[name] <= fit.intervals[name][1]
+
+
+def test_a_dict_config_reads_its_paths_from_base_dir():
+    doc = json.loads((IDENTIFY / "sdof_continuous_sindy.json").read_text())
+    with pytest.raises(fivsim.InputError) as e:
+        fivsim.identify(doc)  # "../sdof_base_two_stop.json" from the working directory
+    assert e.value.pointer == "/data/scenario" and "cannot be opened" in str(e.value)
+    fit = fivsim.identify(doc, base_dir=IDENTIFY)
+    assert fit.parameters == fivsim.identify(IDENTIFY / "sdof_continuous_sindy.json").parameters

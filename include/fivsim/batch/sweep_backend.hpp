@@ -3,7 +3,11 @@
 // Plain structs only (no Eigen, no JSON), so that nvcc never compiles host-only libraries.
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <cstddef>
+#include <exception>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -104,10 +108,36 @@ bool with_instantiation(DimsList<D, Rest...>, int n_dof, int n_contacts, F&& f) 
   else return false;
 }
 
-// runs the batch on `threads` CPU threads (0: all); points holds n × kPointKinds × capacity rows
+// the cases of a running CPU chunk counted as they finish, so that a progress line moves within a
+// chunk: `report(done)` is called by the calling thread (OpenMP's master) at most every `every_s`
+// seconds. What report throws (a Python KeyboardInterrupt) stops the cases not yet started and
+// is thrown again once the chunk's threads have joined
+class ChunkTicker {
+ public:
+  explicit ChunkTicker(std::function<void(long done)> report, double every_s = 0.25)
+      : report_(std::move(report)), every_s_(every_s), last_(std::chrono::steady_clock::now()) {}
+  // `count` more cases finished (any thread)
+  void finished(long count);
+  bool stopped() const { return stopped_.load(std::memory_order_relaxed); }
+  // what report threw, if it did (after the parallel region)
+  void rethrow() const {
+    if (error_) std::rethrow_exception(error_);
+  }
+
+ private:
+  std::function<void(long)> report_;
+  double every_s_;
+  std::chrono::steady_clock::time_point last_;
+  std::atomic<long> done_{0};
+  std::atomic<bool> stopped_{false};
+  std::exception_ptr error_;
+};
+
+// runs the batch on `threads` CPU threads (0: all); points holds n × kPointKinds × capacity rows;
+// `ticker` (may be null) hears of each finished case
 template <class D>
 void run_chunk_cpu(const CaseBatch<D>& cases, const SweepAnalysis& an, const StepOptions& opt, CaseResult<D>* results,
-                   double* points, int threads);
+                   double* points, int threads, ChunkTicker* ticker = nullptr);
 
 // what a CUDA backend call reports: success, or its error and whether that was a lack of device
 // memory (the caller then runs the cases in smaller parts)
@@ -168,7 +198,7 @@ CudaOutcome run_chunk_cuda(const CaseBatch<D>& cases, const SweepAnalysis& an, c
 
 #define FIVSIM_SWEEP_EXTERN(D)                                                                                    \
   extern template void run_chunk_cpu<D>(const CaseBatch<D>&, const SweepAnalysis&, const StepOptions&, CaseResult<D>*, \
-                                        double*, int);                                                            \
+                                        double*, int, ChunkTicker*);                                              \
   extern template bool runs_as_belt<D>(const CaseBatch<D>&, const SweepAnalysis&, const StepOptions&);          \
   extern template class CudaPipeline<D>;                                                                       \
   extern template CudaOutcome run_chunk_cuda<D>(const CaseBatch<D>&, const SweepAnalysis&, const StepOptions&,  \

@@ -4,19 +4,19 @@ Every entry takes a scenario as a path, a JSON string or a dict, and ``set={poin
 overrides applied in order, as ``--set /pointer=value`` does on the command line::
 
     import fivsim
-    run = fivsim.run("scenarios/model1_belt_stickslip.json", set={"/integrator/t_end": 5})
-    run.timeseries["q0"], run.summary["event_counts"]
-    sw = fivsim.sweep("scenarios/model1_load_sweep.json", device="auto")
+    run = fivsim.run("scenarios/model1_slow_stribeck.json", set={"/integrator/t_end": 5})
+    run.timeseries["q0"], run.events["t"], run.to_pandas()
+    sw = fivsim.sweep("scenarios/chain2_load_sweep.json", device="auto", progress=True)
     sw.cases["class"], sw.points["q0"], sw.to_pandas()
     fit = fivsim.identify("scenarios/identify/sdof_two_stop_extended_sindy.json")
-    fit.identified["extended_sindy"]["parameters"], fit.response["x_extended_sindy"]
+    fit.parameters["k"], fit.intervals["k"], fit.response["x_extended_sindy"]
     st = fivsim.stability("scenarios/model2_example1.json", param="/friction/mu", linspace=(0, 1.5, 151))
-    st.critical, st.table["max_real"]
+    st.critical, st.table["max_real"], st.to_pandas()
     cmp = fivsim.compare("scenarios/model2_example2.json", methods=["moreau", "irk10"], dt=[1e-3, 1e-4])
-    cmp.table["relerr_q0"], cmp.report["runs"][0]["transitions"]
+    cmp.table["relerr_q0"], cmp.report["runs"][0]["transitions"], cmp.to_pandas()
 
 Results come back as numpy arrays named like the columns of the command line's CSV files (the
-same numbers; nothing goes through files). Bad input raises InputError naming the JSON pointer (the
+same numbers; nothing goes through files), and every result has to_pandas(). Bad input raises InputError naming the JSON pointer (the
 command line's exit 2); a run that fails numerically raises NumericalError carrying the result up
 to the failure. Long calls release the GIL and stop on Ctrl-C (KeyboardInterrupt).
 """
@@ -104,22 +104,50 @@ def _overrides(set):
     return out
 
 
-def _progress_callback(progress, what):
+class _ProgressPrinter:
+    """progress=True: on a terminal one line rewritten in place (at most 10 times a second); elsewhere
+    (a notebook's log, a file, a pipe) a line of its own every 10 s; with the rate and an ETA."""
+
+    def __init__(self, what, unit):
+        self.what, self.unit = what, unit
+        self.start = _time.monotonic()
+        self.last = None
+        self.last_done = None
+        self.shown = False
+        self.terminal = _sys.stderr.isatty()
+
+    def __call__(self, done, total, work):
+        now = _time.monotonic()
+        if done == self.last_done or (self.last is not None and now - self.last < (0.1 if self.terminal else 10.0)
+                                      and done < total):
+            return
+        self.last, self.last_done = now, done
+        elapsed = now - self.start
+        frac = done / total if total else 0.0
+        rate = work / elapsed if elapsed > 0 else 0.0
+        eta = f", ETA {elapsed * (1 - frac) / frac:.0f} s" if 0 < frac < 1 else ""
+        line = f"  {self.what} {done:.4g} / {total:.4g} ({100 * frac:3.0f}%), {rate:.3g} {self.unit}{eta}"
+        _sys.stderr.write(f"\r{line}   " if self.terminal else line + "\n")
+        _sys.stderr.flush()
+        self.shown = True
+
+    def done(self):
+        if self.terminal and self.shown:
+            _sys.stderr.write("\n")
+
+
+def _progress_callback(progress, what, unit):
     """None, a printer on stderr (progress=True) or the caller's callable(done, total, work)."""
     if progress is None or progress is False:
         return None
     if callable(progress):
         return progress
-    start = _time.monotonic()
+    return _ProgressPrinter(what, unit)
 
-    def show(done, total, work):
-        elapsed = _time.monotonic() - start
-        frac = done / total if total else 0.0
-        rate = work / elapsed if elapsed > 0 else 0.0
-        _sys.stderr.write(f"\r  {what} {done:.4g} / {total:.4g} ({100 * frac:3.0f}%), {rate:.3g}/s   ")
-        _sys.stderr.flush()
 
-    return show
+def _progress_done(callback):
+    if isinstance(callback, _ProgressPrinter):
+        callback.done()
 
 
 def load(scenario, set=None):
@@ -180,9 +208,9 @@ class RunResult:
 def run(scenario, set=None, progress=False):
     """Runs one simulation (fivsim run): a RunResult; NumericalError when it ended early."""
     text, is_path = _source(scenario)
-    raw = _core.run(text, is_path, _overrides(set), _progress_callback(progress, "t ="))
-    if progress is True:
-        _sys.stderr.write("\n")
+    callback = _progress_callback(progress, "t =", "steps/s")
+    raw = _core.run(text, is_path, _overrides(set), callback)
+    _progress_done(callback)
     result = RunResult(raw)
     if not result.complete:
         raise NumericalError(f"numerical failure ({raw['failure']}); .result holds the run up to there", result)
@@ -224,8 +252,12 @@ class SweepResult:
         return pd.DataFrame(data)
 
     def __repr__(self):
+        # the case-steps run: an adaptive sweep stops each case when its class is known
         s = self.summary
-        return (f"<fivsim.SweepResult {s.get('name')}: {s.get('cases')} cases x {s.get('steps')} steps on "
+        planned = s.get("cases", 0) * s.get("steps", 0)
+        ran = s.get("case_steps", planned)
+        share = f" ({100 * ran / planned:.3g}% of {s.get('cases')} x {s.get('steps')})" if planned and ran != planned else ""
+        return (f"<fivsim.SweepResult {s.get('name')}: {s.get('cases')} cases, {ran:.4g} case-steps{share} on "
                 f"{s.get('device')}>")
 
 
@@ -234,35 +266,62 @@ def sweep(scenario, set=None, device="auto", precision="double", progress=False,
     precision: "double" or "float"; threads: CPU threads (0: all cores); chunk: cases per chunk
     (0: chosen from the device's memory or the steps). A diverging case is flagged in its row."""
     text, is_path = _source(scenario)
-    raw = _core.sweep(text, is_path, _overrides(set), str(device), str(precision), int(chunk), int(threads),
-                      _progress_callback(progress, "cases"))
-    if progress is True:
-        _sys.stderr.write("\n")
+    callback = _progress_callback(progress, "cases", "case-steps/s")
+    raw = _core.sweep(text, is_path, _overrides(set), str(device), str(precision), int(chunk), int(threads), callback)
+    _progress_done(callback)
     return SweepResult(raw)
 
 
+def _frame(columns):
+    import pandas as pd
+
+    return pd.DataFrame(columns)
+
+
 class IdentifyResult:
-    """One identification (fivsim identify): .identified (what identified.json holds), .record,
-    .response and .bounds (dicts of arrays named like the columns of record.csv, response.csv and
-    bounds.csv; .bounds is None unless extended SINDy ran its grid)."""
+    """One identification (fivsim identify): .parameters ({name: value}) and .intervals ({name:
+    (low, high) 95 % interval, or None where the method gives none}) whatever the method (what
+    identified.json's "fit" holds), .identified (all of identified.json), .record, .response and
+    .bounds (dicts of arrays named like the columns of record.csv, response.csv and bounds.csv;
+    .bounds is None unless extended SINDy ran the seed's grid)."""
 
     def __init__(self, raw):
         self.identified = _json.loads(raw["identified"])
         self.record = raw["record"]
         self.response = raw["response"]
         self.bounds = raw["bounds"]
+        fit = self.identified["fit"]
+        self.parameters = dict(fit["parameters"])
+        self.intervals = {k: (None if v is None else tuple(v)) for k, v in fit["interval_95"].items()}
+
+    def to_pandas(self, table="parameters"):
+        """table="parameters" (a row per parameter: value, low, high), "record", "response" or
+        "bounds" as a pandas DataFrame."""
+        if table == "parameters":
+            names = list(self.parameters)
+            low = [self.intervals[n][0] if self.intervals.get(n) else _math.nan for n in names]
+            high = [self.intervals[n][1] if self.intervals.get(n) else _math.nan for n in names]
+            return _frame({"parameter": names, "value": [self.parameters[n] for n in names], "low": low, "high": high})
+        if table not in ("record", "response", "bounds"):
+            raise ValueError('table is "parameters", "record", "response" or "bounds"')
+        data = getattr(self, table)
+        if data is None:
+            raise ValueError("this identification has no bounds (only extended SINDy's grid step 3 computes them)")
+        return _frame(data)
 
     def __repr__(self):
         i = self.identified
         return f"<fivsim.IdentifyResult {i.get('name')} ({i.get('method')}): {i['record']['samples']} samples>"
 
 
-def identify(config, set=None):
+def identify(config, set=None, base_dir=None):
     """Identifies a friction oscillator from a record (fivsim identify, one configuration without a
-    sweep block): an IdentifyResult. A config given as text or a dict reads its relative paths from
-    the working directory; one given as a path, from its own folder."""
+    sweep block): an IdentifyResult. Relative paths in the config (data.path, data.scenario) are
+    read from base_dir where given, else from the config's own folder for a path, or from the
+    working directory for a config given as text or a dict."""
     text, is_path = _source(config)
-    return IdentifyResult(_core.identify(text, is_path, _overrides(set)))
+    folder = "" if base_dir is None else _os.fspath(base_dir)
+    return IdentifyResult(_core.identify(text, is_path, _overrides(set), folder))
 
 
 class StabilityResult:
@@ -274,6 +333,10 @@ class StabilityResult:
         self.report = _json.loads(raw["report"])
         self.table = raw["table"]
         self.critical = self.report["critical"]
+
+    def to_pandas(self):
+        """The table (stability.csv's columns) as a pandas DataFrame."""
+        return _frame(self.table)
 
     def __repr__(self):
         r = self.report
@@ -300,6 +363,10 @@ class CompareResult:
         self.table = raw["table"]
         self.markdown = raw["markdown"]
         self.series = dict(raw["series"])
+
+    def to_pandas(self):
+        """The table (compare.csv's columns, a row per run) as a pandas DataFrame."""
+        return _frame(self.table)
 
     def __repr__(self):
         return f"<fivsim.CompareResult {self.report.get('name')}: {len(self.report.get('runs', []))} runs>"
