@@ -425,6 +425,27 @@ TEST(SweepCommand, OutOfMemoryHalvesThePartAndRetries) {
   fs::remove_all(out);
 }
 
+// `initial` is optional (the scenario starts at rest): a sweep may vary /initial/q/0 of a scenario
+// that leaves it out, with the rows of the same sweep given the zeros explicitly
+TEST(SweepCommand, AScenarioWithoutInitialMaySweepItsStart) {
+  const fs::path dir = fresh_dir("fivsim_sweep_no_initial");
+  fs::create_directories(dir);
+  json doc = json::parse(slurp(kScenarios + "chain2_load_sweep.json"));
+  doc["sweep"] = {{"mode", "grid"}, {"parameters", {{{"path", "/initial/q/0"}, {"values", {0.1, 0.4}}}}}};
+  doc["initial"] = {{"q", {0.0, 0.0}}, {"u", {0.0, 0.0}}};
+  std::ofstream(dir / "explicit.json") << doc.dump();
+  doc.erase("initial");
+  std::ofstream(dir / "implicit.json") << doc.dump();
+  for (const char* name : {"explicit", "implicit"}) {
+    const Result r = run_fivsim("sweep " + (dir / (std::string(name) + ".json")).string() +
+                                " --device cpu -q --set /integrator/t_end=30 --set /analysis/t_transient=10 --out " +
+                                (dir / name).string());
+    ASSERT_EQ(r.code, 0) << r.err;
+  }
+  EXPECT_EQ(slurp(dir / "implicit" / "cases.csv"), slurp(dir / "explicit" / "cases.csv"));
+  fs::remove_all(dir);
+}
+
 // an unstable case (negative stiffness) overflows to Inf/NaN: its row says nonfinite with the
 // time and number of the failing step, as `fivsim run` of that case reports them, and NaN for its
 // statistics (they cover only the steps before it failed) in cases.csv and results.h5 alike; the

@@ -874,7 +874,9 @@ void check_sweepable(const Scenario& base) {
                                             "irk or switching");
 }
 
-SweepOutcome run_checked(const json& document, const SweepOptions& options, Ranks& ranks) {
+SweepOutcome run_checked(const json& given, const SweepOptions& options, Ranks& ranks) {
+  // a scenario without `initial` starts at rest, written out so that the sweep may vary it
+  const json document = with_initial_written(given);
   if (options.threads < 0 || options.threads > kMaxSweepThreads)
     throw InputError("--threads", "must be an integer in [1, " + std::to_string(kMaxSweepThreads) +
                                       "] (or none: every core), got " + std::to_string(options.threads));

@@ -7,6 +7,7 @@
 #include "commands.hpp"
 #include "fivsim/batch/sweep_runner.hpp"
 #include "fivsim/core/input_error.hpp"
+#include "fivsim/integrate/method.hpp"
 #include "fivsim/io/output.hpp"
 
 namespace {
@@ -95,9 +96,7 @@ int main(int argc, char** argv) {
       "run methods × step sizes against the event-driven reference; writes compare.md, compare.csv, "
       "compare.json into --out");
   compare_cmd->add_option("scenario", compare.scenario, "scenario JSON file")->required();
-  compare_cmd->add_option("--methods", compare.methods,
-                          "comma-separated: moreau, rk4lcp, irkQ (Q Gauss stages), switching; append -interp to "
-                          "rk4lcp/irkQ for interpolated stage forces")
+  compare_cmd->add_option("--methods", compare.methods, std::string("comma-separated: ") + fivsim::kMethodLabels)
       ->capture_default_str();
   compare_cmd->add_option("--dt", compare.dt, "comma-separated step sizes (default: the scenario's dt)");
   compare_cmd->add_option("--out", compare.out, "output folder (default runs/<name>_compare)");

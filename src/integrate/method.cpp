@@ -98,11 +98,7 @@ MethodSpec parse_method_label(const std::string& label) {
     if (spec.stages < 1 || spec.stages > kMaxGaussStages)
       throw std::invalid_argument("'" + label + "': Gauss stages must be 1.." + std::to_string(kMaxGaussStages));
   } else {
-    throw std::invalid_argument("unknown method '" + label +
-                                "' (moreau, rk4lcp, irkQ with Q Gauss stages, switching, root_shooting, smooth, "
-                                "pinn_singleQ, pinn_dualQ, pinn_adv_singleQ, pinn_adv_dualQ, pinn_central; "
-                                "append -interp to rk4lcp or irkQ for interpolated stage forces, +lcp_pinn to "
-                                "moreau, rk4lcp or irkQ for the LCP-PINN as contact solver)");
+    throw std::invalid_argument("unknown method '" + label + "' (" + kMethodLabels + ")");
   }
   return spec;
 }

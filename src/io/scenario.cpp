@@ -588,6 +588,17 @@ FrictionLaw parse_friction_law(JsonObject& obj) {
   return f.law;
 }
 
+json with_initial_written(json doc) {
+  if (doc.is_object() && doc.contains("initial") && doc["initial"].is_object() && doc["initial"].contains("q") &&
+      doc["initial"].contains("u"))
+    return doc;
+  const Scenario sc = parse_scenario(doc);
+  json& initial = doc["initial"];
+  if (!initial.contains("q")) initial["q"] = std::vector<double>(sc.q0.data(), sc.q0.data() + sc.q0.size());
+  if (!initial.contains("u")) initial["u"] = std::vector<double>(sc.u0.data(), sc.u0.data() + sc.u0.size());
+  return doc;
+}
+
 Scenario parse_scenario(const json& doc) {
   Scenario s;
   s.document = doc;

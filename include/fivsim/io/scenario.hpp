@@ -164,6 +164,9 @@ void apply_override(json& doc, const std::string& assignment);
 
 // validates the whole document and builds the model description
 Scenario parse_scenario(const json& doc);
+// the document with its start written out: `initial` {q, u} as the scenario starts (at rest where
+// it leaves them out), so that a sweep may vary /initial/q/i of a scenario that gives no `initial`
+json with_initial_written(json doc);
 
 // pinn_central updates displacements by half steps around a velocity LCP, which suits friction
 // under known normal forces (seed 001's slider chains) only; false with the reason otherwise
