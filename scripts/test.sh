@@ -28,10 +28,11 @@ CC=clang CXX=clang++ cmake -S . -B "$san_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo 
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="${FIVSIM_SANITIZE_FLAGS:--O1}" -DFIVSIM_CUDA=OFF -DFIVSIM_FUZZ=ON -DFIVSIM_PYTHON=OFF \
   -DFIVSIM_BUILD_TESTS=ON -DFIVSIM_GPU_TESTS=OFF >/dev/null
 cmake --build "$san_dir" -j "$jobs"
-# ten to a hundred times slower under the sanitizers (minutes each), or two more MPI runs of the
-# rank exchange that MpiRanksWriteTheSingleRunsFiles already takes through it: run by the first
-# build only
-slow='^(SweepCommand\.PinnSweepMatchesIrkSweep|SweepCommand\.PinnCaseEqualsRun|Identification\.ExtendedSindyBeatsSindyOnTheTwoStopCase|Identification\.NoisyRecordsStayWithinTheRateStudysBounds|Identification\.HeldStepThreeKeepsTheSlipPrecisionWhereTheGridLosesIt|Greybox\.NelderMeadRecoversTheGeneratingParametersFromASimulatedRecord|IdentifyCommand\.PinnFindsTheLuGreTorqueOfTheTorsionPendulum|PinnStep\.SingleAndAdvancedSingleConvergeToTheirIrkLcpCounterparts|PinnStep\.DualMatchesSingleThroughTheLcpPinn|PinnIdentification\.RecoversTheTorqueOfAClosedFormMotion|PinnIdentification\.TrainableCoefficientsStayInTheirBoundsAndCloseTheBalance|MlpBatch\.FitGradientsMatchFiniteDifferences|CaseRunner\.AdaptiveRunsStopWithTheClassOfALongFixedRun|CaseRunner\.SwitchingAdaptiveRunsStopWithTheClassOfALongFixedRun|SweepCommand\.MpiSweepResumesAndReportsARanksFailureOnce|SweepCommand\.MpiSlowRankHoldsUpNobody)$'
+# ten to a hundred times slower under the sanitizers (minutes each; the interval studies' records
+# half a minute each, their code paths taken by the shorter identification tests), or two more MPI
+# runs of the rank exchange that MpiRanksWriteTheSingleRunsFiles already takes through it: run by
+# the first build only
+slow='^(Greybox\.OutputErrorIntervalsHoldTheTruthOnNoisyRecords|Identification\.HeldIntervalsHoldTheTruthAtMeasuredRates|Identification\.SindyIntervalsHoldTheTruthWhereTheEquationFits|SweepCommand\.PinnSweepMatchesIrkSweep|SweepCommand\.PinnCaseEqualsRun|Identification\.ExtendedSindyBeatsSindyOnTheTwoStopCase|Identification\.NoisyRecordsStayWithinTheRateStudysBounds|Identification\.HeldStepThreeKeepsTheSlipPrecisionWhereTheGridLosesIt|Greybox\.NelderMeadRecoversTheGeneratingParametersFromASimulatedRecord|IdentifyCommand\.PinnFindsTheLuGreTorqueOfTheTorsionPendulum|PinnStep\.SingleAndAdvancedSingleConvergeToTheirIrkLcpCounterparts|PinnStep\.DualMatchesSingleThroughTheLcpPinn|PinnIdentification\.RecoversTheTorqueOfAClosedFormMotion|PinnIdentification\.TrainableCoefficientsStayInTheirBoundsAndCloseTheBalance|MlpBatch\.FitGradientsMatchFiniteDifferences|CaseRunner\.AdaptiveRunsStopWithTheClassOfALongFixedRun|CaseRunner\.SwitchingAdaptiveRunsStopWithTheClassOfALongFixedRun|SweepCommand\.MpiSweepResumesAndReportsARanksFailureOnce|SweepCommand\.MpiSlowRankHoldsUpNobody)$'
 export ASAN_OPTIONS="abort_on_error=1:detect_leaks=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 ctest --test-dir "$san_dir" --output-on-failure -j "$jobs" -L cpu -E "$slow"

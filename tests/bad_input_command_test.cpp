@@ -110,6 +110,15 @@ TEST(BadInputCommand, ThreadsAndChunkOutsideTheirRangesAreRefusedInFivsimsWords)
   fs::remove_all(dir);
 }
 
+// a load of 1e308 N ran to "complete" with null RMS values (their squares overflow): refused by the
+// rule that bounds a scenario's numbers
+TEST(BadInputCommand, ValuesWhoseResultsOverflowAreRefusedWithTheRule) {
+  for (const char* value : {"1e308", "-2e100"})
+    expect_bad_input(run_fivsim("validate " + kScenario + " --set /model/Fn=" + value), "validate",
+                     "/model/Fn: must be within ±1e100 (beyond, the squares a run's statistics sum overflow)");
+  EXPECT_EQ(run_fivsim("validate " + kScenario + " --set /model/Fn=1e100").code, 0);
+}
+
 TEST(BadInputCommand, AStepLongerThanTheRunIsRefused) {
   expect_bad_input(run_fivsim("validate " + kScenario + " --set /integrator/dt=50"), "validate",
                    "/integrator/dt: must not exceed /integrator/t_end (40 s), got 50 s");

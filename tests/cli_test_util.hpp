@@ -78,6 +78,21 @@ inline fs::path fresh_dir(const std::string& name) {
 
 inline const std::string kScenarios = FIVSIM_SOURCE_DIR "/scenarios/";
 
+// `lock_file` locked as another fivsim's (a plain POSIX record lock, holding `note`): its open
+// descriptor, which keeps the lock until closed, or -1
+inline int hold_lock_as_another_fivsim(const fs::path& lock_file, const std::string& note) {
+  const int fd = ::open(lock_file.c_str(), O_RDWR | O_CREAT, 0644);
+  if (fd < 0) return -1;
+  struct flock whole {};
+  whole.l_type = F_WRLCK;
+  whole.l_whence = SEEK_SET;
+  if (::write(fd, note.data(), note.size()) != static_cast<ssize_t>(note.size()) || ::fcntl(fd, F_SETLK, &whole) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
 // a pipe whose ends close with it
 struct Pipe {
   int out = -1, in = -1;  // read end, write end

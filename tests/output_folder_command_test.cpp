@@ -171,13 +171,8 @@ TEST(OutputFolderCommand, ParallelRunsAreRefusedByTheLockNotLost) {
 TEST(OutputFolderCommand, RunIsRefusedWhereASweepWrites) {
   const fs::path base = fresh_dir("fivsim_out_locked");
   fs::create_directories(base);
-  const int fd = ::open((base / "r.lock").c_str(), O_RDWR | O_CREAT, 0644);
+  const int fd = hold_lock_as_another_fivsim(base / "r.lock", "pid 4242 on node17");
   ASSERT_GE(fd, 0);
-  ASSERT_EQ(::write(fd, "pid 4242 on node17", 18), 18);
-  struct flock whole {};
-  whole.l_type = F_WRLCK;
-  whole.l_whence = SEEK_SET;
-  ASSERT_EQ(::fcntl(fd, F_SETLK, &whole), 0);
   const Result r = run_fivsim("run " + kRun + " --out " + (base / "r").string());
   EXPECT_EQ(r.code, 1);
   EXPECT_NE(r.err.find((base / "r").string() + " is being written by another fivsim command (pid 4242 on node17)"),

@@ -240,13 +240,8 @@ TEST(SweepCommand, RefusesAFolderAnotherSweepIsWriting) {
   const fs::path out = fresh_dir("fivsim_locked_out");
   const fs::path partial = out.string() + ".partial", lock = out.string() + ".lock";
   fs::remove_all(partial);
-  const int fd = ::open(lock.c_str(), O_RDWR | O_CREAT, 0644);
+  const int fd = hold_lock_as_another_fivsim(lock, "pid 4242 on node17");
   ASSERT_GE(fd, 0);
-  ASSERT_EQ(::write(fd, "pid 4242 on node17", 18), 18);
-  struct flock whole {};
-  whole.l_type = F_WRLCK;
-  whole.l_whence = SEEK_SET;
-  ASSERT_EQ(::fcntl(fd, F_SETLK, &whole), 0);
   // (the second time with the folder written "out/": the same folder, the same lock)
   for (const std::string& resume_and_out : {" --out " + out.string(), " --resume --out " + out.string() + "/"}) {
     const Result r = run_fivsim(sweep + resume_and_out);

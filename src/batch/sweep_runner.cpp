@@ -14,10 +14,10 @@
 #include <cstring>
 #include <future>
 #include <initializer_list>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
-#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <thread>
@@ -659,7 +659,8 @@ SweepOutcome run_writer(const RunContext& ctx) {
     outcome.warning = dir->unguarded();
   }
   // resumable: after each chunk the manifest records what is on the disk (sweep_journal.hpp); an
-  // unfinished sweep is looked at before the staging folder is opened, so a refusal keeps it
+  // unfinished sweep's staging folder stays as it is until it is continued or restarted, so a
+  // refusal keeps it
   // the format: what the files of a sweep this size should be, unless asked
   const SweepFormat format = options.format != SweepFormat::automatic ? options.format
                              : n_cases < kSweepCsvLimit               ? SweepFormat::both
@@ -668,11 +669,11 @@ SweepOutcome run_writer(const RunContext& ctx) {
   const bool h5 = format == SweepFormat::h5 || format == SweepFormat::both;
   if (!tables)
     journal.emplace(dir->path(), json{{"scenario", base.document},
-                                                                      {"precision", ctx.single ? "float" : "double"},
-                                                                      {"first_case", first_case},
-                                                                      {"end_case", end_case},
-                                                                      {"csv", csv},
-                                                                      {"h5", h5}});
+                                      {"precision", ctx.single ? "float" : "double"},
+                                      {"first_case", first_case},
+                                      {"end_case", end_case},
+                                      {"csv", csv},
+                                      {"h5", h5}});
   if (journal && journal->has_manifest()) {
     if (!options.resume)
       throw InputError("--resume", dir->path().string() +

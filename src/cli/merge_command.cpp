@@ -185,7 +185,7 @@ int merge_command(const MergeArgs& args) {
       }
       batch::join_results_h5(parts, dir.file("results.h5"), summary, summary.value("n_contacts", 0));
     }
-    // the merged files verifiable as a shard's are
+    // the merged files' checksums: the merged folder is verifiable as a shard is
     json checks = json::object();
     for (const char* file : {"cases.csv", "points.csv", "results.h5"})
       if (fs::exists(dir.file(file))) checks[file] = batch::file_check(dir.file(file));

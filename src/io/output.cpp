@@ -11,9 +11,8 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
-#include <cstring>
-
 #include <charconv>
+#include <cstring>
 #include <fstream>
 #include <stdexcept>
 
@@ -136,7 +135,7 @@ std::string output_refusal(const fs::path& out, const fs::path& cwd, const std::
                                                : "holds " + input.string() + ", an input of this command") +
              std::string("; name another folder");
   }
-  return existing_refusal(named);
+  return existing_refusal(named.is_absolute() ? named : cwd / named);
 }
 
 void require_safe_output(const fs::path& out, const std::vector<fs::path>& inputs) {

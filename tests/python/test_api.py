@@ -161,6 +161,18 @@ def test_progress_moves_within_a_chunk_and_prints_lines_off_a_terminal(capsys):
     assert "ETA" in err.splitlines()[0] and err.splitlines()[-1].startswith("  cases 40 / 40 (100%)")
 
 
+def test_the_docs_name_only_scenarios_that_exist():
+    """every scenarios/… file the module's docstring, the README and the docs name is there"""
+    import re
+
+    texts = {"fivsim.__doc__": fivsim.__doc__, "README.md": (SOURCE / "README.md").read_text()}
+    for doc in sorted((SOURCE / "docs").glob("*.md")):
+        texts[doc.name] = doc.read_text()
+    for name, text in texts.items():
+        for path in set(re.findall(r"scenarios/[\w/.-]+?\.json", text)):
+            assert (SOURCE / path).is_file(), f"{name} names {path}"
+
+
 def test_every_result_has_to_pandas():
     run = fivsim.run(SCENARIOS / "model1_slow_stribeck.json", set={"/integrator/t_end": 1, "/analysis/t_transient": 0})
     assert len(run.to_pandas()) == 101
