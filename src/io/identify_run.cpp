@@ -50,7 +50,6 @@ std::vector<double> values_of(const Eigen::VectorXd& v) { return std::vector<dou
 // intervals (null where the method gives none: the seed's grid step 3, a PINN's coefficients) and
 // the report they come from
 json fit_json(const json& j, const IdentificationResult& result) {
-  json fit = json::object();
   const auto none_for = [](const json& parameters) {
     json nulls = json::object();
     for (const auto& [name, value] : parameters.items()) nulls[name] = nullptr;
@@ -61,10 +60,9 @@ json fit_json(const json& j, const IdentificationResult& result) {
     const json& p = j["pinn"];
     json parameters = json::object();
     for (const auto& name : p["trained"]) parameters[name.get<std::string>()] = p["coefficients"][name.get<std::string>()];
-    fit = {{"from", "pinn"}, {"parameters", parameters}, {"interval_95", none_for(parameters)}};
-    return fit;
+    return {{"from", "pinn"}, {"parameters", parameters}, {"interval_95", none_for(parameters)}};
   }
-  const char* from = result.extended               ? "extended_sindy"
+  const char* from = result.extended                                    ? "extended_sindy"
                      : result.greybox_equation || result.greybox_search ? "greybox"
                      : result.joint_terms                               ? "joint_terms"
                                                                         : "sindy";
@@ -83,8 +81,7 @@ json fit_json(const json& j, const IdentificationResult& result) {
   json interval = report.contains("interval_95") ? report["interval_95"] : none_for(report["parameters"]);
   if (!report.contains("interval_95") && report.contains("held") && report["held"].contains("interval_95"))
     interval = report["held"]["interval_95"];
-  fit = {{"from", from}, {"parameters", report["parameters"]}, {"interval_95", interval}};
-  return fit;
+  return {{"from", from}, {"parameters", report["parameters"]}, {"interval_95", interval}};
 }
 
 }  // namespace
