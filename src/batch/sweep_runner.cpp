@@ -350,19 +350,23 @@ void run_chunks_pipelined(const RunContext& ctx, const ChunkSettings& set, Chunk
   slot[cur] = prepare_chunk<D>(ctx, set, shared, r->first, r->n, std::move(slot[cur]));
   for (;;) {
     Chunk<D>& ch = slot[cur];
-    const bool whole = ch.n <= parts.limit && (parts.test_limit <= 0 || ch.n <= parts.test_limit);
-    CudaOutcome launched{"", true};
-    if (whole) launched = launcher.launch(cur, ch.cases.batch(), ch.results.data(), ch.points.data());
-    if (launched.ok()) {
-      queued[cur] = true;
-    } else if (launched.out_of_memory) {
-      // alone on the device, in parts
+    // a chunk larger than the parts the device held so far, or one whose launch runs out of
+    // memory, runs alone, part after part; only a launched chunk is queued
+    bool alone = ch.n > parts.limit || (parts.test_limit > 0 && ch.n > parts.test_limit);
+    if (!alone) {
+      const CudaOutcome launched = launcher.launch(cur, ch.cases.batch(), ch.results.data(), ch.points.data());
+      if (launched.ok())
+        queued[cur] = true;
+      else if (launched.out_of_memory)
+        alone = true;
+      else
+        throw std::runtime_error("CUDA backend: " + launched.error);
+    }
+    if (alone) {
       finish(1 - cur);
       const long halvings = parts.halvings;
       const double seconds = run_in_slot(ctx, set, ch, parts, launcher, cur);
       complete(cur, seconds, parts.halvings - halvings);
-    } else {
-      throw std::runtime_error("CUDA backend: " + launched.error);
     }
     // while this chunk steps: the last one's results, and the next chunk
     finish(1 - cur);
