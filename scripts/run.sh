@@ -6,7 +6,13 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh >/dev/null
 build_dir="${FIVSIM_BUILD_DIR:-build}"
 if [[ ! -x "$build_dir/fivsim" ]] || [[ -n "$(find src include kernels cmake CMakeLists.txt -newer "$build_dir/fivsim" -print -quit)" ]]; then
-  cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release >/dev/null
+  # kernels only where a GPU can run them (or FIVSIM_CUDA=ON): without one, nvcc would take most
+  # of a fresh build's time for code nothing here runs
+  cuda="${FIVSIM_CUDA:-}"
+  if [[ -z "$cuda" ]]; then
+    if nvidia-smi -L 2>/dev/null | grep -q GPU; then cuda=AUTO; else cuda=OFF; fi
+  fi
+  cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release -DFIVSIM_CUDA="$cuda" >/dev/null
   # the command line and the Python package (PYTHONPATH=build/python python3 -c "import fivsim")
   cmake --build "$build_dir" -j "$(nproc)" --target fivsim_apps
 fi

@@ -808,6 +808,35 @@ TEST(SweepCommand, PinnSweepsSayWhatTheyNeed) {
              "/integrator/lcp_solver: sweeps solve the contact LCPs of moreau, rk4lcp and irk");
 }
 
+// a GPU whose compute capability the build has no kernel image for (stubbed: an RTX A6000, 8.6,
+// which neither this build nor the old Hopper-only default can run): --device auto says so in one
+// line and runs on the CPU (the files of --device cpu, summary.json's device_fallback); --device
+// cuda is bad input naming the GPU, its capability and what to rebuild with
+TEST(SweepCommand, AutoRunsOnTheCpuBesideAGpuItCannotUse) {
+  const std::string sweep = "sweep " + kScenarios + "chain2_load_sweep.json -q" + kShort;
+  const fs::path cpu = fresh_dir("fivsim_stub_cpu"), fallback = fresh_dir("fivsim_stub_auto");
+  ASSERT_EQ(run_fivsim(sweep + " --device cpu --out " + cpu.string()).code, 0);
+  const std::string stub = "FIVSIM_SWEEP_STUB_GPU='NVIDIA RTX A6000:8.6' ";
+  const std::string why = "no usable CUDA device: NVIDIA RTX A6000 (compute capability 8.6) cannot run this build's "
+                          "kernels (built for ";
+  const Result r = run_command_line(stub, sweep + " --device auto --out " + fallback.string());
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err.rfind("fivsim sweep: warning: running on the CPU: " + why, 0), 0u) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_EQ(slurp(cpu / "cases.csv"), slurp(fallback / "cases.csv"));
+  const json s = json::parse(slurp(fallback / "summary.json"));
+  EXPECT_EQ(s["device"], "cpu");
+  EXPECT_EQ(s["device_fallback"].get<std::string>().rfind(why, 0), 0u);
+  const fs::path refused = fresh_dir("fivsim_stub_cuda");
+  const Result c = run_command_line(stub, sweep + " --device cuda --out " + refused.string());
+  EXPECT_EQ(c.code, 2);
+  EXPECT_EQ(c.err.rfind("fivsim sweep: --device: cuda, but there is " + why, 0), 0u) << c.err;
+  EXPECT_NE(c.err.find("rebuild with -DCMAKE_CUDA_ARCHITECTURES=86 (or native)"), std::string::npos) << c.err;
+  EXPECT_FALSE(fs::exists(refused));
+  fs::remove_all(cpu);
+  fs::remove_all(fallback);
+}
+
 // bad input, one line: that there is no device and what to run instead, nothing written
 TEST(SweepCommand, CudaWithoutADeviceSaysSo) {
   if (fivsim::batch::cuda_device_info().available) GTEST_SKIP() << "a CUDA device is present";

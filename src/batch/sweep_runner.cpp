@@ -55,6 +55,8 @@ struct RunContext {
   long first_case = 0, end_case = 0;
   // the writer's progress within a running CPU chunk (cases of it finished); empty elsewhere
   std::function<void(long done)>* chunk_progress = nullptr;
+  // why `--device auto` runs on the CPU beside a GPU it cannot use ("" otherwise)
+  std::string device_fallback;
   bool runge_kutta() const { return method_has_step_map(base.integrator.spec()); }
   bool pinn() const { return base.integrator.spec().kind == MethodKind::pinn; }
 };
@@ -662,6 +664,8 @@ SweepOutcome run_writer(const RunContext& ctx) {
     dir.emplace(out_dir, StagedDirectory::Resumable{}, options.inputs, ctx.ranks.host());
     outcome.warning = dir->unguarded();
   }
+  if (!ctx.device_fallback.empty())
+    outcome.warning += (outcome.warning.empty() ? "" : "; ") + ("running on the CPU: " + ctx.device_fallback);
   // resumable: after each chunk the manifest records what is on the disk (sweep_journal.hpp); an
   // unfinished sweep's staging folder stays as it is until it is continued or restarted, so a
   // refusal keeps it
@@ -791,6 +795,7 @@ SweepOutcome run_writer(const RunContext& ctx) {
   summary["name"] = base.name;
   summary["backend"] = ctx.cuda ? "cuda" : "cpu";
   summary["device"] = ctx.cuda ? ctx.device.description : "cpu";
+  if (!ctx.device_fallback.empty()) summary["device_fallback"] = ctx.device_fallback;
   summary["threads"] = ctx.cuda ? 0 : threads;
   summary["precision"] = ctx.single ? "float" : "double";
   summary["instantiation"] = {{"max_dof", D::max_dof}, {"max_contacts", D::max_contacts}, {"exact", D::exact}};
@@ -879,6 +884,19 @@ void check_sweepable(const Scenario& base) {
                                             "irk or switching");
 }
 
+// the GPU a test names ("NAME:X.Y"), judged against this build's architectures
+CudaDeviceInfo stub_gpu(const std::string& hook) {
+  const std::size_t colon = hook.rfind(':');
+  CudaDeviceInfo found;
+  found.available = true;
+  found.description = hook.substr(0, colon);
+  if (colon == std::string::npos || std::sscanf(hook.c_str() + colon + 1, "%d.%d", &found.major, &found.minor) != 2)
+    throw std::invalid_argument("FIVSIM_SWEEP_STUB_GPU: NAME:X.Y, got '" + hook + "'");
+  const CudaDeviceInfo judged = judged_device(found, cuda_build_architectures());
+  if (judged.available) throw std::invalid_argument("FIVSIM_SWEEP_STUB_GPU: stands in for a GPU this build cannot run");
+  return judged;
+}
+
 SweepOutcome run_checked(const json& given, const SweepOptions& options, Ranks& ranks) {
   // a scenario without `initial` starts at rest, written out so that the sweep may vary it
   const json document = with_initial_written(given);
@@ -919,8 +937,9 @@ SweepOutcome run_checked(const json& given, const SweepOptions& options, Ranks& 
     throw InputError("--precision", "the switching method runs in double precision only, not float");
   if (options.device != SweepDevice::cpu) {
     // each rank on a node takes its own device
-    ctx.device = cuda_device_info(ranks.local_rank());
+    ctx.device = options.hooks.stub_gpu.empty() ? cuda_device_info(ranks.local_rank()) : stub_gpu(options.hooks.stub_gpu);
     ctx.cuda = ctx.device.available;
+    if (ctx.device.unusable_gpu) ctx.device_fallback = ctx.device.description;
     // every rank takes part, with or without a device: the ranks on one GPU share its memory
     // (found by UUID, so also where each rank sees only its own GPU, CUDA_VISIBLE_DEVICES)
     ctx.device_ranks = ranks.node_ranks_with(ctx.cuda ? ctx.device.uuid : "");

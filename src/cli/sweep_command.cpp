@@ -26,6 +26,7 @@ batch::SweepHooks hooks_from_environment() {
       h.slow_ms = std::atol(colon + 1);
     }
   h.prepare_ahead = std::getenv("FIVSIM_SWEEP_PREPARE_AHEAD") != nullptr;
+  if (const char* v = std::getenv("FIVSIM_SWEEP_STUB_GPU")) h.stub_gpu = v;
   return h;
 }
 

@@ -33,6 +33,9 @@ struct SweepHooks {
   int slow_rank = -1;          // this rank spends slow_ms more on each chunk (a slower device or node)
   long slow_ms = 0;
   bool prepare_ahead = false;  // the CPU backend prepares the next chunk while one runs, as CUDA does
+  // "NAME:X.Y": the device found is a GPU of that compute capability, judged against this build's
+  // architectures (one this build can run is refused: the hook stands in for a GPU it cannot)
+  std::string stub_gpu;
 };
 
 // one case's decimated time series (/output/trajectories): t, the series in series_names() order,
@@ -94,7 +97,7 @@ struct SweepOutcome {
   bool writer = false;  // this process wrote the files (the single process, or rank 0)
   std::filesystem::path out;  // empty for a sweep kept in memory
   nlohmann::json summary;  // what summary.json holds
-  std::string warning;     // for the user: the lock that could not be taken, say
+  std::string warning;     // for the user: the lock that could not be taken, a GPU it could not use
 };
 
 // runs the sweep of a scenario document (overrides applied). The writer returns the summary of

@@ -10,13 +10,30 @@ namespace fivsim {
 
 struct CudaDeviceInfo {
   bool available = false;
-  std::string description;  // device name, or why there is none
+  // a GPU is there but cannot run this build's kernels (its compute capability is not built for):
+  // `--device auto` then says so and runs on the CPU
+  bool unusable_gpu = false;
+  std::string description;  // device name, or why there is none ("no CUDA device…", "no usable CUDA device…")
   std::size_t free_bytes = 0;
   int ordinal = 0;          // the device this process uses
   std::string uuid;         // its UUID (32 hex digits): the same GPU whatever the ordinal
+  int major = 0, minor = 0;  // its compute capability
 };
 // the device `ordinal` modulo the number present (each rank of an MPI sweep picks its own by its
-// rank on the node), made current for this process's later CUDA calls
+// rank on the node), made current for this process's later CUDA calls; judged by judged_device
 CudaDeviceInfo cuda_device_info(int ordinal = 0);
+
+// the CUDA architectures this build's kernels were compiled for (CMAKE_CUDA_ARCHITECTURES, e.g.
+// "80-real,86-real,89-real,90"; "" without CUDA)
+const char* cuda_build_architectures();
+
+// whether a GPU of compute capability major.minor loads a kernel built for `architectures` (CMake's
+// list, entries separated by ';' or ','): machine code for sm_XY runs on X.Z with Z >= Y, PTX for compute_XY is compiled by the
+// driver for any capability >= X.Y; "N" alone is both, "N-real" machine code, "N-virtual" PTX
+bool kernel_image_loads(int major, int minor, const std::string& architectures);
+
+// `found` (a device present, its name and capability) as fivsim may use it: unavailable, with why
+// and what to rebuild with, where `architectures` has no image that loads on it
+CudaDeviceInfo judged_device(CudaDeviceInfo found, const std::string& architectures);
 
 }  // namespace fivsim
