@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <string>
 #include <type_traits>
 
 #include "cuda_util.cuh"
@@ -108,6 +109,32 @@ __global__ void belt_kernel(BeltModel<D> b, CaseBatch<D> cases, SweepAnalysis an
   run_belt_lanes<D, 1, Obs>(b, cases, c, 1, an, opt, x, results + c, points + c * per_case, per_case);
 }
 
+// threads a block of the sweep kernels: small enough that a queue-fed launch's last blocks do
+// not leave most of a device idle, a multiple of the warp
+constexpr int kSweepBlock = 128;
+
+// the instantiation as a user reads it: "24x8 double", "2x2 exact float"
+template <class D>
+std::string dims_label() {
+  return std::to_string(D::max_dof) + "x" + std::to_string(D::max_contacts) + (D::exact ? " exact " : " ") +
+         (std::is_same_v<typename D::scalar, double> ? "double" : "float");
+}
+
+// a kernel launch that failed, as the caller reads it: where it ran out of memory, the local
+// memory the driver reserves for every resident thread is the likely cause, which halving the
+// cases cannot cure, so the message names the kernel's bytes per thread and its instantiation
+BackendOutcome launch_failure(cudaError_t err, const void* kernel, const std::string& label) {
+  BackendOutcome out = cuda_outcome(err);
+  cudaFuncAttributes attr{};
+  if ((err == cudaErrorMemoryAllocation || err == cudaErrorLaunchOutOfResources) && kernel &&
+      cudaFuncGetAttributes(&attr, kernel) == cudaSuccess)
+    out.error += " launching the " + label + " kernel, which holds " + std::to_string(attr.localSizeBytes) +
+                 " bytes of local memory per thread (reserved for every thread the device keeps resident; a "
+                 "smaller --chunk leaves more device memory for it)";
+  cudaGetLastError();
+  return out;
+}
+
 // memory that keeps its size from chunk to chunk and grows when a chunk needs more: on the device
 // (Pinned false) or pinned on the host, where the device copies into it asynchronously
 template <class T, bool Pinned>
@@ -169,6 +196,9 @@ struct CudaPipeline<D>::Impl {
     }
   };
   Slot slot[2];
+  InjectedFailures* inject = nullptr;
+  // whether a test makes this launch on `which` fail at `point` (InjectedFailures)
+  bool injected(FailurePoint point, int which, long n) { return inject && inject->fails(point, which, n); }
   Impl() {
     for (Slot& s : slot) {
       cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking);
@@ -187,12 +217,14 @@ struct CudaPipeline<D>::Impl {
 };
 
 template <class D>
-CudaPipeline<D>::CudaPipeline() : impl_(std::make_unique<Impl>()) {}
+CudaPipeline<D>::CudaPipeline(InjectedFailures* inject) : impl_(std::make_unique<Impl>()) {
+  impl_->inject = inject;
+}
 template <class D>
 CudaPipeline<D>::~CudaPipeline() = default;
 
 template <class D>
-CudaOutcome CudaPipeline<D>::launch(int which, const CaseBatch<D>& h, const SweepAnalysis& host_an, const StepOptions& opt) {
+BackendOutcome CudaPipeline<D>::launch(int which, const CaseBatch<D>& h, const SweepAnalysis& host_an, const StepOptions& opt) {
   typename Impl::Slot& s = impl_->slot[which];
   // the runtime keeps a failed call's error (an allocation that failed before a retry on fewer
   // cases) as its last error, which the launch check below would take for this call's
@@ -213,13 +245,23 @@ CudaOutcome CudaPipeline<D>::launch(int which, const CaseBatch<D>& h, const Swee
   const std::size_t n_reference = host_an.reference ? static_cast<std::size_t>(host_an.reference_n) : 0;
   if (err == cudaSuccess) err = s.reference.ensure(n_reference);
   if (err == cudaSuccess) err = s.points.ensure(s.n_points);
-  if (err == cudaSuccess) err = s.results_out.ensure(n);
-  if (err == cudaSuccess) err = s.points_out.ensure(s.n_points);
-  if (err != cudaSuccess) {
+  BackendOutcome failed = cuda_outcome(err);
+  if (failed.ok() && impl_->injected(FailurePoint::slot_buffers, which, h.n))
+    failed = InjectedFailures::outcome(FailurePoint::slot_buffers, which);
+  if (failed.ok()) {
+    err = s.results_out.ensure(n);
+    if (err == cudaSuccess) err = s.points_out.ensure(s.n_points);
+    failed = cuda_outcome(err);
+  }
+  if (failed.ok() && impl_->injected(FailurePoint::pinned_buffers, which, h.n))
+    failed = InjectedFailures::outcome(FailurePoint::pinned_buffers, which);
+  if (failed.ok() && impl_->injected(FailurePoint::kernel_launch, which, h.n))
+    failed = InjectedFailures::outcome(FailurePoint::kernel_launch, which);
+  if (!failed.ok()) {
     // give the memory back: the caller retries on fewer cases
     cudaGetLastError();
     s.release();
-    return cuda_outcome(err);
+    return failed;
   }
   // in: the setups (one, shared, or each case's), the step maps, each parameter's values
   err = cudaMemcpyAsync(s.setups.data, h.setups, sizeof(CaseSetup<D>) * n_setups, cudaMemcpyHostToDevice, s.stream);
@@ -240,23 +282,34 @@ CudaOutcome CudaPipeline<D>::launch(int which, const CaseBatch<D>& h, const Swee
   dev.maps = n_maps > 0 ? s.maps.data : nullptr;
   dev.rows = n_rows > 0 ? s.rows.data : nullptr;
   dev.row_stride = h.n;
-  const int block = 128;
+  const int block = kSweepBlock;
   const unsigned grid = static_cast<unsigned>((h.n + block - 1) / block);
+  // a batch no kernel of this instantiation runs is refused, never reported as run
+  if (h.switching && !std::is_same_v<typename D::scalar, double>)
+    return {"the switching integrator runs in double precision only", false};
+  const bool belt = runs_as_belt(h, an, opt);
+  if (belt && !(D::exact && D::max_dof == D::max_contacts))
+    return {"the belt runner needs an instantiation of as many contacts as DoF", false};
+  // the kernel this batch runs, for what a failed launch says
+  const void* kernel = nullptr;
   cudaEventRecord(s.start, s.stream);
-  if (runs_as_belt(h, an, opt)) {
+  if (belt) {
     if constexpr (D::exact && D::max_dof == D::max_contacts) {
       BeltModel<D> b;
       make_belt_model(h.setups[0], b);
       switch (belt_observer_set(an.observers)) {
         case kObserveLean:
+          kernel = reinterpret_cast<const void*>(belt_kernel<D, kObserveLean>);
           belt_kernel<D, kObserveLean>
               <<<grid, block, 0, s.stream>>>(b, dev, an, opt, s.results.data, s.points.data, per_case);
           break;
         case kObserveStatistics:
+          kernel = reinterpret_cast<const void*>(belt_kernel<D, kObserveStatistics>);
           belt_kernel<D, kObserveStatistics>
               <<<grid, block, 0, s.stream>>>(b, dev, an, opt, s.results.data, s.points.data, per_case);
           break;
         default:
+          kernel = reinterpret_cast<const void*>(belt_kernel<D, kObserveBifurcation>);
           belt_kernel<D, kObserveBifurcation>
               <<<grid, block, 0, s.stream>>>(b, dev, an, opt, s.results.data, s.points.data, per_case);
       }
@@ -267,9 +320,10 @@ CudaOutcome CudaPipeline<D>::launch(int which, const CaseBatch<D>& h, const Swee
     unsigned long long* queue = an.adaptive || h.switching ? s.queue.data : nullptr;
     if (queue) err = cudaMemsetAsync(queue, 0, sizeof(unsigned long long), s.stream);
     if (err != cudaSuccess) return cuda_outcome(err);
-    const auto launch_kind = [&](auto kernel) {
-      const unsigned g = queue ? resident_grid(kernel, block, h.n) : grid;
-      kernel<<<g, block, 0, s.stream>>>(dev, an, opt, s.results.data, s.points.data, per_case, queue);
+    const auto launch_kind = [&](auto k) {
+      kernel = reinterpret_cast<const void*>(k);
+      const unsigned g = queue ? resident_grid(k, block, h.n) : grid;
+      k<<<g, block, 0, s.stream>>>(dev, an, opt, s.results.data, s.points.data, per_case, queue);
     };
     if (h.switching) {
       if constexpr (std::is_same_v<typename D::scalar, double>) launch_kind(sweep_kernel<D, kSwitching>);
@@ -281,6 +335,7 @@ CudaOutcome CudaPipeline<D>::launch(int which, const CaseBatch<D>& h, const Swee
   }
   cudaEventRecord(s.stop, s.stream);
   err = cudaGetLastError();
+  if (err != cudaSuccess) return launch_failure(err, kernel, dims_label<D>());
   // out: into pinned memory, so that the copies run while the host goes on
   if (err == cudaSuccess)
     err = cudaMemcpyAsync(s.results_out.data, s.results.data, sizeof(CaseResult<D>) * n, cudaMemcpyDeviceToHost, s.stream);
@@ -291,7 +346,7 @@ CudaOutcome CudaPipeline<D>::launch(int which, const CaseBatch<D>& h, const Swee
 }
 
 template <class D>
-CudaOutcome CudaPipeline<D>::finish(int which, CaseResult<D>* results, double* points, double& kernel_s) {
+BackendOutcome CudaPipeline<D>::finish(int which, CaseResult<D>* results, double* points, double& kernel_s) {
   typename Impl::Slot& s = impl_->slot[which];
   kernel_s = 0.0;
   if (!s.queued) return {};
@@ -307,11 +362,11 @@ CudaOutcome CudaPipeline<D>::finish(int which, CaseResult<D>* results, double* p
 }
 
 template <class D>
-CudaOutcome run_chunk_cuda(const CaseBatch<D>& cases, const SweepAnalysis& an, const StepOptions& opt,
+BackendOutcome run_chunk_cuda(const CaseBatch<D>& cases, const SweepAnalysis& an, const StepOptions& opt,
                            CaseResult<D>* results, double* points, double& kernel_s) {
   kernel_s = 0.0;
   CudaPipeline<D> pipeline;
-  const CudaOutcome launched = pipeline.launch(0, cases, an, opt);
+  const BackendOutcome launched = pipeline.launch(0, cases, an, opt);
   if (!launched.ok()) return launched;
   return pipeline.finish(0, results, points, kernel_s);
 }

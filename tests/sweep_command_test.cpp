@@ -766,6 +766,61 @@ TEST(SweepCommand, ResultsH5HoldsTheCsvValuesInEveryWayOfRunning) {
   for (const auto& d : {both, h5, merged, resumed}) fs::remove_all(d);
 }
 
+// one chunk loop drives every backend: allocation failures injected at each point a launch meets
+// on a device (slot 0's or slot 1's device buffers, the pinned host buffers, the kernel launch;
+// FIVSIM_SWEEP_FAIL) send a chunk to run alone, halve its parts and reuse the slots, on the
+// asynchronous loop (FIVSIM_SWEEP_PREPARE_AHEAD, the device's order) and the synchronous one, and
+// every file holds what an unconstrained run's does: cases.csv and points.csv byte for byte,
+// results.h5's tables rendered back, the summary's classes and statuses
+TEST(SweepCommand, InjectedAllocationFailuresLeaveEveryFileAsAnUnconstrainedRunsFiles) {
+  const std::string sweep = "sweep " + kScenarios + "chain2_load_sweep.json --device cpu -q --chunk 200 "
+                            "--set '/sweep/parameters/0/linspace=[1,30,700]' --set /integrator/t_end=2 "
+                            "--set /analysis/t_transient=1";
+  const fs::path whole = fresh_dir("fivsim_inject_whole"), out = fresh_dir("fivsim_inject_out");
+  ASSERT_EQ(run_fivsim(sweep + " --out " + whole.string()).code, 0);
+  const json expected = json::parse(slurp(whole / "summary.json"));
+  struct Injection {
+    const char* points;
+    long halvings;  // in the asynchronous loop
+  };
+  // four chunks (200, 200, 200, 100 cases) on slots 0, 1, 0, 1
+  const Injection injections[] = {
+      {"slot0:1", 0},                      // the first launch: the chunk runs alone, whole
+      {"slot1:1", 0},                      // the second chunk's, while the first is queued
+      {"pinned:2", 0},                     // the pinned buffers of the second launch
+      {"launch:3", 0},                     // the third chunk's kernel launch
+      {"launch:1,launch:2,slot1:2", 2},    // 200 -> 100 -> 50: later chunks alone in parts of 50
+      {"slot0:1,pinned:2,launch:4,slot1:2", 2},  // retries that fail again: 200 -> 100, then 50
+  };
+  for (const bool ahead : {true, false}) {
+    for (const Injection& inj : injections) {
+      const std::string label = std::string(inj.points) + (ahead ? " (asynchronous loop)" : " (synchronous loop)");
+      ::setenv("FIVSIM_SWEEP_FAIL", inj.points, 1);
+      if (ahead) ::setenv("FIVSIM_SWEEP_PREPARE_AHEAD", "1", 1);
+      const Result r = run_fivsim(sweep + " --out " + out.string());
+      ::unsetenv("FIVSIM_SWEEP_FAIL");
+      ::unsetenv("FIVSIM_SWEEP_PREPARE_AHEAD");
+      ASSERT_EQ(r.code, 0) << label << ": " << r.err;
+      EXPECT_TRUE(slurp(whole / "cases.csv") == slurp(out / "cases.csv")) << label << ": cases.csv differs";
+      EXPECT_TRUE(slurp(whole / "points.csv") == slurp(out / "points.csv")) << label << ": points.csv differs";
+      EXPECT_TRUE(h5_as_csv(whole / "results.h5", "cases") == h5_as_csv(out / "results.h5", "cases")) << label;
+      EXPECT_TRUE(h5_as_csv(whole / "results.h5", "points") == h5_as_csv(out / "results.h5", "points")) << label;
+      const json s = json::parse(slurp(out / "summary.json"));
+      EXPECT_EQ(s["classes"], expected["classes"]) << label;
+      EXPECT_EQ(s["status"], expected["status"]) << label;
+      if (ahead) EXPECT_EQ(s.value("memory_halvings", 0L), inj.halvings) << label;
+    }
+  }
+  // a point the hook does not know is refused before anything runs
+  ::setenv("FIVSIM_SWEEP_FAIL", "slot2:1", 1);
+  const Result bad = run_fivsim(sweep + " --out " + out.string());
+  ::unsetenv("FIVSIM_SWEEP_FAIL");
+  EXPECT_NE(bad.code, 0);
+  EXPECT_NE(bad.err.find("failure point 'slot2:1'"), std::string::npos) << bad.err;
+  fs::remove_all(whole);
+  fs::remove_all(out);
+}
+
 void expect_bad(const std::string& args, const std::string& message) {
   const fs::path out = fresh_dir("fivsim_sweep_bad");
   const Result r = run_fivsim("sweep " + args + " -q --out " + out.string());

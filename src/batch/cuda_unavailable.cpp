@@ -8,21 +8,21 @@ namespace fivsim::batch {
 template <class D>
 struct CudaPipeline<D>::Impl {};
 template <class D>
-CudaPipeline<D>::CudaPipeline() = default;
+CudaPipeline<D>::CudaPipeline(InjectedFailures*) {}
 template <class D>
 CudaPipeline<D>::~CudaPipeline() = default;
 template <class D>
-CudaOutcome CudaPipeline<D>::launch(int, const CaseBatch<D>&, const SweepAnalysis&, const StepOptions&) {
+BackendOutcome CudaPipeline<D>::launch(int, const CaseBatch<D>&, const SweepAnalysis&, const StepOptions&) {
   return {"fivsim was built without CUDA"};
 }
 template <class D>
-CudaOutcome CudaPipeline<D>::finish(int, CaseResult<D>*, double*, double& kernel_s) {
+BackendOutcome CudaPipeline<D>::finish(int, CaseResult<D>*, double*, double& kernel_s) {
   kernel_s = 0.0;
   return {"fivsim was built without CUDA"};
 }
 
 template <class D>
-CudaOutcome run_chunk_cuda(const CaseBatch<D>&, const SweepAnalysis&, const StepOptions&, CaseResult<D>*, double*,
+BackendOutcome run_chunk_cuda(const CaseBatch<D>&, const SweepAnalysis&, const StepOptions&, CaseResult<D>*, double*,
                            double& kernel_s) {
   kernel_s = 0.0;
   return {"fivsim was built without CUDA"};
@@ -30,7 +30,7 @@ CudaOutcome run_chunk_cuda(const CaseBatch<D>&, const SweepAnalysis&, const Step
 
 FIVSIM_SWEEP_FOR_EACH_DIMS(FIVSIM_SWEEP_CUDA_INSTANCE)
 
-CudaOutcome run_chunk_cuda_pinn(const PinnChunk&, const SweepAnalysis&, const StepOptions&,
+BackendOutcome run_chunk_cuda_pinn(const PinnChunk&, const SweepAnalysis&, const StepOptions&,
                                 CaseResult<PinnSweepDims>*, double*, PinnTotals*, double& kernel_s) {
   kernel_s = 0.0;
   return {"fivsim was built without CUDA"};

@@ -229,7 +229,10 @@ void write_table(hid_t root, const H5Table& t) {
     while (r.next(rows, columns, values)) total += rows;
   }
   const int nc = t.schema.size();
-  Handle group(H5Gcreate2(root, t.group.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
+  // no modification times in the objects: the same sweep gives the same bytes
+  Handle gcpl(H5Pcreate(H5P_GROUP_CREATE), H5Pclose);
+  H5Pset_obj_track_times(gcpl, 0);
+  Handle group(H5Gcreate2(root, t.group.c_str(), H5P_DEFAULT, gcpl, H5P_DEFAULT), H5Gclose);
   std::vector<std::string> names;
   for (const auto& n : t.schema.names) names.push_back(h5_column_name(n));
   write_strings_attribute(group, "columns", names);
@@ -241,6 +244,7 @@ void write_table(hid_t root, const H5Table& t) {
     types.push_back(column_type(t.schema.kinds[static_cast<std::size_t>(c)], t.n_contacts));
     Handle dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
     H5Pset_chunk(dcpl, 1, &chunk);
+    H5Pset_obj_track_times(dcpl, 0);
     if (types.back().size > 1) H5Pset_shuffle(dcpl);
     H5Pset_deflate(dcpl, kDeflateLevel);
     sets.emplace_back(H5Dcreate2(group, names[static_cast<std::size_t>(c)].c_str(), types.back().type, space, H5P_DEFAULT,

@@ -23,6 +23,7 @@
 #include <thread>
 #include <type_traits>
 
+#include "fivsim/batch/chunk_backend.hpp"
 #include "fivsim/batch/result_table.hpp"
 #include "fivsim/batch/results_h5.hpp"
 #include "fivsim/batch/sweep.hpp"
@@ -154,29 +155,7 @@ Chunk<D> prepare_chunk(const RunContext& ctx, const ChunkSettings& set, const Sw
 struct BackendParts {
   long limit = LONG_MAX;
   long halvings = 0;
-  long test_limit = 0;  // SweepHooks::device_cases
 };
-
-// runs cases [0, n) through run_part(at, count) in parts of at most parts.limit cases; a part that
-// fails for lack of device memory is halved and retried, down to one case, so that a chunk too
-// large for the device costs retries but never the sweep
-template <class RunPart>
-CudaOutcome run_in_parts(long n, BackendParts& parts, RunPart&& run_part) {
-  for (long at = 0; at < n;) {
-    const long count = std::min(parts.limit, n - at);
-    const CudaOutcome out = parts.test_limit > 0 && count > parts.test_limit
-                                ? CudaOutcome{"out of memory (a test's limit on the cases of a part)", true}
-                                : run_part(at, count);
-    if (out.out_of_memory && count > 1) {
-      parts.limit = count / 2;
-      ++parts.halvings;
-      continue;
-    }
-    if (!out.ok()) return out;
-    at += count;
-  }
-  return {};
-}
 
 // the memory of column blocks handed back once written, for the next chunks' blocks: a chunk's
 // columns are tens of megabytes that would otherwise be mapped, zeroed and faulted in anew
@@ -228,109 +207,76 @@ ChunkOutput chunk_output(const RunContext& ctx, const ChunkSettings& set, Chunk<
   return out;
 }
 
-// a backend as a two-slot pipeline: launch queues a batch on a slot, finish waits for it and
-// reports the backend's time. CUDA's runs asynchronously (CudaPipeline); the CPU's runs in launch
+// a chunk's cases and result arrays as a backend's work
 template <class D>
-class ChunkLauncher {
- public:
-  ChunkLauncher(const RunContext& ctx, const ChunkSettings& set) : ctx_(ctx), set_(set) {
-    if (ctx.cuda) cuda_ = std::make_unique<CudaPipeline<D>>();
-  }
-  CudaOutcome launch(int slot, const CaseBatch<D>& cases, CaseResult<D>* results, double* points) {
-    Pending& p = pending_[slot];
-    p = Pending{results, points, 0.0};
-    if (cuda_) return cuda_->launch(slot, cases, set_.an, set_.opt);
-    const auto t0 = Clock::now();
-    std::optional<ChunkTicker> ticker;
-    if (ctx_.chunk_progress && *ctx_.chunk_progress) ticker.emplace(*ctx_.chunk_progress);
-    run_chunk_cpu(cases, set_.an, set_.opt, results, points, ctx_.options.threads, ticker ? &*ticker : nullptr);
-    p.seconds = seconds_since(t0);
-    return {};
-  }
-  CudaOutcome finish(int slot, double& seconds) {
-    Pending& p = pending_[slot];
-    if (!cuda_) {
-      seconds = p.seconds;
-      return {};
-    }
-    return cuda_->finish(slot, p.results, p.points, seconds);
-  }
-  // launch and finish at once: a part of a chunk the device holds only in parts
-  CudaOutcome run(int slot, const CaseBatch<D>& cases, CaseResult<D>* results, double* points, double& seconds) {
-    const CudaOutcome launched = launch(slot, cases, results, points);
-    return launched.ok() ? finish(slot, seconds) : launched;
-  }
+SlotWork<D> slot_work(const ChunkSettings& set, Chunk<D>& ch) {
+  SlotWork<D> w;
+  w.cases = ch.cases.batch();
+  w.results = ch.results.data();
+  w.points = ch.points.data();
+  w.per_case = case_points_size(set.nq, set.an);
+  w.pinn = ch.pinn.empty() ? nullptr : ch.pinn.data();
+  return w;
+}
 
- private:
-  struct Pending {
-    CaseResult<D>* results = nullptr;
-    double* points = nullptr;
-    double seconds = 0.0;
-  };
-  const RunContext& ctx_;
-  const ChunkSettings& set_;
-  std::unique_ptr<CudaPipeline<D>> cuda_;
-  Pending pending_[2];
-};
-
-// runs a prepared chunk to the end on one slot, in parts of at most parts.limit cases (a part the
-// device cannot hold is halved and retried); the backend's time
+// runs a prepared chunk to the end on one slot, in parts of at most parts.limit cases; a part
+// that fails for lack of device memory is halved and retried, down to one case, so that a chunk
+// too large for the device costs retries but never the sweep. The backend's time
 template <class D>
-double run_in_slot(const RunContext& ctx, const ChunkSettings& set, Chunk<D>& ch, BackendParts& parts,
-                   ChunkLauncher<D>& launcher, int slot) {
-  const long per_case = case_points_size(set.nq, set.an);
-  const CaseBatch<D> all = ch.cases.batch();
+double run_in_parts(const ChunkSettings& set, Chunk<D>& ch, BackendParts& parts, ChunkBackend<D>& backend, int slot) {
+  const SlotWork<D> all = slot_work(set, ch);
   double total = 0.0;
-  const CudaOutcome outcome = run_in_parts(ch.n, parts, [&](long at, long count) {
-    CaseResult<D>* results = ch.results.data() + at;
-    double* points = ch.points.data() + at * per_case;
+  for (long at = 0; at < ch.n;) {
+    const long count = std::min(parts.limit, ch.n - at);
     double seconds = 0.0;
-    CudaOutcome out;
-    if (ctx.pinn()) {
-      // every PINN sweep runs on this instantiation, synchronously
-      if constexpr (std::is_same_v<D, PinnSweepDims>) {
-        const PinnChunk pc{all.part(at, count), set.pinn_set, set.tab, set.nq};
-        const auto t0 = Clock::now();
-        if (ctx.cuda)
-          out = run_chunk_cuda_pinn(pc, set.an, set.opt, results, points, ch.pinn.data() + at, seconds);
-        else
-          run_chunk_cpu_pinn(pc, set.an, set.opt, results, points, ch.pinn.data() + at, ctx.options.threads);
-        if (!ctx.cuda) seconds = seconds_since(t0);
-      }
-    } else {
-      out = launcher.run(slot, all.part(at, count), results, points, seconds);
+    const BackendOutcome out = backend.run(slot, all.part(at, count), seconds);
+    if (out.out_of_memory && count > 1) {
+      parts.limit = count / 2;
+      ++parts.halvings;
+      continue;
     }
+    if (!out.ok()) throw std::runtime_error(std::string(backend.name()) + ": " + out.error);
     total += seconds;
-    return out;
-  });
-  if (!outcome.ok()) throw std::runtime_error("CUDA backend: " + outcome.error);
+    at += count;
+  }
   return total;
 }
 
-// a rank's loop on a synchronous backend (the CPU, the PINN methods): it asks for a range only
-// when it is free, so that the last chunks go to whichever rank is free first
+// the backend of a rank's run, with the failures a test injects into it
 template <class D>
-void run_chunks(const RunContext& ctx, const ChunkSettings& set, ChunkExchange& exchange, BlockPool& pool,
-                const SweepShared<D>& shared, BackendParts& parts, long slow_ms) {
-  ChunkLauncher<D> launcher(ctx, set);
-  Chunk<D> ch;
-  while (const std::optional<ChunkRange> r = exchange.next()) {
-    ch = prepare_chunk<D>(ctx, set, shared, r->first, r->n, std::move(ch));
-    const long halvings = parts.halvings;
-    const double seconds = run_in_slot(ctx, set, ch, parts, launcher, 0);
-    ChunkOutput out = chunk_output(ctx, set, ch, seconds, parts.halvings - halvings, pool);
-    if (slow_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(slow_ms));
-    exchange.done(std::move(out));
+std::unique_ptr<ChunkBackend<D>> rank_backend(const RunContext& ctx, const ChunkSettings& set,
+                                              InjectedFailures& inject, std::optional<PinnChunk>& pinn) {
+  BackendSettings b;
+  b.cuda = ctx.cuda;
+  b.an = set.an;
+  b.opt = set.opt;
+  b.threads = ctx.options.threads;
+  b.progress = ctx.chunk_progress;
+  b.prepare_ahead = ctx.options.hooks.prepare_ahead;
+  b.inject = inject.any() ? &inject : nullptr;
+  if (ctx.pinn()) {
+    pinn.emplace(PinnChunk{{}, set.pinn_set, set.tab, set.nq});
+    b.pinn = &*pinn;
   }
+  return make_chunk_backend<D>(b);
 }
 
-// a rank's loop on the pipelined backend (CUDA): chunk k steps on the device while the host
-// finishes chunk k − 1 (its results back, its columns, the exchange) and prepares chunk k + 1. A
-// chunk the device holds only in parts runs alone, part after part
+// a rank's chunks, one loop for every backend. A chunk is launched into a slot whole unless it is
+// larger than the parts the device held so far or its launch runs out of memory: then it runs
+// alone, part after part. On an asynchronous backend (CUDA) chunk k steps while the host finishes
+// chunk k − 1 (its results back, its columns, the exchange) and prepares chunk k + 1, in the other
+// slot; on a synchronous one (the CPU) each chunk is finished before the next range is asked for,
+// in the same slot, so that the last chunks go to whichever rank is free first
 template <class D>
-void run_chunks_pipelined(const RunContext& ctx, const ChunkSettings& set, ChunkExchange& exchange, BlockPool& pool,
-                          const SweepShared<D>& shared, BackendParts& parts, long slow_ms) {
-  ChunkLauncher<D> launcher(ctx, set);
+void run_chunks(const RunContext& ctx, const ChunkSettings& set, ChunkExchange& exchange, BlockPool& pool) {
+  const SweepHooks& hooks = ctx.options.hooks;
+  InjectedFailures inject = parse_injected_failures(hooks.fail, hooks.device_cases);
+  std::optional<PinnChunk> pinn;
+  const std::unique_ptr<ChunkBackend<D>> backend = rank_backend<D>(ctx, set, inject, pinn);
+  const bool ahead = backend->asynchronous();
+  BackendParts parts;
+  const SweepShared<D> shared(ctx.plan, set.opt.stick_tol);
+  const long slow_ms = hooks.slow_rank == ctx.ranks.rank() ? hooks.slow_ms : 0;
   Chunk<D> slot[2];
   bool queued[2] = {false, false};
   const auto complete = [&](int k, double seconds, long halvings) {
@@ -342,8 +288,8 @@ void run_chunks_pipelined(const RunContext& ctx, const ChunkSettings& set, Chunk
     if (!queued[k]) return;
     queued[k] = false;
     double seconds = 0.0;
-    const CudaOutcome out = launcher.finish(k, seconds);
-    if (!out.ok()) throw std::runtime_error("CUDA backend: " + out.error);
+    const BackendOutcome out = backend->finish(k, seconds);
+    if (!out.ok()) throw std::runtime_error(std::string(backend->name()) + ": " + out.error);
     complete(k, seconds, 0);
   };
   std::optional<ChunkRange> r = exchange.next();
@@ -352,47 +298,32 @@ void run_chunks_pipelined(const RunContext& ctx, const ChunkSettings& set, Chunk
   slot[cur] = prepare_chunk<D>(ctx, set, shared, r->first, r->n, std::move(slot[cur]));
   for (;;) {
     Chunk<D>& ch = slot[cur];
-    // a chunk larger than the parts the device held so far, or one whose launch runs out of
-    // memory, runs alone, part after part; only a launched chunk is queued
-    bool alone = ch.n > parts.limit || (parts.test_limit > 0 && ch.n > parts.test_limit);
+    bool alone = ch.n > parts.limit;
     if (!alone) {
-      const CudaOutcome launched = launcher.launch(cur, ch.cases.batch(), ch.results.data(), ch.points.data());
+      const BackendOutcome launched = backend->launch(cur, slot_work(set, ch));
       if (launched.ok())
         queued[cur] = true;
       else if (launched.out_of_memory)
         alone = true;
       else
-        throw std::runtime_error("CUDA backend: " + launched.error);
+        throw std::runtime_error(std::string(backend->name()) + ": " + launched.error);
     }
     if (alone) {
       finish(1 - cur);
       const long halvings = parts.halvings;
-      const double seconds = run_in_slot(ctx, set, ch, parts, launcher, cur);
+      const double seconds = run_in_parts(set, ch, parts, *backend, cur);
       complete(cur, seconds, parts.halvings - halvings);
     }
+    if (!ahead) finish(cur);
     // while this chunk steps: the last one's results, and the next chunk
     finish(1 - cur);
     r = exchange.next();
     if (!r) break;
-    slot[1 - cur] = prepare_chunk<D>(ctx, set, shared, r->first, r->n, std::move(slot[1 - cur]));
-    cur = 1 - cur;
+    const int next = ahead ? 1 - cur : cur;
+    slot[next] = prepare_chunk<D>(ctx, set, shared, r->first, r->n, std::move(slot[next]));
+    cur = next;
   }
   finish(cur);
-}
-
-// a rank's chunks, on its backend's loop
-template <class D>
-void run_chunks(const RunContext& ctx, const ChunkSettings& set, ChunkExchange& exchange, BlockPool& pool) {
-  const SweepHooks& hooks = ctx.options.hooks;
-  BackendParts parts;
-  parts.test_limit = hooks.device_cases;
-  const SweepShared<D> shared(ctx.plan, set.opt.stick_tol);
-  const long slow_ms = hooks.slow_rank == ctx.ranks.rank() ? hooks.slow_ms : 0;
-  // the CPU takes the pipelined loop when a test asks (the hook prepare_ahead)
-  if ((ctx.cuda || hooks.prepare_ahead) && !ctx.pinn())
-    run_chunks_pipelined<D>(ctx, set, exchange, pool, shared, parts, slow_ms);
-  else
-    run_chunks<D>(ctx, set, exchange, pool, shared, parts, slow_ms);
 }
 
 // what a rank says about itself in summary.json

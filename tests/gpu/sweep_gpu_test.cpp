@@ -17,6 +17,7 @@
 #endif
 
 #include "fivsim/batch/belt_runner.hpp"
+#include "fivsim/batch/chunk_backend.hpp"
 #include "fivsim/batch/sweep.hpp"
 
 namespace fivsim {
@@ -67,7 +68,7 @@ Batch<D> run_both(const json& doc, long n, bool single) {
   b.points_gpu.assign(n * per_case, 0.0);
   batch::run_chunk_cpu(p.cases.batch(), b.an, p.opt, b.cpu.data(), b.points_cpu.data(), 0);
   double kernel_s = 0.0;
-  const batch::CudaOutcome out = batch::run_chunk_cuda(p.cases.batch(), b.an, p.opt, b.gpu.data(), b.points_gpu.data(), kernel_s);
+  const batch::BackendOutcome out = batch::run_chunk_cuda(p.cases.batch(), b.an, p.opt, b.gpu.data(), b.points_gpu.data(), kernel_s);
   EXPECT_EQ(out.error, "");
   return b;
 }
@@ -216,6 +217,43 @@ TEST(SweepGpu, ThePipelinesSlotsKeepTheirChunksApart) {
     EXPECT_EQ(cb[c].transitions, gb[c].transitions) << c;
     EXPECT_NEAR(ca[c].series[0].rms(), ga[c].series[0].rms(), 1e-9 * std::abs(ca[c].series[0].rms())) << c;
     EXPECT_NEAR(cb[c].series[0].rms(), gb[c].series[0].rms(), 1e-9 * std::abs(cb[c].series[0].rms())) << c;
+  }
+}
+
+// the CUDA backend meets the injected failures at its real points (batch/chunk_backend.hpp): a
+// launch failing at slot 0's device buffers, at its pinned buffers or at the kernel launch reports
+// out of memory with the slot's memory given back, and the retry on the same slot runs the cases
+// and gives the CPU's results
+TEST(SweepGpu, InjectedFailuresAtEachPointLeaveTheSlotUsable) {
+  const auto info = batch::cuda_device_info();
+  if (!info.available) GTEST_SKIP() << "no CUDA device: " << info.description;
+  using D = batch::SweepDimsExact2<double>;
+  const Prepared<D> p = prepare<D>(model_for<D>(), false);
+  const long n = p.cases.n, per_case = case_points_size(2, p.an);
+  std::vector<CaseResult<D>> cpu(n), gpu(n);
+  std::vector<double> qc(n * per_case), qg(qc.size());
+  batch::run_chunk_cpu(p.cases.batch(), p.an, p.opt, cpu.data(), qc.data(), 0);
+  for (const char* point : {"slot0:1", "pinned:1", "launch:1"}) {
+    batch::InjectedFailures inject = batch::parse_injected_failures(point);
+    batch::BackendSettings settings;
+    settings.cuda = true;
+    settings.an = p.an;
+    settings.opt = p.opt;
+    settings.inject = &inject;
+    const auto backend = batch::make_chunk_backend<D>(settings);
+    batch::SlotWork<D> work;
+    work.cases = p.cases.batch();
+    work.results = gpu.data();
+    work.points = qg.data();
+    work.per_case = per_case;
+    const batch::BackendOutcome failed = backend->launch(0, work);
+    EXPECT_TRUE(failed.out_of_memory) << point << ": " << failed.error;
+    double seconds = 0.0;
+    ASSERT_EQ(backend->run(0, work, seconds).error, "") << point;
+    for (long c = 0; c < n; ++c) {
+      EXPECT_EQ(cpu[c].transitions, gpu[c].transitions) << point << " case " << c;
+      EXPECT_EQ(cpu[c].klass, gpu[c].klass) << point << " case " << c;
+    }
   }
 }
 

@@ -1,6 +1,8 @@
-// fivsim/batch/sweep_backend.hpp — the two backends of the batch engine over chunks of prepared
-// cases: CPU (OpenMP over the case runner) and CUDA (kernels/sweep_batch.cu, one thread per case).
-// Plain structs only (no Eigen, no JSON), so that nvcc never compiles host-only libraries.
+// fivsim/batch/sweep_backend.hpp — what the batch engine's backends run a chunk of prepared cases
+// with: CPU (OpenMP over the case runner, src/batch/sweep.cpp) and CUDA (kernels/sweep_batch.cuh,
+// one thread per case), the outcome of a backend call and the allocation failures a test injects.
+// Plain structs only (no Eigen, no JSON), so that nvcc never compiles host-only libraries; the
+// backend objects the chunk loop drives are in chunk_backend.hpp.
 #pragma once
 
 #include <atomic>
@@ -10,6 +12,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "fivsim/batch/case_runner.hpp"
 #include "fivsim/batch/cuda_device.hpp"
@@ -139,15 +142,50 @@ template <class D>
 void run_chunk_cpu(const CaseBatch<D>& cases, const SweepAnalysis& an, const StepOptions& opt, CaseResult<D>* results,
                    double* points, int threads, ChunkTicker* ticker = nullptr);
 
-// what a CUDA backend call reports: success, or its error and whether that was a lack of device
+// what a backend call reports: success, or its error and whether that was a lack of device
 // memory (the caller then runs the cases in smaller parts)
-struct CudaOutcome {
+struct BackendOutcome {
   std::string error;  // "" on success
   bool out_of_memory = false;
   bool ok() const { return error.empty(); }
 };
+
+// the points of a launch where a device runs out of memory, in the order a launch reaches them:
+// the slot's device buffers, its pinned host buffers, the kernel launch (local memory)
+enum class FailurePoint : int { slot_buffers = 0, pinned_buffers = 1, kernel_launch = 2 };
+
+// allocation failures a test injects into a backend (CPU and CUDA alike, at the same points), so
+// that the chunk loop's halving, retries and slot reuse run on every machine: any launch of more
+// than max_cases cases fails at its slot buffers, and each `At` fails the call-th time its point
+// is reached (on its slot, or on either with slot -1), once
+struct InjectedFailures {
+  struct At {
+    FailurePoint point = FailurePoint::slot_buffers;
+    int slot = -1;
+    long call = 1;
+    long seen = 0;
+  };
+  long max_cases = 0;
+  std::vector<At> at;
+
+  bool any() const { return max_cases > 0 || !at.empty(); }
+  // whether a launch of n cases on `slot` fails on reaching `point` (each matching entry counts it)
+  bool fails(FailurePoint point, int slot, long n) {
+    bool fail = point == FailurePoint::slot_buffers && max_cases > 0 && n > max_cases;
+    for (At& a : at)
+      if (a.point == point && (a.slot < 0 || a.slot == slot) && ++a.seen == a.call) fail = true;
+    return fail;
+  }
+  // the outcome of a failure injected at `point` on `slot`
+  static BackendOutcome outcome(FailurePoint point, int slot) {
+    static const char* const where[] = {"device buffers", "pinned host buffers", "kernel launch"};
+    return {std::string("out of memory (injected at slot ") + std::to_string(slot) + "'s " +
+                where[static_cast<int>(point)] + ")",
+            true};
+  }
+};
 #ifdef __CUDACC__
-inline CudaOutcome cuda_outcome(cudaError_t err) {
+inline BackendOutcome cuda_outcome(cudaError_t err) {
   if (err == cudaSuccess) return {};
   return {cudaGetErrorString(err), err == cudaErrorMemoryAllocation};
 }
@@ -159,16 +197,17 @@ inline CudaOutcome cuda_outcome(cudaError_t err) {
 template <class D>
 class CudaPipeline {
  public:
-  CudaPipeline();
+  // `inject` (may be null, kept by the caller): failures a test injects at a launch's points
+  explicit CudaPipeline(InjectedFailures* inject = nullptr);
   ~CudaPipeline();
   CudaPipeline(const CudaPipeline&) = delete;
   CudaPipeline& operator=(const CudaPipeline&) = delete;
   // queues the batch on slot 0 or 1: its setups and rows in, the kernel, its results and rings
   // out; out_of_memory (nothing queued, the slot's memory given back) when the device cannot hold
   // it. The batch's host arrays must stay until finish
-  CudaOutcome launch(int slot, const CaseBatch<D>& cases, const SweepAnalysis& an, const StepOptions& opt);
+  BackendOutcome launch(int slot, const CaseBatch<D>& cases, const SweepAnalysis& an, const StepOptions& opt);
   // waits for the slot's batch; its results and rings into the caller's arrays, the kernel's time
-  CudaOutcome finish(int slot, CaseResult<D>* results, double* points, double& kernel_s);
+  BackendOutcome finish(int slot, CaseResult<D>* results, double* points, double& kernel_s);
 
  private:
   struct Impl;
@@ -178,7 +217,7 @@ class CudaPipeline {
 // runs the batch on the CUDA device, one thread per case. kernel_s gets the kernel's own time
 // (device events)
 template <class D>
-CudaOutcome run_chunk_cuda(const CaseBatch<D>& cases, const SweepAnalysis& an, const StepOptions& opt,
+BackendOutcome run_chunk_cuda(const CaseBatch<D>& cases, const SweepAnalysis& an, const StepOptions& opt,
                            CaseResult<D>* results, double* points, double& kernel_s);
 
 #define FIVSIM_SWEEP_DIMS_DOUBLE(X)                                                               \
@@ -193,7 +232,7 @@ CudaOutcome run_chunk_cuda(const CaseBatch<D>& cases, const SweepAnalysis& an, c
 // src/batch/cuda_unavailable.cpp for a build without CUDA
 #define FIVSIM_SWEEP_CUDA_INSTANCE(D)                                                                    \
   template class CudaPipeline<D>;                                                                      \
-  template CudaOutcome run_chunk_cuda<D>(const CaseBatch<D>&, const SweepAnalysis&, const StepOptions&, \
+  template BackendOutcome run_chunk_cuda<D>(const CaseBatch<D>&, const SweepAnalysis&, const StepOptions&, \
                                          CaseResult<D>*, double*, double&);
 
 #define FIVSIM_SWEEP_EXTERN(D)                                                                                    \
@@ -201,7 +240,7 @@ CudaOutcome run_chunk_cuda(const CaseBatch<D>& cases, const SweepAnalysis& an, c
                                         double*, int, ChunkTicker*);                                              \
   extern template bool runs_as_belt<D>(const CaseBatch<D>&, const SweepAnalysis&, const StepOptions&);          \
   extern template class CudaPipeline<D>;                                                                       \
-  extern template CudaOutcome run_chunk_cuda<D>(const CaseBatch<D>&, const SweepAnalysis&, const StepOptions&,  \
+  extern template BackendOutcome run_chunk_cuda<D>(const CaseBatch<D>&, const SweepAnalysis&, const StepOptions&,  \
                                                 CaseResult<D>*, double*, double&);
 FIVSIM_SWEEP_FOR_EACH_DIMS(FIVSIM_SWEEP_EXTERN)
 #undef FIVSIM_SWEEP_EXTERN

@@ -29,6 +29,8 @@ inline constexpr long kSweepCsvLimit = 1'000'000;
 // what a test makes a sweep do that a real run would not
 struct SweepHooks {
   long device_cases = 0;       // a backend part of more cases fails as if the device were out of memory
+  // allocation failures injected at a launch's points (parse_injected_failures: "slot1:2,launch:3")
+  std::string fail;
   long exit_after_chunks = 0;  // the process ends as kill -9 would once this many chunks are recorded
   int slow_rank = -1;          // this rank spends slow_ms more on each chunk (a slower device or node)
   long slow_ms = 0;

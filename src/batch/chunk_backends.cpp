@@ -1,0 +1,155 @@
+// src/batch/chunk_backends.cpp — the backends of batch/chunk_backend.hpp: the CPU's (an OpenMP
+// loop over the case runner, run within launch), CUDA's (CudaPipeline: two streams, launch returns
+// at once) and the PINN methods' (the lockstep chunk on the CPU or the device, within launch).
+// Each reaches the points where a device runs out of memory in the same order, so that failures a
+// test injects take the same path on every backend.
+#include "fivsim/batch/chunk_backend.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <optional>
+#include <stdexcept>
+#include <type_traits>
+
+namespace fivsim::batch {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// a launch without allocations of its own meets the device's failure points in order: the first
+// injected one fails it
+BackendOutcome injected_failure(InjectedFailures* inject, int slot, long n) {
+  if (!inject) return {};
+  for (FailurePoint p : {FailurePoint::slot_buffers, FailurePoint::pinned_buffers, FailurePoint::kernel_launch})
+    if (inject->fails(p, slot, n)) return InjectedFailures::outcome(p, slot);
+  return {};
+}
+
+// the CPU: the cases run within launch; finish reports their time
+template <class D>
+class CpuBackend final : public ChunkBackend<D> {
+ public:
+  explicit CpuBackend(const BackendSettings& s) : s_(s) {}
+  const char* name() const override { return "CPU backend"; }
+  bool asynchronous() const override { return s_.prepare_ahead; }
+  BackendOutcome launch(int slot, const SlotWork<D>& w) override {
+    seconds_[slot] = 0.0;
+    if (BackendOutcome failed = injected_failure(s_.inject, slot, w.cases.n); !failed.ok()) return failed;
+    const auto t0 = Clock::now();
+    std::optional<ChunkTicker> ticker;
+    if (s_.progress && *s_.progress) ticker.emplace(*s_.progress);
+    run_chunk_cpu(w.cases, s_.an, s_.opt, w.results, w.points, s_.threads, ticker ? &*ticker : nullptr);
+    seconds_[slot] = seconds_since(t0);
+    return {};
+  }
+  BackendOutcome finish(int slot, double& seconds) override {
+    seconds = seconds_[slot];
+    seconds_[slot] = 0.0;
+    return {};
+  }
+
+ private:
+  BackendSettings s_;
+  double seconds_[2] = {0.0, 0.0};
+};
+
+// CUDA: the pipeline's launch queues the work on the slot's stream; finish waits and copies back
+template <class D>
+class CudaBackend final : public ChunkBackend<D> {
+ public:
+  explicit CudaBackend(const BackendSettings& s) : s_(s), pipeline_(s.inject) {}
+  const char* name() const override { return "CUDA backend"; }
+  bool asynchronous() const override { return true; }
+  BackendOutcome launch(int slot, const SlotWork<D>& w) override {
+    out_[slot] = w;
+    return pipeline_.launch(slot, w.cases, s_.an, s_.opt);
+  }
+  BackendOutcome finish(int slot, double& seconds) override {
+    return pipeline_.finish(slot, out_[slot].results, out_[slot].points, seconds);
+  }
+
+ private:
+  BackendSettings s_;
+  CudaPipeline<D> pipeline_;
+  SlotWork<D> out_[2];
+};
+
+// the PINN methods: a chunk's cases train in lockstep within launch, on the CPU or the device
+class PinnBackend final : public ChunkBackend<PinnSweepDims> {
+ public:
+  explicit PinnBackend(const BackendSettings& s) : s_(s) {}
+  const char* name() const override { return s_.cuda ? "CUDA backend" : "CPU backend"; }
+  bool asynchronous() const override { return false; }
+  BackendOutcome launch(int slot, const SlotWork<PinnSweepDims>& w) override {
+    seconds_[slot] = 0.0;
+    if (BackendOutcome failed = injected_failure(s_.inject, slot, w.cases.n); !failed.ok()) return failed;
+    PinnChunk chunk = *s_.pinn;
+    chunk.cases = w.cases;
+    if (s_.cuda) return run_chunk_cuda_pinn(chunk, s_.an, s_.opt, w.results, w.points, w.pinn, seconds_[slot]);
+    const auto t0 = Clock::now();
+    run_chunk_cpu_pinn(chunk, s_.an, s_.opt, w.results, w.points, w.pinn, s_.threads);
+    seconds_[slot] = seconds_since(t0);
+    return {};
+  }
+  BackendOutcome finish(int slot, double& seconds) override {
+    seconds = seconds_[slot];
+    seconds_[slot] = 0.0;
+    return {};
+  }
+
+ private:
+  BackendSettings s_;
+  double seconds_[2] = {0.0, 0.0};
+};
+
+}  // namespace
+
+InjectedFailures parse_injected_failures(const std::string& spec, long max_cases) {
+  InjectedFailures f;
+  f.max_cases = max_cases;
+  std::size_t at = 0;
+  while (at < spec.size()) {
+    const std::size_t end = std::min(spec.find(',', at), spec.size());
+    const std::string item = spec.substr(at, end - at);
+    at = end + 1;
+    const std::size_t colon = item.find(':');
+    const std::string point = item.substr(0, colon);
+    InjectedFailures::At a;
+    if (point == "slot0" || point == "slot1") {
+      a.point = FailurePoint::slot_buffers;
+      a.slot = point == "slot0" ? 0 : 1;
+    } else if (point == "pinned") {
+      a.point = FailurePoint::pinned_buffers;
+    } else if (point == "launch") {
+      a.point = FailurePoint::kernel_launch;
+    } else {
+      throw std::invalid_argument("failure point '" + item + "': expected slot0, slot1, pinned or launch");
+    }
+    char* tail = nullptr;
+    a.call = colon == std::string::npos ? 0 : std::strtol(item.c_str() + colon + 1, &tail, 10);
+    if (a.call < 1 || !tail || *tail != '\0')
+      throw std::invalid_argument("failure point '" + item + "': expected POINT:N with N >= 1");
+    f.at.push_back(a);
+  }
+  return f;
+}
+
+template <class D>
+std::unique_ptr<ChunkBackend<D>> make_chunk_backend(const BackendSettings& settings) {
+  if (settings.pinn) {
+    if constexpr (std::is_same_v<D, PinnSweepDims>) return std::make_unique<PinnBackend>(settings);
+    else throw std::logic_error("a PINN sweep runs on the PINN instantiation only");
+  }
+  if (settings.cuda) return std::make_unique<CudaBackend<D>>(settings);
+  return std::make_unique<CpuBackend<D>>(settings);
+}
+
+#define FIVSIM_CHUNK_BACKEND_INSTANCE(D) \
+  template std::unique_ptr<ChunkBackend<D>> make_chunk_backend<D>(const BackendSettings&);
+FIVSIM_SWEEP_FOR_EACH_DIMS(FIVSIM_CHUNK_BACKEND_INSTANCE)
+#undef FIVSIM_CHUNK_BACKEND_INSTANCE
+
+}  // namespace fivsim::batch
