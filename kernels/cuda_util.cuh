@@ -46,9 +46,11 @@ struct EventPair {
 };
 
 // launch() `repeats` times (at least once) between two events; returns the launches' error or
-// the wait's, and their device time in seconds
+// the wait's (not an earlier call's), and their device time in seconds
 template <class Launch>
 cudaError_t timed_launches(int repeats, Launch&& launch, double& seconds) {
+  // an earlier call's error (a failed allocation before a retry) would be taken for the launches'
+  cudaGetLastError();
   EventPair ev;
   cudaEventRecord(ev.start);
   for (int r = 0; r < (repeats > 0 ? repeats : 1); ++r) launch();

@@ -14,6 +14,9 @@
 namespace fivsim {
 namespace {
 
+// threads a block of the bound grid: one grid point each
+constexpr int kBoundGridBlock = 128;
+
 __global__ void bound_grid_kernel(BoundSamples stop, BoundSamples slip, GridAxis k, GridAxis c, double* phi1,
                                   double* phi2) {
   const long p = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -48,10 +51,11 @@ std::string stick_slip_bounds_cuda(const BoundSamples& stop, const BoundSamples&
   const BoundSamples d_stop = to_device(stop, keep, err);
   const BoundSamples d_slip = to_device(slip, keep, err);
   const long points = static_cast<long>(k.n) * c.n;
+  if (points <= 0) return "CUDA: the bound grid has no points (k and c need at least one value each)";
   auto phi1 = cuda::device_alloc<double>(static_cast<std::size_t>(points), err);
   auto phi2 = cuda::device_alloc<double>(static_cast<std::size_t>(points), err);
   if (err != cudaSuccess) return std::string("CUDA: ") + cudaGetErrorString(err);
-  const int block = 128;
+  const int block = kBoundGridBlock;
   const unsigned grid = static_cast<unsigned>((points + block - 1) / block);
   double seconds = 0.0;
   err = cuda::timed_launches(

@@ -376,6 +376,8 @@ std::string mlp_train_batch_cuda(const MlpLayout& L, const MlpTrainBatch<T>& bat
                                  const OptimizerOptions& opt, double& kernel_s) {
   kernel_s = 0.0;
   const long B = batch.networks, np = L.param_count(), P = batch.points;
+  // no networks: nothing to launch (a grid of zero blocks is a launch error)
+  if (B <= 0) return {};
   if (L.max_width() > 32) return "mlp_train_batch_cuda: the group mapping takes layers of at most 32 neurons";
   const long work_per = optimizer_work_size(static_cast<int>(np), opt);
   cudaError_t err = cudaSuccess;

@@ -50,8 +50,10 @@ enum KernelStepper : int { kPlainMoreau = 0, kGeneralStepper = 1, kSwitching = 2
 template <class D, int Kind>
 __device__ void sweep_case(const CaseBatch<D>& cases, const SweepAnalysis& an, const StepOptions& opt, long c,
                            CaseResult<D>* __restrict__ results, double* __restrict__ points, long per_case) {
+  // the shared setup read where it lies; a scratch copy only where the case's row changes it (the
+  // frame is local memory the driver reserves for every resident thread: one setup, not two)
   CaseSetup<D> scratch;
-  const CaseSetup<D> setup = cases.setup(c, scratch);
+  const CaseSetup<D>& setup = cases.setup(c, scratch);
   State<D> s;
   CaseResult<D> r;
   if constexpr (Kind == kSwitching) {
@@ -359,6 +361,25 @@ BackendOutcome CudaPipeline<D>::finish(int which, CaseResult<D>* results, double
   std::copy(s.results_out.data, s.results_out.data + s.n, results);
   std::copy(s.points_out.data, s.points_out.data + s.n_points, points);
   return {};
+}
+
+template <class D>
+std::size_t sweep_kernel_local_bytes() {
+  std::size_t most = 0;
+  const auto take = [&](const void* kernel) {
+    cudaFuncAttributes attr{};
+    if (cudaFuncGetAttributes(&attr, kernel) == cudaSuccess && attr.localSizeBytes > most) most = attr.localSizeBytes;
+  };
+  if constexpr (D::exact && D::max_dof == D::max_contacts) {
+    take(reinterpret_cast<const void*>(belt_kernel<D, kObserveLean>));
+    take(reinterpret_cast<const void*>(belt_kernel<D, kObserveStatistics>));
+    take(reinterpret_cast<const void*>(belt_kernel<D, kObserveBifurcation>));
+  }
+  take(reinterpret_cast<const void*>(sweep_kernel<D, kPlainMoreau>));
+  take(reinterpret_cast<const void*>(sweep_kernel<D, kGeneralStepper>));
+  if constexpr (std::is_same_v<typename D::scalar, double>) take(reinterpret_cast<const void*>(sweep_kernel<D, kSwitching>));
+  cudaGetLastError();
+  return most;
 }
 
 template <class D>

@@ -27,6 +27,8 @@
 // the two agree to rounding (tests/gpu/sweep_gpu_test.cpp states the tolerance).
 #include <cuda_runtime.h>
 
+#include <optional>
+
 #include <string>
 #include <utility>
 
@@ -209,21 +211,36 @@ unsigned blocks_for(long threads, int block) { return static_cast<unsigned>((thr
 // than the default. The runtime reserves that stack for every thread the device can hold, so raising
 // it can fail for want of memory: that is reported (and the part halved, freeing this call's
 // buffers) rather than launched on a stack too small, which would end in an illegal address that
-// poisons the context
-template <class... K>
-cudaError_t raise_stack_limit(K... kernels) {
-  std::size_t need = 0;
-  cudaError_t err = cudaSuccess;
-  for (const void* k : {reinterpret_cast<const void*>(kernels)...}) {
-    cudaFuncAttributes attr{};
-    if (err == cudaSuccess) err = cudaFuncGetAttributes(&attr, k);
-    need = attr.localSizeBytes > need ? attr.localSizeBytes : need;
+// poisons the context. The limit is given back when the chunk is done, so that the reservation
+// does not stay with the process's later kernels
+class RaisedStackLimit {
+ public:
+  template <class... K>
+  explicit RaisedStackLimit(K... kernels) {
+    std::size_t need = 0;
+    for (const void* k : {reinterpret_cast<const void*>(kernels)...}) {
+      cudaFuncAttributes attr{};
+      if (err_ == cudaSuccess) err_ = cudaFuncGetAttributes(&attr, k);
+      need = attr.localSizeBytes > need ? attr.localSizeBytes : need;
+    }
+    if (err_ == cudaSuccess) err_ = cudaDeviceGetLimit(&previous_, cudaLimitStackSize);
+    if (err_ == cudaSuccess && need + 4096 > previous_) {
+      err_ = cudaDeviceSetLimit(cudaLimitStackSize, need + 4096);
+      raised_ = err_ == cudaSuccess;
+    }
   }
-  std::size_t limit = 0;
-  if (err == cudaSuccess) err = cudaDeviceGetLimit(&limit, cudaLimitStackSize);
-  if (err == cudaSuccess && need + 4096 > limit) err = cudaDeviceSetLimit(cudaLimitStackSize, need + 4096);
-  return err;
-}
+  ~RaisedStackLimit() {
+    if (raised_) cudaDeviceSetLimit(cudaLimitStackSize, previous_);
+  }
+  RaisedStackLimit(const RaisedStackLimit&) = delete;
+  RaisedStackLimit& operator=(const RaisedStackLimit&) = delete;
+  cudaError_t error() const { return err_; }
+
+ private:
+  cudaError_t err_ = cudaSuccess;
+  std::size_t previous_ = 0;
+  bool raised_ = false;
+};
 
 // device counters read back (the host decides whether the lockstep goes on)
 cudaError_t read_count(const int* d_count, int& value) {
@@ -270,9 +287,12 @@ BackendOutcome run_chunk_cuda_pinn(const PinnChunk& ch, const SweepAnalysis& an,
   if (err == cudaSuccess) err = cudaMemcpy(d_shared.get(), &shared, sizeof(PinnShared), cudaMemcpyHostToDevice);
   if (err == cudaSuccess) err = cudaMemset(d_arena.get(), 0, static_cast<std::size_t>(n * copies * L.bytes));
   if (err == cudaSuccess) err = cudaMemset(d_count.get(), 0, 6 * sizeof(int));
-  if (err == cudaSuccess)
-    err = raise_stack_limit(start_kernel, begin_kernel, evaluate_kernel, lcp_evaluate_kernel, evaluate_thread_kernel,
-                            tell_kernel, lcp_tell_kernel, end_kernel);
+  std::optional<RaisedStackLimit> stack;
+  if (err == cudaSuccess) {
+    stack.emplace(start_kernel, begin_kernel, evaluate_kernel, lcp_evaluate_kernel, evaluate_thread_kernel, tell_kernel,
+                  lcp_tell_kernel, end_kernel);
+    err = stack->error();
+  }
   if (err != cudaSuccess) {
     cudaGetLastError();
     return cuda_outcome(err);

@@ -808,7 +808,9 @@ TEST(SweepCommand, InjectedAllocationFailuresLeaveEveryFileAsAnUnconstrainedRuns
       const json s = json::parse(slurp(out / "summary.json"));
       EXPECT_EQ(s["classes"], expected["classes"]) << label;
       EXPECT_EQ(s["status"], expected["status"]) << label;
-      if (ahead) EXPECT_EQ(s.value("memory_halvings", 0L), inj.halvings) << label;
+      if (ahead) {
+        EXPECT_EQ(s.value("memory_halvings", 0L), inj.halvings) << label;
+      }
     }
   }
   // a point the hook does not know is refused before anything runs

@@ -28,6 +28,11 @@ BackendOutcome run_chunk_cuda(const CaseBatch<D>&, const SweepAnalysis&, const S
   return {"fivsim was built without CUDA"};
 }
 
+template <class D>
+std::size_t sweep_kernel_local_bytes() {
+  return 0;
+}
+
 FIVSIM_SWEEP_FOR_EACH_DIMS(FIVSIM_SWEEP_CUDA_INSTANCE)
 
 BackendOutcome run_chunk_cuda_pinn(const PinnChunk&, const SweepAnalysis&, const StepOptions&,

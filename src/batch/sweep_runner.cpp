@@ -24,6 +24,7 @@
 #include <type_traits>
 
 #include "fivsim/batch/chunk_backend.hpp"
+#include "fivsim/batch/memory_budget.hpp"
 #include "fivsim/batch/result_table.hpp"
 #include "fivsim/batch/results_h5.hpp"
 #include "fivsim/batch/sweep.hpp"
@@ -545,24 +546,36 @@ SweepOutcome run_writer(const RunContext& ctx) {
                                                   std::to_string(n_total) + " cases)");
   const long first_case = ctx.first_case, n_cases = ctx.end_case - ctx.first_case;
 
-  // chunk: what fits in half the free device memory (shared among the node's ranks on one
-  // device); on the CPU (4 cases per thread for the PINN methods) small enough for the progress line
-  // to move and large enough that a chunk's overhead vanishes. Rank 0's choice holds for every rank. A case's own setup and step map count only where the plan makes them on the host
-  const bool own_setup = ctx.plan.per_case_setups(), own_map = ctx.runge_kutta() && ctx.plan.per_case_map();
-  const double per_case_bytes =
-      static_cast<double>((own_setup ? sizeof(CaseSetup<D>) : 0) + sizeof(CaseResult<D>) +
-                          (own_map ? sizeof(RkStepMap<D>) : 0)) +
-      8.0 * static_cast<double>(ctx.spec.parameters.size() + case_points_size(set.nq, an)) + set.pinn_block_bytes;
+  // chunk: on a device what its memory holds (memory_budget.hpp: both slots, the kernels' local
+  // memory, the runtime's reserve, the host copies; shared among the node's ranks on one device);
+  // on the CPU (4 cases per thread for the PINN methods) small enough for the progress line to
+  // move and large enough that a chunk's overhead vanishes. Rank 0's choice holds for every rank
   const int threads = options.threads > 0 ? options.threads : omp_get_max_threads();
+  // a case's own setup and step map count only where the plan makes them on the host
+  const bool own_setup = ctx.plan.per_case_setups(), own_map = ctx.runge_kutta() && ctx.plan.per_case_map();
+  const int n_params = static_cast<int>(ctx.spec.parameters.size());
+  const ChunkFootprint footprint =
+      case_footprint<D>(own_setup, own_map, n_params, case_points_size(set.nq, an),
+                        n_params + case_schema(set.layout, {}).size(), set.pinn_block_bytes,
+                        ctx.cuda ? sweep_kernel_local_bytes<D>() : 0);
   long chunk = options.chunk;
-  if (chunk <= 0) {
+  if (chunk <= 0 && ctx.cuda) {
+    MemoryFigures figures;
+    figures.device_free_bytes = ctx.device.free_bytes;
+    figures.multiprocessors = ctx.device.multiprocessors;
+    figures.threads_per_multiprocessor = ctx.device.threads_per_multiprocessor;
+    figures.host_available_bytes = host_available_bytes();
+    figures.device_ranks = ctx.device_ranks;
+    const ChunkBudget budget = chunk_budget(figures, footprint);
+    if (budget.cases == 0)
+      throw std::runtime_error("CUDA backend: " + budget.why + " (--device cpu runs it on the CPU)");
+    chunk = std::min(budget.cases, 1L << 21);
+  } else if (chunk <= 0) {
     // on the CPU some 2^26 case-steps a chunk (a chunk of short cases costs its fsyncs and its
     // manifest, not its stepping), at least 256 cases per thread and at most 2^16 cases
     const long steps = std::max(1L, base.integrator.steps);
-    chunk = ctx.cuda   ? device_chunk_cases(ctx.device.free_bytes, per_case_bytes, ctx.device_ranks)
-            : ctx.pinn() ? 4L * threads
-                         : std::clamp((1L << 26) / steps, 256L * threads, std::max(256L * threads, 1L << 16));
-    chunk = std::clamp<long>(chunk, 1, 1L << 21);
+    chunk = ctx.pinn() ? 4L * threads
+                       : std::clamp((1L << 26) / steps, 256L * threads, std::max(256L * threads, 1L << 16));
   }
   chunk = std::max(1L, std::min(chunk, n_cases));
 
@@ -731,7 +744,7 @@ SweepOutcome run_writer(const RunContext& ctx) {
   summary["precision"] = ctx.single ? "float" : "double";
   summary["instantiation"] = {{"max_dof", D::max_dof}, {"max_contacts", D::max_contacts}, {"exact", D::exact}};
   summary["chunk_size"] = chunk;
-  summary["case_bytes"] = per_case_bytes;
+  summary["case_bytes"] = footprint.device_bytes;
   summary["method"] = base.integrator.spec().label();
   summary["steps"] = base.integrator.steps;
   summary["n_dof"] = set.nq;
@@ -841,7 +854,7 @@ SweepOutcome run_checked(const json& given, const SweepOptions& options, Ranks& 
   const SweepSpec spec = parse_sweep(document);
   check_sweepable(base);
   const SweepPlan plan(base, spec);
-  RunContext ctx{options, base, spec, plan, false, options.single_precision, {}, 1, ranks};
+  RunContext ctx{options, base, spec, plan, false, options.single_precision, {}, 1, ranks, 0, 0, nullptr, {}};
   ctx.end_case = spec.n_cases();
   if (options.shard_count > 0) {
     const int i = options.shard_index, n = options.shard_count;

@@ -85,6 +85,8 @@ CudaDeviceInfo cuda_device_info(int ordinal) {
   info.major = prop.major;
   info.minor = prop.minor;
   info.free_bytes = free_b;
+  info.multiprocessors = prop.multiProcessorCount;
+  info.threads_per_multiprocessor = prop.maxThreadsPerMultiProcessor;
   static const char* const hex = "0123456789abcdef";
   for (const char byte : prop.uuid.bytes) {
     info.uuid += hex[(static_cast<unsigned char>(byte) >> 4) & 15];

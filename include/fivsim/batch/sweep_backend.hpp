@@ -220,6 +220,11 @@ template <class D>
 BackendOutcome run_chunk_cuda(const CaseBatch<D>& cases, const SweepAnalysis& an, const StepOptions& opt,
                            CaseResult<D>* results, double* points, double& kernel_s);
 
+// the most local memory per thread of instantiation D's kernels (cudaFuncGetAttributes), which
+// the driver reserves for every thread the device keeps resident; 0 without CUDA or a device
+template <class D>
+std::size_t sweep_kernel_local_bytes();
+
 #define FIVSIM_SWEEP_DIMS_DOUBLE(X)                                                               \
   X(SweepDims1<double>) X(SweepDimsExact2<double>) X(SweepDimsExact5<double>) X(SweepDims2<double>) \
   X(SweepDims8<double>) X(SweepDimsGeneric<double>)
@@ -232,6 +237,7 @@ BackendOutcome run_chunk_cuda(const CaseBatch<D>& cases, const SweepAnalysis& an
 // src/batch/cuda_unavailable.cpp for a build without CUDA
 #define FIVSIM_SWEEP_CUDA_INSTANCE(D)                                                                    \
   template class CudaPipeline<D>;                                                                      \
+  template std::size_t sweep_kernel_local_bytes<D>();                                                  \
   template BackendOutcome run_chunk_cuda<D>(const CaseBatch<D>&, const SweepAnalysis&, const StepOptions&, \
                                          CaseResult<D>*, double*, double&);
 
@@ -240,6 +246,7 @@ BackendOutcome run_chunk_cuda(const CaseBatch<D>& cases, const SweepAnalysis& an
                                         double*, int, ChunkTicker*);                                              \
   extern template bool runs_as_belt<D>(const CaseBatch<D>&, const SweepAnalysis&, const StepOptions&);          \
   extern template class CudaPipeline<D>;                                                                       \
+  extern template std::size_t sweep_kernel_local_bytes<D>();                                                   \
   extern template BackendOutcome run_chunk_cuda<D>(const CaseBatch<D>&, const SweepAnalysis&, const StepOptions&,  \
                                                 CaseResult<D>*, double*, double&);
 FIVSIM_SWEEP_FOR_EACH_DIMS(FIVSIM_SWEEP_EXTERN)

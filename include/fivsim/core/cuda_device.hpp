@@ -18,6 +18,9 @@ struct CudaDeviceInfo {
   int ordinal = 0;          // the device this process uses
   std::string uuid;         // its UUID (32 hex digits): the same GPU whatever the ordinal
   int major = 0, minor = 0;  // its compute capability
+  // what the driver reserves local memory for: every thread the device can keep resident
+  int multiprocessors = 0;
+  int threads_per_multiprocessor = 0;
 };
 // the device `ordinal` modulo the number present (each rank of an MPI sweep picks its own by its
 // rank on the node), made current for this process's later CUDA calls; judged by judged_device

@@ -1,0 +1,59 @@
+// src/batch/memory_budget.cpp — the chunk of a device sweep from the memory it really has
+// (batch/memory_budget.hpp).
+#include "fivsim/batch/memory_budget.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+namespace fivsim::batch {
+namespace {
+
+std::string gib(double bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f GiB", bytes / double(1u << 30));
+  return text;
+}
+
+}  // namespace
+
+ChunkBudget chunk_budget(const MemoryFigures& m, const ChunkFootprint& f) {
+  ChunkBudget b;
+  const double free_bytes = static_cast<double>(m.device_free_bytes);
+  const int ranks = std::max(1, m.device_ranks);
+  b.reserve_bytes = std::max(static_cast<double>(kDeviceReserveBytes), kDeviceReserveShare * free_bytes);
+  const double resident = static_cast<double>(m.multiprocessors) * static_cast<double>(m.threads_per_multiprocessor);
+  b.local_bytes = static_cast<double>(f.local_bytes_per_thread) * resident;
+  // every rank's kernels reserve their own local memory
+  b.device_bytes = (free_bytes - b.reserve_bytes) / ranks - b.local_bytes - kPipelineSlots * f.device_fixed_bytes;
+  b.host_bytes = kHostShare * static_cast<double>(m.host_available_bytes) / ranks;
+  const double by_device = std::floor(b.device_bytes / (kPipelineSlots * f.device_bytes));
+  const double by_host = m.host_available_bytes > 0 ? std::floor(b.host_bytes / (kPipelineSlots * (f.pinned_bytes + f.host_bytes)))
+                                                    : by_device;
+  b.bound = by_host < by_device ? "host memory" : "device memory";
+  const double cases = std::min(by_device, by_host);
+  b.cases = cases >= 1.0 ? static_cast<long>(std::min(cases, 1e15)) : 0;
+  if (b.cases == 0)
+    b.why = std::string("not one case fits in ") + b.bound + ": " + gib(free_bytes) + " free on the device, " +
+            gib(b.reserve_bytes) + " kept for the runtime, " + gib(b.local_bytes) + " of local memory (" +
+            std::to_string(f.local_bytes_per_thread) + " bytes a thread for " +
+            std::to_string(static_cast<long>(resident)) + " resident threads), " + std::to_string(ranks) +
+            " rank(s) on the device, " + gib(static_cast<double>(m.host_available_bytes)) + " available on the host";
+  return b;
+}
+
+std::size_t host_available_bytes() {
+  std::ifstream in("/proc/meminfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream fields(line);
+    std::string key;
+    std::size_t kib = 0;
+    if (fields >> key >> kib && key == "MemAvailable:") return kib * 1024;
+  }
+  return 0;
+}
+
+}  // namespace fivsim::batch
