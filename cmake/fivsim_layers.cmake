@@ -1,7 +1,7 @@
 # cmake/fivsim_layers.cmake — the engine's parts and which may use which (docs/DESIGN.md §1), read
 # by CMakeLists.txt (one library target per part, linking only these) and by check_layers.cmake
 # (every `#include "fivsim/<part>/…"` of a part's files against them). Lowest first.
-set(FIVSIM_PARTS core friction model lcp pinn integrate analysis identify io batch)
+set(FIVSIM_PARTS core friction model lcp pinn integrate analysis identify cases io batch)
 set(FIVSIM_USES_core "")
 set(FIVSIM_USES_friction core)
 set(FIVSIM_USES_model core friction)
@@ -10,8 +10,11 @@ set(FIVSIM_USES_pinn core model lcp)
 set(FIVSIM_USES_integrate core model lcp pinn)
 set(FIVSIM_USES_analysis core model integrate)
 set(FIVSIM_USES_identify core model integrate pinn)
+# the per-case code of sweeps, host and device alike (FIVSIM_HD over plain structs): what the
+# kernels compile, below every part that reads files
+set(FIVSIM_USES_cases core model lcp pinn integrate analysis)
 set(FIVSIM_USES_io core model lcp integrate analysis identify)
-set(FIVSIM_USES_batch core model lcp pinn integrate analysis io)
+set(FIVSIM_USES_batch core model lcp pinn integrate analysis cases io)
 
 # the kernels (kernels/) by the part whose target compiles or includes them
 set(FIVSIM_KERNELS_core cuda_util.cuh)

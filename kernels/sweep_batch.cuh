@@ -1,9 +1,9 @@
 // kernels/sweep_batch.cuh — the CUDA backend of `fivsim sweep`, one thread per case:
-//   - belt models (batch/belt_runner.hpp): the belt runner with one lane, the case's state, own
+//   - belt models (cases/belt_runner.hpp): the belt runner with one lane, the case's state, own
 //     values and running statistics in registers, the shared model read from the kernel's
 //     parameters (constant memory); its observers compiled in as the lean, statistics or
 //     bifurcation set;
-//   - every other model, and adaptive sweeps: the general case runner (batch/case_runner.hpp:
+//   - every other model, and adaptive sweeps: the general case runner (cases/case_runner.hpp:
 //     Moreau steps of seed 000 Eq. 8 with the LCPs of Eqs. 12, 14, 28, or the Runge–Kutta LCP
 //     steppers, the Lyapunov twin), each thread with its case's setup copied from the shared one
 //     (its row written in) or its own; an adaptive sweep's threads stay resident and take cases
@@ -23,7 +23,7 @@
 #include <type_traits>
 
 #include "cuda_util.cuh"
-#include "fivsim/batch/belt_runner.hpp"
+#include "fivsim/cases/belt_runner.hpp"
 #include "fivsim/batch/sweep_backend.hpp"
 
 namespace fivsim::batch {

@@ -18,6 +18,7 @@ import argparse
 import csv
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -63,6 +64,8 @@ def fp64_per_case_step(fivsim, out):
 
 def kernel_resources(fivsim):
     """registers, stack, shared and local bytes of each sweep kernel in the binary, by kernel"""
+    if not shutil.which("cuobjdump"):
+        return []
     res = subprocess.run(["cuobjdump", "--dump-resource-usage", fivsim], capture_output=True, text=True)
     kernels, name = [], None
     for line in res.stdout.splitlines():
@@ -101,15 +104,17 @@ def main():
     ap.add_argument("--fp64-peak", type=float, default=33.5e12,
                     help="FP64 peak of the GPU without tensor cores (H100 SXM: 33.5e12 per its datasheet)")
     ap.add_argument("--no-jax", action="store_true")
+    ap.add_argument("--device", default="cuda",
+                    help="the backend of the 'gpu' runs (cpu: scripts/gpu_checks.sh --dry checks this script on the CPU)")
     ap.add_argument("--out", default="runs/bench_sweep_gpu")
     ap.add_argument("--json", default=None)
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     n = ["--set", "/sweep/samples=%d" % a.cases]
     lean = ["--set", '/analysis/observers="lean"']
-    rep = {"gpu_lean": sweep(a.fivsim, os.path.join(a.out, "gpu_lean"), "--device", "cuda", *n, *lean),
-           "gpu_double": sweep(a.fivsim, os.path.join(a.out, "gpu_double"), "--device", "cuda", *n),
-           "gpu_float": sweep(a.fivsim, os.path.join(a.out, "gpu_float"), "--device", "cuda", "--precision", "float", *n),
+    rep = {"gpu_lean": sweep(a.fivsim, os.path.join(a.out, "gpu_lean"), "--device", a.device, *n, *lean),
+           "gpu_double": sweep(a.fivsim, os.path.join(a.out, "gpu_double"), "--device", a.device, *n),
+           "gpu_float": sweep(a.fivsim, os.path.join(a.out, "gpu_float"), "--device", a.device, "--precision", "float", *n),
            "cpu_all": sweep(a.fivsim, os.path.join(a.out, "cpu_all"), "--device", "cpu",
                             "--set", "/sweep/samples=%d" % a.cpu_cases),
            "cpu_one": sweep(a.fivsim, os.path.join(a.out, "cpu_one"), "--device", "cpu", "--threads", "1",

@@ -1,9 +1,9 @@
-// tests/belt_runner_test.cpp — the belt runner (batch/belt_runner.hpp) against the general case
+// tests/belt_runner_test.cpp — the belt runner (cases/belt_runner.hpp) against the general case
 // runner (case_runner.hpp, moreau_step) on the same cases, bit for bit: every statistic, count,
 // class and kept point, in double and float, forced and unforced, with a case that blows up and
 // lanes left partly empty; which batches it takes; and the observer sets: a leaner set computes
 // the same numbers for what it keeps.
-#include "fivsim/batch/belt_runner.hpp"
+#include "fivsim/cases/belt_runner.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
-// tests/case_runner_test.cpp — one case of a sweep (batch/case_runner.hpp): its aggregates against
+// tests/case_runner_test.cpp — one case of a sweep (cases/case_runner.hpp): its aggregates against
 // the host driver and the event log, its Poincaré samples against a closed-form oscillator, and its
 // classification against synthetic point sequences and the event-driven reference.
-#include "fivsim/batch/case_runner.hpp"
+#include "fivsim/cases/case_runner.hpp"
 
 #include <gtest/gtest.h>
 

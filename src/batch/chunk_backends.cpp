@@ -28,32 +28,52 @@ BackendOutcome injected_failure(InjectedFailures* inject, int slot, long n) {
   return {};
 }
 
-// the CPU: the cases run within launch; finish reports their time
+// a backend whose cases run within launch (after the failure points a device would meet); finish
+// reports their time
 template <class D>
-class CpuBackend final : public ChunkBackend<D> {
+class SynchronousBackend : public ChunkBackend<D> {
  public:
-  explicit CpuBackend(const BackendSettings& s) : s_(s) {}
-  const char* name() const override { return "CPU backend"; }
-  bool asynchronous() const override { return s_.prepare_ahead; }
-  BackendOutcome launch(int slot, const SlotWork<D>& w) override {
+  explicit SynchronousBackend(const BackendSettings& s) : s_(s) {}
+  BackendOutcome launch(int slot, const SlotWork<D>& w) final {
     seconds_[slot] = 0.0;
     if (BackendOutcome failed = injected_failure(s_.inject, slot, w.cases.n); !failed.ok()) return failed;
     const auto t0 = Clock::now();
-    std::optional<ChunkTicker> ticker;
-    if (s_.progress && *s_.progress) ticker.emplace(*s_.progress);
-    run_chunk_cpu(w.cases, s_.an, s_.opt, w.results, w.points, s_.threads, ticker ? &*ticker : nullptr);
-    seconds_[slot] = seconds_since(t0);
-    return {};
+    double own_s = -1.0;
+    const BackendOutcome out = run_now(w, own_s);
+    seconds_[slot] = own_s >= 0.0 ? own_s : seconds_since(t0);
+    return out;
   }
-  BackendOutcome finish(int slot, double& seconds) override {
+  BackendOutcome finish(int slot, double& seconds) final {
     seconds = seconds_[slot];
     seconds_[slot] = 0.0;
     return {};
   }
 
- private:
+ protected:
+  // runs the work; own_s gets the backend's own time where it measures one (a device's)
+  virtual BackendOutcome run_now(const SlotWork<D>& w, double& own_s) = 0;
   BackendSettings s_;
+
+ private:
   double seconds_[2] = {0.0, 0.0};
+};
+
+// the CPU: an OpenMP loop over the cases, its progress within the launch reported
+template <class D>
+class CpuBackend final : public SynchronousBackend<D> {
+ public:
+  using SynchronousBackend<D>::SynchronousBackend;
+  const char* name() const override { return "CPU backend"; }
+  bool asynchronous() const override { return this->s_.prepare_ahead; }
+
+ private:
+  BackendOutcome run_now(const SlotWork<D>& w, double&) override {
+    const BackendSettings& s = this->s_;
+    std::optional<ChunkTicker> ticker;
+    if (s.progress && *s.progress) ticker.emplace(*s.progress);
+    run_chunk_cpu(w.cases, s.an, s.opt, w.results, w.points, s.threads, ticker ? &*ticker : nullptr);
+    return {};
+  }
 };
 
 // CUDA: the pipeline's launch queues the work on the slot's stream; finish waits and copies back
@@ -78,31 +98,20 @@ class CudaBackend final : public ChunkBackend<D> {
 };
 
 // the PINN methods: a chunk's cases train in lockstep within launch, on the CPU or the device
-class PinnBackend final : public ChunkBackend<PinnSweepDims> {
+class PinnBackend final : public SynchronousBackend<PinnSweepDims> {
  public:
-  explicit PinnBackend(const BackendSettings& s) : s_(s) {}
+  using SynchronousBackend<PinnSweepDims>::SynchronousBackend;
   const char* name() const override { return s_.cuda ? "CUDA backend" : "CPU backend"; }
   bool asynchronous() const override { return false; }
-  BackendOutcome launch(int slot, const SlotWork<PinnSweepDims>& w) override {
-    seconds_[slot] = 0.0;
-    if (BackendOutcome failed = injected_failure(s_.inject, slot, w.cases.n); !failed.ok()) return failed;
-    PinnChunk chunk = *s_.pinn;
-    chunk.cases = w.cases;
-    if (s_.cuda) return run_chunk_cuda_pinn(chunk, s_.an, s_.opt, w.results, w.points, w.pinn, seconds_[slot]);
-    const auto t0 = Clock::now();
-    run_chunk_cpu_pinn(chunk, s_.an, s_.opt, w.results, w.points, w.pinn, s_.threads);
-    seconds_[slot] = seconds_since(t0);
-    return {};
-  }
-  BackendOutcome finish(int slot, double& seconds) override {
-    seconds = seconds_[slot];
-    seconds_[slot] = 0.0;
-    return {};
-  }
 
  private:
-  BackendSettings s_;
-  double seconds_[2] = {0.0, 0.0};
+  BackendOutcome run_now(const SlotWork<PinnSweepDims>& w, double& own_s) override {
+    PinnChunk chunk = *s_.pinn;
+    chunk.cases = w.cases;
+    if (s_.cuda) return run_chunk_cuda_pinn(chunk, s_.an, s_.opt, w.results, w.points, w.pinn, own_s);
+    run_chunk_cpu_pinn(chunk, s_.an, s_.opt, w.results, w.points, w.pinn, s_.threads);
+    return {};
+  }
 };
 
 }  // namespace

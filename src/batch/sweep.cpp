@@ -3,7 +3,7 @@
 // the PINN steppers).
 #include "fivsim/batch/sweep.hpp"
 
-#include "fivsim/batch/belt_runner.hpp"
+#include "fivsim/cases/belt_runner.hpp"
 
 #include <omp.h>
 

@@ -12,6 +12,7 @@
 #include "fivsim/batch/greybox_sweeps.hpp"
 #include "fivsim/io/identify_run.hpp"
 #include "fivsim/io/scenario.hpp"
+#include "source_tree.hpp"
 
 namespace fivsim {
 namespace {
@@ -19,9 +20,9 @@ namespace {
 // seed 000 Model I's Stribeck identification, cut to 10 s of record, its populations scored by
 // sweeps on the given backend
 LoadedIdentification stribeck_scored_on(batch::SweepDevice device) {
-  nlohmann::json doc = load_json_file(FIVSIM_SOURCE_DIR "/scenarios/identify/model1_stribeck_genetic.json");
+  nlohmann::json doc = load_json_file(scenario_path("identify/model1_stribeck_genetic.json"));
   doc["data"]["t_end"] = 10.0;
-  LoadedIdentification loaded = load_identification(doc, FIVSIM_SOURCE_DIR "/scenarios/identify");
+  LoadedIdentification loaded = load_identification(doc, scenario_path("identify"));
   batch::score_populations_by_sweeps(loaded.config, device);
   return loaded;
 }

@@ -16,9 +16,10 @@
 #include <cuda_runtime_api.h>
 #endif
 
-#include "fivsim/batch/belt_runner.hpp"
+#include "fivsim/cases/belt_runner.hpp"
 #include "fivsim/batch/chunk_backend.hpp"
 #include "fivsim/batch/sweep.hpp"
+#include "source_tree.hpp"
 
 namespace fivsim {
 namespace {
@@ -75,7 +76,7 @@ Batch<D> run_both(const json& doc, long n, bool single) {
 
 template <class D>
 Batch<D> make_batch(long n, bool single, bool irk = false) {
-  json doc = load_json_file(FIVSIM_SOURCE_DIR "/scenarios/chain2_load_sweep.json");
+  json doc = load_json_file(scenario_path("chain2_load_sweep.json"));
   if (irk) {
     doc["integrator"]["method"] = "irk";
     doc["integrator"]["order"] = 4;
@@ -89,7 +90,7 @@ Batch<D> make_batch(long n, bool single, bool irk = false) {
 // a model each instantiation holds, swept over 96 cases
 template <class D>
 json model_for() {
-  const auto scenario = [](const char* file) { return load_json_file(std::string(FIVSIM_SOURCE_DIR "/scenarios/") + file); };
+  const auto scenario = [](const char* file) { return load_json_file(scenario_path(file)); };
   json doc;
   if constexpr (D::exact && D::max_dof == 1) {
     doc = scenario("model1_v0_delta_grid.json");
@@ -303,7 +304,7 @@ TEST(SweepGpu, LyapunovMatchesCpu) {
   const auto info = batch::cuda_device_info();
   if (!info.available) GTEST_SKIP() << "no CUDA device: " << info.description;
   using D = batch::SweepDimsExact2<double>;
-  json doc = load_json_file(FIVSIM_SOURCE_DIR "/scenarios/chain2_load_sweep.json");
+  json doc = load_json_file(scenario_path("chain2_load_sweep.json"));
   doc["integrator"]["t_end"] = 20.0;
   doc["analysis"]["t_transient"] = 5.0;
   doc["analysis"]["lyapunov"] = {{"every", 10}};
@@ -322,7 +323,7 @@ TEST(SweepGpu, AdaptiveQueueMatchesCpu) {
   const auto info = batch::cuda_device_info();
   if (!info.available) GTEST_SKIP() << "no CUDA device: " << info.description;
   using D = batch::SweepDimsExact2<double>;
-  json doc = load_json_file(FIVSIM_SOURCE_DIR "/scenarios/chain2_bifurcation.json");
+  json doc = load_json_file(scenario_path("chain2_bifurcation.json"));
   // the queue-fed Moreau kernel (the demo itself runs the switching method)
   doc["integrator"]["method"] = "moreau";
   doc["integrator"]["dt"] = 1e-3;
@@ -386,7 +387,7 @@ void expect_switching_matches_cpu(json doc, double t_end, double t_transient, do
 TEST(SweepGpu, SwitchingMatchesCpu) {
   const auto info = batch::cuda_device_info();
   if (!info.available) GTEST_SKIP() << "no CUDA device: " << info.description;
-  const auto scenario = [](const char* file) { return load_json_file(std::string(FIVSIM_SOURCE_DIR "/scenarios/") + file); };
+  const auto scenario = [](const char* file) { return load_json_file(scenario_path(file)); };
   json m1 = scenario("model1_v0_delta_grid.json");
   m1["sweep"]["parameters"][1]["linspace"] = {0.0, 5.0, 2};
   m1["sweep"]["parameters"][0]["linspace"] = {0.05, 1.5, 48};
@@ -430,7 +431,7 @@ TEST_P(SweepGpuPinn, MatchesCpu) {
   const auto info = batch::cuda_device_info();
   if (!info.available) GTEST_SKIP() << "no CUDA device: " << info.description;
   using D = PinnSweepDims;
-  json doc = load_json_file(FIVSIM_SOURCE_DIR "/scenarios/model1_pinn_v0_sweep.json");
+  json doc = load_json_file(scenario_path("model1_pinn_v0_sweep.json"));
   doc["integrator"]["method"] = GetParam();
   if (GetParam() == "pinn_central") doc["integrator"].erase("order");
   // 300 steps: the belt drags every case with v0 > 1/3 out of stick (at t = mu_s Fn / (k v0)) while

@@ -1,6 +1,6 @@
 // fivsim/analysis/observers.hpp — what a sweep reduces each case to (the scenario's
 // analysis.observers, docs/SCENARIOS.md), as bits: each adds its columns to cases.csv and its work
-// to every step, and the case runner (batch/case_runner.hpp) does only what is asked.
+// to every step, and the case runner (cases/case_runner.hpp) does only what is asked.
 #pragma once
 
 #include "fivsim/core/config.hpp"

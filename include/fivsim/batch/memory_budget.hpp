@@ -8,7 +8,7 @@
 #include <cstddef>
 #include <string>
 
-#include "fivsim/batch/case_runner.hpp"
+#include "fivsim/cases/case_runner.hpp"
 
 namespace fivsim::batch {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "fivsim/batch/case_runner.hpp"
+#include "fivsim/cases/case_runner.hpp"
 #include "fivsim/integrate/pinn_step.hpp"
 
 namespace fivsim::batch {

@@ -14,102 +14,15 @@
 #include <string>
 #include <vector>
 
-#include "fivsim/batch/case_runner.hpp"
 #include "fivsim/batch/cuda_device.hpp"
-#include "fivsim/batch/parameter_slots.hpp"
+#include "fivsim/cases/case_batch.hpp"
 
 namespace fivsim::batch {
-
-// the instantiations of the batch path: models of exactly 1, 2 or 5 DoF and contacts, and
-// models up to 2, 8, or 24 DoF with 8 contacts (24 LCP unknowns). Exact sizes (as many contacts
-// as DoF: sliders on a belt) unroll every loop and run the belt runner where they can; the others
-// hold any model up to their capacity
-template <class T>
-using SweepDims1 = Dims<T, 1, 1, true>;
-template <class T>
-using SweepDimsExact2 = Dims<T, 2, 2, true>;
-template <class T>
-using SweepDimsExact5 = Dims<T, 5, 5, true>;
-template <class T>
-using SweepDims2 = Dims<T, 2, 2>;
-template <class T>
-using SweepDims8 = Dims<T, 8, 8>;
-template <class T>
-using SweepDimsGeneric = Dims<T, 24, 8>;
-
-// the cases of one backend call: the sweep's one setup (stride 0) with each case's row written in
-// by the backend, or each case's own setup (stride 1) where the plan makes them on the host; the
-// same for the Runge–Kutta step maps (null for Moreau)
-template <class D>
-struct CaseBatch {
-  long n = 0;
-  const CaseSetup<D>* setups = nullptr;
-  long setup_stride = 0;
-  const RkStepMap<D>* maps = nullptr;
-  long map_stride = 0;
-  SlotTargets targets;           // written per case into the setup (none where setups are per case)
-  const double* rows = nullptr;  // swept parameter k of case c at rows[k * row_stride + c]
-  long row_stride = 0;
-  int n_params = 0;
-  double stick_tol = 0.0;
-  bool switching = false;         // the switching integrator (integrator.method switching), not a time stepper
-  SwitchingSettings switching_settings;
-
-  FIVSIM_HD const RkStepMap<D>* map(long c) const { return maps ? maps + c * map_stride : nullptr; }
-  // case c's setup: the one in the batch, or `scratch` made from it and the case's row
-  FIVSIM_HD const CaseSetup<D>& setup(long c, CaseSetup<D>& scratch) const {
-    const CaseSetup<D>& s = setups[c * setup_stride];
-    if (targets.n == 0) return s;
-    scratch = s;
-    apply_row(targets, rows + c, row_stride, typename D::scalar(stick_tol), scratch.model, scratch.start);
-    return scratch;
-  }
-  // cases [at, at + count) as a batch of their own
-  CaseBatch part(long at, long count) const {
-    CaseBatch b = *this;
-    b.n = count;
-    b.setups = setups + at * setup_stride;
-    b.maps = maps ? maps + at * map_stride : nullptr;
-    b.rows = rows ? rows + at : nullptr;
-    return b;
-  }
-};
 
 // whether a batch runs on the belt runner (belt_runner.hpp) rather than the general case runner:
 // a belt model's cases sharing one setup, with Moreau's step and no Lyapunov twin
 template <class D>
 bool runs_as_belt(const CaseBatch<D>& cases, const SweepAnalysis& an, const StepOptions& opt);
-
-// the instantiations as a type list, in the order a model is offered to them: it runs on the
-// first that holds it (FIVSIM_SWEEP_FOR_EACH_DIMS below instantiates the same list)
-template <class... Ds>
-struct DimsList {};
-template <class T>
-using SweepInstantiations = DimsList<SweepDims1<T>, SweepDimsExact2<T>, SweepDimsExact5<T>, SweepDims2<T>,
-                                     SweepDims8<T>, SweepDimsGeneric<T>>;
-
-template <class D>
-constexpr bool holds_model(int n_dof, int n_contacts) {
-  return D::exact ? n_dof == D::max_dof && n_contacts == D::max_contacts
-                  : n_dof <= D::max_dof && n_contacts <= D::max_contacts;
-}
-
-template <class D>
-struct DimsTag {
-  using type = D;
-};
-
-// calls f(DimsTag<D>{}) with the first instantiation of the list that holds the model; false
-// when none does
-template <class F, class D, class... Rest>
-bool with_instantiation(DimsList<D, Rest...>, int n_dof, int n_contacts, F&& f) {
-  if (holds_model<D>(n_dof, n_contacts)) {
-    f(DimsTag<D>{});
-    return true;
-  }
-  if constexpr (sizeof...(Rest) > 0) return with_instantiation(DimsList<Rest...>{}, n_dof, n_contacts, f);
-  else return false;
-}
 
 // the cases of a running CPU chunk counted as they finish, so that a progress line moves within a
 // chunk: `report(done)` is called by the calling thread (OpenMP's master) at most every `every_s`
@@ -224,14 +137,6 @@ BackendOutcome run_chunk_cuda(const CaseBatch<D>& cases, const SweepAnalysis& an
 // the driver reserves for every thread the device keeps resident; 0 without CUDA or a device
 template <class D>
 std::size_t sweep_kernel_local_bytes();
-
-#define FIVSIM_SWEEP_DIMS_DOUBLE(X)                                                               \
-  X(SweepDims1<double>) X(SweepDimsExact2<double>) X(SweepDimsExact5<double>) X(SweepDims2<double>) \
-  X(SweepDims8<double>) X(SweepDimsGeneric<double>)
-#define FIVSIM_SWEEP_DIMS_FLOAT(X)                                                                                   \
-  X(SweepDims1<float>) X(SweepDimsExact2<float>) X(SweepDimsExact5<float>) X(SweepDims2<float>) X(SweepDims8<float>) \
-  X(SweepDimsGeneric<float>)
-#define FIVSIM_SWEEP_FOR_EACH_DIMS(X) FIVSIM_SWEEP_DIMS_DOUBLE(X) FIVSIM_SWEEP_DIMS_FLOAT(X)
 
 // the CUDA backend's instantiation for D: in kernels/sweep_batch_{double,float}.cu, or in
 // src/batch/cuda_unavailable.cpp for a build without CUDA

@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "fivsim/batch/pinn_case.hpp"
+#include "fivsim/cases/pinn_case.hpp"
 #include "fivsim/batch/sweep_backend.hpp"
 
 namespace fivsim::batch {

@@ -19,8 +19,8 @@
 #include <string>
 #include <vector>
 
-#include "fivsim/batch/case_runner.hpp"
-#include "fivsim/batch/parameter_slots.hpp"
+#include "fivsim/cases/case_runner.hpp"
+#include "fivsim/cases/parameter_slots.hpp"
 #include "fivsim/batch/sweep_backend.hpp"
 #include "fivsim/batch/sweep_spec.hpp"
 #include "fivsim/io/scenario.hpp"

@@ -150,7 +150,7 @@ FIVSIM_HD inline void irk_pinn_step_end(const Model<D>& m, const RkStepMap<D>& m
 // weights and training buffers — lives in one caller-provided block, laid out by
 // pinn_block_layout for the settings. fivsim run keeps one block on the heap (simulation.hpp);
 // a sweep gives each case a slice of one arena, on the host or on the device, and drives the
-// steppers' parts in lockstep (batch/pinn_case.hpp): all run this same code.
+// steppers' parts in lockstep (cases/pinn_case.hpp): all run this same code.
 
 // byte offsets of the parts of a block (64-byte aligned) and the sizes of the value arrays
 struct PinnBlockLayout {
@@ -242,7 +242,7 @@ struct PinnStepper {
   }
 
   // A step in parts, for an orchestrator that trains many steppers' networks together
-  // (batch/pinn_case.hpp): begin builds the step's contact LCP and solves it, or starts the
+  // (cases/pinn_case.hpp): begin builds the step's contact LCP and solves it, or starts the
   // LCP-PINN's training on it; while r.training(), evaluate gives the loss of the network in
   // training (the LCP-PINN, then the dynamic network) at its optimizer's point, its gradient beside
   // that point, and tell hands the loss back; end takes the end state from the trained network.

@@ -33,7 +33,7 @@ struct IntegratorSettings {
   MethodSpec spec() const;
 };
 
-// the Poincaré section of sweeps (batch/case_runner.hpp); by default the break-away (stick→slip)
+// the Poincaré section of sweeps (cases/case_runner.hpp); by default the break-away (stick→slip)
 // of contact 0, or stroboscopic at the forcing period when the model is forced
 struct PoincareSettings {
   std::string section = "stick_to_slip";  // stick_to_slip | velocity | stroboscopic | none

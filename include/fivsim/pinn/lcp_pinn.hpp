@@ -220,7 +220,7 @@ FIVSIM_HD inline void lcp_pinn_scale(const LcpMatrix<T, Cap>& A, const LcpVector
 // the LCP-PINN's training in reverse communication, like the optimizer it drives: lcp_pinn_start,
 // then lcp_pinn_evaluate and lcp_pinn_tell until tell says it is done, the answer then in x, y and
 // ws.run.res. The restarts, lifts, second pass and polish between optimizer runs happen inside the
-// tell, so a batch of LCP-PINNs trains in lockstep like the dynamic networks (batch/pinn_case.hpp),
+// tell, so a batch of LCP-PINNs trains in lockstep like the dynamic networks (cases/pinn_case.hpp),
 // and lcp_pinn_solve is the same code in a plain loop. A, b, x, y are the caller's and stay put
 // between the calls.
 template <class T, int Cap>

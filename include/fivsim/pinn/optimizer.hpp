@@ -11,7 +11,7 @@
 // the loss and gradient there. One case's training is then a plain loop (minimize), and a batch of
 // cases trains in lockstep — every active case's evaluation in one batched pass, then every case's
 // tell — with each case keeping its own history, line search and stopping test
-// (batch/pinn_case.hpp). Both schedules run the same arithmetic, so they give the same bits; a
+// (cases/pinn_case.hpp). Both schedules run the same arithmetic, so they give the same bits; a
 // Lanes policy lets a group of device lanes share one run's vector operations.
 #pragma once
 

@@ -1,4 +1,4 @@
-// fivsim/batch/case_runner.hpp — one case of a sweep from start to end, reduced on the fly to the
+// fivsim/cases/case_runner.hpp — one case of a sweep from start to end, reduced on the fly to the
 // numbers of a bifurcation diagram (docs/DESIGN.md §2 observers, §5 cases.csv / points.csv).
 //
 // Written once as FIVSIM_HD code over plain structs: the CPU backend calls it from an OpenMP loop,
@@ -539,7 +539,7 @@ FIVSIM_HD inline bool adaptive_sample(const double* points, const SweepAnalysis&
 
 // the classical steppers of a case and its twin (which = 0, 1): Moreau's, or the Runge–Kutta LCP
 // stepper of rk_map when it is given. run_case_with takes any type with these two members (the
-// PINN steppers of a sweep are another, batch/pinn_case.hpp).
+// PINN steppers of a sweep are another, cases/pinn_case.hpp).
 template <class D>
 struct ClassicalCaseStepper {
   const Model<D>* m;
@@ -623,7 +623,7 @@ FIVSIM_HD inline StepReport step_with(Stepper& stepper, int which, St& s, Sink& 
 // one case's progress through its time grid, between steps: what the runner keeps of the
 // trajectory (statistics, rings, the Lyapunov estimate, the adaptive stop) and where it is. The
 // case's stepper is driven from outside — by run_case_with, step after step, or by a lockstep
-// orchestrator that advances many cases one step at a time (batch/pinn_case.hpp) — and
+// orchestrator that advances many cases one step at a time (cases/pinn_case.hpp) — and
 // reports each step here: before_step, the step of the case (and its twin), after_step.
 template <class D>
 struct CaseRun {

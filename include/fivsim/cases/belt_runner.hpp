@@ -1,4 +1,4 @@
-// fivsim/batch/belt_runner.hpp — the specialised step of the sweep engine for belt models: every
+// fivsim/cases/belt_runner.hpp — the specialised step of the sweep engine for belt models: every
 // contact pressed with a given normal force against a surface moving along its own DoF (w_N = 0,
 // w_T = e_i), with a diagonal mass matrix — the slider chains of seed 001, seed 000's Model I, the
 // base-excited and torsion oscillators. Their friction LCPs are decoupled and solved in closed form
@@ -14,8 +14,8 @@
 // (analysis/observers.hpp). tests/belt_runner_test.cpp holds both paths to the same bits.
 #pragma once
 
-#include "fivsim/batch/case_runner.hpp"
-#include "fivsim/batch/sweep_backend.hpp"
+#include "fivsim/cases/case_runner.hpp"
+#include "fivsim/cases/case_batch.hpp"
 
 namespace fivsim::batch {
 

@@ -1,4 +1,4 @@
-// fivsim/batch/pinn_case.hpp — one case of a PINN sweep (seed 000 §2.3.3–2.3.4, seed 001 §2.3) in
+// fivsim/cases/pinn_case.hpp — one case of a PINN sweep (seed 000 §2.3.3–2.3.4, seed 001 §2.3) in
 // the parts a lockstep orchestrator drives: the case's runner (case_runner.hpp's CaseRun) and its
 // PINN steppers (pinn_step.hpp), one for the case and one for its Lyapunov twin, over the case's own
 // memory blocks.
@@ -22,7 +22,7 @@
 // change the answer.
 #pragma once
 
-#include "fivsim/batch/case_runner.hpp"
+#include "fivsim/cases/case_runner.hpp"
 #include "fivsim/integrate/pinn_step.hpp"
 
 namespace fivsim {

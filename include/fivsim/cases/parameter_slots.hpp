@@ -1,4 +1,4 @@
-// fivsim/batch/parameter_slots.hpp — what a swept number sets in a case, and how a case's row of
+// fivsim/cases/parameter_slots.hpp — what a swept number sets in a case, and how a case's row of
 // values is written into the sweep's one model and start state (the typed slots of a sweep plan,
 // sweep_plan.hpp). Plain structs and FIVSIM_HD code, so that a kernel applies its case's row
 // itself and the rest of the model stays one copy that every case reads.
