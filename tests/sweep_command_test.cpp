@@ -424,10 +424,15 @@ TEST(SweepCommand, OutOfMemoryHalvesThePartAndRetries) {
 // larger than the parts the device held so far runs alone, part after part, and its rows are its
 // own — once marked queued without a launch, the slot's reused buffers (zeros, or an older chunk's
 // rows) were written as its results with status ok
+// the load sweep of `loads` short cases in chunks of 200: several chunks, both slots of the pipeline
+std::string chunked_load_sweep(int loads) {
+  return "sweep " + kScenarios + "chain2_load_sweep.json --device cpu -q --chunk 200 " +
+         "--set '/sweep/parameters/0/linspace=[1,30," + std::to_string(loads) + "]' --set /integrator/t_end=2 " +
+         "--set /analysis/t_transient=1";
+}
+
 TEST(SweepCommand, PipelinedLoopRunsAChunkBeyondTheDevicesPartsInParts) {
-  const std::string sweep = "sweep " + kScenarios + "chain2_load_sweep.json --device cpu -q --chunk 200 "
-                            "--set '/sweep/parameters/0/linspace=[1,30,600]' --set /integrator/t_end=2 "
-                            "--set /analysis/t_transient=1";
+  const std::string sweep = chunked_load_sweep(600);
   const fs::path whole = fresh_dir("fivsim_pipelined_whole"), out = fresh_dir("fivsim_pipelined_parts");
   ASSERT_EQ(run_fivsim(sweep + " --out " + whole.string()).code, 0);
   ::setenv("FIVSIM_SWEEP_DEVICE_CASES", "70", 1);
@@ -773,9 +778,7 @@ TEST(SweepCommand, ResultsH5HoldsTheCsvValuesInEveryWayOfRunning) {
 // every file holds what an unconstrained run's does: cases.csv and points.csv byte for byte,
 // results.h5's tables rendered back, the summary's classes and statuses
 TEST(SweepCommand, InjectedAllocationFailuresLeaveEveryFileAsAnUnconstrainedRunsFiles) {
-  const std::string sweep = "sweep " + kScenarios + "chain2_load_sweep.json --device cpu -q --chunk 200 "
-                            "--set '/sweep/parameters/0/linspace=[1,30,700]' --set /integrator/t_end=2 "
-                            "--set /analysis/t_transient=1";
+  const std::string sweep = chunked_load_sweep(700);
   const fs::path whole = fresh_dir("fivsim_inject_whole"), out = fresh_dir("fivsim_inject_out");
   ASSERT_EQ(run_fivsim(sweep + " --out " + whole.string()).code, 0);
   const json expected = json::parse(slurp(whole / "summary.json"));
