@@ -5,7 +5,7 @@ run kept. Prints a markdown table (worst RMS error over the series, transitions,
 steps/s), and writes the error-versus-wall-time plot. With --pinn, the PINN methods run too (once
 each, at the --pinn-dt steps: a run trains thousands of networks) and a second table sets each
 PINN run beside the cheapest classical run that is at least as accurate: wall time per simulated
-second and their ratio (issue 5's cost picture).
+second and their ratio (the cost picture of BENCHMARKS.md).
 
 usage: scripts/bench_accuracy_cost.py [--scenario scenarios/model2_example2.json] [--repeat 3]
                                       [--png accuracy_cost.png] [--fivsim build/fivsim]

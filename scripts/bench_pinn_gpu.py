@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Batched-network benchmark of BENCHMARKS.md (issue 5): fivsim's fused forward + backward of B
+"""Batched-network benchmark of BENCHMARKS.md: fivsim's fused forward + backward of B
 small MLPs (tests/bench/mlp_batch_bench.cpp: the CUDA backend in both mappings of networks onto
 threads, and the CPU backend) beside the PyTorch peer (scripts/bench_mlp_torch.py: vmap,
 torch.compile, hand-batched bmm in a CUDA graph) on the same GPU in the same command, for the

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""PINN sweep benchmark of BENCHMARKS.md (issue 22): `fivsim sweep scenarios/model1_pinn_v0_sweep.json`
+"""PINN sweep benchmark of BENCHMARKS.md: `fivsim sweep scenarios/model1_pinn_v0_sweep.json`
 with the lockstep trainings on the GPU against the CPU backend on the same machine's cores, in one
 command, for the advanced dual framework with 4 Gauss stages and the advanced single framework with
 10, at each case count. Each run is `--steps` steps from t = 0 (all of it counted; no transient), so

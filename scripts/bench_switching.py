@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Poincare-sample error and cost of the time steppers against the event-driven sweep (issue 21).
+"""Poincare-sample error and cost of the time steppers against the event-driven sweep.
 
 The load scan of the 2-DoF chain (scenarios/chain2_load_sweep.json, N loads in [2, 30] N, from
 the same start) runs as fixed-length sweeps without a transient: Moreau at dt = 1e-3, 1e-4, 1e-5

@@ -8,7 +8,7 @@ packages=(
   libeigen3-dev nlohmann-json3-dev libcli11-dev libboost-dev libfftw3-dev
   libgtest-dev libgmock-dev googletest libbenchmark-dev libomp-dev
   libhdf5-dev zlib1g-dev
-  pybind11-dev python3-dev
+  pybind11-dev python3-dev python3-venv python3-setuptools python3-wheel python3-pip
   python3-numpy python3-scipy python3-matplotlib python3-h5py python3-pandas python3-pytest
   libopenmpi-dev openmpi-bin
 )

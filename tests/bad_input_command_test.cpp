@@ -17,7 +17,8 @@ namespace {
 using namespace fivsim_test;
 using nlohmann::json;
 
-const std::string kScenario = kScenarios + "model1_slow_stribeck.json";
+// (from the macro, not kScenarios: clang orders an inline variable's initialization after this one)
+const std::string kScenario = FIVSIM_SOURCE_DIR "/scenarios/model1_slow_stribeck.json";
 
 // exit 2, one line that starts with the verb and holds `part`
 void expect_bad_input(const Result& r, const std::string& verb, const std::string& part) {

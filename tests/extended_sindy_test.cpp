@@ -103,7 +103,7 @@ TEST(Identification, ExtendedSindyBeatsSindyOnTheTwoStopCase) {
   EXPECT_LT(r.extended_sindy.response.rmse, r.sindy.response.rmse / 10);
 }
 
-// the record: k̂ = 250, ĉ = 0.08, F̂f = 0.11 at 0.8 Hz, two stops a cycle, 20 s at `dt`
+// a two-stop record: k̂ = 250, ĉ = 0.08, F̂f = 0.11 at 0.8 Hz, two stops a cycle, 20 s at `dt`
 IdentifyConfig measured_rate_config(double dt, int window, const std::string& step3) {
   IdentifyConfig c = seed003_config("extended_sindy", 0.8, window);
   BaseExcitedParams p = fivsim_test::seed003_oscillator(0.8);
@@ -146,7 +146,7 @@ TEST(Identification, HeldStepThreeKeepsTheSlipPrecisionWhereTheGridLosesIt) {
 }
 
 TEST(Identification, HeldIntervalsHoldTheTruthAtMeasuredRates) {
-  // the clean record at 200 Hz, 1 kHz and 5 kHz with the default derivative window (7 ms:
+  // that clean record at 200 Hz, 1 kHz and 5 kHz with the default derivative window (7 ms:
   // 5, 7 and 35 samples): k and F within 1 %, and each 95 % interval (a bootstrap over the 14
   // input cycles, widened by the change with the window doubled) holds the truth
   for (const double dt : {5e-3, 1e-3, 2e-4}) {

@@ -10,7 +10,7 @@ namespace {
 using namespace fivsim_test;
 using nlohmann::json;
 
-const std::string kTorsion = kScenarios + "torsion_pendulum_lugre.json";
+const std::string kTorsion = FIVSIM_SOURCE_DIR "/scenarios/torsion_pendulum_lugre.json";
 
 TEST(FrictionCommand, DrivesTheLawWithTheScenariosInput) {
   const fs::path out = fresh_dir("friction_lugre");

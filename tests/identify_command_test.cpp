@@ -19,7 +19,7 @@ namespace {
 using namespace fivsim_test;
 using nlohmann::json;
 
-const std::string kContinuous = kScenarios + "identify/sdof_continuous_sindy.json";
+const std::string kContinuous = FIVSIM_SOURCE_DIR "/scenarios/identify/sdof_continuous_sindy.json";
 
 // each (overrides, message): exit 2, the message on stderr, nothing written
 template <std::size_t N>

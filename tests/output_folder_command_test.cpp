@@ -25,7 +25,7 @@ namespace {
 using namespace fivsim_test;
 using nlohmann::json;
 
-const std::string kRun = kScenarios + "model1_slow_stribeck.json -q --set /integrator/t_end=1 --set /analysis/t_transient=0";
+const std::string kRun = FIVSIM_SOURCE_DIR "/scenarios/model1_slow_stribeck.json -q --set /integrator/t_end=1 --set /analysis/t_transient=0";
 
 // the names in a folder (what a refused command must have left as it was)
 std::vector<std::string> listing(const fs::path& dir) {

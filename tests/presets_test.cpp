@@ -1,4 +1,4 @@
-// tests/model_presets_test.cpp — the preset matrices and contacts (docs/DESIGN.md §4 table) and the
+// tests/presets_test.cpp — the preset matrices and contacts (docs/DESIGN.md §4 table) and the
 // compilation into the step-path model (M⁻¹, Delassus blocks, capacity checks).
 #include "fivsim/model/presets.hpp"
 

@@ -1,4 +1,4 @@
-// tests/friction_static_laws_test.cpp — every static law against its formula at sample points,
+// tests/static_laws_test.cpp — every static law against its formula at sample points,
 // its static value, its continuity, and the direction split of the asymmetric law.
 #include "fivsim/friction/static_laws.hpp"
 

@@ -771,6 +771,36 @@ TEST(SweepCommand, ResultsH5HoldsTheCsvValuesInEveryWayOfRunning) {
   for (const auto& d : {both, h5, merged, resumed}) fs::remove_all(d);
 }
 
+// counts are integers in the files a notebook reads: cases.csv's steps of a 3·10^5-step case is
+// 300000 (not 3e+05), summary.json's case_steps an integer
+TEST(SweepCommand, CountsAreWrittenAsIntegers) {
+  const fs::path out = fresh_dir("fivsim_integers");
+  const Result r = run_fivsim("sweep " + kScenarios + "chain2_load_sweep.json --device cpu -q --set "
+                              "'/sweep/parameters/0/linspace=[1,30,2]' --set /integrator/t_end=300 --out " +
+                              out.string());
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::istringstream csv(slurp(out / "cases.csv"));
+  std::string header, row;
+  std::getline(csv, header);
+  std::getline(csv, row);
+  const auto field = [](const std::string& line, long k) {
+    std::istringstream in(line);
+    std::string f;
+    for (long i = 0; i <= k; ++i) std::getline(in, f, ',');
+    return f;
+  };
+  long steps_col = -1;
+  for (long k = 0; !field(header, k).empty() && steps_col < 0; ++k)
+    if (field(header, k) == "steps") steps_col = k;
+  ASSERT_GE(steps_col, 0) << header;
+  EXPECT_EQ(field(row, steps_col), "300000");
+  EXPECT_EQ(field(row, 0), "0");
+  const json s = json::parse(slurp(out / "summary.json"));
+  EXPECT_TRUE(s["case_steps"].is_number_integer()) << s["case_steps"];
+  EXPECT_EQ(s["case_steps"], 600000);
+  fs::remove_all(out);
+}
+
 // one chunk loop drives every backend: allocation failures injected at each point a launch meets
 // on a device (slot 0's or slot 1's device buffers, the pinned host buffers, the kernel launch;
 // FIVSIM_SWEEP_FAIL) send a chunk to run alone, halve its parts and reuse the slots, on the

@@ -249,7 +249,9 @@ void csv_rows(const TableSchema& s, const ColumnBlock& b, std::string& text) {
     for (int c = 0; c < s.size(); ++c) {
       const double x = b.column(c)[r];
       const ColumnKind kind = s.kinds[static_cast<std::size_t>(c)];
-      if (kind == ColumnKind::real || kind == ColumnKind::whole)
+      if (kind == ColumnKind::whole)
+        rows.whole(x);
+      else if (kind == ColumnKind::real)
         rows.field(x);
       else
         rows.field(code_text(kind, x, period_col >= 0 ? b.column(period_col)[r] : 0.0).c_str());

@@ -20,7 +20,7 @@ void ChunkCounts::add(const ChunkCounts& o) {
 }
 
 json to_json(const ChunkCounts& c) {
-  json j = {{"case_steps", c.case_steps}, {"compute_s", c.compute_s}, {"setup_s", c.setup_s},
+  json j = {{"case_steps", static_cast<long long>(c.case_steps)}, {"compute_s", c.compute_s}, {"setup_s", c.setup_s},
             {"classes", c.classes},       {"status", c.status}};
   if (c.memory_halvings > 0) j["memory_halvings"] = c.memory_halvings;
   if (c.has_pinn) j["pinn"] = pinn_totals_json(c.pinn);
@@ -62,7 +62,8 @@ bool from_json(const json& j, ChunkCounts& c) {
 void write_totals(const SweepTotals& t, json& s) {
   s["cases"] = t.cases;
   s["chunks"] = t.chunks;
-  s["case_steps"] = t.counts.case_steps;
+  // a count: an integer in the file
+  s["case_steps"] = static_cast<long long>(t.counts.case_steps);
   s["wall_s"] = t.wall_s;
   s["setup_s"] = t.counts.setup_s;
   s["compute_s"] = t.counts.compute_s;

@@ -12,6 +12,8 @@
 #include <atomic>
 #include <cerrno>
 #include <charconv>
+#include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <stdexcept>
@@ -501,6 +503,15 @@ void CsvRows::field(double x) {
   const std::size_t len = double_to_text(x, buf);
   if (!first_) text_.push_back(',');
   text_.append(buf, len);
+  first_ = false;
+}
+
+void CsvRows::whole(double x) {
+  if (!(std::abs(x) < 9e15) || x != std::floor(x)) return field(x);
+  char buf[24];
+  const int len = std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(x));
+  if (!first_) text_.push_back(',');
+  text_.append(buf, static_cast<std::size_t>(len));
   first_ = false;
 }
 

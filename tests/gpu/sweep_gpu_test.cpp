@@ -317,7 +317,7 @@ TEST(SweepGpu, LyapunovMatchesCpu) {
   }
 }
 
-// an adaptive sweep (issue 21): persistent threads take the cases from a queue and each stops when
+// an adaptive sweep: persistent threads take the cases from a queue and each stops when
 // its class is known; every case stops where the CPU's does, with its class and evidence
 TEST(SweepGpu, AdaptiveQueueMatchesCpu) {
   const auto info = batch::cuda_device_info();
@@ -351,7 +351,7 @@ TEST(SweepGpu, AdaptiveQueueMatchesCpu) {
   EXPECT_GE(10 * same, 9 * periodic);
 }
 
-// the switching method (issue 21): the device's cases keep the CPU's events and section samples —
+// the switching method: the device's cases keep the CPU's events and section samples —
 // which tests/case_runner_test.cpp holds to the host's event-driven reference — to 1e-9 in time
 // and state, on Model I, the 2- and 5-DoF chains and Model II
 template <class D>

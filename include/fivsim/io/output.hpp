@@ -117,6 +117,8 @@ void write_json_file(const std::filesystem::path& path, const nlohmann::json& j)
 class CsvRows {
  public:
   void field(double x);
+  // a whole number (a count, a step number) written as an integer; NaN as a double is
+  void whole(double x);
   void field(const char* s);
   void end_row();
   const std::string& text() const { return text_; }

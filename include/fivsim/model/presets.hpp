@@ -1,4 +1,4 @@
-// fivsim/model/presets.hpp — the seed models as model descriptions (docs/DESIGN.md §4 table).
+// fivsim/model/presets.hpp — the seed models as model descriptions (docs/MODELS.md, "Presets").
 //
 // Sign conventions, shared by all presets (docs/MODELS.md):
 // - the belt / surface moves in +x at v0; relative velocity γ_T = ẋ − v0; friction on the body
