@@ -66,6 +66,11 @@ def kernel_resources(fivsim):
     """registers, stack, shared and local bytes of each sweep kernel in the binary, by kernel"""
     if not shutil.which("cuobjdump"):
         return []
+    # a device bundle's programs are wrapper scripts (scripts/device_bundle.sh): read the binary
+    real = os.path.join(os.path.dirname(os.path.realpath(fivsim)), "..", "real", os.path.basename(fivsim))
+    with open(fivsim, "rb") as f:
+        if f.read(2) == b"#!" and os.path.exists(real):
+            fivsim = real
     res = subprocess.run(["cuobjdump", "--dump-resource-usage", fivsim], capture_output=True, text=True)
     kernels, name = [], None
     for line in res.stdout.splitlines():

@@ -3,7 +3,9 @@
 # device lease (at most 8 minutes on an H100 with 16 cores, and 9.5 for the whole command: every
 # program a stage runs gets what is left of both):
 #   build     configure and build fivsim, fivsim_gpu_tests and fivsim_bench_mlp for this machine's
-#             GPU on all its cores (build-device/); later stages of the same command use them
+#             GPU on all its cores (build-device/); later stages of the same command use them. Only
+#             where fivsim's dependencies are installed: the lent GPU machines lack them, so there
+#             the programs come from scripts/device_bundle.sh (BENCHMARKS.md has the commands)
 #   tests     every gpu test (fivsim_gpu_tests)
 #   mpi       one CUDA sweep as a single process and under `mpirun -np 2` (the ranks share the GPU
 #             where the machine has one, else one each): cases.csv and points.csv byte for byte,
@@ -24,6 +26,8 @@
 # Prints one PASS/FAIL/SKIP line per check and exits 1 if any failed.
 #
 # usage: scripts/gpu_checks.sh [--dry] [STAGE...]   (default: every stage but build)
+#   STAGE_SECONDS (480) caps every stage, STAGE_SECONDS_<stage> one of them, COMMAND_SECONDS (570)
+#   the whole command; SIZE_pinn and SIZE_switching replace those benchmarks' sizes, for a short lease
 #   --dry   the whole driver on the CPU (--device cpu, small sizes), so that CI keeps it from
 #           rotting (ctest GpuChecks.DryRun); what needs a GPU or a peer this machine lacks (the
 #           memory holder, JAX, PyTorch, Nsight Compute, mpirun) is a SKIP line
@@ -320,14 +324,14 @@ PY
       verdict "grey-box batches as $dev sweeps" "$([[ $rc == 0 ]] && echo 1)" "exit $rc (greybox_population.log)"
       ;;
     switching)
-      size=$([[ $dry == 1 ]] && echo "--cases 64 --t-end 20" || echo "--cases 100000 --t-end 100")
+      size=${SIZE_switching:-$([[ $dry == 1 ]] && echo "--cases 64 --t-end 20" || echo "--cases 100000 --t-end 100")}
       # shellcheck disable=SC2086
       bench bench_switching "switching sweep against Moreau" python3 scripts/bench_switching.py --fivsim "$fivsim" \
         --device "$dev" $size
       ;;
     pinn)
       # the lockstep PINN sweep against the CPU backend on this machine's cores
-      size=$([[ $dry == 1 ]] && echo "--cases 8 --steps 5 --devices cpu" || echo "--cases 1024,10000 --steps 50")
+      size=${SIZE_pinn:-$([[ $dry == 1 ]] && echo "--cases 8 --steps 5 --devices cpu" || echo "--cases 1024,10000 --steps 50")}
       # shellcheck disable=SC2086
       bench bench_pinn_sweep "PINN sweep GPU against CPU" python3 scripts/bench_pinn_sweep.py --fivsim "$fivsim" $size \
         --json "$logs/bench_pinn_sweep.json"
@@ -355,7 +359,8 @@ PY
 for stage in "${stages[@]}"; do
   echo "=== $stage"
   stage_start=$(date +%s)
-  stage_end=$((stage_start + stage_seconds))
+  limit="STAGE_SECONDS_$stage"
+  stage_end=$((stage_start + ${!limit:-$stage_seconds}))
   run_stage
   write_results "$stage" $(($(date +%s) - stage_start))
 done

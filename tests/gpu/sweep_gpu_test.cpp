@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <memory>
 #include <type_traits>
 
@@ -333,10 +334,11 @@ TEST(SweepGpu, AdaptiveQueueMatchesCpu) {
   const Batch<D> b = run_both<D>(doc, n, false);
   ASSERT_TRUE(b.an.adaptive);
   const auto &cpu = b.cpu, &gpu = b.gpu;
-  // the host's and the device's exp (the Stribeck law) differ in the last bit, which a chaotic
-  // case grows and which can move a periodic case's confirmation across a sample: nine in ten
-  // periodic cases stop at the same step, and those with the same class and evidence
-  long periodic = 0, same = 0;
+  // the Stribeck law's exp rounds alike on both sides (reproducible_math.hpp): every periodic case
+  // stops at the same step with the same class, evidence and statistics to 1e-9 (with the
+  // library's exp, 2 of 206 periodic cases on an H200 differed by 3e-8 in their rms after 1500 s,
+  // 2026-11-26); the count beyond 1e-9 is printed
+  long periodic = 0, same = 0, beyond = 0;
   for (long c = 0; c < n; ++c) {
     if (cpu[c].klass != CaseClass::periodic) continue;
     ++periodic;
@@ -345,17 +347,25 @@ TEST(SweepGpu, AdaptiveQueueMatchesCpu) {
     EXPECT_EQ(cpu[c].klass, gpu[c].klass) << c;
     EXPECT_EQ(cpu[c].period_n, gpu[c].period_n) << c;
     EXPECT_NEAR(cpu[c].settled_at, gpu[c].settled_at, 1e-9) << c;
-    EXPECT_NEAR(cpu[c].series[0].rms(), gpu[c].series[0].rms(), 1e-9 * cpu[c].series[0].rms()) << c;
+    const double rms = cpu[c].series[0].rms(), d = std::abs(rms - gpu[c].series[0].rms());
+    beyond += d > 1e-9 * rms;
+    EXPECT_LE(d, 1e-9 * rms) << c;
   }
+  std::printf("%ld periodic cases, %ld stop at the same step, %ld of those with an rms beyond 1e-9 relative\n",
+              periodic, same, beyond);
   EXPECT_GT(periodic, n / 2);
-  EXPECT_GE(10 * same, 9 * periodic);
+  EXPECT_EQ(same, periodic);
 }
 
 // the switching method: the device's cases keep the CPU's events and section samples —
-// which tests/case_runner_test.cpp holds to the host's event-driven reference — to 1e-9 in time
-// and state, on Model I, the 2- and 5-DoF chains and Model II
+// which tests/case_runner_test.cpp holds to the host's event-driven reference — on Model I, the
+// 2- and 5-DoF chains and Model II, to 1e-9 in time and state. Both sides round alike: the step
+// factor and the exponential Stribeck law are reproducible_math.hpp's (with the library's pow and
+// exp an H200 left the CPU by 4.5e-9 in an event's time on Model I and by 2.8e-6 on the 5-DoF
+// chain after 40 s, 2026-11-26); the largest difference and the count beyond 1e-9 are printed
 template <class D>
 void expect_switching_matches_cpu(json doc, double t_end, double t_transient, double dt) {
+  const double tol = 1e-9;
   doc["integrator"]["method"] = "switching";
   doc["integrator"]["dt"] = dt;
   doc["integrator"]["t_end"] = t_end;
@@ -365,7 +375,8 @@ void expect_switching_matches_cpu(json doc, double t_end, double t_transient, do
   const Batch<D> b = run_both<D>(doc, n, false);
   const long per_case = case_points_size(D::max_dof, b.an);
   const int stride = point_stride(D::max_dof);
-  long points = 0;
+  long points = 0, beyond = 0, entries = 0;
+  double worst = 0.0;
   for (long c = 0; c < n; ++c) {
     const auto &x = b.cpu[c], &y = b.gpu[c];
     ASSERT_EQ(x.status, y.status) << "case " << c;
@@ -376,11 +387,18 @@ void expect_switching_matches_cpu(json doc, double t_end, double t_transient, do
       for (int i = 0; i < kept; ++i, ++points) {
         const double* p = ring_point(b.points_cpu.data() + c * per_case, kind, x.points_seen[kind], b.an.capacity, stride, i);
         const double* q = ring_point(b.points_gpu.data() + c * per_case, kind, x.points_seen[kind], b.an.capacity, stride, i);
-        for (int k = 0; k < stride; ++k) ASSERT_NEAR(p[k], q[k], 1e-9) << "case " << c << " point " << i << " entry " << k;
+        for (int k = 0; k < stride; ++k, ++entries) {
+          const double d = std::abs(p[k] - q[k]) / (1 + std::abs(p[k]));
+          worst = std::max(worst, d);
+          beyond += d > 1e-9;
+          EXPECT_LE(d, tol) << "case " << c << " point " << i << " entry " << k;
+        }
       }
     }
-    EXPECT_NEAR(x.series[0].rms(), y.series[0].rms(), 1e-9 * (1 + x.series[0].rms())) << "case " << c;
+    EXPECT_NEAR(x.series[0].rms(), y.series[0].rms(), tol * (1 + x.series[0].rms())) << "case " << c;
   }
+  std::printf("%ld cases, %ld points: largest difference %.3g (relative to 1 + |x|), %ld of %ld entries beyond 1e-9\n",
+              n, points, worst, beyond, entries);
   EXPECT_GT(points, n);
 }
 

@@ -23,6 +23,7 @@
 #include <math.h>
 
 #include "fivsim/core/config.hpp"
+#include "fivsim/core/reproducible_math.hpp"
 
 namespace fivsim {
 
@@ -61,6 +62,11 @@ inline constexpr FrictionLawInfo kFrictionLawInfo[kFrictionLawCount] = {
     {"asymmetric", 6, {"Ts_l", "Ts_r", "T0_l", "T0_r", "alpha", "beta"}},
 };
 
+// e^x of the laws: in double the same bits on the CPU and the GPU (reproducible_math.hpp), so that a
+// device sweep keeps the CPU's trajectories; float keeps the fast library function
+FIVSIM_HD inline double law_exp(double x) { return reproducible_exp(x); }
+FIVSIM_HD inline float law_exp(float x) { return expf(x); }
+
 // μ ≥ 0 for sliding at relative velocity v (only the asymmetric law looks at the sign of v)
 template <class T>
 FIVSIM_HD inline T friction_magnitude(const FrictionLaw& law, T v) {
@@ -71,7 +77,7 @@ FIVSIM_HD inline T friction_magnitude(const FrictionLaw& law, T v) {
     case FrictionLawKind::coulomb_viscous: return T(p[0]) + T(p[1]) * s;
     case FrictionLawKind::coulomb_tanh: return T(p[0]) * tanh(T(p[1]) * s);
     case FrictionLawKind::stribeck_rational: return T(p[0]) / (T(1) + T(p[1]) * s);
-    case FrictionLawKind::stribeck_exp: return T(p[1]) + (T(p[0]) - T(p[1])) * exp(-T(p[2]) * s);
+    case FrictionLawKind::stribeck_exp: return T(p[1]) + (T(p[0]) - T(p[1])) * law_exp(-T(p[2]) * s);
     case FrictionLawKind::stribeck:
       return T(p[1]) + (T(p[0]) - T(p[1])) * exp(-pow(s / T(p[2]), T(p[3]))) + T(p[4]) * s;
     case FrictionLawKind::asymmetric: {
@@ -80,6 +86,40 @@ FIVSIM_HD inline T friction_magnitude(const FrictionLaw& law, T v) {
       const T t0 = T(pos ? p[2] : p[3]);
       const T alpha = T(p[4]);
       return ts / (T(1) + t0 * s) * (T(1) + T(p[5]) / cosh(alpha * s)) * tanh(alpha * s);
+    }
+  }
+  return T(0);
+}
+
+// dμ/d|v| of friction_magnitude at |v| (on the side of v's sign for the asymmetric law): the
+// slope the variational equations of the switching model need (switching_tangent.hpp)
+template <class T>
+FIVSIM_HD inline T friction_magnitude_slope(const FrictionLaw& law, T v) {
+  const T s = v < T(0) ? -v : v;
+  const double* p = law.p;
+  switch (law.kind) {
+    case FrictionLawKind::coulomb: return T(0);
+    case FrictionLawKind::coulomb_viscous: return T(p[1]);
+    case FrictionLawKind::coulomb_tanh: {
+      const T c = cosh(T(p[1]) * s);
+      return T(p[0]) * T(p[1]) / (c * c);
+    }
+    case FrictionLawKind::stribeck_rational: {
+      const T d = T(1) + T(p[1]) * s;
+      return -T(p[0]) * T(p[1]) / (d * d);
+    }
+    case FrictionLawKind::stribeck_exp: return -(T(p[0]) - T(p[1])) * T(p[2]) * law_exp(-T(p[2]) * s);
+    case FrictionLawKind::stribeck: {
+      if (!(s > T(0))) return T(p[4]);  // the exponent's slope at 0 for alpha > 1 (the common case)
+      const T x = pow(s / T(p[2]), T(p[3]));
+      return -(T(p[0]) - T(p[1])) * exp(-x) * T(p[3]) * x / s + T(p[4]);
+    }
+    case FrictionLawKind::asymmetric: {
+      const bool pos = !(v < T(0));
+      const T ts = T(pos ? p[0] : p[1]), t0 = T(pos ? p[2] : p[3]), alpha = T(p[4]), beta = T(p[5]);
+      const T d = T(1) + t0 * s, sech = T(1) / cosh(alpha * s), th = tanh(alpha * s);
+      const T a = ts / d, b = T(1) + beta * sech;
+      return -ts * t0 / (d * d) * b * th - a * beta * alpha * sech * th * th + a * b * alpha * sech * sech;
     }
   }
   return T(0);

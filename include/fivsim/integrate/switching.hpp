@@ -17,6 +17,7 @@
 #pragma once
 
 #include "fivsim/model/events.hpp"
+#include "fivsim/core/reproducible_math.hpp"
 #include "fivsim/core/status.hpp"
 #include "fivsim/model/model.hpp"
 
@@ -78,6 +79,16 @@ struct SwitchingWorkspace {
   // scratch of one evaluation
   T acc[NQ], lamN[NC], lamT[NC], gap[NC], gamma[NC], fn[kSlots * NC], fn_b[kSlots * NC], ytmp[NY];
   long steps = 0, rejected = 0, rhs = 0;
+};
+
+// a run without variational equations (switching_tangent.hpp has the one with them)
+struct NoTangent {
+  template <class M, class W>
+  FIVSIM_HD void piece(const M&, W&, double) {}
+  template <class M, class W>
+  FIVSIM_HD void before_event(const M&, W&, double, int) {}
+  template <class M, class W>
+  FIVSIM_HD void after_event(const M&, W&, double) {}
 };
 
 namespace switching_detail {
@@ -497,11 +508,13 @@ FIVSIM_HD inline Status switching_start(const Model<D>& m, const SwitchingSettin
 }
 
 // integrates until the dense output holds t_target (read it with switching_state_at); every mode
-// change and section sample up to t_target reaches the sink in time order, at its exact time
-template <class D, class Sink>
+// change and section sample up to t_target reaches the sink in time order, at its exact time. The
+// tangent hears of each finished piece of a step and of each event (switching_tangent.hpp's
+// TangentHooks carries Φ = ∂y/∂y₀ through them; NoTangent costs nothing)
+template <class D, class Sink, class Tangent>
 FIVSIM_HD inline Status switching_advance(const Model<D>& m, const SwitchingSettings& set,
                                           const SwitchingSection& section, SwitchingWorkspace<D>& ws,
-                                          double t_target, Sink&& sink) {
+                                          double t_target, Sink&& sink, Tangent& tangent) {
   using T = typename D::scalar;
   namespace sd = switching_detail;
   const int nq = dof_count(m), nc = contact_count(m), ny = 2 * nq, nf = 3 * nc;
@@ -524,6 +537,7 @@ FIVSIM_HD inline Status switching_advance(const Model<D>& m, const SwitchingSett
     if (ws.has_step) {
       if (!ws.event_pending) {
         // on to the step's end; its last stage is the next step's first (FSAL)
+        tangent.piece(m, ws, ws.t_step_end);
         ws.t = ws.t_step_end;
         for (int i = 0; i < ny; ++i) {
           ws.y[i] = ws.y_end[i];
@@ -533,6 +547,7 @@ FIVSIM_HD inline Status switching_advance(const Model<D>& m, const SwitchingSett
       } else {
         // the event: the modes of every function at zero change, then settle together
         const double te = ws.valid_until;
+        tangent.piece(m, ws, te);
         sd::state_at(ws, ny, te, ws.ytmp);
         ws.has_step = false;
         ws.t = te;
@@ -546,6 +561,12 @@ FIVSIM_HD inline Status switching_advance(const Model<D>& m, const SwitchingSett
           try_stick[i] = false;
         }
         const double fire = 1e3 * set.abs_tol;
+        // the function that crossed (the lowest of those that fired) for the tangent's saltation
+        int crossed = -1;
+        for (int s = 0; s < nf; ++s)
+          if (ws.armed[s] && static_cast<double>(ws.fn[s]) <= fire && (crossed < 0 || ws.fn[s] < ws.fn[crossed]))
+            crossed = s;
+        tangent.before_event(m, ws, te, crossed);
         for (int s = 0; s < nf; ++s) {
           if (!ws.armed[s] || static_cast<double>(ws.fn[s]) > fire) continue;
           const int i = s / 3, slot = s % 3;
@@ -568,6 +589,7 @@ FIVSIM_HD inline Status switching_advance(const Model<D>& m, const SwitchingSett
         if (!sd::settle(m, ws, te, ws.y, try_stick)) return Status::nonfinite;
         for (int i = 0; i < nc; ++i)
           if (ws.mode[i] == ContactState::stick && before[i] != ContactState::stick) sd::project_stick(m, ws.y + nq, i);
+        tangent.after_event(m, ws, te);
         sd::report_changes(m, ws, before, te, sink);
         // events with no smooth motion between them: chattering or a Zeno point
         if (++ws.events_since_step > 8 * nc + 8) return Status::too_many_events;
@@ -583,7 +605,8 @@ FIVSIM_HD inline Status switching_advance(const Model<D>& m, const SwitchingSett
     for (;;) {
       const double err = sd::dopri_step(m, set, ws, h);
       if (err < 0.0) return Status::nonfinite;
-      double fac = err > 0.0 ? 0.9 * pow(err, -0.2) : 5.0;
+      // err^(−1/5) rounded the same on the CPU and the GPU, so that both take the same steps
+      double fac = err > 0.0 ? 0.9 * inverse_fifth_root(err) : 5.0;
       fac = fac < 0.2 ? 0.2 : (fac > 5.0 ? 5.0 : fac);
       if (err <= 1.0) {
         ++ws.steps;
@@ -662,6 +685,15 @@ FIVSIM_HD inline Status switching_advance(const Model<D>& m, const SwitchingSett
       }
     }
   }
+}
+
+// the plain run
+template <class D, class Sink>
+FIVSIM_HD inline Status switching_advance(const Model<D>& m, const SwitchingSettings& set,
+                                          const SwitchingSection& section, SwitchingWorkspace<D>& ws,
+                                          double t_target, Sink&& sink) {
+  NoTangent none;
+  return switching_advance(m, set, section, ws, t_target, sink, none);
 }
 
 // the state at t (within what the last switching_advance made available) and the contact forces

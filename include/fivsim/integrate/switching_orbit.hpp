@@ -1,0 +1,150 @@
+// fivsim/integrate/switching_orbit.hpp — periodic orbits of the switching model by shooting: the
+// Poincaré return map P (the N-th crossing of a velocity section, or N periods of a stroboscopic
+// one), its Jacobian from the variational equations (switching_tangent.hpp), and Newton on
+// P(x) − x, as per-case FIVSIM_HD code.
+//
+// For a velocity section Σ = {u_d = c} of an autonomous model the return time varies with the
+// state, so DP = (I − f(x⁺) nᵀ / (nᵀ f(x⁺))) Φ(T) with n the section's normal (Parker & Chua,
+// Practical Numerical Algorithms for Chaotic Systems, 1989, §3.5; Leine & Nijmeijer 2004 §3.5);
+// Newton then runs on the section's own coordinates (u_d dropped), and the eigenvalues of that
+// reduced DP are the orbit's Floquet multipliers without the trivial one along the flow. A
+// stroboscopic section (the forcing's period) gives DP = Φ(N·T_f) directly. Sticking phases make
+// multipliers exactly zero: a stick forgets every perturbation across the sticking direction.
+#pragma once
+
+#include "fivsim/integrate/switching_tangent.hpp"
+
+namespace fivsim {
+
+template <class D>
+struct OrbitWork {
+  using T = typename D::scalar;
+  static constexpr int NY = 2 * D::max_dof;
+  SwitchingWorkspace<D> ws;
+  SwitchingTangent<D> tan;
+  T dp[NY][NY];  // the return map's Jacobian, full state
+  T x_end[NY];   // P(x)
+  double t_end = 0.0;
+};
+
+// the section's normal coordinate in the state (velocity sections), or −1 (stroboscopic)
+FIVSIM_HD inline int section_coordinate(const SwitchingSection& s, int nq) {
+  return s.kind == SwitchingSectionKind::velocity ? nq + s.dof : -1;
+}
+
+// P^N(x) from (t0, x) into w.x_end at w.t_end, and DP into w.dp; x lies on the section. False when
+// the run failed or met no N-th crossing before t0 + max_time
+template <class D>
+FIVSIM_HD inline bool switching_return_map(const Model<D>& m, const SwitchingSettings& set,
+                                           const SwitchingSection& section, OrbitWork<D>& w, double t0,
+                                           const typename D::scalar* x, int crossings, double max_time) {
+  using T = typename D::scalar;
+  namespace sd = switching_detail;
+  const int nq = dof_count(m), ny = 2 * nq;
+  w.ws.started = false;
+  int seen = 0;
+  bool ok = true;
+  auto sink = [&](const SwitchingEvent<T>& e) {
+    if (!e.section || seen >= crossings) return;
+    if (++seen < crossings) return;
+    w.t_end = e.t;
+    for (int i = 0; i < nq; ++i) {
+      w.x_end[i] = e.q[i];
+      w.x_end[nq + i] = e.u[i];
+    }
+    ok = tangent_at(m, w.ws, w.tan, e.t, w.dp) && ok;
+    const int k = section_coordinate(section, nq);
+    if (k < 0) return;
+    // the return time's dependence: DP = (I − f nᵀ/(nᵀf)) Φ, f the field at the crossing
+    T f[2 * D::max_dof];
+    ok = sd::derivative(m, w.ws, e.t, w.x_end, f) && ok;
+    if (!(f[k] != T(0))) {
+      ok = false;
+      return;
+    }
+    for (int col = 0; col < ny; ++col) {
+      const T r = w.dp[k][col] / f[k];
+      for (int i = 0; i < ny; ++i) w.dp[i][col] -= f[i] * r;
+    }
+  };
+  if (switching_start(m, set, section, w.ws, t0, x, x + nq, true, sink) != Status::ok) return false;
+  tangent_reset(m, w.tan);
+  TangentHooks<D> hooks{w.tan};
+  // on in slices of the step cap's hundredfold, until the N-th crossing
+  const double slice = 100.0 * w.ws.max_step;
+  for (double t = t0; seen < crossings && t < t0 + max_time;) {
+    t = t + slice < t0 + max_time ? t + slice : t0 + max_time;
+    if (switching_advance(m, set, section, w.ws, t, sink, hooks) != Status::ok) return false;
+  }
+  return ok && hooks.ok && seen >= crossings;
+}
+
+struct OrbitSettings {
+  int crossings = 1;         // N: the orbit's period in section crossings
+  int max_iterations = 20;   // Newton steps
+  double tol = 1e-10;        // converged when max|P(x) − x| ≤ tol·(1 + max|x|)
+  double max_time = 1e3;     // a return must come within this (s)
+};
+
+template <class D>
+struct OrbitResult {
+  using T = typename D::scalar;
+  bool converged = false;
+  int iterations = 0;
+  double residual = 0.0;  // max|P(x) − x| at the last x
+  double period = 0.0;    // the return time of the N crossings
+  T x[2 * D::max_dof];    // the orbit's point on the section
+};
+
+// Newton on P^N(x) − x from x0 (on the section); w.dp then holds the Jacobian at the orbit. Newton
+// runs on the section's coordinates, so for a velocity section row and column k of the reduced
+// system are dropped and x[k] stays the section's value
+template <class D>
+FIVSIM_HD inline OrbitResult<D> switching_periodic_orbit(const Model<D>& m, const SwitchingSettings& set,
+                                                         const SwitchingSection& section, const OrbitSettings& os,
+                                                         OrbitWork<D>& w, double t0, const typename D::scalar* x0) {
+  using T = typename D::scalar;
+  constexpr int NY = 2 * D::max_dof;
+  const int nq = dof_count(m), ny = 2 * nq, k = section_coordinate(section, nq);
+  OrbitResult<D> out;
+  for (int i = 0; i < ny; ++i) out.x[i] = x0[i];
+  if (k >= 0) out.x[k] = T(section.value);
+  for (int it = 0; it <= os.max_iterations; ++it) {
+    if (!switching_return_map(m, set, section, w, t0, out.x, os.crossings, os.max_time)) return out;
+    double res = 0.0, scale = 1.0;
+    for (int i = 0; i < ny; ++i) {
+      const double d = fabs(static_cast<double>(w.x_end[i] - out.x[i]));
+      res = d > res ? d : res;
+      const double a = fabs(static_cast<double>(out.x[i]));
+      scale = 1.0 + a > scale ? 1.0 + a : scale;
+    }
+    out.residual = res;
+    out.period = w.t_end - t0;
+    out.iterations = it;
+    if (res <= os.tol * scale) {
+      out.converged = true;
+      return out;
+    }
+    if (it == os.max_iterations) break;
+    // (DP − I) δ = −(P(x) − x) on the section's coordinates
+    Mat<T, NY, NY> A;
+    Vec<T, NY> r;
+    int row = 0;
+    for (int i = 0; i < ny; ++i) {
+      if (i == k) continue;
+      int col = 0;
+      for (int j = 0; j < ny; ++j) {
+        if (j == k) continue;
+        A(row, col++) = w.dp[i][j] - (i == j ? T(1) : T(0));
+      }
+      r[row++] = out.x[i] - w.x_end[i];
+    }
+    if (!solve_dense_inplace(A, r, row, T(1e-14))) return out;
+    row = 0;
+    for (int i = 0; i < ny; ++i)
+      if (i != k) out.x[i] += r[row++];
+  }
+  return out;
+}
+
+}  // namespace fivsim

@@ -1,0 +1,152 @@
+// tests/switching_orbit_test.cpp — shooting onto periodic orbits of the switching model
+// (integrate/switching_orbit.hpp): the return map's Jacobian (variational equations, saltations,
+// the section's correction) against central differences of the return map itself; Newton from a
+// run's last section sample onto the orbit; the Floquet multipliers against those of the
+// difference Jacobian, and the slowest one against the rate at which the run's samples approach
+// the orbit.
+#include "fivsim/integrate/switching_orbit.hpp"
+
+#include <gtest/gtest.h>
+
+#include <Eigen/Eigenvalues>
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <cstdio>
+#include <memory>
+#include <vector>
+
+#include "event_driven_problems.hpp"
+#include "fivsim/io/scenario.hpp"
+#include "fivsim/model/presets.hpp"
+
+namespace fivsim {
+namespace {
+
+using D = Dims<double, 2, 2>;
+constexpr int NY = 4;
+
+// the 2-DoF chain of the bifurcation demo (v0 = 0.3, μ = 0.045 + 0.075 e^(−3|v|)) at load Fn
+std::unique_ptr<Model<D>> chain(double Fn) {
+  json doc = load_json_file(FIVSIM_SOURCE_DIR "/scenarios/chain2_bifurcation.json");
+  doc["model"]["Fn"] = Fn;
+  doc.erase("sweep");
+  const Scenario s = parse_scenario(doc);
+  auto m = std::make_unique<Model<D>>();
+  make_model(s.model, *m);
+  return m;
+}
+
+// the outer slider's velocity falling through half the belt speed
+SwitchingSection half_belt_section() {
+  SwitchingSection sec;
+  sec.kind = SwitchingSectionKind::velocity;
+  sec.dof = 1;
+  sec.value = 0.15;
+  sec.direction = -1;
+  return sec;
+}
+
+// the section samples of a plain run from (0.5, 0.5, 0, 0) up to t_end
+std::vector<std::vector<double>> samples(const Model<D>& m, const SwitchingSection& sec, double t_end) {
+  auto ws = std::make_unique<SwitchingWorkspace<D>>();
+  std::vector<std::vector<double>> out;
+  auto sink = [&](const SwitchingEvent<double>& e) {
+    if (e.section) out.push_back({e.q[0], e.q[1], e.u[0], e.u[1]});
+  };
+  const double q0[2] = {0.5, 0.5}, u0[2] = {0.0, 0.0};
+  SwitchingSettings set;
+  EXPECT_EQ(switching_start(m, set, sec, *ws, 0.0, q0, u0, false, sink), Status::ok);
+  EXPECT_EQ(switching_advance(m, set, sec, *ws, t_end, sink), Status::ok);
+  return out;
+}
+
+std::vector<std::complex<double>> multipliers(const Eigen::MatrixXd& a) {
+  Eigen::EigenSolver<Eigen::MatrixXd> es(a);
+  std::vector<std::complex<double>> ev(es.eigenvalues().data(), es.eigenvalues().data() + a.rows());
+  std::sort(ev.begin(), ev.end(), [](auto x, auto y) { return std::abs(x) > std::abs(y); });
+  return ev;
+}
+
+// the return map's Jacobian on the section's coordinates (u1 dropped)
+Eigen::MatrixXd reduced(const double (*dp)[NY], int k) {
+  Eigen::MatrixXd a(NY - 1, NY - 1);
+  for (int i = 0, r = 0; i < NY; ++i) {
+    if (i == k) continue;
+    for (int j = 0, c = 0; j < NY; ++j)
+      if (j != k) a(r, c++) = dp[i][j];
+    ++r;
+  }
+  return a;
+}
+
+// central differences of P on the section's coordinates
+Eigen::MatrixXd difference_jacobian(const Model<D>& m, const SwitchingSettings& set, const SwitchingSection& sec,
+                                    const double* x, double h) {
+  const int k = section_coordinate(sec, 2);
+  auto w = std::make_unique<OrbitWork<D>>();
+  Eigen::MatrixXd a(NY - 1, NY - 1);
+  for (int j = 0, c = 0; j < NY; ++j) {
+    if (j == k) continue;
+    double xp[NY], xm[NY], pp[NY], pm[NY];
+    std::copy(x, x + NY, xp);
+    std::copy(x, x + NY, xm);
+    xp[j] += h;
+    xm[j] -= h;
+    EXPECT_TRUE(switching_return_map(m, set, sec, *w, 0.0, xp, 1, 100.0));
+    std::copy(w->x_end, w->x_end + NY, pp);
+    EXPECT_TRUE(switching_return_map(m, set, sec, *w, 0.0, xm, 1, 100.0));
+    std::copy(w->x_end, w->x_end + NY, pm);
+    for (int i = 0, r = 0; i < NY; ++i)
+      if (i != k) a(r++, c) = (pp[i] - pm[i]) / (2 * h);
+    ++c;
+  }
+  return a;
+}
+
+TEST(SwitchingOrbit, ReturnMapJacobianMatchesFiniteDifferences) {
+  const auto m = chain(5.0);
+  const SwitchingSection sec = half_belt_section();
+  SwitchingSettings set;
+  set.rel_tol = 1e-12;
+  set.abs_tol = 1e-14;
+  set.event_tol = 1e-14;
+  // a point of the transient, off the orbit
+  const auto pts = samples(*m, sec, 30.0);
+  ASSERT_GE(pts.size(), 3u);
+  const double* x = pts[1].data();
+  auto w = std::make_unique<OrbitWork<D>>();
+  ASSERT_TRUE(switching_return_map(*m, set, sec, *w, 0.0, x, 1, 100.0));
+  std::printf("return after %.6f s, %ld saltations\n", w->t_end, w->tan.saltations);
+  EXPECT_GE(w->tan.saltations, 2);
+  const Eigen::MatrixXd exact = reduced(w->dp, section_coordinate(sec, 2));
+  const Eigen::MatrixXd fd = difference_jacobian(*m, set, sec, x, 1e-6);
+  const double diff = (exact - fd).cwiseAbs().maxCoeff() / std::max(1.0, exact.cwiseAbs().maxCoeff());
+  std::printf("largest difference %.3g\n", diff);
+  EXPECT_LE(diff, 1e-6);
+}
+
+TEST(SwitchingOrbit, NewtonFindsTheStickSlipCycleAndItsMultipliers) {
+  const auto m = chain(5.0);
+  const SwitchingSection sec = half_belt_section();
+  const SwitchingSettings set;
+  const auto pts = samples(*m, sec, 60.0);
+  ASSERT_GE(pts.size(), 4u);
+  auto w = std::make_unique<OrbitWork<D>>();
+  const OrbitResult<D> orbit = switching_periodic_orbit(*m, set, sec, OrbitSettings{}, *w, 0.0, pts.back().data());
+  std::printf("Newton: converged %d after %d iterations, residual %.3g, period %.9f s\n", orbit.converged,
+              orbit.iterations, orbit.residual, orbit.period);
+  ASSERT_TRUE(orbit.converged);
+  EXPECT_LE(orbit.iterations, 6);
+  const auto exact = multipliers(reduced(w->dp, section_coordinate(sec, 2)));
+  const auto fd = multipliers(difference_jacobian(*m, set, sec, orbit.x, 1e-6));
+  for (std::size_t i = 0; i < exact.size(); ++i) {
+    std::printf("multiplier %zu: %.9f %+.9fi (differences: %.9f %+.9fi)\n", i, exact[i].real(), exact[i].imag(),
+                fd[i].real(), fd[i].imag());
+    EXPECT_NEAR(std::abs(exact[i] - fd[i]), 0.0, 1e-5);
+  }
+  EXPECT_LT(std::abs(exact[0]), 1.0);  // the run settles on it, so it attracts
+}
+
+}  // namespace
+}  // namespace fivsim
