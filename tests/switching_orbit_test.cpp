@@ -3,7 +3,7 @@
 // the section's correction) against central differences of the return map itself; Newton from a
 // run's last section sample onto the orbit; the Floquet multipliers against those of the
 // difference Jacobian, and the slowest one against the rate at which the run's samples approach
-// the orbit.
+// the orbit (the leading multiplier).
 #include "fivsim/integrate/switching_orbit.hpp"
 
 #include <gtest/gtest.h>
@@ -111,10 +111,10 @@ TEST(SwitchingOrbit, ReturnMapJacobianMatchesFiniteDifferences) {
   set.rel_tol = 1e-12;
   set.abs_tol = 1e-14;
   set.event_tol = 1e-14;
-  // a point of the transient, off the orbit
-  const auto pts = samples(*m, sec, 30.0);
-  ASSERT_GE(pts.size(), 3u);
-  const double* x = pts[1].data();
+  // the first crossing: a point of the transient, off the orbit
+  const auto pts = samples(*m, sec, 20.0);
+  ASSERT_GE(pts.size(), 1u);
+  const double* x = pts[0].data();
   auto w = std::make_unique<OrbitWork<D>>();
   ASSERT_TRUE(switching_return_map(*m, set, sec, *w, 0.0, x, 1, 100.0));
   std::printf("return after %.6f s, %ld saltations\n", w->t_end, w->tan.saltations);
@@ -130,8 +130,8 @@ TEST(SwitchingOrbit, NewtonFindsTheStickSlipCycleAndItsMultipliers) {
   const auto m = chain(5.0);
   const SwitchingSection sec = half_belt_section();
   const SwitchingSettings set;
-  const auto pts = samples(*m, sec, 60.0);
-  ASSERT_GE(pts.size(), 4u);
+  const auto pts = samples(*m, sec, 220.0);
+  ASSERT_GE(pts.size(), 12u);
   auto w = std::make_unique<OrbitWork<D>>();
   const OrbitResult<D> orbit = switching_periodic_orbit(*m, set, sec, OrbitSettings{}, *w, 0.0, pts.back().data());
   std::printf("Newton: converged %d after %d iterations, residual %.3g, period %.9f s\n", orbit.converged,
@@ -146,6 +146,18 @@ TEST(SwitchingOrbit, NewtonFindsTheStickSlipCycleAndItsMultipliers) {
     EXPECT_NEAR(std::abs(exact[i] - fd[i]), 0.0, 1e-5);
   }
   EXPECT_LT(std::abs(exact[0]), 1.0);  // the run settles on it, so it attracts
+  // the other multipliers vanish (sticks), so the run's samples close in on the orbit by exactly
+  // the leading one per crossing, up to terms of the distance's square
+  auto distance = [&](const std::vector<double>& p) {
+    double d = 0.0;
+    for (int i = 0; i < NY; ++i) d = std::max(d, std::abs(p[i] - orbit.x[i]));
+    return d;
+  };
+  for (std::size_t n = pts.size() - 3; n + 1 < pts.size(); ++n) {
+    const double rate = distance(pts[n + 1]) / distance(pts[n]);
+    std::printf("sample %zu: distance %.3g, ratio to the one before %.9f\n", n + 1, distance(pts[n + 1]), rate);
+    EXPECT_NEAR(rate, exact[0].real(), 10 * distance(pts[n]));
+  }
 }
 
 }  // namespace

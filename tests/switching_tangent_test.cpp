@@ -46,6 +46,7 @@ struct TangentRun {
   std::vector<double> phi;  // Φ(t_end), row-major ny × ny
   long saltations = 0, grazing = 0;
   bool ok = true;
+  std::vector<std::pair<ContactState, ContactState>> changes;  // every mode change, in order
 };
 
 // the switching run from y0 = (q0, u0) at 0 to t_end, with Φ when `tangent`
@@ -57,8 +58,10 @@ TangentRun run(const Model<D>& m, const std::vector<double>& y0, double t_end, b
   set.rel_tol = 1e-12;
   set.abs_tol = 1e-14;
   set.event_tol = 1e-14;
-  auto sink = [](const SwitchingEvent<double>&) {};
   TangentRun out;
+  auto sink = [&](const SwitchingEvent<double>& e) {
+    if (!e.section) out.changes.emplace_back(e.from, e.to);
+  };
   out.status = switching_start(m, set, SwitchingSection{}, *ws, 0.0, y0.data(), y0.data() + nq, false, sink);
   if (out.status != Status::ok) return out;
   tangent_reset(m, *tan);
@@ -118,9 +121,10 @@ TEST(SwitchingTangent, CoulombSliderClosedFormThroughStickAndSlip) {
 // Φ against central differences of the flow, column by column; returns the largest difference
 // relative to max(1, |Φ|)
 double compare_with_differences(const Model<D>& m, const std::vector<double>& y0, double t_end, double h,
-                                long* saltations) {
+                                long* saltations, TangentRun* run_out = nullptr) {
   const int ny = static_cast<int>(y0.size());
   const TangentRun base = run(m, y0, t_end);
+  if (run_out) *run_out = base;
   EXPECT_EQ(base.status, Status::ok);
   EXPECT_TRUE(base.ok);
   EXPECT_EQ(base.grazing, 0);
@@ -168,8 +172,17 @@ TEST(SwitchingTangent, MatchesFiniteDifferencesOnModelIIThroughSeparation) {
   const Scenario s = test_problems::bundled("model2_example1");
   const auto m = model_of(s.model);
   long saltations = 0;
-  const double worst = compare_with_differences(*m, {-10.0, -10.0, 240.0, 250.0}, 0.31, 1e-7, &saltations);
-  std::printf("Model II: %ld saltations, largest difference %.3g\n", saltations, worst);
+  TangentRun r;
+  const double worst = compare_with_differences(*m, {-10.0, -10.0, 240.0, 250.0}, 0.31, 1e-7, &saltations, &r);
+  std::printf("Model II: %ld saltations, largest difference %.3g; modes:", saltations, worst);
+  bool separates = false, closes = false;
+  for (const auto& [from, to] : r.changes) {
+    std::printf(" %s->%s", contact_state_name(from), contact_state_name(to));
+    separates = separates || (from != ContactState::free && to == ContactState::free);
+    closes = closes || (from == ContactState::free && to != ContactState::free);
+  }
+  std::printf("\n");
+  EXPECT_TRUE(separates);
   EXPECT_GE(saltations, 2);
   EXPECT_LE(worst, 1e-6);
 }
