@@ -138,12 +138,18 @@ TEST(SwitchingOrbit, NewtonFindsTheStickSlipCycleAndItsMultipliers) {
               orbit.iterations, orbit.residual, orbit.period);
   ASSERT_TRUE(orbit.converged);
   EXPECT_LE(orbit.iterations, 6);
-  const auto exact = multipliers(reduced(w->dp, section_coordinate(sec, 2)));
+  double re[NY], im[NY];
+  ASSERT_EQ(orbit_multipliers(*m, sec, *w, re, im), NY - 1);
+  std::vector<std::complex<double>> exact;
+  for (int i = 0; i < NY - 1; ++i) exact.emplace_back(re[i], im[i]);
+  // the same Jacobian through Eigen's solver, and the difference Jacobian's
+  const auto eigen = multipliers(reduced(w->dp, section_coordinate(sec, 2)));
   const auto fd = multipliers(difference_jacobian(*m, set, sec, orbit.x, 1e-6));
   for (std::size_t i = 0; i < exact.size(); ++i) {
     std::printf("multiplier %zu: %.9f %+.9fi (differences: %.9f %+.9fi)\n", i, exact[i].real(), exact[i].imag(),
                 fd[i].real(), fd[i].imag());
     EXPECT_NEAR(std::abs(exact[i] - fd[i]), 0.0, 1e-5);
+    EXPECT_NEAR(std::abs(exact[i] - eigen[i]), 0.0, 1e-12);
   }
   EXPECT_LT(std::abs(exact[0]), 1.0);  // the run settles on it, so it attracts
   // the other multipliers vanish (sticks), so the run's samples close in on the orbit by exactly

@@ -12,6 +12,7 @@
 // multipliers exactly zero: a stick forgets every perturbation across the sticking direction.
 #pragma once
 
+#include "fivsim/core/small_eigenvalues.hpp"
 #include "fivsim/integrate/switching_tangent.hpp"
 
 namespace fivsim {
@@ -145,6 +146,38 @@ FIVSIM_HD inline OrbitResult<D> switching_periodic_orbit(const Model<D>& m, cons
       if (i != k) out.x[i] += r[row++];
   }
   return out;
+}
+
+// the Floquet multipliers of the orbit whose return map's Jacobian w.dp holds (after
+// switching_periodic_orbit converged): the eigenvalues of DP on the section's coordinates, largest
+// modulus first; returns how many (NY − 1 for a velocity section, NY for a stroboscopic one), or
+// −1 when the QR iteration failed
+template <class D>
+FIVSIM_HD inline int orbit_multipliers(const Model<D>& m, const SwitchingSection& section, const OrbitWork<D>& w,
+                                       typename D::scalar* re, typename D::scalar* im) {
+  using T = typename D::scalar;
+  constexpr int NY = 2 * D::max_dof;
+  const int ny = 2 * dof_count(m), k = section_coordinate(section, dof_count(m));
+  Mat<T, NY, NY> A;
+  int n = 0;
+  for (int i = 0; i < ny; ++i) {
+    if (i == k) continue;
+    int c = 0;
+    for (int j = 0; j < ny; ++j)
+      if (j != k) A(n, c++) = w.dp[i][j];
+    ++n;
+  }
+  if (!small_eigenvalues(A, n, re, im)) return -1;
+  // largest modulus first (insertion sort: n is small)
+  for (int i = 1; i < n; ++i)
+    for (int j = i; j > 0 && re[j] * re[j] + im[j] * im[j] > re[j - 1] * re[j - 1] + im[j - 1] * im[j - 1]; --j) {
+      const T r = re[j], q = im[j];
+      re[j] = re[j - 1];
+      im[j] = im[j - 1];
+      re[j - 1] = r;
+      im[j - 1] = q;
+    }
+  return n;
 }
 
 }  // namespace fivsim
