@@ -3,8 +3,11 @@
 // the section's correction) against central differences of the return map itself; Newton from a
 // run's last section sample onto the orbit; the Floquet multipliers against those of the
 // difference Jacobian, and the slowest one against the rate at which the run's samples approach
-// the orbit (the leading multiplier).
+// the orbit (the leading multiplier); the Lyapunov exponents of the variational equations against
+// the multipliers (0 along the flow, ln|μ|/T across it).
 #include "fivsim/integrate/switching_orbit.hpp"
+
+#include "fivsim/integrate/switching_lyapunov.hpp"
 
 #include <gtest/gtest.h>
 
@@ -164,6 +167,34 @@ TEST(SwitchingOrbit, NewtonFindsTheStickSlipCycleAndItsMultipliers) {
     std::printf("sample %zu: distance %.3g, ratio to the one before %.9f\n", n + 1, distance(pts[n + 1]), rate);
     EXPECT_NEAR(rate, exact[0].real(), 10 * distance(pts[n]));
   }
+}
+
+// Benettin's exponents of the run that settles on the stick-slip cycle: 0 along the flow and
+// ln|μ₁|/T across it, μ₁ the leading multiplier of the cycle Newton finds, T its period
+TEST(SwitchingOrbit, LyapunovExponentsAgreeWithTheMultipliers) {
+  const auto m = chain(5.0);
+  const SwitchingSection sec = half_belt_section();
+  const SwitchingSettings set;
+  const auto pts = samples(*m, sec, 60.0);
+  auto w = std::make_unique<OrbitWork<D>>();
+  const OrbitResult<D> orbit = switching_periodic_orbit(*m, set, sec, OrbitSettings{}, *w, 0.0, pts.back().data());
+  ASSERT_TRUE(orbit.converged);
+  double re[NY], im[NY];
+  ASSERT_EQ(orbit_multipliers(*m, sec, *w, re, im), NY - 1);
+  const double expected = std::log(std::hypot(re[0], im[0])) / orbit.period;
+  const double q0[2] = {0.5, 0.5}, u0[2] = {0.0, 0.0};
+  LyapunovSpectrum spec;
+  // 12 000 s: the exponent along the flow is log|f(y(T))|/|f(y(0))| over the window, a bias
+  // within the cycle's range of |f| divided by the window (1.2e-3 after 3000 s)
+  ASSERT_EQ(switching_lyapunov(*m, set, w->ws, w->tan, 0.0, q0, u0, 300.0, 12300.0, 1.0, 3, spec), Status::ok);
+  std::printf("exponents %.6f ± %.1e, %.6f ± %.1e, %g over %.0f s (%ld saltations); from the multiplier %.6f\n",
+              spec.exponent[0], spec.error[0], spec.exponent[1], spec.error[1], spec.exponent[2], spec.time,
+              spec.saltations, expected);
+  EXPECT_NEAR(spec.exponent[0], 0.0, 5e-4);
+  EXPECT_NEAR(spec.exponent[1], expected, 5e-4);
+  EXPECT_LE(spec.error[1], 5e-4);
+  EXPECT_EQ(spec.exponent[2], -HUGE_VAL);  // the stick annihilates the third direction each cycle
+  EXPECT_EQ(spec.grazing, 0);
 }
 
 }  // namespace
