@@ -396,6 +396,11 @@ std::string mlp_train_batch_cuda(const MlpLayout& L, const MlpTrainBatch<T>& bat
   return err == cudaSuccess ? std::string() : std::string(cudaGetErrorString(err));
 }
 
+// points per network from which the automatic mapping takes a warp per network with its points on
+// the lanes: at 32 points it ran 3.8× (IRK-PINN 7 × 20) and 3.6× (LCP-PINN 3 × 5) faster than the
+// group mapping on an H200, at 1 point 17× and 6× slower (BENCHMARKS.md, 2026-11-26)
+constexpr long kPointsMappingFrom = 32;
+
 template <class T>
 std::string mlp_fit_batch_cuda(const MlpLayout& L, const MlpFitBatch<T>& batch, int repeats, double& kernel_s,
                                MlpCudaMapping mapping) {
@@ -404,7 +409,8 @@ std::string mlp_fit_batch_cuda(const MlpLayout& L, const MlpFitBatch<T>& batch, 
   if (B <= 0) return {};
   const int wmax = L.max_width();
   if (mapping == MlpCudaMapping::automatic)
-    mapping = wmax <= 32 ? MlpCudaMapping::group : MlpCudaMapping::thread;
+    mapping = wmax > 32 ? MlpCudaMapping::thread
+                        : (P >= kPointsMappingFrom ? MlpCudaMapping::points : MlpCudaMapping::group);
   if (mapping == MlpCudaMapping::group) {
     if (wmax > 32) return "mlp_fit_batch_cuda: the group mapping takes layers of at most 32 neurons";
     return mlp_fit_batch_cuda_group(L, batch, repeats, kernel_s);

@@ -421,6 +421,57 @@ TEST(SweepGpu, SwitchingMatchesCpu) {
   expect_switching_matches_cpu<batch::SweepDims2<double>>(m2, 2.0, 0.2, 1e-3);
 }
 
+// the switching method on the general instantiations: 3 sliders (up to 8 DoF) and a 9-mass chain
+// with two sliders (up to 24 DoF)
+TEST(SweepGpu, SwitchingOnTheGeneralInstantiationsMatchesCpu) {
+  const auto info = batch::cuda_device_info();
+  if (!info.available) GTEST_SKIP() << "no CUDA device: " << info.description;
+  expect_switching_matches_cpu<batch::SweepDims8<double>>(model_for<batch::SweepDims8<double>>(), 40.0, 10.0, 0.01);
+  expect_switching_matches_cpu<batch::SweepDimsGeneric<double>>(model_for<batch::SweepDimsGeneric<double>>(), 40.0,
+                                                                10.0, 0.01);
+}
+
+// the README demo's own path: the switching method with the Lyapunov twin and the adaptive stop
+// (chain2_bifurcation.json over 48 loads, up to 600 s): every case stops at the CPU's step with the
+// CPU's class, period, settling time and exponent (both sides round alike: reproducible_math.hpp)
+TEST(SweepGpu, SwitchingWithTwinAndAdaptiveStopMatchesCpu) {
+  const auto info = batch::cuda_device_info();
+  if (!info.available) GTEST_SKIP() << "no CUDA device: " << info.description;
+  using D = batch::SweepDimsExact2<double>;
+  json doc = load_json_file(scenario_path("chain2_bifurcation.json"));
+  doc["integrator"]["t_end"] = 600.0;
+  doc["sweep"]["parameters"][0]["linspace"] = {2.0, 30.0, 48};
+  const long n = 48;
+  const Batch<D> b = run_both<D>(doc, n, false);
+  ASSERT_TRUE(b.an.adaptive);
+  ASSERT_GT(b.an.lyapunov_every, 0);
+  long stopped_early = 0;
+  for (long c = 0; c < n; ++c) {
+    const auto &x = b.cpu[c], &y = b.gpu[c];
+    ASSERT_EQ(x.status, y.status) << c;
+    EXPECT_EQ(x.steps, y.steps) << c;
+    EXPECT_EQ(x.klass, y.klass) << c;
+    EXPECT_EQ(x.period_n, y.period_n) << c;
+    EXPECT_EQ(x.transitions, y.transitions) << c;
+    EXPECT_NEAR(x.settled_at, y.settled_at, 1e-9) << c;
+    if (std::isfinite(x.lyapunov)) EXPECT_NEAR(x.lyapunov, y.lyapunov, 1e-9 * (1 + std::abs(x.lyapunov))) << c;
+    stopped_early += x.steps < static_cast<long>(600.0 / 0.01);
+  }
+  EXPECT_GT(stopped_early, 0);
+}
+
+// RK4-LCP through the general kernel (3 sliders, up to 8 DoF), each case with its own step map
+TEST(SweepGpu, Rk4LcpOnTheGeneralInstantiationMatchesCpu) {
+  const auto info = batch::cuda_device_info();
+  if (!info.available) GTEST_SKIP() << "no CUDA device: " << info.description;
+  using D = batch::SweepDims8<double>;
+  json doc = model_for<D>();
+  doc["integrator"]["method"] = "rk4lcp";
+  doc["integrator"]["t_end"] = 20.0;
+  doc["analysis"]["t_transient"] = 5.0;
+  expect_device_equals_cpu<D>(doc, kObserveBifurcation);
+}
+
 TEST(SweepGpu, FloatMatchesCpuFloat) {
   const auto info = batch::cuda_device_info();
   if (!info.available) GTEST_SKIP() << "no CUDA device: " << info.description;
@@ -435,41 +486,79 @@ TEST(SweepGpu, FloatMatchesCpuFloat) {
   }
 }
 
-// a PINN sweep (seed 000 Model I over 16 belt speeds; dual, central, and advanced single with a
-// Lyapunov twin per case): the device trains all cases' networks in lockstep (groups of lanes per
-// network, a warp per optimizer step) where the CPU runs each row's training on one core. The
-// trainings stop at a tolerance, not at a bit pattern, and the device sums in another order, so
-// CPU and GPU may take different iteration paths to the same Gauss step: events and classes agree,
-// metrics within 1e-8 relative, the dynamic trainings' iteration totals within 10 % (unconverged
-// steps within 2 + 10 %), the Lyapunov estimates within 1e-2 (1 + |λ|).
-class SweepGpuPinn : public ::testing::TestWithParam<std::string> {};
-INSTANTIATE_TEST_SUITE_P(SweepGpu, SweepGpuPinn, ::testing::Values("pinn_dual", "pinn_central", "pinn_adv_single"));
+// a PINN sweep (seed 000 Model I over 16 belt speeds, or the 5-DoF chain over 8 loads): the device
+// trains all cases' networks in lockstep (groups of lanes per network, a warp per optimizer step)
+// where the CPU runs each row's training on one core. The trainings stop at a tolerance, not at a
+// bit pattern, and the device sums in another order, so CPU and GPU may take different iteration
+// paths to the same Gauss step: events and classes agree, metrics within 1e-8 relative, the
+// dynamic trainings' iteration totals within 10 % (unconverged steps within 2 + 10 %), the
+// Lyapunov estimates within 1e-2 (1 + |λ|). The variants reach every PINN kernel: each framework,
+// L-BFGS (the scenario's) and Adam then L-BFGS, a dynamic network wider than a warp (one thread
+// per row, evaluate_thread_kernel), and a multi-DoF model whose LCP-PINN has more than 8 outputs
+// (one lane per LCP, lcp_evaluate_kernel's fallback)
+struct PinnVariant {
+  const char* name;
+  const char* method;
+  const char* optimizer = nullptr;  // the scenario's (lbfgs) when null
+  int width = 0;                    // two hidden layers this wide instead of the scenario's 7 × 20
+  bool chain5 = false;              // the 5-DoF chain instead of Model I
+  long cases = 16;
+};
+void PrintTo(const PinnVariant& v, std::ostream* os) { *os << v.name; }
+class SweepGpuPinn : public ::testing::TestWithParam<PinnVariant> {};
+INSTANTIATE_TEST_SUITE_P(SweepGpu, SweepGpuPinn,
+                         ::testing::Values(PinnVariant{"dual", "pinn_dual"}, PinnVariant{"central", "pinn_central"},
+                                           PinnVariant{"adv_single", "pinn_adv_single"},
+                                           PinnVariant{"adv_dual", "pinn_adv_dual"},
+                                           PinnVariant{"single", "pinn_single"},
+                                           PinnVariant{"adam_lbfgs", "pinn_dual", "adam+lbfgs", 0, false, 8},
+                                           PinnVariant{"wide", "pinn_dual", nullptr, 40},
+                                           PinnVariant{"chain5", "pinn_dual", nullptr, 0, true, 8}),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+json pinn_variant_doc(const PinnVariant& v) {
+  json doc = load_json_file(scenario_path("model1_pinn_v0_sweep.json"));
+  const json pinn = doc["integrator"]["pinn"];
+  doc["integrator"]["method"] = v.method;
+  if (std::string(v.method) == "pinn_central") doc["integrator"].erase("order");
+  if (v.optimizer) doc["integrator"]["pinn"]["optimizer"] = v.optimizer;
+  if (v.width > 0) doc["integrator"]["pinn"]["hidden"] = {v.width, v.width};
+  // 300 steps: the belt drags every case with v0 > 1/3 out of stick (at t = mu_s Fn / (k v0)) while
+  // each GPU thread, training its networks serially, stays within seconds
+  doc["integrator"]["t_end"] = 3.0;
+  doc["analysis"]["t_transient"] = 1.0;
+  doc["sweep"]["parameters"][0]["linspace"] = {0.2, 1.2, v.cases};
+  if (std::string(v.method) == "pinn_adv_single") doc["analysis"]["lyapunov"] = {{"every", 10}};
+  if (v.chain5) {
+    // 10 steps of five sliders (10 LCP unknowns) over 8 loads
+    json c5 = load_json_file(scenario_path("chain5_F15.json"));
+    c5["integrator"] = {{"method", v.method}, {"order", 2}, {"dt", 0.01}, {"t_end", 0.1}, {"pinn", pinn}};
+    c5["analysis"] = {{"t_transient", 0.0}};
+    c5["output"] = json::object();
+    c5["sweep"] = {{"mode", "grid"}, {"parameters", {{{"path", "/model/Fn"}, {"linspace", {5, 25, v.cases}}}}}};
+    return c5;
+  }
+  return doc;
+}
 
 TEST_P(SweepGpuPinn, MatchesCpu) {
   const auto info = batch::cuda_device_info();
   if (!info.available) GTEST_SKIP() << "no CUDA device: " << info.description;
   using D = PinnSweepDims;
-  json doc = load_json_file(scenario_path("model1_pinn_v0_sweep.json"));
-  doc["integrator"]["method"] = GetParam();
-  if (GetParam() == "pinn_central") doc["integrator"].erase("order");
-  // 300 steps: the belt drags every case with v0 > 1/3 out of stick (at t = mu_s Fn / (k v0)) while
-  // each GPU thread, training its networks serially, stays within seconds
-  doc["integrator"]["t_end"] = 3.0;
-  doc["analysis"]["t_transient"] = 1.0;
-  doc["sweep"]["parameters"][0]["linspace"] = {0.2, 1.2, 16};
-  if (GetParam() == "pinn_adv_single") doc["analysis"]["lyapunov"] = {{"every", 10}};
-  const Prepared<D> p = prepare<D>(doc, false);
+  const PinnVariant& v = GetParam();
+  const Prepared<D> p = prepare<D>(pinn_variant_doc(v), false);
   const SweepAnalysis& an = p.an;
   const StepOptions& opt = p.opt;
   const MethodSpec ms = p.base.integrator.spec();
   const bool central = ms.framework == PinnFramework::central;
-  const long n = 16;
+  const long n = v.cases;
+  const int dof = p.base.model.dof();
   const std::vector<double> stages = central ? std::vector<double>() : gauss_stage_values<double>(ms.stages);
-  batch::PinnChunk ch{p.cases.batch(), make_pinn_step_settings(ms, 1),
-                      central ? StageTable<double>{} : stage_table_of(stages.data(), ms.stages), 1};
+  batch::PinnChunk ch{p.cases.batch(), make_pinn_step_settings(ms, dof),
+                      central ? StageTable<double>{} : stage_table_of(stages.data(), ms.stages), dof};
   std::vector<CaseResult<D>> cpu(n), gpu(n);
   std::vector<PinnTotals> tc(n), tg(n);
-  std::vector<double> pc(n * case_points_size(1, an)), pg(pc.size());
+  std::vector<double> pc(n * case_points_size(dof, an)), pg(pc.size());
   batch::run_chunk_cpu_pinn(ch, an, opt, cpu.data(), pc.data(), tc.data(), 0);
   double kernel_s = 0.0;
   ASSERT_EQ(batch::run_chunk_cuda_pinn(ch, an, opt, gpu.data(), pg.data(), tg.data(), kernel_s).error, "");
@@ -477,7 +566,7 @@ TEST_P(SweepGpuPinn, MatchesCpu) {
     ASSERT_EQ(cpu[c].status, gpu[c].status) << "case " << c;
     EXPECT_EQ(cpu[c].transitions, gpu[c].transitions) << "case " << c;
     EXPECT_EQ(cpu[c].klass, gpu[c].klass) << "case " << c;
-    for (int s = 0; s < 2; ++s)
+    for (int s = 0; s < 2 * dof; ++s)
       EXPECT_NEAR(cpu[c].series[s].rms(), gpu[c].series[s].rms(), 1e-8 * (1e-12 + std::abs(cpu[c].series[s].rms())))
           << "case " << c;
     if (ms.framework != PinnFramework::adv_single) {

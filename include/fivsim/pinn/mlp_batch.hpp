@@ -156,10 +156,10 @@ void mlp_train_batch_cpu(const MlpLayout& L, const MlpTrainBatch<T>& batch, int 
 //   points     one warp per network, lane p holding point p of each chunk of 32 points and running
 //              the whole network for it, the weight gradient summed over the chunk in shared
 //              memory (layers of at most 32 neurons; meant for many points per network, where the
-//              group mapping walks the points one after another; not yet measured, so automatic
-//              does not choose it);
-//   automatic  group for layers of at most 32 neurons (2–5× faster than thread for the seeds'
-//              7 × 20 and 3 × 5 networks on an H100, BENCHMARKS.md), thread otherwise.
+//              group mapping walks the points one after another);
+//   automatic  for layers of at most 32 neurons, points from 32 points per network (3.6–3.8×
+//              faster than group there on an H200) and group below (2–5× faster than thread for
+//              the seeds' 7 × 20 and 3 × 5 networks on an H100, BENCHMARKS.md); thread otherwise.
 enum class MlpCudaMapping : int { automatic = 0, thread = 1, group = 2, points = 3 };
 
 // CUDA backend: copies the batch to the device, evaluates it `repeats` times (the same answer
