@@ -7,6 +7,8 @@
 #include <cstddef>
 #include <memory>
 
+#include "fivsim/core/cuda_device.hpp"
+
 namespace fivsim::cuda {
 
 struct DeviceFree {
@@ -61,3 +63,13 @@ cudaError_t timed_launches(int repeats, Launch&& launch, double& seconds) {
 }
 
 }  // namespace fivsim::cuda
+
+namespace fivsim {
+
+// a CUDA call's error as the engine reports it (cudaErrorMemoryAllocation marks out of memory)
+inline DeviceOutcome device_outcome(cudaError_t err) {
+  if (err == cudaSuccess) return {};
+  return DeviceOutcome(cudaGetErrorString(err), err == cudaErrorMemoryAllocation);
+}
+
+}  // namespace fivsim

@@ -44,17 +44,17 @@ BoundSamples to_device(const BoundSamples& s, std::vector<cuda::DevicePtr<double
 
 }  // namespace
 
-std::string stick_slip_bounds_cuda(const BoundSamples& stop, const BoundSamples& slip, const GridAxis& k,
+DeviceOutcome stick_slip_bounds_cuda(const BoundSamples& stop, const BoundSamples& slip, const GridAxis& k,
                                    const GridAxis& c, BoundSurfaces& out) {
   cudaError_t err = cudaSuccess;
   std::vector<cuda::DevicePtr<double>> keep;
   const BoundSamples d_stop = to_device(stop, keep, err);
   const BoundSamples d_slip = to_device(slip, keep, err);
   const long points = static_cast<long>(k.n) * c.n;
-  if (points <= 0) return "CUDA: the bound grid has no points (k and c need at least one value each)";
+  if (points <= 0) return DeviceOutcome("CUDA: the bound grid has no points (k and c need at least one value each)");
   auto phi1 = cuda::device_alloc<double>(static_cast<std::size_t>(points), err);
   auto phi2 = cuda::device_alloc<double>(static_cast<std::size_t>(points), err);
-  if (err != cudaSuccess) return std::string("CUDA: ") + cudaGetErrorString(err);
+  if (err != cudaSuccess) return device_outcome(err);
   const int block = kBoundGridBlock;
   const unsigned grid = static_cast<unsigned>((points + block - 1) / block);
   double seconds = 0.0;
@@ -63,7 +63,7 @@ std::string stick_slip_bounds_cuda(const BoundSamples& stop, const BoundSamples&
   std::vector<double> h1(static_cast<std::size_t>(points)), h2(static_cast<std::size_t>(points));
   if (err == cudaSuccess) err = cudaMemcpy(h1.data(), phi1.get(), sizeof(double) * points, cudaMemcpyDeviceToHost);
   if (err == cudaSuccess) err = cudaMemcpy(h2.data(), phi2.get(), sizeof(double) * points, cudaMemcpyDeviceToHost);
-  if (err != cudaSuccess) return std::string("CUDA: ") + cudaGetErrorString(err);
+  if (err != cudaSuccess) return device_outcome(err);
   out.k = k;
   out.c = c;
   out.phi1.resize(k.n, c.n);
@@ -74,7 +74,7 @@ std::string stick_slip_bounds_cuda(const BoundSamples& stop, const BoundSamples&
   }
   out.wall_s = seconds;
   select_bound_minimum(out);
-  return "";
+  return {};
 }
 
 }  // namespace fivsim

@@ -325,11 +325,11 @@ struct GroupLaunch {
 
 // the group mapping: network-major arrays copied as they are
 template <class T>
-std::string mlp_fit_batch_cuda_group(const MlpLayout& L, const MlpFitBatch<T>& batch, int repeats, double& kernel_s) {
+DeviceOutcome mlp_fit_batch_cuda_group(const MlpLayout& L, const MlpFitBatch<T>& batch, int repeats, double& kernel_s) {
   const long B = batch.networks, P = batch.points;
   cudaError_t err = cudaSuccess;
   NetworkMajorFit<T> d(L, B, P, batch.params, batch.inputs, batch.targets, err);
-  if (err != cudaSuccess) return cudaGetErrorString(err);
+  if (err != cudaSuccess) return device_outcome(err);
   const GroupLaunch<T> g(L, B, P);
   err = timed_launches(repeats, [&] {
     mlp_fit_group_kernel<T><<<g.grid, g.block, g.shared_bytes()>>>(L, B, static_cast<int>(P), g.group, g.shared_sum,
@@ -339,12 +339,12 @@ std::string mlp_fit_batch_cuda_group(const MlpLayout& L, const MlpFitBatch<T>& b
   if (err == cudaSuccess) err = cudaMemcpy(batch.loss, d.loss.get(), sizeof(T) * B, cudaMemcpyDeviceToHost);
   if (err == cudaSuccess)
     err = cudaMemcpy(batch.grad, d.grad.get(), sizeof(T) * B * L.param_count(), cudaMemcpyDeviceToHost);
-  return err == cudaSuccess ? std::string() : std::string(cudaGetErrorString(err));
+  return device_outcome(err);
 }
 
 // the points mapping: network-major arrays copied as they are, a warp per network
 template <class T>
-std::string mlp_fit_batch_cuda_points(const MlpLayout& L, const MlpFitBatch<T>& batch, int repeats,
+DeviceOutcome mlp_fit_batch_cuda_points(const MlpLayout& L, const MlpFitBatch<T>& batch, int repeats,
                                       double& kernel_s) {
   const long B = batch.networks, P = batch.points;
   int width_sum = 0;
@@ -357,7 +357,7 @@ std::string mlp_fit_batch_cuda_points(const MlpLayout& L, const MlpFitBatch<T>& 
   if (err == cudaSuccess)
     err = cudaFuncSetAttribute(mlp_fit_points_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                static_cast<int>(shared));
-  if (err != cudaSuccess) return cudaGetErrorString(err);
+  if (err != cudaSuccess) return device_outcome(err);
   err = timed_launches(repeats, [&] {
     mlp_fit_points_kernel<T><<<static_cast<unsigned>(B), 32, shared>>>(L, B, static_cast<int>(P), width_sum,
                                                                        d.params.get(), d.inputs.get(),
@@ -366,13 +366,13 @@ std::string mlp_fit_batch_cuda_points(const MlpLayout& L, const MlpFitBatch<T>& 
   if (err == cudaSuccess) err = cudaMemcpy(batch.loss, d.loss.get(), sizeof(T) * B, cudaMemcpyDeviceToHost);
   if (err == cudaSuccess)
     err = cudaMemcpy(batch.grad, d.grad.get(), sizeof(T) * B * L.param_count(), cudaMemcpyDeviceToHost);
-  return err == cudaSuccess ? std::string() : std::string(cudaGetErrorString(err));
+  return device_outcome(err);
 }
 
 }  // namespace
 
 template <class T>
-std::string mlp_train_batch_cuda(const MlpLayout& L, const MlpTrainBatch<T>& batch, int steps,
+DeviceOutcome mlp_train_batch_cuda(const MlpLayout& L, const MlpTrainBatch<T>& batch, int steps,
                                  const OptimizerOptions& opt, double& kernel_s) {
   kernel_s = 0.0;
   const long B = batch.networks, np = L.param_count(), P = batch.points;
@@ -383,7 +383,7 @@ std::string mlp_train_batch_cuda(const MlpLayout& L, const MlpTrainBatch<T>& bat
   cudaError_t err = cudaSuccess;
   NetworkMajorFit<T> d(L, B, P, batch.params, batch.inputs, batch.targets, err);
   auto work = device_alloc<T>(static_cast<std::size_t>(B * work_per), err);
-  if (err != cudaSuccess) return cudaGetErrorString(err);
+  if (err != cudaSuccess) return device_outcome(err);
   const GroupLaunch<T> g(L, B, P);
   err = timed_launches(1, [&] {
     mlp_train_group_kernel<T><<<g.grid, g.block, g.shared_bytes()>>>(L, B, static_cast<int>(P), g.group,
@@ -393,7 +393,7 @@ std::string mlp_train_batch_cuda(const MlpLayout& L, const MlpTrainBatch<T>& bat
   }, kernel_s);
   if (err == cudaSuccess) err = cudaMemcpy(batch.loss, d.loss.get(), sizeof(T) * B, cudaMemcpyDeviceToHost);
   if (err == cudaSuccess) err = cudaMemcpy(batch.params, d.params.get(), sizeof(T) * B * np, cudaMemcpyDeviceToHost);
-  return err == cudaSuccess ? std::string() : std::string(cudaGetErrorString(err));
+  return device_outcome(err);
 }
 
 // points per network from which the automatic mapping takes a warp per network with its points on
@@ -402,7 +402,7 @@ std::string mlp_train_batch_cuda(const MlpLayout& L, const MlpTrainBatch<T>& bat
 constexpr long kPointsMappingFrom = 32;
 
 template <class T>
-std::string mlp_fit_batch_cuda(const MlpLayout& L, const MlpFitBatch<T>& batch, int repeats, double& kernel_s,
+DeviceOutcome mlp_fit_batch_cuda(const MlpLayout& L, const MlpFitBatch<T>& batch, int repeats, double& kernel_s,
                                MlpCudaMapping mapping) {
   kernel_s = 0.0;
   const long B = batch.networks, np = L.param_count(), P = batch.points;
@@ -427,22 +427,22 @@ std::string mlp_fit_batch_cuda(const MlpLayout& L, const MlpFitBatch<T>& batch, 
   auto grad = device_alloc<T>(static_cast<std::size_t>(B * np), err);
   auto cache = device_alloc<T>(static_cast<std::size_t>(B * L.cache_size()), err);
   auto scratch = device_alloc<T>(static_cast<std::size_t>(B * mlp_batch_scratch_size(L)), err);
-  if (err != cudaSuccess) return cudaGetErrorString(err);
+  if (err != cudaSuccess) return device_outcome(err);
   err = timed_launches(repeats, [&] {
     mlp_fit_kernel<T><<<grid_for(B), kBlock>>>(L, B, batch.points, params.get(), inputs.get(), targets.get(),
                                                loss.get(), grad.get(), cache.get(), scratch.get());
   }, kernel_s);
   download_columns(batch.loss, loss.get(), B, 1, err);
   download_columns(batch.grad, grad.get(), B, np, err);
-  return err == cudaSuccess ? std::string() : std::string(cudaGetErrorString(err));
+  return device_outcome(err);
 }
 
 template <class T>
-std::string lcp_pinn_batch_cuda(const MlpLayout& L, const LcpPinnBatch<T>& batch, int repeats, double& kernel_s) {
+DeviceOutcome lcp_pinn_batch_cuda(const MlpLayout& L, const LcpPinnBatch<T>& batch, int repeats, double& kernel_s) {
   kernel_s = 0.0;
   const long B = batch.networks, np = L.param_count(), n = batch.n;
   if (B <= 0) return {};
-  if (n < 1 || n > kLcpBatchMax) return "lcp_pinn_batch_cuda: n must be 1.." + std::to_string(kLcpBatchMax);
+  if (n < 1 || n > kLcpBatchMax) return DeviceOutcome("lcp_pinn_batch_cuda: n must be 1.." + std::to_string(kLcpBatchMax));
   cudaError_t err = cudaSuccess;
   auto params = upload_columns(batch.params, B, np, err);
   auto A = upload_columns(batch.A, B, n * n, err);
@@ -452,7 +452,7 @@ std::string lcp_pinn_batch_cuda(const MlpLayout& L, const LcpPinnBatch<T>& batch
   auto grad = device_alloc<T>(static_cast<std::size_t>(B * np), err);
   auto cache = device_alloc<T>(static_cast<std::size_t>(B * L.cache_size()), err);
   auto scratch = device_alloc<T>(static_cast<std::size_t>(B * mlp_batch_scratch_size(L)), err);
-  if (err != cudaSuccess) return cudaGetErrorString(err);
+  if (err != cudaSuccess) return device_outcome(err);
   err = timed_launches(repeats, [&] {
     lcp_pinn_kernel<T><<<grid_for(B), kBlock>>>(L, B, static_cast<int>(n), params.get(), A.get(), b.get(), loss.get(),
                                                 grad.get(), residual.get(), cache.get(), scratch.get());
@@ -460,18 +460,18 @@ std::string lcp_pinn_batch_cuda(const MlpLayout& L, const LcpPinnBatch<T>& batch
   download_columns(batch.loss, loss.get(), B, 1, err);
   download_columns(batch.residual, residual.get(), B, 1, err);
   download_columns(batch.grad, grad.get(), B, np, err);
-  return err == cudaSuccess ? std::string() : std::string(cudaGetErrorString(err));
+  return device_outcome(err);
 }
 
-template std::string mlp_fit_batch_cuda<double>(const MlpLayout&, const MlpFitBatch<double>&, int, double&,
+template DeviceOutcome mlp_fit_batch_cuda<double>(const MlpLayout&, const MlpFitBatch<double>&, int, double&,
                                                 MlpCudaMapping);
-template std::string mlp_fit_batch_cuda<float>(const MlpLayout&, const MlpFitBatch<float>&, int, double&,
+template DeviceOutcome mlp_fit_batch_cuda<float>(const MlpLayout&, const MlpFitBatch<float>&, int, double&,
                                                MlpCudaMapping);
-template std::string lcp_pinn_batch_cuda<double>(const MlpLayout&, const LcpPinnBatch<double>&, int, double&);
-template std::string lcp_pinn_batch_cuda<float>(const MlpLayout&, const LcpPinnBatch<float>&, int, double&);
-template std::string mlp_train_batch_cuda<double>(const MlpLayout&, const MlpTrainBatch<double>&, int,
+template DeviceOutcome lcp_pinn_batch_cuda<double>(const MlpLayout&, const LcpPinnBatch<double>&, int, double&);
+template DeviceOutcome lcp_pinn_batch_cuda<float>(const MlpLayout&, const LcpPinnBatch<float>&, int, double&);
+template DeviceOutcome mlp_train_batch_cuda<double>(const MlpLayout&, const MlpTrainBatch<double>&, int,
                                                   const OptimizerOptions&, double&);
-template std::string mlp_train_batch_cuda<float>(const MlpLayout&, const MlpTrainBatch<float>&, int,
+template DeviceOutcome mlp_train_batch_cuda<float>(const MlpLayout&, const MlpTrainBatch<float>&, int,
                                                  const OptimizerOptions&, double&);
 
 }  // namespace fivsim

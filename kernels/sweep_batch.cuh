@@ -125,8 +125,8 @@ std::string dims_label() {
 // a kernel launch that failed, as the caller reads it: where it ran out of memory, the local
 // memory the driver reserves for every resident thread is the likely cause, which halving the
 // cases cannot cure, so the message names the kernel's bytes per thread and its instantiation
-BackendOutcome launch_failure(cudaError_t err, const void* kernel, const std::string& label) {
-  BackendOutcome out = cuda_outcome(err);
+DeviceOutcome launch_failure(cudaError_t err, const void* kernel, const std::string& label) {
+  DeviceOutcome out = device_outcome(err);
   cudaFuncAttributes attr{};
   if ((err == cudaErrorMemoryAllocation || err == cudaErrorLaunchOutOfResources) && kernel &&
       cudaFuncGetAttributes(&attr, kernel) == cudaSuccess)
@@ -226,7 +226,7 @@ template <class D>
 CudaPipeline<D>::~CudaPipeline() = default;
 
 template <class D>
-BackendOutcome CudaPipeline<D>::launch(int which, const CaseBatch<D>& h, const SweepAnalysis& host_an, const StepOptions& opt) {
+DeviceOutcome CudaPipeline<D>::launch(int which, const CaseBatch<D>& h, const SweepAnalysis& host_an, const StepOptions& opt) {
   typename Impl::Slot& s = impl_->slot[which];
   // the runtime keeps a failed call's error (an allocation that failed before a retry on fewer
   // cases) as its last error, which the launch check below would take for this call's
@@ -247,13 +247,13 @@ BackendOutcome CudaPipeline<D>::launch(int which, const CaseBatch<D>& h, const S
   const std::size_t n_reference = host_an.reference ? static_cast<std::size_t>(host_an.reference_n) : 0;
   if (err == cudaSuccess) err = s.reference.ensure(n_reference);
   if (err == cudaSuccess) err = s.points.ensure(s.n_points);
-  BackendOutcome failed = cuda_outcome(err);
+  DeviceOutcome failed = device_outcome(err);
   if (failed.ok() && impl_->injected(FailurePoint::slot_buffers, which, h.n))
     failed = InjectedFailures::outcome(FailurePoint::slot_buffers, which);
   if (failed.ok()) {
     err = s.results_out.ensure(n);
     if (err == cudaSuccess) err = s.points_out.ensure(s.n_points);
-    failed = cuda_outcome(err);
+    failed = device_outcome(err);
   }
   if (failed.ok() && impl_->injected(FailurePoint::pinned_buffers, which, h.n))
     failed = InjectedFailures::outcome(FailurePoint::pinned_buffers, which);
@@ -278,7 +278,7 @@ BackendOutcome CudaPipeline<D>::launch(int which, const CaseBatch<D>& h, const S
   for (int k = 0; k < h.n_params && n_rows > 0 && err == cudaSuccess; ++k)
     err = cudaMemcpyAsync(s.rows.data + k * n, h.rows + k * h.row_stride, sizeof(double) * n, cudaMemcpyHostToDevice,
                           s.stream);
-  if (err != cudaSuccess) return cuda_outcome(err);
+  if (err != cudaSuccess) return device_outcome(err);
   CaseBatch<D> dev = h;
   dev.setups = s.setups.data;
   dev.maps = n_maps > 0 ? s.maps.data : nullptr;
@@ -321,7 +321,7 @@ BackendOutcome CudaPipeline<D>::launch(int which, const CaseBatch<D>& h, const S
     // them from a queue
     unsigned long long* queue = an.adaptive || h.switching ? s.queue.data : nullptr;
     if (queue) err = cudaMemsetAsync(queue, 0, sizeof(unsigned long long), s.stream);
-    if (err != cudaSuccess) return cuda_outcome(err);
+    if (err != cudaSuccess) return device_outcome(err);
     const auto launch_kind = [&](auto k) {
       kernel = reinterpret_cast<const void*>(k);
       const unsigned g = queue ? resident_grid(k, block, h.n) : grid;
@@ -344,11 +344,11 @@ BackendOutcome CudaPipeline<D>::launch(int which, const CaseBatch<D>& h, const S
   if (err == cudaSuccess && s.n_points > 0)
     err = cudaMemcpyAsync(s.points_out.data, s.points.data, sizeof(double) * s.n_points, cudaMemcpyDeviceToHost, s.stream);
   s.queued = err == cudaSuccess;
-  return cuda_outcome(err);
+  return device_outcome(err);
 }
 
 template <class D>
-BackendOutcome CudaPipeline<D>::finish(int which, CaseResult<D>* results, double* points, double& kernel_s) {
+DeviceOutcome CudaPipeline<D>::finish(int which, CaseResult<D>* results, double* points, double& kernel_s) {
   typename Impl::Slot& s = impl_->slot[which];
   kernel_s = 0.0;
   if (!s.queued) return {};
@@ -356,7 +356,7 @@ BackendOutcome CudaPipeline<D>::finish(int which, CaseResult<D>* results, double
   cudaError_t err = cudaStreamSynchronize(s.stream);
   float ms = 0.0f;
   if (err == cudaSuccess) err = cudaEventElapsedTime(&ms, s.start, s.stop);
-  if (err != cudaSuccess) return cuda_outcome(err);
+  if (err != cudaSuccess) return device_outcome(err);
   kernel_s = ms * 1e-3;
   std::copy(s.results_out.data, s.results_out.data + s.n, results);
   std::copy(s.points_out.data, s.points_out.data + s.n_points, points);
@@ -383,11 +383,11 @@ std::size_t sweep_kernel_local_bytes() {
 }
 
 template <class D>
-BackendOutcome run_chunk_cuda(const CaseBatch<D>& cases, const SweepAnalysis& an, const StepOptions& opt,
+DeviceOutcome run_chunk_cuda(const CaseBatch<D>& cases, const SweepAnalysis& an, const StepOptions& opt,
                            CaseResult<D>* results, double* points, double& kernel_s) {
   kernel_s = 0.0;
   CudaPipeline<D> pipeline;
-  const BackendOutcome launched = pipeline.launch(0, cases, an, opt);
+  const DeviceOutcome launched = pipeline.launch(0, cases, an, opt);
   if (!launched.ok()) return launched;
   return pipeline.finish(0, results, points, kernel_s);
 }

@@ -252,7 +252,7 @@ cudaError_t read_counts(const int* d_count, int (&values)[2]) {
 
 }  // namespace
 
-BackendOutcome run_chunk_cuda_pinn(const PinnChunk& ch, const SweepAnalysis& an, const StepOptions& opt,
+DeviceOutcome run_chunk_cuda_pinn(const PinnChunk& ch, const SweepAnalysis& an, const StepOptions& opt,
                                 CaseResult<D>* results, double* points, PinnTotals* totals, double& kernel_s) {
   kernel_s = 0.0;
   // the runtime keeps a failed call's error (an allocation that failed before a retry on fewer
@@ -295,7 +295,7 @@ BackendOutcome run_chunk_cuda_pinn(const PinnChunk& ch, const SweepAnalysis& an,
   }
   if (err != cudaSuccess) {
     cudaGetLastError();
-    return cuda_outcome(err);
+    return device_outcome(err);
   }
   const StageTable<T> tab = R > 0 ? stage_table_of(static_cast<const T*>(d_stage.get()), R) : StageTable<T>{};
   // lanes per row: the dynamic network's widest layer; for the LCP-PINN its hidden layers and up to
@@ -375,7 +375,7 @@ BackendOutcome run_chunk_cuda_pinn(const PinnChunk& ch, const SweepAnalysis& an,
   if (err == cudaSuccess && n_points > 0)
     err = cudaMemcpy(points, d_points.get(), sizeof(double) * n_points, cudaMemcpyDeviceToHost);
   if (err == cudaSuccess) err = cudaMemcpy(totals, d_totals.get(), sizeof(PinnTotals) * un, cudaMemcpyDeviceToHost);
-  return cuda_outcome(err);
+  return device_outcome(err);
 }
 
 }  // namespace fivsim::batch

@@ -165,7 +165,7 @@ TEST(MlpBatch, CudaEntryPointsSayWhyWithoutADevice) {
 #else
   auto d = make_fit_batch<double>(4, 1, 1, {5}, 2);
   double s = -1.0;
-  EXPECT_EQ(mlp_fit_batch_cuda(d.L, d.view(), 1, s), "fivsim was built without CUDA");
+  EXPECT_EQ(mlp_fit_batch_cuda(d.L, d.view(), 1, s).error, "fivsim was built without CUDA");
   EXPECT_EQ(s, 0.0);
 #endif
 }

@@ -21,7 +21,7 @@ double seconds_since(Clock::time_point t0) { return std::chrono::duration<double
 
 // a launch without allocations of its own meets the device's failure points in order: the first
 // injected one fails it
-BackendOutcome injected_failure(InjectedFailures* inject, int slot, long n) {
+DeviceOutcome injected_failure(InjectedFailures* inject, int slot, long n) {
   if (!inject) return {};
   for (FailurePoint p : {FailurePoint::slot_buffers, FailurePoint::pinned_buffers, FailurePoint::kernel_launch})
     if (inject->fails(p, slot, n)) return InjectedFailures::outcome(p, slot);
@@ -34,16 +34,16 @@ template <class D>
 class SynchronousBackend : public ChunkBackend<D> {
  public:
   explicit SynchronousBackend(const BackendSettings& s) : s_(s) {}
-  BackendOutcome launch(int slot, const SlotWork<D>& w) final {
+  DeviceOutcome launch(int slot, const SlotWork<D>& w) final {
     seconds_[slot] = 0.0;
-    if (BackendOutcome failed = injected_failure(s_.inject, slot, w.cases.n); !failed.ok()) return failed;
+    if (DeviceOutcome failed = injected_failure(s_.inject, slot, w.cases.n); !failed.ok()) return failed;
     const auto t0 = Clock::now();
     double own_s = -1.0;
-    const BackendOutcome out = run_now(w, own_s);
+    const DeviceOutcome out = run_now(w, own_s);
     seconds_[slot] = own_s >= 0.0 ? own_s : seconds_since(t0);
     return out;
   }
-  BackendOutcome finish(int slot, double& seconds) final {
+  DeviceOutcome finish(int slot, double& seconds) final {
     seconds = seconds_[slot];
     seconds_[slot] = 0.0;
     return {};
@@ -51,7 +51,7 @@ class SynchronousBackend : public ChunkBackend<D> {
 
  protected:
   // runs the work; own_s gets the backend's own time where it measures one (a device's)
-  virtual BackendOutcome run_now(const SlotWork<D>& w, double& own_s) = 0;
+  virtual DeviceOutcome run_now(const SlotWork<D>& w, double& own_s) = 0;
   BackendSettings s_;
 
  private:
@@ -67,7 +67,7 @@ class CpuBackend final : public SynchronousBackend<D> {
   bool asynchronous() const override { return this->s_.prepare_ahead; }
 
  private:
-  BackendOutcome run_now(const SlotWork<D>& w, double&) override {
+  DeviceOutcome run_now(const SlotWork<D>& w, double&) override {
     const BackendSettings& s = this->s_;
     std::optional<ChunkTicker> ticker;
     if (s.progress && *s.progress) ticker.emplace(*s.progress);
@@ -83,11 +83,11 @@ class CudaBackend final : public ChunkBackend<D> {
   explicit CudaBackend(const BackendSettings& s) : s_(s), pipeline_(s.inject) {}
   const char* name() const override { return "CUDA backend"; }
   bool asynchronous() const override { return true; }
-  BackendOutcome launch(int slot, const SlotWork<D>& w) override {
+  DeviceOutcome launch(int slot, const SlotWork<D>& w) override {
     out_[slot] = w;
     return pipeline_.launch(slot, w.cases, s_.an, s_.opt);
   }
-  BackendOutcome finish(int slot, double& seconds) override {
+  DeviceOutcome finish(int slot, double& seconds) override {
     return pipeline_.finish(slot, out_[slot].results, out_[slot].points, seconds);
   }
 
@@ -105,7 +105,7 @@ class PinnBackend final : public SynchronousBackend<PinnSweepDims> {
   bool asynchronous() const override { return false; }
 
  private:
-  BackendOutcome run_now(const SlotWork<PinnSweepDims>& w, double& own_s) override {
+  DeviceOutcome run_now(const SlotWork<PinnSweepDims>& w, double& own_s) override {
     PinnChunk chunk = *s_.pinn;
     chunk.cases = w.cases;
     if (s_.cuda) return run_chunk_cuda_pinn(chunk, s_.an, s_.opt, w.results, w.points, w.pinn, own_s);

@@ -1,5 +1,5 @@
-// src/batch/cuda_unavailable.cpp — the CUDA backend in a build without CUDA: it says so instead
-// of failing to link.
+// src/batch/cuda_unavailable.cpp — the sweep engine's CUDA backend in a build without CUDA: it says
+// so (core/cuda_device.hpp's built_without_cuda) instead of failing to link.
 #include "fivsim/batch/sweep_backend.hpp"
 #include "fivsim/batch/sweep_pinn_backend.hpp"
 
@@ -12,20 +12,20 @@ CudaPipeline<D>::CudaPipeline(InjectedFailures*) {}
 template <class D>
 CudaPipeline<D>::~CudaPipeline() = default;
 template <class D>
-BackendOutcome CudaPipeline<D>::launch(int, const CaseBatch<D>&, const SweepAnalysis&, const StepOptions&) {
-  return {"fivsim was built without CUDA"};
+DeviceOutcome CudaPipeline<D>::launch(int, const CaseBatch<D>&, const SweepAnalysis&, const StepOptions&) {
+  return built_without_cuda();
 }
 template <class D>
-BackendOutcome CudaPipeline<D>::finish(int, CaseResult<D>*, double*, double& kernel_s) {
+DeviceOutcome CudaPipeline<D>::finish(int, CaseResult<D>*, double*, double& kernel_s) {
   kernel_s = 0.0;
-  return {"fivsim was built without CUDA"};
+  return built_without_cuda();
 }
 
 template <class D>
-BackendOutcome run_chunk_cuda(const CaseBatch<D>&, const SweepAnalysis&, const StepOptions&, CaseResult<D>*, double*,
+DeviceOutcome run_chunk_cuda(const CaseBatch<D>&, const SweepAnalysis&, const StepOptions&, CaseResult<D>*, double*,
                            double& kernel_s) {
   kernel_s = 0.0;
-  return {"fivsim was built without CUDA"};
+  return built_without_cuda();
 }
 
 template <class D>
@@ -35,10 +35,10 @@ std::size_t sweep_kernel_local_bytes() {
 
 FIVSIM_SWEEP_FOR_EACH_DIMS(FIVSIM_SWEEP_CUDA_INSTANCE)
 
-BackendOutcome run_chunk_cuda_pinn(const PinnChunk&, const SweepAnalysis&, const StepOptions&,
+DeviceOutcome run_chunk_cuda_pinn(const PinnChunk&, const SweepAnalysis&, const StepOptions&,
                                 CaseResult<PinnSweepDims>*, double*, PinnTotals*, double& kernel_s) {
   kernel_s = 0.0;
-  return {"fivsim was built without CUDA"};
+  return built_without_cuda();
 }
 
 }  // namespace fivsim::batch

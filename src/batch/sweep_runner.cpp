@@ -230,7 +230,7 @@ double run_in_parts(const ChunkSettings& set, Chunk<D>& ch, BackendParts& parts,
   for (long at = 0; at < ch.n;) {
     const long count = std::min(parts.limit, ch.n - at);
     double seconds = 0.0;
-    const BackendOutcome out = backend.run(slot, all.part(at, count), seconds);
+    const DeviceOutcome out = backend.run(slot, all.part(at, count), seconds);
     if (out.out_of_memory && count > 1) {
       parts.limit = count / 2;
       ++parts.halvings;
@@ -289,7 +289,7 @@ void run_chunks(const RunContext& ctx, const ChunkSettings& set, ChunkExchange& 
     if (!queued[k]) return;
     queued[k] = false;
     double seconds = 0.0;
-    const BackendOutcome out = backend->finish(k, seconds);
+    const DeviceOutcome out = backend->finish(k, seconds);
     if (!out.ok()) throw std::runtime_error(std::string(backend->name()) + ": " + out.error);
     complete(k, seconds, 0);
   };
@@ -301,7 +301,7 @@ void run_chunks(const RunContext& ctx, const ChunkSettings& set, ChunkExchange& 
     Chunk<D>& ch = slot[cur];
     bool alone = ch.n > parts.limit;
     if (!alone) {
-      const BackendOutcome launched = backend->launch(cur, slot_work(set, ch));
+      const DeviceOutcome launched = backend->launch(cur, slot_work(set, ch));
       if (launched.ok())
         queued[cur] = true;
       else if (launched.out_of_memory)

@@ -55,13 +55,6 @@ void select_bound_minimum(BoundSurfaces& b) {
     }
 }
 
-#ifndef FIVSIM_HAVE_CUDA
-std::string stick_slip_bounds_cuda(const BoundSamples&, const BoundSamples&, const GridAxis&, const GridAxis&,
-                                   BoundSurfaces&) {
-  return "fivsim was built without CUDA";
-}
-#endif
-
 Eq12Terms find_eq12_terms(const std::vector<LibraryTerm>& terms) {
   Eq12Terms at;
   for (std::size_t j = 0; j < terms.size(); ++j) {

@@ -488,7 +488,7 @@ IdentificationResult identify(const IdentifyConfig& c, const Record& record) {
       // the grid on the GPU when asked or present, else (or when the device fails under auto) on all cores
       std::string gpu_error = "not tried";
       if (c.device != "cpu" && (c.device == "cuda" || cuda_device_info().available))
-        gpu_error = stick_slip_bounds_cuda(stop, slip_samples, kg, cg, out.bounds);
+        gpu_error = stick_slip_bounds_cuda(stop, slip_samples, kg, cg, out.bounds).error;
       if (gpu_error.empty()) {
         out.bounds_backend = "cuda";
       } else if (c.device == "cuda") {

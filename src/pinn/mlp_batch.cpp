@@ -64,35 +64,6 @@ void mlp_train_batch_cpu(const MlpLayout& L, const MlpTrainBatch<T>& batch, int 
   }
 }
 
-#ifndef FIVSIM_HAVE_CUDA
-template <class T>
-std::string mlp_fit_batch_cuda(const MlpLayout&, const MlpFitBatch<T>&, int, double& kernel_s, MlpCudaMapping) {
-  kernel_s = 0.0;
-  return "fivsim was built without CUDA";
-}
-template <class T>
-std::string lcp_pinn_batch_cuda(const MlpLayout&, const LcpPinnBatch<T>&, int, double& kernel_s) {
-  kernel_s = 0.0;
-  return "fivsim was built without CUDA";
-}
-template std::string mlp_fit_batch_cuda<double>(const MlpLayout&, const MlpFitBatch<double>&, int, double&,
-                                                MlpCudaMapping);
-template std::string mlp_fit_batch_cuda<float>(const MlpLayout&, const MlpFitBatch<float>&, int, double&,
-                                               MlpCudaMapping);
-template std::string lcp_pinn_batch_cuda<double>(const MlpLayout&, const LcpPinnBatch<double>&, int, double&);
-template std::string lcp_pinn_batch_cuda<float>(const MlpLayout&, const LcpPinnBatch<float>&, int, double&);
-template <class T>
-std::string mlp_train_batch_cuda(const MlpLayout&, const MlpTrainBatch<T>&, int, const OptimizerOptions&,
-                                 double& kernel_s) {
-  kernel_s = 0.0;
-  return "fivsim was built without CUDA";
-}
-template std::string mlp_train_batch_cuda<double>(const MlpLayout&, const MlpTrainBatch<double>&, int,
-                                                  const OptimizerOptions&, double&);
-template std::string mlp_train_batch_cuda<float>(const MlpLayout&, const MlpTrainBatch<float>&, int,
-                                                 const OptimizerOptions&, double&);
-#endif
-
 template void mlp_fit_batch_cpu<double>(const MlpLayout&, const MlpFitBatch<double>&, int);
 template void mlp_fit_batch_cpu<float>(const MlpLayout&, const MlpFitBatch<float>&, int);
 template void lcp_pinn_batch_cpu<double>(const MlpLayout&, const LcpPinnBatch<double>&, int);

@@ -86,10 +86,10 @@ int run_training(const Args& a) {
   // CUDA: the CPU's steps from the same start (the agreement check, and the warm-up), then all steps
   std::vector<T> gpu_params = d.params, gpu_loss(static_cast<std::size_t>(a.networks));
   double check_s = 0.0, total_s = 0.0;
-  std::string err = fivsim::mlp_train_batch_cuda(d.L, d.train_view(gpu_params, gpu_loss), cpu_steps, adam, check_s);
+  std::string err = fivsim::mlp_train_batch_cuda(d.L, d.train_view(gpu_params, gpu_loss), cpu_steps, adam, check_s).error;
   const double gpu_loss0 = static_cast<double>(gpu_loss[0]);
   gpu_params = d.params;
-  if (err.empty()) err = fivsim::mlp_train_batch_cuda(d.L, d.train_view(gpu_params, gpu_loss), a.train_steps, adam, total_s);
+  if (err.empty()) err = fivsim::mlp_train_batch_cuda(d.L, d.train_view(gpu_params, gpu_loss), a.train_steps, adam, total_s).error;
   const double gpu_step_s = err.empty() ? total_s / a.train_steps : 0.0;
   std::printf(
       "{\"networks\": %ld, \"points\": %d, \"hidden\": \"%dx%d\", \"inputs\": %d, \"outputs\": %d, \"params\": %ld, "
@@ -117,8 +117,8 @@ int run(const Args& a) {
   // launches between two events; the automatic choice is reported as gpu_s
   const auto time_gpu = [&](fivsim::MlpCudaMapping mapping, std::string& err) {
     double warm = 0.0, total = 0.0;
-    err = fivsim::mlp_fit_batch_cuda(d.L, d.view(), 1, warm, mapping);
-    if (err.empty()) err = fivsim::mlp_fit_batch_cuda(d.L, d.view(), a.repeats, total, mapping);
+    err = fivsim::mlp_fit_batch_cuda(d.L, d.view(), 1, warm, mapping).error;
+    if (err.empty()) err = fivsim::mlp_fit_batch_cuda(d.L, d.view(), a.repeats, total, mapping).error;
     return err.empty() ? total / a.repeats : 0.0;
   };
   std::string err, thread_err, group_err, points_err;

@@ -35,7 +35,7 @@ void fit_matches_cpu(double tol, MlpCudaMapping mapping, long networks, int poin
   auto gpu = cpu;
   mlp_fit_batch_cpu(cpu.L, cpu.view(), 0);
   double s = 0.0;
-  ASSERT_EQ(mlp_fit_batch_cuda(gpu.L, gpu.view(), 1, s, mapping), "");
+  ASSERT_EQ(mlp_fit_batch_cuda(gpu.L, gpu.view(), 1, s, mapping).error, "");
   EXPECT_LT(worst_relative(gpu.loss, cpu.loss), tol);
   EXPECT_LT(worst_relative(gpu.grad, cpu.grad), tol);
 }
@@ -48,7 +48,7 @@ void lcp_matches_cpu(double tol) {
     auto gpu = cpu;
     lcp_pinn_batch_cpu(cpu.L, cpu.view(), 0);
     double s = 0.0;
-    ASSERT_EQ(lcp_pinn_batch_cuda(gpu.L, gpu.view(), 1, s), "");
+    ASSERT_EQ(lcp_pinn_batch_cuda(gpu.L, gpu.view(), 1, s).error, "");
     EXPECT_LT(worst_relative(gpu.loss, cpu.loss), tol) << "n " << n;
     EXPECT_LT(worst_relative(gpu.grad, cpu.grad), tol) << "n " << n;
     EXPECT_LT(worst_relative(gpu.residual, cpu.residual), tol) << "n " << n;
@@ -66,7 +66,7 @@ void training_matches_cpu(double tol, long networks, int points, const std::vect
   std::vector<T> cpu = d.params, gpu = d.params, cpu_loss(static_cast<std::size_t>(networks)), gpu_loss = cpu_loss;
   mlp_train_batch_cpu(d.L, d.train_view(cpu, cpu_loss), 20, adam, 0);
   double s = 0.0;
-  ASSERT_EQ(mlp_train_batch_cuda(d.L, d.train_view(gpu, gpu_loss), 20, adam, s), "");
+  ASSERT_EQ(mlp_train_batch_cuda(d.L, d.train_view(gpu, gpu_loss), 20, adam, s).error, "");
   EXPECT_LT(worst_relative(gpu, cpu), tol);
   EXPECT_LT(worst_relative(gpu_loss, cpu_loss), tol);
   EXPECT_NE(cpu, d.params);  // the steps moved the parameters
@@ -110,8 +110,8 @@ TEST(MlpBatchGpu, GroupMappingRefusesWideLayers) {
   if (!batch::cuda_device_info().available) GTEST_SKIP() << batch::cuda_device_info().description;
   auto d = test::make_fit_batch<double>(4, 1, 1, {40}, 1);
   double s = 0.0;
-  EXPECT_NE(mlp_fit_batch_cuda(d.L, d.view(), 1, s, MlpCudaMapping::group), "");
-  EXPECT_EQ(mlp_fit_batch_cuda(d.L, d.view(), 1, s), "");  // automatic: a thread per network
+  EXPECT_NE(mlp_fit_batch_cuda(d.L, d.view(), 1, s, MlpCudaMapping::group).error, "");
+  EXPECT_EQ(mlp_fit_batch_cuda(d.L, d.view(), 1, s).error, "");  // automatic: a thread per network
 }
 TEST(MlpBatchGpu, LcpResidualsMatchCpuDouble) { lcp_matches_cpu<double>(1e-12); }
 TEST(MlpBatchGpu, LcpResidualsMatchCpuFloat) { lcp_matches_cpu<float>(1e-4); }

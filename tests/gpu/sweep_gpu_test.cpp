@@ -70,7 +70,7 @@ Batch<D> run_both(const json& doc, long n, bool single) {
   b.points_gpu.assign(n * per_case, 0.0);
   batch::run_chunk_cpu(p.cases.batch(), b.an, p.opt, b.cpu.data(), b.points_cpu.data(), 0);
   double kernel_s = 0.0;
-  const batch::BackendOutcome out = batch::run_chunk_cuda(p.cases.batch(), b.an, p.opt, b.gpu.data(), b.points_gpu.data(), kernel_s);
+  const DeviceOutcome out = batch::run_chunk_cuda(p.cases.batch(), b.an, p.opt, b.gpu.data(), b.points_gpu.data(), kernel_s);
   EXPECT_EQ(out.error, "");
   return b;
 }
@@ -248,7 +248,7 @@ TEST(SweepGpu, InjectedFailuresAtEachPointLeaveTheSlotUsable) {
     work.results = gpu.data();
     work.points = qg.data();
     work.per_case = per_case;
-    const batch::BackendOutcome failed = backend->launch(0, work);
+    const DeviceOutcome failed = backend->launch(0, work);
     EXPECT_TRUE(failed.out_of_memory) << point << ": " << failed.error;
     double seconds = 0.0;
     ASSERT_EQ(backend->run(0, work, seconds).error, "") << point;
@@ -454,7 +454,9 @@ TEST(SweepGpu, SwitchingWithTwinAndAdaptiveStopMatchesCpu) {
     EXPECT_EQ(x.period_n, y.period_n) << c;
     EXPECT_EQ(x.transitions, y.transitions) << c;
     EXPECT_NEAR(x.settled_at, y.settled_at, 1e-9) << c;
-    if (std::isfinite(x.lyapunov)) EXPECT_NEAR(x.lyapunov, y.lyapunov, 1e-9 * (1 + std::abs(x.lyapunov))) << c;
+    if (std::isfinite(x.lyapunov)) {
+      EXPECT_NEAR(x.lyapunov, y.lyapunov, 1e-9 * (1 + std::abs(x.lyapunov))) << c;
+    }
     stopped_early += x.steps < static_cast<long>(600.0 / 0.01);
   }
   EXPECT_GT(stopped_early, 0);

@@ -61,13 +61,13 @@ class ChunkBackend {
   // whether the loop should prepare the next chunk and finish the last while a launch runs
   virtual bool asynchronous() const = 0;
   // queues the work on slot 0 or 1; its arrays must stay until finish
-  virtual BackendOutcome launch(int slot, const SlotWork<D>& work) = 0;
+  virtual DeviceOutcome launch(int slot, const SlotWork<D>& work) = 0;
   // waits for the slot's work (nothing queued: at once); seconds gets the backend's own time
-  virtual BackendOutcome finish(int slot, double& seconds) = 0;
+  virtual DeviceOutcome finish(int slot, double& seconds) = 0;
   // launch and finish at once
-  BackendOutcome run(int slot, const SlotWork<D>& work, double& seconds) {
+  DeviceOutcome run(int slot, const SlotWork<D>& work, double& seconds) {
     seconds = 0.0;
-    const BackendOutcome launched = launch(slot, work);
+    const DeviceOutcome launched = launch(slot, work);
     return launched.ok() ? finish(slot, seconds) : launched;
   }
 };

@@ -16,6 +16,7 @@
 
 #include "fivsim/batch/cuda_device.hpp"
 #include "fivsim/cases/case_batch.hpp"
+#include "fivsim/core/cuda_device.hpp"
 
 namespace fivsim::batch {
 
@@ -55,13 +56,8 @@ template <class D>
 void run_chunk_cpu(const CaseBatch<D>& cases, const SweepAnalysis& an, const StepOptions& opt, CaseResult<D>* results,
                    double* points, int threads, ChunkTicker* ticker = nullptr);
 
-// what a backend call reports: success, or its error and whether that was a lack of device
-// memory (the caller then runs the cases in smaller parts)
-struct BackendOutcome {
-  std::string error;  // "" on success
-  bool out_of_memory = false;
-  bool ok() const { return error.empty(); }
-};
+// a backend call reports a DeviceOutcome (core/cuda_device.hpp): on a lack of device memory the
+// caller runs the cases in smaller parts
 
 // the points of a launch where a device runs out of memory, in the order a launch reaches them:
 // the slot's device buffers, its pinned host buffers, the kernel launch (local memory)
@@ -90,19 +86,13 @@ struct InjectedFailures {
     return fail;
   }
   // the outcome of a failure injected at `point` on `slot`
-  static BackendOutcome outcome(FailurePoint point, int slot) {
+  static DeviceOutcome outcome(FailurePoint point, int slot) {
     static const char* const where[] = {"device buffers", "pinned host buffers", "kernel launch"};
     return {std::string("out of memory (injected at slot ") + std::to_string(slot) + "'s " +
                 where[static_cast<int>(point)] + ")",
             true};
   }
 };
-#ifdef __CUDACC__
-inline BackendOutcome cuda_outcome(cudaError_t err) {
-  if (err == cudaSuccess) return {};
-  return {cudaGetErrorString(err), err == cudaErrorMemoryAllocation};
-}
-#endif
 
 // the CUDA backend as a pipeline of two slots: device buffers kept from chunk to chunk (grown as a
 // chunk needs), one stream per slot, results copied back into pinned memory, so that one slot's
@@ -118,9 +108,9 @@ class CudaPipeline {
   // queues the batch on slot 0 or 1: its setups and rows in, the kernel, its results and rings
   // out; out_of_memory (nothing queued, the slot's memory given back) when the device cannot hold
   // it. The batch's host arrays must stay until finish
-  BackendOutcome launch(int slot, const CaseBatch<D>& cases, const SweepAnalysis& an, const StepOptions& opt);
+  DeviceOutcome launch(int slot, const CaseBatch<D>& cases, const SweepAnalysis& an, const StepOptions& opt);
   // waits for the slot's batch; its results and rings into the caller's arrays, the kernel's time
-  BackendOutcome finish(int slot, CaseResult<D>* results, double* points, double& kernel_s);
+  DeviceOutcome finish(int slot, CaseResult<D>* results, double* points, double& kernel_s);
 
  private:
   struct Impl;
@@ -130,7 +120,7 @@ class CudaPipeline {
 // runs the batch on the CUDA device, one thread per case. kernel_s gets the kernel's own time
 // (device events)
 template <class D>
-BackendOutcome run_chunk_cuda(const CaseBatch<D>& cases, const SweepAnalysis& an, const StepOptions& opt,
+DeviceOutcome run_chunk_cuda(const CaseBatch<D>& cases, const SweepAnalysis& an, const StepOptions& opt,
                            CaseResult<D>* results, double* points, double& kernel_s);
 
 // the most local memory per thread of instantiation D's kernels (cudaFuncGetAttributes), which
@@ -143,7 +133,7 @@ std::size_t sweep_kernel_local_bytes();
 #define FIVSIM_SWEEP_CUDA_INSTANCE(D)                                                                    \
   template class CudaPipeline<D>;                                                                      \
   template std::size_t sweep_kernel_local_bytes<D>();                                                  \
-  template BackendOutcome run_chunk_cuda<D>(const CaseBatch<D>&, const SweepAnalysis&, const StepOptions&, \
+  template DeviceOutcome run_chunk_cuda<D>(const CaseBatch<D>&, const SweepAnalysis&, const StepOptions&, \
                                          CaseResult<D>*, double*, double&);
 
 #define FIVSIM_SWEEP_EXTERN(D)                                                                                    \
@@ -152,7 +142,7 @@ std::size_t sweep_kernel_local_bytes();
   extern template bool runs_as_belt<D>(const CaseBatch<D>&, const SweepAnalysis&, const StepOptions&);          \
   extern template class CudaPipeline<D>;                                                                       \
   extern template std::size_t sweep_kernel_local_bytes<D>();                                                   \
-  extern template BackendOutcome run_chunk_cuda<D>(const CaseBatch<D>&, const SweepAnalysis&, const StepOptions&,  \
+  extern template DeviceOutcome run_chunk_cuda<D>(const CaseBatch<D>&, const SweepAnalysis&, const StepOptions&,  \
                                                 CaseResult<D>*, double*, double&);
 FIVSIM_SWEEP_FOR_EACH_DIMS(FIVSIM_SWEEP_EXTERN)
 #undef FIVSIM_SWEEP_EXTERN

@@ -5,8 +5,24 @@
 
 #include <cstddef>
 #include <string>
+#include <utility>
 
 namespace fivsim {
+
+// what every CUDA entry point of the engine (the sweep backends, the batched networks, the bound
+// grid) reports: "" or why it failed, and whether the device ran out of memory (a smaller batch may
+// fit). kernels/cuda_util.cuh makes one from a cudaError_t
+struct DeviceOutcome {
+  std::string error;
+  bool out_of_memory = false;
+  DeviceOutcome() = default;
+  DeviceOutcome(std::string why, bool oom = false) : error(std::move(why)), out_of_memory(oom) {}
+  DeviceOutcome(const char* why) : error(why) {}
+  bool ok() const { return error.empty(); }
+};
+
+// the outcome of every CUDA entry point in a build without CUDA (src/<part>/cuda_unavailable.cpp)
+inline DeviceOutcome built_without_cuda() { return DeviceOutcome("fivsim was built without CUDA"); }
 
 struct CudaDeviceInfo {
   bool available = false;

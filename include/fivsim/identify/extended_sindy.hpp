@@ -12,6 +12,8 @@
 // thread per grid point, both the same code.
 #pragma once
 
+#include "fivsim/core/cuda_device.hpp"
+
 #include <string>
 #include <vector>
 
@@ -39,9 +41,9 @@ struct BoundSurfaces {
 BoundSurfaces stick_slip_bounds(const BoundSamples& stop, const BoundSamples& slip, const GridAxis& k,
                                 const GridAxis& c);
 
-// the same surfaces on the CUDA device, one thread per grid point; "" or the error (a build without
-// CUDA says so). `out` is complete only on success
-std::string stick_slip_bounds_cuda(const BoundSamples& stop, const BoundSamples& slip, const GridAxis& k,
+// the same surfaces on the CUDA device, one thread per grid point (a build without CUDA says it has
+// none). `out` is complete only on success
+DeviceOutcome stick_slip_bounds_cuda(const BoundSamples& stop, const BoundSamples& slip, const GridAxis& k,
                                    const GridAxis& c, BoundSurfaces& out);
 
 // Eqs. 18–20 on evaluated surfaces: the first grid point (row-major) of least |Φ2 − Φ1|

@@ -16,6 +16,8 @@
 // views. Plain structs only: nvcc compiles this header.
 #pragma once
 
+#include "fivsim/core/cuda_device.hpp"
+
 #include <string>
 
 #include "fivsim/lcp/lcp.hpp"
@@ -166,27 +168,27 @@ enum class MlpCudaMapping : int { automatic = 0, thread = 1, group = 2, points =
 // each time; for timing), copies the answers back. Returns "" or the error; kernel_s gets the
 // device time of all repeats (CUDA events). In a build without CUDA it returns why.
 template <class T>
-std::string mlp_fit_batch_cuda(const MlpLayout& L, const MlpFitBatch<T>& batch, int repeats, double& kernel_s,
+DeviceOutcome mlp_fit_batch_cuda(const MlpLayout& L, const MlpFitBatch<T>& batch, int repeats, double& kernel_s,
                                MlpCudaMapping mapping = MlpCudaMapping::automatic);
 template <class T>
-std::string lcp_pinn_batch_cuda(const MlpLayout& L, const LcpPinnBatch<T>& batch, int repeats, double& kernel_s);
+DeviceOutcome lcp_pinn_batch_cuda(const MlpLayout& L, const LcpPinnBatch<T>& batch, int repeats, double& kernel_s);
 // CUDA backend of mlp_train_batch_cpu: one group of lanes per network (layers of at most 32
 // neurons) runs all `steps` steps in one launch — forward and backward passes over the network's
 // points, the gradient summed in shared memory, the optimizer's tell over the group's lanes — with
 // each network's optimizer state in device memory. kernel_s gets the device time of the launch.
 template <class T>
-std::string mlp_train_batch_cuda(const MlpLayout& L, const MlpTrainBatch<T>& batch, int steps,
+DeviceOutcome mlp_train_batch_cuda(const MlpLayout& L, const MlpTrainBatch<T>& batch, int steps,
                                  const OptimizerOptions& opt, double& kernel_s);
 
 #define FIVSIM_MLP_BATCH_EXTERN(T)                                                                          \
   extern template void mlp_fit_batch_cpu<T>(const MlpLayout&, const MlpFitBatch<T>&, int);                \
   extern template void lcp_pinn_batch_cpu<T>(const MlpLayout&, const LcpPinnBatch<T>&, int);              \
-  extern template std::string mlp_fit_batch_cuda<T>(const MlpLayout&, const MlpFitBatch<T>&, int, double&,     \
+  extern template DeviceOutcome mlp_fit_batch_cuda<T>(const MlpLayout&, const MlpFitBatch<T>&, int, double&,     \
                                                     MlpCudaMapping);                                          \
-  extern template std::string lcp_pinn_batch_cuda<T>(const MlpLayout&, const LcpPinnBatch<T>&, int, double&);     \
+  extern template DeviceOutcome lcp_pinn_batch_cuda<T>(const MlpLayout&, const LcpPinnBatch<T>&, int, double&);     \
   extern template void mlp_train_batch_cpu<T>(const MlpLayout&, const MlpTrainBatch<T>&, int,                   \
                                               const OptimizerOptions&, int);                                     \
-  extern template std::string mlp_train_batch_cuda<T>(const MlpLayout&, const MlpTrainBatch<T>&, int,           \
+  extern template DeviceOutcome mlp_train_batch_cuda<T>(const MlpLayout&, const MlpTrainBatch<T>&, int,           \
                                                       const OptimizerOptions&, double&);
 FIVSIM_MLP_BATCH_EXTERN(double)
 FIVSIM_MLP_BATCH_EXTERN(float)
