@@ -801,6 +801,36 @@ TEST(SweepCommand, CountsAreWrittenAsIntegers) {
   fs::remove_all(out);
 }
 
+// bSTAB's friction oscillator (scenarios/bstab_friction.json): over 4000 random starts the share
+// that settles on steady sliding is bSTAB's published basin stability, 0.3165 ± 0.0074 (MATLAB
+// ode45, 4000 samples), within three standard errors; summary.json states each class's share with
+// its standard error √(p(1 − p)/n), and only for a sweep over initial conditions
+TEST(SweepCommand, BasinStabilityOfBstabsFrictionOscillator) {
+  const fs::path out = fresh_dir("fivsim_bstab");
+  const Result r = run_fivsim("sweep " + kScenarios + "bstab_friction.json --device cpu -q --out " + out.string());
+  ASSERT_EQ(r.code, 0) << r.err;
+  const json s = json::parse(slurp(out / "summary.json"));
+  ASSERT_TRUE(s.contains("basin_stability")) << s.dump(1);
+  const json& b = s["basin_stability"];
+  ASSERT_TRUE(b.contains("no-stick-slip")) << b.dump(1);
+  ASSERT_TRUE(b.contains("periodic-1")) << b.dump(1);
+  const double p = b["no-stick-slip"]["fraction"].get<double>(), se = b["no-stick-slip"]["standard_error"];
+  std::printf("steady sliding %.4f ± %.4f, stick-slip %.4f (bSTAB: 0.3165 ± 0.0074)\n", p, se,
+              b["periodic-1"]["fraction"].get<double>());
+  EXPECT_NEAR(se, std::sqrt(p * (1 - p) / 4000), 1e-12);
+  EXPECT_NEAR(p, 0.3165, 3 * 0.0074);
+  EXPECT_NEAR(p + b["periodic-1"]["fraction"].get<double>(), 1.0, 1e-12);
+  // a load sweep is no basin
+  const fs::path loads = fresh_dir("fivsim_no_basin");
+  ASSERT_EQ(run_fivsim("sweep " + kScenarios + "chain2_load_sweep.json --device cpu -q --set "
+                       "'/sweep/parameters/0/linspace=[1,30,2]' --set /integrator/t_end=120 --out " + loads.string())
+                .code,
+            0);
+  EXPECT_FALSE(json::parse(slurp(loads / "summary.json")).contains("basin_stability"));
+  fs::remove_all(out);
+  fs::remove_all(loads);
+}
+
 // one chunk loop drives every backend: allocation failures injected at each point a launch meets
 // on a device (slot 0's or slot 1's device buffers, the pinned host buffers, the kernel launch;
 // FIVSIM_SWEEP_FAIL) send a chunk to run alone, halve its parts and reuse the slots, on the

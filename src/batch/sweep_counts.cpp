@@ -2,6 +2,9 @@
 // (batch/sweep_counts.hpp).
 #include "fivsim/batch/sweep_counts.hpp"
 
+#include <cmath>
+#include <string>
+
 namespace fivsim::batch {
 
 using nlohmann::json;
@@ -59,6 +62,32 @@ bool from_json(const json& j, ChunkCounts& c) {
   return true;
 }
 
+namespace {
+
+// a sweep over initial conditions alone (every swept path under /initial/): each class's share of
+// the cases is the basin stability of its attractor (Menck, Heitzig, Marwan & Kurths, Nature
+// Physics 9, 2013), with the standard error √(p(1 − p)/n) of a share of n random samples
+void write_basin_stability(json& s) {
+  s.erase("basin_stability");
+  if (!s.contains("scenario") || !s["scenario"].contains("sweep")) return;
+  const json& params = s["scenario"]["sweep"].value("parameters", json::array());
+  if (params.empty()) return;
+  for (const json& p : params)
+    if (p.value("path", std::string()).rfind("/initial/", 0) != 0) return;
+  long n = 0;
+  for (const auto& [name, count] : s["classes"].items()) n += count.get<long>();
+  if (n <= 0) return;
+  json b = json::object();
+  for (const auto& [name, count] : s["classes"].items()) {
+    const double p = static_cast<double>(count.get<long>()) / static_cast<double>(n);
+    b[name] = {{"fraction", p}, {"standard_error", std::sqrt(p * (1.0 - p) / static_cast<double>(n))},
+               {"cases", count.get<long>()}};
+  }
+  s["basin_stability"] = b;
+}
+
+}  // namespace
+
 void write_totals(const SweepTotals& t, json& s) {
   s["cases"] = t.cases;
   s["chunks"] = t.chunks;
@@ -82,6 +111,7 @@ void write_totals(const SweepTotals& t, json& s) {
         if (!p.contains(key)) p[key] = value;
     s["pinn"] = p;
   }
+  write_basin_stability(s);
 }
 
 SweepTotals read_totals(const json& s) {

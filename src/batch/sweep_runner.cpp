@@ -749,6 +749,7 @@ SweepOutcome run_writer(const RunContext& ctx) {
   summary["steps"] = base.integrator.steps;
   summary["n_dof"] = set.nq;
   summary["n_contacts"] = set.nc;
+  summary["scenario"] = base.document;
   write_totals(totals, summary);
   std::vector<std::string> observers;
   for (int b = 0; b < kObserverCount; ++b)
@@ -778,7 +779,6 @@ SweepOutcome run_writer(const RunContext& ctx) {
                         {"end_case", end_case}, {"sweep_cases", n_total}};
   if (resumed) summary["resumed"] = {{"chunks", resumed_chunks}, {"cases", resumed_cases}};
   summary["files"] = files ? files->names() : std::vector<std::string>{};
-  summary["scenario"] = base.document;
   if (!files) return outcome;
   files->write_summary(summary);
   journal->remove_manifest();

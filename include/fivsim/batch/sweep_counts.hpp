@@ -46,7 +46,8 @@ struct SweepTotals {
 
 // writes the totals' fields into a summary: cases, chunks, case_steps, wall_s, setup_s,
 // compute_s, case_steps_per_s, end_to_end_case_steps_per_s, ranks, memory_halvings (when any),
-// classes, status and the PINN training counts
+// classes, status, the PINN training counts, and, where the summary's "scenario" sweeps initial
+// conditions alone, basin_stability: each class's fraction of the cases with its standard error
 void write_totals(const SweepTotals& t, nlohmann::json& summary);
 // the totals of a summary.json that write_totals wrote (json::exception when a field is missing)
 SweepTotals read_totals(const nlohmann::json& summary);
