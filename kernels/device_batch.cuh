@@ -27,7 +27,8 @@ struct DeviceBatch {
     setups = cuda::device_alloc<CaseSetup<D>>(n_setups, err);
     maps = cuda::device_alloc<RkStepMap<D>>(n_maps, err);
     rows = cuda::device_alloc<double>(n_rows, err);
-    if (err == cudaSuccess) err = cudaMemcpy(setups.get(), h.setups, sizeof(CaseSetup<D>) * n_setups, cudaMemcpyHostToDevice);
+    if (err == cudaSuccess)
+      err = cudaMemcpy(setups.get(), h.setups, sizeof(CaseSetup<D>) * n_setups, cudaMemcpyHostToDevice);
     if (err == cudaSuccess && n_maps > 0)
       err = cudaMemcpy(maps.get(), h.maps, sizeof(RkStepMap<D>) * n_maps, cudaMemcpyHostToDevice);
     // each parameter's values of the batch's cases, packed (the host's rows are the whole chunk's)

@@ -45,7 +45,7 @@ BoundSamples to_device(const BoundSamples& s, std::vector<cuda::DevicePtr<double
 }  // namespace
 
 DeviceOutcome stick_slip_bounds_cuda(const BoundSamples& stop, const BoundSamples& slip, const GridAxis& k,
-                                   const GridAxis& c, BoundSurfaces& out) {
+                                     const GridAxis& c, BoundSurfaces& out) {
   cudaError_t err = cudaSuccess;
   std::vector<cuda::DevicePtr<double>> keep;
   const BoundSamples d_stop = to_device(stop, keep, err);

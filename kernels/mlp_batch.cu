@@ -288,8 +288,8 @@ unsigned grid_for(long networks) { return static_cast<unsigned>((networks + kBlo
 template <class T>
 struct NetworkMajorFit {
   DevicePtr<T> params, inputs, targets, loss, grad;
-  NetworkMajorFit(const MlpLayout& L, long B, long P, const T* host_params, const T* host_inputs,
-                  const T* host_targets, cudaError_t& err) {
+  NetworkMajorFit(const MlpLayout& L, long B, long P, const T* host_params, const T* host_inputs, const T* host_targets,
+                  cudaError_t& err) {
     const long np = L.param_count();
     const auto upload = [&](const T* host, long count) {
       DevicePtr<T> d = device_alloc<T>(static_cast<std::size_t>(count), err);
@@ -331,11 +331,14 @@ DeviceOutcome mlp_fit_batch_cuda_group(const MlpLayout& L, const MlpFitBatch<T>&
   NetworkMajorFit<T> d(L, B, P, batch.params, batch.inputs, batch.targets, err);
   if (err != cudaSuccess) return device_outcome(err);
   const GroupLaunch<T> g(L, B, P);
-  err = timed_launches(repeats, [&] {
-    mlp_fit_group_kernel<T><<<g.grid, g.block, g.shared_bytes()>>>(L, B, static_cast<int>(P), g.group, g.shared_sum,
-                                                                    d.params.get(), d.inputs.get(), d.targets.get(),
-                                                                    d.loss.get(), d.grad.get());
-  }, kernel_s);
+  err = timed_launches(
+      repeats,
+      [&] {
+        mlp_fit_group_kernel<T><<<g.grid, g.block, g.shared_bytes()>>>(L, B, static_cast<int>(P), g.group, g.shared_sum,
+                                                                       d.params.get(), d.inputs.get(), d.targets.get(),
+                                                                       d.loss.get(), d.grad.get());
+      },
+      kernel_s);
   if (err == cudaSuccess) err = cudaMemcpy(batch.loss, d.loss.get(), sizeof(T) * B, cudaMemcpyDeviceToHost);
   if (err == cudaSuccess)
     err = cudaMemcpy(batch.grad, d.grad.get(), sizeof(T) * B * L.param_count(), cudaMemcpyDeviceToHost);
@@ -345,7 +348,7 @@ DeviceOutcome mlp_fit_batch_cuda_group(const MlpLayout& L, const MlpFitBatch<T>&
 // the points mapping: network-major arrays copied as they are, a warp per network
 template <class T>
 DeviceOutcome mlp_fit_batch_cuda_points(const MlpLayout& L, const MlpFitBatch<T>& batch, int repeats,
-                                      double& kernel_s) {
+                                        double& kernel_s) {
   const long B = batch.networks, P = batch.points;
   int width_sum = 0;
   for (int l = 0; l <= L.layers; ++l) width_sum += L.width[l];
@@ -358,11 +361,14 @@ DeviceOutcome mlp_fit_batch_cuda_points(const MlpLayout& L, const MlpFitBatch<T>
     err = cudaFuncSetAttribute(mlp_fit_points_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                static_cast<int>(shared));
   if (err != cudaSuccess) return device_outcome(err);
-  err = timed_launches(repeats, [&] {
-    mlp_fit_points_kernel<T><<<static_cast<unsigned>(B), 32, shared>>>(L, B, static_cast<int>(P), width_sum,
-                                                                       d.params.get(), d.inputs.get(),
-                                                                       d.targets.get(), d.loss.get(), d.grad.get());
-  }, kernel_s);
+  err = timed_launches(
+      repeats,
+      [&] {
+        mlp_fit_points_kernel<T><<<static_cast<unsigned>(B), 32, shared>>>(L, B, static_cast<int>(P), width_sum,
+                                                                           d.params.get(), d.inputs.get(),
+                                                                           d.targets.get(), d.loss.get(), d.grad.get());
+      },
+      kernel_s);
   if (err == cudaSuccess) err = cudaMemcpy(batch.loss, d.loss.get(), sizeof(T) * B, cudaMemcpyDeviceToHost);
   if (err == cudaSuccess)
     err = cudaMemcpy(batch.grad, d.grad.get(), sizeof(T) * B * L.param_count(), cudaMemcpyDeviceToHost);
@@ -373,7 +379,7 @@ DeviceOutcome mlp_fit_batch_cuda_points(const MlpLayout& L, const MlpFitBatch<T>
 
 template <class T>
 DeviceOutcome mlp_train_batch_cuda(const MlpLayout& L, const MlpTrainBatch<T>& batch, int steps,
-                                 const OptimizerOptions& opt, double& kernel_s) {
+                                   const OptimizerOptions& opt, double& kernel_s) {
   kernel_s = 0.0;
   const long B = batch.networks, np = L.param_count(), P = batch.points;
   // no networks: nothing to launch (a grid of zero blocks is a launch error)
@@ -385,12 +391,14 @@ DeviceOutcome mlp_train_batch_cuda(const MlpLayout& L, const MlpTrainBatch<T>& b
   auto work = device_alloc<T>(static_cast<std::size_t>(B * work_per), err);
   if (err != cudaSuccess) return device_outcome(err);
   const GroupLaunch<T> g(L, B, P);
-  err = timed_launches(1, [&] {
-    mlp_train_group_kernel<T><<<g.grid, g.block, g.shared_bytes()>>>(L, B, static_cast<int>(P), g.group,
-                                                                      g.shared_sum, steps, opt, d.params.get(),
-                                                                      d.inputs.get(), d.targets.get(), d.loss.get(),
-                                                                      d.grad.get(), work.get(), work_per);
-  }, kernel_s);
+  err = timed_launches(
+      1,
+      [&] {
+        mlp_train_group_kernel<T><<<g.grid, g.block, g.shared_bytes()>>>(
+            L, B, static_cast<int>(P), g.group, g.shared_sum, steps, opt, d.params.get(), d.inputs.get(),
+            d.targets.get(), d.loss.get(), d.grad.get(), work.get(), work_per);
+      },
+      kernel_s);
   if (err == cudaSuccess) err = cudaMemcpy(batch.loss, d.loss.get(), sizeof(T) * B, cudaMemcpyDeviceToHost);
   if (err == cudaSuccess) err = cudaMemcpy(batch.params, d.params.get(), sizeof(T) * B * np, cudaMemcpyDeviceToHost);
   return device_outcome(err);
@@ -403,14 +411,14 @@ constexpr long kPointsMappingFrom = 32;
 
 template <class T>
 DeviceOutcome mlp_fit_batch_cuda(const MlpLayout& L, const MlpFitBatch<T>& batch, int repeats, double& kernel_s,
-                               MlpCudaMapping mapping) {
+                                 MlpCudaMapping mapping) {
   kernel_s = 0.0;
   const long B = batch.networks, np = L.param_count(), P = batch.points;
   if (B <= 0) return {};
   const int wmax = L.max_width();
   if (mapping == MlpCudaMapping::automatic)
-    mapping = wmax > 32 ? MlpCudaMapping::thread
-                        : (P >= kPointsMappingFrom ? MlpCudaMapping::points : MlpCudaMapping::group);
+    mapping =
+        wmax > 32 ? MlpCudaMapping::thread : (P >= kPointsMappingFrom ? MlpCudaMapping::points : MlpCudaMapping::group);
   if (mapping == MlpCudaMapping::group) {
     if (wmax > 32) return "mlp_fit_batch_cuda: the group mapping takes layers of at most 32 neurons";
     return mlp_fit_batch_cuda_group(L, batch, repeats, kernel_s);
@@ -428,10 +436,13 @@ DeviceOutcome mlp_fit_batch_cuda(const MlpLayout& L, const MlpFitBatch<T>& batch
   auto cache = device_alloc<T>(static_cast<std::size_t>(B * L.cache_size()), err);
   auto scratch = device_alloc<T>(static_cast<std::size_t>(B * mlp_batch_scratch_size(L)), err);
   if (err != cudaSuccess) return device_outcome(err);
-  err = timed_launches(repeats, [&] {
-    mlp_fit_kernel<T><<<grid_for(B), kBlock>>>(L, B, batch.points, params.get(), inputs.get(), targets.get(),
-                                               loss.get(), grad.get(), cache.get(), scratch.get());
-  }, kernel_s);
+  err = timed_launches(
+      repeats,
+      [&] {
+        mlp_fit_kernel<T><<<grid_for(B), kBlock>>>(L, B, batch.points, params.get(), inputs.get(), targets.get(),
+                                                   loss.get(), grad.get(), cache.get(), scratch.get());
+      },
+      kernel_s);
   download_columns(batch.loss, loss.get(), B, 1, err);
   download_columns(batch.grad, grad.get(), B, np, err);
   return device_outcome(err);
@@ -442,7 +453,8 @@ DeviceOutcome lcp_pinn_batch_cuda(const MlpLayout& L, const LcpPinnBatch<T>& bat
   kernel_s = 0.0;
   const long B = batch.networks, np = L.param_count(), n = batch.n;
   if (B <= 0) return {};
-  if (n < 1 || n > kLcpBatchMax) return DeviceOutcome("lcp_pinn_batch_cuda: n must be 1.." + std::to_string(kLcpBatchMax));
+  if (n < 1 || n > kLcpBatchMax)
+    return DeviceOutcome("lcp_pinn_batch_cuda: n must be 1.." + std::to_string(kLcpBatchMax));
   cudaError_t err = cudaSuccess;
   auto params = upload_columns(batch.params, B, np, err);
   auto A = upload_columns(batch.A, B, n * n, err);
@@ -453,10 +465,13 @@ DeviceOutcome lcp_pinn_batch_cuda(const MlpLayout& L, const LcpPinnBatch<T>& bat
   auto cache = device_alloc<T>(static_cast<std::size_t>(B * L.cache_size()), err);
   auto scratch = device_alloc<T>(static_cast<std::size_t>(B * mlp_batch_scratch_size(L)), err);
   if (err != cudaSuccess) return device_outcome(err);
-  err = timed_launches(repeats, [&] {
-    lcp_pinn_kernel<T><<<grid_for(B), kBlock>>>(L, B, static_cast<int>(n), params.get(), A.get(), b.get(), loss.get(),
-                                                grad.get(), residual.get(), cache.get(), scratch.get());
-  }, kernel_s);
+  err = timed_launches(
+      repeats,
+      [&] {
+        lcp_pinn_kernel<T><<<grid_for(B), kBlock>>>(L, B, static_cast<int>(n), params.get(), A.get(), b.get(),
+                                                    loss.get(), grad.get(), residual.get(), cache.get(), scratch.get());
+      },
+      kernel_s);
   download_columns(batch.loss, loss.get(), B, 1, err);
   download_columns(batch.residual, residual.get(), B, 1, err);
   download_columns(batch.grad, grad.get(), B, np, err);
@@ -464,14 +479,14 @@ DeviceOutcome lcp_pinn_batch_cuda(const MlpLayout& L, const LcpPinnBatch<T>& bat
 }
 
 template DeviceOutcome mlp_fit_batch_cuda<double>(const MlpLayout&, const MlpFitBatch<double>&, int, double&,
-                                                MlpCudaMapping);
+                                                  MlpCudaMapping);
 template DeviceOutcome mlp_fit_batch_cuda<float>(const MlpLayout&, const MlpFitBatch<float>&, int, double&,
-                                               MlpCudaMapping);
+                                                 MlpCudaMapping);
 template DeviceOutcome lcp_pinn_batch_cuda<double>(const MlpLayout&, const LcpPinnBatch<double>&, int, double&);
 template DeviceOutcome lcp_pinn_batch_cuda<float>(const MlpLayout&, const LcpPinnBatch<float>&, int, double&);
 template DeviceOutcome mlp_train_batch_cuda<double>(const MlpLayout&, const MlpTrainBatch<double>&, int,
-                                                  const OptimizerOptions&, double&);
+                                                    const OptimizerOptions&, double&);
 template DeviceOutcome mlp_train_batch_cuda<float>(const MlpLayout&, const MlpTrainBatch<float>&, int,
-                                                 const OptimizerOptions&, double&);
+                                                   const OptimizerOptions&, double&);
 
 }  // namespace fivsim

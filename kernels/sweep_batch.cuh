@@ -148,8 +148,10 @@ struct KeptBuffer {
   KeptBuffer& operator=(const KeptBuffer&) = delete;
   ~KeptBuffer() { release(); }
   void release() {
-    if (Pinned) cudaFreeHost(data);
-    else cudaFree(data);
+    if (Pinned)
+      cudaFreeHost(data);
+    else
+      cudaFree(data);
     data = nullptr;
     capacity = 0;
   }
@@ -157,8 +159,10 @@ struct KeptBuffer {
     if (count <= capacity) return cudaSuccess;
     release();
     const cudaError_t err = Pinned ? cudaMallocHost(&data, count * sizeof(T)) : cudaMalloc(&data, count * sizeof(T));
-    if (err == cudaSuccess) capacity = count;
-    else data = nullptr;
+    if (err == cudaSuccess)
+      capacity = count;
+    else
+      data = nullptr;
     return err;
   }
 };
@@ -226,7 +230,8 @@ template <class D>
 CudaPipeline<D>::~CudaPipeline() = default;
 
 template <class D>
-DeviceOutcome CudaPipeline<D>::launch(int which, const CaseBatch<D>& h, const SweepAnalysis& host_an, const StepOptions& opt) {
+DeviceOutcome CudaPipeline<D>::launch(int which, const CaseBatch<D>& h, const SweepAnalysis& host_an,
+                                      const StepOptions& opt) {
   typename Impl::Slot& s = impl_->slot[which];
   // the runtime keeps a failed call's error (an allocation that failed before a retry on fewer
   // cases) as its last error, which the launch check below would take for this call's
@@ -340,9 +345,11 @@ DeviceOutcome CudaPipeline<D>::launch(int which, const CaseBatch<D>& h, const Sw
   if (err != cudaSuccess) return launch_failure(err, kernel, dims_label<D>());
   // out: into pinned memory, so that the copies run while the host goes on
   if (err == cudaSuccess)
-    err = cudaMemcpyAsync(s.results_out.data, s.results.data, sizeof(CaseResult<D>) * n, cudaMemcpyDeviceToHost, s.stream);
+    err = cudaMemcpyAsync(s.results_out.data, s.results.data, sizeof(CaseResult<D>) * n, cudaMemcpyDeviceToHost,
+                          s.stream);
   if (err == cudaSuccess && s.n_points > 0)
-    err = cudaMemcpyAsync(s.points_out.data, s.points.data, sizeof(double) * s.n_points, cudaMemcpyDeviceToHost, s.stream);
+    err = cudaMemcpyAsync(s.points_out.data, s.points.data, sizeof(double) * s.n_points, cudaMemcpyDeviceToHost,
+                          s.stream);
   s.queued = err == cudaSuccess;
   return device_outcome(err);
 }
@@ -377,14 +384,15 @@ std::size_t sweep_kernel_local_bytes() {
   }
   take(reinterpret_cast<const void*>(sweep_kernel<D, kPlainMoreau>));
   take(reinterpret_cast<const void*>(sweep_kernel<D, kGeneralStepper>));
-  if constexpr (std::is_same_v<typename D::scalar, double>) take(reinterpret_cast<const void*>(sweep_kernel<D, kSwitching>));
+  if constexpr (std::is_same_v<typename D::scalar, double>)
+    take(reinterpret_cast<const void*>(sweep_kernel<D, kSwitching>));
   cudaGetLastError();
   return most;
 }
 
 template <class D>
 DeviceOutcome run_chunk_cuda(const CaseBatch<D>& cases, const SweepAnalysis& an, const StepOptions& opt,
-                           CaseResult<D>* results, double* points, double& kernel_s) {
+                             CaseResult<D>* results, double* points, double& kernel_s) {
   kernel_s = 0.0;
   CudaPipeline<D> pipeline;
   const DeviceOutcome launched = pipeline.launch(0, cases, an, opt);

@@ -64,16 +64,18 @@ __global__ void start_kernel(CaseBatch<D> cases, const PinnShared* __restrict__ 
   const long c = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (c >= cases.n) return;
   CaseSetup<D> scratch;
-  pinn_case_start(run[c], cases.setup(c, scratch), cases.map(c), sh->set, tab, L, arena + c * copies * L.bytes,
-                  sh->an, sh->opt, results[c], points + c * per_case);
+  pinn_case_start(run[c], cases.setup(c, scratch), cases.map(c), sh->set, tab, L, arena + c * copies * L.bytes, sh->an,
+                  sh->opt, results[c], points + c * per_case);
   if (run[c].active) active[atomicAdd(count, 1)] = c;
 }
 
 // a training row into the list of its stage for the next round (count[0]: LCP-PINN rows, count[1]:
 // dynamic-network rows); a row that is done is dropped
 __device__ void list_row(const PinnStepRun<T>& r, int row, int* contact, int* dynamics, int* count) {
-  if (r.stage == PinnStage::contact) contact[atomicAdd(&count[0], 1)] = row;
-  else if (r.stage == PinnStage::dynamics) dynamics[atomicAdd(&count[1], 1)] = row;
+  if (r.stage == PinnStage::contact)
+    contact[atomicAdd(&count[0], 1)] = row;
+  else if (r.stage == PinnStage::dynamics)
+    dynamics[atomicAdd(&count[1], 1)] = row;
 }
 
 __global__ void begin_kernel(PinnCase<D>* __restrict__ run, const long* __restrict__ active, int na,
@@ -107,8 +109,8 @@ __device__ T group_objective(const MlpLayout& L, const T* xe, T* ge, T input, T*
 
 // rows training their dynamic network: one group of lanes per row, the IRK-PINN's forward pass
 // from q_A, loss (Eqs. 21–26) and backward pass; loss[slot] the row's loss
-__global__ void evaluate_kernel(PinnCase<D>* __restrict__ run, const int* __restrict__ rows, const int* __restrict__ nr, int group,
-                                T* __restrict__ loss) {
+__global__ void evaluate_kernel(PinnCase<D>* __restrict__ run, const int* __restrict__ rows, const int* __restrict__ nr,
+                                int group, T* __restrict__ loss) {
   const int lane = static_cast<int>(threadIdx.x) & (group - 1);
   const int slot = static_cast<int>((blockIdx.x * blockDim.x + threadIdx.x) / group);
   if (slot >= *nr) return;  // the whole group leaves: its shuffles name its own lanes only
@@ -119,18 +121,17 @@ __global__ void evaluate_kernel(PinnCase<D>* __restrict__ run, const int* __rest
   const MlpLayout& L = p.set->dynamics;
   const int np = L.param_count();
   const IrkPinnStep<T> st = p.data(pinn_case_state(x, w));
-  const T v = group_objective(L, optimizer_eval_x(np, p.buf.work), optimizer_eval_grad(np, p.buf.work),
-                              lane < L.inputs() ? st.q[lane] : T(0), p.buf.cache + L.activation_offset(L.layers),
-                              p.buf.d_out, lane, group, [&](const T* out, T* d_out) {
-                                return irk_pinn_loss(*p.m, p.tab, st, out, d_out, p.buf.loss_scratch);
-                              });
+  const T v = group_objective(
+      L, optimizer_eval_x(np, p.buf.work), optimizer_eval_grad(np, p.buf.work), lane < L.inputs() ? st.q[lane] : T(0),
+      p.buf.cache + L.activation_offset(L.layers), p.buf.d_out, lane, group,
+      [&](const T* out, T* d_out) { return irk_pinn_loss(*p.m, p.tab, st, out, d_out, p.buf.loss_scratch); });
   if (lane == 0) loss[slot] = v;
 }
 
 // rows training their LCP-PINN: one group of lanes per row, the network from the input 1 and the
 // loss of Eq. 19; a problem whose outputs outnumber the group's lanes is evaluated by its first lane
-__global__ void lcp_evaluate_kernel(PinnCase<D>* __restrict__ run, const int* __restrict__ rows, const int* __restrict__ nr, int group,
-                                    T* __restrict__ loss) {
+__global__ void lcp_evaluate_kernel(PinnCase<D>* __restrict__ run, const int* __restrict__ rows,
+                                    const int* __restrict__ nr, int group, T* __restrict__ loss) {
   const int lane = static_cast<int>(threadIdx.x) & (group - 1);
   const int slot = static_cast<int>((blockIdx.x * blockDim.x + threadIdx.x) / group);
   if (slot >= *nr) return;
@@ -149,8 +150,8 @@ __global__ void lcp_evaluate_kernel(PinnCase<D>* __restrict__ run, const int* __
 }
 
 // dynamic networks wider than a warp: one thread per training row through the CPU's own objective
-__global__ void evaluate_thread_kernel(PinnCase<D>* __restrict__ run, const int* __restrict__ rows, const int* __restrict__ nr,
-                                       T* __restrict__ loss) {
+__global__ void evaluate_thread_kernel(PinnCase<D>* __restrict__ run, const int* __restrict__ rows,
+                                       const int* __restrict__ nr, T* __restrict__ loss) {
   const int slot = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
   if (slot >= *nr) return;
   const int row = rows[slot];
@@ -253,7 +254,7 @@ cudaError_t read_counts(const int* d_count, int (&values)[2]) {
 }  // namespace
 
 DeviceOutcome run_chunk_cuda_pinn(const PinnChunk& ch, const SweepAnalysis& an, const StepOptions& opt,
-                                CaseResult<D>* results, double* points, PinnTotals* totals, double& kernel_s) {
+                                  CaseResult<D>* results, double* points, PinnTotals* totals, double& kernel_s) {
   kernel_s = 0.0;
   // the runtime keeps a failed call's error (an allocation that failed before a retry on fewer
   // cases) as its last error, which the launch check below would take for this call's
@@ -320,8 +321,7 @@ DeviceOutcome run_chunk_cuda_pinn(const PinnChunk& ch, const SweepAnalysis& an, 
   // one time step of every active case per pass; the host moves them on together
   while (err == cudaSuccess && na > 0) {
     cudaMemset(round_count[0], 0, 2 * sizeof(int));
-    begin_kernel<<<blocks_for(na, kCaseBlock), kCaseBlock>>>(d_run.get(), active, na, rows[0], rows[1],
-                                                             round_count[0]);
+    begin_kernel<<<blocks_for(na, kCaseBlock), kCaseBlock>>>(d_run.get(), active, na, rows[0], rows[1], round_count[0]);
     int nr[2] = {0, 0};  // rows training their LCP-PINN, their dynamic network (as last read)
     err = cudaGetLastError();
     if (err == cudaSuccess) err = read_counts(round_count[0], nr);
@@ -338,7 +338,7 @@ DeviceOutcome run_chunk_cuda_pinn(const PinnChunk& ch, const SweepAnalysis& an, 
         int* n_next = round_count[cur ^ 1];
         if (lcp_bound > 0)
           lcp_evaluate_kernel<<<blocks_for(lcp_bound * lcp_group, 128), 128>>>(d_run.get(), rows[0], n_now, lcp_group,
-                                                                              loss[0]);
+                                                                               loss[0]);
         if (group <= 32) {
           const int block = group == 32 ? 64 : 128;
           evaluate_kernel<<<blocks_for(dyn_bound * group, block), block>>>(d_run.get(), rows[1], n_now + 1, group,
@@ -371,7 +371,8 @@ DeviceOutcome run_chunk_cuda_pinn(const PinnChunk& ch, const SweepAnalysis& an, 
   }
   cudaEventRecord(ev.stop);
   if (err == cudaSuccess) err = ev.elapsed(kernel_s);
-  if (err == cudaSuccess) err = cudaMemcpy(results, d_results.get(), sizeof(CaseResult<D>) * un, cudaMemcpyDeviceToHost);
+  if (err == cudaSuccess)
+    err = cudaMemcpy(results, d_results.get(), sizeof(CaseResult<D>) * un, cudaMemcpyDeviceToHost);
   if (err == cudaSuccess && n_points > 0)
     err = cudaMemcpy(points, d_points.get(), sizeof(double) * n_points, cudaMemcpyDeviceToHost);
   if (err == cudaSuccess) err = cudaMemcpy(totals, d_totals.get(), sizeof(PinnTotals) * un, cudaMemcpyDeviceToHost);

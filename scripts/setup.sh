@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake pkg-config
+  build-essential cmake pkg-config clang-format
   libeigen3-dev nlohmann-json3-dev libcli11-dev libboost-dev libfftw3-dev
   libgtest-dev libgmock-dev googletest libbenchmark-dev libomp-dev
   libhdf5-dev zlib1g-dev

@@ -9,6 +9,10 @@ cd "$(dirname "$0")/.."
 sanitize="${FIVSIM_TEST_SANITIZE:-1}"
 FIVSIM_SETUP_FUZZ="$sanitize" scripts/setup.sh
 jobs="$(nproc)"
+# the tree's style (.clang-format): every tracked C++ and CUDA source as clang-format writes it
+if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+  git ls-files -z '*.cpp' '*.hpp' '*.cu' '*.cuh' | xargs -0 clang-format --dry-run --Werror
+fi
 # ctest runs tests side by side, each with a thread per core: threads that spin while they wait
 # would take each other's cores
 export OMP_WAIT_POLICY=passive

@@ -48,9 +48,12 @@ bool nothing_left(const fs::path& dir) {
 TEST(BadInputCommand, NumbersBeyondADoubleAreRefusedWithTheirPointer) {
   const fs::path dir = fresh_dir("fivsim_bad_overflow");
   const fs::path sc = edited_scenario(dir, "\"v0\": 0.5", "\"v0\": 1e400");
-  expect_bad_input(run_fivsim("validate " + sc.string()), "validate", "/model/v0: the number 1e400 is beyond a double's range");
-  expect_bad_input(run_fivsim("run " + sc.string() + " -q --out " + (dir / "r").string()), "run", "/model/v0: the number 1e400");
-  expect_bad_input(run_fivsim("validate " + kScenario + " --set /model/v0=1e400"), "validate", "/model/v0: the number 1e400");
+  expect_bad_input(run_fivsim("validate " + sc.string()), "validate",
+                   "/model/v0: the number 1e400 is beyond a double's range");
+  expect_bad_input(run_fivsim("run " + sc.string() + " -q --out " + (dir / "r").string()), "run",
+                   "/model/v0: the number 1e400");
+  expect_bad_input(run_fivsim("validate " + kScenario + " --set /model/v0=1e400"), "validate",
+                   "/model/v0: the number 1e400");
   expect_bad_input(run_fivsim("validate " + kScenario + " --set /model/v0=[1,-2e999]"), "validate",
                    "/model/v0/1: the number -2e999");
   // an identification config too
@@ -90,7 +93,8 @@ TEST(BadInputCommand, OnlyARegularFileIsReadAsAScenario) {
   const fs::path dir = fresh_dir("fivsim_bad_files");
   fs::create_directories(dir / "folder.json");
   ASSERT_EQ(::mkfifo((dir / "pipe.json").c_str(), 0644), 0);
-  expect_bad_input(run_fivsim("validate " + (dir / "folder.json").string()), "validate", "is a folder, not a JSON file");
+  expect_bad_input(run_fivsim("validate " + (dir / "folder.json").string()), "validate",
+                   "is a folder, not a JSON file");
   expect_bad_input(run_fivsim("run " + (dir / "pipe.json").string()), "run", "is not a regular file");
   expect_bad_input(run_fivsim("validate " + (dir / "missing.json").string()), "validate",
                    "missing.json: cannot be opened: No such file or directory (looked for in " + dir.string() + ")");
@@ -102,7 +106,8 @@ TEST(BadInputCommand, OnlyARegularFileIsReadAsAScenario) {
 TEST(BadInputCommand, ThreadsAndChunkOutsideTheirRangesAreRefusedInFivsimsWords) {
   const fs::path dir = fresh_dir("fivsim_bad_threads");
   fs::create_directories(dir);
-  const std::string sweep = "sweep " + kScenarios + "chain2_load_sweep.json --device cpu -q --out " + (dir / "s").string();
+  const std::string sweep =
+      "sweep " + kScenarios + "chain2_load_sweep.json --device cpu -q --out " + (dir / "s").string();
   for (const char* threads : {"0", "40000", "65535", "-3", "two"})
     expect_bad_input(run_fivsim(sweep + " --threads " + threads), "sweep",
                      "--threads: must be an integer in [1, 1024], got '" + std::string(threads) + "'");
@@ -139,7 +144,8 @@ TEST(BadInputCommand, AMisspelledKeyIsReportedBeforeTheMissingOne) {
   expect_bad_input(run_fivsim("validate " + typo.string()), "validate",
                    "/friction/mu_S: unknown key: did you mean 'mu_s'? (/friction/mu_s is required)");
   const fs::path typo2 = edited_scenario(dir / "b", "\"integrator\"", "\"integrater\"");
-  expect_bad_input(run_fivsim("validate " + typo2.string()), "validate", "/integrater: unknown key: did you mean 'integrator'?");
+  expect_bad_input(run_fivsim("validate " + typo2.string()), "validate",
+                   "/integrater: unknown key: did you mean 'integrator'?");
   // an optional key misspelled: finish() names the nearest allowed one
   expect_bad_input(run_fivsim("validate " + kScenario + " --set /analysis/t_transeint=1"), "validate",
                    "/analysis/t_transeint: unknown key (did you mean 't_transient'? allowed here:");
@@ -149,10 +155,13 @@ TEST(BadInputCommand, AMisspelledKeyIsReportedBeforeTheMissingOne) {
 // a shard cut short (its cases.csv truncated inside a row) or changed is refused by name
 TEST(BadInputCommand, MergeRefusesADamagedShard) {
   const fs::path base = fresh_dir("fivsim_bad_merge");
-  const std::string sweep = "sweep " + kScenarios + "chain2_load_sweep.json --device cpu -q --set /integrator/t_end=2 "
+  const std::string sweep = "sweep " + kScenarios +
+                            "chain2_load_sweep.json --device cpu -q --set /integrator/t_end=2 "
                             "--set /analysis/t_transient=1 --set /sweep/parameters/0/linspace=[1,30,200]";
   for (int i = 0; i < 2; ++i)
-    ASSERT_EQ(run_fivsim(sweep + " --shard " + std::to_string(i) + "/2 --out " + (base / std::to_string(i)).string()).code, 0);
+    ASSERT_EQ(
+        run_fivsim(sweep + " --shard " + std::to_string(i) + "/2 --out " + (base / std::to_string(i)).string()).code,
+        0);
   const json summary = json::parse(slurp(base / "1" / "summary.json"));
   ASSERT_TRUE(summary["checksums"].contains("cases.csv"));
   EXPECT_EQ(summary["checksums"]["cases.csv"]["lines"], 101);
@@ -173,7 +182,8 @@ TEST(BadInputCommand, MergeRefusesADamagedShard) {
   json old = summary;
   old.erase("checksums");
   std::ofstream(base / "1" / "summary.json", std::ios::trunc) << old.dump();
-  expect_bad_input(run_fivsim("merge " + shards), "merge", "rows where its summary.json counts 100 cases, the last one cut");
+  expect_bad_input(run_fivsim("merge " + shards), "merge",
+                   "rows where its summary.json counts 100 cases, the last one cut");
   std::ofstream(base / "1" / "cases.csv", std::ios::binary | std::ios::trunc) << whole;
   const Result ok = run_fivsim("merge " + shards);
   ASSERT_EQ(ok.code, 0) << ok.err;

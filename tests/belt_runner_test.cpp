@@ -82,9 +82,10 @@ void expect_belt_equals_general(const json& doc, bool single, unsigned observers
   auto scratch = std::make_unique<CaseSetup<D>>();
   for (long c = 0; c < n; ++c)
     run_case<D>(batch.setup(c, *scratch), nullptr, an, p.opt, *ws, *s, general[static_cast<std::size_t>(c)],
-             general_points.data() + c * per_case);
+                general_points.data() + c * per_case);
   for (long c = 0; c < n; ++c)
-    expect_same_bits(belt[static_cast<std::size_t>(c)], general[static_cast<std::size_t>(c)], c, D::max_dof, D::max_dof);
+    expect_same_bits(belt[static_cast<std::size_t>(c)], general[static_cast<std::size_t>(c)], c, D::max_dof,
+                     D::max_dof);
   // byte for byte (memcmp takes no null pointer, which empty vectors may hold: lean keeps no points)
   if (!belt_points.empty()) {
     EXPECT_EQ(std::memcmp(belt_points.data(), general_points.data(), sizeof(double) * belt_points.size()), 0);
@@ -114,7 +115,8 @@ TEST(BeltRunner, TheTwoDofChainIsMoreauStepBitForBit) {
 }
 
 TEST(BeltRunner, EveryObserverSetKeepsTheGeneralRunnersNumbers) {
-  for (const unsigned set : kBeltObserverSets) expect_belt_equals_general<SweepDimsExact2<double>>(chain_random(9), false, set);
+  for (const unsigned set : kBeltObserverSets)
+    expect_belt_equals_general<SweepDimsExact2<double>>(chain_random(9), false, set);
   // a velocity section instead of the break-away
   json doc = chain_random(9);
   doc["analysis"]["poincare"] = {{"section", "velocity"}, {"dof", 1}, {"value", 0.3}, {"direction", "both"}};
@@ -141,8 +143,10 @@ TEST(BeltRunner, AForcedOscillatorIsMoreauStepBitForBit) {
   json doc = scenario("sdof_base_two_stop.json");
   doc["integrator"]["t_end"] = 8.0;
   doc["analysis"]["t_transient"] = 3.0;
-  doc["sweep"] = {{"mode", "grid"},
-                  {"parameters", {{{"path", "/model/Ff"}, {"linspace", {0.02, 0.1, 6}}}, {{"path", "/initial/q/0"}, {"values", {0, 0.001}}}}}};
+  doc["sweep"] = {
+      {"mode", "grid"},
+      {"parameters",
+       {{{"path", "/model/Ff"}, {"linspace", {0.02, 0.1, 6}}}, {{"path", "/initial/q/0"}, {"values", {0, 0.001}}}}}};
   expect_belt_equals_general<SweepDims1<double>>(doc, false);
 }
 

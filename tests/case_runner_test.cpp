@@ -35,7 +35,9 @@ struct Synthetic {
       r.series[s].add(1.0);
     }
   }
-  void push(double t, double q, double u) { detail::push_point(points.data(), 1, r.points_seen[1], an.capacity, 1, t, -1.0, &q, &u); }
+  void push(double t, double q, double u) {
+    detail::push_point(points.data(), 1, r.points_seen[1], an.capacity, 1, t, -1.0, &q, &u);
+  }
   void classify() { classify_case(points.data(), an, 1, 1, r); }
 };
 
@@ -149,7 +151,8 @@ TEST(CaseRunner, TellsACreepingTransientFromAnInvariantCurve) {
   {
     Synthetic s;
     const double golden = 0.5 * (std::sqrt(5.0) - 1.0);
-    for (int i = 0; i < 32; ++i) s.push(i, 0.5 * std::cos(2 * M_PI * golden * i), 0.5 * std::sin(2 * M_PI * golden * i));
+    for (int i = 0; i < 32; ++i)
+      s.push(i, 0.5 * std::cos(2 * M_PI * golden * i), 0.5 * std::sin(2 * M_PI * golden * i));
     s.classify();
     EXPECT_EQ(s.r.klass, CaseClass::undetermined);  // no exponent
     zero_exponent(s);
@@ -198,8 +201,8 @@ void expect_switching_matches_reference(const std::string& name, double t_end, d
   using D = Dims<double, 5, 5>;
   const Scenario sc = test_problems::bundled(name);
   const double dt = 0.01;
-  const auto c = std::make_unique<CaseSetup<D>>(
-      setup_of<D>(sc.model, sc.q0, sc.u0, dt, std::lround(t_end / dt), t_transient));
+  const auto c =
+      std::make_unique<CaseSetup<D>>(setup_of<D>(sc.model, sc.q0, sc.u0, dt, std::lround(t_end / dt), t_transient));
   SweepAnalysis an;
   an.section = SectionKind::stick_to_slip;
   an.contact = contact;
@@ -320,18 +323,20 @@ void expect_same_aggregates(const ModelDescription& d, const Eigen::VectorXd& q0
   long in_state[4] = {0, 0, 0, 0}, events_after = 0;
   EventLog log;
   log.start(*m, *s);
-  const RunOutcome out = simulate_time_stepper(spec, *m, *s, dt, steps, StepOptions{}, [&](const State<HostDims>& st, long, const StepReport&) {
-    const std::size_t before = log.events().size();
-    log.observe(*m, st);
-    if (st.t < t_transient) return;
-    events_after += static_cast<long>(log.events().size() - before);
-    int k = 0;
-    for (int i = 0; i < nq; ++i) stats[k++].add(st.q[i]);
-    for (int i = 0; i < nq; ++i) stats[k++].add(st.u[i]);
-    for (int i = 0; i < nc; ++i) stats[k++].add(st.lamN[i]);
-    for (int i = 0; i < nc; ++i) stats[k++].add(st.lamT[i]);
-    for (int i = 0; i < nc; ++i) ++in_state[static_cast<int>(st.contact[i])];
-  });
+  const RunOutcome out = simulate_time_stepper(spec, *m, *s, dt, steps, StepOptions{},
+                                               [&](const State<HostDims>& st, long, const StepReport&) {
+                                                 const std::size_t before = log.events().size();
+                                                 log.observe(*m, st);
+                                                 if (st.t < t_transient) return;
+                                                 events_after += static_cast<long>(log.events().size() - before);
+                                                 int k = 0;
+                                                 for (int i = 0; i < nq; ++i) stats[k++].add(st.q[i]);
+                                                 for (int i = 0; i < nq; ++i) stats[k++].add(st.u[i]);
+                                                 for (int i = 0; i < nc; ++i) stats[k++].add(st.lamN[i]);
+                                                 for (int i = 0; i < nc; ++i) stats[k++].add(st.lamT[i]);
+                                                 for (int i = 0; i < nc; ++i)
+                                                   ++in_state[static_cast<int>(st.contact[i])];
+                                               });
   ASSERT_EQ(out.status, Status::ok);
   EXPECT_EQ(run.r.steps, steps);
   EXPECT_EQ(run.r.transitions, events_after);
@@ -455,7 +460,8 @@ TEST(CaseRunner, AdaptiveRunsStopWithTheClassOfALongFixedRun) {
     doc["analysis"]["adaptive"] = true;
     const Scenario sc = parse_scenario(doc);
     doc["analysis"].erase("adaptive");
-    const auto setup = setup_of<D2>(sc.model, sc.q0, sc.u0, sc.integrator.dt, sc.integrator.steps, sc.analysis.t_transient);
+    const auto setup =
+        setup_of<D2>(sc.model, sc.q0, sc.u0, sc.integrator.dt, sc.integrator.steps, sc.analysis.t_transient);
     const SweepAnalysis an = batch::sweep_analysis(sc);
     ASSERT_TRUE(an.adaptive);
     const auto run = run_one(setup, an);
@@ -469,7 +475,8 @@ TEST(CaseRunner, AdaptiveRunsStopWithTheClassOfALongFixedRun) {
     if (e.period_n > 2) continue;
     // the mean sample interval within the classification's tolerance: periodic_tol of the period
     // plus the step grid (2 dt a sample)
-    EXPECT_NEAR(run.r.period_s, fixed.r.period_s, an.periodic_tol * fixed.r.period_s + 2.0 * sc.integrator.dt * e.period_n)
+    EXPECT_NEAR(run.r.period_s, fixed.r.period_s,
+                an.periodic_tol * fixed.r.period_s + 2.0 * sc.integrator.dt * e.period_n)
         << e.fn;
     // the statistics cover the one orbit after the confirmation: N sample intervals, each within
     // 2 dt of the mean (the grid) — the extremes are not compared, the orbit itself still drifts
@@ -567,7 +574,8 @@ TEST(CaseRunner, LyapunovExponentOfADampedOscillator) {
   p.c = 0.2;
   p.v0 = 0.5;
   p.Fn = 0;
-  const auto c = setup_of<D1>(make_slider_belt(p), Eigen::VectorXd::Ones(1), Eigen::VectorXd::Zero(1), 1e-3, 100000, 10.0);
+  const auto c =
+      setup_of<D1>(make_slider_belt(p), Eigen::VectorXd::Ones(1), Eigen::VectorXd::Zero(1), 1e-3, 100000, 10.0);
   SweepAnalysis an;
   an.lyapunov_every = 10;
   const auto run = run_one(c, an);

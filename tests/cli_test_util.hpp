@@ -63,10 +63,11 @@ inline Result run_fivsim(const std::string& args) { return run_command_line("", 
 // build, LeakSanitizer stays off under mpirun: OpenMPI's plugins keep memory to the end and are
 // unloaded before the leak check, so their allocations cannot be told apart or suppressed by name
 inline Result run_fivsim_ranks(int ranks, const std::string& args) {
-  return run_command_line("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
-                          "OMPI_MCA_btl_vader_single_copy_mechanism=none ASAN_OPTIONS=\"${ASAN_OPTIONS:-}:detect_leaks=0\" " +
-                              std::string(FIVSIM_MPIEXEC) + " --oversubscribe -np " + std::to_string(ranks) + " ",
-                          args);
+  return run_command_line(
+      "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
+      "OMPI_MCA_btl_vader_single_copy_mechanism=none ASAN_OPTIONS=\"${ASAN_OPTIONS:-}:detect_leaks=0\" " +
+          std::string(FIVSIM_MPIEXEC) + " --oversubscribe -np " + std::to_string(ranks) + " ",
+      args);
 }
 #endif
 
@@ -167,8 +168,8 @@ int in_process_without_record_locks(int err, Body&& body) {
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
     };
     const sock_fprog program{static_cast<unsigned short>(sizeof(filter) / sizeof(filter[0])), filter};
-    const char ok = ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 &&
-                    ::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program) == 0;
+    const char ok =
+        ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 && ::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program) == 0;
     (void)!::write(installed.in, &ok, 1);
     installed.close_in();
     return ok ? body() : 0;

@@ -53,7 +53,7 @@ TEST(Compare, TransitionDisplacementRms) {
   const std::vector<Event> ev = {event(1, 0, EventKind::stick_to_slip, {3.0, 9.0}),
                                  event(2, 0, EventKind::slip_to_stick, {4.0, 9.0}),
                                  event(3, 1, EventKind::stick_to_slip, {0.0, 2.0}),
-                                 event(4, 1, EventKind::slip_reversal, {0.0, 7.0}),  // not a stick-slip transition
+                                 event(4, 1, EventKind::slip_reversal, {0.0, 7.0}),     // not a stick-slip transition
                                  event(0.5, 1, EventKind::slip_to_stick, {0.0, 5.0})};  // before t_from
   const auto rms = transition_displacement_rms(ev, d, 0.9);
   ASSERT_EQ(rms.size(), 2u);
@@ -137,8 +137,8 @@ TEST(Compare, MissedTransitionOfACaseBuiltToMissOne) {
     MethodSpec spec;
     spec.kind = kind;
     const long steps = std::lround(sc.integrator.t_end / dt);
-    const MethodOutcome out = run_method(spec, sc.model, *m, sc.q0, sc.u0, dt, steps, sc.integrator.step,
-                                         [](const SeriesPoint&) {});
+    const MethodOutcome out =
+        run_method(spec, sc.model, *m, sc.q0, sc.u0, dt, steps, sc.integrator.step, [](const SeriesPoint&) {});
     EXPECT_EQ(out.status, Status::ok);
     return kind == MethodKind::event_driven ? out.events : merge_brief_sticks(out.events, 2.5 * dt);
   };

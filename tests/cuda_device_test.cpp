@@ -25,12 +25,12 @@ TEST(KernelImage, LoadsWhereNvidiasCompatibilityRulesSay) {
   EXPECT_TRUE(kernel_image_loads(9, 0, "90"));
   EXPECT_TRUE(kernel_image_loads(10, 0, "90"));  // through its PTX
   EXPECT_FALSE(kernel_image_loads(10, 0, "90-real"));
-  EXPECT_TRUE(kernel_image_loads(8, 9, "80-real"));  // sm_80 machine code on an sm_89
+  EXPECT_TRUE(kernel_image_loads(8, 9, "80-real"));   // sm_80 machine code on an sm_89
   EXPECT_FALSE(kernel_image_loads(9, 0, "80-real"));  // but not across majors
   EXPECT_TRUE(kernel_image_loads(9, 0, "90-virtual"));
   EXPECT_FALSE(kernel_image_loads(8, 9, "90-virtual"));
   EXPECT_TRUE(kernel_image_loads(8, 6, "80-real,86-real"));  // the compile definition's separator
-  EXPECT_FALSE(kernel_image_loads(9, 0, ""));  // a build without CUDA
+  EXPECT_FALSE(kernel_image_loads(9, 0, ""));                // a build without CUDA
 }
 
 TEST(KernelImage, AGpuWithoutAnImageIsNotUsedAndSaysWhatToRebuildWith) {

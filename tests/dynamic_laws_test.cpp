@@ -109,8 +109,8 @@ TEST(LuGreLaw, SteadySlidingGivesTheStaticCurve) {
     double zdot[1];
     dynamic_friction_rates(law, st, v, zdot);
     EXPECT_NEAR(zdot[0], 0.0, 1e-15);
-    EXPECT_NEAR(dynamic_friction_force(law, st, v, zdot), signum(v) * stribeck_curve(p[3], p[4], p[5], p[6], v) + p[2] * v,
-                1e-15);
+    EXPECT_NEAR(dynamic_friction_force(law, st, v, zdot),
+                signum(v) * stribeck_curve(p[3], p[4], p[5], p[6], v) + p[2] * v, 1e-15);
   }
 }
 

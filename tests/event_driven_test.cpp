@@ -25,20 +25,20 @@ TEST(EventDriven, CoulombSliderClosedForm) {
   const double t1 = CoulombSlider::t1, t2 = CoulombSlider::t2();
   double worst = 0.0;
   long samples = 0;
-  const EventDrivenOutcome out = simulate_event_driven(
-      CoulombSlider::model(), Eigen::VectorXd::Zero(1), Eigen::VectorXd::Zero(1), 0.0, t2 + 5.0, 0.01,
-      EventDrivenOptions{}, [&](const ReferenceSample& s) {
-        double x, u;
-        ContactState st;
-        CoulombSlider::at(s.t, x, u, st);
-        worst = std::max({worst, std::abs(s.q(0) - x), std::abs(s.u(0) - u)});
-        if (std::abs(s.t - t1) > 1e-9 && std::abs(s.t - t2) > 1e-9) {
-          EXPECT_EQ(s.contact[0], st) << s.t;
-        }
-        // the friction force: +μFn while slipping behind the belt, k x while stuck
-        EXPECT_NEAR(s.lamT(0), st == ContactState::stick ? s.q(0) : 1.0, 1e-9);
-        ++samples;
-      });
+  const EventDrivenOutcome out =
+      simulate_event_driven(CoulombSlider::model(), Eigen::VectorXd::Zero(1), Eigen::VectorXd::Zero(1), 0.0, t2 + 5.0,
+                            0.01, EventDrivenOptions{}, [&](const ReferenceSample& s) {
+                              double x, u;
+                              ContactState st;
+                              CoulombSlider::at(s.t, x, u, st);
+                              worst = std::max({worst, std::abs(s.q(0) - x), std::abs(s.u(0) - u)});
+                              if (std::abs(s.t - t1) > 1e-9 && std::abs(s.t - t2) > 1e-9) {
+                                EXPECT_EQ(s.contact[0], st) << s.t;
+                              }
+                              // the friction force: +μFn while slipping behind the belt, k x while stuck
+                              EXPECT_NEAR(s.lamT(0), st == ContactState::stick ? s.q(0) : 1.0, 1e-9);
+                              ++samples;
+                            });
   ASSERT_EQ(out.status, Status::ok);
   EXPECT_EQ(samples, static_cast<long>(std::floor((t2 + 5.0) / 0.01)) + 1);
   EXPECT_LE(worst, 1e-10);
@@ -109,11 +109,10 @@ struct Rms {
 TEST(EventDriven, ModelIIExample2AgainstIrkLcp) {
   const Scenario sc = bundled("model2_example2");
   Rms ref_rms, irk_rms;
-  const EventDrivenOutcome ref =
-      simulate_event_driven(sc.model, sc.q0, sc.u0, 0.0, sc.integrator.t_end, 1e-4, EventDrivenOptions{},
-                            [&](const ReferenceSample& s) {
-                              if (s.t > 0) ref_rms.add(s.lamN(0), s.q(0), s.q(1));
-                            });
+  const EventDrivenOutcome ref = simulate_event_driven(sc.model, sc.q0, sc.u0, 0.0, sc.integrator.t_end, 1e-4,
+                                                       EventDrivenOptions{}, [&](const ReferenceSample& s) {
+                                                         if (s.t > 0) ref_rms.add(s.lamN(0), s.q(0), s.q(1));
+                                                       });
   ASSERT_EQ(ref.status, Status::ok);
   long counts[kEventKindCount] = {};
   for (const auto& e : ref.events) ++counts[static_cast<int>(e.kind)];

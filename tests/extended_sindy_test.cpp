@@ -95,7 +95,7 @@ TEST(Identification, ExtendedSindyBeatsSindyOnTheTwoStopCase) {
   EXPECT_GT(r.n_stop, 1000);
   const SdofParameters plain = relative_errors_percent(r.sindy.parameters, *c.truth);
   const SdofParameters ext = relative_errors_percent(r.extended_sindy.parameters, *c.truth);
-  EXPECT_GT(plain.k, 5.0);   // SINDy over stick and slip samples is biased, as in the seed
+  EXPECT_GT(plain.k, 5.0);  // SINDy over stick and slip samples is biased, as in the seed
   EXPECT_GT(plain.F, 20.0);
   EXPECT_LT(ext.k, 1.0);
   EXPECT_LT(ext.c, 40.0);
@@ -136,10 +136,10 @@ TEST(Identification, HeldStepThreeKeepsTheSlipPrecisionWhereTheGridLosesIt) {
   }
   const IdentifyConfig grid = measured_rate_config(1e-3, 35, "grid");
   const IdentifyConfig held = measured_rate_config(1e-3, 35, "held");
-  const SdofParameters eg = relative_errors_percent(identify(grid, identification_record(grid)).extended_sindy.parameters,
-                                                    *grid.truth);
-  const SdofParameters eh = relative_errors_percent(identify(held, identification_record(held)).extended_sindy.parameters,
-                                                    *held.truth);
+  const SdofParameters eg =
+      relative_errors_percent(identify(grid, identification_record(grid)).extended_sindy.parameters, *grid.truth);
+  const SdofParameters eh =
+      relative_errors_percent(identify(held, identification_record(held)).extended_sindy.parameters, *held.truth);
   EXPECT_GT(eg.k, 3.0);
   EXPECT_LT(eh.k, 1.0);
   EXPECT_LT(eh.F, 1.0);
@@ -207,10 +207,11 @@ TEST(Identification, NoisyRecordsStayWithinTheRateStudysBounds) {
   for (const double rate : {1000.0, 10000.0}) {
     json doc = {{"name", "rate_study"},
                 {"method", "extended_sindy"},
-                {"data", {{"scenario", FIVSIM_SOURCE_DIR "/scenarios/sdof_base_two_stop.json"},
-                          {"set", {{"/model/f_hz", 0.95}}},
-                          {"t_end", 20.0},
-                          {"sample_dt", 1.0 / rate}}},
+                {"data",
+                 {{"scenario", FIVSIM_SOURCE_DIR "/scenarios/sdof_base_two_stop.json"},
+                  {"set", {{"/model/f_hz", 0.95}}},
+                  {"t_end", 20.0},
+                  {"sample_dt", 1.0 / rate}}},
                 {"library", {{"polynomial_degree", 1}, {"input", true}, {"sign", true}}},
                 {"noise", {{"std", 1.4e-9}, {"seed", 1}}},
                 {"options", {{"optimizer", "sr3"}, {"threshold", 0.05}, {"step3", "held"}, {"device", "cpu"}}}};
@@ -235,14 +236,14 @@ TEST(Identification, NoisyRecordsStayWithinTheRateStudysBounds) {
 
 TEST(Identification, DerivativeWindowInSecondsIsAnOddCountOfAtLeastOrderPlusTwo) {
   IdentifyConfig c;
-  EXPECT_EQ(derivative_window(c, 2e-4), 35);   // seed 003's 35 samples at 5 kHz
-  EXPECT_EQ(derivative_window(c, 1e-4), 71);   // 70 samples: a tie between 69 and 71 goes up
+  EXPECT_EQ(derivative_window(c, 2e-4), 35);  // seed 003's 35 samples at 5 kHz
+  EXPECT_EQ(derivative_window(c, 1e-4), 71);  // 70 samples: a tie between 69 and 71 goes up
   EXPECT_EQ(derivative_window(c, 1e-3), 7);
-  EXPECT_EQ(derivative_window(c, 5e-3), 5);    // 1.4 samples: the cubic's least window
+  EXPECT_EQ(derivative_window(c, 5e-3), 5);  // 1.4 samples: the cubic's least window
   c.order = 4;
   EXPECT_EQ(derivative_window(c, 5e-3), 7);
   c.window = 11;
-  EXPECT_EQ(derivative_window(c, 5e-3), 11);   // a window in samples wins
+  EXPECT_EQ(derivative_window(c, 5e-3), 11);  // a window in samples wins
 }
 
 TEST(HeldUncertainty, CycleStartsAreTheUpwardCrossingsOfTheMean) {

@@ -62,7 +62,7 @@ TEST(FitIntervals, IndependentNoiseIsCoveredNinetyFivePercentOfTheTime) {
 
 TEST(FitIntervals, CorrelatedNoiseNeedsTheEffectiveSampleCount) {
   const Coverage c = coverage(0.8, 1000, 400);
-  EXPECT_LT(c.plain, 0.75);     // (1 + φ)/(1 − φ) = 9: the plain intervals a third as wide (0.33 here)
+  EXPECT_LT(c.plain, 0.75);      // (1 + φ)/(1 − φ) = 9: the plain intervals a third as wide (0.33 here)
   EXPECT_GT(c.corrected, 0.86);  // 0.89 here
   EXPECT_LT(c.corrected, 0.98);
 }

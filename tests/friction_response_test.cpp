@@ -16,8 +16,8 @@ TEST(FrictionResponse, StaticLawIsItsCoefficientCurve) {
   law.kind = FrictionLawKind::stribeck_rational;
   law.p[0] = 0.3;
   law.p[1] = 2.0;
-  const auto s = friction_response(law, false, DynamicFrictionLaw{}, [](double t) { return std::sin(3 * t) - 0.2; },
-                                   4.0, 0.01);
+  const auto s = friction_response(
+      law, false, DynamicFrictionLaw{}, [](double t) { return std::sin(3 * t) - 0.2; }, 4.0, 0.01);
   ASSERT_EQ(s.size(), 401u);
   for (const auto& f : s) EXPECT_EQ(f.mu, friction_coefficient(law, std::sin(3 * f.t) - 0.2));
 }
@@ -31,8 +31,8 @@ TEST(FrictionResponse, DahlFollowsTheClosedFormBranch) {
   d.p[1] = 0.2;
   d.p[2] = 1.0;
   const double V = 1e-4, w = 2.0;
-  const auto s = friction_response(FrictionLaw{}, true, d, [&](double t) { return V * std::cos(w * t); }, M_PI / (2 * w),
-                                   M_PI / (2 * w) / 500);
+  const auto s = friction_response(
+      FrictionLaw{}, true, d, [&](double t) { return V * std::cos(w * t); }, M_PI / (2 * w), M_PI / (2 * w) / 500);
   for (std::size_t k = 0; k < s.size(); k += 50) {
     const double x = V / w * std::sin(w * s[k].t);
     EXPECT_NEAR(s[k].mu, 0.2 * (1 - std::exp(-5e3 * x / 0.2)), 1e-9) << s[k].t;
@@ -44,7 +44,8 @@ TEST(FrictionResponse, LuGreReachesTheStaticCurveAtConstantSpeed) {
   d.kind = DynamicLawKind::lugre;
   const double p[7] = {2e4, 1e2, 0.5, 0.12, 0.16, 1e-3, 2.0};  // seed 002 §2.3.2
   for (int i = 0; i < 7; ++i) d.p[i] = p[i];
-  const auto s = friction_response(FrictionLaw{}, true, d, [](double) { return 0.004; }, 0.05, 1e-3);
+  const auto s = friction_response(
+      FrictionLaw{}, true, d, [](double) { return 0.004; }, 0.05, 1e-3);
   // relaxation rate σ0 v / g ≈ 670/s: after 0.05 s, e^{−33}
   EXPECT_NEAR(s.back().mu, stribeck_curve(0.12, 0.16, 1e-3, 2.0, 0.004) + 0.5 * 0.004, 1e-12);
 }

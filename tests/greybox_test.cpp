@@ -36,14 +36,14 @@ TEST(Greybox, NelderMeadFollowsRosenbrocksValleyAndStopsAtABound) {
     return 100.0 * std::pow(x(1) - x(0) * x(0), 2) + std::pow(1.0 - x(0), 2);
   };
   const Eigen::Vector2d lo(-5, -5), hi(5, 5);
-  const SearchResult r = nelder_mead(rosenbrock, Eigen::Vector2d(-1.2, 1.0), Eigen::Vector2d(0.5, 0.5), lo, hi, 5000,
-                                     1e-20, 1e-12);
+  const SearchResult r =
+      nelder_mead(rosenbrock, Eigen::Vector2d(-1.2, 1.0), Eigen::Vector2d(0.5, 0.5), lo, hi, 5000, 1e-20, 1e-12);
   EXPECT_NEAR(r.x(0), 1.0, 1e-6);
   EXPECT_NEAR(r.x(1), 1.0, 1e-6);
   // the unconstrained minimum x = 3 lies outside [0, 2]
-  const SearchResult b = nelder_mead([](const Eigen::VectorXd& x) { return (x(0) - 3) * (x(0) - 3); },
-                                     Eigen::VectorXd::Constant(1, 0.5), Eigen::VectorXd::Constant(1, 0.2),
-                                     Eigen::VectorXd::Zero(1), Eigen::VectorXd::Constant(1, 2.0));
+  const SearchResult b =
+      nelder_mead([](const Eigen::VectorXd& x) { return (x(0) - 3) * (x(0) - 3); }, Eigen::VectorXd::Constant(1, 0.5),
+                  Eigen::VectorXd::Constant(1, 0.2), Eigen::VectorXd::Zero(1), Eigen::VectorXd::Constant(1, 2.0));
   EXPECT_DOUBLE_EQ(b.x(0), 2.0);
 }
 
@@ -141,8 +141,8 @@ TEST(Greybox, LevenbergMarquardtMatchesLinearLeastSquaresAndFitsADecay) {
     }
     return r;
   };
-  const SearchResult d = levenberg_marquardt(decay, Eigen::Vector3d(2.6, 0.9, -0.28), Eigen::Vector3d(0, 0, -2),
-                                             Eigen::Vector3d(5, 8, 2));
+  const SearchResult d =
+      levenberg_marquardt(decay, Eigen::Vector3d(2.6, 0.9, -0.28), Eigen::Vector3d(0, 0, -2), Eigen::Vector3d(5, 8, 2));
   EXPECT_LT((d.x - truth).cwiseQuotient(truth).cwiseAbs().maxCoeff(), 1e-7);
   EXPECT_LT(d.f, 1e-16);
   EXPECT_LT(d.iterations, 60);
@@ -284,13 +284,15 @@ TEST(Greybox, ConfigErrorsNameThePointer) {
     }
     return "";
   };
-  EXPECT_EQ(error_of("/parameters/0/path=\"/model/zz\""), "/parameters/0/path: '/model/zz' is not a number of the model scenario");
+  EXPECT_EQ(error_of("/parameters/0/path=\"/model/zz\""),
+            "/parameters/0/path: '/model/zz' is not a number of the model scenario");
   EXPECT_EQ(error_of("/parameters/1/bounds=[1,0]"), "/parameters/1/bounds: needs lower < upper");
   EXPECT_EQ(error_of("/parameters/2/initial=5"), "/parameters/2/initial: must lie within the bounds");
   EXPECT_EQ(error_of("/options/optimizer=\"least_squares\""),
             "/model: applies to the output-error optimizers (nelder_mead, genetic, levenberg_marquardt)");
-  EXPECT_EQ(error_of("/options/threshold=0.1"), "/options/threshold: unknown key (allowed here: device, evaluate, "
-                                                "max_iter, optimizer, order, seed, simplices, window, window_s)");
+  EXPECT_EQ(error_of("/options/threshold=0.1"),
+            "/options/threshold: unknown key (allowed here: device, evaluate, "
+            "max_iter, optimizer, order, seed, simplices, window, window_s)");
 }
 
 }  // namespace

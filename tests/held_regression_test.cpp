@@ -17,10 +17,14 @@ namespace {
 // samples of Eq. 12 with (k, c, F), Gaussian noise of `noise` on ẋ2, and stop samples whose
 // holding forces reach `hold` × F at most
 struct Samples {
-  std::vector<double> x1, x2, dx2, u, du;            // slip
-  std::vector<double> s_x1, s_u, s_du;               // stop
-  BoundSamples slip() const { return {x1.data(), x2.data(), dx2.data(), u.data(), du.data(), static_cast<long>(x1.size())}; }
-  BoundSamples stop() const { return {s_x1.data(), nullptr, nullptr, s_u.data(), s_du.data(), static_cast<long>(s_x1.size())}; }
+  std::vector<double> x1, x2, dx2, u, du;  // slip
+  std::vector<double> s_x1, s_u, s_du;     // stop
+  BoundSamples slip() const {
+    return {x1.data(), x2.data(), dx2.data(), u.data(), du.data(), static_cast<long>(x1.size())};
+  }
+  BoundSamples stop() const {
+    return {s_x1.data(), nullptr, nullptr, s_u.data(), s_du.data(), static_cast<long>(s_x1.size())};
+  }
 };
 
 Samples make_samples(double k, double c, double F, double noise, int n_slip, int n_stop, double hold, unsigned seed) {
@@ -151,7 +155,8 @@ TEST(HeldRegression, CovarianceIsSigmaSquaredTimesTheInverseNormalMatrix) {
   for (long l = 0; l < n; ++l) J.row(l) << s.u[l] - s.x1[l], s.du[l] - s.x2[l], s.x2[l] > 0 ? -1.0 : 1.0;
   const Eigen::Matrix3d expected = h.rss / static_cast<double>(n - 3) * (J.transpose() * J).inverse();
   for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j) EXPECT_NEAR(h.covariance(i, j), expected(i, j), 1e-8 * std::abs(expected(i, i))) << i << j;
+    for (int j = 0; j < 3; ++j)
+      EXPECT_NEAR(h.covariance(i, j), expected(i, j), 1e-8 * std::abs(expected(i, i))) << i << j;
   // the truth within three standard deviations of the answer
   EXPECT_LT(std::abs(h.k - 250.0), 3 * std::sqrt(h.covariance(0, 0)));
   EXPECT_LT(std::abs(h.F - 0.11), 3 * std::sqrt(h.covariance(2, 2)));

@@ -23,7 +23,8 @@ const std::string kContinuous = FIVSIM_SOURCE_DIR "/scenarios/identify/sdof_cont
 
 // each (overrides, message): exit 2, the message on stderr, nothing written
 template <std::size_t N>
-void expect_rejected(const std::string& config, const std::pair<std::string, std::string> (&cases)[N], const fs::path& out) {
+void expect_rejected(const std::string& config, const std::pair<std::string, std::string> (&cases)[N],
+                     const fs::path& out) {
   for (const auto& [args, message] : cases) {
     const Result r = run_fivsim("identify " + config + " " + args + " --out " + out.string());
     EXPECT_EQ(r.code, 2) << args;
@@ -54,7 +55,8 @@ TEST(IdentifyCommand, ReadsACsvRecordNextToItsConfig) {
   {
     std::ofstream csv(dir / "rec.csv");
     csv << "time,pos,vel\n";
-    for (int i = 0; i <= 4000; ++i) csv << i * 1e-3 << "," << std::cos(5e-3 * i) << "," << -5 * std::sin(5e-3 * i) << "\n";
+    for (int i = 0; i <= 4000; ++i)
+      csv << i * 1e-3 << "," << std::cos(5e-3 * i) << "," << -5 * std::sin(5e-3 * i) << "\n";
   }
   std::ofstream(dir / "id.json")
       << R"({"name": "free", "method": "sindy", "data": {"path": "rec.csv", "t": "time", "x": "pos", "v": "vel"},
@@ -97,7 +99,8 @@ TEST(IdentifyCommand, PinnFindsTheLuGreTorqueOfTheTorsionPendulum) {
   const fs::path out = fresh_dir("identify_pinn");
   const Result r = run_fivsim("identify " + kScenarios +
                               "identify/torsion_pendulum_pinn.json --set /data/t_end=10 --set /options/hidden=[20,20] "
-                              "--set /options/adam_iter=1500 --set /options/max_iter=1000 --out " + out.string());
+                              "--set /options/adam_iter=1500 --set /options/max_iter=1000 --out " +
+                              out.string());
   ASSERT_EQ(r.code, 0) << r.err;
   const json j = json::parse(slurp(out / "identified.json"));
   EXPECT_EQ(j["record"]["source"], "smooth simulation");
@@ -118,12 +121,14 @@ TEST(IdentifyCommand, BadPinnConfigsExitTwoNamingThePointer) {
   const std::pair<std::string, std::string> cases[] = {
       {"--set /coefficients/J2/value=-1", "/coefficients/J2/value: must be > 0"},
       {"--set /coefficients/J1/bounds=[1,2]", "/coefficients/J1: give either value (fixed) or bounds (trained)"},
-      {"--set '/coefficients/k={\"bounds\":[0.5,0.6],\"initial\":0.7}'", "/coefficients/k/initial: must lie within the bounds"},
+      {"--set '/coefficients/k={\"bounds\":[0.5,0.6],\"initial\":0.7}'",
+       "/coefficients/k/initial: must lie within the bounds"},
       {"--set /coefficients/J2/value=nan", "/coefficients/J2/value"},
       {"--set /options/hidden=[20,0]", "/options/hidden"},
       {"--set /options/threshold=0.1", "/options/threshold: unknown key"},
       {"--set '/truth={\"k\":1,\"c\":1,\"F\":1}'", "/truth: does not apply to pinn"},
-      {"--set /data/t_end=0.5 --set /options/train_every=20", "/options/train_every: pinn identification: fewer than 5 training samples"},
+      {"--set /data/t_end=0.5 --set /options/train_every=20",
+       "/options/train_every: pinn identification: fewer than 5 training samples"},
   };
   expect_rejected(config, cases, out);
 }
@@ -162,11 +167,13 @@ std::vector<std::vector<std::string>> csv_rows(const fs::path& file) {
     std::string cell;
     bool quoted = false;
     for (char ch : line) {
-      if (ch == '"') quoted = !quoted;
+      if (ch == '"')
+        quoted = !quoted;
       else if (ch == ',' && !quoted) {
         row.push_back(cell);
         cell.clear();
-      } else cell += ch;
+      } else
+        cell += ch;
     }
     row.push_back(cell);
     rows.push_back(row);
@@ -178,8 +185,9 @@ std::vector<std::vector<std::string>> csv_rows(const fs::path& file) {
 // single run of that case's config, a case that fails at run time flagged in its row
 TEST(IdentifyCommand, BatchRowsEqualSingleRuns) {
   const fs::path out = fresh_dir("identify_batch");
-  const std::string sweep = " --set '/sweep={\"mode\": \"grid\", \"parameters\": [{\"path\": \"/data/t_end\", "
-                            "\"values\": [4, 0.001, 6]}]}'";
+  const std::string sweep =
+      " --set '/sweep={\"mode\": \"grid\", \"parameters\": [{\"path\": \"/data/t_end\", "
+      "\"values\": [4, 0.001, 6]}]}'";
   const Result r = run_fivsim("identify " + kContinuous + sweep + " --out " + out.string());
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("3 identifications"), std::string::npos) << r.out;
@@ -193,20 +201,23 @@ TEST(IdentifyCommand, BatchRowsEqualSingleRuns) {
   };
   // t_end = 0.001 s leaves 6 samples, fewer than the derivative window: flagged, the others run
   EXPECT_EQ(rows[2][column("status")], "failed");
-  EXPECT_NE(rows[2][column("message")].find("/options/window: is larger than the record (35 of 6 samples)"), std::string::npos);
+  EXPECT_NE(rows[2][column("message")].find("/options/window: is larger than the record (35 of 6 samples)"),
+            std::string::npos);
   EXPECT_EQ(rows[2][column("sindy_k")], "nan");
   for (int i : {1, 3}) {
     const std::string t_end = rows[i][column("/data/t_end")];
     EXPECT_EQ(rows[i][column("status")], "ok");
     const fs::path single = fresh_dir("identify_batch_single");
-    const Result s = run_fivsim("identify " + kContinuous + " --set /data/t_end=" + t_end + " --out " + single.string());
+    const Result s =
+        run_fivsim("identify " + kContinuous + " --set /data/t_end=" + t_end + " --out " + single.string());
     ASSERT_EQ(s.code, 0) << s.err;
     const json j = json::parse(slurp(single / "identified.json"));
     EXPECT_EQ(std::stol(rows[i][column("samples")]), j["record"]["samples"].get<long>());
     for (const char* p : {"k", "c", "F"}) {
       EXPECT_EQ(std::stod(rows[i][column(std::string("sindy_") + p)]), j["sindy"]["parameters"][p].get<double>()) << p;
       EXPECT_EQ(std::stod(rows[i][column(std::string("sindy_error_") + p + "_percent")]),
-                j["sindy"]["errors_percent"][p].get<double>()) << p;
+                j["sindy"]["errors_percent"][p].get<double>())
+          << p;
     }
     EXPECT_EQ(std::stod(rows[i][column("sindy_rmse")]), j["sindy"]["rmse"].get<double>());
     fs::remove_all(single);

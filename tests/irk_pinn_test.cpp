@@ -72,7 +72,8 @@ TEST(IrkPinnLoss, GradientMatchesFiniteDifferences) {
     plus[i] += h;
     minus[i] -= h;
     const double fd = (irk_pinn_loss(*f.m, f.table, st, plus.data(), dummy.data(), scratch.data()) -
-                       irk_pinn_loss(*f.m, f.table, st, minus.data(), dummy.data(), scratch.data())) / (2 * h);
+                       irk_pinn_loss(*f.m, f.table, st, minus.data(), dummy.data(), scratch.data())) /
+                      (2 * h);
     EXPECT_NEAR(d_out[i], fd, 1e-9 * (1 + std::abs(fd))) << "output " << i;
   }
 }
@@ -117,9 +118,9 @@ TEST(IrkPinnLoss, VanishesAtTheCollocationStep) {
 
   const Model<D>& m = *f.m;
   auto to = [](const auto& a, int r, int c) { return detail::to_eigen(a, r, c); };
-  const RkLinearMaps maps = rk_linear_maps(to(m.M, 2, 2), to(m.C, 2, 2), to(m.K, 2, 2), detail::to_eigen(m.f0, 2),
-                                           detail::to_eigen(m.f_sin, 2), detail::to_eigen(m.f_cos, 2), m.omega,
-                                           f.tab, st.dt);
+  const RkLinearMaps maps =
+      rk_linear_maps(to(m.M, 2, 2), to(m.C, 2, 2), to(m.K, 2, 2), detail::to_eigen(m.f0, 2),
+                     detail::to_eigen(m.f_sin, 2), detail::to_eigen(m.f_cos, 2), m.omega, f.tab, st.dt);
   Eigen::VectorXd y(4);
   y << f.q[0], f.q[1], f.u[0], f.u[1];
   const Eigen::VectorXd F = (Eigen::VectorXd(2) << 3.0, -40.0).finished();
@@ -141,7 +142,7 @@ TEST(IrkPinnTrain, ANetworkLearnsTheStep) {
   std::vector<double> params(np), grad(np), work(optimizer_work_size(np, opt)), cache(L.cache_size()),
       scratch(2 * L.max_width()), d_out(10), loss_scratch(irk_pinn_scratch_size(2, 4));
   mlp_init(L, 1, 0, params.data());
-  IrkPinnBuffers<double> buf{params.data(), grad.data(), work.data(), cache.data(),
+  IrkPinnBuffers<double> buf{params.data(),  grad.data(),  work.data(),        cache.data(),
                              scratch.data(), d_out.data(), loss_scratch.data()};
   const OptimizerResult r = irk_pinn_train(*f.m, f.table, st, L, opt, buf);
   EXPECT_TRUE(r.converged) << "loss " << r.loss << " after " << r.iterations;

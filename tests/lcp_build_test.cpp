@@ -121,8 +121,7 @@ TEST_P(LcpBuildFloor, SpringContactForceIsStiffnessTimesPenetration) {
   EXPECT_NEAR(f.s.lamN[0], -1e4 * f.s.q[1], 1e-9);
 }
 
-INSTANTIATE_TEST_SUITE_P(Solvers, LcpBuildFloor,
-                         ::testing::Values(LcpSolverKind::lemke, LcpSolverKind::enumerate),
+INSTANTIATE_TEST_SUITE_P(Solvers, LcpBuildFloor, ::testing::Values(LcpSolverKind::lemke, LcpSolverKind::enumerate),
                          [](const auto& info) { return std::string(lcp_solver_name(info.param)); });
 
 }  // namespace

@@ -125,9 +125,9 @@ TEST(LcpLemke, BadlyScaledPMatrices) {
 // the γ_L row tie in the ratio test to 1e-9 relative; a loose tie rule ended Lemke there with
 // y_1 = −1.8e-7
 TEST(LcpLemke, SpringContactNearTie) {
-  auto p = test::make_problem({{200000.19999999998, 0, 0}, {-0.23999999999999949, 0.19999999999999998, 1},
-                               {2.399999999999995, -1, 0}},
-                              {-246.90209070460818, 0.00029609856983858762, 0});
+  auto p = test::make_problem(
+      {{200000.19999999998, 0, 0}, {-0.23999999999999949, 0.19999999999999998, 1}, {2.399999999999995, -1, 0}},
+      {-246.90209070460818, 0.00029609856983858762, 0});
   test::Vec6 x, y, xe, ye;
   const LcpResult r = lemke_solve(p.A, p.b, x, y);
   ASSERT_EQ(r.status, Status::ok) << r.residual;

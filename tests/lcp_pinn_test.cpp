@@ -59,8 +59,8 @@ TEST_P(LcpPinnBothWays, AgreesWithLemkeOnRandomPMatrixProblems) {
     ws->trained = false;
     const LcpResult r = lcp_pinn_solve(p.A, p.b, xp, yp, opt, settings(), *ws);
     if (r.status != Status::ok) {
-      ADD_FAILURE() << "trial " << trial << " n " << n << ": " << r.status << " residual " << r.residual
-                    << " loss " << ws->last.loss;
+      ADD_FAILURE() << "trial " << trial << " n " << n << ": " << r.status << " residual " << r.residual << " loss "
+                    << ws->last.loss;
       continue;
     }
     ++solved;
@@ -101,18 +101,24 @@ TEST(LcpPinn, PolishFinishesAStoppedTraining) {
 // their friction bounds, 0.0036, are 1e-3 of the largest free velocity) until the equilibrated
 // second pass was added; from a fresh start the solver must return Lemke's answer
 TEST(LcpPinn, SolvesTheFiveSliderFrictionLcp) {
-  const double bv[10] = {1.657742280783969,     -0.00024205424729082216, 0.86286258648116865,
-                         -0.0036369609751646143, 1.1607209267217351,      0.0013501060928052676,
-                         0.0036,                0.0013628099129274983,   0.0036,
+  const double bv[10] = {1.657742280783969,
+                         -0.00024205424729082216,
+                         0.86286258648116865,
+                         -0.0036369609751646143,
+                         1.1607209267217351,
+                         0.0013501060928052676,
+                         0.0036,
+                         0.0013628099129274983,
+                         0.0036,
                          0.0013521209847664429};
   LcpMatrix<double, 10> A;
   LcpVector<double, 10> b, x, y, xl, yl;
   A.resize(10, 10);
   b.resize(10);
   for (int i = 0; i < 5; ++i) {
-    A(i, i) = 1.0;          // slip velocity rows: y = u_free + P + γ
+    A(i, i) = 1.0;  // slip velocity rows: y = u_free + P + γ
     A(i, 5 + i) = 1.0;
-    A(5 + i, i) = -1.0;     // friction cone rows: y = bound − P
+    A(5 + i, i) = -1.0;  // friction cone rows: y = bound − P
   }
   for (int i = 0; i < 10; ++i) b[i] = bv[i];
   ASSERT_EQ(lemke_solve(A, b, xl, yl, LcpOptions{}).status, Status::ok);
@@ -273,7 +279,8 @@ TEST(LcpPinn, LockstepSolvesEqualEachSolvedAlone) {
   const std::vector<LcpPinnSettings> settings = schedule_settings();
   constexpr int kSolves = 24;
   std::vector<Problem6> problems;
-  for (int k = 0; k < kSolves; ++k) problems.push_back(k % 2 ? test::random_spd(rng, 2 + k % 5) : test::random_p_matrix(rng, 2 + k % 5));
+  for (int k = 0; k < kSolves; ++k)
+    problems.push_back(k % 2 ? test::random_spd(rng, 2 + k % 5) : test::random_p_matrix(rng, 2 + k % 5));
   std::vector<std::unique_ptr<Workspace>> lock(kSolves);
   std::vector<test::Vec6> x(kSolves), y(kSolves);
   std::vector<bool> training(kSolves);

@@ -93,8 +93,8 @@ void expect_fits_and_is_largest_or_refused(const MemoryFigures& m, const ChunkFo
     EXPECT_GT(host_need(n + 1), kHostShare * static_cast<double>(m.host_available_bytes)) << label;
   // the runtime keeps at least 512 MiB, and the resident threads' local memory is counted whole
   EXPECT_GE(b.reserve_bytes, 512.0 * (1 << 20)) << label;
-  EXPECT_DOUBLE_EQ(b.local_bytes, static_cast<double>(f.local_bytes_per_thread) * m.multiprocessors *
-                                      m.threads_per_multiprocessor)
+  EXPECT_DOUBLE_EQ(b.local_bytes,
+                   static_cast<double>(f.local_bytes_per_thread) * m.multiprocessors * m.threads_per_multiprocessor)
       << label;
 }
 
@@ -102,8 +102,8 @@ TEST(ChunkBudget, BothSlotsLocalMemoryAndHostCopiesFitOnEveryCard) {
   for (const Card& c : kCards)
     for (const auto& [model, f] : {std::pair{"2-DoF chain", chain_footprint()}, {"24x8", generic_footprint()}})
       for (int ranks : {1, 2, 3})
-        expect_fits_and_is_largest_or_refused(figures(c, ranks), f,
-                                   std::string(c.name) + ", " + model + ", " + std::to_string(ranks) + " rank(s)");
+        expect_fits_and_is_largest_or_refused(
+            figures(c, ranks), f, std::string(c.name) + ", " + model + ", " + std::to_string(ranks) + " rank(s)");
   // one rank of the 24×8 kernel fits on every card; three ranks, each with its own 10 GiB of local
   // memory, do not on the 24 GB card
   for (const Card& c : kCards) EXPECT_GT(chunk_budget(figures(c), generic_footprint()).cases, 0) << c.name;

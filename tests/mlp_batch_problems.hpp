@@ -49,7 +49,8 @@ FitBatchData<T> make_fit_batch(long networks, int points, int in, const std::vec
   std::vector<double> p(static_cast<std::size_t>(np));
   for (long b = 0; b < networks; ++b) {
     mlp_init(d.L, 7, static_cast<uint64_t>(b), p.data());
-    for (long k = 0; k < np; ++k) d.params[static_cast<std::size_t>(b * np + k)] = T(p[k] + 0.01 * std::sin(0.3 * k + b));
+    for (long k = 0; k < np; ++k)
+      d.params[static_cast<std::size_t>(b * np + k)] = T(p[k] + 0.01 * std::sin(0.3 * k + b));
   }
   for (long b = 0; b < networks; ++b)
     for (int q = 0; q < points; ++q) {

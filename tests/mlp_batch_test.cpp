@@ -51,8 +51,13 @@ TEST(MlpBatch, FitGradientsMatchFiniteDifferences) {
     const long np = x.L.param_count(), P = x.points;
     double loss = 0.0;
     std::vector<double> grad(static_cast<std::size_t>(np));
-    const MlpFitBatch<double> one{1, x.points, x.params.data() + b * np, x.inputs.data() + b * P * x.L.inputs(),
-                                  x.targets.data() + b * P * x.L.outputs(), &loss, grad.data()};
+    const MlpFitBatch<double> one{1,
+                                  x.points,
+                                  x.params.data() + b * np,
+                                  x.inputs.data() + b * P * x.L.inputs(),
+                                  x.targets.data() + b * P * x.L.outputs(),
+                                  &loss,
+                                  grad.data()};
     mlp_fit_batch_cpu(x.L, one, 1);
     return loss;
   };
@@ -98,10 +103,12 @@ TEST(MlpBatch, StructureOfArraysThroughStridedViewsEqualsNetworkMajor) {
   auto soa = [B](const std::vector<double>& v, long per) {
     std::vector<double> out(v.size());
     for (long b = 0; b < B; ++b)
-      for (long k = 0; k < per; ++k) out[static_cast<std::size_t>(k * B + b)] = v[static_cast<std::size_t>(b * per + k)];
+      for (long k = 0; k < per; ++k)
+        out[static_cast<std::size_t>(k * B + b)] = v[static_cast<std::size_t>(b * per + k)];
     return out;
   };
-  const std::vector<double> params = soa(d.params, np), inputs = soa(d.inputs, P * nin), targets = soa(d.targets, P * nout);
+  const std::vector<double> params = soa(d.params, np), inputs = soa(d.inputs, P * nin),
+                            targets = soa(d.targets, P * nout);
   std::vector<double> grad(static_cast<std::size_t>(B * np)), cache(static_cast<std::size_t>(B * d.L.cache_size())),
       scratch(static_cast<std::size_t>(B * mlp_batch_scratch_size(d.L)));
   for (long b = 0; b < B; ++b) {
@@ -111,7 +118,8 @@ TEST(MlpBatch, StructureOfArraysThroughStridedViewsEqualsNetworkMajor) {
         Strided<double>{cache.data() + b, B}, Strided<double>{scratch.data() + b, B});
     EXPECT_EQ(loss, d.loss[static_cast<std::size_t>(b)]);
     for (long k = 0; k < np; ++k)
-      ASSERT_EQ(grad[static_cast<std::size_t>(k * B + b)], d.grad[static_cast<std::size_t>(b * np + k)]) << b << " " << k;
+      ASSERT_EQ(grad[static_cast<std::size_t>(k * B + b)], d.grad[static_cast<std::size_t>(b * np + k)])
+          << b << " " << k;
   }
 }
 

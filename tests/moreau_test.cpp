@@ -28,11 +28,12 @@ Trajectory run(const ModelDescription& d, double q0, double u0, double dt, doubl
   make_initial_state(*m, Eigen::VectorXd::Constant(1, q0), Eigen::VectorXd::Constant(1, u0), 0.0, 1e-9, *s);
   Trajectory tr;
   const long steps = std::lround(t_end / dt);
-  const RunOutcome out = simulate_moreau(*m, *s, dt, steps, StepOptions{}, [&](const State<D>& st, long, const StepReport&) {
-    tr.t.push_back(st.t);
-    tr.q.push_back(st.q[0]);
-    tr.u.push_back(st.u[0]);
-  });
+  const RunOutcome out =
+      simulate_moreau(*m, *s, dt, steps, StepOptions{}, [&](const State<D>& st, long, const StepReport&) {
+        tr.t.push_back(st.t);
+        tr.q.push_back(st.q[0]);
+        tr.u.push_back(st.u[0]);
+      });
   EXPECT_EQ(out.status, Status::ok);
   return tr;
 }
@@ -62,9 +63,7 @@ std::vector<double> maxima_times(const Trajectory& tr, double t_from, std::vecto
   return out;
 }
 
-double mean_spacing(const std::vector<double>& t) {
-  return (t.back() - t.front()) / static_cast<double>(t.size() - 1);
-}
+double mean_spacing(const std::vector<double>& t) { return (t.back() - t.front()) / static_cast<double>(t.size() - 1); }
 
 TEST(Moreau, FreeVibrationPeriodAndAmplitude) {
   // m = 1, k = 4: q = cos 2t, period π, amplitude 1

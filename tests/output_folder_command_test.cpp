@@ -25,7 +25,8 @@ namespace {
 using namespace fivsim_test;
 using nlohmann::json;
 
-const std::string kRun = FIVSIM_SOURCE_DIR "/scenarios/model1_slow_stribeck.json -q --set /integrator/t_end=1 --set /analysis/t_transient=0";
+const std::string kRun =
+    FIVSIM_SOURCE_DIR "/scenarios/model1_slow_stribeck.json -q --set /integrator/t_end=1 --set /analysis/t_transient=0";
 
 // the names in a folder (what a refused command must have left as it was)
 std::vector<std::string> listing(const fs::path& dir) {
@@ -55,9 +56,11 @@ TEST(OutputFolderCommand, RunRefusesFilesAndFoldersItDidNotWrite) {
   const fs::path base = fresh_dir("fivsim_out_refuse");
   const fs::path mine = users_folder(base);
   const std::vector<std::string> before = listing(base);
-  expect_refused(run_fivsim("run " + kRun + " --out " + (mine / "notes.txt").string()), "run", "is a file, not a results folder");
+  expect_refused(run_fivsim("run " + kRun + " --out " + (mine / "notes.txt").string()), "run",
+                 "is a file, not a results folder");
   expect_refused(run_fivsim("run " + kRun + " --out " + mine.string()), "run", "is a folder fivsim did not write");
-  expect_refused(run_fivsim("run " + kRun + " --out " + mine.string() + "/"), "run", "is a folder fivsim did not write");
+  expect_refused(run_fivsim("run " + kRun + " --out " + mine.string() + "/"), "run",
+                 "is a folder fivsim did not write");
   fs::create_directory_symlink(mine, base / "link");
   expect_refused(run_fivsim("run " + kRun + " --out " + (base / "link").string()), "run", "is a symbolic link");
   fs::remove(base / "link");
@@ -76,8 +79,9 @@ TEST(OutputFolderCommand, TheInputsFolderIsRefused) {
   const fs::path base = fresh_dir("fivsim_out_input");
   ASSERT_EQ(run_fivsim("run " + kRun + " --out " + (base / "r").string()).code, 0);
   fs::copy_file(kScenarios + "model1_slow_stribeck.json", base / "r" / "scenario.json");
-  const Result r = run_fivsim("run " + (base / "r" / "scenario.json").string() + " -q --set /integrator/t_end=1 --set /analysis/t_transient=0 --out " +
-                              (base / "r").string());
+  const Result r =
+      run_fivsim("run " + (base / "r" / "scenario.json").string() +
+                 " -q --set /integrator/t_end=1 --set /analysis/t_transient=0 --out " + (base / "r").string());
   expect_refused(r, "run", "an input of this command");
   EXPECT_TRUE(fs::exists(base / "r" / "scenario.json"));
   fs::remove_all(base);
@@ -106,12 +110,16 @@ TEST(OutputFolderCommand, EveryCommandRefusesAFolderItDidNotWrite) {
 // merge reads the shards: --out may name none of them
 TEST(OutputFolderCommand, MergeRefusesToWriteOverAShard) {
   const fs::path base = fresh_dir("fivsim_out_merge");
-  const std::string sweep = "sweep " + kScenarios + "chain2_load_sweep.json --device cpu -q --set /integrator/t_end=2 "
+  const std::string sweep = "sweep " + kScenarios +
+                            "chain2_load_sweep.json --device cpu -q --set /integrator/t_end=2 "
                             "--set /analysis/t_transient=1 --set /sweep/parameters/0/linspace=[1,30,8]";
   for (int i = 0; i < 2; ++i)
-    ASSERT_EQ(run_fivsim(sweep + " --shard " + std::to_string(i) + "/2 --out " + (base / std::to_string(i)).string()).code, 0);
+    ASSERT_EQ(
+        run_fivsim(sweep + " --shard " + std::to_string(i) + "/2 --out " + (base / std::to_string(i)).string()).code,
+        0);
   const std::string shards = (base / "0").string() + " " + (base / "1").string();
-  expect_refused(run_fivsim("merge " + shards + " --out " + (base / "0").string()), "merge", "an input of this command");
+  expect_refused(run_fivsim("merge " + shards + " --out " + (base / "0").string()), "merge",
+                 "an input of this command");
   expect_refused(run_fivsim("merge " + shards + " --out " + base.string()), "merge", "an input of this command");
   ASSERT_EQ(run_fivsim("merge " + shards + " --out " + (base / "all").string()).code, 0);
   EXPECT_TRUE(fs::exists(base / "0" / "cases.csv"));
@@ -131,8 +139,9 @@ TEST(OutputFolderCommand, ResultsFolderIsReplacedWhole) {
   fs::create_directories(base / "empty");
   ASSERT_EQ(run_fivsim("run " + kRun + " --out " + (base / "empty").string()).code, 0);
   EXPECT_TRUE(fs::exists(base / "empty" / "summary.json"));
-  EXPECT_EQ(listing(base), (std::vector<std::string>{"empty", "empty/.fivsim-output", "empty/summary.json",
-                                                     "empty/timeseries.csv", "r", "r/.fivsim-output", "r/summary.json"}));
+  EXPECT_EQ(listing(base),
+            (std::vector<std::string>{"empty", "empty/.fivsim-output", "empty/summary.json", "empty/timeseries.csv",
+                                      "r", "r/.fivsim-output", "r/summary.json"}));
   fs::remove_all(base);
 }
 
@@ -144,8 +153,8 @@ TEST(OutputFolderCommand, ParallelRunsAreRefusedByTheLockNotLost) {
   std::string script = "(";
   for (int i = 0; i < 6; ++i)
     script += "(" + std::string(FIVSIM_BINARY) + " run " + kRun + " --out " + (base / "r").string() + " 2>" +
-              (base / ("err" + std::to_string(i))).string() + "; echo $? >" + (base / ("rc" + std::to_string(i))).string() +
-              ") & ";
+              (base / ("err" + std::to_string(i))).string() + "; echo $? >" +
+              (base / ("rc" + std::to_string(i))).string() + ") & ";
   script += "wait)";
   ASSERT_EQ(std::system(script.c_str()), 0);
   int written = 0;

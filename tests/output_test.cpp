@@ -24,8 +24,8 @@ namespace {
 
 using fivsim::InputError;
 using fivsim::kOutputMarker;
-using fivsim::OutputLock;
 using fivsim::output_refusal;
+using fivsim::OutputLock;
 using fivsim::StagedDirectory;
 using namespace fivsim_test;
 
@@ -44,7 +44,8 @@ TEST(OutputRefusal, RefusesTheRootDevicesAndFoldersFivsimDidNotWrite) {
   fs::create_directories(cwd);
   EXPECT_TRUE(refused_with(output_refusal("/", cwd, {}), "is the root folder /")) << output_refusal("/", cwd, {});
   EXPECT_TRUE(refused_with(output_refusal("//", cwd, {}), "is the root folder /"));
-  EXPECT_TRUE(refused_with(output_refusal("/dev/null", cwd, {}), "is a special file")) << output_refusal("/dev/null", cwd, {});
+  EXPECT_TRUE(refused_with(output_refusal("/dev/null", cwd, {}), "is a special file"))
+      << output_refusal("/dev/null", cwd, {});
   EXPECT_TRUE(refused_with(output_refusal("/etc", cwd, {}), "is a folder fivsim did not write"));
   EXPECT_TRUE(refused_with(output_refusal("/etc/", cwd, {}), "is a folder fivsim did not write"));
   EXPECT_TRUE(refused_with(output_refusal("/dev/null/x", cwd, {}), "cannot be made: /dev/null is not a folder"))
@@ -58,13 +59,16 @@ TEST(OutputRefusal, RefusesTheCurrentFolderItsAncestorsAndTheInputsFolders) {
   const fs::path base = fresh_dir("fivsim_out_here");
   const fs::path cwd = base / "work" / "here";
   fs::create_directories(cwd);
-  for (const std::string& out : std::vector<std::string>{".", "./", "./.", cwd.string(), cwd.string() + "/", "sub/..", "../here"})
+  for (const std::string& out :
+       std::vector<std::string>{".", "./", "./.", cwd.string(), cwd.string() + "/", "sub/..", "../here"})
     EXPECT_TRUE(refused_with(output_refusal(out, cwd, {}), "is the current folder")) << out;
-  for (const std::string& out : std::vector<std::string>{"..", "../", "../..", base.string(), "../../../" + base.filename().string()})
+  for (const std::string& out :
+       std::vector<std::string>{"..", "../", "../..", base.string(), "../../../" + base.filename().string()})
     EXPECT_TRUE(refused_with(output_refusal(out, cwd, {}), "holds the current folder " + cwd.string())) << out;
   // a link above the current folder leads to the same place
   fs::create_directory_symlink(base / "work", base / "link");
-  EXPECT_TRUE(refused_with(output_refusal(base / "link" / "here", base / "link" / "here", {}), "is the current folder"));
+  EXPECT_TRUE(
+      refused_with(output_refusal(base / "link" / "here", base / "link" / "here", {}), "is the current folder"));
   const fs::path scenario = base / "inputs" / "s.json";
   fs::create_directories(scenario.parent_path());
   std::ofstream(scenario) << "{}";
@@ -113,7 +117,8 @@ TEST(StagedDirectory, RefusesBeforeTouchingAnything) {
     ADD_FAILURE() << "a folder fivsim did not write was taken";
   } catch (const InputError& e) {
     EXPECT_EQ(e.pointer, "--out");
-    EXPECT_NE(std::string(e.what()).find((base / "mine").string() + " is a folder fivsim did not write"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find((base / "mine").string() + " is a folder fivsim did not write"),
+              std::string::npos)
         << e.what();
   }
   EXPECT_EQ(slurp(base / "mine" / "notes.txt"), "mine");
@@ -279,8 +284,8 @@ TEST(OutputLock, ASecondProcessIsRefusedUntilTheFirstLetsGo) {
     ADD_FAILURE() << "a second process took the lock";
   } catch (const std::runtime_error& e) {
     const std::string what = e.what();
-    EXPECT_NE(what.find(out.string() + " is being written by another fivsim command (pid " + std::to_string(holder.pid) +
-                        " on node17)"),
+    EXPECT_NE(what.find(out.string() + " is being written by another fivsim command (pid " +
+                        std::to_string(holder.pid) + " on node17)"),
               std::string::npos)
         << what;
   }

@@ -57,8 +57,8 @@ TEST(Noise, HasTheRequestedLevelAndRepeatsForASeed) {
   EXPECT_EQ(a, b);
   EXPECT_NE(a, c);
   const double mean = a.mean(), sd = std::sqrt((a.array() - mean).square().mean());
-  EXPECT_NEAR(mean, 0.0, 0.01);       // 5 standard errors
-  EXPECT_NEAR(sd, 0.5, 0.5 * 0.01);   // 3 standard errors of the sample deviation
+  EXPECT_NEAR(mean, 0.0, 0.01);      // 5 standard errors
+  EXPECT_NEAR(sd, 0.5, 0.5 * 0.01);  // 3 standard errors of the sample deviation
   // σ for an SNR: rms 2 at 20 dB → 0.2
   const Eigen::VectorXd s = Eigen::VectorXd::Constant(10, 2.0);
   EXPECT_NEAR(noise_sigma_for_snr(s, 20.0), 0.2, 1e-15);
@@ -66,7 +66,8 @@ TEST(Noise, HasTheRequestedLevelAndRepeatsForASeed) {
 
 class RecordCsv : public ::testing::Test {
  protected:
-  std::filesystem::path path_ = std::filesystem::temp_directory_path() / ("fivsim_record_" + std::to_string(::getpid()) + ".csv");
+  std::filesystem::path path_ =
+      std::filesystem::temp_directory_path() / ("fivsim_record_" + std::to_string(::getpid()) + ".csv");
   void write(const std::string& text) { std::ofstream(path_) << text; }
   void TearDown() override { std::filesystem::remove(path_); }
   std::string error_of(const RecordColumns& c) {

@@ -25,8 +25,8 @@ struct Trajectory {
 };
 
 // method: "moreau", or a tableau with held / ramped stage forces
-Trajectory run(const ModelDescription& d, double q0, double u0, double dt, double t_end,
-               const ButcherTableau* tab, StageForces forces = StageForces::held) {
+Trajectory run(const ModelDescription& d, double q0, double u0, double dt, double t_end, const ButcherTableau* tab,
+               StageForces forces = StageForces::held) {
   auto m = std::make_unique<Model<D>>();
   make_model(d, *m);
   auto s = std::make_unique<State<D>>();
@@ -72,8 +72,8 @@ TEST(RkLcp, HighOrderWhileSliding) {
     ButcherTableau tab;
     double dt, order;
   };
-  for (const Case& c : {Case{classical_rk4(), 0.04, 4.0}, Case{gauss_legendre(2), 0.04, 4.0},
-                        Case{gauss_legendre(3), 0.2, 6.0}}) {
+  for (const Case& c :
+       {Case{classical_rk4(), 0.04, 4.0}, Case{gauss_legendre(2), 0.04, 4.0}, Case{gauss_legendre(3), 0.2, 6.0}}) {
     double err[2];
     for (int k = 0; k < 2; ++k) {
       const Trajectory tr = run(d, 0.0, 0.5, c.dt / (1 << k), 4.0, &c.tab);

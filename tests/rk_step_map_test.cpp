@@ -45,8 +45,8 @@ TEST(RkStepMap, GaussPhiIsTheMatrixExponential) {
 // m x'' + k x = F from rest: x(dt) = F/k (1 − cos ω dt), v(dt) = F/(m ω) sin ω dt
 TEST(RkStepMap, HeldForceResponseIsExact) {
   const double m = 2.0, k = 50.0, w = std::sqrt(k / m), dt = 0.05;
-  const RkLinearMaps maps = rk_linear_maps(mat1(m), mat1(0), mat1(k), vec1(0), vec1(0), vec1(0), 0.0,
-                                           gauss_legendre(8), dt);
+  const RkLinearMaps maps =
+      rk_linear_maps(mat1(m), mat1(0), mat1(k), vec1(0), vec1(0), vec1(0), 0.0, gauss_legendre(8), dt);
   EXPECT_NEAR(maps.R_held(0, 0), (1 - std::cos(w * dt)) / k, 1e-16);
   EXPECT_NEAR(maps.R_held(1, 0), std::sin(w * dt) / (m * w), 1e-15);
 }
@@ -54,8 +54,8 @@ TEST(RkStepMap, HeldForceResponseIsExact) {
 // m x'' + k x = F t/dt from rest: x(dt) = F/(k dt) (dt − sin(ω dt)/ω), v(dt) = F/(k dt)(1 − cos ω dt)
 TEST(RkStepMap, RampedForceResponseIsExact) {
   const double m = 2.0, k = 50.0, w = std::sqrt(k / m), dt = 0.05;
-  const RkLinearMaps maps = rk_linear_maps(mat1(m), mat1(0), mat1(k), vec1(0), vec1(0), vec1(0), 0.0,
-                                           gauss_legendre(8), dt);
+  const RkLinearMaps maps =
+      rk_linear_maps(mat1(m), mat1(0), mat1(k), vec1(0), vec1(0), vec1(0), 0.0, gauss_legendre(8), dt);
   EXPECT_NEAR(maps.R_ramp(0, 0), (dt - std::sin(w * dt) / w) / (k * dt), 1e-16);
   EXPECT_NEAR(maps.R_ramp(1, 0), (1 - std::cos(w * dt)) / (k * dt), 1e-15);
 }
@@ -63,8 +63,8 @@ TEST(RkStepMap, RampedForceResponseIsExact) {
 // m x'' + k x = F sin Ωt from rest: x = F/(k − mΩ²) (sin Ωt − (Ω/ω) sin ωt)
 TEST(RkStepMap, HarmonicForcingOverManySteps) {
   const double m = 1.0, k = 4.0, w = 2.0, F = 0.7, Om = 3.1, dt = 0.05;
-  const RkLinearMaps maps = rk_linear_maps(mat1(m), mat1(0), mat1(k), vec1(0), vec1(F), vec1(0), Om,
-                                           gauss_legendre(6), dt);
+  const RkLinearMaps maps =
+      rk_linear_maps(mat1(m), mat1(0), mat1(k), vec1(0), vec1(F), vec1(0), Om, gauss_legendre(6), dt);
   Eigen::Vector2d y(0.0, 0.0);
   double t = 0.0;
   for (int i = 0; i < 200; ++i) {

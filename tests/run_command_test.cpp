@@ -45,7 +45,7 @@ TEST(RunCommand, WritesTimeseriesAndSummary) {
 TEST(RunCommand, SetOverridesAndDecimation) {
   const fs::path out = fresh_dir("fivsim_cli_set");
   const Result r = run_fivsim("run " + kScenarios + "model1_slow_stribeck.json -q --out " + out.string() +
-                          " --set /integrator/t_end=1 --set /analysis/t_transient=0 --set /output/every=10");
+                              " --set /integrator/t_end=1 --set /analysis/t_transient=0 --set /output/every=10");
   ASSERT_EQ(r.code, 0) << r.err;
   const auto summary = nlohmann::json::parse(slurp(out / "summary.json"));
   EXPECT_EQ(summary["steps"], 100);
@@ -60,7 +60,8 @@ TEST(RunCommand, SetOverridesAndDecimation) {
 TEST(RunCommand, PinnMethodReportsItsTrainingAndAgreesWithIrk) {
   // pinn_dual with 4 stages over 2 s of Model I against irk (4 stages): the trained PINN is the
   // Gauss step up to its training tolerance (docs/METHODS.md)
-  const std::string base = "run " + kScenarios + "model1_slow_stribeck.json -q --set /integrator/t_end=2 "
+  const std::string base = "run " + kScenarios +
+                           "model1_slow_stribeck.json -q --set /integrator/t_end=2 "
                            "--set /analysis/t_transient=0 --set /integrator/order=4";
   const fs::path pinn = fresh_dir("fivsim_cli_pinn"), irk = fresh_dir("fivsim_cli_pinn_irk");
   const Result r = run_fivsim(base + " --set /integrator/method='\"pinn_dual\"' --out " + pinn.string());
@@ -79,8 +80,8 @@ TEST(RunCommand, PinnMethodReportsItsTrainingAndAgreesWithIrk) {
 
 TEST(RunCommand, BadInputExitsTwoWithOneLineAndWritesNothing) {
   const fs::path out = fresh_dir("fivsim_cli_bad");
-  const Result r = run_fivsim("run " + kScenarios + "model1_slow_stribeck.json --out " + out.string() +
-                          " --set /integrator/dt=-1");
+  const Result r =
+      run_fivsim("run " + kScenarios + "model1_slow_stribeck.json --out " + out.string() + " --set /integrator/dt=-1");
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("/integrator/dt: must be > 0"), std::string::npos) << r.err;
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
@@ -111,8 +112,8 @@ TEST(RunCommand, HelpOnEachVerb) {
   // compare's help names every method its own error message lists (CLI11 wraps long lines: words
   // are looked for one at a time)
   const Result help = run_fivsim("compare --help");
-  for (const char* method : {"root_shooting", "smooth", "pinn_singleQ", "pinn_dualQ", "pinn_adv_singleQ", "pinn_adv_dualQ",
-                             "pinn_central", "+lcp_pinn", "-interp"})
+  for (const char* method : {"root_shooting", "smooth", "pinn_singleQ", "pinn_dualQ", "pinn_adv_singleQ",
+                             "pinn_adv_dualQ", "pinn_central", "+lcp_pinn", "-interp"})
     EXPECT_NE(help.out.find(method), std::string::npos) << method;
 }
 
@@ -142,11 +143,13 @@ TEST(RunCommand, NonFiniteStateExitsThreeAndKeepsThePartialSeries) {
 
 TEST(CompareCommand, WritesTheTablesAndPairsTransitions) {
   const fs::path out = fresh_dir("fivsim_cli_compare");
-  const Result r = run_fivsim("compare " + kScenarios + "model1_sharp_short_stick.json --quiet --methods moreau,irk4 "
-                          "--dt 0.01,1e-3 --series --out " + out.string());
+  const Result r = run_fivsim("compare " + kScenarios +
+                              "model1_sharp_short_stick.json --quiet --methods moreau,irk4 "
+                              "--dt 0.01,1e-3 --series --out " +
+                              out.string());
   ASSERT_EQ(r.code, 0) << r.err;
-  for (const char* f : {"compare.md", "compare.csv", "compare.json", "series/reference.csv",
-                        "series/moreau_dt0.01.csv", "series/irk4_dt0.001.csv"})
+  for (const char* f : {"compare.md", "compare.csv", "compare.json", "series/reference.csv", "series/moreau_dt0.01.csv",
+                        "series/irk4_dt0.001.csv"})
     EXPECT_TRUE(fs::exists(out / f)) << f;
   const auto j = nlohmann::json::parse(slurp(out / "compare.json"));
   ASSERT_EQ(j["runs"].size(), 4u);
@@ -165,7 +168,8 @@ TEST(CompareCommand, WritesTheTablesAndPairsTransitions) {
 
 TEST(CompareCommand, BadMethodsAndStepsAreBadInput) {
   const fs::path out = fresh_dir("fivsim_cli_compare_bad");
-  Result r = run_fivsim("compare " + kScenarios + "model1_slow_stribeck.json --methods moreau,euler --out " + out.string());
+  Result r =
+      run_fivsim("compare " + kScenarios + "model1_slow_stribeck.json --methods moreau,euler --out " + out.string());
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("--methods"), std::string::npos) << r.err;
   r = run_fivsim("compare " + kScenarios + "model1_slow_stribeck.json --dt 1e-3,-1 --out " + out.string());
@@ -179,8 +183,10 @@ TEST(CompareCommand, BadMethodsAndStepsAreBadInput) {
 
 TEST(StabilityCommand, ModelIICriticalFriction) {
   const fs::path out = fresh_dir("fivsim_cli_stability");
-  const Result r = run_fivsim("stability " + kScenarios + "model2_example1.json --param /friction/mu --linspace 0 1.5 151 "
-                          "--out " + out.string());
+  const Result r = run_fivsim("stability " + kScenarios +
+                              "model2_example1.json --param /friction/mu --linspace 0 1.5 151 "
+                              "--out " +
+                              out.string());
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("1.016666667"), std::string::npos) << r.out;
   const auto j = nlohmann::json::parse(slurp(out / "stability.json"));
@@ -199,7 +205,8 @@ TEST(StabilityCommand, BadParameterIsBadInput) {
   EXPECT_NE(r.err.find("--param"), std::string::npos) << r.err;
   r = run_fivsim("stability " + kScenarios + "model2_example1.json --linspace 1 0 5 --out " + out.string());
   EXPECT_EQ(r.code, 2);
-  r = run_fivsim("stability " + kScenarios + "model2_example1.json --param /model/m --linspace -1 1 5 --out " + out.string());
+  r = run_fivsim("stability " + kScenarios + "model2_example1.json --param /model/m --linspace -1 1 5 --out " +
+                 out.string());
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("/model/m"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(out));

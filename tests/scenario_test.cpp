@@ -53,9 +53,7 @@ TEST(Scenario, BaseParses) {
 
 TEST(Scenario, MalformedJsonNamesTheFileAndLine) {
   const auto path = std::filesystem::temp_directory_path() / "fivsim_malformed.json";
-  {
-    std::ofstream(path) << "{\n  \"name\": \"x\",\n  \"model\": {\n}";
-  }
+  { std::ofstream(path) << "{\n  \"name\": \"x\",\n  \"model\": {\n}"; }
   try {
     load_json_file(path.string());
     FAIL() << "no error";
@@ -141,8 +139,12 @@ TEST(Scenario, PinnSettingsAndTheirErrors) {
   json doc = base_scenario();
   doc["integrator"]["method"] = "pinn_adv_dual";
   doc["integrator"]["order"] = 10;
-  doc["integrator"]["pinn"] = {{"hidden", {20, 20, 20}}, {"activation", "mish"}, {"optimizer", "adam+lbfgs"},
-                               {"tol", 1e-20}, {"seed", 7}, {"lcp", {{"layers", 3}, {"width", 5}, {"c1", 0.5}}}};
+  doc["integrator"]["pinn"] = {{"hidden", {20, 20, 20}},
+                               {"activation", "mish"},
+                               {"optimizer", "adam+lbfgs"},
+                               {"tol", 1e-20},
+                               {"seed", 7},
+                               {"lcp", {{"layers", 3}, {"width", 5}, {"c1", 0.5}}}};
   const Scenario s = parse_scenario(doc);
   const MethodSpec spec = s.integrator.spec();
   EXPECT_EQ(spec.kind, MethodKind::pinn);
@@ -235,8 +237,8 @@ TEST(Scenario, OverridesNeverPadArrays) {
   json doc = base_scenario();
   doc["list"] = {1, 2};
   set_at_pointer(doc, "/list/1", 5, "/at");
-  set_at_pointer(doc, "/list/2", 6, "/at");   // its size: appends
-  set_at_pointer(doc, "/list/-", 7, "/at");   // appends
+  set_at_pointer(doc, "/list/2", 6, "/at");  // its size: appends
+  set_at_pointer(doc, "/list/-", 7, "/at");  // appends
   EXPECT_EQ(doc["list"], json({1, 5, 6, 7}));
   set_at_pointer(doc, "/new/deep/10386527119", 1, "/at");  // missing levels are objects, digits keys
   EXPECT_EQ(doc["new"]["deep"]["10386527119"], 1);

@@ -54,7 +54,8 @@ LinearData linear_oscillator() {
   for (long i = 0; i < n; ++i) {
     const double t = i * dt, e = std::exp(-sigma * t);
     const double x = P * std::sin(w * t) + Q * std::cos(w * t) + e * std::cos(wd * t);
-    const double v = P * w * std::cos(w * t) - Q * w * std::sin(w * t) + e * (-sigma * std::cos(wd * t) - wd * std::sin(wd * t));
+    const double v =
+        P * w * std::cos(w * t) - Q * w * std::sin(w * t) + e * (-sigma * std::cos(wd * t) - wd * std::sin(wd * t));
     const double u = std::sin(w * t);
     d.X.row(i) << x, v, u, w * std::cos(w * t);
     d.dX.row(i) << v, -d.k * x - d.c * v + d.b * u;

@@ -70,7 +70,7 @@ TEST(SmoothMethod, LuGreSliderSettlesAtTheSteadySlidingEquilibrium) {
   const ReferenceSample s = last_sample(d, x_star + 0.01, 25.0, &r);
   // e^{−ζω t} = e^{−25}: the transient is gone
   EXPECT_NEAR(s.q(0), x_star, 1e-9);
-  EXPECT_NEAR(s.lamT(0), 100.0 * x_star, 1e-7);  // λ_T balances the spring
+  EXPECT_NEAR(s.lamT(0), 100.0 * x_star, 1e-7);     // λ_T balances the spring
   EXPECT_EQ(s.contact[0], ContactState::slip_neg);  // slower than the belt
   EXPECT_GT(r.steps, 10);
 }

@@ -37,10 +37,11 @@ const std::string kShort =
 TEST(SweepCommand, FilesDoNotDependOnChunksOrThreads) {
   const fs::path one = fresh_dir("fivsim_sweep_one"), chunked = fresh_dir("fivsim_sweep_chunked");
   const Result a = run_fivsim("sweep " + kScenarios + "chain2_load_sweep.json --device cpu --threads 1 --out " +
-                          one.string() + kShort);
+                              one.string() + kShort);
   ASSERT_EQ(a.code, 0) << a.err;
-  const Result b = run_fivsim("sweep " + kScenarios + "chain2_load_sweep.json --device cpu --threads 2 --chunk 5 --out " +
-                          chunked.string() + kShort);
+  const Result b =
+      run_fivsim("sweep " + kScenarios + "chain2_load_sweep.json --device cpu --threads 2 --chunk 5 --out " +
+                 chunked.string() + kShort);
   ASSERT_EQ(b.code, 0) << b.err;
   EXPECT_EQ(slurp(one / "cases.csv"), slurp(chunked / "cases.csv"));
   EXPECT_EQ(slurp(one / "points.csv"), slurp(chunked / "points.csv"));
@@ -65,8 +66,8 @@ TEST(SweepCommand, FilesDoNotDependOnChunksOrThreads) {
 TEST(SweepCommand, ShardsMergeIntoTheSingleRunsFiles) {
   const std::string traj = " --set '/output/trajectories=[3,20]'";
   const fs::path one = fresh_dir("fivsim_sweep_whole"), merged = fresh_dir("fivsim_sweep_merged");
-  const Result a = run_fivsim("sweep " + kScenarios + "chain2_load_sweep.json --device cpu --out " + one.string() +
-                              kShort + traj);
+  const Result a =
+      run_fivsim("sweep " + kScenarios + "chain2_load_sweep.json --device cpu --out " + one.string() + kShort + traj);
   ASSERT_EQ(a.code, 0) << a.err;
   std::vector<fs::path> parts;
   for (int i = 0; i < 3; ++i) {
@@ -338,7 +339,8 @@ TEST(SweepCommand, MpiRanksWriteTheSingleRunsFiles) {
 // sweep ends about when rank 1's first chunk does, and the files are the single process's
 TEST(SweepCommand, MpiSlowRankHoldsUpNobody) {
   if (!FIVSIM_TEST_MPI) GTEST_SKIP() << "built without MPI (FIVSIM_MPI)";
-  const std::string sweep = "sweep " + kScenarios + "chain2_load_sweep.json --device cpu --threads 1 --chunk 2 -q "
+  const std::string sweep = "sweep " + kScenarios +
+                            "chain2_load_sweep.json --device cpu --threads 1 --chunk 2 -q "
                             "--set /integrator/t_end=5 --set /analysis/t_transient=1 "
                             "--set '/sweep/parameters/0/linspace=[1,30,24]'";
   const fs::path one = fresh_dir("fivsim_slow_single"), out = fresh_dir("fivsim_slow_ranks");
@@ -369,7 +371,8 @@ TEST(SweepCommand, MpiSlowRankHoldsUpNobody) {
 // to the same files. A case with a bad value fails the sweep once, by its JSON path, exit 2.
 TEST(SweepCommand, MpiSweepResumesAndReportsARanksFailureOnce) {
   if (!FIVSIM_TEST_MPI) GTEST_SKIP() << "built without MPI (FIVSIM_MPI)";
-  const std::string sweep = "sweep " + kScenarios + "chain2_load_sweep.json --device cpu --threads 1 --chunk 4" + kShort;
+  const std::string sweep =
+      "sweep " + kScenarios + "chain2_load_sweep.json --device cpu --threads 1 --chunk 4" + kShort;
   const fs::path whole = fresh_dir("fivsim_mpi_whole"), out = fresh_dir("fivsim_mpi_resume");
   const fs::path partial = out.string() + ".partial";
   fs::remove_all(partial);
@@ -387,9 +390,11 @@ TEST(SweepCommand, MpiSweepResumesAndReportsARanksFailureOnce) {
 
   // a negative load in the last case: whichever rank prepares it fails, rank 0 reports it
   const fs::path bad = fresh_dir("fivsim_mpi_bad");
-  const Result r = run_fivsim_ranks(2, "sweep " + kScenarios + "chain2_load_sweep.json --device cpu --threads 1 "
-                                       "--chunk 2 -q --set /integrator/t_end=5 --set /analysis/t_transient=1 "
-                                       "--set '/sweep/parameters/0/linspace=[30,-1,24]' --out " + bad.string());
+  const Result r = run_fivsim_ranks(2, "sweep " + kScenarios +
+                                           "chain2_load_sweep.json --device cpu --threads 1 "
+                                           "--chunk 2 -q --set /integrator/t_end=5 --set /analysis/t_transient=1 "
+                                           "--set '/sweep/parameters/0/linspace=[30,-1,24]' --out " +
+                                           bad.string());
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_NE(r.err.find("fivsim sweep: /model/Fn"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("fivsim sweep:"), r.err.rfind("fivsim sweep:")) << r.err;
@@ -481,8 +486,9 @@ TEST(SweepCommand, NonFiniteCasesAreFlaggedWithTheirStep) {
   const std::string model = R"("model": {"type": "linear_multibody", "M": [[1]], "K": [[-1e6]], "contacts": []},
     "initial": {"q": [1e-3]}, "integrator": {"dt": 0.1, "t_end": 100})";
   std::ofstream(dir / "run.json") << R"({"name": "blowup", )" << model << "}";
-  std::ofstream(dir / "sweep.json") << R"({"name": "blowup_sweep", )" << model
-                                    << R"(, "sweep": {"mode": "grid", "parameters": [{"path": "/model/K/0/0", "values": [4, -1e6, 9]}]}})";
+  std::ofstream(dir / "sweep.json")
+      << R"({"name": "blowup_sweep", )" << model
+      << R"(, "sweep": {"mode": "grid", "parameters": [{"path": "/model/K/0/0", "values": [4, -1e6, 9]}]}})";
   const Result run = run_fivsim("run " + (dir / "run.json").string() + " -q --out " + (dir / "run").string());
   ASSERT_EQ(run.code, 3) << run.err;
   const json rs = json::parse(slurp(dir / "run" / "summary.json"));
@@ -514,7 +520,8 @@ TEST(SweepCommand, NonFiniteCasesAreFlaggedWithTheirStep) {
     EXPECT_GT(std::stod(column(rows[static_cast<std::size_t>(ok)], "rms_q0")), 0.0);
     EXPECT_EQ(column(rows[static_cast<std::size_t>(ok)], "class"), "no-stick-slip");
   }
-  for (const char* stat : {"rms_q0", "rms_u0", "min_q0", "max_u0", "frac_free"}) EXPECT_EQ(column(rows[1], stat), "nan") << stat;
+  for (const char* stat : {"rms_q0", "rms_u0", "min_q0", "max_u0", "frac_free"})
+    EXPECT_EQ(column(rows[1], stat), "nan") << stat;
   for (const std::string& row : rows) EXPECT_EQ(column(row, "period"), "nan");
   const fivsim::batch::H5TableData h5 = fivsim::batch::read_results_h5(dir / "sweep" / "results.h5", "cases");
   const int rms = h5.schema.column("rms_q0"), period = h5.schema.column("period");
@@ -530,8 +537,9 @@ TEST(SweepCommand, NonFiniteCasesAreFlaggedWithTheirStep) {
 // Moreau, and Gauss IRK-LCP with 4 stages and interpolated stage forces
 class OneCase : public ::testing::TestWithParam<std::string> {};
 INSTANTIATE_TEST_SUITE_P(SweepCommand, OneCase,
-                         ::testing::Values("", " --set /integrator/method='\"irk\"' --set /integrator/order=4"
-                                               " --set /integrator/stage_forces='\"interpolated\"'"));
+                         ::testing::Values("",
+                                           " --set /integrator/method='\"irk\"' --set /integrator/order=4"
+                                           " --set /integrator/stage_forces='\"interpolated\"'"));
 
 // the rows of a sweep's cases.csv (the header first), split into fields
 std::vector<std::vector<std::string>> case_rows(const fs::path& dir) {
@@ -548,8 +556,8 @@ std::vector<std::vector<std::string>> case_rows(const fs::path& dir) {
 std::pair<std::vector<std::string>, std::vector<std::string>> first_case(const fs::path& dir) {
   const auto rows = case_rows(dir);
   EXPECT_GE(rows.size(), 2u);
-  return rows.size() >= 2 ? std::make_pair(rows[0], rows[1]) : std::make_pair(std::vector<std::string>(),
-                                                                            std::vector<std::string>());
+  return rows.size() >= 2 ? std::make_pair(rows[0], rows[1])
+                          : std::make_pair(std::vector<std::string>(), std::vector<std::string>());
 }
 
 // the rms_ columns of a one-case sweep against the rms block of `fivsim run`'s summary.json;
@@ -571,20 +579,25 @@ int expect_rms_as_run(const fs::path& sweep, const fs::path& run, double rel_tol
 TEST_P(OneCase, EqualsRun) {
   const fs::path sweep = fresh_dir("fivsim_sweep_single"), run = fresh_dir("fivsim_sweep_run");
   const std::string common = " --set /integrator/t_end=60 --set /analysis/t_transient=20 -q" + GetParam();
-  const Result a = run_fivsim("sweep " + kScenarios + "chain2_load_sweep.json --device cpu"
-                          " --set '/sweep={\"mode\":\"grid\",\"parameters\":[{\"path\":\"/model/Fn\",\"values\":[15]}]}'"
-                          " --out " + sweep.string() + common);
+  const Result a =
+      run_fivsim("sweep " + kScenarios +
+                 "chain2_load_sweep.json --device cpu"
+                 " --set '/sweep={\"mode\":\"grid\",\"parameters\":[{\"path\":\"/model/Fn\",\"values\":[15]}]}'"
+                 " --out " +
+                 sweep.string() + common);
   ASSERT_EQ(a.code, 0) << a.err;
-  const Result b = run_fivsim("run " + kScenarios + "chain2_load_sweep.json --set /model/Fn=15 --out " + run.string() + common);
+  const Result b =
+      run_fivsim("run " + kScenarios + "chain2_load_sweep.json --set /model/Fn=15 --out " + run.string() + common);
   ASSERT_EQ(b.code, 0) << b.err;
   EXPECT_EQ(expect_rms_as_run(sweep, run, 1e-12), 8);
   const json summary = json::parse(slurp(run / "summary.json"));
   const auto [names, values] = first_case(sweep);
   for (std::size_t i = 0; i < names.size(); ++i) {
     if (names[i] != "frac_stick") continue;
-    EXPECT_NEAR(std::stod(values[i]),
-                  (summary["time_fraction"][0]["stick"].get<double>() + summary["time_fraction"][1]["stick"].get<double>()) / 2,
-                  1e-12);
+    EXPECT_NEAR(
+        std::stod(values[i]),
+        (summary["time_fraction"][0]["stick"].get<double>() + summary["time_fraction"][1]["stick"].get<double>()) / 2,
+        1e-12);
   }
 }
 
@@ -592,11 +605,13 @@ TEST_P(OneCase, EqualsRun) {
 TEST(SweepCommand, PinnCaseEqualsRun) {
   const fs::path sweep = fresh_dir("fivsim_sweep_pinn_one"), run = fresh_dir("fivsim_sweep_pinn_run");
   const std::string common = " --set /integrator/t_end=12 --set /analysis/t_transient=4 -q";
-  const Result a = run_fivsim("sweep " + kScenarios + "model1_pinn_v0_sweep.json --set '/sweep/parameters/0/linspace=[0.7,0.7,1]'"
-                              " --out " + sweep.string() + common);
+  const Result a = run_fivsim("sweep " + kScenarios +
+                              "model1_pinn_v0_sweep.json --set '/sweep/parameters/0/linspace=[0.7,0.7,1]'"
+                              " --out " +
+                              sweep.string() + common);
   ASSERT_EQ(a.code, 0) << a.err;
-  const Result b = run_fivsim("run " + kScenarios + "model1_pinn_v0_sweep.json --set /model/v0=0.7 --out " +
-                              run.string() + common);
+  const Result b =
+      run_fivsim("run " + kScenarios + "model1_pinn_v0_sweep.json --set /model/v0=0.7 --out " + run.string() + common);
   ASSERT_EQ(b.code, 0) << b.err;
   EXPECT_EQ(expect_rms_as_run(sweep, run, 1e-12), 4);
   const auto [names, values] = first_case(sweep);
@@ -612,10 +627,13 @@ TEST(SweepCommand, PinnCaseEqualsRun) {
 TEST(SweepCommand, PinnSweepMatchesIrkSweep) {
   const fs::path pinn = fresh_dir("fivsim_sweep_pinn"), irk = fresh_dir("fivsim_sweep_irk");
   const std::string common = " --set '/sweep/parameters/0/linspace=[0.3,1.1,3]' --set /analysis/t_transient=6 -q";
-  const Result a = run_fivsim("sweep " + kScenarios + "model1_pinn_v0_sweep.json --set /integrator/method=\\\"pinn_single\\\""
-                              " --set /integrator/t_end=20 --out " + pinn.string() + common);
+  const Result a = run_fivsim("sweep " + kScenarios +
+                              "model1_pinn_v0_sweep.json --set /integrator/method=\\\"pinn_single\\\""
+                              " --set /integrator/t_end=20 --out " +
+                              pinn.string() + common);
   ASSERT_EQ(a.code, 0) << a.err;
-  const Result b = run_fivsim("sweep " + kScenarios + "model1_pinn_v0_sweep.json"
+  const Result b = run_fivsim("sweep " + kScenarios +
+                              "model1_pinn_v0_sweep.json"
                               " --set '/integrator={\"method\":\"irk\",\"order\":4,\"dt\":0.01,\"t_end\":20}' --out " +
                               irk.string() + common);
   ASSERT_EQ(b.code, 0) << b.err;
@@ -636,8 +654,10 @@ TEST(SweepCommand, PinnSweepMatchesIrkSweep) {
 
 TEST(SweepCommand, WritesDecimatedTrajectories) {
   const fs::path out = fresh_dir("fivsim_sweep_traj");
-  const Result r = run_fivsim("sweep " + kScenarios + "chain2_load_sweep.json --device cpu --set '/output/trajectories=[3]'"
-                          " --set /output/every=100 --out " + out.string() + kShort);
+  const Result r = run_fivsim("sweep " + kScenarios +
+                              "chain2_load_sweep.json --device cpu --set '/output/trajectories=[3]'"
+                              " --set /output/every=100 --out " +
+                              out.string() + kShort);
   ASSERT_EQ(r.code, 0) << r.err;
   const std::string ts = slurp(out / "trajectories" / "case_3.csv");
   EXPECT_EQ(ts.substr(0, ts.find('\n')), "t,q0,q1,u0,u1,lamN0,lamN1,lamT0,lamT1,state0,state1");
@@ -646,8 +666,10 @@ TEST(SweepCommand, WritesDecimatedTrajectories) {
 
 TEST(SweepCommand, LyapunovColumnWhenAsked) {
   const fs::path out = fresh_dir("fivsim_sweep_lyap");
-  const Result r = run_fivsim("sweep " + kScenarios + "chain2_load_sweep.json --device cpu --set '/analysis/lyapunov={\"every\":10}'"
-                              " --out " + out.string() + kShort);
+  const Result r = run_fivsim("sweep " + kScenarios +
+                              "chain2_load_sweep.json --device cpu --set '/analysis/lyapunov={\"every\":10}'"
+                              " --out " +
+                              out.string() + kShort);
   ASSERT_EQ(r.code, 0) << r.err;
   std::istringstream rows(slurp(out / "cases.csv"));
   std::string header, row;
@@ -679,11 +701,13 @@ TEST(SweepCommand, ObserversChooseTheColumnsAndKeepTheirValues) {
     for (const auto& [observers, header] :
          {std::pair{std::string("\"lean\""), std::string("rms_q0")},
           std::pair{std::string("\"statistics\""), std::string("rms_q0")},
-          std::pair{std::string("[\"transitions\",\"poincare\",\"min_max\"]"),
-                    std::string("class,period_n,period,samples,recurrence,settled_at,n_transitions,n_section,rms_q0")}}) {
+          std::pair{
+              std::string("[\"transitions\",\"poincare\",\"min_max\"]"),
+              std::string("class,period_n,period,samples,recurrence,settled_at,n_transitions,n_section,rms_q0")}}) {
       const fs::path out = fresh_dir("fivsim_obs_some");
-      const Result r = run_fivsim("sweep " + kScenarios + file + " --device cpu --set '/analysis/observers=" + observers +
-                                  "' --out " + out.string() + cut);
+      const Result r =
+          run_fivsim("sweep " + kScenarios + file + " --device cpu --set '/analysis/observers=" + observers +
+                     "' --out " + out.string() + cut);
       ASSERT_EQ(r.code, 0) << r.err;
       const std::string cases = slurp(out / "cases.csv");
       const std::string head = cases.substr(0, cases.find('\n'));
@@ -741,7 +765,8 @@ TEST(SweepCommand, ResultsH5HoldsTheCsvValuesInEveryWayOfRunning) {
   std::string dirs;
   for (int i = 0; i < 3; ++i) {
     parts.push_back(fresh_dir("fivsim_h5_shard" + std::to_string(i)));
-    ASSERT_EQ(run_fivsim(sweep + " --format h5 --shard " + std::to_string(i) + "/3 --out " + parts.back().string()).code, 0);
+    ASSERT_EQ(
+        run_fivsim(sweep + " --format h5 --shard " + std::to_string(i) + "/3 --out " + parts.back().string()).code, 0);
     dirs += " " + parts.back().string();
   }
   const fs::path merged = fresh_dir("fivsim_h5_merged");
@@ -775,7 +800,8 @@ TEST(SweepCommand, ResultsH5HoldsTheCsvValuesInEveryWayOfRunning) {
 // 300000 (not 3e+05), summary.json's case_steps an integer
 TEST(SweepCommand, CountsAreWrittenAsIntegers) {
   const fs::path out = fresh_dir("fivsim_integers");
-  const Result r = run_fivsim("sweep " + kScenarios + "chain2_load_sweep.json --device cpu -q --set "
+  const Result r = run_fivsim("sweep " + kScenarios +
+                              "chain2_load_sweep.json --device cpu -q --set "
                               "'/sweep/parameters/0/linspace=[1,30,2]' --set /integrator/t_end=300 --out " +
                               out.string());
   ASSERT_EQ(r.code, 0) << r.err;
@@ -822,8 +848,10 @@ TEST(SweepCommand, BasinStabilityOfBstabsFrictionOscillator) {
   EXPECT_NEAR(p + b["periodic-1"]["fraction"].get<double>(), 1.0, 1e-12);
   // a load sweep is no basin
   const fs::path loads = fresh_dir("fivsim_no_basin");
-  ASSERT_EQ(run_fivsim("sweep " + kScenarios + "chain2_load_sweep.json --device cpu -q --set "
-                       "'/sweep/parameters/0/linspace=[1,30,2]' --set /integrator/t_end=120 --out " + loads.string())
+  ASSERT_EQ(run_fivsim("sweep " + kScenarios +
+                       "chain2_load_sweep.json --device cpu -q --set "
+                       "'/sweep/parameters/0/linspace=[1,30,2]' --set /integrator/t_end=120 --out " +
+                       loads.string())
                 .code,
             0);
   EXPECT_FALSE(json::parse(slurp(loads / "summary.json")).contains("basin_stability"));
@@ -848,11 +876,11 @@ TEST(SweepCommand, InjectedAllocationFailuresLeaveEveryFileAsAnUnconstrainedRuns
   };
   // four chunks (200, 200, 200, 100 cases) on slots 0, 1, 0, 1
   const Injection injections[] = {
-      {"slot0:1", 0},                      // the first launch: the chunk runs alone, whole
-      {"slot1:1", 0},                      // the second chunk's, while the first is queued
-      {"pinned:2", 0},                     // the pinned buffers of the second launch
-      {"launch:3", 0},                     // the third chunk's kernel launch
-      {"launch:1,launch:2,slot1:2", 2},    // 200 -> 100 -> 50: later chunks alone in parts of 50
+      {"slot0:1", 0},                            // the first launch: the chunk runs alone, whole
+      {"slot1:1", 0},                            // the second chunk's, while the first is queued
+      {"pinned:2", 0},                           // the pinned buffers of the second launch
+      {"launch:3", 0},                           // the third chunk's kernel launch
+      {"launch:1,launch:2,slot1:2", 2},          // 200 -> 100 -> 50: later chunks alone in parts of 50
       {"slot0:1,pinned:2,launch:4,slot1:2", 2},  // retries that fail again: 200 -> 100, then 50
   };
   for (const bool ahead : {true, false}) {
@@ -937,8 +965,9 @@ TEST(SweepCommand, AutoRunsOnTheCpuBesideAGpuItCannotUse) {
   const fs::path cpu = fresh_dir("fivsim_stub_cpu"), fallback = fresh_dir("fivsim_stub_auto");
   ASSERT_EQ(run_fivsim(sweep + " --device cpu --out " + cpu.string()).code, 0);
   const std::string stub = "FIVSIM_SWEEP_STUB_GPU='NVIDIA RTX A6000:8.6' ";
-  const std::string why = "no usable CUDA device: NVIDIA RTX A6000 (compute capability 8.6) cannot run this build's "
-                          "kernels (built for ";
+  const std::string why =
+      "no usable CUDA device: NVIDIA RTX A6000 (compute capability 8.6) cannot run this build's "
+      "kernels (built for ";
   const Result r = run_command_line(stub, sweep + " --device auto --out " + fallback.string());
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.err.rfind("fivsim sweep: warning: running on the CPU: " + why, 0), 0u) << r.err;

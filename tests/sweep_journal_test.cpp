@@ -182,9 +182,9 @@ TEST(SweepJournal, AnotherSweepsOrAnUnreadableManifestIsRefusedWithItsReason) {
   signed_checksum["chunks"][1]["files"]["cases.csv"]["checksum"] = -5;
   json fractional_count = good;
   fractional_count["chunks"][1]["counts"]["status"]["ok"] = 1.5;
-  for (const std::string& text : {std::string(), std::string("{\"identity\": "), missing.dump(), wrong_type.dump(),
-                                   chunk_missing.dump(), file_missing.dump(), fractional.dump(), signed_checksum.dump(),
-                                   fractional_count.dump()}) {
+  for (const std::string& text :
+       {std::string(), std::string("{\"identity\": "), missing.dump(), wrong_type.dump(), chunk_missing.dump(),
+        file_missing.dump(), fractional.dump(), signed_checksum.dump(), fractional_count.dump()}) {
     std::ofstream(dir / "manifest.json", std::ios::trunc) << text;
     SweepJournal resumed(dir, kIdentity);
     const std::string why = resumed.load(0, kCases);
@@ -231,8 +231,11 @@ TEST(SweepJournal, AHalfWrittenTemporaryManifestIsIgnored) {
   const long cases_from = cases_end(resumed), points_from = points_end(resumed);
   append(dir / "cases.csv", "2,1\n3,1.5\n");
   append(dir / "points.csv", "2,1.0,2e-3\n3,1.0,3e-3\n");
-  resumed.record({2, 2, {{"cases.csv", mark(dir / "cases.csv", cases_from)}, {"points.csv", mark(dir / "points.csv", points_from)}},
-                  counts_with_steps(1.0)});
+  resumed.record(
+      {2,
+       2,
+       {{"cases.csv", mark(dir / "cases.csv", cases_from)}, {"points.csv", mark(dir / "points.csv", points_from)}},
+       counts_with_steps(1.0)});
   EXPECT_FALSE(fs::exists(dir / "manifest.json.tmp"));
   SweepJournal again(dir, kIdentity);
   ASSERT_EQ(again.load(0, kCases), "");
@@ -264,7 +267,8 @@ TEST(ByteChecksum, IsTheSameHoweverTheBytesArriveAndSeesEveryByte) {
   whole.update(bytes.data(), bytes.size());
   for (const std::size_t piece : {1u, 7u, 31u, 32u, 33u, 500u}) {
     fivsim::batch::ByteChecksum split;
-    for (std::size_t at = 0; at < bytes.size(); at += piece) split.update(bytes.data() + at, std::min(piece, bytes.size() - at));
+    for (std::size_t at = 0; at < bytes.size(); at += piece)
+      split.update(bytes.data() + at, std::min(piece, bytes.size() - at));
     EXPECT_EQ(split.value(), whole.value()) << piece;
   }
   for (const std::size_t at : {0u, 31u, 32u, 998u, 999u}) {

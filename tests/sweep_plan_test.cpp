@@ -72,7 +72,8 @@ TEST(SweepPlan, NumbersThatReachTheModelAsTheyAreAreWrittenPerCase) {
   EXPECT_EQ(targets_of(q.slots()[0]), (Targets{{SlotKind::normal_force, 1, 0}}));
   // Model II's contact stiffness and friction coefficient; the base-excited oscillator's Ff is its
   // normal force under a unit Coulomb law
-  const SweepPlan m2 = plan_of(with_sweep(scenario("model2_mu_scan.json"), grid({{"/model/kc", {300, 500}}, {"/friction/mu", {0.5, 1}}})));
+  const SweepPlan m2 = plan_of(
+      with_sweep(scenario("model2_mu_scan.json"), grid({{"/model/kc", {300, 500}}, {"/friction/mu", {0.5, 1}}})));
   EXPECT_EQ(targets_of(m2.slots()[0]), (Targets{{SlotKind::contact_stiffness, 0, 0}}));
   EXPECT_EQ(targets_of(m2.slots()[1]), (Targets{{SlotKind::friction, 0, 0}}));
   EXPECT_EQ(m2.slots()[0].rule, NumberRule::positive);
@@ -81,8 +82,9 @@ TEST(SweepPlan, NumbersThatReachTheModelAsTheyAreAreWrittenPerCase) {
 }
 
 TEST(SweepPlan, NumbersTheMatricesAreMadeFromRebuildTheCasesModel) {
-  const SweepPlan p = plan_of(with_sweep(scenario("chain2_load_sweep.json"),
-                                         grid({{"/model/k/1", {0.5, 2}}, {"/model/m/0", {1, 2}}, {"/model/Fn", {5, 10}}})));
+  const SweepPlan p =
+      plan_of(with_sweep(scenario("chain2_load_sweep.json"),
+                         grid({{"/model/k/1", {0.5, 2}}, {"/model/m/0", {1, 2}}, {"/model/Fn", {5, 10}}})));
   EXPECT_TRUE(p.rebuilds_model());
   EXPECT_TRUE(p.per_case_map());
   EXPECT_TRUE(p.slots()[0].rebuilds_model());
@@ -99,8 +101,9 @@ TEST(SweepPlan, NumbersTheMatricesAreMadeFromRebuildTheCasesModel) {
 }
 
 TEST(SweepPlan, TheTimeGridVariesPerCase) {
-  const SweepPlan p = plan_of(with_sweep(scenario("chain2_load_sweep.json"),
-                                         grid({{"/integrator/dt", {1e-3, 2e-3}}, {"/analysis/t_transient", {50, 150}}})));
+  const SweepPlan p =
+      plan_of(with_sweep(scenario("chain2_load_sweep.json"),
+                         grid({{"/integrator/dt", {1e-3, 2e-3}}, {"/analysis/t_transient", {50, 150}}})));
   EXPECT_TRUE(p.varies_grid());
   EXPECT_TRUE(p.per_case_setups());
   EXPECT_TRUE(p.per_case_map());
@@ -113,10 +116,11 @@ TEST(SweepPlan, RefusesWhatASweepCannotVary) {
   EXPECT_EQ(error_of(with_sweep(chain, grid({{"/analysis/points", {16, 32}}}))),
             "/sweep/parameters/0/path: '/analysis/points' cannot be swept: a sweep varies the numbers of "
             "/model, /friction and /initial, /integrator/dt, /integrator/t_end and /analysis/t_transient");
-  const json scalar_chain = {{"name", "c"},
-                             {"model", {{"type", "slider_chain"}, {"n", 2}, {"m", 1}, {"k", 1}, {"v0", 0.3}, {"Fn", 15}}},
-                             {"friction", {{"law", "coulomb"}, {"mu", 0.1}}},
-                             {"integrator", {{"dt", 1e-3}, {"t_end", 1}}}};
+  const json scalar_chain = {
+      {"name", "c"},
+      {"model", {{"type", "slider_chain"}, {"n", 2}, {"m", 1}, {"k", 1}, {"v0", 0.3}, {"Fn", 15}}},
+      {"friction", {{"law", "coulomb"}, {"mu", 0.1}}},
+      {"integrator", {{"dt", 1e-3}, {"t_end", 1}}}};
   EXPECT_EQ(error_of(with_sweep(scalar_chain, grid({{"/model/n", {2, 3}}}))),
             "/sweep/parameters/0/path: a sweep may not change the number of DoF or contacts ('/model/n' does)");
   // a value the parser refuses only with the others: reported for the first case that has it
@@ -125,9 +129,10 @@ TEST(SweepPlan, RefusesWhatASweepCannotVary) {
   // the first bad case, as the parser reports it
   EXPECT_EQ(error_of(with_sweep(chain, grid({{"/model/v0", {0.1, 0.2}}, {"/model/Fn", {3, -1}}}))),
             "/model/Fn: must be >= 0, got -1 in case 1 (/model/v0 = 0.1, /model/Fn = -1)");
-  EXPECT_EQ(error_of(with_sweep(chain, grid({{"/integrator/t_end", {200, 300}}, {"/analysis/t_transient", {100, 250}}}))),
-            "/analysis/t_transient: must be < /integrator/t_end in case 1 (/integrator/t_end = 200, "
-            "/analysis/t_transient = 250)");
+  EXPECT_EQ(
+      error_of(with_sweep(chain, grid({{"/integrator/t_end", {200, 300}}, {"/analysis/t_transient", {100, 250}}}))),
+      "/analysis/t_transient: must be < /integrator/t_end in case 1 (/integrator/t_end = 200, "
+      "/analysis/t_transient = 250)");
 }
 
 // every number of a model, compared as bits
@@ -205,7 +210,8 @@ TEST(SweepPlan, EveryCaseIsTheCaseTheJsonMakes) {
   json per_slider = chain;
   per_slider["model"]["Fn"] = {15.0, 15.0};
   expect_cases_as_from_json<SweepDims2<double>>(
-      with_sweep(per_slider, grid({{"/model/k/1", {0.5, 2}}, {"/model/c/0", {0, 0.1}}, {"/model/Fn/0", {0, 7}}})), 1e-9);
+      with_sweep(per_slider, grid({{"/model/k/1", {0.5, 2}}, {"/model/c/0", {0, 0.1}}, {"/model/Fn/0", {0, 7}}})),
+      1e-9);
   // Model II: a rebuilt forcing, a written stiffness and coefficient
   expect_cases_as_from_json<SweepDims2<double>>(
       with_sweep(scenario("model2_mu_scan.json"),
@@ -228,7 +234,9 @@ TEST(SweepPlan, EveryCaseIsTheCaseTheJsonMakes) {
                    {"friction", {{"law", "coulomb"}, {"mu", 0.2}}},
                    {"integrator", {{"dt", 1e-3}, {"t_end", 1.0}}}};
   expect_cases_as_from_json<SweepDimsExact2<double>>(
-      with_sweep(lm, grid({{"/model/K/0/0", {3, 4}}, {"/model/contacts/1/Fn", {0.5, 1.5}}, {"/model/contacts/0/v_surface", {0.1, 0.4}}})),
+      with_sweep(lm, grid({{"/model/K/0/0", {3, 4}},
+                           {"/model/contacts/1/Fn", {0.5, 1.5}},
+                           {"/model/contacts/0/v_surface", {0.1, 0.4}}})),
       1e-9);
 }
 

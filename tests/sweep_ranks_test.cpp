@@ -113,7 +113,8 @@ TEST(ChunkExchange, OutputsAreWrittenInCaseOrder) {
 TEST(ChunkExchange, ThreadsReturningOutputsInAnyOrderWriteEachCaseOnceInOrder) {
   Ranks ranks = single_process();
   std::string written;
-  auto exchange = make_writer_exchange(ranks, 5, 505, 7, json::object(), [&](ChunkOutput&& o) { written += lines_of(o.cases); });
+  auto exchange =
+      make_writer_exchange(ranks, 5, 505, 7, json::object(), [&](ChunkOutput&& o) { written += lines_of(o.cases); });
   std::vector<std::thread> workers;
   for (unsigned t = 0; t < 4; ++t)
     workers.emplace_back([&exchange, t] {

@@ -27,10 +27,10 @@ std::string error_of(const json& sweep) {
 }
 
 TEST(SweepSpec, GridIsCartesianWithTheLastParameterFastest) {
-  const SweepSpec s = parse_sweep(base_with({{"mode", "grid"},
-                                             {"parameters",
-                                              {{{"path", "/model/Fn"}, {"values", {1, 2}}},
-                                               {{"path", "/model/v0"}, {"linspace", {0.1, 0.3, 3}}}}}}));
+  const SweepSpec s = parse_sweep(base_with(
+      {{"mode", "grid"},
+       {"parameters",
+        {{{"path", "/model/Fn"}, {"values", {1, 2}}}, {{"path", "/model/v0"}, {"linspace", {0.1, 0.3, 3}}}}}}));
   ASSERT_EQ(s.n_cases(), 6);
   const double expected[6][2] = {{1, 0.1}, {1, 0.2}, {1, 0.3}, {2, 0.1}, {2, 0.2}, {2, 0.3}};
   std::vector<double> v;
@@ -44,8 +44,8 @@ TEST(SweepSpec, GridIsCartesianWithTheLastParameterFastest) {
 }
 
 TEST(SweepSpec, LogspaceHitsPowersOfTen) {
-  const SweepSpec s =
-      parse_sweep(base_with({{"mode", "grid"}, {"parameters", {{{"path", "/model/k"}, {"logspace", {0.01, 100, 5}}}}}}));
+  const SweepSpec s = parse_sweep(
+      base_with({{"mode", "grid"}, {"parameters", {{{"path", "/model/k"}, {"logspace", {0.01, 100, 5}}}}}}));
   std::vector<double> v;
   for (long i = 0; i < 5; ++i) {
     s.case_values(i, v);
@@ -54,10 +54,10 @@ TEST(SweepSpec, LogspaceHitsPowersOfTen) {
 }
 
 TEST(SweepSpec, ZipPairsValues) {
-  const SweepSpec s = parse_sweep(base_with({{"mode", "zip"},
-                                             {"parameters",
-                                              {{{"path", "/model/Fn"}, {"values", {1, 2, 3}}},
-                                               {{"path", "/initial/q/0"}, {"values", {-1, 0, 1}}}}}}));
+  const SweepSpec s = parse_sweep(base_with(
+      {{"mode", "zip"},
+       {"parameters",
+        {{{"path", "/model/Fn"}, {"values", {1, 2, 3}}}, {{"path", "/initial/q/0"}, {"values", {-1, 0, 1}}}}}}));
   ASSERT_EQ(s.n_cases(), 3);
   std::vector<double> v;
   s.case_values(2, v);
@@ -108,19 +108,19 @@ TEST(SweepSpec, BadBlocksNameTheirPointer) {
   EXPECT_NE(error_of({{"mode", "grid"}, {"parameters", {{{"path", "/model/Fn"}, {"values", {1}}, {"step", 1}}}}})
                 .find("/sweep/parameters/0/step: unknown key"),
             std::string::npos);
-  EXPECT_NE(error_of({{"mode", "sideways"}, {"parameters", {{{"path", "/model/Fn"}, {"values", {1}}}}}})
-                .find("/sweep/mode"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of({{"mode", "sideways"}, {"parameters", {{{"path", "/model/Fn"}, {"values", {1}}}}}}).find("/sweep/mode"),
+      std::string::npos);
   EXPECT_NE(error_of({{"mode", "grid"}, {"parameters", {{{"path", "/model/nope"}, {"values", {1}}}}}})
                 .find("/sweep/parameters/0/path: must point to a number"),
             std::string::npos);
   EXPECT_NE(error_of({{"mode", "grid"}, {"parameters", {{{"path", "model/Fn"}, {"values", {1}}}}}})
                 .find("/sweep/parameters/0/path: must be a JSON pointer"),
             std::string::npos);
-  EXPECT_NE(error_of({{"mode", "grid"},
-                      {"parameters", {{{"path", "/model/Fn"}, {"values", {1}}, {"linspace", {1, 2, 3}}}}}})
-                .find("/sweep/parameters/0: needs exactly one of"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of({{"mode", "grid"}, {"parameters", {{{"path", "/model/Fn"}, {"values", {1}}, {"linspace", {1, 2, 3}}}}}})
+          .find("/sweep/parameters/0: needs exactly one of"),
+      std::string::npos);
   EXPECT_NE(error_of({{"mode", "grid"}, {"parameters", {{{"path", "/model/Fn"}, {"range", {1, 2}}}}}})
                 .find("/sweep/parameters/0/range: ranges are drawn from in random mode only"),
             std::string::npos);
@@ -130,21 +130,21 @@ TEST(SweepSpec, BadBlocksNameTheirPointer) {
   EXPECT_NE(error_of({{"mode", "grid"}, {"parameters", {{{"path", "/model/Fn"}, {"linspace", {1, 2, 2.5}}}}}})
                 .find("/sweep/parameters/0/linspace/2: must be a whole number"),
             std::string::npos);
-  EXPECT_NE(error_of({{"mode", "zip"},
-                      {"parameters",
-                       {{{"path", "/model/Fn"}, {"values", {1, 2}}}, {{"path", "/model/k"}, {"values", {1}}}}}})
-                .find("/sweep/parameters/1: zip mode needs parameters of equal length"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of({{"mode", "zip"},
+                {"parameters", {{{"path", "/model/Fn"}, {"values", {1, 2}}}, {{"path", "/model/k"}, {"values", {1}}}}}})
+          .find("/sweep/parameters/1: zip mode needs parameters of equal length"),
+      std::string::npos);
   EXPECT_NE(error_of({{"mode", "random"}, {"parameters", {{{"path", "/model/Fn"}, {"range", {1, 2}}}}}})
                 .find("/sweep/samples"),
             std::string::npos);
   EXPECT_NE(error_of({{"mode", "grid"}, {"parameters", json::array()}}).find("/sweep/parameters: must be a non-empty"),
             std::string::npos);
-  EXPECT_NE(error_of({{"mode", "grid"},
-                      {"parameters",
-                       {{{"path", "/model/Fn"}, {"values", {1}}}, {{"path", "/model/Fn"}, {"values", {2}}}}}})
-                .find("is swept twice"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of({{"mode", "grid"},
+                {"parameters", {{{"path", "/model/Fn"}, {"values", {1}}}, {{"path", "/model/Fn"}, {"values", {2}}}}}})
+          .find("is swept twice"),
+      std::string::npos);
 }
 
 }  // namespace

@@ -23,9 +23,13 @@ using D = Dims<double, 4, 4>;
 
 // every law's dμ/d|v| against a central difference of μ, away from v = 0
 TEST(FrictionSlope, MatchesCentralDifferencesOfEveryLaw) {
-  const double params[kFrictionLawCount][kFrictionMaxParams] = {
-      {0.3}, {0.3, 0.05}, {0.3, 4.0}, {0.3, 1.5}, {0.3, 0.12, 2.5}, {0.4, 0.25, 0.2, 1.7, 0.03},
-      {0.4, 0.3, 0.8, 1.1, 3.0, 0.6}};
+  const double params[kFrictionLawCount][kFrictionMaxParams] = {{0.3},
+                                                                {0.3, 0.05},
+                                                                {0.3, 4.0},
+                                                                {0.3, 1.5},
+                                                                {0.3, 0.12, 2.5},
+                                                                {0.4, 0.25, 0.2, 1.7, 0.03},
+                                                                {0.4, 0.3, 0.8, 1.1, 3.0, 0.6}};
   for (int k = 0; k < kFrictionLawCount; ++k) {
     FrictionLaw law;
     law.kind = static_cast<FrictionLawKind>(k);

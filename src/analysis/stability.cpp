@@ -75,7 +75,8 @@ SlidingLinearization linearize_sliding(const ModelDescription& d) {
     for (const auto& r : resting) L.note += " " + r;
     L.note += " rest on a still surface (v_surface = 0): no steady sliding there, friction left out";
   }
-  if (!L.consistent) L.note += std::string(L.note.empty() ? "" : "; ") + "a spring contact is open at the sliding equilibrium";
+  if (!L.consistent)
+    L.note += std::string(L.note.empty() ? "" : "; ") + "a spring contact is open at the sliding equilibrium";
   return L;
 }
 

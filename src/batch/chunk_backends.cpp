@@ -149,8 +149,10 @@ InjectedFailures parse_injected_failures(const std::string& spec, long max_cases
 template <class D>
 std::unique_ptr<ChunkBackend<D>> make_chunk_backend(const BackendSettings& settings) {
   if (settings.pinn) {
-    if constexpr (std::is_same_v<D, PinnSweepDims>) return std::make_unique<PinnBackend>(settings);
-    else throw std::logic_error("a PINN sweep runs on the PINN instantiation only");
+    if constexpr (std::is_same_v<D, PinnSweepDims>)
+      return std::make_unique<PinnBackend>(settings);
+    else
+      throw std::logic_error("a PINN sweep runs on the PINN instantiation only");
   }
   if (settings.cuda) return std::make_unique<CudaBackend<D>>(settings);
   return std::make_unique<CpuBackend<D>>(settings);

@@ -23,7 +23,7 @@ DeviceOutcome CudaPipeline<D>::finish(int, CaseResult<D>*, double*, double& kern
 
 template <class D>
 DeviceOutcome run_chunk_cuda(const CaseBatch<D>&, const SweepAnalysis&, const StepOptions&, CaseResult<D>*, double*,
-                           double& kernel_s) {
+                             double& kernel_s) {
   kernel_s = 0.0;
   return built_without_cuda();
 }
@@ -36,7 +36,7 @@ std::size_t sweep_kernel_local_bytes() {
 FIVSIM_SWEEP_FOR_EACH_DIMS(FIVSIM_SWEEP_CUDA_INSTANCE)
 
 DeviceOutcome run_chunk_cuda_pinn(const PinnChunk&, const SweepAnalysis&, const StepOptions&,
-                                CaseResult<PinnSweepDims>*, double*, PinnTotals*, double& kernel_s) {
+                                  CaseResult<PinnSweepDims>*, double*, PinnTotals*, double& kernel_s) {
   kernel_s = 0.0;
   return built_without_cuda();
 }

@@ -39,8 +39,9 @@ void score_populations_by_sweeps(IdentifyConfig& config, SweepDevice device, int
     // step k of the sweep is sample k
     doc["integrator"]["dt"] = record.sample_dt();
     doc["integrator"]["t_end"] = record.t(record.size() - 1) - record.t(0);
-    doc["analysis"] = {{"observers", nlohmann::json::array({"rms"})},
-                       {"reference", {{"dof", 0}, {"values", std::vector<double>(record.x.data(), record.x.data() + record.size())}}}};
+    doc["analysis"] = {
+        {"observers", nlohmann::json::array({"rms"})},
+        {"reference", {{"dof", 0}, {"values", std::vector<double>(record.x.data(), record.x.data() + record.size())}}}};
     doc["output"] = {{"timeseries", false}, {"points", false}};
     nlohmann::json parameters = nlohmann::json::array();
     for (std::size_t k = 0; k < paths.size(); ++k) {

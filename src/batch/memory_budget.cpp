@@ -30,8 +30,9 @@ ChunkBudget chunk_budget(const MemoryFigures& m, const ChunkFootprint& f) {
   b.device_bytes = (free_bytes - b.reserve_bytes) / ranks - b.local_bytes - kPipelineSlots * f.device_fixed_bytes;
   b.host_bytes = kHostShare * static_cast<double>(m.host_available_bytes) / ranks;
   const double by_device = std::floor(b.device_bytes / (kPipelineSlots * f.device_bytes));
-  const double by_host = m.host_available_bytes > 0 ? std::floor(b.host_bytes / (kPipelineSlots * (f.pinned_bytes + f.host_bytes)))
-                                                    : by_device;
+  const double by_host = m.host_available_bytes > 0
+                             ? std::floor(b.host_bytes / (kPipelineSlots * (f.pinned_bytes + f.host_bytes)))
+                             : by_device;
   b.bound = by_host < by_device ? "host memory" : "device memory";
   const double cases = std::min(by_device, by_host);
   b.cases = cases >= 1.0 ? static_cast<long>(std::min(cases, 1e15)) : 0;

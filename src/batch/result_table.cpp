@@ -19,13 +19,20 @@ int TableSchema::column(const std::string& name) const {
 
 std::string case_class_name(int klass, int period_n) {
   switch (static_cast<CaseClass>(klass)) {
-    case CaseClass::periodic: return "periodic-" + std::to_string(period_n);
-    case CaseClass::chaotic: return "chaotic";
-    case CaseClass::no_stick_slip: return "no-stick-slip";
-    case CaseClass::diverged: return "diverged";
-    case CaseClass::unclassified: return "unclassified";
-    case CaseClass::quasi_periodic: return "quasi-periodic";
-    case CaseClass::undetermined: return "undetermined";
+    case CaseClass::periodic:
+      return "periodic-" + std::to_string(period_n);
+    case CaseClass::chaotic:
+      return "chaotic";
+    case CaseClass::no_stick_slip:
+      return "no-stick-slip";
+    case CaseClass::diverged:
+      return "diverged";
+    case CaseClass::unclassified:
+      return "unclassified";
+    case CaseClass::quasi_periodic:
+      return "quasi-periodic";
+    case CaseClass::undetermined:
+      return "undetermined";
   }
   return "?";
 }
@@ -51,7 +58,8 @@ double class_of_word_code(double code) {
 
 std::vector<std::string> status_names() {
   std::vector<std::string> names;
-  for (int s = 0; s <= static_cast<int>(Status::too_many_events); ++s) names.push_back(status_name(static_cast<Status>(s)));
+  for (int s = 0; s <= static_cast<int>(Status::too_many_events); ++s)
+    names.push_back(status_name(static_cast<Status>(s)));
   return names;
 }
 
@@ -235,10 +243,14 @@ std::string csv_header(const TableSchema& s) {
 
 std::string code_text(ColumnKind kind, double code, double period_n) {
   switch (kind) {
-    case ColumnKind::case_class: return case_class_name(static_cast<int>(code), static_cast<int>(period_n));
-    case ColumnKind::status: return status_name(static_cast<Status>(static_cast<int>(code)));
-    case ColumnKind::point_kind: return point_kind_name(code);
-    default: return format_double(code);
+    case ColumnKind::case_class:
+      return case_class_name(static_cast<int>(code), static_cast<int>(period_n));
+    case ColumnKind::status:
+      return status_name(static_cast<Status>(static_cast<int>(code)));
+    case ColumnKind::point_kind:
+      return point_kind_name(code);
+    default:
+      return format_double(code);
   }
 }
 
@@ -262,11 +274,11 @@ void csv_rows(const TableSchema& s, const ColumnBlock& b, std::string& text) {
 }
 
 #define FIVSIM_RESULT_TABLE_INSTANTIATE(D)                                                                   \
-  template void case_columns<D>(const CaseTableLayout&, long, long, const CaseResult<D>*, const double*,      \
-                                const PinnTotals*, ColumnBlock&);                                             \
-  template void point_columns<D>(int, const SweepAnalysis&, long, long, const CaseResult<D>*, const double*,        \
-                                 ColumnBlock&);                                                               \
-  template void residual_series<D>(int, const SweepAnalysis&, long, const CaseResult<D>*, const double*,       \
+  template void case_columns<D>(const CaseTableLayout&, long, long, const CaseResult<D>*, const double*,     \
+                                const PinnTotals*, ColumnBlock&);                                            \
+  template void point_columns<D>(int, const SweepAnalysis&, long, long, const CaseResult<D>*, const double*, \
+                                 ColumnBlock&);                                                              \
+  template void residual_series<D>(int, const SweepAnalysis&, long, const CaseResult<D>*, const double*,     \
                                    std::vector<double>&);
 FIVSIM_SWEEP_FOR_EACH_DIMS(FIVSIM_RESULT_TABLE_INSTANTIATE)
 #undef FIVSIM_RESULT_TABLE_INSTANTIATE

@@ -112,8 +112,12 @@ struct ColumnType {
 ColumnType column_type(ColumnKind kind, int n_contacts) {
   ColumnType c;
   switch (kind) {
-    case ColumnKind::real: c.type = Handle(H5Tcopy(H5T_IEEE_F64LE), H5Tclose); break;
-    case ColumnKind::whole: c.type = Handle(H5Tcopy(H5T_STD_I64LE), H5Tclose); break;
+    case ColumnKind::real:
+      c.type = Handle(H5Tcopy(H5T_IEEE_F64LE), H5Tclose);
+      break;
+    case ColumnKind::whole:
+      c.type = Handle(H5Tcopy(H5T_STD_I64LE), H5Tclose);
+      break;
     case ColumnKind::case_class: {
       c.type = Handle(H5Tenum_create(H5T_STD_I8LE), H5Tclose);
       c.size = 1;
@@ -149,20 +153,25 @@ ColumnType column_type(ColumnKind kind, int n_contacts) {
 // `count` values as the column's bytes (zero past them up to the chunk's size), shuffled as
 // HDF5's shuffle filter orders them, deflated as its deflate filter does, into `out`. The scratch
 // is the thread's own, kept from chunk to chunk
-void chunk_bytes(const double* values, hsize_t count, ColumnKind kind, std::size_t size, std::vector<unsigned char>& out) {
+void chunk_bytes(const double* values, hsize_t count, ColumnKind kind, std::size_t size,
+                 std::vector<unsigned char>& out) {
   thread_local std::vector<unsigned char> raw, shuffled;
   raw.assign(kChunkRows * size, 0);
   for (hsize_t i = 0; i < count; ++i) {
     const double x = values[i];
     switch (kind) {
-      case ColumnKind::real: std::memcpy(&raw[i * 8], &x, 8); break;
+      case ColumnKind::real:
+        std::memcpy(&raw[i * 8], &x, 8);
+        break;
       case ColumnKind::whole: {
         const std::int64_t v = static_cast<std::int64_t>(x);
         std::memcpy(&raw[i * 8], &v, 8);
         break;
       }
       case ColumnKind::case_class:
-      case ColumnKind::status: raw[i] = static_cast<unsigned char>(static_cast<std::int8_t>(x)); break;
+      case ColumnKind::status:
+        raw[i] = static_cast<unsigned char>(static_cast<std::int8_t>(x));
+        break;
       case ColumnKind::point_kind: {
         const std::int16_t v = static_cast<std::int16_t>(x);
         std::memcpy(&raw[i * 2], &v, 2);
@@ -182,7 +191,8 @@ void chunk_bytes(const double* values, hsize_t count, ColumnKind kind, std::size
   struct Stream {
     z_stream z{};
     Stream() {
-      if (deflateInit2(&z, kDeflateLevel, Z_DEFLATED, 15, 8, Z_RLE) != Z_OK) throw std::runtime_error("results.h5: no deflate");
+      if (deflateInit2(&z, kDeflateLevel, Z_DEFLATED, 15, 8, Z_RLE) != Z_OK)
+        throw std::runtime_error("results.h5: no deflate");
     }
     ~Stream() { deflateEnd(&z); }
   };
@@ -247,8 +257,8 @@ void write_table(hid_t root, const H5Table& t) {
     H5Pset_obj_track_times(dcpl, 0);
     if (types.back().size > 1) H5Pset_shuffle(dcpl);
     H5Pset_deflate(dcpl, kDeflateLevel);
-    sets.emplace_back(H5Dcreate2(group, names[static_cast<std::size_t>(c)].c_str(), types.back().type, space, H5P_DEFAULT,
-                                 dcpl, H5P_DEFAULT),
+    sets.emplace_back(H5Dcreate2(group, names[static_cast<std::size_t>(c)].c_str(), types.back().type, space,
+                                 H5P_DEFAULT, dcpl, H5P_DEFAULT),
                       H5Dclose);
     if (sets.back().id < 0) fail("cannot create dataset " + names[static_cast<std::size_t>(c)], t.spill);
     if (names[static_cast<std::size_t>(c)] != t.schema.names[static_cast<std::size_t>(c)])
@@ -278,7 +288,8 @@ void write_table(hid_t root, const H5Table& t) {
   const int class_col = t.schema.column("class"), period_col = t.schema.column("period_n");
   SpillReader r(t.spill);
   while (r.next(rows, columns, values)) {
-    if (columns != nc) fail("a spill block has " + std::to_string(columns) + " columns, not " + std::to_string(nc), t.spill);
+    if (columns != nc)
+      fail("a spill block has " + std::to_string(columns) + " columns, not " + std::to_string(nc), t.spill);
     for (long at = 0; at < rows;) {
       const long take = std::min<long>(rows - at, static_cast<long>(kChunkRows - filled));
       for (int c = 0; c < nc; ++c)
@@ -287,9 +298,10 @@ void write_table(hid_t root, const H5Table& t) {
                     static_cast<std::size_t>(take) * sizeof(double));
       if (class_col >= 0 && period_col >= 0)
         for (long i = 0; i < take; ++i) {
-          double& klass = buffer[static_cast<std::size_t>(class_col) * kChunkRows + filled + static_cast<std::size_t>(i)];
-          klass = class_word_code(klass, buffer[static_cast<std::size_t>(period_col) * kChunkRows + filled +
-                                                static_cast<std::size_t>(i)]);
+          double& klass =
+              buffer[static_cast<std::size_t>(class_col) * kChunkRows + filled + static_cast<std::size_t>(i)];
+          klass = class_word_code(
+              klass, buffer[static_cast<std::size_t>(period_col) * kChunkRows + filled + static_cast<std::size_t>(i)]);
         }
       filled += static_cast<hsize_t>(take);
       at += take;
@@ -415,9 +427,12 @@ H5TableData read_results_h5(const fs::path& file, const std::string& group, long
       // the three enumerations told apart by their size and the name of 0
       char name[64] = {};
       const std::int8_t zero = 0;
-      if (H5Tget_size(type) == 2) kind = ColumnKind::point_kind;
-      else if (H5Tenum_nameof(type, &zero, name, sizeof name) >= 0 && std::string(name) == "ok") kind = ColumnKind::status;
-      else kind = ColumnKind::case_class;
+      if (H5Tget_size(type) == 2)
+        kind = ColumnKind::point_kind;
+      else if (H5Tenum_nameof(type, &zero, name, sizeof name) >= 0 && std::string(name) == "ok")
+        kind = ColumnKind::status;
+      else
+        kind = ColumnKind::case_class;
     }
     out.schema.add(pointer.empty() ? names[c] : pointer, kind);
     if (count == 0) continue;

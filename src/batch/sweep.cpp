@@ -65,8 +65,10 @@ bool method_has_step_map(const MethodSpec& spec) {
 
 template <class D>
 void make_case_rk_map(const MethodSpec& spec, const Model<D>& m, double dt, RkStepMap<D>& map) {
-  if (spec.kind == MethodKind::pinn) make_pinn_step_map(spec, m, dt, map);
-  else make_method_step_map(spec, m, dt, map);
+  if (spec.kind == MethodKind::pinn)
+    make_pinn_step_map(spec, m, dt, map);
+  else
+    make_method_step_map(spec, m, dt, map);
 }
 
 template <class D>
@@ -150,15 +152,16 @@ constexpr int kBeltLanes = 8;
 #endif
 
 template <class D, unsigned Obs>
-FIVSIM_BELT_CLONES void run_belt_group(const BeltModel<D>& b, const CaseBatch<D>& cases, long first, int n, const SweepAnalysis& an,
-                    const StepOptions& opt, BeltLanes<D, kBeltLanes>& lanes, CaseResult<D>* results, double* points,
-                    long per_case) {
+FIVSIM_BELT_CLONES void run_belt_group(const BeltModel<D>& b, const CaseBatch<D>& cases, long first, int n,
+                                       const SweepAnalysis& an, const StepOptions& opt, BeltLanes<D, kBeltLanes>& lanes,
+                                       CaseResult<D>* results, double* points, long per_case) {
   run_belt_lanes<D, kBeltLanes, Obs>(b, cases, first, n, an, opt, lanes, results, points, per_case);
 }
 
 template <class D, unsigned Obs>
 void run_belt_chunk_cpu(const BeltModel<D>& b, const CaseBatch<D>& cases, const SweepAnalysis& an,
-                        const StepOptions& opt, CaseResult<D>* results, double* points, int threads, ChunkTicker* ticker) {
+                        const StepOptions& opt, CaseResult<D>* results, double* points, int threads,
+                        ChunkTicker* ticker) {
   const long per_case = case_points_size(D::max_dof, an);
   const long groups = (cases.n + kBeltLanes - 1) / kBeltLanes;
 #pragma omp parallel num_threads(threads > 0 ? threads : omp_get_max_threads())
@@ -246,11 +249,15 @@ void run_chunk_cpu(const CaseBatch<D>& cases, const SweepAnalysis& an, const Ste
       auto b = std::make_unique<BeltModel<D>>();
       make_belt_model(cases.setups[0], *b);
       switch (belt_observer_set(an.observers)) {
-        case kObserveLean: run_belt_chunk_cpu<D, kObserveLean>(*b, cases, an, opt, results, points, threads, ticker); break;
+        case kObserveLean:
+          run_belt_chunk_cpu<D, kObserveLean>(*b, cases, an, opt, results, points, threads, ticker);
+          break;
         case kObserveStatistics:
           run_belt_chunk_cpu<D, kObserveStatistics>(*b, cases, an, opt, results, points, threads, ticker);
           break;
-        default: run_belt_chunk_cpu<D, kObserveBifurcation>(*b, cases, an, opt, results, points, threads, ticker); break;
+        default:
+          run_belt_chunk_cpu<D, kObserveBifurcation>(*b, cases, an, opt, results, points, threads, ticker);
+          break;
       }
       return;
     }
@@ -311,7 +318,7 @@ void run_chunk_cpu_pinn(const PinnChunk& ch, const SweepAnalysis& an, const Step
       }
 #pragma omp for schedule(dynamic, 1)
       for (long i = 0; i < na; ++i) pinn_case_step_end(run[active[i]]);
-      // the host moves every case on together: the stopped ones leave the active list
+        // the host moves every case on together: the stopped ones leave the active list
 #pragma omp single
       active.erase(std::remove_if(active.begin(), active.end(), [&](long c) { return !run[c].active; }), active.end());
     }
@@ -319,13 +326,13 @@ void run_chunk_cpu_pinn(const PinnChunk& ch, const SweepAnalysis& an, const Step
   for (long c = 0; c < n; ++c) totals[c] = run[c].totals;
 }
 
-#define FIVSIM_SWEEP_INSTANTIATE(D)                                                                            \
-  template void make_case_rk_map<D>(const MethodSpec&, const Model<D>&, double, RkStepMap<D>&);               \
-  template struct SweepShared<D>;                                                                             \
-  template struct PreparedCases<D>;                                                                           \
-  template void prepare_cases<D>(const SweepPlan&, const SweepShared<D>&, long, long, PreparedCases<D>&);      \
+#define FIVSIM_SWEEP_INSTANTIATE(D)                                                                             \
+  template void make_case_rk_map<D>(const MethodSpec&, const Model<D>&, double, RkStepMap<D>&);                 \
+  template struct SweepShared<D>;                                                                               \
+  template struct PreparedCases<D>;                                                                             \
+  template void prepare_cases<D>(const SweepPlan&, const SweepShared<D>&, long, long, PreparedCases<D>&);       \
   template void run_chunk_cpu<D>(const CaseBatch<D>&, const SweepAnalysis&, const StepOptions&, CaseResult<D>*, \
-                                 double*, int, ChunkTicker*);                                                              \
+                                 double*, int, ChunkTicker*);                                                   \
   template bool runs_as_belt<D>(const CaseBatch<D>&, const SweepAnalysis&, const StepOptions&);
 FIVSIM_SWEEP_FOR_EACH_DIMS(FIVSIM_SWEEP_INSTANTIATE)
 #undef FIVSIM_SWEEP_INSTANTIATE

@@ -23,8 +23,11 @@ void ChunkCounts::add(const ChunkCounts& o) {
 }
 
 json to_json(const ChunkCounts& c) {
-  json j = {{"case_steps", static_cast<long long>(c.case_steps)}, {"compute_s", c.compute_s}, {"setup_s", c.setup_s},
-            {"classes", c.classes},       {"status", c.status}};
+  json j = {{"case_steps", static_cast<long long>(c.case_steps)},
+            {"compute_s", c.compute_s},
+            {"setup_s", c.setup_s},
+            {"classes", c.classes},
+            {"status", c.status}};
   if (c.memory_halvings > 0) j["memory_halvings"] = c.memory_halvings;
   if (c.has_pinn) j["pinn"] = pinn_totals_json(c.pinn);
   return j;
@@ -80,7 +83,8 @@ void write_basin_stability(json& s) {
   json b = json::object();
   for (const auto& [name, count] : s["classes"].items()) {
     const double p = static_cast<double>(count.get<long>()) / static_cast<double>(n);
-    b[name] = {{"fraction", p}, {"standard_error", std::sqrt(p * (1.0 - p) / static_cast<double>(n))},
+    b[name] = {{"fraction", p},
+               {"standard_error", std::sqrt(p * (1.0 - p) / static_cast<double>(n))},
                {"cases", count.get<long>()}};
   }
   s["basin_stability"] = b;

@@ -13,7 +13,6 @@
 #include <fstream>
 #include <stdexcept>
 
-
 namespace fivsim::batch {
 namespace {
 
@@ -161,9 +160,9 @@ std::string file_check_mismatch(const fs::path& file, const json& check) {
   if (!fs::is_regular_file(file, ec)) return "it is missing";
   const FileScan s = scan_file(file);
   const long bytes = check["bytes"].get<long>();
-  if (s.bytes != bytes)
-    return std::to_string(s.bytes) + " bytes where the sweep wrote " + std::to_string(bytes);
-  if (hex64(s.hash) != check["checksum"].get<std::string>()) return "its bytes differ from what the sweep wrote (checksum)";
+  if (s.bytes != bytes) return std::to_string(s.bytes) + " bytes where the sweep wrote " + std::to_string(bytes);
+  if (hex64(s.hash) != check["checksum"].get<std::string>())
+    return "its bytes differ from what the sweep wrote (checksum)";
   return "";
 }
 
@@ -194,7 +193,8 @@ std::string SweepJournal::load(long first_case, long end_case) {
     m = json::parse(in);
     if (m.value("identity", json()) != identity_)
       return "it holds another sweep (scenario, overrides, precision, format or --shard differ from this command's)";
-    for (const auto& item : m.at("headers").items()) headers[item.key()] = integer_at(m.at("headers"), item.key().c_str());
+    for (const auto& item : m.at("headers").items())
+      headers[item.key()] = integer_at(m.at("headers"), item.key().c_str());
     // the recorded chunks tile the start of the sweep's cases, each beginning where the last ended
     long next = first_case;
     for (const json& c : m.at("chunks")) {

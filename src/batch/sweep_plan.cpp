@@ -148,9 +148,10 @@ SweepPlan::SweepPlan(const Scenario& base, const SweepSpec& spec) : base_(base),
                s.path.rfind("/initial/", 0) == 0) {
       s.rule = probe_rule(base_.document, s.path);
     } else {
-      throw InputError(path_pointer(k), "'" + s.path + "' cannot be swept: a sweep varies the numbers of /model, "
-                                        "/friction and /initial, /integrator/dt, /integrator/t_end and "
-                                        "/analysis/t_transient");
+      throw InputError(path_pointer(k), "'" + s.path +
+                                            "' cannot be swept: a sweep varies the numbers of /model, "
+                                            "/friction and /initial, /integrator/dt, /integrator/t_end and "
+                                            "/analysis/t_transient");
     }
     varies_grid_ = varies_grid_ || s.grid != GridSlot::none;
     varies_dt_ = varies_dt_ || s.grid == GridSlot::dt;
@@ -163,7 +164,8 @@ SweepPlan::SweepPlan(const Scenario& base, const SweepSpec& spec) : base_(base),
     const SweepSlot& s = slots_[k];
     rebuilds_ = rebuilds_ || s.rebuilds_model();
     for (int at : s.model_numbers) {
-      if (number_columns_.size() <= static_cast<std::size_t>(at)) number_columns_.resize(static_cast<std::size_t>(at) + 1, -1);
+      if (number_columns_.size() <= static_cast<std::size_t>(at))
+        number_columns_.resize(static_cast<std::size_t>(at) + 1, -1);
       number_columns_[static_cast<std::size_t>(at)] = static_cast<int>(k);
     }
     if (s.rebuilds_model()) continue;
@@ -206,13 +208,16 @@ void SweepPlan::resolve(std::size_t k, const json& doc) {
   for (std::size_t i = 0; i < flat[0].x.size(); ++i) {
     if (flat[0].x[i] == flat[1].x[i]) continue;
     const int t = flat[0].slot[i];
-    if (t >= 0 && flat[0].x[i] == v[0] && flat[1].x[i] == v[1]) s.targets.push_back(flat[0].targets[static_cast<std::size_t>(t)]);
-    else structural = true;
+    if (t >= 0 && flat[0].x[i] == v[0] && flat[1].x[i] == v[1])
+      s.targets.push_back(flat[0].targets[static_cast<std::size_t>(t)]);
+    else
+      structural = true;
   }
   // a slot with more targets than a kernel argument holds is made on the host too
   structural = structural || targets_.n + static_cast<int>(s.targets.size()) > kMaxSlotTargets;
   if (!structural) return;
-  const std::vector<double> p0 = parameter_numbers(sc[0].model_parameters), p1 = parameter_numbers(sc[1].model_parameters);
+  const std::vector<double> p0 = parameter_numbers(sc[0].model_parameters),
+                            p1 = parameter_numbers(sc[1].model_parameters);
   for (std::size_t i = 0; i < p0.size() && i < p1.size(); ++i)
     if (p0[i] == v[0] && p1[i] == v[1] && p0[i] != p1[i]) s.model_numbers.push_back(static_cast<int>(i));
   if (s.model_numbers.empty())
@@ -280,7 +285,8 @@ void SweepPlan::case_rows(long first, long n, std::vector<double>& rows) const {
   std::vector<double> values;
   for (long i = 0; i < n; ++i) {
     spec_.case_values(first + i, values);
-    for (std::size_t k = 0; k < np; ++k) rows[k * static_cast<std::size_t>(n) + static_cast<std::size_t>(i)] = values[k];
+    for (std::size_t k = 0; k < np; ++k)
+      rows[k * static_cast<std::size_t>(n) + static_cast<std::size_t>(i)] = values[k];
   }
 }
 
@@ -334,10 +340,9 @@ void SweepPlan::case_setup(const CaseSetup<D>& uniform, long index, const double
   apply_row(targets_, row, stride, typename D::scalar(stick_tol), out.model, out.start);
 }
 
-#define FIVSIM_SWEEP_PLAN_INSTANTIATE(D)                                             \
-  template void SweepPlan::uniform_setup<D>(double, CaseSetup<D>&) const;        \
-  template void SweepPlan::case_setup<D>(const CaseSetup<D>&, long, const double*, long, double, \
-                                         CaseSetup<D>&) const;
+#define FIVSIM_SWEEP_PLAN_INSTANTIATE(D)                                  \
+  template void SweepPlan::uniform_setup<D>(double, CaseSetup<D>&) const; \
+  template void SweepPlan::case_setup<D>(const CaseSetup<D>&, long, const double*, long, double, CaseSetup<D>&) const;
 FIVSIM_SWEEP_FOR_EACH_DIMS(FIVSIM_SWEEP_PLAN_INSTANTIATE)
 #undef FIVSIM_SWEEP_PLAN_INSTANTIATE
 

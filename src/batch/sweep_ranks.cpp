@@ -56,8 +56,7 @@ void send_parts(int dest, int tag, const std::vector<const std::string*>& parts)
   MPI_Send(head.data(), static_cast<int>(head.size()), MPI_UINT64_T, dest, tag, MPI_COMM_WORLD);
   for (const std::string* p : parts)
     for (std::size_t at = 0; at < p->size(); at += kPiece)
-      MPI_Send(p->data() + at, static_cast<int>(std::min(kPiece, p->size() - at)), MPI_BYTE, dest, tag,
-               MPI_COMM_WORLD);
+      MPI_Send(p->data() + at, static_cast<int>(std::min(kPiece, p->size() - at)), MPI_BYTE, dest, tag, MPI_COMM_WORLD);
 }
 
 std::vector<std::string> receive_parts(int source, int tag) {
@@ -83,8 +82,13 @@ class WriterExchange final : public ChunkExchange {
  public:
   WriterExchange(Ranks& ranks, long start, long end, long chunk, nlohmann::json about,
                  std::function<void(ChunkOutput&&)> write)
-      : ranks_(ranks), next_first_(start), end_(end), chunk_(std::max(1L, chunk)), write_next_(start),
-        write_(std::move(write)), about_(static_cast<std::size_t>(ranks.size())) {
+      : ranks_(ranks),
+        next_first_(start),
+        end_(end),
+        chunk_(std::max(1L, chunk)),
+        write_next_(start),
+        write_(std::move(write)),
+        about_(static_cast<std::size_t>(ranks.size())) {
     about_[0] = std::move(about);
 #ifdef FIVSIM_HAVE_MPI
     if (ranks_.size() > 1) service_ = std::thread([this] { serve(); });
@@ -175,8 +179,10 @@ class WriterExchange final : public ChunkExchange {
         }
         long msg[2] = {r ? r->first : 0, r ? r->n : 0};
         MPI_Send(msg, 2, MPI_LONG, w, kAssign, MPI_COMM_WORLD);
-        if (r) ++outstanding[wi];
-        else stopped[wi] = 1;
+        if (r)
+          ++outstanding[wi];
+        else
+          stopped[wi] = 1;
       } else if (st.MPI_TAG == kResult && parts.size() == 3) {
         const nlohmann::json head = nlohmann::json::parse(parts[0]);
         ChunkOutput out;
@@ -190,8 +196,9 @@ class WriterExchange final : public ChunkExchange {
         accept(std::move(out));
       } else {
         // a failure, or a message this version does not know (a rank of another build)
-        const nlohmann::json f = st.MPI_TAG == kFailed && !parts.empty() ? nlohmann::json::parse(parts[0], nullptr, false)
-                                                                          : nlohmann::json::object();
+        const nlohmann::json f = st.MPI_TAG == kFailed && !parts.empty()
+                                     ? nlohmann::json::parse(parts[0], nullptr, false)
+                                     : nlohmann::json::object();
         const bool known = f.is_object() && f.contains("message");
         fail(known ? f.value("code", 1) : 1,
              (known ? f["message"].get<std::string>() : std::string("an unreadable message")) + " (rank " +
@@ -240,12 +247,13 @@ class WorkerExchange final : public ChunkExchange {
   }
 
   void done(ChunkOutput&& out) override {
-    const std::string head = nlohmann::json{{"first", out.first},
-                                            {"n", out.n},
-                                            {"cases_rows", out.cases.rows},
-                                            {"points_rows", out.points.rows},
-                                            {"counts", to_json(out.counts)}}
-                                 .dump();
+    const std::string head = nlohmann::json{
+        {"first", out.first},
+        {"n", out.n},
+        {"cases_rows", out.cases.rows},
+        {"points_rows", out.points.rows},
+        {"counts",
+         to_json(out.counts)}}.dump();
     const std::string cases = block_bytes(out.cases), points = block_bytes(out.points);
     send_parts(0, kResult, {&head, &cases, &points});
   }
@@ -342,12 +350,12 @@ void Ranks::release_workers() {
 }
 
 std::unique_ptr<ChunkExchange> make_writer_exchange(Ranks& ranks, long start, long end, long chunk,
-                                                    nlohmann::json about,
-                                                    std::function<void(ChunkOutput&&)> write) {
+                                                    nlohmann::json about, std::function<void(ChunkOutput&&)> write) {
   return std::make_unique<WriterExchange>(ranks, start, end, chunk, std::move(about), std::move(write));
 }
 
-std::unique_ptr<ChunkExchange> make_worker_exchange([[maybe_unused]] Ranks& ranks, [[maybe_unused]] nlohmann::json about) {
+std::unique_ptr<ChunkExchange> make_worker_exchange([[maybe_unused]] Ranks& ranks,
+                                                    [[maybe_unused]] nlohmann::json about) {
 #ifdef FIVSIM_HAVE_MPI
   return std::make_unique<WorkerExchange>(std::move(about));
 #else

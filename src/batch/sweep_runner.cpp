@@ -138,8 +138,8 @@ struct Chunk {
 // reused as they are (a case's results and rings are written before they are read), so that a
 // sweep touches its chunk memory once
 template <class D>
-Chunk<D> prepare_chunk(const RunContext& ctx, const ChunkSettings& set, const SweepShared<D>& shared, long first, long n,
-                       Chunk<D> ch) {
+Chunk<D> prepare_chunk(const RunContext& ctx, const ChunkSettings& set, const SweepShared<D>& shared, long first,
+                       long n, Chunk<D> ch) {
   const auto t0 = Clock::now();
   ch.first = first;
   ch.n = n;
@@ -245,8 +245,8 @@ double run_in_parts(const ChunkSettings& set, Chunk<D>& ch, BackendParts& parts,
 
 // the backend of a rank's run, with the failures a test injects into it
 template <class D>
-std::unique_ptr<ChunkBackend<D>> rank_backend(const RunContext& ctx, const ChunkSettings& set,
-                                              InjectedFailures& inject, std::optional<PinnChunk>& pinn) {
+std::unique_ptr<ChunkBackend<D>> rank_backend(const RunContext& ctx, const ChunkSettings& set, InjectedFailures& inject,
+                                              std::optional<PinnChunk>& pinn) {
   BackendSettings b;
   b.cuda = ctx.cuda;
   b.an = set.an;
@@ -358,7 +358,8 @@ SweepTrajectory case_trajectory(const RunContext& ctx, long index) {
                series_values(p, v);
                tr.t.push_back(p.t);
                for (std::size_t k = 0; k < v.size(); ++k) tr.values[k].push_back(v[k]);
-               for (int i = 0; i < nc; ++i) tr.states[static_cast<std::size_t>(i)].push_back(static_cast<int>(p.contact[i]));
+               for (int i = 0; i < nc; ++i)
+                 tr.states[static_cast<std::size_t>(i)].push_back(static_cast<int>(p.contact[i]));
              });
   return tr;
 }
@@ -400,7 +401,8 @@ class AppendFile {
       for (std::size_t written = 0; written < size;) {
         const ssize_t w = ::write(fd_, data + written, size - written);
         if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) throw std::runtime_error("cannot write " + path_.string() + ": " + std::strerror(w < 0 ? errno : EIO));
+        if (w <= 0)
+          throw std::runtime_error("cannot write " + path_.string() + ": " + std::strerror(w < 0 ? errno : EIO));
         written += static_cast<std::size_t>(w);
       }
       sum.update(data, size);
@@ -432,7 +434,12 @@ class SweepFiles {
  public:
   SweepFiles(const fs::path& dir, const TableSchema& cases, const TableSchema& points, bool with_points, bool csv,
              bool h5, int n_contacts, SweepJournal& journal, bool resumed)
-      : dir_(dir), cases_schema_(cases), points_schema_(points), with_points_(with_points), csv_(csv), h5_(h5),
+      : dir_(dir),
+        cases_schema_(cases),
+        points_schema_(points),
+        with_points_(with_points),
+        csv_(csv),
+        h5_(h5),
         n_contacts_(n_contacts) {
     const auto open = [&](const std::string& name, const std::string& header) {
       files_[name] = std::make_unique<AppendFile>(dir / name, resumed ? journal.end_of(name) : 0);
@@ -472,8 +479,9 @@ class SweepFiles {
     if (h5_) {
       const auto spill = [&](const std::string& name, const ColumnBlock& b, int columns) {
         const SpillHead head = spill_head(b, columns);
-        marks[name] = files_.at(name)->append({{reinterpret_cast<const char*>(head.words), sizeof head.words},
-                                               {reinterpret_cast<const char*>(b.values.data()), b.values.size() * sizeof(double)}});
+        marks[name] = files_.at(name)->append(
+            {{reinterpret_cast<const char*>(head.words), sizeof head.words},
+             {reinterpret_cast<const char*>(b.values.data()), b.values.size() * sizeof(double)}});
       };
       spill("cases.bin", o.cases, cases_schema_.size());
       if (with_points_) spill("points.bin", o.points, points_schema_.size());
@@ -543,7 +551,7 @@ SweepOutcome run_writer(const RunContext& ctx) {
   for (long c : base.output.trajectories)
     if (c >= n_total)
       throw InputError("/output/trajectories", "case " + std::to_string(c) + " does not exist (the sweep has " +
-                                                  std::to_string(n_total) + " cases)");
+                                                   std::to_string(n_total) + " cases)");
   const long first_case = ctx.first_case, n_cases = ctx.end_case - ctx.first_case;
 
   // chunk: on a device what its memory holds (memory_budget.hpp: both slots, the kernels' local
@@ -554,10 +562,9 @@ SweepOutcome run_writer(const RunContext& ctx) {
   // a case's own setup and step map count only where the plan makes them on the host
   const bool own_setup = ctx.plan.per_case_setups(), own_map = ctx.runge_kutta() && ctx.plan.per_case_map();
   const int n_params = static_cast<int>(ctx.spec.parameters.size());
-  const ChunkFootprint footprint =
-      case_footprint<D>(own_setup, own_map, n_params, case_points_size(set.nq, an),
-                        n_params + case_schema(set.layout, {}).size(), set.pinn_block_bytes,
-                        ctx.cuda ? sweep_kernel_local_bytes<D>() : 0);
+  const ChunkFootprint footprint = case_footprint<D>(
+      own_setup, own_map, n_params, case_points_size(set.nq, an), n_params + case_schema(set.layout, {}).size(),
+      set.pinn_block_bytes, ctx.cuda ? sweep_kernel_local_bytes<D>() : 0);
   long chunk = options.chunk;
   if (chunk <= 0 && ctx.cuda) {
     MemoryFigures figures;
@@ -574,8 +581,8 @@ SweepOutcome run_writer(const RunContext& ctx) {
     // on the CPU some 2^26 case-steps a chunk (a chunk of short cases costs its fsyncs and its
     // manifest, not its stepping), at least 256 cases per thread and at most 2^16 cases
     const long steps = std::max(1L, base.integrator.steps);
-    chunk = ctx.pinn() ? 4L * threads
-                       : std::clamp((1L << 26) / steps, 256L * threads, std::max(256L * threads, 1L << 16));
+    chunk =
+        ctx.pinn() ? 4L * threads : std::clamp((1L << 26) / steps, 256L * threads, std::max(256L * threads, 1L << 16));
   }
   chunk = std::max(1L, std::min(chunk, n_cases));
 
@@ -689,17 +696,20 @@ SweepOutcome run_writer(const RunContext& ctx) {
     t.cases += o.n;
     t.case_steps += o.counts.case_steps;
     t.compute_s += o.counts.compute_s;
-    if (options.progress) options.progress(static_cast<double>(totals.cases - resumed_cases), static_cast<double>(n_cases),
-                                           totals.counts.case_steps);
+    if (options.progress)
+      options.progress(static_cast<double>(totals.cases - resumed_cases), static_cast<double>(n_cases),
+                       totals.counts.case_steps);
   };
-  const auto exchange = make_writer_exchange(ctx.ranks, first_case + resumed_cases, end_case, chunk, rank_about(ctx), write);
+  const auto exchange =
+      make_writer_exchange(ctx.ranks, first_case + resumed_cases, end_case, chunk, rank_about(ctx), write);
   // within a chunk on this process's CPU threads: the cases finished so far, their case-steps
   // estimated as whole runs (an adaptive case may stop sooner) until the chunk's own count comes
   std::function<void(long)> in_chunk;
   if (options.progress)
     in_chunk = [&](long done) {
-      options.progress(static_cast<double>(totals.cases - resumed_cases + done), static_cast<double>(n_cases),
-                       totals.counts.case_steps + static_cast<double>(done) * static_cast<double>(base.integrator.steps));
+      options.progress(
+          static_cast<double>(totals.cases - resumed_cases + done), static_cast<double>(n_cases),
+          totals.counts.case_steps + static_cast<double>(done) * static_cast<double>(base.integrator.steps));
     };
   RunContext writer_ctx = ctx;
   writer_ctx.chunk_progress = &in_chunk;
@@ -733,7 +743,8 @@ SweepOutcome run_writer(const RunContext& ctx) {
   }
   // a run that only finished what a resume kept has no rate of its own
   totals.case_steps_per_s =
-      rate_sum > 0 ? rate_sum : (totals.counts.compute_s > 0 ? totals.counts.case_steps / totals.counts.compute_s : 0.0);
+      rate_sum > 0 ? rate_sum
+                   : (totals.counts.compute_s > 0 ? totals.counts.case_steps / totals.counts.compute_s : 0.0);
 
   json& summary = outcome.summary;
   summary["name"] = base.name;
@@ -755,12 +766,9 @@ SweepOutcome run_writer(const RunContext& ctx) {
   for (int b = 0; b < kObserverCount; ++b)
     if (an.observers & (1u << b)) observers.push_back(kObserverNames[b]);
   summary["observers"] = observers;
-  summary["poincare"] = {{"section", base.analysis.poincare.section},
-                         {"contact", an.contact},
-                         {"dof", an.dof},
-                         {"value", an.value},
-                         {"direction", base.analysis.poincare.direction},
-                         {"period", an.period}};
+  summary["poincare"] = {
+      {"section", base.analysis.poincare.section},     {"contact", an.contact}, {"dof", an.dof}, {"value", an.value},
+      {"direction", base.analysis.poincare.direction}, {"period", an.period}};
   summary["t_transient"] = base.analysis.t_transient;
   summary["points_per_kind"] = an.capacity;
   if (ctx.pinn()) {
@@ -775,8 +783,11 @@ SweepOutcome run_writer(const RunContext& ctx) {
                                  {"confirmations", an.confirmations},
                                  {"adaptive", an.adaptive}};
   if (options.shard_count > 0)
-    summary["shard"] = {{"index", options.shard_index}, {"count", options.shard_count}, {"first_case", first_case},
-                        {"end_case", end_case}, {"sweep_cases", n_total}};
+    summary["shard"] = {{"index", options.shard_index},
+                        {"count", options.shard_count},
+                        {"first_case", first_case},
+                        {"end_case", end_case},
+                        {"sweep_cases", n_total}};
   if (resumed) summary["resumed"] = {{"chunks", resumed_chunks}, {"cases", resumed_cases}};
   summary["files"] = files ? files->names() : std::vector<std::string>{};
   if (!files) return outcome;
@@ -812,20 +823,23 @@ SweepOutcome run_instantiated(const RunContext& ctx) {
 void check_sweepable(const Scenario& base) {
   const MethodSpec method = base.integrator.spec();
   if (method.kind == MethodKind::smooth)
-    throw InputError("/integrator/method", "sweeps run the time steppers (moreau, rk4lcp, irk and the PINN methods) and "
-                                           "the event-driven switching model (switching); got \"smooth\"");
+    throw InputError("/integrator/method",
+                     "sweeps run the time steppers (moreau, rk4lcp, irk and the PINN methods) and "
+                     "the event-driven switching model (switching); got \"smooth\"");
   if (base.integrator.lcp_pinn)
-    throw InputError("/integrator/lcp_solver", "sweeps solve the contact LCPs of moreau, rk4lcp and irk with lemke, pgs "
-                                               "or enum; in a sweep the LCP-PINN runs inside pinn_dual, pinn_adv_dual and "
-                                               "pinn_central");
+    throw InputError("/integrator/lcp_solver",
+                     "sweeps solve the contact LCPs of moreau, rk4lcp and irk with lemke, pgs "
+                     "or enum; in a sweep the LCP-PINN runs inside pinn_dual, pinn_adv_dual and "
+                     "pinn_central");
   if (!with_instantiation(SweepInstantiations<double>{}, base.model.dof(), base.model.n_contacts(), [](auto) {}))
     throw InputError("/model", "sweeps hold at most 24 DoF and 8 contacts");
   if (method.kind == MethodKind::pinn &&
       (base.model.dof() > PinnSweepDims::max_dof || base.model.n_contacts() > PinnSweepDims::max_contacts))
     throw InputError("/model", "PINN sweeps hold at most 8 DoF and 8 contacts");
   if (method.kind == MethodKind::pinn && (base.analysis.observers & kObserveOutputError))
-    throw InputError("/analysis/reference", "the PINN methods' sweeps do not observe output_error; use moreau, rk4lcp, "
-                                            "irk or switching");
+    throw InputError("/analysis/reference",
+                     "the PINN methods' sweeps do not observe output_error; use moreau, rk4lcp, "
+                     "irk or switching");
 }
 
 // the GPU a test names ("NAME:X.Y"), judged against this build's architectures
@@ -862,8 +876,9 @@ SweepOutcome run_checked(const json& given, const SweepOptions& options, Ranks& 
       throw InputError("--shard", "must be i/N with 0 <= i < N <= the sweep's " + std::to_string(spec.n_cases()) +
                                       " cases, got '" + std::to_string(i) + "/" + std::to_string(n) + "'");
     if (ranks.size() > 1)
-      throw InputError("--shard", "under mpirun the ranks share the cases out themselves; --shard is for runs without "
-                                  "MPI (a scheduler's array job)");
+      throw InputError("--shard",
+                       "under mpirun the ranks share the cases out themselves; --shard is for runs without "
+                       "MPI (a scheduler's array job)");
     ctx.first_case = static_cast<long>(i) * spec.n_cases() / n;
     ctx.end_case = static_cast<long>(i + 1) * spec.n_cases() / n;
   }
@@ -875,13 +890,15 @@ SweepOutcome run_checked(const json& given, const SweepOptions& options, Ranks& 
     throw InputError("/analysis/reference", "is needed for the residual series a least-squares search asks for");
   // the PINN trainings run in double precision: their tolerances (1e-24 on a squared residual)
   // are below float's reach
-  if (ctx.pinn() && ctx.single) throw InputError("--precision", "the PINN methods run in double precision only, not float");
+  if (ctx.pinn() && ctx.single)
+    throw InputError("--precision", "the PINN methods run in double precision only, not float");
   // events located to 1e-12 s need double's digits
   if (base.integrator.spec().kind == MethodKind::event_driven && ctx.single)
     throw InputError("--precision", "the switching method runs in double precision only, not float");
   if (options.device != SweepDevice::cpu) {
     // each rank on a node takes its own device
-    ctx.device = options.hooks.stub_gpu.empty() ? cuda_device_info(ranks.local_rank()) : stub_gpu(options.hooks.stub_gpu);
+    ctx.device =
+        options.hooks.stub_gpu.empty() ? cuda_device_info(ranks.local_rank()) : stub_gpu(options.hooks.stub_gpu);
     ctx.cuda = ctx.device.available;
     if (ctx.device.unusable_gpu) ctx.device_fallback = ctx.device.description;
     // every rank takes part, with or without a device: the ranks on one GPU share its memory

@@ -19,8 +19,8 @@ std::vector<double> spaced(JsonObject& p, const std::string& key, bool log) {
   std::vector<double> v(static_cast<std::size_t>(count));
   for (long i = 0; i < count; ++i) {
     const double f = count == 1 ? 0.0 : static_cast<double>(i) / static_cast<double>(count - 1);
-    v[static_cast<std::size_t>(i)] = log ? std::pow(10.0, std::log10(a) + f * (std::log10(b) - std::log10(a)))
-                                         : a + f * (b - a);
+    v[static_cast<std::size_t>(i)] =
+        log ? std::pow(10.0, std::log10(a) + f * (std::log10(b) - std::log10(a))) : a + f * (b - a);
   }
   // end points exactly as given (no rounding drift at the last value)
   if (count > 1) v.back() = b;
@@ -120,8 +120,7 @@ SweepSpec parse_sweep(const json& doc) {
       if (!(par.hi >= par.lo)) throw InputError(p.pointer_of(key), "must be [low, high] with low <= high");
       if (par.log_range && !(par.lo > 0)) throw InputError(p.pointer_of(key), "logrange bounds must be > 0");
     }
-    if (given != 1)
-      throw InputError(p.pointer(), "needs exactly one of values, linspace, logspace, range, logrange");
+    if (given != 1) throw InputError(p.pointer(), "needs exactly one of values, linspace, logspace, range, logrange");
     p.finish();
     spec.parameters.push_back(std::move(par));
   }
@@ -129,7 +128,8 @@ SweepSpec parse_sweep(const json& doc) {
     for (std::size_t i = 1; i < spec.parameters.size(); ++i)
       if (spec.parameters[i].values.size() != spec.parameters[0].values.size())
         throw InputError(pointer_join(list_at, i), "zip mode needs parameters of equal length (" +
-                                                      std::to_string(spec.parameters[0].values.size()) + " values in the first)");
+                                                       std::to_string(spec.parameters[0].values.size()) +
+                                                       " values in the first)");
   }
   if (spec.mode == SweepMode::grid) {
     double n = 1;

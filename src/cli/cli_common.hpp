@@ -23,9 +23,7 @@ inline std::filesystem::path output_folder(const std::string& out, const std::st
   return out.empty() ? std::filesystem::path("runs") / default_name : std::filesystem::path(out);
 }
 
-inline double seconds_since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
+inline double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 // "\r  t = 12.0 / 40 s (30%), 1.2e+06 steps/s, ETA 3 s" (a run) or "\r  cases = 1.2e+04 / 1e+05
 // (12%), 3.4e+09 case-steps/s, ETA 20 s" (a sweep) on stderr, when it is a terminal and the work

@@ -32,10 +32,10 @@ struct RunArgs : ScenarioArgs {
 
 struct CompareArgs : ScenarioArgs {
   std::string methods = "moreau,rk4lcp,irk4,irk10,switching";
-  std::string dt;        // comma-separated; empty: the scenario's dt
-  std::string out;       // empty: runs/<name>_compare
-  double window = 0.0;   // transition pairing window (s); 0: from the reference's event spacing
-  bool series = false;   // also write every run's time series
+  std::string dt;       // comma-separated; empty: the scenario's dt
+  std::string out;      // empty: runs/<name>_compare
+  double window = 0.0;  // transition pairing window (s); 0: from the reference's event spacing
+  bool series = false;  // also write every run's time series
   bool quiet = false;
 };
 
@@ -46,15 +46,15 @@ struct StabilityArgs : ScenarioArgs {
 };
 
 struct SweepArgs : ScenarioArgs {
-  std::string out;                 // empty: runs/<name>
-  std::string device = "auto";     // auto | cpu | cuda
+  std::string out;              // empty: runs/<name>
+  std::string device = "auto";  // auto | cpu | cuda
   std::string precision = "double";
-  std::string format = "auto";     // auto | csv | h5 | both
-  long chunk = 0;                  // cases per chunk; 0: from device memory (CUDA) or the steps (CPU)
-  int threads = 0;                 // CPU backend threads; 0: all cores
+  std::string format = "auto";  // auto | csv | h5 | both
+  long chunk = 0;               // cases per chunk; 0: from device memory (CUDA) or the steps (CPU)
+  int threads = 0;              // CPU backend threads; 0: all cores
   bool quiet = false;
-  std::string shard;               // "i/N": only the i-th of N contiguous case ranges; empty: all
-  bool resume = false;             // continue the unfinished sweep in <out>.partial, if there is one
+  std::string shard;    // "i/N": only the i-th of N contiguous case ranges; empty: all
+  bool resume = false;  // continue the unfinished sweep in <out>.partial, if there is one
 };
 
 struct MergeArgs {
@@ -74,7 +74,7 @@ struct FrictionArgs : ScenarioArgs {
   double t_end = 0.0;  // 0: two periods
   double dt = 0.0;     // 0: a 2000th of a period
   int contact = 0;
-  std::string out;     // empty: runs/<name>_friction
+  std::string out;  // empty: runs/<name>_friction
 };
 
 int run_command(const RunArgs& args);

@@ -28,8 +28,8 @@ int friction_command(const FrictionArgs& args) {
     if (!std::isfinite(amplitude)) throw InputError("--amplitude", "must be finite");
     if (!(f_hz > 0) || !std::isfinite(f_hz)) throw InputError("--f-hz", "must be > 0");
     if (args.contact < 0 || args.contact >= loaded.scenario.model.n_contacts())
-      throw InputError("--contact", "must name one of the model's " + std::to_string(loaded.scenario.model.n_contacts()) +
-                                        " contacts");
+      throw InputError("--contact", "must name one of the model's " +
+                                        std::to_string(loaded.scenario.model.n_contacts()) + " contacts");
     if (!(args.t_end >= 0)) throw InputError("--t-end", "must be > 0 (or 0: two periods)");
     if (!(args.dt >= 0)) throw InputError("--dt", "must be > 0 (or 0: a 2000th of a period)");
   } catch (const InputError& e) {
@@ -43,8 +43,8 @@ int friction_command(const FrictionArgs& args) {
     const double dt = args.dt > 0 ? args.dt : period / 2000.0;
     const double w = 2.0 * M_PI * f_hz;
     StagedDirectory dir(output_folder(args.out, sc.name + "_friction"), {args.scenario});
-    const std::vector<FrictionSample> samples =
-        friction_response(c.law, c.dynamic, c.dynamic_law, [&](double t) { return amplitude * std::sin(w * t); }, t_end, dt);
+    const std::vector<FrictionSample> samples = friction_response(
+        c.law, c.dynamic, c.dynamic_law, [&](double t) { return amplitude * std::sin(w * t); }, t_end, dt);
     double lo = 0.0, hi = 0.0;
     {
       CsvWriter csv(dir.file("friction.csv"));
@@ -59,10 +59,10 @@ int friction_command(const FrictionArgs& args) {
       csv.close();
     }
     const std::string law = sc.document["friction"].is_object() ? sc.document["friction"].value("law", "") : "";
-    json j = {{"name", sc.name},       {"law", law},          {"dynamic", c.dynamic}, {"contact", args.contact},
-              {"Fn", c.Fn},            {"input", {{"amplitude", amplitude}, {"f_hz", f_hz}}},
-              {"t_end", t_end},        {"dt", dt},            {"samples", samples.size()},
-              {"min_force", lo},       {"max_force", hi},     {"scenario", sc.document}};
+    json j = {{"name", sc.name},         {"law", law},      {"dynamic", c.dynamic},
+              {"contact", args.contact}, {"Fn", c.Fn},      {"input", {{"amplitude", amplitude}, {"f_hz", f_hz}}},
+              {"t_end", t_end},          {"dt", dt},        {"samples", samples.size()},
+              {"min_force", lo},         {"max_force", hi}, {"scenario", sc.document}};
     write_json_file(dir.file("friction.json"), j);
     dir.commit();
     std::printf("friction %s (%s): v = %g sin(2π·%g t), %zu samples, F in [%.6g, %.6g] -> %s\n", sc.name.c_str(),

@@ -33,8 +33,10 @@ constexpr long kMaxIdentifications = 100000;
 std::string csv_text(const std::string& text) {
   std::string q = "\"";
   for (char ch : text) {
-    if (ch == '"') q += "\"\"";
-    else q += ch == '\n' || ch == '\r' ? ' ' : ch;
+    if (ch == '"')
+      q += "\"\"";
+    else
+      q += ch == '\n' || ch == '\r' ? ' ' : ch;
   }
   return q + "\"";
 }
@@ -58,8 +60,12 @@ std::vector<Field> result_fields(const IdentifyConfig& c, const IdentificationRe
   std::vector<Field> out;
   if (c.method == "pinn") {
     const PinnIdentifyResult* p = r ? &r->pinn_result : nullptr;
-    out = {{"J1", p ? p->J1 : kNaN},     {"J2", p ? p->J2 : kNaN},         {"c", p ? p->c : kNaN},
-           {"k", p ? p->k : kNaN},       {"pinn_rmse", p ? p->rmse : kNaN}, {"pinn_loss", p ? p->loss : kNaN},
+    out = {{"J1", p ? p->J1 : kNaN},
+           {"J2", p ? p->J2 : kNaN},
+           {"c", p ? p->c : kNaN},
+           {"k", p ? p->k : kNaN},
+           {"pinn_rmse", p ? p->rmse : kNaN},
+           {"pinn_loss", p ? p->loss : kNaN},
            {"torque_error_percent", r ? r->pinn_torque_error_percent : kNaN}};
   } else if (c.method == "greybox" && !c.parameters.empty()) {
     for (std::size_t k = 0; k < c.parameters.size(); ++k) {
@@ -174,8 +180,8 @@ int identify_batch(const json& doc, const IdentifyArgs& args) {
     progress.done();
     csv.close();
     const double wall = seconds_since(t0);
-    json summary = {{"name", first.name},   {"method", first.method},  {"cases", n},
-                    {"status", statuses},   {"wall_s", wall},          {"config", doc}};
+    json summary = {{"name", first.name}, {"method", first.method}, {"cases", n},
+                    {"status", statuses}, {"wall_s", wall},         {"config", doc}};
     write_json_file(dir.file("summary.json"), summary);
     dir.commit();
     std::printf("identify %s (%s): %ld identifications in %.3g s -> %s\n", first.name.c_str(), first.method.c_str(), n,

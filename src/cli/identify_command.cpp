@@ -84,14 +84,14 @@ int identify_command(const IdentifyArgs& args) {
     dir.commit();
     const double wall = outcome.identified["wall_s"].get<double>();
 
-    std::printf("identify %s (%s): %ld samples at dt = %g s, %.3g s -> %s\n", config.name.c_str(), config.method.c_str(),
-                r.size(), r.sample_dt(), wall, dir.final_path().c_str());
+    std::printf("identify %s (%s): %ld samples at dt = %g s, %.3g s -> %s\n", config.name.c_str(),
+                config.method.c_str(), r.size(), r.sample_dt(), wall, dir.final_path().c_str());
     if (result.pinn) {
       const PinnIdentifyResult& p = result.pinn_result;
       std::printf("  PINN (%ld training samples, %d iterations, %.3g s): loss %.3e (data %.3e, physics %.3e)\n",
                   p.training_samples, p.iterations, p.wall_s, p.loss, p.data_loss, p.physics_loss);
-      std::printf("    J1 = %.6g, J2 = %.6g, c = %.6g, k = %.6g; RMSE of N1 over every sample %.3g\n", p.J1, p.J2,
-                  p.c, p.k, p.rmse);
+      std::printf("    J1 = %.6g, J2 = %.6g, c = %.6g, k = %.6g; RMSE of N1 over every sample %.3g\n", p.J1, p.J2, p.c,
+                  p.k, p.rmse);
       if (std::isfinite(result.pinn_torque_error_percent))
         std::printf("    torque against the record's friction: %.3g%% RMS error\n", result.pinn_torque_error_percent);
     } else if (result.greybox_search) {
@@ -113,8 +113,8 @@ int identify_command(const IdentifyArgs& args) {
       }
     } else {
       print_report(result.greybox_equation ? "grey-box least squares, slip samples"
-                   : result.joint_terms        ? "unknown terms beside the known right-hand side"
-                                               : "SINDy, every sample",
+                   : result.joint_terms    ? "unknown terms beside the known right-hand side"
+                                           : "SINDy, every sample",
                    result.sindy, config);
     }
     if (result.extended) {
@@ -132,12 +132,14 @@ int identify_command(const IdentifyArgs& args) {
           if (result.has_held_intervals) {
             // the intervals themselves are the extended report's below
             const HeldIntervals& u = result.held_intervals;
-            std::printf("    95%% intervals from %s, widened by the changes with a %d-sample derivative window and "
-                        "without the stop constraints\n",
-                        u.bootstrap ? (std::to_string(u.resamples) + " resamples of " + std::to_string(u.cycles) +
-                                       " input cycles").c_str()
-                                    : "the regression's covariance",
-                        u.check_window);
+            std::printf(
+                "    95%% intervals from %s, widened by the changes with a %d-sample derivative window and "
+                "without the stop constraints\n",
+                u.bootstrap
+                    ? (std::to_string(u.resamples) + " resamples of " + std::to_string(u.cycles) + " input cycles")
+                          .c_str()
+                    : "the regression's covariance",
+                u.check_window);
           }
         }
         print_report("extended SINDy", result.extended_sindy, config);

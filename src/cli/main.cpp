@@ -39,8 +39,7 @@ int main(int argc, char** argv) {
 
   RunArgs run;
   std::string device = "auto", precision = "double";
-  auto* run_cmd = app.add_subcommand(
-      "run", "simulate one scenario; writes timeseries.csv and summary.json into --out");
+  auto* run_cmd = app.add_subcommand("run", "simulate one scenario; writes timeseries.csv and summary.json into --out");
   run_cmd->add_option("scenario", run.scenario, "scenario JSON file")->required();
   run_cmd->add_option("--out", run.out, "output folder (default runs/<name>)");
   run_cmd->add_option("--set", run.set, "override a value: /json/pointer=value (repeatable)");
@@ -64,14 +63,16 @@ int main(int argc, char** argv) {
   sweep_cmd->add_option("--precision", sweep.precision, "double or float")
       ->check(CLI::IsMember({"double", "float"}))
       ->capture_default_str();
-  sweep_cmd->add_option("--format", sweep.format,
-                        "files of the results: csv (cases.csv, points.csv), h5 (results.h5), both, or auto: both below "
-                        "10^6 cases, h5 from there on")
+  sweep_cmd
+      ->add_option("--format", sweep.format,
+                   "files of the results: csv (cases.csv, points.csv), h5 (results.h5), both, or auto: both below "
+                   "10^6 cases, h5 from there on")
       ->check(CLI::IsMember({"auto", "csv", "h5", "both"}))
       ->capture_default_str();
-  sweep_cmd->add_option("--chunk", sweep.chunk,
-                        "cases per chunk (default: half the free GPU memory; on the CPU at least 256 per thread, "
-                        "about 2^26 case-steps)")
+  sweep_cmd
+      ->add_option("--chunk", sweep.chunk,
+                   "cases per chunk (default: half the free GPU memory; on the CPU at least 256 per thread, "
+                   "about 2^26 case-steps)")
       ->check(integer_in(1, fivsim::batch::kMaxSweepChunk));
   sweep_cmd->add_option("--threads", sweep.threads, "CPU backend threads (default: all cores)")
       ->check(integer_in(1, fivsim::batch::kMaxSweepThreads));
@@ -91,10 +92,10 @@ int main(int argc, char** argv) {
   merge_cmd->add_option("--out", merge.out, "output folder (default runs/<name>)");
 
   CompareArgs compare;
-  auto* compare_cmd = app.add_subcommand(
-      "compare",
-      "run methods × step sizes against the event-driven reference; writes compare.md, compare.csv, "
-      "compare.json into --out");
+  auto* compare_cmd =
+      app.add_subcommand("compare",
+                         "run methods × step sizes against the event-driven reference; writes compare.md, compare.csv, "
+                         "compare.json into --out");
   compare_cmd->add_option("scenario", compare.scenario, "scenario JSON file")->required();
   compare_cmd->add_option("--methods", compare.methods, std::string("comma-separated: ") + fivsim::kMethodLabels)
       ->capture_default_str();
@@ -115,8 +116,7 @@ int main(int argc, char** argv) {
   stability_cmd->add_option("scenario", stability.scenario, "scenario JSON file")->required();
   stability_cmd->add_option("--param", stability.param,
                             "JSON pointer of the swept value (default: the first coefficient of /friction)");
-  stability_cmd->add_option("--linspace", stability.linspace, "start stop count (default 0 1.5 151)")
-      ->expected(3);
+  stability_cmd->add_option("--linspace", stability.linspace, "start stop count (default 0 1.5 151)")->expected(3);
   stability_cmd->add_option("--out", stability.out, "output folder (default runs/<name>_stability)");
   stability_cmd->add_option("--set", stability.set, "override a value: /json/pointer=value (repeatable)");
 
@@ -126,7 +126,8 @@ int main(int argc, char** argv) {
       "drive a scenario's friction law (static or dynamic: dahl, lugre, gms) with the sliding velocity v = A sin(2πft) "
       "(seed 002 Fig. 6); writes friction.csv (t, v, mu, F, z) and friction.json into --out");
   friction_cmd->add_option("scenario", friction.scenario, "scenario JSON file")->required();
-  friction_cmd->add_option("--amplitude", friction.amplitude, "A of v = A sin(2πft) (default: a torsion_pendulum's input)");
+  friction_cmd->add_option("--amplitude", friction.amplitude,
+                           "A of v = A sin(2πft) (default: a torsion_pendulum's input)");
   friction_cmd->add_option("--f-hz", friction.f_hz, "f of v = A sin(2πft) (default: a torsion_pendulum's input)");
   friction_cmd->add_option("--t-end", friction.t_end, "duration, s (default two periods)");
   friction_cmd->add_option("--dt", friction.dt, "sample interval, s (default a 2000th of a period)");
@@ -138,7 +139,8 @@ int main(int argc, char** argv) {
   auto* identify_cmd = app.add_subcommand(
       "identify",
       "identify a single-DoF friction oscillator from a record: sindy, extended_sindy (seed 003), greybox (seed 002: "
-      "least squares, Nelder-Mead, genetic, Levenberg-Marquardt), joint_terms (seed 004) or pinn (seed 002); writes identified.json, record.csv, "
+      "least squares, Nelder-Mead, genetic, Levenberg-Marquardt), joint_terms (seed 004) or pinn (seed 002); writes "
+      "identified.json, record.csv, "
       "response.csv (and bounds.csv) into --out; a config with a sweep block runs one identification per case "
       "into identifications.csv. Format: docs/IDENTIFY.md");
   identify_cmd->add_option("config", identify.config, "identification JSON file")->required();

@@ -2,9 +2,9 @@
 // --shard i/N` (i = 0 … N−1) into the files one run of the whole sweep writes. The shards are
 // contiguous ranges of case indices, so cases.csv and points.csv are the shards' rows in shard
 // order under one header — byte for byte what a single run writes —, results.h5 holds their rows
-// in the same order (batch/results_h5.hpp), and the decimated trajectories are copied. summary.json adds up the counts (cases, case-steps, classes, status, PINN trainings),
-// keeps each shard's throughput and device under "shards", and takes as wall_s the slowest
-// shard's (the shards ran side by side).
+// in the same order (batch/results_h5.hpp), and the decimated trajectories are copied. summary.json adds up the counts
+// (cases, case-steps, classes, status, PINN trainings), keeps each shard's throughput and device under "shards", and
+// takes as wall_s the slowest shard's (the shards ran side by side).
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -65,9 +65,10 @@ void verify_files(const Shard& s) {
     in.get(last);
   }
   if (rows != expected || last != '\n')
-    refuse(cases.string() + " is damaged: " + std::to_string(std::max(rows, 0L)) + " rows where its summary.json counts " +
-           std::to_string(expected) + " cases" + (last != '\n' ? ", the last one cut" : "") + "; run shard " +
-           std::to_string(s.index) + " again (or restore its folder)");
+    refuse(cases.string() + " is damaged: " + std::to_string(std::max(rows, 0L)) +
+           " rows where its summary.json counts " + std::to_string(expected) + " cases" +
+           (last != '\n' ? ", the last one cut" : "") + "; run shard " + std::to_string(s.index) +
+           " again (or restore its folder)");
 }
 
 // the shards in index order, each checked against the first: same sweep, every index once
@@ -180,7 +181,8 @@ int merge_command(const MergeArgs& args) {
     if (fs::exists(shards.front().dir / "results.h5")) {
       std::vector<fs::path> parts;
       for (const Shard& s : shards) {
-        if (!fs::exists(s.dir / "results.h5")) refuse(s.dir.string() + " has no results.h5, " + shards.front().dir.string() + " has");
+        if (!fs::exists(s.dir / "results.h5"))
+          refuse(s.dir.string() + " has no results.h5, " + shards.front().dir.string() + " has");
         parts.push_back(s.dir / "results.h5");
       }
       batch::join_results_h5(parts, dir.file("results.h5"), summary, summary.value("n_contacts", 0));
@@ -194,14 +196,16 @@ int merge_command(const MergeArgs& args) {
     dir.commit();
     std::printf("merge %s: %zu shards, %ld cases -> %s\n", name.c_str(), shards.size(), cases,
                 dir.final_path().c_str());
-    for (const auto& [cls, count] : summary["classes"].items()) std::printf("  %-28s %ld\n", cls.c_str(), count.get<long>());
+    for (const auto& [cls, count] : summary["classes"].items())
+      std::printf("  %-28s %ld\n", cls.c_str(), count.get<long>());
     return kExitOk;
   } catch (const InputError& e) {
     // a refusal about the shards names no pointer
     std::fprintf(stderr, "fivsim merge: %s\n", e.pointer.empty() ? printable(e.rule).c_str() : e.what());
     return kExitBadInput;
   } catch (const json::exception& e) {
-    std::fprintf(stderr, "fivsim merge: a shard's summary.json lacks what `fivsim sweep --shard` writes: %s\n", e.what());
+    std::fprintf(stderr, "fivsim merge: a shard's summary.json lacks what `fivsim sweep --shard` writes: %s\n",
+                 e.what());
     return kExitBadInput;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "fivsim merge: %s\n", e.what());

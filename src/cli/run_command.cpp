@@ -15,9 +15,9 @@ int validate_command(const ScenarioArgs& args) {
     const LoadedScenario l = load_scenario(args);
     const Scenario& sc = l.scenario;
     std::printf("ok: %s — %s, %d DoF, %d contact(s), LCP size %d; %s dt=%g to t=%g (%ld steps), lcp_solver=%s\n",
-                sc.name.c_str(), sc.model.type.c_str(), sc.model.dof(), sc.model.n_contacts(),
-                sc.model.lcp_size(), sc.integrator.method.c_str(), sc.integrator.dt, sc.integrator.t_end,
-                sc.integrator.steps, lcp_solver_name(sc.integrator.step.solver));
+                sc.name.c_str(), sc.model.type.c_str(), sc.model.dof(), sc.model.n_contacts(), sc.model.lcp_size(),
+                sc.integrator.method.c_str(), sc.integrator.dt, sc.integrator.t_end, sc.integrator.steps,
+                lcp_solver_name(sc.integrator.step.solver));
     return kExitOk;
   } catch (const InputError& e) {
     std::fprintf(stderr, "fivsim validate: %s\n", e.what());
@@ -39,11 +39,12 @@ int run_command(const RunArgs& args) {
   try {
     StagedDirectory dir(output_folder(args.out, sc.name), {args.scenario});
     std::unique_ptr<TimeseriesCsv> csv;
-    if (sc.output.timeseries) csv = std::make_unique<TimeseriesCsv>(dir.file("timeseries.csv"), loaded.model->n_dof, nc);
+    if (sc.output.timeseries)
+      csv = std::make_unique<TimeseriesCsv>(dir.file("timeseries.csv"), loaded.model->n_dof, nc);
     ProgressLine progress(!args.quiet, sc.integrator.t_end, "t", " s", "steps/s");
-    const ScenarioRunResult result =
-        run_scenario(loaded, csv ? csv->sink() : RunRowSink(),
-                     [&](double t, long steps) { progress.update(t, static_cast<double>(steps)); });
+    const ScenarioRunResult result = run_scenario(loaded, csv ? csv->sink() : RunRowSink(), [&](double t, long steps) {
+      progress.update(t, static_cast<double>(steps));
+    });
     progress.done();
     if (csv) csv->close();
     write_json_file(dir.file("summary.json"), result.summary);
@@ -55,8 +56,9 @@ int run_command(const RunArgs& args) {
                 result.complete ? "run" : "INCOMPLETE run", sc.name.c_str(), s["steps"].get<long>(), wall,
                 s["steps_per_s"].get<double>(), s["events"].size(), dir.final_path().c_str());
     if (!result.complete) {
-      std::fprintf(stderr, "fivsim run: numerical failure (%s); the time series up to there is kept and "
-                           "summary.json is marked incomplete\n",
+      std::fprintf(stderr,
+                   "fivsim run: numerical failure (%s); the time series up to there is kept and "
+                   "summary.json is marked incomplete\n",
                    result.failure.c_str());
       return kExitNumerical;
     }

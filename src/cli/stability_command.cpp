@@ -48,10 +48,10 @@ int stability_command(const StabilityArgs& args) {
     const std::string& param = scan.parameter;
     const std::vector<double>& values = scan.table.columns[0];
     if (crossings.empty()) {
-      std::printf("stability %s: %s from %s to %s: no crossing of the imaginary axis (max real part %s at the start) -> %s\n",
-                  name.c_str(), param.c_str(), format_value(values.front()).c_str(),
-                  format_value(values.back()).c_str(), format_value(scan.table.columns[1].front()).c_str(),
-                  dir->final_path().c_str());
+      std::printf(
+          "stability %s: %s from %s to %s: no crossing of the imaginary axis (max real part %s at the start) -> %s\n",
+          name.c_str(), param.c_str(), format_value(values.front()).c_str(), format_value(values.back()).c_str(),
+          format_value(scan.table.columns[1].front()).c_str(), dir->final_path().c_str());
     } else {
       for (const auto& c : crossings)
         std::printf("stability %s: critical %s = %.10g (the sliding equilibrium becomes %s) -> %s\n", name.c_str(),

@@ -39,7 +39,8 @@ int sweep_command(const SweepArgs& args) {
     ranks = std::make_unique<batch::Ranks>();
   } catch (const std::exception& e) {
     // every process of the launch fails alike: the first says why
-    const char* rank = std::getenv("OMPI_COMM_WORLD_RANK") ? std::getenv("OMPI_COMM_WORLD_RANK") : std::getenv("PMI_RANK");
+    const char* rank =
+        std::getenv("OMPI_COMM_WORLD_RANK") ? std::getenv("OMPI_COMM_WORLD_RANK") : std::getenv("PMI_RANK");
     if (!rank || std::atoi(rank) == 0) std::fprintf(stderr, "fivsim sweep: %s\n", e.what());
     return kExitBadInput;
   }
@@ -56,7 +57,7 @@ int sweep_command(const SweepArgs& args) {
   batch::SweepOptions options;
   options.out = args.out;
   options.inputs = {args.scenario};
-  options.device = args.device == "cpu" ? batch::SweepDevice::cpu
+  options.device = args.device == "cpu"    ? batch::SweepDevice::cpu
                    : args.device == "cuda" ? batch::SweepDevice::cuda
                                            : batch::SweepDevice::automatic;
   options.single_precision = args.precision == "float";
@@ -97,12 +98,13 @@ int sweep_command(const SweepArgs& args) {
     if (!out.warning.empty()) std::fprintf(stderr, "fivsim sweep: warning: %s\n", out.warning.c_str());
     const json& s = out.summary;
     const long n_ranks = static_cast<long>(s["ranks"].size());
-    std::printf("sweep %s: %ld cases × %ld steps on %s (%s)%s in %.3g s: %.3g case-steps/s stepping, %.3g end to "
-                "end -> %s\n",
-                s["name"].get<std::string>().c_str(), s["cases"].get<long>(), s["steps"].get<long>(),
-                s["device"].get<std::string>().c_str(), s["precision"].get<std::string>().c_str(),
-                n_ranks > 1 ? (", " + std::to_string(n_ranks) + " ranks").c_str() : "", s["wall_s"].get<double>(),
-                s["case_steps_per_s"].get<double>(), s["end_to_end_case_steps_per_s"].get<double>(), out.out.c_str());
+    std::printf(
+        "sweep %s: %ld cases × %ld steps on %s (%s)%s in %.3g s: %.3g case-steps/s stepping, %.3g end to "
+        "end -> %s\n",
+        s["name"].get<std::string>().c_str(), s["cases"].get<long>(), s["steps"].get<long>(),
+        s["device"].get<std::string>().c_str(), s["precision"].get<std::string>().c_str(),
+        n_ranks > 1 ? (", " + std::to_string(n_ranks) + " ranks").c_str() : "", s["wall_s"].get<double>(),
+        s["case_steps_per_s"].get<double>(), s["end_to_end_case_steps_per_s"].get<double>(), out.out.c_str());
     // what stopping each case when its class was known saved
     if (s.contains("classification") && s["classification"].value("adaptive", false)) {
       const double fixed = static_cast<double>(s["cases"].get<long>()) * static_cast<double>(s["steps"].get<long>());

@@ -65,8 +65,9 @@ CudaDeviceInfo cuda_device_info(int ordinal) {
   cudaError_t err = cudaGetDeviceCount(&count);
   if (err != cudaSuccess || count == 0) {
     // the driver's words in brackets: "no CUDA-capable device is detected", "CUDA driver version is insufficient..."
-    info.description = err != cudaSuccess ? std::string("no CUDA device (the CUDA runtime says: ") + cudaGetErrorString(err) + ")"
-                                          : std::string("no CUDA device");
+    info.description = err != cudaSuccess
+                           ? std::string("no CUDA device (the CUDA runtime says: ") + cudaGetErrorString(err) + ")"
+                           : std::string("no CUDA device");
     return info;
   }
   info.ordinal = ordinal % count;
@@ -76,8 +77,8 @@ CudaDeviceInfo cuda_device_info(int ordinal) {
   std::size_t free_b = 0, total_b = 0;
   if (err == cudaSuccess) err = cudaMemGetInfo(&free_b, &total_b);
   if (err != cudaSuccess) {
-    info.description = std::string("no usable CUDA device (device ") + std::to_string(info.ordinal) +
-                       ": " + cudaGetErrorString(err) + ")";
+    info.description = std::string("no usable CUDA device (device ") + std::to_string(info.ordinal) + ": " +
+                       cudaGetErrorString(err) + ")";
     return info;
   }
   info.available = true;

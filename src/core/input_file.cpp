@@ -36,8 +36,8 @@ std::string read_input_file(const std::string& path, std::uintmax_t max_bytes, c
   if (!S_ISREG(st.st_mode))
     throw InputError::in_file(path, "is not a regular file (a device, pipe or socket), not " + what + " file");
   const auto too_large = [&] {
-    return InputError::in_file(path, "is larger than " + std::to_string(max_bytes >> 20) + " MiB, the most fivsim reads as " +
-                                         what + " file");
+    return InputError::in_file(
+        path, "is larger than " + std::to_string(max_bytes >> 20) + " MiB, the most fivsim reads as " + what + " file");
   };
   if (static_cast<std::uintmax_t>(st.st_size) > max_bytes) throw too_large();
   std::string text(static_cast<std::size_t>(st.st_size), '\0');

@@ -12,8 +12,12 @@ namespace {
 void bristle_rates(const DynamicFrictionLaw& d, double& per_speed, double& absolute) {
   per_speed = absolute = 0.0;
   switch (d.kind) {
-    case DynamicLawKind::dahl: per_speed = std::max(1.0, d.p[2]) * d.p[0] / d.p[1]; break;
-    case DynamicLawKind::lugre: per_speed = d.p[0] / std::min(d.p[3], d.p[4]); break;
+    case DynamicLawKind::dahl:
+      per_speed = std::max(1.0, d.p[2]) * d.p[0] / d.p[1];
+      break;
+    case DynamicLawKind::lugre:
+      per_speed = d.p[0] / std::min(d.p[3], d.p[4]);
+      break;
     case DynamicLawKind::gms:
       for (int i = 0; i < d.n_elements; ++i) {
         const double threshold = d.element[i].alpha * std::min(d.p[0], d.p[1]) / d.element[i].K;

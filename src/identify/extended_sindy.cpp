@@ -12,8 +12,10 @@ Segregation segregate_stick_slip(const Eigen::VectorXd& x2, double v_stop, doubl
   Segregation s;
   for (long i = 0; i < x2.size(); ++i) {
     const double a = std::abs(x2(i));
-    if (a <= v_stop) s.stop.push_back(i);
-    else if (a > v_slip) s.slip.push_back(i);
+    if (a <= v_stop)
+      s.stop.push_back(i);
+    else if (a > v_slip)
+      s.slip.push_back(i);
   }
   return s;
 }
@@ -60,11 +62,16 @@ Eq12Terms find_eq12_terms(const std::vector<LibraryTerm>& terms) {
   for (std::size_t j = 0; j < terms.size(); ++j) {
     const std::string& n = terms[j].name;
     const int i = static_cast<int>(j);
-    if (n == "x1") at.x1 = i;
-    else if (n == "x2") at.x2 = i;
-    else if (n == "u") at.u = i;
-    else if (n == "du") at.du = i;
-    else if (n == "sgn(x2)") at.sgn = i;
+    if (n == "x1")
+      at.x1 = i;
+    else if (n == "x2")
+      at.x2 = i;
+    else if (n == "u")
+      at.u = i;
+    else if (n == "du")
+      at.du = i;
+    else if (n == "sgn(x2)")
+      at.sgn = i;
   }
   return at;
 }

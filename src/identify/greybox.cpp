@@ -38,7 +38,7 @@ struct Simplex {
   std::vector<double> f;
   int iterations = 0;
   bool done = false;
-  bool shrinking = false;  // batched: its iteration ends with a shrink, whose vertices are next
+  bool shrinking = false;    // batched: its iteration ends with a shrink, whose vertices are next
   double best_f = HUGE_VAL;  // the best value so far, and the iteration that found it
   int best_at = 0;
 };

@@ -48,9 +48,12 @@ SdofParameters parameters_of(const Eigen::VectorXd& row, const std::vector<Libra
     const std::string& n = terms[j].name;
     const double v = row(static_cast<long>(j));
     // + 0.0: a zero coefficient reads 0, not −0
-    if (n == "x1") p.k = -v + 0.0;
-    else if (n == "x2") p.c = -v + 0.0;
-    else if (n == "sgn(x2)") p.F = -v + 0.0;
+    if (n == "x1")
+      p.k = -v + 0.0;
+    else if (n == "x2")
+      p.c = -v + 0.0;
+    else if (n == "sgn(x2)")
+      p.F = -v + 0.0;
   }
   return p;
 }
@@ -126,7 +129,8 @@ std::vector<long> away_from_stops(const Segregation& seg, long n, int reach) {
 
 // greybox least_squares / rls: ẍ = k̂(u − x) + ĉ(u̇ − ẋ) − F̂ sgn(ẋ) over the slip samples
 IdentificationResult greybox_equation_error(const IdentifyConfig& config, const Record& record) {
-  if (!record.has_input()) throw InputError("/data", "greybox least squares fits seed 003 Eq. 11 and needs the input u");
+  if (!record.has_input())
+    throw InputError("/data", "greybox least squares fits seed 003 Eq. 11 and needs the input u");
   IdentifyConfig c = config;
   c.library = polynomial_terms(1, true, false);
   c.library.push_back(parse_library_term("sgn(x2)"));
@@ -174,11 +178,11 @@ IdentificationResult joint_terms(const IdentifyConfig& c, const Record& record) 
     d2 = (f0 + fs * std::sin(w * t) + fc * std::cos(w * t) - C * x2 - K * x1) / M;
   };
   std::vector<long> rows;
-  if (c.slip_only) rows = segregate_stick_slip(record.v, 0.0, c.v_slip).slip;
+  if (c.slip_only)
+    rows = segregate_stick_slip(record.v, 0.0, c.v_slip).slip;
   else
     for (long i = 0; i < record.size(); ++i) rows.push_back(i);
-  if (rows.size() < c.library.size())
-    throw InputError("/options/v_slip", "leaves fewer samples than library terms");
+  if (rows.size() < c.library.size()) throw InputError("/options/v_slip", "leaves fewer samples than library terms");
   const Eigen::VectorXd acc = derivative(record.v, record, c);
   Eigen::VectorXd y(static_cast<long>(rows.size()));
   for (std::size_t k = 0; k < rows.size(); ++k) {
@@ -283,7 +287,8 @@ IdentificationResult greybox_search(const IdentifyConfig& c, const Record& recor
     starts.col(0) = x0;
     for (long k = 1; k < starts.cols(); ++k)
       for (long i = 0; i < n; ++i)
-        starts(i, k) = lo(i) + unit_draw(c.search_seed, 0x6e6dULL, static_cast<std::uint64_t>(k * n + i)) * (hi(i) - lo(i));
+        starts(i, k) =
+            lo(i) + unit_draw(c.search_seed, 0x6e6dULL, static_cast<std::uint64_t>(k * n + i)) * (hi(i) - lo(i));
     s = nelder_mead_simplices(errors, starts, 0.05 * (hi - lo), lo, hi, c.max_iter_search);
   } else {
     s = nelder_mead(polled, x0, 0.05 * (hi - lo), lo, hi, c.max_iter_search);
@@ -367,16 +372,17 @@ Record identification_record(const IdentifyConfig& c) {
   }
   const int window = derivative_window(c, r.sample_dt());
   if (window > r.size())
-    throw InputError(c.window > 0 ? "/options/window" : "/options/window_s",
-                     "is larger than the record (" + std::to_string(window) + " of " + std::to_string(r.size()) +
-                         " samples)");
+    throw InputError(
+        c.window > 0 ? "/options/window" : "/options/window_s",
+        "is larger than the record (" + std::to_string(window) + " of " + std::to_string(r.size()) + " samples)");
   // noise on the measured channels, each at the same signal-to-noise ratio
   const bool by_snr = std::isfinite(c.noise_snr_db);
   if (by_snr || c.noise_std > 0.0) {
     const double sx = by_snr ? noise_sigma_for_snr(r.x, c.noise_snr_db) : c.noise_std;
     const double x_rms = root_mean_square(r.x);
     if (r.v.size()) {
-      const double sv = by_snr ? noise_sigma_for_snr(r.v, c.noise_snr_db) : (x_rms > 0 ? sx * root_mean_square(r.v) / x_rms : 0.0);
+      const double sv =
+          by_snr ? noise_sigma_for_snr(r.v, c.noise_snr_db) : (x_rms > 0 ? sx * root_mean_square(r.v) / x_rms : 0.0);
       add_noise(r.v, sv, c.noise_seed + 1);
     }
     add_noise(r.x, sx, c.noise_seed);
@@ -391,7 +397,7 @@ IdentificationResult identify(const IdentifyConfig& c, const Record& record) {
   if (c.method == "pinn") return pinn(c, record);
   if (c.method == "greybox")
     return c.greybox_optimizer == "least_squares" || c.greybox_optimizer == "rls" ? greybox_equation_error(c, record)
-                                                                                   : greybox_search(c, record);
+                                                                                  : greybox_search(c, record);
   IdentificationResult out;
   out.record = record;
   const Eigen::MatrixXd X = state_matrix(record, {});
@@ -427,8 +433,9 @@ IdentificationResult identify(const IdentifyConfig& c, const Record& record) {
     out.n_stop = static_cast<long>(seg.stop.size());
     out.n_slip = static_cast<long>(seg.slip.size());
     if (seg.slip.size() < c.library.size())
-      throw InputError("/options/v_slip", "leaves " + std::to_string(seg.slip.size()) + " slip samples, fewer than the " +
-                                              std::to_string(c.library.size()) + " library terms");
+      throw InputError("/options/v_slip", "leaves " + std::to_string(seg.slip.size()) +
+                                              " slip samples, fewer than the " + std::to_string(c.library.size()) +
+                                              " library terms");
     // step 2: SINDy on the slip samples
     const SindyFit slip = sindy_fit(select_rows(theta, seg.slip), select_rows(dX, seg.slip), options);
     out.slip_sindy = report(c, slip.xi, record, out.n_slip, slip.iterations);
@@ -448,15 +455,17 @@ IdentificationResult identify(const IdentifyConfig& c, const Record& record) {
       // the excess force of a sample just past a break-away (ü by the derivative filter, at the
       // step-2 estimate)
       const int window = derivative_window(c, record.sample_dt());
-      HeldData data{record.x, record.v, dX.col(1), record.u, record.du, seg.stop,
-                    away_from_stops(seg, record.size(), window / 2), {}};
+      HeldData data{
+          record.x, record.v, dX.col(1), record.u, record.du, seg.stop, away_from_stops(seg, record.size(), window / 2),
+          {}};
       const SdofParameters guess = out.slip_sindy.parameters;
       const Eigen::VectorXd ddu = derivative(record.du, record, c);
       for (long i : seg.stop) data.slack.push_back(held_slack(c.v_stop, guess.k * record.du(i) + guess.c * ddu(i)));
       out.held = data.fit();
       if (!out.held.ok)
-        throw InputError("/options/v_slip", "the slip samples do not determine k, c and F (too few, or dependent "
-                                            "columns): lower v_slip or record longer");
+        throw InputError("/options/v_slip",
+                         "the slip samples do not determine k, c and F (too few, or dependent "
+                         "columns): lower v_slip or record longer");
       // the intervals: a bootstrap over the input's cycles, widened by ẋ2 with the window doubled
       // and by the constraints' pull (identify/held_uncertainty.hpp)
       IdentifyConfig doubled = c;

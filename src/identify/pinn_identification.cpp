@@ -17,9 +17,7 @@ namespace {
 // depend on how many threads computed them
 constexpr long kBlock = 32;
 
-double bounded(const PinnCoefficient& c, double theta) {
-  return c.lo + (c.hi - c.lo) * 0.5 * (1.0 + std::tanh(theta));
-}
+double bounded(const PinnCoefficient& c, double theta) { return c.lo + (c.hi - c.lo) * 0.5 * (1.0 + std::tanh(theta)); }
 
 double bounded_slope(const PinnCoefficient& c, double theta) {
   const double th = std::tanh(theta);
@@ -58,7 +56,8 @@ PinnIdentifyProblem::PinnIdentifyProblem(const PinnIdentifyData& data, const Pin
   coef_[3] = options.k;
   for (int j = 0; j < 4; ++j)
     if (coef_[j].trainable) {
-      if (!(coef_[j].hi > coef_[j].lo)) throw std::invalid_argument("pinn identification: a trainable coefficient needs lo < hi");
+      if (!(coef_[j].hi > coef_[j].lo))
+        throw std::invalid_argument("pinn identification: a trainable coefficient needs lo < hi");
       trainable_.push_back(j);
     }
 
@@ -213,7 +212,8 @@ PinnIdentifyResult pinn_identify(const PinnIdentifyData& data, const PinnIdentif
   const PinnIdentifyProblem problem(data, options);
   const int n = problem.parameter_count();
   Eigen::VectorXd p = problem.initial_parameters();
-  std::vector<double> grad(static_cast<std::size_t>(n)), work(static_cast<std::size_t>(optimizer_work_size(n, options.optimizer)));
+  std::vector<double> grad(static_cast<std::size_t>(n)),
+      work(static_cast<std::size_t>(optimizer_work_size(n, options.optimizer)));
   long evaluations = 0;
   auto objective = [&](const double* x, double* g) {
     if (options.poll) options.poll();

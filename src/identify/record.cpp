@@ -93,7 +93,8 @@ Record read_record_csv(const std::string& path, const RecordColumns& columns, co
   if (idu >= 0) r.du = as_vector(cols[4]);
   if (iff >= 0) r.friction = as_vector(cols[5]);
   if (!uniformly_sampled(r.t))
-    throw InputError(pointer_join(pointer, "t"), "the samples of '" + path + "' must be increasing and uniform in time");
+    throw InputError(pointer_join(pointer, "t"),
+                     "the samples of '" + path + "' must be increasing and uniform in time");
   return r;
 }
 
@@ -109,14 +110,16 @@ Record simulate_record(const ModelDescription& model, double q0, double u0, doub
     v.push_back(s.u(0));
     // the force that resists the motion, as F_f enters seed 002 Eq. 9
     double f = 0.0;
-    for (std::size_t i = 0; i < model.contacts.size(); ++i) f -= model.contacts[i].w_T(0) * s.lamT(static_cast<long>(i));
+    for (std::size_t i = 0; i < model.contacts.size(); ++i)
+      f -= model.contacts[i].w_T(0) * s.lamT(static_cast<long>(i));
     friction.push_back(f);
   };
   if (model.has_dynamic_friction()) {
     const SmoothOutcome out = simulate_smooth(model, q, u, t_end, sample_dt, 1e-9, SmoothOptions{}, observe);
     if (out.status != Status::ok) throw ModelError("the smooth integration stopped: " + out.message);
   } else {
-    const EventDrivenOutcome out = simulate_event_driven(model, q, u, 0.0, t_end, sample_dt, EventDrivenOptions{}, observe);
+    const EventDrivenOutcome out =
+        simulate_event_driven(model, q, u, 0.0, t_end, sample_dt, EventDrivenOptions{}, observe);
     if (out.status != Status::ok) throw ModelError("the event-driven reference stopped: " + out.message);
   }
   Record r;

@@ -94,8 +94,8 @@ SdofResponse simulate_identified(const IdentifiedSdof& eq, const Record& record,
   out.x(0) = x1;
   for (long i = 1; i < n; ++i) {
     for (int s = 0; s < substeps; ++s) {
-      const double t_end = record.t(0) + (static_cast<double>(i - 1) + static_cast<double>(s + 1) / substeps) *
-                                             record.sample_dt();
+      const double t_end =
+          record.t(0) + (static_cast<double>(i - 1) + static_cast<double>(s + 1) / substeps) * record.sample_dt();
       // events inside one substep are bounded; each one is located by bisection
       for (int guard = 0; guard < 16 && t < t_end; ++guard) {
         if (!sys.sticks()) {

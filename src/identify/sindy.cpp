@@ -126,11 +126,21 @@ double evaluate_term(const LibraryTerm& term, const double* x) {
   for (const TermFactor& f : term.factors) {
     const double a = x[static_cast<int>(f.var)];
     switch (f.fn) {
-      case FactorFn::power: value *= f.power == 1 ? a : std::pow(a, f.power); break;
-      case FactorFn::sgn: value *= a > 0.0 ? 1.0 : (a < 0.0 ? -1.0 : 0.0); break;
-      case FactorFn::abs: value *= std::abs(a); break;
-      case FactorFn::sin: value *= std::sin(a); break;
-      case FactorFn::cos: value *= std::cos(a); break;
+      case FactorFn::power:
+        value *= f.power == 1 ? a : std::pow(a, f.power);
+        break;
+      case FactorFn::sgn:
+        value *= a > 0.0 ? 1.0 : (a < 0.0 ? -1.0 : 0.0);
+        break;
+      case FactorFn::abs:
+        value *= std::abs(a);
+        break;
+      case FactorFn::sin:
+        value *= std::sin(a);
+        break;
+      case FactorFn::cos:
+        value *= std::cos(a);
+        break;
     }
   }
   return value;

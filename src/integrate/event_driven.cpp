@@ -145,19 +145,27 @@ class ModalSystem {
     for (std::size_t k = 0; k < fns.size(); ++k) {
       const int i = fns[k].contact;
       switch (fns[k].watch) {
-        case Watch::closed_gap: v[k] = -gap_(i); break;
-        case Watch::open_gap: v[k] = gap_(i); break;
-        case Watch::slip_velocity: v[k] = mode_[i] == ContactState::slip_pos ? gamma_(i) : -gamma_(i); break;
-        case Watch::stick_upper: v[k] = mu_minus0(i) * lamN_(i) - lamT_(i); break;
-        case Watch::stick_lower: v[k] = lamT_(i) + mu_plus0(i) * lamN_(i); break;
+        case Watch::closed_gap:
+          v[k] = -gap_(i);
+          break;
+        case Watch::open_gap:
+          v[k] = gap_(i);
+          break;
+        case Watch::slip_velocity:
+          v[k] = mode_[i] == ContactState::slip_pos ? gamma_(i) : -gamma_(i);
+          break;
+        case Watch::stick_upper:
+          v[k] = mu_minus0(i) * lamN_(i) - lamT_(i);
+          break;
+        case Watch::stick_lower:
+          v[k] = lamT_(i) + mu_plus0(i) * lamN_(i);
+          break;
       }
     }
   }
 
   // the tangential mode of a touching contact from its slip velocity alone
-  static ContactState slip_state(double gamma) {
-    return gamma > 0 ? ContactState::slip_pos : ContactState::slip_neg;
-  }
+  static ContactState slip_state(double gamma) { return gamma > 0 ? ContactState::slip_pos : ContactState::slip_neg; }
 
   // makes the modes consistent at (t, y): contacts marked `try_stick` stick when their holding
   // forces lie within the static bounds; the worst violator slips in the direction of its excess
@@ -234,12 +242,13 @@ bool event_driven_supports(const ModelDescription& d, std::string* why) {
 }
 
 EventDrivenOutcome simulate_event_driven(const ModelDescription& d, const Eigen::VectorXd& q0,
-                                         const Eigen::VectorXd& u0, double t0, double t_end,
-                                         double sample_dt, const EventDrivenOptions& opt,
+                                         const Eigen::VectorXd& u0, double t0, double t_end, double sample_dt,
+                                         const EventDrivenOptions& opt,
                                          const std::function<void(const ReferenceSample&)>& observe) {
   std::string why;
   if (!event_driven_supports(d, &why)) throw ModelError(why);
-  if (!(sample_dt > 0.0) || !(t_end > t0)) throw ModelError("event-driven reference: need sample_dt > 0 and t_end > t0");
+  if (!(sample_dt > 0.0) || !(t_end > t0))
+    throw ModelError("event-driven reference: need sample_dt > 0 and t_end > t0");
   ModalSystem sys(d);
   const int n = sys.dof(), nc = sys.contacts();
   EventDrivenOutcome out;
@@ -386,15 +395,15 @@ EventDrivenOutcome simulate_event_driven(const ModelDescription& d, const Eigen:
     sys.event_values(t, y.data(), fns, phi_m);
     const std::vector<ContactState> before = mode;
     std::vector<bool> try_stick(nc, false);
-    auto at_rest = [&](int i) {
-      return std::abs(sys.gamma()(i)) <= 1e-9 * (1.0 + std::abs(d.contacts[i].v_surface));
-    };
+    auto at_rest = [&](int i) { return std::abs(sys.gamma()(i)) <= 1e-9 * (1.0 + std::abs(d.contacts[i].v_surface)); };
     for (std::size_t k = 0; k < fns.size(); ++k) {
       // the crossing function and every armed one at zero now fire (simultaneous events)
       if (!armed[k] || phi_m[k] > 1e3 * opt.abs_tol) continue;
       const int i = fns[k].contact;
       switch (fns[k].watch) {
-        case Watch::closed_gap: mode[i] = ContactState::free; break;
+        case Watch::closed_gap:
+          mode[i] = ContactState::free;
+          break;
         case Watch::open_gap:
           mode[i] = sys.slip_state(sys.gamma()(i));
           try_stick[i] = at_rest(i);
@@ -406,8 +415,12 @@ EventDrivenOutcome simulate_event_driven(const ModelDescription& d, const Eigen:
             try_stick[i] = true;
           }
           break;
-        case Watch::stick_upper: mode[i] = ContactState::slip_neg; break;
-        case Watch::stick_lower: mode[i] = ContactState::slip_pos; break;
+        case Watch::stick_upper:
+          mode[i] = ContactState::slip_neg;
+          break;
+        case Watch::stick_lower:
+          mode[i] = ContactState::slip_pos;
+          break;
       }
     }
     // sticks where the holding force allows it; otherwise slips the way the force points

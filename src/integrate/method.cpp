@@ -11,11 +11,16 @@ namespace fivsim {
 std::string MethodSpec::label() const {
   const std::string suffix = std::string(forces == StageForces::ramp ? "-interp" : "") + (lcp_pinn ? "+lcp_pinn" : "");
   switch (kind) {
-    case MethodKind::moreau: return "moreau" + suffix;
-    case MethodKind::rk4lcp: return "rk4lcp" + suffix;
-    case MethodKind::irk: return "irk" + std::to_string(stages) + suffix;
-    case MethodKind::event_driven: return "switching";
-    case MethodKind::smooth: return "smooth";
+    case MethodKind::moreau:
+      return "moreau" + suffix;
+    case MethodKind::rk4lcp:
+      return "rk4lcp" + suffix;
+    case MethodKind::irk:
+      return "irk" + std::to_string(stages) + suffix;
+    case MethodKind::event_driven:
+      return "switching";
+    case MethodKind::smooth:
+      return "smooth";
     case MethodKind::pinn:
       if (framework == PinnFramework::central) return "pinn_central";
       return std::string(pinn_framework_name(framework)) + std::to_string(stages);
@@ -25,11 +30,16 @@ std::string MethodSpec::label() const {
 
 const char* pinn_framework_name(PinnFramework f) {
   switch (f) {
-    case PinnFramework::single: return "pinn_single";
-    case PinnFramework::dual: return "pinn_dual";
-    case PinnFramework::adv_single: return "pinn_adv_single";
-    case PinnFramework::adv_dual: return "pinn_adv_dual";
-    case PinnFramework::central: return "pinn_central";
+    case PinnFramework::single:
+      return "pinn_single";
+    case PinnFramework::dual:
+      return "pinn_dual";
+    case PinnFramework::adv_single:
+      return "pinn_adv_single";
+    case PinnFramework::adv_dual:
+      return "pinn_adv_dual";
+    case PinnFramework::central:
+      return "pinn_central";
   }
   return "?";
 }
@@ -70,9 +80,9 @@ MethodSpec parse_method_label(const std::string& label) {
                                   "with Q Gauss stages, pinn_central)");
     const bool central = spec.framework == PinnFramework::central;
     if (central != (digits == base.size()) || base.size() - digits > 3)
-      throw std::invalid_argument("'" + label + "': " +
-                                  (central ? "pinn_central takes no stage count"
-                                           : "give the Gauss stages, e.g. " + base + "10"));
+      throw std::invalid_argument(
+          "'" + label +
+          "': " + (central ? "pinn_central takes no stage count" : "give the Gauss stages, e.g. " + base + "10"));
     if (!central) {
       spec.stages = std::stoi(base.substr(digits));
       if (spec.stages < 1 || spec.stages > kMaxPinnStages)
@@ -158,37 +168,35 @@ MethodOutcome run_method(const MethodSpec& spec, const ModelDescription& desc, c
     // events from the contact states of consecutive samples (no event location: a smooth law has
     // no set-valued switch to locate)
     std::vector<ContactState> last;
-    const SmoothOutcome r = simulate_smooth(
-        desc, q0, u0, static_cast<double>(steps) * dt, dt, options.stick_tol, SmoothOptions{},
-        [&](const ReferenceSample& s) {
-          sample_point(s);
-          observe(p);
-          if (!last.empty())
-            for (int i = 0; i < nc; ++i)
-              if (s.contact[i] != last[i]) {
-                Event e;
-                e.t = s.t;
-                e.contact = i;
-                e.from = last[i];
-                e.to = s.contact[i];
-                e.kind = classify_transition(e.from, e.to);
-                e.q.assign(s.q.data(), s.q.data() + n);
-                out.events.push_back(e);
-              }
-          last = s.contact;
-          ++out.steps;
-        });
+    const SmoothOutcome r = simulate_smooth(desc, q0, u0, static_cast<double>(steps) * dt, dt, options.stick_tol,
+                                            SmoothOptions{}, [&](const ReferenceSample& s) {
+                                              sample_point(s);
+                                              observe(p);
+                                              if (!last.empty())
+                                                for (int i = 0; i < nc; ++i)
+                                                  if (s.contact[i] != last[i]) {
+                                                    Event e;
+                                                    e.t = s.t;
+                                                    e.contact = i;
+                                                    e.from = last[i];
+                                                    e.to = s.contact[i];
+                                                    e.kind = classify_transition(e.from, e.to);
+                                                    e.q.assign(s.q.data(), s.q.data() + n);
+                                                    out.events.push_back(e);
+                                                  }
+                                              last = s.contact;
+                                              ++out.steps;
+                                            });
     copy_ode_outcome(r, out);
     return out;
   }
   if (spec.kind == MethodKind::event_driven) {
-    const EventDrivenOutcome r = simulate_event_driven(
-        desc, q0, u0, 0.0, static_cast<double>(steps) * dt, dt, spec.event_driven,
-        [&](const ReferenceSample& s) {
-          sample_point(s);
-          observe(p);
-          ++out.steps;
-        });
+    const EventDrivenOutcome r = simulate_event_driven(desc, q0, u0, 0.0, static_cast<double>(steps) * dt, dt,
+                                                       spec.event_driven, [&](const ReferenceSample& s) {
+                                                         sample_point(s);
+                                                         observe(p);
+                                                         ++out.steps;
+                                                       });
     copy_ode_outcome(r, out);
     out.events = r.events;
     return out;

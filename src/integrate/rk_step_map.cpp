@@ -8,9 +8,8 @@
 namespace fivsim {
 
 RkLinearMaps rk_linear_maps(const Eigen::MatrixXd& M, const Eigen::MatrixXd& C, const Eigen::MatrixXd& K,
-                            const Eigen::VectorXd& f0, const Eigen::VectorXd& f_sin,
-                            const Eigen::VectorXd& f_cos, double omega, const ButcherTableau& tab,
-                            double dt) {
+                            const Eigen::VectorXd& f0, const Eigen::VectorXd& f_sin, const Eigen::VectorXd& f_cos,
+                            double omega, const ButcherTableau& tab, double dt) {
   const int n = static_cast<int>(M.rows());
   const int N = 2 * n;
   const int s = tab.stages;

@@ -122,7 +122,9 @@ class SmoothSystem {
       s.lamN(i) = d_.contacts[i].Fn;
       s.lamT(i) = friction(x, i, zdot);
       const double g = slip_velocity(x, i);
-      s.contact[i] = g > stick_tol ? ContactState::slip_pos : g < -stick_tol ? ContactState::slip_neg : ContactState::stick;
+      s.contact[i] = g > stick_tol    ? ContactState::slip_pos
+                     : g < -stick_tol ? ContactState::slip_neg
+                                      : ContactState::stick;
     }
     return s;
   }
@@ -145,8 +147,10 @@ bool smooth_supports(const ModelDescription& d, std::string* why) {
     if (c.kind != ContactKind::given_normal)
       reason = "the smooth method handles contacts with a given normal force only (contact " + std::to_string(i) + ")";
     else if (!c.dynamic && !friction_is_smooth(c.law.kind))
-      reason = std::string("the smooth method integrates smooth friction laws only (dahl, lugre, gms, coulomb_tanh, "
-                           "asymmetric); '") + kFrictionLawInfo[static_cast<int>(c.law.kind)].name +
+      reason = std::string(
+                   "the smooth method integrates smooth friction laws only (dahl, lugre, gms, coulomb_tanh, "
+                   "asymmetric); '") +
+               kFrictionLawInfo[static_cast<int>(c.law.kind)].name +
                "' is set-valued at zero slip and needs an LCP method or switching";
     if (!reason.empty()) {
       if (why) *why = reason;
@@ -173,8 +177,9 @@ SmoothOutcome simulate_smooth(const ModelDescription& d, const Eigen::VectorXd& 
   const double max_step = options.max_step > 0.0 ? options.max_step : sample_dt;
   using Controller = odeint::rosenbrock4_controller<odeint::rosenbrock4<double>>;
   odeint::rosenbrock4_dense_output<Controller> stepper(Controller(options.abs_tol, options.rel_tol, max_step));
-  auto system = std::make_pair([&](const Vector& s, Vector& ds, double t) { sys(s, ds, t); },
-                               [&](const Vector& s, Matrix& J, double t, Vector& dfdt) { sys.jacobian(s, J, t, dfdt); });
+  auto system =
+      std::make_pair([&](const Vector& s, Vector& ds, double t) { sys(s, ds, t); },
+                     [&](const Vector& s, Matrix& J, double t, Vector& dfdt) { sys.jacobian(s, J, t, dfdt); });
   sys.update_modes(x);
   stepper.initialize(x, 0.0, std::min(max_step, 1e-6));
   const long samples = static_cast<long>(std::llround(t_end / sample_dt));

@@ -208,7 +208,8 @@ void parse_greybox(JsonObject& root, JsonObject& o, IdentifyConfig& c, const std
   if (c.greybox_optimizer == "nelder_mead") c.simplices = static_cast<int>(o.integer_or("simplices", 1, 1));
   if (lm) {
     c.fd_step = o.number_or("fd_step", 1e-6, NumberRule::positive);
-    if (c.fd_step >= 0.5) throw InputError(o.pointer_of("fd_step"), "is relative to each parameter's bounds: below 0.5");
+    if (c.fd_step >= 0.5)
+      throw InputError(o.pointer_of("fd_step"), "is relative to each parameter's bounds: below 0.5");
   }
   if (c.greybox_optimizer != "levenberg_marquardt")
     c.search_seed = static_cast<std::uint64_t>(o.integer_or("seed", 1, 0));
@@ -238,7 +239,8 @@ PinnCoefficient pinn_coefficient(JsonObject& block, const std::string& key, bool
     out.lo = b[0];
     out.hi = b[1];
     out.value = o.number_or("initial", 0.5 * (b[0] + b[1]), rule);
-    if (out.value < out.lo || out.value > out.hi) throw InputError(o.pointer_of("initial"), "must lie within the bounds");
+    if (out.value < out.lo || out.value > out.hi)
+      throw InputError(o.pointer_of("initial"), "must lie within the bounds");
   }
   o.finish();
   return out;
@@ -277,7 +279,8 @@ void parse_options(JsonObject& root, IdentifyConfig& c, const std::string& base_
     o.finish();
     return;
   }
-  c.sindy.optimizer = o.choice_or("optimizer", c.method == "extended_sindy" ? "sr3" : "stlsq", {"stlsq", "sr3", "lasso"});
+  c.sindy.optimizer =
+      o.choice_or("optimizer", c.method == "extended_sindy" ? "sr3" : "stlsq", {"stlsq", "sr3", "lasso"});
   c.sindy.threshold = o.number_or("threshold", c.sindy.optimizer == "sr3" ? 0.05 : 0.03, NumberRule::non_negative);
   c.sindy.alpha = o.number_or("alpha", 0.0, NumberRule::non_negative);
   c.sindy.nu = o.number_or("nu", 1.0, NumberRule::positive);
@@ -317,8 +320,10 @@ IdentifyConfig parse_identify_config(const json& doc, const std::string& base_di
     JsonObject n = root.object("noise");
     const bool snr = n.has("snr_db"), sd = n.has("std");
     if (snr == sd) throw InputError(n.pointer(), "give either snr_db or std");
-    if (snr) c.noise_snr_db = n.number("snr_db");
-    else c.noise_std = n.number("std", NumberRule::non_negative);
+    if (snr)
+      c.noise_snr_db = n.number("snr_db");
+    else
+      c.noise_std = n.number("std", NumberRule::non_negative);
     c.noise_seed = static_cast<std::uint64_t>(n.integer_or("seed", 1, 0));
     n.finish();
   }
@@ -339,7 +344,8 @@ IdentifyConfig parse_identify_config(const json& doc, const std::string& base_di
   parse_options(root, c, base_dir);
   if (c.method == "pinn") {
     // Eq. 23 has no (k, c, F) to compare: the torque is compared with the record's friction column
-    if (root.has("truth")) throw InputError("/truth", "does not apply to pinn; give the record a friction column instead");
+    if (root.has("truth"))
+      throw InputError("/truth", "does not apply to pinn; give the record a friction column instead");
     c.truth.reset();
   }
   if (root.has("truth")) {

@@ -59,7 +59,8 @@ json fit_json(const json& j, const IdentificationResult& result) {
     // the trained coefficients of Eq. 23
     const json& p = j["pinn"];
     json parameters = json::object();
-    for (const auto& name : p["trained"]) parameters[name.get<std::string>()] = p["coefficients"][name.get<std::string>()];
+    for (const auto& name : p["trained"])
+      parameters[name.get<std::string>()] = p["coefficients"][name.get<std::string>()];
     return {{"from", "pinn"}, {"parameters", parameters}, {"interval_95", none_for(parameters)}};
   }
   const char* from = result.extended                                    ? "extended_sindy"
@@ -132,7 +133,9 @@ IdentifyOutcome run_identification(const LoadedIdentification& loaded) {
   } else if (result.greybox_search) {
     responses.push_back({"x_greybox", &result.greybox.response});
   } else {
-    responses.push_back({result.greybox_equation ? "x_greybox" : result.joint_terms ? "x_joint_terms" : "x_sindy",
+    responses.push_back({result.greybox_equation ? "x_greybox"
+                         : result.joint_terms    ? "x_joint_terms"
+                                                 : "x_sindy",
                          &result.sindy.response.x});
   }
   if (result.extended) responses.push_back({"x_extended_sindy", &result.extended_sindy.response.x});
@@ -149,7 +152,7 @@ IdentifyOutcome run_identification(const LoadedIdentification& loaded) {
   j["method"] = config.method;
   j["record"] = {{"samples", r.size()},
                  {"sample_dt", r.sample_dt()},
-                 {"source", !config.simulate                     ? config.csv_path
+                 {"source", !config.simulate                      ? config.csv_path
                             : config.model.has_dynamic_friction() ? "smooth simulation"
                                                                   : "event-driven simulation"},
                  {"input", r.has_input()},
@@ -162,26 +165,28 @@ IdentifyOutcome run_identification(const LoadedIdentification& loaded) {
     const PinnIdentifyResult& p = result.pinn_result;
     const PinnIdentifyOptions& o = config.pinn;
     json coefficients = json::object(), trained = json::array();
-    const std::pair<const char*, std::pair<double, bool>> named[] = {
-        {"J1", {p.J1, o.J1.trainable}}, {"J2", {p.J2, o.J2.trainable}}, {"c", {p.c, o.c.trainable}}, {"k", {p.k, o.k.trainable}}};
+    const std::pair<const char*, std::pair<double, bool>> named[] = {{"J1", {p.J1, o.J1.trainable}},
+                                                                     {"J2", {p.J2, o.J2.trainable}},
+                                                                     {"c", {p.c, o.c.trainable}},
+                                                                     {"k", {p.k, o.k.trainable}}};
     for (const auto& [name, v] : named) {
       coefficients[name] = v.first;
       if (v.second) trained.push_back(name);
     }
-    j["pinn"] = {{"balance", "J2 x'' + c x' + k x + tau_f = J1 u'' (seed 002 Eq. 23)"},
-                 {"coefficients", coefficients},
-                 {"trained", trained},
-                 {"loss", p.loss},
-                 {"data_loss", p.data_loss},
-                 {"physics_loss", p.physics_loss},
-                 {"rmse", p.rmse},
-                 {"training_samples", p.training_samples},
-                 {"iterations", p.iterations},
-                 {"evaluations", p.evaluations},
-                 {"wall_s", p.wall_s},
-                 {"torque_error_percent", std::isfinite(result.pinn_torque_error_percent)
-                                              ? json(result.pinn_torque_error_percent)
-                                              : json(nullptr)}};
+    j["pinn"] = {
+        {"balance", "J2 x'' + c x' + k x + tau_f = J1 u'' (seed 002 Eq. 23)"},
+        {"coefficients", coefficients},
+        {"trained", trained},
+        {"loss", p.loss},
+        {"data_loss", p.data_loss},
+        {"physics_loss", p.physics_loss},
+        {"rmse", p.rmse},
+        {"training_samples", p.training_samples},
+        {"iterations", p.iterations},
+        {"evaluations", p.evaluations},
+        {"wall_s", p.wall_s},
+        {"torque_error_percent",
+         std::isfinite(result.pinn_torque_error_percent) ? json(result.pinn_torque_error_percent) : json(nullptr)}};
   } else if (result.greybox_equation) {
     // Eq. 11's (k, c, F) by least squares on the equation error
     j["greybox"] = report_json(result.sindy, config);
@@ -199,13 +204,17 @@ IdentifyOutcome run_identification(const LoadedIdentification& loaded) {
         errors[p.path] = relative_error_percent(g.values(static_cast<long>(k)), p.truth);
       }
     }
-    j["greybox"] = {{"optimizer", config.greybox_optimizer}, {"parameters", values},
+    j["greybox"] = {{"optimizer", config.greybox_optimizer},
+                    {"parameters", values},
                     {"rmse", g.response.size() ? json(g.rmse) : json(nullptr)},
-                    {"iterations", g.iterations},     {"evaluations", g.evaluations},
+                    {"iterations", g.iterations},
+                    {"evaluations", g.evaluations},
                     {"wall_s", g.wall_s},
-                    {"evaluated_by", g.evaluated_by}, {"batches", g.batches},
+                    {"evaluated_by", g.evaluated_by},
+                    {"batches", g.batches},
                     // 95 %: the output error's covariance at the fit (identify/fit_intervals.hpp)
-                    {"interval_95", interval}, {"residual_rho1", g.residual_rho1},
+                    {"interval_95", interval},
+                    {"residual_rho1", g.residual_rho1},
                     {"effective_samples", g.effective_samples},
                     {"simulations_per_s", g.wall_s > 0 ? g.evaluations / g.wall_s : 0.0}};
     if (!truth.empty()) {
@@ -229,7 +238,9 @@ IdentifyOutcome run_identification(const LoadedIdentification& loaded) {
     if (!result.converges_to_sindy) e["step3"] = config.step3;
     if (!result.converges_to_sindy && config.step3 == "held") {
       const HeldRegression& h = result.held;
-      e["held"] = {{"active_stop_constraints", h.active}, {"iterations", h.iterations}, {"slip_samples", h.samples},
+      e["held"] = {{"active_stop_constraints", h.active},
+                   {"iterations", h.iterations},
+                   {"slip_samples", h.samples},
                    {"rss", h.rss}};
       if (result.has_held_intervals) {
         // 95 % intervals (identify/held_uncertainty.hpp): the spread over a cycle bootstrap (or the
@@ -255,9 +266,12 @@ IdentifyOutcome run_identification(const LoadedIdentification& loaded) {
       }
     }
     if (!result.converges_to_sindy && config.step3 == "grid") {
-      e["bounds"] = {{"k_grid", {b.k.a, b.k.b, b.k.n}}, {"c_grid", {b.c.a, b.c.b, b.c.n}},
-                     {"k_star", b.k_star},          {"c_star", b.c_star},
-                     {"F_star", b.F_star},          {"D_min", b.D_min},
+      e["bounds"] = {{"k_grid", {b.k.a, b.k.b, b.k.n}},
+                     {"c_grid", {b.c.a, b.c.b, b.c.n}},
+                     {"k_star", b.k_star},
+                     {"c_star", b.c_star},
+                     {"F_star", b.F_star},
+                     {"D_min", b.D_min},
                      {"wall_s", b.wall_s},
                      {"backend", result.bounds_backend},
                      // grid points × samples each evaluates (stop samples for Φ1, slip samples for Φ2)

@@ -39,12 +39,14 @@ class StrictBuilder : public nlohmann::json_sax<json> {
   bool end_object() override { return close(); }
   bool end_array() override { return close(); }
   bool key(string_t& k) override {
-    if (stack_.back()->contains(k)) return fail(pointer_join(pointer(), k), "is given twice in the same object (each key once)");
+    if (stack_.back()->contains(k))
+      return fail(pointer_join(pointer(), k), "is given twice in the same object (each key once)");
     key_ = std::move(k);
     return true;
   }
   bool parse_error(std::size_t, const std::string& token, const nlohmann::detail::exception& ex) override {
-    if (ex.id == 406) return fail(next_pointer(), "the number " + token + " is beyond a double's range (about 1.8e308)");
+    if (ex.id == 406)
+      return fail(next_pointer(), "the number " + token + " is beyond a double's range (about 1.8e308)");
     std::string msg = ex.what();
     const auto pos = msg.find("] ");
     if (pos != std::string::npos) msg = msg.substr(pos + 2);
@@ -82,7 +84,8 @@ class StrictBuilder : public nlohmann::json_sax<json> {
   }
   bool open(json container) {
     if (static_cast<int>(stack_.size()) >= kMaxJsonDepth)
-      return fail(next_pointer(), "nests deeper than " + std::to_string(kMaxJsonDepth) + " levels of arrays and objects");
+      return fail(next_pointer(),
+                  "nests deeper than " + std::to_string(kMaxJsonDepth) + " levels of arrays and objects");
     const std::string token = stack_.empty() ? "" : next_pointer().substr(pointer().size());
     json* at = put(std::move(container));
     stack_.push_back(at);
@@ -194,10 +197,8 @@ double read_number(const json& v, const std::string& pointer, NumberRule rule) {
   if (std::abs(x) > kMaxInputMagnitude)
     throw InputError(pointer, "must be within ±1e100 (beyond, the squares a run's statistics sum overflow), got " +
                                   format_number(x));
-  if (rule == NumberRule::positive && !(x > 0))
-    throw InputError(pointer, "must be > 0, got " + format_number(x));
-  if (rule == NumberRule::non_negative && !(x >= 0))
-    throw InputError(pointer, "must be >= 0, got " + format_number(x));
+  if (rule == NumberRule::positive && !(x > 0)) throw InputError(pointer, "must be > 0, got " + format_number(x));
+  if (rule == NumberRule::non_negative && !(x >= 0)) throw InputError(pointer, "must be >= 0, got " + format_number(x));
   return x;
 }
 
@@ -217,8 +218,8 @@ const json& JsonObject::required(const std::string& key) {
     // a key nobody asked for that reads as this one misspelled is the cause to report
     for (auto given = j_->begin(); given != j_->end(); ++given)
       if (!asked_.count(given.key()) && misspelling_of(given.key(), key))
-        throw InputError(pointer_of(given.key()), "unknown key: did you mean '" + key + "'? (" + pointer_of(key) +
-                                                      " is required)");
+        throw InputError(pointer_of(given.key()),
+                         "unknown key: did you mean '" + key + "'? (" + pointer_of(key) + " is required)");
     throw InputError(pointer_of(key), "is required");
   }
   return *it;
@@ -238,8 +239,8 @@ long JsonObject::integer(const std::string& key, long min_value) {
     throw InputError(pointer_of(key), "must be an integer, got " + type_name(v));
   const double x = v.get<double>();
   if (!(x >= static_cast<double>(min_value)) || x > 2.0e9)
-    throw InputError(pointer_of(key), "must be an integer in [" + std::to_string(min_value) +
-                                          ", 2e9], got " + format_number(x));
+    throw InputError(pointer_of(key),
+                     "must be an integer in [" + std::to_string(min_value) + ", 2e9], got " + format_number(x));
   return static_cast<long>(x);
 }
 
@@ -285,8 +286,7 @@ std::vector<double> JsonObject::numbers(const std::string& key, long expected_si
   if (!v.is_array()) throw InputError(ptr, "must be an array of numbers, got " + type_name(v));
   if (expected_size >= 0 && static_cast<long>(v.size()) != expected_size)
     throw InputError(ptr, "must have " + std::to_string(expected_size) + " entries" +
-                              (size_why.empty() ? "" : " (" + size_why + ")") + ", got " +
-                              std::to_string(v.size()));
+                              (size_why.empty() ? "" : " (" + size_why + ")") + ", got " + std::to_string(v.size()));
   if (expected_size < 0 && v.empty()) throw InputError(ptr, "must not be empty");
   std::vector<double> out;
   for (std::size_t i = 0; i < v.size(); ++i) out.push_back(read_number(v[i], pointer_join(ptr, i), rule));
@@ -344,7 +344,8 @@ void JsonObject::finish() const {
         best = d;
       }
     }
-    throw InputError(pointer_of(it.key()), "unknown key (" + (nearest.empty() ? "" : "did you mean '" + nearest + "'? ") +
+    throw InputError(pointer_of(it.key()), "unknown key (" +
+                                               (nearest.empty() ? "" : "did you mean '" + nearest + "'? ") +
                                                "allowed here: " + allowed + ")");
   }
 }

@@ -106,8 +106,9 @@ Comparison compare_methods(const LoadedScenario& loaded, const ComparisonOptions
   std::vector<MethodSpec> methods;
   std::vector<double> dts;
   if (loaded.scenario.integrator.method == "smooth")
-    throw InputError("/integrator/method", "compare measures time steppers against the event-driven reference; a "
-                                           "smooth model (dynamic or smoothed friction) has neither: use fivsim run");
+    throw InputError("/integrator/method",
+                     "compare measures time steppers against the event-driven reference; a "
+                     "smooth model (dynamic or smoothed friction) has neither: use fivsim run");
   for (const auto& label : split(options.methods, ',')) {
     try {
       methods.push_back(parse_method_label(label));
@@ -169,8 +170,8 @@ Comparison compare_methods(const LoadedScenario& loaded, const ComparisonOptions
   say(" %.3g s, %zu events\n", ref.wall, ref.outcome.events.size());
   if (ref.outcome.status != Status::ok) {
     out.reference_ok = false;
-    out.failure = "the reference failed (" + std::string(status_name(ref.outcome.status)) + ": " +
-                  ref.outcome.message + ") at t = " + format_double(ref.outcome.failed_at);
+    out.failure = "the reference failed (" + std::string(status_name(ref.outcome.status)) + ": " + ref.outcome.message +
+                  ") at t = " + format_double(ref.outcome.failed_at);
     return out;
   }
 
@@ -227,9 +228,12 @@ Comparison compare_methods(const LoadedScenario& loaded, const ComparisonOptions
     for (int k = 1; k < kEventKindCount; ++k) counts[event_kind_name(static_cast<EventKind>(k))] = c[k];
     o["event_counts"] = counts;
     if (!r.reference)
-      o["transitions"] = {{"reference", r.match.reference}, {"matched", r.match.matched},
-                          {"missed", r.match.missed},       {"spurious", r.match.spurious},
-                          {"worst_timing_s", r.match.worst_timing}, {"mean_timing_s", r.match.mean_timing},
+      o["transitions"] = {{"reference", r.match.reference},
+                          {"matched", r.match.matched},
+                          {"missed", r.match.missed},
+                          {"spurious", r.match.spurious},
+                          {"worst_timing_s", r.match.worst_timing},
+                          {"mean_timing_s", r.match.mean_timing},
                           {"all_found", r.match.missed == 0}};
     json trms = json::array();
     for (double v : r.transition_rms) trms.push_back(std::isfinite(v) ? json(v) : json(nullptr));
@@ -268,9 +272,8 @@ Comparison compare_methods(const LoadedScenario& loaded, const ComparisonOptions
     for (std::size_t k = 0; k < names.size(); ++k)
       column("rms_" + names[k], [k](const MethodRun& r) { return r.stats[k].rms(); });
     for (std::size_t k = 0; k < names.size(); ++k)
-      column("relerr_" + names[k], [&, k](const MethodRun& r) {
-        return r.reference ? nan : rel_err(r.stats[k].rms(), ref.stats[k].rms());
-      });
+      column("relerr_" + names[k],
+             [&, k](const MethodRun& r) { return r.reference ? nan : rel_err(r.stats[k].rms(), ref.stats[k].rms()); });
     column("ref_transitions", [&](const MethodRun& r) {
       return static_cast<double>(r.reference ? ref.outcome.events.size() : r.match.reference);
     });
@@ -297,14 +300,14 @@ Comparison compare_methods(const LoadedScenario& loaded, const ComparisonOptions
     const std::vector<int> cols = table_series(names, sc.model);
     std::ostringstream md;
     md << "# " << sc.name << ": methods against the reference\n\n";
-    md << "Reference: " << ref.reference_note << ". RMS over t ≥ " << fmt(sc.analysis.t_transient)
-       << " s to " << fmt(sc.integrator.t_end) << " s; in brackets the relative error against the reference. "
+    md << "Reference: " << ref.reference_note << ". RMS over t ≥ " << fmt(sc.analysis.t_transient) << " s to "
+       << fmt(sc.integrator.t_end) << " s; in brackets the relative error against the reference. "
        << "× marks a run that misses a transition of the reference (seed 000 Table 3); transitions are paired "
        << "by contact and kind (a stick of at most two steps between opposite slips counts as the slip "
        << "reversal it resolves) within ";
     md << (options.window > 0 ? fmt(options.window) + " s"
-                           : std::string("a quarter of the shortest spacing of the reference's transitions of that "
-                                         "contact and kind"))
+                              : std::string("a quarter of the shortest spacing of the reference's transitions of that "
+                                            "contact and kind"))
        << ".\n\n";
     md << "| method | dt |";
     for (int k : cols) md << " " << names[k] << " |";
@@ -322,8 +325,7 @@ Comparison compare_methods(const LoadedScenario& loaded, const ComparisonOptions
     auto line = [&](const MethodRun& r) {
       const bool missed = !r.reference && r.match.missed > 0;
       const bool failed = r.outcome.status != Status::ok;
-      md << "| " << (r.reference ? "reference (" + r.spec.label() + ")" : r.spec.label()) << " | " << fmt(r.dt)
-         << " |";
+      md << "| " << (r.reference ? "reference (" + r.spec.label() + ")" : r.spec.label()) << " | " << fmt(r.dt) << " |";
       for (int k : cols) {
         const double v = r.stats[k].rms();
         md << " " << (missed ? "× " : "") << fmt(v);

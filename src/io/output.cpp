@@ -279,8 +279,9 @@ OutputLock::OutputLock(const fs::path& out_dir, const std::string& host) : path_
       fd_ = ::open(path_.c_str(), O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
       if (fd_ < 0 && errno == ENOENT) continue;  // removed by its command in between
       if (fd_ < 0 && errno == ELOOP)
-        throw InputError("--out", path_.string() + " is a symbolic link, not fivsim's lock file; fivsim keeps a lock "
-                                                   "file beside its results folder: name another --out");
+        throw InputError("--out", path_.string() +
+                                      " is a symbolic link, not fivsim's lock file; fivsim keeps a lock "
+                                      "file beside its results folder: name another --out");
     }
     if (fd_ < 0) throw std::runtime_error("cannot create " + path_.string() + ": " + std::strerror(errno));
     if (!created) {
@@ -291,8 +292,9 @@ OutputLock::OutputLock(const fs::path& out_dir, const std::string& host) : path_
       if (got < 0 || !is_lock_note(std::string(head, static_cast<std::size_t>(got)))) {
         ::close(fd_);
         fd_ = -1;
-        throw InputError("--out", path_.string() + " exists and is not a fivsim lock file; fivsim keeps a lock file "
-                                                   "beside its results folder: name another --out, or move that file");
+        throw InputError("--out", path_.string() +
+                                      " exists and is not a fivsim lock file; fivsim keeps a lock file "
+                                      "beside its results folder: name another --out, or move that file");
       }
     }
     struct flock whole {};
@@ -315,13 +317,15 @@ OutputLock::OutputLock(const fs::path& out_dir, const std::string& host) : path_
       const ssize_t got = ::pread(fd_, holder, sizeof holder - 1, 0);
       ::close(fd_);
       fd_ = -1;
-      if (err != EACCES && err != EAGAIN) throw std::runtime_error("cannot lock " + path_.string() + ": " + std::strerror(err));
+      if (err != EACCES && err != EAGAIN)
+        throw std::runtime_error("cannot lock " + path_.string() + ": " + std::strerror(err));
       throw std::runtime_error(folder_named(out_dir).string() + " is being written by another fivsim command (" +
                                (got > 0 ? std::string(holder) : std::string("its lock: ") + path_.string()) +
                                "); two commands cannot share an output folder. Give each sweep shard its own --out; "
                                "under Slurm, start the ranks as one MPI sweep (srun --mpi=pmix)");
     }
-    struct stat locked {}, at_path {};
+    struct stat locked {
+    }, at_path{};
     if (::fstat(fd_, &locked) == 0 && ::stat(path_.c_str(), &at_path) == 0 && locked.st_dev == at_path.st_dev &&
         locked.st_ino == at_path.st_ino) {
       const std::string who = "pid " + std::to_string(::getpid()) + " on " + (host.empty() ? this_host() : host);
@@ -401,8 +405,9 @@ StagedDirectory::StagedDirectory(fs::path final_dir, Resumable, std::vector<fs::
     std::error_code ec;
     const bool folder = fs::symlink_status(staging_, ec).type() == fs::file_type::directory;
     if (!folder || (!folder_refusal(staging_).empty() && !fs::exists(staging_ / "manifest.json", ec)))
-      throw InputError("--out", staging_.string() + " exists and was not written by fivsim (fivsim stages a sweep "
-                                                    "there); name another --out, or move it");
+      throw InputError("--out", staging_.string() +
+                                    " exists and was not written by fivsim (fivsim stages a sweep "
+                                    "there); name another --out, or move it");
     keep_ = true;
   }
   slot_ = claim_slot(staging_, keep_ ? kSlotKeep : kSlotRemove);

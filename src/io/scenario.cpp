@@ -30,9 +30,12 @@ void apply_override(json& doc, const std::string& assignment) {
   json value;
   std::string lower;
   for (char ch : text) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  if (lower == "nan") value = std::nan("");
-  else if (lower == "inf" || lower == "+inf") value = HUGE_VAL;
-  else if (lower == "-inf") value = -HUGE_VAL;
+  if (lower == "nan")
+    value = std::nan("");
+  else if (lower == "inf" || lower == "+inf")
+    value = HUGE_VAL;
+  else if (lower == "-inf")
+    value = -HUGE_VAL;
   else {
     try {
       value = parse_json_text(text, "--set");
@@ -50,10 +53,14 @@ namespace {
 // parameters that must be strictly positive (the rest must be >= 0)
 bool friction_param_positive(FrictionLawKind k, int i) {
   switch (k) {
-    case FrictionLawKind::coulomb_tanh: return i == 1;                  // eps
-    case FrictionLawKind::stribeck: return i == 2 || i == 3;            // v_s, alpha
-    case FrictionLawKind::asymmetric: return i == 4;                    // alpha
-    default: return false;
+    case FrictionLawKind::coulomb_tanh:
+      return i == 1;  // eps
+    case FrictionLawKind::stribeck:
+      return i == 2 || i == 3;  // v_s, alpha
+    case FrictionLawKind::asymmetric:
+      return i == 4;  // alpha
+    default:
+      return false;
   }
 }
 
@@ -61,10 +68,9 @@ const std::vector<std::string> kModelTypes = {"slider_belt",       "slider_chain
                                               "base_excited_sdof", "torsion_pendulum", "linear_multibody"};
 
 // the integration methods of /integrator/method
-const std::vector<std::string> kMethods = {"moreau",       "rk4lcp",          "irk",
-                                           "switching",    "root_shooting",   "pinn_single",
-                                           "pinn_dual",    "pinn_adv_single", "pinn_adv_dual",
-                                           "pinn_central", "smooth"};
+const std::vector<std::string> kMethods = {"moreau",        "rk4lcp",       "irk",       "switching",
+                                           "root_shooting", "pinn_single",  "pinn_dual", "pinn_adv_single",
+                                           "pinn_adv_dual", "pinn_central", "smooth"};
 
 // the dynamic laws of friction/dynamic_laws.hpp, by name
 const std::vector<std::string> kDynamicLaws = {"dahl", "lugre", "gms"};
@@ -163,7 +169,9 @@ void parse_network_training(JsonObject& p, std::vector<int>& hidden, Activation&
   }
   activation = parse_activation(p.choice_or("activation", "tanh", {"tanh", "mish", "relu"}));
   const std::string opt = p.choice_or("optimizer", default_optimizer, {"lbfgs", "adam", "adam+lbfgs"});
-  optimizer.kind = opt == "adam" ? OptimizerKind::adam : opt == "lbfgs" ? OptimizerKind::lbfgs : OptimizerKind::adam_lbfgs;
+  optimizer.kind = opt == "adam"    ? OptimizerKind::adam
+                   : opt == "lbfgs" ? OptimizerKind::lbfgs
+                                    : OptimizerKind::adam_lbfgs;
   optimizer.max_iter = bounded_integer(p, "max_iter", optimizer.max_iter, 1, 1000000);
   optimizer.adam_iter = bounded_integer(p, "adam_iter", optimizer.adam_iter, 0, 1000000);
   optimizer.tol = p.number_or("tol", optimizer.tol, NumberRule::positive);
@@ -192,7 +200,8 @@ PinnConfig parse_pinn(JsonObject& in, bool lcp_only) {
     s.c1 = l.number_or("c1", s.c1);
     s.c2 = l.number_or("c2", s.output == OutputMap::scaled_relu ? 1.0 : s.c2);
     if (s.output == OutputMap::scaled_relu && !(s.c2 > 0))
-      throw InputError(l.pointer_of("c2"), "must be > 0 for scaled_relu (outputs ReLU(z + c1)·c2 must reach every x ≥ 0)");
+      throw InputError(l.pointer_of("c2"),
+                       "must be > 0 for scaled_relu (outputs ReLU(z + c1)·c2 must reach every x ≥ 0)");
     s.optimizer.max_iter = bounded_integer(l, "max_iter", s.optimizer.max_iter, 1, 1000000);
     s.optimizer.tol = l.number_or("tol", s.optimizer.tol, NumberRule::positive);
     s.restarts = bounded_integer(l, "restarts", s.restarts, 0, 100);
@@ -233,8 +242,7 @@ BaseExcitedParams parse_base_excited(JsonObject& root, JsonObject& mo, FrictionS
   if (has_ff) {
     if (has_mu || has_fn)
       throw InputError(mo.pointer_of("Ff"), "give either Ff or Fn (with mu or a /friction block), not both");
-    if (has_friction)
-      throw InputError("/friction", "not allowed with /model/Ff (Ff is a Coulomb friction force)");
+    if (has_friction) throw InputError("/friction", "not allowed with /model/Ff (Ff is a Coulomb friction force)");
     p.Fn = mo.number("Ff", NumberRule::non_negative);
     p.law = coulomb(1.0);
   } else if (has_mu) {
@@ -283,8 +291,7 @@ ModelDescription parse_linear_multibody(JsonObject& root, JsonObject& mo) {
     JsonObject co(contacts[i], pointer_join(mo.pointer_of("contacts"), i));
     ContactDescription c;
     const std::string kind = co.choice("kind", {"rigid", "spring", "given_normal"});
-    c.kind = kind == "rigid" ? ContactKind::rigid
-                             : kind == "spring" ? ContactKind::spring : ContactKind::given_normal;
+    c.kind = kind == "rigid" ? ContactKind::rigid : kind == "spring" ? ContactKind::spring : ContactKind::given_normal;
     const auto wt = co.numbers("w_T", n, NumberRule::any, why);
     c.w_T = Eigen::Map<const Eigen::VectorXd>(wt.data(), n);
     if (c.kind != ContactKind::given_normal || co.has("w_N")) {
@@ -404,36 +411,39 @@ void parse_integrator(JsonObject& root, Scenario& s) {
   if ((it.method == "switching" || it.method == "root_shooting") && !event_driven_supports(s.model, &why))
     throw InputError(in.pointer_of("method"), why);
   if (s.model.has_dynamic_friction() && it.method != "smooth")
-    throw InputError(in.pointer_of("method"), "dynamic friction laws (dahl, lugre, gms) have internal state and no "
-                                              "stick set: they run with method \"smooth\", not \"" + it.method + "\"");
+    throw InputError(in.pointer_of("method"),
+                     "dynamic friction laws (dahl, lugre, gms) have internal state and no "
+                     "stick set: they run with method \"smooth\", not \"" +
+                         it.method + "\"");
   if (it.method == "smooth" && !smooth_supports(s.model, &why)) throw InputError(in.pointer_of("method"), why);
   it.dt = in.number("dt", NumberRule::positive);
   it.t_end = in.number("t_end", NumberRule::positive);
   if (it.t_end / it.dt > kMaxSteps) throw InputError(in.pointer_of("dt"), "t_end/dt gives more than 2e9 steps");
   // a step past the end would run none and report the run complete
   if (it.dt > it.t_end)
-    throw InputError(in.pointer_of("dt"), "must not exceed " + in.pointer_of("t_end") + " (" + format_double(it.t_end) + " s), got " +
-                                              format_double(it.dt) + " s");
+    throw InputError(in.pointer_of("dt"), "must not exceed " + in.pointer_of("t_end") + " (" + format_double(it.t_end) +
+                                              " s), got " + format_double(it.dt) + " s");
   it.steps = step_count(it.dt, it.t_end);
 
   const bool pinn_solves = it.method == "pinn_dual" || it.method == "pinn_adv_dual" || it.method == "pinn_central";
   if (solver == "lcp_pinn" && !pinn_solves && !classical)
     throw InputError(in.pointer_of("lcp_solver"),
                      "lcp_pinn solves the contact LCPs of moreau, rk4lcp and irk, and is the contact solver of "
-                     "pinn_dual, pinn_adv_dual and pinn_central (which use it whatever is given here); " + it.method +
-                         " takes lemke, pgs or enum");
+                     "pinn_dual, pinn_adv_dual and pinn_central (which use it whatever is given here); " +
+                         it.method + " takes lemke, pgs or enum");
   it.lcp_pinn = classical && solver == "lcp_pinn";
-  it.step.solver = solver == "pgs" ? LcpSolverKind::pgs
-                   : solver == "enum" ? LcpSolverKind::enumerate : LcpSolverKind::lemke;
+  it.step.solver = solver == "pgs"    ? LcpSolverKind::pgs
+                   : solver == "enum" ? LcpSolverKind::enumerate
+                                      : LcpSolverKind::lemke;
   const int lcp_size = s.model.lcp_size();
   if (solver == "pgs" && s.model.n_contacts() > 0)
     throw InputError(in.pointer_of("lcp_solver"),
                      "pgs needs a positive diagonal, but the friction rows (γ_R) of the contact LCP "
                      "(seed 000 Eq. 12) have a zero diagonal; use lemke or enum");
   if (solver == "enum" && lcp_size > kEnumMaxSize)
-    throw InputError(in.pointer_of("lcp_solver"),
-                     "enum solves at most " + std::to_string(kEnumMaxSize) + " LCP unknowns; this model has " +
-                         std::to_string(lcp_size) + " (use lemke)");
+    throw InputError(in.pointer_of("lcp_solver"), "enum solves at most " + std::to_string(kEnumMaxSize) +
+                                                      " LCP unknowns; this model has " + std::to_string(lcp_size) +
+                                                      " (use lemke)");
   it.step.lcp.tolerance = in.number_or("lcp_tol", it.step.lcp.tolerance, NumberRule::positive);
   it.step.stick_tol = in.number_or("stick_tol", it.step.stick_tol, NumberRule::positive);
   it.step.force_tol = in.number_or("force_tol", it.step.force_tol, NumberRule::positive);
@@ -484,10 +494,9 @@ void parse_poincare(JsonObject& an, Scenario& s) {
     p.direction = po.choice_or("direction", "down", {"down", "up", "both"});
   } else if (p.section == "stroboscopic") {
     const bool forced = s.model.omega > 0;
-    p.period = forced ? po.number_or("period", p.period, NumberRule::positive)
-                      : po.number("period", NumberRule::positive);
-    if (!(p.period > s.integrator.dt))
-      throw InputError(po.pointer_of("period"), "must be longer than /integrator/dt");
+    p.period =
+        forced ? po.number_or("period", p.period, NumberRule::positive) : po.number("period", NumberRule::positive);
+    if (!(p.period > s.integrator.dt)) throw InputError(po.pointer_of("period"), "must be longer than /integrator/dt");
   }
   po.finish();
 }
@@ -504,7 +513,8 @@ unsigned parse_observers(JsonObject& an) {
     if (level == "lean") return kObserveLean;
     if (level == "statistics") return kObserveStatistics;
     if (level == "bifurcation") return kObserveBifurcation;
-    throw InputError(at, "unknown value '" + level + "' (one of: lean, statistics, bifurcation, or a list of: " + names + ")");
+    throw InputError(
+        at, "unknown value '" + level + "' (one of: lean, statistics, bifurcation, or a list of: " + names + ")");
   }
   if (!v.is_array() || v.empty())
     throw InputError(at, "must be lean, statistics, bifurcation or a non-empty list of: " + names);
@@ -515,7 +525,8 @@ unsigned parse_observers(JsonObject& an) {
     unsigned bit = 0;
     for (int b = 0; b < kObserverCount; ++b)
       if (v[i].get<std::string>() == kObserverNames[b]) bit = 1u << b;
-    if (bit == 0) throw InputError(item_at, "unknown observer '" + v[i].get<std::string>() + "' (one of: " + names + ")");
+    if (bit == 0)
+      throw InputError(item_at, "unknown observer '" + v[i].get<std::string>() + "' (one of: " + names + ")");
     mask |= bit;
   }
   return mask;
@@ -526,8 +537,9 @@ unsigned parse_observers(JsonObject& an) {
 bool pinn_central_supports(const ModelDescription& d, std::string* why) {
   for (const auto& c : d.contacts)
     if (c.kind != ContactKind::given_normal) {
-      *why = "pinn_central (seed 001) needs contacts with given normal forces (slider chains, slider_belt); "
-             "use pinn_dual or pinn_adv_dual for rigid or spring contacts";
+      *why =
+          "pinn_central (seed 001) needs contacts with given normal forces (slider chains, slider_belt); "
+          "use pinn_dual or pinn_adv_dual for rigid or spring contacts";
       return false;
     }
   return true;
@@ -542,12 +554,18 @@ long step_count(double dt, double t_end) {
 
 ModelDescription describe_model(const ModelParameters& p) {
   ModelDescription d;
-  if (p.type == "slider_belt") d = make_slider_belt(p.slider_belt);
-  else if (p.type == "slider_chain") d = make_slider_chain(p.slider_chain);
-  else if (p.type == "mode_coupling_2dof") d = make_mode_coupling_2dof(p.mode_coupling);
-  else if (p.type == "base_excited_sdof") d = make_base_excited_sdof(p.base_excited);
-  else if (p.type == "torsion_pendulum") d = make_torsion_pendulum(p.torsion_pendulum);
-  else d = p.linear_multibody;
+  if (p.type == "slider_belt")
+    d = make_slider_belt(p.slider_belt);
+  else if (p.type == "slider_chain")
+    d = make_slider_chain(p.slider_chain);
+  else if (p.type == "mode_coupling_2dof")
+    d = make_mode_coupling_2dof(p.mode_coupling);
+  else if (p.type == "base_excited_sdof")
+    d = make_base_excited_sdof(p.base_excited);
+  else if (p.type == "torsion_pendulum")
+    d = make_torsion_pendulum(p.torsion_pendulum);
+  else
+    d = p.linear_multibody;
   if (p.dynamic)
     for (auto& c : d.contacts) {
       c.dynamic = true;
@@ -648,7 +666,8 @@ Scenario parse_scenario(const json& doc) {
       if (s.analysis.reference_dof >= n)
         throw InputError(ref.pointer_of("dof"), std::string("must be < the model's ") + std::to_string(n) + " DoF");
       const json& v = ref.raw("values");
-      if (!v.is_array() || v.size() < 2) throw InputError(ref.pointer_of("values"), "must be an array of at least 2 numbers");
+      if (!v.is_array() || v.size() < 2)
+        throw InputError(ref.pointer_of("values"), "must be an array of at least 2 numbers");
       auto values = std::make_shared<std::vector<double>>(v.size());
       for (std::size_t i = 0; i < v.size(); ++i) {
         if (!v[i].is_number() || !std::isfinite(v[i].get<double>()))
@@ -672,15 +691,16 @@ Scenario parse_scenario(const json& doc) {
     if (s.analysis.confirmations > 64) throw InputError(an.pointer_of("confirmations"), "must be <= 64");
     s.analysis.adaptive = an.boolean_or("adaptive", false);
     // adaptive stopping watches the section samples and judges them against the trajectory's range
-    if (s.analysis.adaptive && (s.analysis.poincare.section == "none" || (s.analysis.observers & kObservePoincare) == 0 ||
-                                !observes_class(s.analysis.observers)))
+    if (s.analysis.adaptive &&
+        (s.analysis.poincare.section == "none" || (s.analysis.observers & kObservePoincare) == 0 ||
+         !observes_class(s.analysis.observers)))
       throw InputError(an.pointer_of("adaptive"),
                        "needs a Poincaré section and the classification's observers (min_max, transitions, poincare)");
     if (s.analysis.adaptive && s.analysis.points < (s.analysis.confirmations + 1) * s.analysis.max_period)
-      throw InputError(an.pointer_of("points"), "must be >= (confirmations + 1) × max_period = " +
-                                                    std::to_string((s.analysis.confirmations + 1) * s.analysis.max_period) +
-                                                    " for adaptive stopping to see periodic-" +
-                                                    std::to_string(s.analysis.max_period));
+      throw InputError(an.pointer_of("points"),
+                       "must be >= (confirmations + 1) × max_period = " +
+                           std::to_string((s.analysis.confirmations + 1) * s.analysis.max_period) +
+                           " for adaptive stopping to see periodic-" + std::to_string(s.analysis.max_period));
     an.finish();
   } else {
     default_poincare(s);

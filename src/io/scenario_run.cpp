@@ -16,9 +16,12 @@ using nlohmann::json;
 
 const char* contact_kind_name(ContactKind k) {
   switch (k) {
-    case ContactKind::rigid: return "rigid";
-    case ContactKind::spring: return "spring";
-    case ContactKind::given_normal: return "given_normal";
+    case ContactKind::rigid:
+      return "rigid";
+    case ContactKind::spring:
+      return "spring";
+    case ContactKind::given_normal:
+      return "given_normal";
   }
   return "?";
 }
@@ -26,10 +29,7 @@ const char* contact_kind_name(ContactKind k) {
 json describe_model(const Scenario& sc) {
   json contacts = json::array();
   for (const auto& c : sc.model.contacts) contacts.push_back(contact_kind_name(c.kind));
-  return {{"type", sc.model.type},
-          {"dof", sc.model.dof()},
-          {"contacts", contacts},
-          {"lcp_size", sc.model.lcp_size()}};
+  return {{"type", sc.model.type}, {"dof", sc.model.dof()}, {"contacts", contacts}, {"lcp_size", sc.model.lcp_size()}};
 }
 
 }  // namespace
@@ -61,20 +61,21 @@ ScenarioRunResult run_scenario(const LoadedScenario& loaded, const RunRowSink& r
 
   const auto t0 = std::chrono::steady_clock::now();
   const MethodSpec spec = sc.integrator.spec();
-  const MethodOutcome outcome = run_method(
-      spec, sc.model, m, sc.q0, sc.u0, sc.integrator.dt, sc.integrator.steps, sc.integrator.step,
-      [&](const SeriesPoint& p) {
-        series_values(p, values);
-        if (index > 0 && p.t >= sc.analysis.t_transient) {
-          for (std::size_t i = 0; i < values.size(); ++i) stats[i].add(values[i]);
-          for (int i = 0; i < nc; ++i) ++time_in_state[i][static_cast<int>(p.contact[i])];
-        }
-        if (keep_rows && index % sc.output.every == 0) rows(p.t, values, p.contact);
-        // the clock and the caller are asked every 1024 steps only
-        if (progress && index > 0 && (index & 1023) == 0) progress(p.t, index);
-        t_last = p.t;
-        ++index;
-      });
+  const MethodOutcome outcome = run_method(spec, sc.model, m, sc.q0, sc.u0, sc.integrator.dt, sc.integrator.steps,
+                                           sc.integrator.step, [&](const SeriesPoint& p) {
+                                             series_values(p, values);
+                                             if (index > 0 && p.t >= sc.analysis.t_transient) {
+                                               for (std::size_t i = 0; i < values.size(); ++i) stats[i].add(values[i]);
+                                               for (int i = 0; i < nc; ++i)
+                                                 ++time_in_state[i][static_cast<int>(p.contact[i])];
+                                             }
+                                             if (keep_rows && index % sc.output.every == 0)
+                                               rows(p.t, values, p.contact);
+                                             // the clock and the caller are asked every 1024 steps only
+                                             if (progress && index > 0 && (index & 1023) == 0) progress(p.t, index);
+                                             t_last = p.t;
+                                             ++index;
+                                           });
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   ScenarioRunResult result;
@@ -87,8 +88,8 @@ ScenarioRunResult run_scenario(const LoadedScenario& loaded, const RunRowSink& r
                           {"t", outcome.failed_at},
                           {"step", outcome.steps + 1},
                           {"message", outcome.message}};
-    result.failure = std::string(status_name(outcome.status)) + ": " + outcome.message + " at t = " +
-                     format_double(outcome.failed_at);
+    result.failure = std::string(status_name(outcome.status)) + ": " + outcome.message +
+                     " at t = " + format_double(outcome.failed_at);
   }
   summary["model"] = describe_model(sc);
   summary["integrator"] = {{"method", sc.integrator.method},

@@ -51,8 +51,9 @@ StabilityScan scan_stability(const json& document, std::string param, const std:
     for (double v : {values.front(), values.back()}) {
       doc[ptr] = v;
       if (parse_scenario(doc).model.has_dynamic_friction())
-        throw InputError("/friction/law", "stability linearises static friction laws; dahl, lugre and gms are not "
-                                          "linearised (their steady sliding involves the bristle states)");
+        throw InputError("/friction/law",
+                         "stability linearises static friction laws; dahl, lugre and gms are not "
+                         "linearised (their steady sliding involves the bristle states)");
     }
   }
 

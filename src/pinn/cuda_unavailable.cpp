@@ -21,11 +21,10 @@ DeviceOutcome mlp_train_batch_cuda(const MlpLayout&, const MlpTrainBatch<T>&, in
   return built_without_cuda();
 }
 
-#define FIVSIM_MLP_CUDA_STUBS(T)                                                                             \
-  template DeviceOutcome mlp_fit_batch_cuda<T>(const MlpLayout&, const MlpFitBatch<T>&, int, double&,         \
-                                               MlpCudaMapping);                                               \
-  template DeviceOutcome lcp_pinn_batch_cuda<T>(const MlpLayout&, const LcpPinnBatch<T>&, int, double&);      \
-  template DeviceOutcome mlp_train_batch_cuda<T>(const MlpLayout&, const MlpTrainBatch<T>&, int,              \
+#define FIVSIM_MLP_CUDA_STUBS(T)                                                                                       \
+  template DeviceOutcome mlp_fit_batch_cuda<T>(const MlpLayout&, const MlpFitBatch<T>&, int, double&, MlpCudaMapping); \
+  template DeviceOutcome lcp_pinn_batch_cuda<T>(const MlpLayout&, const LcpPinnBatch<T>&, int, double&);               \
+  template DeviceOutcome mlp_train_batch_cuda<T>(const MlpLayout&, const MlpTrainBatch<T>&, int,                       \
                                                  const OptimizerOptions&, double&);
 FIVSIM_MLP_CUDA_STUBS(double)
 FIVSIM_MLP_CUDA_STUBS(float)

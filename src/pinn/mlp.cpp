@@ -11,8 +11,8 @@ MlpLayout make_mlp_layout(int inputs, const std::vector<int>& hidden, int output
     throw std::invalid_argument("at most " + std::to_string(kMlpMaxLayers - 1) + " hidden layers");
   auto check = [](int w, const char* what) {
     if (w < 1 || w > kMlpMaxWidth)
-      throw std::invalid_argument(std::string(what) + " must be 1.." + std::to_string(kMlpMaxWidth) +
-                                  " (got " + std::to_string(w) + ")");
+      throw std::invalid_argument(std::string(what) + " must be 1.." + std::to_string(kMlpMaxWidth) + " (got " +
+                                  std::to_string(w) + ")");
   };
   check(inputs, "inputs");
   check(outputs, "outputs");
@@ -40,10 +40,13 @@ Activation parse_activation(const std::string& name) {
 
 const char* activation_name(Activation a) {
   switch (a) {
-    case Activation::mish: return "mish";
-    case Activation::relu: return "relu";
+    case Activation::mish:
+      return "mish";
+    case Activation::relu:
+      return "relu";
     case Activation::tanh_fn:
-    default: return "tanh";
+    default:
+      return "tanh";
   }
 }
 

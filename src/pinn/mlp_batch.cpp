@@ -42,8 +42,8 @@ void lcp_pinn_batch_cpu(const MlpLayout& L, const LcpPinnBatch<T>& batch, int th
     LcpMatrix<T, kLcpBatchMax> A;
     LcpVector<T, kLcpBatchMax> b;
     lcp_batch_problem(batch.A + k * n * n, batch.b + k * n, static_cast<int>(n), A, b);
-    batch.loss[k] = lcp_pinn_residuals(L, A, b, batch.params + k * np, batch.grad + k * np, cache, scratch,
-                                       batch.residual[k]);
+    batch.loss[k] =
+        lcp_pinn_residuals(L, A, b, batch.params + k * np, batch.grad + k * np, cache, scratch, batch.residual[k]);
   });
 }
 

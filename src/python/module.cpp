@@ -93,7 +93,9 @@ py::dict run(const std::string& source, bool is_path, const std::vector<std::str
     py::gil_scoped_release released;
     result = run_scenario(
         loaded,
-        [&](double time, const std::vector<double>& row, const ContactState* contact) { series.add(time, row, contact); },
+        [&](double time, const std::vector<double>& row, const ContactState* contact) {
+          series.add(time, row, contact);
+        },
         [&](double time, long steps) {
           check_signals();
           if (!progress.is_none()) {
@@ -191,8 +193,8 @@ py::dict named_columns(NamedColumns& table) {
   py::dict out;
   const py::object asarray = py::module_::import("numpy").attr("asarray");
   for (std::size_t c = 0; c < table.names.size(); ++c)
-    out[py::str(table.names[c])] =
-        table.text[c] ? asarray(py::cast(table.texts[c]), py::str("str")) : py::object(to_numpy(std::move(table.columns[c])));
+    out[py::str(table.names[c])] = table.text[c] ? asarray(py::cast(table.texts[c]), py::str("str"))
+                                                 : py::object(to_numpy(std::move(table.columns[c])));
   return out;
 }
 
@@ -200,8 +202,9 @@ py::dict identify(const std::string& source, bool is_path, const std::vector<std
                   const std::string& base_dir_given) {
   const json doc = document_of(source, is_path, overrides);
   if (doc.is_object() && doc.contains("sweep"))
-    throw InputError("/sweep", "fivsim.identify runs one identification; a config with a sweep block runs from the "
-                               "command line (fivsim identify)");
+    throw InputError("/sweep",
+                     "fivsim.identify runs one identification; a config with a sweep block runs from the "
+                     "command line (fivsim identify)");
   // relative record and scenario paths: from base_dir where given, else the config's folder, or the
   // working directory for a config given as text or a dict
   const std::string base_dir = !base_dir_given.empty() ? base_dir_given

@@ -93,10 +93,11 @@ int main(int argc, char** argv) {
   double mean[6] = {0, 0, 0, 0, 0, 0};
   for (const Rms& r : rms)
     for (int i = 0; i < 6; ++i) mean[i] += r.v[i] / static_cast<double>(cases);
-  std::printf("{\"cases\": %ld, \"steps\": %ld, \"threads\": %d, \"seconds\": %.6g, \"case_steps_per_s\": %.6g, "
-              "\"mean_rms\": [%.17g, %.17g, %.17g, %.17g, %.17g, %.17g]}\n",
-              cases, steps, threads, seconds, static_cast<double>(cases) * static_cast<double>(steps) / seconds, mean[0],
-              mean[1], mean[2], mean[3], mean[4], mean[5]);
+  std::printf(
+      "{\"cases\": %ld, \"steps\": %ld, \"threads\": %d, \"seconds\": %.6g, \"case_steps_per_s\": %.6g, "
+      "\"mean_rms\": [%.17g, %.17g, %.17g, %.17g, %.17g, %.17g]}\n",
+      cases, steps, threads, seconds, static_cast<double>(cases) * static_cast<double>(steps) / seconds, mean[0],
+      mean[1], mean[2], mean[3], mean[4], mean[5]);
   if (argc > 6) {
     std::FILE* f = std::fopen(argv[6], "w");
     if (!f) return 1;

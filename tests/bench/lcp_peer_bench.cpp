@@ -208,8 +208,8 @@ int main(int argc, char** argv) {
               per_size);
   std::printf("rates in LCP/s, each the best of %d passes; 'b>=0' counts the problems whose answer is x = 0\n",
               kPasses);
-  std::printf("%3s %7s %7s | %12s %12s %9s | %12s %9s | %9s %9s\n", "n", "count", "b>=0", "fivsim cold",
-              "fivsim warm", "max resid", "Siconos", "max resid", "cold/Sic", "warm/Sic");
+  std::printf("%3s %7s %7s | %12s %12s %9s | %12s %9s | %9s %9s\n", "n", "count", "b>=0", "fivsim cold", "fivsim warm",
+              "max resid", "Siconos", "max resid", "cold/Sic", "warm/Sic");
   double total_cold = 0, total_warm = 0, total_sic = 0;
   long total = 0;
   for (int sliders = 1; sliders <= 3; ++sliders) {
@@ -224,7 +224,8 @@ int main(int argc, char** argv) {
     total_cold += cold.seconds;
     total_warm += warm.seconds;
     total += static_cast<long>(problems.size());
-    if (cold.failures + warm.failures > 0) std::printf("fivsim failures: cold %d, warm %d\n", cold.failures, warm.failures);
+    if (cold.failures + warm.failures > 0)
+      std::printf("fivsim failures: cold %d, warm %d\n", cold.failures, warm.failures);
     double sic_rate = 0.0, sic_residual = 0.0;
 #ifdef FIVSIM_WITH_SICONOS
     const Side sic = run_siconos(problems);
@@ -232,10 +233,9 @@ int main(int argc, char** argv) {
     sic_rate = count / sic.seconds;
     sic_residual = sic.max_residual;
     if (sic.failures > 0) std::printf("Siconos failures: %d\n", sic.failures);
-    std::printf("%3d %7zu %7ld | %12.4g %12.4g %9.2g | %12.4g %9.2g | %8.1fx %8.1fx\n", 2 * sliders,
-                problems.size(), trivial, count / cold.seconds, count / warm.seconds,
-                std::max(cold.max_residual, warm.max_residual), sic_rate, sic_residual,
-                sic.seconds / cold.seconds, sic.seconds / warm.seconds);
+    std::printf("%3d %7zu %7ld | %12.4g %12.4g %9.2g | %12.4g %9.2g | %8.1fx %8.1fx\n", 2 * sliders, problems.size(),
+                trivial, count / cold.seconds, count / warm.seconds, std::max(cold.max_residual, warm.max_residual),
+                sic_rate, sic_residual, sic.seconds / cold.seconds, sic.seconds / warm.seconds);
 #else
     std::printf("%3d %7zu %7ld | %12.4g %12.4g %9.2g | %12s %9s |\n", 2 * sliders, problems.size(), trivial,
                 count / cold.seconds, count / warm.seconds, std::max(cold.max_residual, warm.max_residual), "n/a", "");

@@ -49,17 +49,26 @@ Args parse(int argc, char** argv) {
     const std::string k = argv[i];
     if (i + 1 >= argc) usage(("missing value after " + k).c_str());
     const char* v = argv[++i];
-    if (k == "--networks") a.networks = std::atol(v);
-    else if (k == "--points") a.points = std::atoi(v);
+    if (k == "--networks")
+      a.networks = std::atol(v);
+    else if (k == "--points")
+      a.points = std::atoi(v);
     else if (k == "--hidden") {
       if (std::sscanf(v, "%dx%d", &a.width, &a.depth) != 2) usage("--hidden takes WIDTHxDEPTH, e.g. 20x7");
-    } else if (k == "--inputs") a.inputs = std::atoi(v);
-    else if (k == "--outputs") a.outputs = std::atoi(v);
-    else if (k == "--repeats") a.repeats = std::atoi(v);
-    else if (k == "--precision") a.precision = v;
-    else if (k == "--cpu-threads") a.cpu_threads = std::atoi(v);
-    else if (k == "--train-steps") a.train_steps = std::atoi(v);
-    else usage(("unknown option " + k).c_str());
+    } else if (k == "--inputs")
+      a.inputs = std::atoi(v);
+    else if (k == "--outputs")
+      a.outputs = std::atoi(v);
+    else if (k == "--repeats")
+      a.repeats = std::atoi(v);
+    else if (k == "--precision")
+      a.precision = v;
+    else if (k == "--cpu-threads")
+      a.cpu_threads = std::atoi(v);
+    else if (k == "--train-steps")
+      a.train_steps = std::atoi(v);
+    else
+      usage(("unknown option " + k).c_str());
   }
   if (a.networks < 1 || a.points < 1 || a.width < 1 || a.depth < 1 || a.inputs < 1 || a.outputs < 1 || a.repeats < 1)
     usage("sizes and repeats must be positive");
@@ -72,7 +81,8 @@ Args parse(int argc, char** argv) {
 // torch.optim.Adam with its defaults and lr 1e-3)
 template <class T>
 int run_training(const Args& a) {
-  auto d = fivsim::test::make_fit_batch<T>(a.networks, a.points, a.inputs, std::vector<int>(a.depth, a.width), a.outputs);
+  auto d =
+      fivsim::test::make_fit_batch<T>(a.networks, a.points, a.inputs, std::vector<int>(a.depth, a.width), a.outputs);
   fivsim::OptimizerOptions adam;
   adam.kind = fivsim::OptimizerKind::adam;
   adam.max_iter = a.train_steps + 1;  // the steps asked for, never an early stop
@@ -86,10 +96,12 @@ int run_training(const Args& a) {
   // CUDA: the CPU's steps from the same start (the agreement check, and the warm-up), then all steps
   std::vector<T> gpu_params = d.params, gpu_loss(static_cast<std::size_t>(a.networks));
   double check_s = 0.0, total_s = 0.0;
-  std::string err = fivsim::mlp_train_batch_cuda(d.L, d.train_view(gpu_params, gpu_loss), cpu_steps, adam, check_s).error;
+  std::string err =
+      fivsim::mlp_train_batch_cuda(d.L, d.train_view(gpu_params, gpu_loss), cpu_steps, adam, check_s).error;
   const double gpu_loss0 = static_cast<double>(gpu_loss[0]);
   gpu_params = d.params;
-  if (err.empty()) err = fivsim::mlp_train_batch_cuda(d.L, d.train_view(gpu_params, gpu_loss), a.train_steps, adam, total_s).error;
+  if (err.empty())
+    err = fivsim::mlp_train_batch_cuda(d.L, d.train_view(gpu_params, gpu_loss), a.train_steps, adam, total_s).error;
   const double gpu_step_s = err.empty() ? total_s / a.train_steps : 0.0;
   std::printf(
       "{\"networks\": %ld, \"points\": %d, \"hidden\": \"%dx%d\", \"inputs\": %d, \"outputs\": %d, \"params\": %ld, "
@@ -105,7 +117,8 @@ int run_training(const Args& a) {
 
 template <class T>
 int run(const Args& a) {
-  auto d = fivsim::test::make_fit_batch<T>(a.networks, a.points, a.inputs, std::vector<int>(a.depth, a.width), a.outputs);
+  auto d =
+      fivsim::test::make_fit_batch<T>(a.networks, a.points, a.inputs, std::vector<int>(a.depth, a.width), a.outputs);
   // CPU: a few evaluations (the CPU is the slow side), timed on the wall clock
   const int cpu_reps = 3;
   fivsim::mlp_fit_batch_cpu(d.L, d.view(), a.cpu_threads);
@@ -138,7 +151,8 @@ int run(const Args& a) {
       a.networks, a.points, a.width, a.depth, a.inputs, a.outputs, np, a.precision.c_str(),
       a.cpu_threads > 0 ? a.cpu_threads : omp_get_max_threads(), cpu_s, a.networks / cpu_s,
       err.empty() ? "true" : "false", err.c_str(), gpu_s, gpu_s > 0 ? a.networks / gpu_s : 0.0,
-      gpu_s > 0 ? flops / gpu_s * 1e-9 : 0.0, gpu_thread_s, gpu_group_s, gpu_points_s, cpu_loss0, static_cast<double>(d.loss[0]));
+      gpu_s > 0 ? flops / gpu_s * 1e-9 : 0.0, gpu_thread_s, gpu_group_s, gpu_points_s, cpu_loss0,
+      static_cast<double>(d.loss[0]));
   return 0;
 }
 

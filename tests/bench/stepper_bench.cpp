@@ -37,8 +37,8 @@ ModeCouplingParams model_ii_example2() {
 }
 
 template <class D>
-void step_model(benchmark::State& bs, const ModelDescription& desc, std::vector<double> q0,
-                std::vector<double> u0, double dt) {
+void step_model(benchmark::State& bs, const ModelDescription& desc, std::vector<double> q0, std::vector<double> u0,
+                double dt) {
   auto m = std::make_unique<Model<D>>();
   make_model(desc, *m);
   State<D> s{};
@@ -82,18 +82,14 @@ ModelDescription chain2() {
   return make_slider_chain(p);
 }
 
-void BM_Chain2(benchmark::State& bs) {
-  step_model<Dims<double, 2, 2>>(bs, chain2(), {0.5, 0.5}, {0.0, 0.0}, 1e-3);
-}
+void BM_Chain2(benchmark::State& bs) { step_model<Dims<double, 2, 2>>(bs, chain2(), {0.5, 0.5}, {0.0, 0.0}, 1e-3); }
 
 void BM_ModeCoupling2Dof(benchmark::State& bs) {
   step_model<Dims<double, 2, 1>>(bs, make_mode_coupling_2dof(model_ii_example2()), {-1.0, -1.0}, {20.0, 20.0}, 1e-4);
 }
 
 // the generic host instantiation that `fivsim run` uses, for comparison
-void BM_Chain2HostDims(benchmark::State& bs) {
-  step_model<HostDims>(bs, chain2(), {0.5, 0.5}, {0.0, 0.0}, 1e-3);
-}
+void BM_Chain2HostDims(benchmark::State& bs) { step_model<HostDims>(bs, chain2(), {0.5, 0.5}, {0.0, 0.0}, 1e-3); }
 
 }  // namespace
 

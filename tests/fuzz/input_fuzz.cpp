@@ -75,7 +75,8 @@ bool mutate_structure(std::string& text, unsigned seed) {
     case 2: {
       // nesting around the whole text, near and past the limit
       const int depth = fivsim::kMaxJsonDepth - 2 + static_cast<int>(at(6));
-      text = std::string(static_cast<std::size_t>(depth), '[') + text + std::string(static_cast<std::size_t>(depth), ']');
+      text =
+          std::string(static_cast<std::size_t>(depth), '[') + text + std::string(static_cast<std::size_t>(depth), ']');
       return true;
     }
     default: {
@@ -96,7 +97,8 @@ bool mutate_structure(std::string& text, unsigned seed) {
 extern "C" std::size_t LLVMFuzzerMutate(std::uint8_t* data, std::size_t size, std::size_t max_size);
 
 // one time in four a structured mutation, else libFuzzer's own
-extern "C" std::size_t LLVMFuzzerCustomMutator(std::uint8_t* data, std::size_t size, std::size_t max_size, unsigned seed) {
+extern "C" std::size_t LLVMFuzzerCustomMutator(std::uint8_t* data, std::size_t size, std::size_t max_size,
+                                               unsigned seed) {
   if (seed % 4 != 0) return LLVMFuzzerMutate(data, size, max_size);
   std::string text(reinterpret_cast<const char*>(data), size);
   if (!mutate_structure(text, seed / 4) || text.size() > max_size) return LLVMFuzzerMutate(data, size, max_size);

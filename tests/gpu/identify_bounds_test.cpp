@@ -16,7 +16,8 @@ TEST(IdentifyBoundsGpu, MatchesCpu) {
   const long n = 5000;
   std::vector<double> a[5];
   for (int v = 0; v < 5; ++v)
-    for (long i = 0; i < n; ++i) a[v].push_back((unit_draw(3, v, i) - 0.5) * (v == 2 ? 1.0 : v == 1 || v == 4 ? 2e-2 : 3e-3));
+    for (long i = 0; i < n; ++i)
+      a[v].push_back((unit_draw(3, v, i) - 0.5) * (v == 2 ? 1.0 : v == 1 || v == 4 ? 2e-2 : 3e-3));
   const BoundSamples stop{a[0].data(), nullptr, nullptr, a[3].data(), a[4].data(), n / 3};
   const BoundSamples slip{a[0].data(), a[1].data(), a[2].data(), a[3].data(), a[4].data(), n};
   const GridAxis k{300.0, 420.0, 97}, c{0.0, 0.2, 61};

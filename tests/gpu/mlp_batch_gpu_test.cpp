@@ -1,12 +1,12 @@
 // tests/gpu/mlp_batch_gpu_test.cpp — the CUDA backend of the batched networks computes the CPU
 // backend's numbers on the same batch: about 2000 least-squares fits of 7 × 20 networks (both
 // mappings: a thread per network, a group of lanes per network, with its gradient summed in
-// shared memory or in place, a warp per network with its points on the lanes), narrower layouts in groups of 16 and 8 lanes, and 2000 LCP-PINNs of
-// 3 × 5 networks (n = 1, 2, 5, 8): losses, gradients and natural-map residuals within 1e-12
-// relative in double (FMA contraction is off on the device, so only libm's tanh and the order of
-// the group's forward sums differ) and 1e-4 in float; and trained batches (forward + backward +
-// Adam step per network, all steps in one launch) ending at the CPU's parameters after 20 steps,
-// within 1e-10 relative in double and 1e-3 in float. Skips without a device (ctest label gpu).
+// shared memory or in place, a warp per network with its points on the lanes), narrower layouts in groups of 16 and 8
+// lanes, and 2000 LCP-PINNs of 3 × 5 networks (n = 1, 2, 5, 8): losses, gradients and natural-map residuals within
+// 1e-12 relative in double (FMA contraction is off on the device, so only libm's tanh and the order of the group's
+// forward sums differ) and 1e-4 in float; and trained batches (forward + backward + Adam step per network, all steps in
+// one launch) ending at the CPU's parameters after 20 steps, within 1e-10 relative in double and 1e-3 in float. Skips
+// without a device (ctest label gpu).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -23,7 +23,8 @@ double worst_relative(const std::vector<T>& a, const std::vector<T>& b) {
   double scale = 0.0, worst = 0.0;
   for (const T& v : b) scale = std::max(scale, std::abs(static_cast<double>(v)));
   for (std::size_t i = 0; i < a.size(); ++i)
-    worst = std::max(worst, std::abs(static_cast<double>(a[i]) - static_cast<double>(b[i])) / (scale > 0 ? scale : 1.0));
+    worst =
+        std::max(worst, std::abs(static_cast<double>(a[i]) - static_cast<double>(b[i])) / (scale > 0 ? scale : 1.0));
   return worst;
 }
 
@@ -86,9 +87,9 @@ TEST(MlpBatchGpu, TrainingMatchesCpuFloat) { training_matches_cpu<float>(1e-3, 1
 TEST(MlpBatchGpu, FitMatchesCpuDouble) {
   fit_matches_cpu<double>(1e-12, MlpCudaMapping::thread, 2000, 4, kIrk);
   // an odd count leaves the last block's second network past the end
-  fit_matches_cpu<double>(1e-12, MlpCudaMapping::group, 2001, 4, kIrk);  // summed in shared memory
-  fit_matches_cpu<double>(1e-12, MlpCudaMapping::group, 2001, 1, kIrk);  // written in place
-  fit_matches_cpu<double>(1e-12, MlpCudaMapping::group, 999, 3, {12, 7, 12});  // groups of 16 lanes
+  fit_matches_cpu<double>(1e-12, MlpCudaMapping::group, 2001, 4, kIrk);         // summed in shared memory
+  fit_matches_cpu<double>(1e-12, MlpCudaMapping::group, 2001, 1, kIrk);         // written in place
+  fit_matches_cpu<double>(1e-12, MlpCudaMapping::group, 999, 3, {12, 7, 12});   // groups of 16 lanes
   fit_matches_cpu<double>(1e-12, MlpCudaMapping::group, 999, 2, {5, 5, 5}, 4);  // groups of 8 lanes
 }
 TEST(MlpBatchGpu, FitMatchesCpuFloat) {

@@ -70,7 +70,8 @@ Batch<D> run_both(const json& doc, long n, bool single) {
   b.points_gpu.assign(n * per_case, 0.0);
   batch::run_chunk_cpu(p.cases.batch(), b.an, p.opt, b.cpu.data(), b.points_cpu.data(), 0);
   double kernel_s = 0.0;
-  const DeviceOutcome out = batch::run_chunk_cuda(p.cases.batch(), b.an, p.opt, b.gpu.data(), b.points_gpu.data(), kernel_s);
+  const DeviceOutcome out =
+      batch::run_chunk_cuda(p.cases.batch(), b.an, p.opt, b.gpu.data(), b.points_gpu.data(), kernel_s);
   EXPECT_EQ(out.error, "");
   return b;
 }
@@ -385,8 +386,10 @@ void expect_switching_matches_cpu(json doc, double t_end, double t_transient, do
       ASSERT_EQ(x.points_seen[kind], y.points_seen[kind]) << "case " << c;
       const int kept = static_cast<int>(std::min<long>(x.points_seen[kind], b.an.capacity));
       for (int i = 0; i < kept; ++i, ++points) {
-        const double* p = ring_point(b.points_cpu.data() + c * per_case, kind, x.points_seen[kind], b.an.capacity, stride, i);
-        const double* q = ring_point(b.points_gpu.data() + c * per_case, kind, x.points_seen[kind], b.an.capacity, stride, i);
+        const double* p =
+            ring_point(b.points_cpu.data() + c * per_case, kind, x.points_seen[kind], b.an.capacity, stride, i);
+        const double* q =
+            ring_point(b.points_gpu.data() + c * per_case, kind, x.points_seen[kind], b.an.capacity, stride, i);
         for (int k = 0; k < stride; ++k, ++entries) {
           const double d = std::abs(p[k] - q[k]) / (1 + std::abs(p[k]));
           worst = std::max(worst, d);

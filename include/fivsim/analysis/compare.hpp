@@ -32,11 +32,11 @@ class RunRecord {
 
 // the outcome of pairing a run's transitions with the reference's
 struct TransitionMatch {
-  long reference = 0;      // reference events considered
+  long reference = 0;  // reference events considered
   long matched = 0;
-  long missed = 0;         // reference events without a partner of the same kind and contact
-  long spurious = 0;       // run events without a partner
-  double worst_timing = 0; // largest |t_run − t_ref| over matched pairs
+  long missed = 0;          // reference events without a partner of the same kind and contact
+  long spurious = 0;        // run events without a partner
+  double worst_timing = 0;  // largest |t_run − t_ref| over matched pairs
   double mean_timing = 0;
 };
 

@@ -20,8 +20,8 @@ enum : unsigned {
 inline constexpr unsigned kObserveLean = kObserveRms;
 inline constexpr unsigned kObserveStatistics = kObserveRms | kObserveMinMax;
 // every observer of a bifurcation diagram: all but the output error of grey-box searches
-inline constexpr unsigned kObserveBifurcation = kObserveRms | kObserveMinMax | kObserveTransitions | kObservePoincare |
-                                                kObserveFractions | kObserveLcpResidual;
+inline constexpr unsigned kObserveBifurcation =
+    kObserveRms | kObserveMinMax | kObserveTransitions | kObservePoincare | kObserveFractions | kObserveLcpResidual;
 FIVSIM_HD constexpr bool observes_class(unsigned observers) {
   return (observers & kObserveMinMax) && (observers & kObserveTransitions);
 }

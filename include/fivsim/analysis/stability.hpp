@@ -23,10 +23,10 @@ namespace fivsim {
 struct SlidingLinearization {
   Eigen::MatrixXd K_eff, C_eff;
   Eigen::VectorXd q_equilibrium;
-  Eigen::VectorXd normal_force;   // λ_N at the equilibrium, per contact
-  Eigen::VectorXcd eigenvalues;   // sorted by imaginary part, then real part, descending
+  Eigen::VectorXd normal_force;  // λ_N at the equilibrium, per contact
+  Eigen::VectorXcd eigenvalues;  // sorted by imaginary part, then real part, descending
   double max_real = 0.0;
-  bool consistent = true;         // every spring contact is closed (λ_N > 0) at the equilibrium
+  bool consistent = true;  // every spring contact is closed (λ_N > 0) at the equilibrium
   std::string note;
 };
 

@@ -6,7 +6,7 @@
 
 namespace fivsim::batch {
 
-using fivsim::CudaDeviceInfo;
 using fivsim::cuda_device_info;
+using fivsim::CudaDeviceInfo;
 
 }  // namespace fivsim::batch

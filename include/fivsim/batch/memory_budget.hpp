@@ -25,10 +25,11 @@ constexpr double kHostShare = 0.5;
 
 // what one case of a chunk needs, per slot
 struct ChunkFootprint {
-  double device_bytes = 0.0;  // device buffers: its setup and step map where it has its own, its row, results, point rings
-  double pinned_bytes = 0.0;  // pinned host copies: results and point rings
-  double host_bytes = 0.0;    // pageable host memory: the prepared case, results, point rings, its columns
-  double device_fixed_bytes = 0.0;      // per slot, whatever the cases: the shared setup, a reference series
+  // device buffers: its setup and step map where it has its own, its row, results, point rings
+  double device_bytes = 0.0;
+  double pinned_bytes = 0.0;               // pinned host copies: results and point rings
+  double host_bytes = 0.0;                 // pageable host memory: the prepared case, results, point rings, its columns
+  double device_fixed_bytes = 0.0;         // per slot, whatever the cases: the shared setup, a reference series
   std::size_t local_bytes_per_thread = 0;  // the kernel's local memory (cudaFuncGetAttributes)
 };
 
@@ -44,7 +45,7 @@ struct MemoryFigures {
 // the chunk: its cases (0 where not one fits, with why) and what bounds it
 struct ChunkBudget {
   long cases = 0;
-  const char* bound = "";  // "device memory" or "host memory"
+  const char* bound = "";      // "device memory" or "host memory"
   double reserve_bytes = 0.0;  // kept for the runtime
   double local_bytes = 0.0;    // reserved for the resident threads' local memory
   double device_bytes = 0.0;   // one rank's share for its slots

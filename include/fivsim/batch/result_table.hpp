@@ -80,8 +80,8 @@ TableSchema point_schema(int n_dof);
 // the columns of n cases (the first is case `first`) from their results, rows (parameter k of
 // case i at rows[k * n + i]) and PINN totals (null unless layout.pinn)
 template <class D>
-void case_columns(const CaseTableLayout& layout, long first, long n, const CaseResult<D>* results,
-                  const double* rows, const PinnTotals* pinn, ColumnBlock& out);
+void case_columns(const CaseTableLayout& layout, long first, long n, const CaseResult<D>* results, const double* rows,
+                  const PinnTotals* pinn, ColumnBlock& out);
 // the kept points of n cases (kPointKinds rings of an.capacity each per case), oldest first
 template <class D>
 void point_columns(int n_dof, const SweepAnalysis& an, long first, long n, const CaseResult<D>* results,

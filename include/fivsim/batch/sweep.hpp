@@ -49,7 +49,7 @@ struct PreparedCases {
   std::vector<RkStepMap<D>> maps;    // one per case, the shared one, or none (Moreau)
   SlotTargets targets;               // written per case by the backend (with a shared setup)
   double stick_tol = 0.0;
-  bool switching = false;            // the switching integrator with these settings
+  bool switching = false;  // the switching integrator with these settings
   SwitchingSettings switching_settings;
 
   CaseBatch<D> batch() const;
@@ -60,10 +60,10 @@ struct PreparedCases {
 template <class D>
 void prepare_cases(const SweepPlan& plan, const SweepShared<D>& shared, long first, long n, PreparedCases<D>& out);
 
-#define FIVSIM_SWEEP_EXTERN(D)                                                                                  \
-  extern template void make_case_rk_map<D>(const MethodSpec&, const Model<D>&, double, RkStepMap<D>&);       \
-  extern template struct SweepShared<D>;                                                                    \
-  extern template struct PreparedCases<D>;                                                                  \
+#define FIVSIM_SWEEP_EXTERN(D)                                                                         \
+  extern template void make_case_rk_map<D>(const MethodSpec&, const Model<D>&, double, RkStepMap<D>&); \
+  extern template struct SweepShared<D>;                                                               \
+  extern template struct PreparedCases<D>;                                                             \
   extern template void prepare_cases<D>(const SweepPlan&, const SweepShared<D>&, long, long, PreparedCases<D>&);
 FIVSIM_SWEEP_FOR_EACH_DIMS(FIVSIM_SWEEP_EXTERN)
 #undef FIVSIM_SWEEP_EXTERN

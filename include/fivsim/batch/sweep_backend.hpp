@@ -121,7 +121,7 @@ class CudaPipeline {
 // (device events)
 template <class D>
 DeviceOutcome run_chunk_cuda(const CaseBatch<D>& cases, const SweepAnalysis& an, const StepOptions& opt,
-                           CaseResult<D>* results, double* points, double& kernel_s);
+                             CaseResult<D>* results, double* points, double& kernel_s);
 
 // the most local memory per thread of instantiation D's kernels (cudaFuncGetAttributes), which
 // the driver reserves for every thread the device keeps resident; 0 without CUDA or a device
@@ -130,20 +130,20 @@ std::size_t sweep_kernel_local_bytes();
 
 // the CUDA backend's instantiation for D: in kernels/sweep_batch_{double,float}.cu, or in
 // src/batch/cuda_unavailable.cpp for a build without CUDA
-#define FIVSIM_SWEEP_CUDA_INSTANCE(D)                                                                    \
-  template class CudaPipeline<D>;                                                                      \
-  template std::size_t sweep_kernel_local_bytes<D>();                                                  \
+#define FIVSIM_SWEEP_CUDA_INSTANCE(D)                                                                     \
+  template class CudaPipeline<D>;                                                                         \
+  template std::size_t sweep_kernel_local_bytes<D>();                                                     \
   template DeviceOutcome run_chunk_cuda<D>(const CaseBatch<D>&, const SweepAnalysis&, const StepOptions&, \
-                                         CaseResult<D>*, double*, double&);
+                                           CaseResult<D>*, double*, double&);
 
-#define FIVSIM_SWEEP_EXTERN(D)                                                                                    \
+#define FIVSIM_SWEEP_EXTERN(D)                                                                                         \
   extern template void run_chunk_cpu<D>(const CaseBatch<D>&, const SweepAnalysis&, const StepOptions&, CaseResult<D>*, \
-                                        double*, int, ChunkTicker*);                                              \
-  extern template bool runs_as_belt<D>(const CaseBatch<D>&, const SweepAnalysis&, const StepOptions&);          \
-  extern template class CudaPipeline<D>;                                                                       \
-  extern template std::size_t sweep_kernel_local_bytes<D>();                                                   \
-  extern template DeviceOutcome run_chunk_cuda<D>(const CaseBatch<D>&, const SweepAnalysis&, const StepOptions&,  \
-                                                CaseResult<D>*, double*, double&);
+                                        double*, int, ChunkTicker*);                                                   \
+  extern template bool runs_as_belt<D>(const CaseBatch<D>&, const SweepAnalysis&, const StepOptions&);                 \
+  extern template class CudaPipeline<D>;                                                                               \
+  extern template std::size_t sweep_kernel_local_bytes<D>();                                                           \
+  extern template DeviceOutcome run_chunk_cuda<D>(const CaseBatch<D>&, const SweepAnalysis&, const StepOptions&,       \
+                                                  CaseResult<D>*, double*, double&);
 FIVSIM_SWEEP_FOR_EACH_DIMS(FIVSIM_SWEEP_EXTERN)
 #undef FIVSIM_SWEEP_EXTERN
 

@@ -20,7 +20,7 @@ struct ChunkCounts {
   double setup_s = 0.0;    // preparing the chunk's cases on the host
   std::map<std::string, long> classes, status;
   long memory_halvings = 0;
-  bool has_pinn = false;   // a PINN sweep: its trainings
+  bool has_pinn = false;  // a PINN sweep: its trainings
   PinnTotals pinn;
 
   void add(const ChunkCounts& o);
@@ -40,7 +40,7 @@ struct SweepTotals {
   long chunks = 0;
   ChunkCounts counts;
   double wall_s = 0.0;
-  double case_steps_per_s = 0.0;  // the stepping rate: the sum of the ranks' (or shards') own rates
+  double case_steps_per_s = 0.0;                   // the stepping rate: the sum of the ranks' (or shards') own rates
   nlohmann::json ranks = nlohmann::json::array();  // what each process ran
 };
 

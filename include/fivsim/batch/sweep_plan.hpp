@@ -99,10 +99,10 @@ class SweepPlan {
 // the parser's exact message for a bad case), never the per-case path of a sweep
 Scenario case_scenario(const json& base, const SweepSpec& spec, long index, std::vector<double>& values);
 
-#define FIVSIM_SWEEP_PLAN_EXTERN(D)                                                          \
-  extern template void SweepPlan::uniform_setup<D>(double, CaseSetup<D>&) const;         \
-  extern template void SweepPlan::case_setup<D>(const CaseSetup<D>&, long, const double*, long, double, \
-                                                CaseSetup<D>&) const;
+#define FIVSIM_SWEEP_PLAN_EXTERN(D)                                                                                    \
+  extern template void SweepPlan::uniform_setup<D>(double, CaseSetup<D>&) const;                                       \
+  extern template void SweepPlan::case_setup<D>(const CaseSetup<D>&, long, const double*, long, double, CaseSetup<D>&) \
+      const;
 FIVSIM_SWEEP_FOR_EACH_DIMS(FIVSIM_SWEEP_PLAN_EXTERN)
 #undef FIVSIM_SWEEP_PLAN_EXTERN
 

@@ -26,8 +26,8 @@ struct ChunkRange {
 // one chunk's columns and counts on their way to the files
 struct ChunkOutput {
   long first = 0, n = 0;
-  int rank = 0;               // the process that ran it
-  ColumnBlock cases, points;  // result_table.hpp
+  int rank = 0;                   // the process that ran it
+  ColumnBlock cases, points;      // result_table.hpp
   std::vector<double> residuals;  // SweepOptions::keep_residuals (a single process): per case, in order
   ChunkCounts counts;
 };
@@ -84,8 +84,7 @@ class ChunkExchange {
 // rank 0 (or the single process): hands out [start, end) in ranges of `chunk` cases and calls
 // `write` with the outputs in case order (one at a time, from whichever thread received them)
 std::unique_ptr<ChunkExchange> make_writer_exchange(Ranks& ranks, long start, long end, long chunk,
-                                                    nlohmann::json about,
-                                                    std::function<void(ChunkOutput&&)> write);
+                                                    nlohmann::json about, std::function<void(ChunkOutput&&)> write);
 // every other rank: asks rank 0 for ranges and sends it the outputs
 std::unique_ptr<ChunkExchange> make_worker_exchange(Ranks& ranks, nlohmann::json about);
 

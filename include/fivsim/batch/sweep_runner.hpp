@@ -28,7 +28,7 @@ inline constexpr long kSweepCsvLimit = 1'000'000;
 
 // what a test makes a sweep do that a real run would not
 struct SweepHooks {
-  long device_cases = 0;       // a backend part of more cases fails as if the device were out of memory
+  long device_cases = 0;  // a backend part of more cases fails as if the device were out of memory
   // allocation failures injected at a launch's points (parse_injected_failures: "slot1:2,launch:3")
   std::string fail;
   long exit_after_chunks = 0;  // the process ends as kill -9 would once this many chunks are recorded
@@ -78,7 +78,7 @@ struct SweepOptions {
   int threads = 0;  // CPU backend threads, up to kMaxSweepThreads; 0: all cores
   SweepFormat format = SweepFormat::automatic;
   int shard_index = -1, shard_count = 0;  // a shard runs the i-th of N contiguous case ranges
-  bool resume = false;  // continue the unfinished sweep in <out>.partial
+  bool resume = false;                    // continue the unfinished sweep in <out>.partial
   SweepHooks hooks;
   // rank 0, after each chunk is written: cases done in this run, of `total`, and their case-steps;
   // an exception thrown here ends the sweep and leaves run_sweep (a caller's way to stop it)
@@ -96,10 +96,10 @@ inline constexpr int kSweepError = 1;
 inline constexpr int kSweepBadInput = 2;
 
 struct SweepOutcome {
-  bool writer = false;  // this process wrote the files (the single process, or rank 0)
+  bool writer = false;        // this process wrote the files (the single process, or rank 0)
   std::filesystem::path out;  // empty for a sweep kept in memory
-  nlohmann::json summary;  // what summary.json holds
-  std::string warning;     // for the user: the lock that could not be taken, a GPU it could not use
+  nlohmann::json summary;     // what summary.json holds
+  std::string warning;        // for the user: the lock that could not be taken, a GPU it could not use
 };
 
 // runs the sweep of a scenario document (overrides applied). The writer returns the summary of

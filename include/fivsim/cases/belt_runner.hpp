@@ -24,11 +24,11 @@ template <class D>
 struct BeltModel {
   using T = typename D::scalar;
   static constexpr int N = D::max_dof;
-  T minv[N];         // the diagonal of M⁻¹, also G_TT,ii
+  T minv[N];  // the diagonal of M⁻¹, also G_TT,ii
   T C[N][N], K[N][N];
   T f0[N], f_sin[N], f_cos[N];
   T omega = T(0);
-  T f_still[N];      // f(t) of an unforced model (ω = 0): f0 + f_sin·0 + f_cos·1, as external_force sums it
+  T f_still[N];        // f(t) of an unforced model (ω = 0): f0 + f_sin·0 + f_cos·1, as external_force sums it
   FrictionLaw law[N];  // the laws before a case's own friction constants
   T Fn[N], v_surface[N];
   T q0[N], u0[N];
@@ -102,7 +102,7 @@ struct BeltLanes {
   long in_state[4][W];
   int last[N][W];
   long stick_from[W];
-  double margin_1[W], margin_2[W];  // the section contact's stick margins, the last two stick steps
+  double margin_1[W], margin_2[W];   // the section contact's stick margins, the last two stick steps
   double mu0_plus[W], mu0_minus[W];  // its static friction coefficients
   bool finite[W];
   bool failed[W];
@@ -138,26 +138,35 @@ FIVSIM_HD inline void belt_load_lane(const BeltModel<D>& b, const CaseBatch<D>& 
     for (int i = 0; i < N; ++i) {
       if (t.index != i) continue;
       switch (t.kind) {
-        case SlotKind::normal_force: x.Fn[i][l] = T(v); break;
-        case SlotKind::surface_velocity: x.vs[i][l] = T(v); break;
+        case SlotKind::normal_force:
+          x.Fn[i][l] = T(v);
+          break;
+        case SlotKind::surface_velocity:
+          x.vs[i][l] = T(v);
+          break;
         case SlotKind::friction:
           for (int p = 0; p < kFrictionMaxParams; ++p)
             if (t.param == p) x.law_p[i][p][l] = v;
           break;
-        case SlotKind::start_q: x.q[i][l] = T(v); break;
-        case SlotKind::start_u: x.u[i][l] = T(v); break;
+        case SlotKind::start_q:
+          x.q[i][l] = T(v);
+          break;
+        case SlotKind::start_u:
+          x.u[i][l] = T(v);
+          break;
         case SlotKind::contact_stiffness:
-        case SlotKind::contact_gap: break;  // a given normal force has no gap
+        case SlotKind::contact_gap:
+          break;  // a given normal force has no gap
       }
     }
   }
   for (int i = 0; i < N; ++i) {
     // the kinematic state of events.hpp for a given normal force
     const T v = x.u[i][l] - x.vs[i][l];
-    x.contact[i][l] = static_cast<int>(!(x.Fn[i][l] > T(0))         ? ContactState::free
-                                       : v > T(stick_tol)           ? ContactState::slip_pos
-                                       : v < -T(stick_tol)          ? ContactState::slip_neg
-                                                                    : ContactState::stick);
+    x.contact[i][l] = static_cast<int>(!(x.Fn[i][l] > T(0)) ? ContactState::free
+                                       : v > T(stick_tol)   ? ContactState::slip_pos
+                                       : v < -T(stick_tol)  ? ContactState::slip_neg
+                                                            : ContactState::stick);
     x.last[i][l] = x.contact[i][l];
     x.pn[i][l] = x.Fn[i][l] * dt;
     x.lamN[i][l] = x.pn[i][l] / dt;
@@ -212,7 +221,8 @@ FIVSIM_HD inline void run_belt_lanes(const BeltModel<D>& b, const CaseBatch<D>& 
   // lanes past `lanes` run copies of the last case, so that every lane does finite work; every
   // loop over lanes is bounded by W too, so that with W = 1 the lane is a constant and the lanes'
   // arrays stay in registers
-  for (int l = 0; l < W; ++l) detail::belt_load_lane(b, cases, first + (l < lanes ? l : lanes - 1), l, opt.stick_tol, dt, x);
+  for (int l = 0; l < W; ++l)
+    detail::belt_load_lane(b, cases, first + (l < lanes ? l : lanes - 1), l, opt.stick_tol, dt, x);
   // the section contact's static friction, once per case (the index a constant of the unrolled loop)
   for (int l = 0; l < W; ++l) {
     x.mu0_plus[l] = x.mu0_minus[l] = 0.0;
@@ -255,14 +265,13 @@ FIVSIM_HD inline void run_belt_lanes(const BeltModel<D>& b, const CaseBatch<D>& 
     }
     // the friction coefficients at the start-of-step slip velocity (a call per lane: the law's
     // transcendental functions are the platform's, as in every other path)
-    FIVSIM_UNROLL for (int i = 0; i < N; ++i)
-      for (int l = 0; l < W; ++l) {
-        // the lane's law, made where it is used (a law kept in the lanes would sit in local memory)
-        FrictionLaw law;
-        law.kind = b.law[i].kind;
-        for (int p = 0; p < kFrictionMaxParams; ++p) law.p[p] = x.law_p[i][p][l];
-        friction_bounds(law, x.u[i][l] - x.vs[i][l], x.mu_plus[i][l], x.mu_minus[i][l]);
-      }
+    FIVSIM_UNROLL for (int i = 0; i < N; ++i) for (int l = 0; l < W; ++l) {
+      // the lane's law, made where it is used (a law kept in the lanes would sit in local memory)
+      FrictionLaw law;
+      law.kind = b.law[i].kind;
+      for (int p = 0; p < kFrictionMaxParams; ++p) law.p[p] = x.law_p[i][p][l];
+      friction_bounds(law, x.u[i][l] - x.vs[i][l], x.mu_plus[i][l], x.mu_minus[i][l]);
+    }
     // the closed-form friction impulse, the velocity and position update
     for (int i = 0; i < N; ++i) {
       FIVSIM_LANES(l, W) {
@@ -274,10 +283,10 @@ FIVSIM_HD inline void run_belt_lanes(const BeltModel<D>& b, const CaseBatch<D>& 
         pt = pt < lo ? lo : (pt > hi ? hi : pt);
         const T gamma_end = gamma_free + g * pt;
         x.lamT[i][l] = pt / dt;
-        x.contact[i][l] = static_cast<int>(!(pn > impulse_tol)       ? ContactState::free
-                                           : gamma_end > stick_tol   ? ContactState::slip_pos
-                                           : gamma_end < -stick_tol  ? ContactState::slip_neg
-                                                                     : ContactState::stick);
+        x.contact[i][l] = static_cast<int>(!(pn > impulse_tol)      ? ContactState::free
+                                           : gamma_end > stick_tol  ? ContactState::slip_pos
+                                           : gamma_end < -stick_tol ? ContactState::slip_neg
+                                                                    : ContactState::stick);
         const T force = T(0) + pt;
         x.u[i][l] = x.uf[i][l] + (T(0) + b.minv[i] * force);
         x.q[i][l] += dt * x.u[i][l];
@@ -310,7 +319,8 @@ FIVSIM_HD inline void run_belt_lanes(const BeltModel<D>& b, const CaseBatch<D>& 
         bool break_away = false;
         CaseResult<D>& r = results[l];
         FIVSIM_UNROLL for (int i = 0; i < N; ++i) {
-          const ContactState from = static_cast<ContactState>(x.last[i][l]), to = static_cast<ContactState>(x.contact[i][l]);
+          const ContactState from = static_cast<ContactState>(x.last[i][l]),
+                             to = static_cast<ContactState>(x.contact[i][l]);
           const EventKind e = classify_transition(from, to);
           if (e != EventKind::none && settled) {
             if constexpr ((Obs & kObserveTransitions) != 0) {
@@ -321,15 +331,15 @@ FIVSIM_HD inline void run_belt_lanes(const BeltModel<D>& b, const CaseBatch<D>& 
                 uv[j] = x.u[j][l];
               }
               fivsim::detail::push_point(points + l * per_case, 0, r.points_seen[0], an.capacity, nq, t,
-                                 static_cast<double>(static_cast<int>(e) * 64 + i), qv, uv);
+                                         static_cast<double>(static_cast<int>(e) * 64 + i), qv, uv);
             }
             break_away = break_away || (e == EventKind::stick_to_slip && i == an.contact && k - x.stick_from[l] > 1);
           }
           if (i == an.contact && to == ContactState::stick && from != ContactState::stick) x.stick_from[l] = k;
           if (i == an.contact && to == ContactState::stick && an.section == SectionKind::stick_to_slip) {
             x.margin_2[l] = x.margin_1[l];
-            x.margin_1[l] = fivsim::detail::stick_margin({x.mu0_plus[l], x.mu0_minus[l]}, static_cast<double>(x.lamN[i][l]),
-                                                         static_cast<double>(x.lamT[i][l]));
+            x.margin_1[l] = fivsim::detail::stick_margin(
+                {x.mu0_plus[l], x.mu0_minus[l]}, static_cast<double>(x.lamN[i][l]), static_cast<double>(x.lamT[i][l]));
           }
           x.last[i][l] = x.contact[i][l];
         }
@@ -367,8 +377,8 @@ FIVSIM_HD inline void run_belt_lanes(const BeltModel<D>& b, const CaseBatch<D>& 
               us[j] = x.u_prev[j][l] + T(theta) * (x.u[j][l] - x.u_prev[j][l]);
             }
             ++r.section_hits;
-            fivsim::detail::push_point(points + l * per_case, 1, r.points_seen[1], an.capacity, nq, t_prev + theta * dtd, -1.0, qs,
-                               us);
+            fivsim::detail::push_point(points + l * per_case, 1, r.points_seen[1], an.capacity, nq,
+                                       t_prev + theta * dtd, -1.0, qs, us);
           }
         }
       }
@@ -409,8 +419,10 @@ FIVSIM_HD inline void run_belt_lanes(const BeltModel<D>& b, const CaseBatch<D>& 
       detail::belt_store_lane(x, l, settled_steps, (Obs & kObserveMinMax) != 0, r);
     }
     r.lyapunov = 0.0;
-    if constexpr (observes_class(Obs)) classify_case(points + l * per_case, an, nq, N, r);
-    else r.klass = r.status == Status::ok ? CaseClass::unclassified : CaseClass::diverged;
+    if constexpr (observes_class(Obs))
+      classify_case(points + l * per_case, an, nq, N, r);
+    else
+      r.klass = r.status == Status::ok ? CaseClass::unclassified : CaseClass::diverged;
   }
 }
 

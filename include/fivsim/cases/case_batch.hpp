@@ -53,7 +53,7 @@ struct CaseBatch {
   long row_stride = 0;
   int n_params = 0;
   double stick_tol = 0.0;
-  bool switching = false;         // the switching integrator (integrator.method switching), not a time stepper
+  bool switching = false;  // the switching integrator (integrator.method switching), not a time stepper
   SwitchingSettings switching_settings;
 
   FIVSIM_HD const RkStepMap<D>* map(long c) const { return maps ? maps + c * map_stride : nullptr; }
@@ -100,13 +100,16 @@ struct DimsTag {
 // when none does
 template <class F, class D, class... Rest>
 bool with_instantiation(DimsList<D, Rest...>, int n_dof, int n_contacts, F&& f) {
-  if constexpr (std::is_same_v<D, EndOfDims>) return false;
+  if constexpr (std::is_same_v<D, EndOfDims>)
+    return false;
   else if (holds_model<D>(n_dof, n_contacts)) {
     f(DimsTag<D>{});
     return true;
   }
-  if constexpr (sizeof...(Rest) > 0) return with_instantiation(DimsList<Rest...>{}, n_dof, n_contacts, f);
-  else return false;
+  if constexpr (sizeof...(Rest) > 0)
+    return with_instantiation(DimsList<Rest...>{}, n_dof, n_contacts, f);
+  else
+    return false;
 }
 
 }  // namespace fivsim::batch

@@ -42,11 +42,11 @@ enum class SectionKind : int { none = 0, velocity = 1, stroboscopic = 2, stick_t
 // the Poincaré section and the classification settings shared by all cases of a sweep
 struct SweepAnalysis {
   SectionKind section = SectionKind::stick_to_slip;
-  int contact = 0;         // stick_to_slip section: the contact whose break-away is sampled
-  int dof = 0;             // velocity section: u[dof] = value
+  int contact = 0;  // stick_to_slip section: the contact whose break-away is sampled
+  int dof = 0;      // velocity section: u[dof] = value
   double value = 0.0;
-  int direction = -1;      // −1 crossing from above, +1 from below, 0 both
-  double period = 0.0;     // stroboscopic: sample every period, starting at t_transient
+  int direction = -1;          // −1 crossing from above, +1 from below, 0 both
+  double period = 0.0;         // stroboscopic: sample every period, starting at t_transient
   double periodic_tol = 1e-3;  // relative to each component's range over the trajectory
   int max_period = 8;          // largest N tested for periodic-N
   int capacity = 32;           // points kept per kind (transitions, section samples)
@@ -54,9 +54,9 @@ struct SweepAnalysis {
   // lyapunov_every steps; 0 = not estimated
   int lyapunov_every = 0;
   double lyapunov_d0 = 1e-8;
-  double lyapunov_zero = 0.1;   // |λ| × the mean cycle below this counts as zero (growth per cycle)
-  int confirmations = 3;        // K: periodic-N needs (K+1)·N samples, N apart within tolerance
-  bool adaptive = false;        // stop each case when its class is known (t_end the longest)
+  double lyapunov_zero = 0.1;  // |λ| × the mean cycle below this counts as zero (growth per cycle)
+  int confirmations = 3;       // K: periodic-N needs (K+1)·N samples, N apart within tolerance
+  bool adaptive = false;       // stop each case when its class is known (t_end the longest)
   unsigned observers = kObserveBifurcation;
   // output_error: q[reference_dof] against reference[k] at step k (host or device memory, read only)
   const double* reference = nullptr;
@@ -98,27 +98,28 @@ template <class D>
 struct CaseResult {
   static constexpr int NS = 2 * D::max_dof + 2 * D::max_contacts;
   Status status = Status::ok;
-  long steps = 0;            // steps completed
-  double failed_at = 0.0;    // start time of the failing step
-  RunningStats series[NS];   // q.., u.., lamN.., lamT.. after t_transient
+  long steps = 0;                               // steps completed
+  double failed_at = 0.0;                       // start time of the failing step
+  RunningStats series[NS];                      // q.., u.., lamN.., lamT.. after t_transient
   double max_step_change[2 * D::max_dof] = {};  // largest |Δq_i|, |Δu_i| over one step after t_transient
-  long in_state[4] = {0, 0, 0, 0};  // contact-steps in free / stick / slip− / slip+
-  long transitions = 0;      // events after t_transient, all contacts
-  long section_hits = 0;     // Poincaré samples after t_transient
+  long in_state[4] = {0, 0, 0, 0};              // contact-steps in free / stick / slip− / slip+
+  long transitions = 0;                         // events after t_transient, all contacts
+  long section_hits = 0;                        // Poincaré samples after t_transient
   double max_lcp_residual = 0.0;
-  double output_sse = 0.0;   // output_error: Σ (q[dof] − reference)² over the steps compared
+  double output_sse = 0.0;  // output_error: Σ (q[dof] − reference)² over the steps compared
   long output_samples = 0;
   long points_seen[kPointKinds] = {0, 0};  // points offered to each ring (kept: the last capacity)
-  double lyapunov = 0.0;       // largest Lyapunov exponent estimate (1/s), when asked for
-  double lyapunov_time = 0.0;  // time over which it was averaged
-  BatchMeans lyapunov_blocks;  // its growth rate per block (a block closes at each section sample)
+  double lyapunov = 0.0;                   // largest Lyapunov exponent estimate (1/s), when asked for
+  double lyapunov_time = 0.0;              // time over which it was averaged
+  BatchMeans lyapunov_blocks;              // its growth rate per block (a block closes at each section sample)
   double lyapunov_block_sum = 0.0, lyapunov_block_time = 0.0;  // the open block
   CaseClass klass = CaseClass::undetermined;
-  int period_n = 0;          // N of periodic-N
-  double period_s = 0.0;     // N × mean time between section samples
+  int period_n = 0;       // N of periodic-N
+  double period_s = 0.0;  // N × mean time between section samples
   // the evidence of the class
-  int samples = 0;           // samples the class was judged on
-  double recurrence = 0.0;   // largest spread of a phase over the window, relative to the range (N chosen, else the best)
+  int samples = 0;  // samples the class was judged on
+  // largest spread of a phase over the window, relative to the range (N chosen, else the best)
+  double recurrence = 0.0;
   double settled_at = -1.0;  // time of the first sample of the periodic window (−1: not periodic)
 };
 
@@ -136,8 +137,7 @@ FIVSIM_HD inline long case_points_size(int n_dof, const SweepAnalysis& an) {
 }
 
 // the i-th oldest kept point of ring `kind` (0 ≤ i < kept)
-FIVSIM_HD inline const double* ring_point(const double* points, int kind, long seen, int capacity, int stride,
-                                         int i) {
+FIVSIM_HD inline const double* ring_point(const double* points, int kind, long seen, int capacity, int stride, int i) {
   const long kept = seen < capacity ? seen : capacity;
   const long first = seen - kept;
   const long slot = (first + i) % capacity;
@@ -378,9 +378,13 @@ FIVSIM_HD inline SampleSet class_samples(const double* points, const SweepAnalys
                                          const CaseResult<D>& r) {
   const int stride = point_stride(n_dof);
   const int need = an.confirmations + 1;
-  const SampleSet section{points, 1, r.points_seen[1], -2.0,
+  const SampleSet section{points,
+                          1,
+                          r.points_seen[1],
+                          -2.0,
                           static_cast<int>(r.points_seen[1] < an.capacity ? r.points_seen[1] : an.capacity),
-                          an.capacity, stride};
+                          an.capacity,
+                          stride};
   if (section.count >= need) return section;
   SampleSet set = section;
   set.kind = 0;
@@ -452,14 +456,15 @@ FIVSIM_HD inline void classify_case(const double* points, const SweepAnalysis& a
   // dimensionless figure, the same for any model's time scale
   const double err = r.lyapunov_blocks.std_error() * detail::mean_block_time(r);
   const double lambda = r.lyapunov * detail::mean_block_time(r);
-  const bool measured = an.lyapunov_every > 0 && r.lyapunov_blocks.count >= kLyapunovMinBlocks && is_finite(lambda) &&
-                        is_finite(err);
-  if (measured && lambda > an.lyapunov_zero && lambda > 3.0 * err) r.klass = CaseClass::chaotic;
+  const bool measured =
+      an.lyapunov_every > 0 && r.lyapunov_blocks.count >= kLyapunovMinBlocks && is_finite(lambda) && is_finite(err);
+  if (measured && lambda > an.lyapunov_zero && lambda > 3.0 * err)
+    r.klass = CaseClass::chaotic;
   else if (measured && 3.0 * err <= an.lyapunov_zero && fabs(lambda) <= 3.0 * err + an.lyapunov_zero &&
-           set.count >= 4 * (an.confirmations + 1) &&
-           samples_stationary(set, n_dof, an, r))
+           set.count >= 4 * (an.confirmations + 1) && samples_stationary(set, n_dof, an, r))
     r.klass = CaseClass::quasi_periodic;
-  else r.klass = CaseClass::undetermined;
+  else
+    r.klass = CaseClass::undetermined;
 }
 
 // scratch of the two steppers
@@ -615,8 +620,10 @@ struct has_exact_events<S, decltype(void(S::exact_events))> {
 
 template <class Stepper, class St, class Sink>
 FIVSIM_HD inline StepReport step_with(Stepper& stepper, int which, St& s, Sink& sink) {
-  if constexpr (has_exact_events<Stepper>::value) return stepper.step(which, s, sink);
-  else return stepper.step(which, s);
+  if constexpr (has_exact_events<Stepper>::value)
+    return stepper.step(which, s, sink);
+  else
+    return stepper.step(which, s);
 }
 }  // namespace detail
 
@@ -643,7 +650,7 @@ struct CaseRun {
   Vec<T, D::max_dof> q_prev, u_prev;
   double t_prev = 0.0;
   ContactState last[D::max_contacts] = {};
-  long stick_from = 0;  // step at which the section contact last began to stick
+  long stick_from = 0;                      // step at which the section contact last began to stick
   double margin_1 = -1.0, margin_2 = -1.0;  // its stick margins at the ends of the last two stick steps
   bool break_away_section = false;
   detail::StaticFriction mu0;
@@ -790,8 +797,8 @@ struct CaseRun {
         if (e != EventKind::none && settled) {
           if (obs & kObserveTransitions) {
             ++r->transitions;
-            detail::push_point(points, 0, r->points_seen[0], an->capacity, nq, t,
-                               static_cast<double>(int(e) * 64 + i), s->q.v, s->u.v);
+            detail::push_point(points, 0, r->points_seen[0], an->capacity, nq, t, static_cast<double>(int(e) * 64 + i),
+                               s->q.v, s->u.v);
           }
           // a stick of a single step is the velocity grazing the belt's, not a stick phase
           break_away = break_away || (e == EventKind::stick_to_slip && i == an->contact && step - stick_from > 1);
@@ -865,8 +872,10 @@ struct CaseRun {
   FIVSIM_HD void finish() {
     // not asked for: 0; asked for but no window (or the twin failed): NaN
     r->lyapunov = r->lyapunov_time > 0.0 ? lyapunov_sum / r->lyapunov_time : (an->lyapunov_every > 0 ? nan("") : 0.0);
-    if (observes_class(obs)) classify_case(points, *an, nq, nc, *r, an->adaptive);
-    else r->klass = r->status == Status::ok ? CaseClass::unclassified : CaseClass::diverged;
+    if (observes_class(obs))
+      classify_case(points, *an, nq, nc, *r, an->adaptive);
+    else
+      r->klass = r->status == Status::ok ? CaseClass::unclassified : CaseClass::diverged;
   }
 };
 
@@ -891,8 +900,10 @@ FIVSIM_HD inline void run_case_with(const CaseSetup<D>& setup, const SweepAnalys
     for (int w = 0; w < (run.twin ? 2 : 1); ++w) {
       run.sink_on = w == 0;
       const StepReport rw = detail::step_with(stepper, w, w == 0 ? s : *run.twin, sink);
-      if (w == 0) rep = rw;
-      else twin_failed = rw.status != Status::ok;
+      if (w == 0)
+        rep = rw;
+      else
+        twin_failed = rw.status != Status::ok;
     }
     if (!run.template after_step<exact>(rep, twin_failed)) break;
   }
@@ -905,8 +916,8 @@ template <class D>
 FIVSIM_HD inline void run_case(const CaseSetup<D>& setup, const RkStepMap<D>* rk_map, const SweepAnalysis& an,
                                const StepOptions& opt, CaseWorkspace<D>& ws, State<D>& s, CaseResult<D>& r,
                                double* points, LyapunovTwin<D>* twin = nullptr) {
-  ClassicalCaseStepper<D> stepper{&setup.model, rk_map, typename D::scalar(setup.dt), &opt,
-                                  {&ws, twin ? &twin->ws : nullptr}};
+  ClassicalCaseStepper<D> stepper{
+      &setup.model, rk_map, typename D::scalar(setup.dt), &opt, {&ws, twin ? &twin->ws : nullptr}};
   run_case_with(setup, an, opt, stepper, s, r, points, twin ? &twin->s : nullptr);
 }
 
@@ -921,11 +932,10 @@ struct SwitchingCaseWorkspace {
 // (and the Lyapunov twin's renormalisation) sample the trajectory
 template <class D>
 FIVSIM_HD inline void run_switching_case(const CaseSetup<D>& setup, const SwitchingSettings& set,
-                                         const SweepAnalysis& an, const StepOptions& opt,
-                                         SwitchingCaseWorkspace<D>& ws, State<D>& s, CaseResult<D>& r,
-                                         double* points, State<D>* twin = nullptr) {
-  SwitchingCaseStepper<D> stepper{&setup.model, setup.dt, set, switching_section(an, setup.t_transient),
-                                  {&ws.ws[0], &ws.ws[1]}};
+                                         const SweepAnalysis& an, const StepOptions& opt, SwitchingCaseWorkspace<D>& ws,
+                                         State<D>& s, CaseResult<D>& r, double* points, State<D>* twin = nullptr) {
+  SwitchingCaseStepper<D> stepper{
+      &setup.model, setup.dt, set, switching_section(an, setup.t_transient), {&ws.ws[0], &ws.ws[1]}};
   run_case_with(setup, an, opt, stepper, s, r, points, twin);
 }
 

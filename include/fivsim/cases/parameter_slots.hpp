@@ -11,13 +11,13 @@ namespace fivsim::batch {
 // the fields of a model and start state that a swept value sets as it is (a slot whose value
 // reaches the model through its matrices is rebuilt on the host instead, sweep_plan.hpp)
 enum class SlotKind : int {
-  normal_force = 0,  // Fn of given_normal contact `index`
-  surface_velocity,  // v_surface of contact `index`
-  friction,          // parameter `param` of contact `index`'s friction law
-  contact_stiffness, // k_c of spring contact `index`
-  contact_gap,       // gap0 of contact `index`
-  start_q,           // initial position of DoF `index`
-  start_u,           // initial velocity of DoF `index`
+  normal_force = 0,   // Fn of given_normal contact `index`
+  surface_velocity,   // v_surface of contact `index`
+  friction,           // parameter `param` of contact `index`'s friction law
+  contact_stiffness,  // k_c of spring contact `index`
+  contact_gap,        // gap0 of contact `index`
+  start_q,            // initial position of DoF `index`
+  start_u,            // initial velocity of DoF `index`
 };
 
 struct SlotTarget {
@@ -39,13 +39,27 @@ template <class D>
 FIVSIM_HD inline void apply_target(const SlotTarget& t, double v, Model<D>& m, State<D>& s) {
   using T = typename D::scalar;
   switch (t.kind) {
-    case SlotKind::normal_force: m.Fn[t.index] = T(v); break;
-    case SlotKind::surface_velocity: m.v_surface[t.index] = T(v); break;
-    case SlotKind::friction: m.law[t.index].p[t.param] = v; break;
-    case SlotKind::contact_stiffness: m.kc[t.index] = T(v); break;
-    case SlotKind::contact_gap: m.gap0[t.index] = T(v); break;
-    case SlotKind::start_q: s.q[t.index] = T(v); break;
-    case SlotKind::start_u: s.u[t.index] = T(v); break;
+    case SlotKind::normal_force:
+      m.Fn[t.index] = T(v);
+      break;
+    case SlotKind::surface_velocity:
+      m.v_surface[t.index] = T(v);
+      break;
+    case SlotKind::friction:
+      m.law[t.index].p[t.param] = v;
+      break;
+    case SlotKind::contact_stiffness:
+      m.kc[t.index] = T(v);
+      break;
+    case SlotKind::contact_gap:
+      m.gap0[t.index] = T(v);
+      break;
+    case SlotKind::start_q:
+      s.q[t.index] = T(v);
+      break;
+    case SlotKind::start_u:
+      s.u[t.index] = T(v);
+      break;
   }
 }
 

@@ -31,8 +31,8 @@ struct CudaDeviceInfo {
   bool unusable_gpu = false;
   std::string description;  // device name, or why there is none ("no CUDA device…", "no usable CUDA device…")
   std::size_t free_bytes = 0;
-  int ordinal = 0;          // the device this process uses
-  std::string uuid;         // its UUID (32 hex digits): the same GPU whatever the ordinal
+  int ordinal = 0;           // the device this process uses
+  std::string uuid;          // its UUID (32 hex digits): the same GPU whatever the ordinal
   int major = 0, minor = 0;  // its compute capability
   // what the driver reserves local memory for: every thread the device can keep resident
   int multiprocessors = 0;
@@ -47,8 +47,8 @@ CudaDeviceInfo cuda_device_info(int ordinal = 0);
 const char* cuda_build_architectures();
 
 // whether a GPU of compute capability major.minor loads a kernel built for `architectures` (CMake's
-// list, entries separated by ';' or ','): machine code for sm_XY runs on X.Z with Z >= Y, PTX for compute_XY is compiled by the
-// driver for any capability >= X.Y; "N" alone is both, "N-real" machine code, "N-virtual" PTX
+// list, entries separated by ';' or ','): machine code for sm_XY runs on X.Z with Z >= Y, PTX for compute_XY is
+// compiled by the driver for any capability >= X.Y; "N" alone is both, "N-real" machine code, "N-virtual" PTX
 bool kernel_image_loads(int major, int minor, const std::string& architectures);
 
 // `found` (a device present, its name and capability) as fivsim may use it: unavailable, with why

@@ -54,9 +54,12 @@ struct InputError : std::runtime_error {
 inline std::string pointer_join(const std::string& parent, const std::string& key) {
   std::string out = parent + "/";
   for (char ch : key) {
-    if (ch == '~') out += "~0";
-    else if (ch == '/') out += "~1";
-    else out += ch;
+    if (ch == '~')
+      out += "~0";
+    else if (ch == '/')
+      out += "~1";
+    else
+      out += ch;
   }
   return out;
 }

@@ -44,9 +44,19 @@ FIVSIM_HD inline double reproducible_exp(double x) {
   const double k = floor(x * 1.44269504088896338700 + 0.5);
   const double r = (x - k * ln2_hi) - k * ln2_lo;
   double p = 1.0 / 6227020800.0;  // 1/13!
-  const double inv_fact[13] = {1.0 / 479001600.0, 1.0 / 39916800.0, 1.0 / 3628800.0, 1.0 / 362880.0,
-                               1.0 / 40320.0, 1.0 / 5040.0, 1.0 / 720.0, 1.0 / 120.0, 1.0 / 24.0,
-                               1.0 / 6.0, 0.5, 1.0, 1.0};
+  const double inv_fact[13] = {1.0 / 479001600.0,
+                               1.0 / 39916800.0,
+                               1.0 / 3628800.0,
+                               1.0 / 362880.0,
+                               1.0 / 40320.0,
+                               1.0 / 5040.0,
+                               1.0 / 720.0,
+                               1.0 / 120.0,
+                               1.0 / 24.0,
+                               1.0 / 6.0,
+                               0.5,
+                               1.0,
+                               1.0};
   for (int i = 0; i < 13; ++i) p = p * r + inv_fact[i];
   // 2^k in two factors, so that results near the overflow and subnormal limits stay exact
   const int ki = static_cast<int>(k);

@@ -23,19 +23,29 @@ FIVSIM_HD inline bool is_finite(T x) {
 template <class T>
 FIVSIM_HD constexpr T machine_epsilon();
 template <>
-FIVSIM_HD constexpr double machine_epsilon<double>() { return DBL_EPSILON; }
+FIVSIM_HD constexpr double machine_epsilon<double>() {
+  return DBL_EPSILON;
+}
 template <>
-FIVSIM_HD constexpr float machine_epsilon<float>() { return FLT_EPSILON; }
+FIVSIM_HD constexpr float machine_epsilon<float>() {
+  return FLT_EPSILON;
+}
 
 // fabs compiles to a sign-bit mask; a compare-and-negate would branch
 template <class T>
-FIVSIM_HD inline T abs_value(T x) { return fabs(x); }
+FIVSIM_HD inline T abs_value(T x) {
+  return fabs(x);
+}
 
 template <class T>
-FIVSIM_HD inline T max_value(T a, T b) { return a > b ? a : b; }
+FIVSIM_HD inline T max_value(T a, T b) {
+  return a > b ? a : b;
+}
 
 template <class T>
-FIVSIM_HD inline T min_value(T a, T b) { return a < b ? a : b; }
+FIVSIM_HD inline T min_value(T a, T b) {
+  return a < b ? a : b;
+}
 
 template <class T, int Cap>
 struct Vec {

@@ -22,16 +22,26 @@ enum class Status : int {
 
 FIVSIM_HD inline const char* status_name(Status s) {
   switch (s) {
-    case Status::ok: return "ok";
-    case Status::lcp_ray: return "lcp_ray";
-    case Status::lcp_cycling: return "lcp_cycling";
-    case Status::lcp_no_solution: return "lcp_no_solution";
-    case Status::lcp_zero_diagonal: return "lcp_zero_diagonal";
-    case Status::lcp_not_converged: return "lcp_not_converged";
-    case Status::lcp_inaccurate: return "lcp_inaccurate";
-    case Status::lcp_too_large: return "lcp_too_large";
-    case Status::nonfinite: return "nonfinite";
-    case Status::too_many_events: return "too_many_events";
+    case Status::ok:
+      return "ok";
+    case Status::lcp_ray:
+      return "lcp_ray";
+    case Status::lcp_cycling:
+      return "lcp_cycling";
+    case Status::lcp_no_solution:
+      return "lcp_no_solution";
+    case Status::lcp_zero_diagonal:
+      return "lcp_zero_diagonal";
+    case Status::lcp_not_converged:
+      return "lcp_not_converged";
+    case Status::lcp_inaccurate:
+      return "lcp_inaccurate";
+    case Status::lcp_too_large:
+      return "lcp_too_large";
+    case Status::nonfinite:
+      return "nonfinite";
+    case Status::too_many_events:
+      return "too_many_events";
   }
   return "unknown";
 }

@@ -95,8 +95,10 @@ FIVSIM_HD inline double dynamic_friction_force(const DynamicFrictionLaw& law, co
                                                const double* zdot) {
   const double* p = law.p;
   switch (law.kind) {
-    case DynamicLawKind::dahl: return p[0] * s.z[0];
-    case DynamicLawKind::lugre: return p[0] * s.z[0] + p[1] * zdot[0] + p[2] * v;
+    case DynamicLawKind::dahl:
+      return p[0] * s.z[0];
+    case DynamicLawKind::lugre:
+      return p[0] * s.z[0] + p[1] * zdot[0] + p[2] * v;
     case DynamicLawKind::gms: {
       double f = p[3] * v;
       for (int i = 0; i < law.n_elements; ++i) f += law.element[i].K * s.z[i] + law.element[i].B * zdot[i];

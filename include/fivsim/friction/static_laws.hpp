@@ -73,11 +73,16 @@ FIVSIM_HD inline T friction_magnitude(const FrictionLaw& law, T v) {
   const T s = v < T(0) ? -v : v;
   const double* p = law.p;
   switch (law.kind) {
-    case FrictionLawKind::coulomb: return T(p[0]);
-    case FrictionLawKind::coulomb_viscous: return T(p[0]) + T(p[1]) * s;
-    case FrictionLawKind::coulomb_tanh: return T(p[0]) * tanh(T(p[1]) * s);
-    case FrictionLawKind::stribeck_rational: return T(p[0]) / (T(1) + T(p[1]) * s);
-    case FrictionLawKind::stribeck_exp: return T(p[1]) + (T(p[0]) - T(p[1])) * law_exp(-T(p[2]) * s);
+    case FrictionLawKind::coulomb:
+      return T(p[0]);
+    case FrictionLawKind::coulomb_viscous:
+      return T(p[0]) + T(p[1]) * s;
+    case FrictionLawKind::coulomb_tanh:
+      return T(p[0]) * tanh(T(p[1]) * s);
+    case FrictionLawKind::stribeck_rational:
+      return T(p[0]) / (T(1) + T(p[1]) * s);
+    case FrictionLawKind::stribeck_exp:
+      return T(p[1]) + (T(p[0]) - T(p[1])) * law_exp(-T(p[2]) * s);
     case FrictionLawKind::stribeck:
       return T(p[1]) + (T(p[0]) - T(p[1])) * exp(-pow(s / T(p[2]), T(p[3]))) + T(p[4]) * s;
     case FrictionLawKind::asymmetric: {
@@ -98,8 +103,10 @@ FIVSIM_HD inline T friction_magnitude_slope(const FrictionLaw& law, T v) {
   const T s = v < T(0) ? -v : v;
   const double* p = law.p;
   switch (law.kind) {
-    case FrictionLawKind::coulomb: return T(0);
-    case FrictionLawKind::coulomb_viscous: return T(p[1]);
+    case FrictionLawKind::coulomb:
+      return T(0);
+    case FrictionLawKind::coulomb_viscous:
+      return T(p[1]);
     case FrictionLawKind::coulomb_tanh: {
       const T c = cosh(T(p[1]) * s);
       return T(p[0]) * T(p[1]) / (c * c);
@@ -108,7 +115,8 @@ FIVSIM_HD inline T friction_magnitude_slope(const FrictionLaw& law, T v) {
       const T d = T(1) + T(p[1]) * s;
       return -T(p[0]) * T(p[1]) / (d * d);
     }
-    case FrictionLawKind::stribeck_exp: return -(T(p[0]) - T(p[1])) * T(p[2]) * law_exp(-T(p[2]) * s);
+    case FrictionLawKind::stribeck_exp:
+      return -(T(p[0]) - T(p[1])) * T(p[2]) * law_exp(-T(p[2]) * s);
     case FrictionLawKind::stribeck: {
       if (!(s > T(0))) return T(p[4]);  // the exponent's slope at 0 for alpha > 1 (the common case)
       const T x = pow(s / T(p[2]), T(p[3]));

@@ -44,7 +44,7 @@ BoundSurfaces stick_slip_bounds(const BoundSamples& stop, const BoundSamples& sl
 // the same surfaces on the CUDA device, one thread per grid point (a build without CUDA says it has
 // none). `out` is complete only on success
 DeviceOutcome stick_slip_bounds_cuda(const BoundSamples& stop, const BoundSamples& slip, const GridAxis& k,
-                                   const GridAxis& c, BoundSurfaces& out);
+                                     const GridAxis& c, BoundSurfaces& out);
 
 // Eqs. 18–20 on evaluated surfaces: the first grid point (row-major) of least |Φ2 − Φ1|
 void select_bound_minimum(BoundSurfaces& b);

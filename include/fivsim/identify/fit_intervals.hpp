@@ -14,10 +14,10 @@
 namespace fivsim {
 
 struct FitIntervals {
-  Eigen::VectorXd half_width;    // per coefficient: z·√(variance), z = 1.96 for 95 %
-  double rho1 = 0.0;             // the residuals' lag-1 autocorrelation, clipped at 0
+  Eigen::VectorXd half_width;  // per coefficient: z·√(variance), z = 1.96 for 95 %
+  double rho1 = 0.0;           // the residuals' lag-1 autocorrelation, clipped at 0
   double effective_samples = 0.0;
-  bool ok = false;               // false: fewer residuals than p + 1, or JᵀJ singular (half widths NaN)
+  bool ok = false;  // false: fewer residuals than p + 1, or JᵀJ singular (half widths NaN)
 };
 
 // residuals r in sample order (their autocorrelation is taken along it)

@@ -35,9 +35,9 @@ using BatchResiduals = std::function<Eigen::MatrixXd(const Eigen::MatrixXd&)>;
 struct SearchResult {
   Eigen::VectorXd x;
   double f = 0.0;
-  int iterations = 0;     // of every simplex together (nelder_mead_simplices)
+  int iterations = 0;  // of every simplex together (nelder_mead_simplices)
   long evaluations = 0;
-  long batches = 0;       // calls of a batch objective (one sweep each)
+  long batches = 0;  // calls of a batch objective (one sweep each)
 };
 
 // Nelder–Mead (reflection 1, expansion 2, contraction ½, shrink ½) inside the box [lo, hi]
@@ -46,8 +46,8 @@ struct SearchResult {
 // below ftol·(1 + |f_best|) — or its best value has not fallen for 10(n + 1) iterations (a noisy
 // objective's floor) — or after max_iter iterations
 SearchResult nelder_mead(const Objective& f, const Eigen::VectorXd& x0, const Eigen::VectorXd& scale,
-                         const Eigen::VectorXd& lo, const Eigen::VectorXd& hi, int max_iter = 2000,
-                         double ftol = 1e-14, double xtol = 1e-10);
+                         const Eigen::VectorXd& lo, const Eigen::VectorXd& hi, int max_iter = 2000, double ftol = 1e-14,
+                         double xtol = 1e-10);
 
 // the same Nelder–Mead from each column of `starts` (parameters × simplices), the simplices
 // stepped together: each call of the batch objective evaluates, for every simplex still running,

@@ -23,12 +23,12 @@ namespace fivsim {
 
 struct HeldRegression {
   double k = 0.0, c = 0.0, F = 0.0;
-  double rss = 0.0;           // the residual sum of squares over the slip samples
-  long samples = 0;           // slip samples
-  int active = 0;             // stop constraints that hold the answer (0: the slip fit as it is)
-  int iterations = 0;         // active-set iterations
+  double rss = 0.0;    // the residual sum of squares over the slip samples
+  long samples = 0;    // slip samples
+  int active = 0;      // stop constraints that hold the answer (0: the slip fit as it is)
+  int iterations = 0;  // active-set iterations
   Eigen::Matrix3d covariance = Eigen::Matrix3d::Zero();  // of (k, c, F): σ² (JᵀJ)⁻¹ on the free directions
-  bool ok = false;            // false: too few slip samples, or the slip columns are dependent
+  bool ok = false;  // false: too few slip samples, or the slip columns are dependent
 };
 
 // stop uses x1, u, du; slip all five (BoundSamples); slack: δ per stop sample (null: none). Needs
@@ -38,8 +38,6 @@ HeldRegression held_regression(const BoundSamples& stop, const BoundSamples& sli
 // δ of a stop sample: after a break-away the holding force h grows at ḣ and the velocity as
 // ∫(h − F) ≈ ḣ t²/2, so a sample still under v_stop is at most √(2 v_stop / ḣ) past it and its
 // force exceeds F̂f by at most √(2 v_stop ḣ); ḣ = |k̂ u̇ + ĉ ü| at the step-2 estimate
-inline double held_slack(double v_stop, double holding_rate) {
-  return sqrt(2.0 * v_stop * fabs(holding_rate));
-}
+inline double held_slack(double v_stop, double holding_rate) { return sqrt(2.0 * v_stop * fabs(holding_rate)); }
 
 }  // namespace fivsim

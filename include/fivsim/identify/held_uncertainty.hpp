@@ -46,7 +46,7 @@ struct HeldIntervals {
   double constraint_change[3] = {};  // the slip fit without the stop constraints minus the estimate (0: none active)
   bool bootstrap = false;            // false: the spread is the covariance's
   int cycles = 0, resamples = 0;
-  int check_window = 0;              // the doubled window
+  int check_window = 0;  // the doubled window
 };
 
 // the intervals of `estimate` (data.fit()); dx2_check: ẋ2 with the window doubled (per record

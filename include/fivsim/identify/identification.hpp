@@ -52,7 +52,7 @@ struct IdentifyConfig {
   std::string csv_path;
   RecordColumns columns;
   bool simulate = false;
-  ModelDescription model;  // simulate: the scenario's single-DoF model
+  ModelDescription model;        // simulate: the scenario's single-DoF model
   nlohmann::json data_document;  // simulate: that scenario after its overrides
   double q0 = 0.0, u0 = 0.0, t_end = 0.0, sample_dt = 0.0;
   // simulate: the input u(t) that drives the scenario's model — none, seed 003's base motion
@@ -101,8 +101,8 @@ struct IdentifyConfig {
   int max_iter_search = 2000;
   int population = 48, generations = 40;  // genetic
   bool polish = true;                     // genetic: Nelder–Mead from the best candidate
-  int simplices = 1;        // nelder_mead: simplices stepped together, from the initial values and random starts
-  double fd_step = 1e-6;    // levenberg_marquardt: finite-difference step relative to each parameter's bounds
+  int simplices = 1;      // nelder_mead: simplices stepped together, from the initial values and random starts
+  double fd_step = 1e-6;  // levenberg_marquardt: finite-difference step relative to each parameter's bounds
   std::uint64_t search_seed = 1;
   double rls_lambda = 1.0;
 
@@ -115,10 +115,10 @@ struct IdentifyConfig {
   // extended_sindy's step 3: "held" (the slip regression held by the stop samples,
   // identify/held_regression.hpp) or "grid" (seed 003 Eqs. 18–20 over a (k̂, ĉ) grid)
   std::string step3 = "held";
-  GridAxis k_grid, c_grid;               // grid: n = 0: around the slip-sample SINDy estimate
-  std::string device = "auto";           // the bound grid: auto (CUDA when present) | cpu | cuda
-  PinnIdentifyOptions pinn;              // pinn: the networks, their training and Eq. 23's coefficients
-  std::optional<SdofParameters> truth;   // relative errors are reported when known
+  GridAxis k_grid, c_grid;              // grid: n = 0: around the slip-sample SINDy estimate
+  std::string device = "auto";          // the bound grid: auto (CUDA when present) | cpu | cuda
+  PinnIdentifyOptions pinn;             // pinn: the networks, their training and Eq. 23's coefficients
+  std::optional<SdofParameters> truth;  // relative errors are reported when known
 };
 
 struct SindyReport {
@@ -147,31 +147,31 @@ struct GreyboxReport {
   int iterations = 0;
   long evaluations = 0;
   double wall_s = 0.0;  // the search
-  long batches = 0;          // batches of candidates (sweeps, when evaluated_by is "sweeps")
+  long batches = 0;     // batches of candidates (sweeps, when evaluated_by is "sweeps")
   // 95 % intervals per parameter from the output error's covariance at the fit, its Jacobian by
   // one more batch of forward differences (identify/fit_intervals.hpp); NaN where it fails
   Eigen::VectorXd half_width;
   double residual_rho1 = 0.0, effective_samples = 0.0;  // of the residual series (fit_intervals)
-  std::string evaluated_by = "simulations";  // or "sweeps" (one per batch of candidates)
+  std::string evaluated_by = "simulations";             // or "sweeps" (one per batch of candidates)
 };
 
 struct IdentificationResult {
-  Record record;           // as identified (after noise), with v, u, du filled
-  SindyReport sindy;       // plain SINDy on every sample
-  bool extended = false;   // method extended_sindy
+  Record record;                    // as identified (after noise), with v, u, du filled
+  SindyReport sindy;                // plain SINDy on every sample
+  bool extended = false;            // method extended_sindy
   bool converges_to_sindy = false;  // no stop samples: the constraints never act
   long n_stop = 0, n_slip = 0;
-  SindyReport slip_sindy;  // step 2: SINDy on the slip samples
-  BoundSurfaces bounds;    // step 3 "grid"
-  std::string bounds_backend;  // "cpu" or "cuda"
-  HeldRegression held;     // step 3 "held"
-  HeldIntervals held_intervals;     // its 95 % intervals (when the record holds the doubled window)
+  SindyReport slip_sindy;        // step 2: SINDy on the slip samples
+  BoundSurfaces bounds;          // step 3 "grid"
+  std::string bounds_backend;    // "cpu" or "cuda"
+  HeldRegression held;           // step 3 "held"
+  HeldIntervals held_intervals;  // its 95 % intervals (when the record holds the doubled window)
   bool has_held_intervals = false;
   SindyReport extended_sindy;
   std::vector<std::string> dropped_terms;  // step-2 terms outside Eq. 12
-  bool joint_terms = false;       // joint_terms: `sindy` holds the known + unknown equation
-  bool greybox_equation = false;  // greybox least_squares / rls: `sindy` holds the Eq. 12 fit
-  bool greybox_search = false;    // greybox output-error searches: `greybox` holds the fit
+  bool joint_terms = false;                // joint_terms: `sindy` holds the known + unknown equation
+  bool greybox_equation = false;           // greybox least_squares / rls: `sindy` holds the Eq. 12 fit
+  bool greybox_search = false;             // greybox output-error searches: `greybox` holds the fit
   GreyboxReport greybox;
   bool pinn = false;  // method pinn: `pinn_result` holds the networks' torque and response
   PinnIdentifyResult pinn_result;

@@ -43,7 +43,7 @@ struct PinnIdentifyOptions {
   OptimizerOptions optimizer;  // the seed: Adam, 10⁴ epochs
   int train_every = 5;         // training samples: every s-th sample
   double physics_weight = 1.0;
-  std::uint64_t seed = 1;      // network initialisation
+  std::uint64_t seed = 1;  // network initialisation
   PinnCoefficient J1, J2, c, k;
   int progress_every = 0;      // > 0: a line on stderr every this many loss evaluations
   std::function<void()> poll;  // before each loss evaluation, when set (IdentifyConfig::poll)
@@ -56,9 +56,9 @@ struct PinnIdentifyData {
 };
 
 struct PinnIdentifyResult {
-  double J1 = 0.0, J2 = 0.0, c = 0.0, k = 0.0;  // as trained
-  Eigen::VectorXd x;    // N1 at every sample
-  Eigen::VectorXd tau;  // N2 (the torque τ_f) at every sample
+  double J1 = 0.0, J2 = 0.0, c = 0.0, k = 0.0;             // as trained
+  Eigen::VectorXd x;                                       // N1 at every sample
+  Eigen::VectorXd tau;                                     // N2 (the torque τ_f) at every sample
   double loss = 0.0, data_loss = 0.0, physics_loss = 0.0;  // scaled, at the end of training
   double rmse = 0.0;  // of N1 against the measured x over every sample (the seed's test set)
   long training_samples = 0;
@@ -99,10 +99,10 @@ class PinnIdentifyProblem {
   int n1_ = 0, n2_ = 0;
   std::vector<int> trainable_;  // indices 0..3 into (J1, J2, c, k)
   PinnCoefficient coef_[4];
-  long stride_ = 1, m_ = 0;  // training sample i_k = k·stride_, k < m_
-  double h_ = 0.0;           // stride_·dt
+  long stride_ = 1, m_ = 0;                                      // training sample i_k = k·stride_, k < m_
+  double h_ = 0.0;                                               // stride_·dt
   double t0_ = 0.0, t_half_ = 1.0, u_mid_ = 0.0, u_half_ = 1.0;  // input scaling
-  double x_mid_ = 0.0, x_scale_ = 1.0, tau_scale_ = 1.0;          // output scaling
+  double x_mid_ = 0.0, x_scale_ = 1.0, tau_scale_ = 1.0;         // output scaling
 };
 
 // trains the pair from the seed and returns the torque, the fitted response and the coefficients

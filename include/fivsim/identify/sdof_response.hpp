@@ -27,7 +27,7 @@ struct IdentifiedSdof {
 };
 
 struct SdofResponse {
-  Eigen::VectorXd x;  // x1 at the record's times
+  Eigen::VectorXd x;   // x1 at the record's times
   bool finite = true;  // false when the response blew up (the rest of x is NaN)
   double rmse = 0.0;   // against the record's x (infinite when not finite)
 };

@@ -35,7 +35,7 @@ struct TermFactor {
 };
 
 struct LibraryTerm {
-  std::string name;  // as written, e.g. "sgn(x2)"
+  std::string name;                 // as written, e.g. "sgn(x2)"
   std::vector<TermFactor> factors;  // empty: the constant 1
 };
 
@@ -59,10 +59,10 @@ struct FixedCoefficient {
 struct SindyOptions {
   std::string optimizer = "stlsq";  // stlsq | sr3 | lasso
   double threshold = 0.03;
-  double alpha = 0.0;      // STLSQ ridge weight (Eq. 10); LASSO L1 weight (normalised columns)
-  double nu = 1.0;         // SR3 relaxation (in normalised coordinates)
-  int max_iter = 10000;    // SR3 / LASSO sweeps (STLSQ stops after at most 50 support changes)
-  double tol = 1e-10;      // SR3 / LASSO: stop when the relative change of Ξ is below this
+  double alpha = 0.0;    // STLSQ ridge weight (Eq. 10); LASSO L1 weight (normalised columns)
+  double nu = 1.0;       // SR3 relaxation (in normalised coordinates)
+  int max_iter = 10000;  // SR3 / LASSO sweeps (STLSQ stops after at most 50 support changes)
+  double tol = 1e-10;    // SR3 / LASSO: stop when the relative change of Ξ is below this
   std::vector<FixedCoefficient> fixed;
 };
 
@@ -75,7 +75,7 @@ struct SindyFit {
 SindyFit sindy_fit(const Eigen::MatrixXd& theta, const Eigen::MatrixXd& dX, const SindyOptions& options);
 
 // "dx2 = -358.7 x1 - 0.0658 x2 + ..." per target (coefficients with `digits` significant digits)
-std::string sindy_equation(const Eigen::VectorXd& xi, const std::vector<LibraryTerm>& terms,
-                           const std::string& target, int digits = 6);
+std::string sindy_equation(const Eigen::VectorXd& xi, const std::vector<LibraryTerm>& terms, const std::string& target,
+                           int digits = 6);
 
 }  // namespace fivsim

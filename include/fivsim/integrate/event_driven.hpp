@@ -36,7 +36,7 @@
 namespace fivsim {
 
 struct EventDrivenOptions {
-  double rel_tol = 1e-11;    // Dormand–Prince error control
+  double rel_tol = 1e-11;  // Dormand–Prince error control
   double abs_tol = 1e-13;
   double event_tol = 1e-12;  // events are located to this in time (s)
   double max_step = 0.0;     // 0: 1/40 of the shortest natural or forcing period
@@ -54,7 +54,7 @@ struct EventDrivenOutcome {
   Status status = Status::ok;
   std::string message;  // why a run stopped early
   double t_final = 0.0;
-  long steps = 0;            // accepted Dormand–Prince steps
+  long steps = 0;  // accepted Dormand–Prince steps
   long rhs_evaluations = 0;
   std::vector<Event> events;
 };
@@ -65,8 +65,8 @@ bool event_driven_supports(const ModelDescription& d, std::string* why = nullptr
 // integrates from (q0, u0) at t0 to t_end; observe() gets the state at t0 + k·sample_dt.
 // Throws ModelError when the model is not supported.
 EventDrivenOutcome simulate_event_driven(const ModelDescription& d, const Eigen::VectorXd& q0,
-                                         const Eigen::VectorXd& u0, double t0, double t_end,
-                                         double sample_dt, const EventDrivenOptions& options,
+                                         const Eigen::VectorXd& u0, double t0, double t_end, double sample_dt,
+                                         const EventDrivenOptions& options,
                                          const std::function<void(const ReferenceSample&)>& observe);
 
 }  // namespace fivsim

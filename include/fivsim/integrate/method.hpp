@@ -63,7 +63,7 @@ struct MethodOutcome {
   int max_lcp_iterations = 0;
   long reference_steps = 0;  // reference: accepted Dormand–Prince steps
   long rhs_evaluations = 0;
-  PinnTotals pinn;           // PINN methods
+  PinnTotals pinn;  // PINN methods
 };
 
 // runs `steps` steps of dt from (q0, u0) at t = 0; observe() sees the start state and then one

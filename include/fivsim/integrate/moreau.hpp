@@ -86,7 +86,7 @@ FIVSIM_HD inline void decoupled_friction_impulses(const Model<D>& m, State<D>& s
     const T gamma_end = gamma_free + g * pt;
     s.lamN[i] = pn / dt;
     s.lamT[i] = pt / dt;
-    s.contact[i] = !(pn > impulse_tol)     ? ContactState::free
+    s.contact[i] = !(pn > impulse_tol)      ? ContactState::free
                    : gamma_end > stick_tol  ? ContactState::slip_pos
                    : gamma_end < -stick_tol ? ContactState::slip_neg
                                             : ContactState::stick;
@@ -178,8 +178,8 @@ FIVSIM_HD inline StepReport moreau_step_with(const Model<D>& m, State<D>& s, typ
 }
 
 template <class D>
-FIVSIM_HD inline StepReport moreau_step(const Model<D>& m, State<D>& s, typename D::scalar dt,
-                                        const StepOptions& opt, MoreauWorkspace<D>& ws) {
+FIVSIM_HD inline StepReport moreau_step(const Model<D>& m, State<D>& s, typename D::scalar dt, const StepOptions& opt,
+                                        MoreauWorkspace<D>& ws) {
   return moreau_step_with(m, s, dt, opt, ws, ClassicalLcpSolver{opt.solver});
 }
 

@@ -291,7 +291,8 @@ struct PinnStepper {
     r.stage = PinnStage::done;
   }
   FIVSIM_HD void end(State<D>& s, const StepOptions& opt, PinnStepRun<T>& r) const {
-    if (trains() && r.rep.status == Status::ok) irk_pinn_step_end(*m, *map, tab, *set, s, opt, *rk, buf, stage_load, r.rep);
+    if (trains() && r.rep.status == Status::ok)
+      irk_pinn_step_end(*m, *map, tab, *set, s, opt, *rk, buf, stage_load, r.rep);
   }
   FIVSIM_HD IrkPinnStep<T> data(const State<D>& s) const { return irk_pinn_step_data(*map, s, stage_load); }
 

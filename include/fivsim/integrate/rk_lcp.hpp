@@ -10,10 +10,10 @@
 // held:   every stage carries F (R = R_held);
 // ramp:   stage k carries F_prev + c_k (F − F_prev) (seed 000 Eq. 30; its Eq. 31 for λ_N reads as
 //         an extrapolation, taken here as the same interpolation), i.e. R_prev F_prev with
-//         R_prev = R_held − R_ramp joins the impulse-free state and R = R_ramp. A force interpolated across a stick-slip
-//         or contact transition would smear the jump and then see-saw about the new force, so a
-//         step holds its force whenever the LCP active set changes in it or changed in the step
-//         before (the first step holds too): the ramp runs only inside one contact regime.
+//         R_prev = R_held − R_ramp joins the impulse-free state and R = R_ramp. A force interpolated across a
+//         stick-slip or contact transition would smear the jump and then see-saw about the new force, so a step holds
+//         its force whenever the LCP active set changes in it or changed in the step before (the first step holds too):
+//         the ramp runs only inside one contact regime.
 // The maps are computed once per model and dt (rk_step_map.hpp, host): for q Gauss stages Φ is the
 // [q/q] Padé approximant of exp(L dt), order 2q. A step is then: the impulse-free end state, the
 // friction coefficients at the start-of-step slip velocity (as in Moreau, docs/DESIGN.md §7), the
@@ -134,8 +134,7 @@ namespace detail {
 // the step's LCP built and solved by `solve`
 template <class D, class Solver>
 FIVSIM_HD inline LcpResult rk_lcp_solve(const Model<D>& m, const RkStepMap<D>& map, const State<D>& s,
-                                        const StepOptions& opt, bool ramp, RkLcpWorkspace<D>& ws,
-                                        const Solver& solve) {
+                                        const StepOptions& opt, bool ramp, RkLcpWorkspace<D>& ws, const Solver& solve) {
   const LcpOptions lcp_opt = rk_lcp_build(m, map, s, opt, ramp, ws);
   if (m.n_contacts == 0) return LcpResult{};
   return solve(ws.lcp.A, ws.lcp.b, ws.x, ws.y, lcp_opt);
@@ -147,8 +146,8 @@ FIVSIM_HD inline LcpResult rk_lcp_solve(const Model<D>& m, const RkStepMap<D>& m
 // ws.force (impulse / dt); `ramp` says whether the force is interpolated over the stages
 template <class D, class Solver>
 FIVSIM_HD inline StepReport rk_lcp_contact_force(const Model<D>& m, const RkStepMap<D>& map, const State<D>& s,
-                                                 const StepOptions& opt, RkLcpWorkspace<D>& ws,
-                                                 const Solver& solve, bool& ramp) {
+                                                 const StepOptions& opt, RkLcpWorkspace<D>& ws, const Solver& solve,
+                                                 bool& ramp) {
   ramp = map.forces == StageForces::ramp && ws.ramp_ready;
   LcpResult lr = detail::rk_lcp_solve(m, map, s, opt, ramp, ws, solve);
   if (rk_lcp_regime_changed(lr, ramp, ws)) {
@@ -197,8 +196,8 @@ FIVSIM_HD inline StepReport rk_lcp_step_with(const Model<D>& m, const RkStepMap<
 
 // one step with the classical LCP solver of opt.solver
 template <class D>
-FIVSIM_HD inline StepReport rk_lcp_step(const Model<D>& m, const RkStepMap<D>& map, State<D>& s,
-                                        const StepOptions& opt, RkLcpWorkspace<D>& ws) {
+FIVSIM_HD inline StepReport rk_lcp_step(const Model<D>& m, const RkStepMap<D>& map, State<D>& s, const StepOptions& opt,
+                                        RkLcpWorkspace<D>& ws) {
   return rk_lcp_step_with(m, map, s, opt, ws, ClassicalLcpSolver{opt.solver});
 }
 

@@ -24,9 +24,8 @@ struct RkLinearMaps {
 
 // the maps of one step of size dt for M q̈ + C q̇ + K q = f(t) + F
 RkLinearMaps rk_linear_maps(const Eigen::MatrixXd& M, const Eigen::MatrixXd& C, const Eigen::MatrixXd& K,
-                            const Eigen::VectorXd& f0, const Eigen::VectorXd& f_sin,
-                            const Eigen::VectorXd& f_cos, double omega, const ButcherTableau& tableau,
-                            double dt);
+                            const Eigen::VectorXd& f0, const Eigen::VectorXd& f_sin, const Eigen::VectorXd& f_cos,
+                            double omega, const ButcherTableau& tableau, double dt);
 
 namespace detail {
 

@@ -23,8 +23,8 @@ namespace fivsim {
 // a state at t0 from q0, u0; contact states from kinematics (events.hpp) and, for given_normal
 // contacts, λ_N = Fn
 template <class D>
-void make_initial_state(const Model<D>& m, const Eigen::VectorXd& q0, const Eigen::VectorXd& u0,
-                        double t0, double stick_tol, State<D>& s) {
+void make_initial_state(const Model<D>& m, const Eigen::VectorXd& q0, const Eigen::VectorXd& u0, double t0,
+                        double stick_tol, State<D>& s) {
   using T = typename D::scalar;
   s.t = T(t0);
   s.q.resize(m.n_dof);
@@ -38,12 +38,12 @@ void make_initial_state(const Model<D>& m, const Eigen::VectorXd& q0, const Eige
 
 struct RunOutcome {
   Status status = Status::ok;
-  long steps = 0;                  // steps completed (and observed)
+  long steps = 0;  // steps completed (and observed)
   double max_lcp_residual = 0.0;
-  long lcp_iterations = 0;         // summed over all steps
+  long lcp_iterations = 0;  // summed over all steps
   int max_lcp_iterations = 0;
-  double failed_at = 0.0;          // start time of the step that failed
-  PinnTotals pinn;                 // PINN methods
+  double failed_at = 0.0;  // start time of the step that failed
+  PinnTotals pinn;         // PINN methods
 };
 
 // runs `steps` steps of size dt with step(state) -> StepReport; observe(state, step_index, report)
@@ -78,17 +78,17 @@ RunOutcome simulate_moreau(const Model<D>& m, State<D>& s, double dt, long steps
                            Observer&& observe) {
   using T = typename D::scalar;
   auto ws = std::make_unique<MoreauWorkspace<D>>();
-  return simulate_steps(s, dt, steps, [&](State<D>& st) { return moreau_step(m, st, T(dt), opt, *ws); },
-                        observe);
+  return simulate_steps(
+      s, dt, steps, [&](State<D>& st) { return moreau_step(m, st, T(dt), opt, *ws); }, observe);
 }
 
 // Runge–Kutta LCP time stepping (rk_lcp.hpp) with a map made for this model and step size
 template <class D, class Observer>
-RunOutcome simulate_rk_lcp(const Model<D>& m, const RkStepMap<D>& map, State<D>& s, long steps,
-                           const StepOptions& opt, Observer&& observe) {
+RunOutcome simulate_rk_lcp(const Model<D>& m, const RkStepMap<D>& map, State<D>& s, long steps, const StepOptions& opt,
+                           Observer&& observe) {
   auto ws = std::make_unique<RkLcpWorkspace<D>>();
-  return simulate_steps(s, static_cast<double>(map.dt), steps,
-                        [&](State<D>& st) { return rk_lcp_step(m, map, st, opt, *ws); }, observe);
+  return simulate_steps(
+      s, static_cast<double>(map.dt), steps, [&](State<D>& st) { return rk_lcp_step(m, map, st, opt, *ws); }, observe);
 }
 
 // the integration methods of fivsim (method.hpp runs them all; the event-driven reference is not a
@@ -107,11 +107,11 @@ struct PinnConfig {
 
 struct MethodSpec {
   MethodKind kind = MethodKind::moreau;
-  int stages = 4;                           // irk, pinn: Gauss–Legendre stages
-  StageForces forces = StageForces::held;  // rk4lcp, irk
+  int stages = 4;                                   // irk, pinn: Gauss–Legendre stages
+  StageForces forces = StageForces::held;           // rk4lcp, irk
   PinnFramework framework = PinnFramework::single;  // pinn
-  PinnConfig pinn;                                   // pinn, and lcp_pinn's settings
-  bool lcp_pinn = false;  // moreau, rk4lcp, irk: the LCP-PINN (pinn.lcp) solves the contact LCPs
+  PinnConfig pinn;                                  // pinn, and lcp_pinn's settings
+  bool lcp_pinn = false;            // moreau, rk4lcp, irk: the LCP-PINN (pinn.lcp) solves the contact LCPs
   EventDrivenOptions event_driven;  // the event-driven reference's tolerances
   // "moreau", "rk4lcp", "irk10", "irk10-interp", "switching", "pinn_dual10", "pinn_central"
   std::string label() const;
@@ -164,7 +164,7 @@ class PinnHostBlocks {
  public:
   PinnHostBlocks(const PinnBlockLayout& L, int count)
       : bytes_(static_cast<unsigned char*>(
-            ::operator new(static_cast<std::size_t>(L.bytes * count), std::align_val_t(64)))) {
+            ::operator new(static_cast<std::size_t>(L.bytes* count), std::align_val_t(64)))) {
     for (int w = 0; w < count; ++w) {
       unsigned char* b = bytes_.get() + w * L.bytes;
       new (b + L.moreau) MoreauWorkspace<D>();
@@ -189,8 +189,7 @@ class PinnRunStepper {
  public:
   using T = typename D::scalar;
 
-  PinnRunStepper(const MethodSpec& spec, const Model<D>& m, double dt)
-      : set_(make_pinn_step_settings(spec, m.n_dof)) {
+  PinnRunStepper(const MethodSpec& spec, const Model<D>& m, double dt) : set_(make_pinn_step_settings(spec, m.n_dof)) {
     const bool central = spec.framework == PinnFramework::central;
     if (!central) {
       stages_ = gauss_stage_values<T>(spec.stages);
@@ -232,7 +231,8 @@ template <class D, class Observer>
 RunOutcome simulate_pinn(const MethodSpec& spec, const Model<D>& m, State<D>& s, double dt, long steps,
                          const StepOptions& opt, Observer&& observe) {
   PinnRunStepper<D> stepper(spec, m, dt);
-  RunOutcome out = simulate_steps(s, dt, steps, [&](State<D>& st) { return stepper.step(st, opt); }, observe);
+  RunOutcome out = simulate_steps(
+      s, dt, steps, [&](State<D>& st) { return stepper.step(st, opt); }, observe);
   out.pinn = stepper.totals();
   return out;
 }

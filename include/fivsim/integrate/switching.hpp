@@ -24,7 +24,7 @@
 namespace fivsim {
 
 struct SwitchingSettings {
-  double rel_tol = 1e-10;    // Dormand–Prince error control, per component
+  double rel_tol = 1e-10;  // Dormand–Prince error control, per component
   double abs_tol = 1e-12;
   double event_tol = 1e-12;  // events and section samples are located to this in time (s)
   double max_step = 0.0;     // 0: 1/40 of the shortest natural or forcing period
@@ -56,14 +56,14 @@ template <class D>
 struct SwitchingWorkspace {
   using T = typename D::scalar;
   static constexpr int NQ = D::max_dof, NC = D::max_contacts, NY = 2 * D::max_dof;
-  static constexpr int kSlots = 3;        // event functions per contact: gap, and two tangential
+  static constexpr int kSlots = 3;         // event functions per contact: gap, and two tangential
   static constexpr int kSectionQueue = 4;  // section samples located in one step
   bool started = false;
   double t = 0.0, h = 0.0, max_step = 0.0;
-  T y[NY];          // the state at t: q then u
-  T k[7][NY];       // stage derivatives of the step from t; k[0] = f(t, y)
-  T y_end[NY];      // the step's end
-  T dense[5][NY];   // its continuous extension over [t, t_step_end]
+  T y[NY];         // the state at t: q then u
+  T k[7][NY];      // stage derivatives of the step from t; k[0] = f(t, y)
+  T y_end[NY];     // the step's end
+  T dense[5][NY];  // its continuous extension over [t, t_step_end]
   double t_step_end = 0.0;
   double valid_until = 0.0;  // the dense output holds up to here (the step's end, or its first event)
   bool has_step = false, event_pending = false;
@@ -145,9 +145,12 @@ FIVSIM_HD_NOINLINE bool evaluate(const Model<D>& m, SwitchingWorkspace<D>& ws, d
       stick[ns++] = i;
     } else if (md != ContactState::free) {
       // the sign comes from the mode, so that the force stays smooth up to the event
-      if (smooth_law(m, i)) lt = -friction_coefficient(m.law[i], v) * ln;
-      else if (md == ContactState::slip_pos) lt = -friction_magnitude(m.law[i], v < T(0) ? -v : v) * ln;
-      else lt = friction_magnitude(m.law[i], v > T(0) ? -v : v) * ln;
+      if (smooth_law(m, i))
+        lt = -friction_coefficient(m.law[i], v) * ln;
+      else if (md == ContactState::slip_pos)
+        lt = -friction_magnitude(m.law[i], v < T(0) ? -v : v) * ln;
+      else
+        lt = friction_magnitude(m.law[i], v > T(0) ? -v : v) * ln;
     }
     ws.lamN[i] = ln;
     ws.lamT[i] = lt;
@@ -207,8 +210,8 @@ FIVSIM_HD inline void state_at(const SwitchingWorkspace<D>& ws, int ny, double t
   }
   const T th = T((t - ws.t) / (ws.t_step_end - ws.t)), th1 = T(1) - th;
   for (int i = 0; i < ny; ++i)
-    out[i] = ws.dense[0][i] +
-             th * (ws.dense[1][i] + th1 * (ws.dense[2][i] + th * (ws.dense[3][i] + th1 * ws.dense[4][i])));
+    out[i] =
+        ws.dense[0][i] + th * (ws.dense[1][i] + th1 * (ws.dense[2][i] + th * (ws.dense[3][i] + th1 * ws.dense[4][i])));
 }
 
 // the Dormand–Prince 5(4) tableau
@@ -273,9 +276,9 @@ FIVSIM_HD inline double dopri_step(const Model<D>& m, const SwitchingSettings& s
   if (!derivative(m, ws, t + h, ws.y_end, ws.k[6])) return -1.0;
   double err = 0.0;
   for (int i = 0; i < ny; ++i) {
-    const double e = static_cast<double>(
-        T(h) * (T(B::e1) * ws.k[0][i] + T(B::e3) * ws.k[2][i] + T(B::e4) * ws.k[3][i] + T(B::e5) * ws.k[4][i] +
-                T(B::e6) * ws.k[5][i] + T(B::e7) * ws.k[6][i]));
+    const double e =
+        static_cast<double>(T(h) * (T(B::e1) * ws.k[0][i] + T(B::e3) * ws.k[2][i] + T(B::e4) * ws.k[3][i] +
+                                    T(B::e5) * ws.k[4][i] + T(B::e6) * ws.k[5][i] + T(B::e7) * ws.k[6][i]));
     const double a = fabs(static_cast<double>(ws.y[i])), b = fabs(static_cast<double>(ws.y_end[i]));
     const double sc = set.abs_tol + set.rel_tol * (a > b ? a : b);
     err += (e / sc) * (e / sc);
@@ -310,7 +313,7 @@ FIVSIM_HD inline double locate_root(G&& g, double lo, double hi, double glo, dou
   for (int it = 0; it < 200 && hi - lo > tol; ++it) {
     double x = hi - ghi * (hi - lo) / (ghi - glo);
     if (!(x > lo && x < hi) || it % 4 == 3) x = 0.5 * (lo + hi);  // every fourth: a bisection
-    if (!(x > lo && x < hi)) break;  // adjacent doubles
+    if (!(x > lo && x < hi)) break;                               // adjacent doubles
     const double gx = g(x);
     if (!(gx > 0.0)) {
       hi = x;
@@ -513,8 +516,8 @@ FIVSIM_HD inline Status switching_start(const Model<D>& m, const SwitchingSettin
 // TangentHooks carries Φ = ∂y/∂y₀ through them; NoTangent costs nothing)
 template <class D, class Sink, class Tangent>
 FIVSIM_HD inline Status switching_advance(const Model<D>& m, const SwitchingSettings& set,
-                                          const SwitchingSection& section, SwitchingWorkspace<D>& ws,
-                                          double t_target, Sink&& sink, Tangent& tangent) {
+                                          const SwitchingSection& section, SwitchingWorkspace<D>& ws, double t_target,
+                                          Sink&& sink, Tangent& tangent) {
   using T = typename D::scalar;
   namespace sd = switching_detail;
   const int nq = dof_count(m), nc = contact_count(m), ny = 2 * nq, nf = 3 * nc;
@@ -690,8 +693,8 @@ FIVSIM_HD inline Status switching_advance(const Model<D>& m, const SwitchingSett
 // the plain run
 template <class D, class Sink>
 FIVSIM_HD inline Status switching_advance(const Model<D>& m, const SwitchingSettings& set,
-                                          const SwitchingSection& section, SwitchingWorkspace<D>& ws,
-                                          double t_target, Sink&& sink) {
+                                          const SwitchingSection& section, SwitchingWorkspace<D>& ws, double t_target,
+                                          Sink&& sink) {
   NoTangent none;
   return switching_advance(m, set, section, ws, t_target, sink, none);
 }

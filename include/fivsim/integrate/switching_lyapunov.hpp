@@ -15,12 +15,12 @@
 namespace fivsim {
 
 struct LyapunovSpectrum {
-  static constexpr int kMax = 8;     // exponents at most
+  static constexpr int kMax = 8;      // exponents at most
   static constexpr int kBlocks = 10;  // blocks of the error estimate
   int count = 0;
-  double exponent[kMax] = {};       // 1/s, largest first; −HUGE_VAL for an annihilated direction
-  double error[kMax] = {};          // standard error of each (HUGE_VAL where undefined)
-  double time = 0.0;                // the averaging window's length
+  double exponent[kMax] = {};  // 1/s, largest first; −HUGE_VAL for an annihilated direction
+  double error[kMax] = {};     // standard error of each (HUGE_VAL where undefined)
+  double time = 0.0;           // the averaging window's length
   long renormalizations = 0;
   long saltations = 0, grazing = 0;
 };

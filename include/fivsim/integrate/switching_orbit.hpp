@@ -81,10 +81,10 @@ FIVSIM_HD inline bool switching_return_map(const Model<D>& m, const SwitchingSet
 }
 
 struct OrbitSettings {
-  int crossings = 1;         // N: the orbit's period in section crossings
-  int max_iterations = 20;   // Newton steps
-  double tol = 1e-10;        // converged when max|P(x) − x| ≤ tol·(1 + max|x|)
-  double max_time = 1e3;     // a return must come within this (s)
+  int crossings = 1;        // N: the orbit's period in section crossings
+  int max_iterations = 20;  // Newton steps
+  double tol = 1e-10;       // converged when max|P(x) − x| ≤ tol·(1 + max|x|)
+  double max_time = 1e3;    // a return must come within this (s)
 };
 
 template <class D>

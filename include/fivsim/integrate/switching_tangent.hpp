@@ -34,9 +34,9 @@ struct SwitchingTangent {
   T dlt[NC][NY + 1];   // ∂λ_T/∂(y, t) of each contact
   T y[NY], f_before[NY], grad[NY], tmp[NY];
   T grad_t = T(0);
-  int slot = -1;       // the event function of the pending saltation
-  long saltations = 0; // events carried through
-  long grazing = 0;    // events whose crossing speed ∇h·f⁻ + ∂h/∂t vanished (S left out)
+  int slot = -1;        // the event function of the pending saltation
+  long saltations = 0;  // events carried through
+  long grazing = 0;     // events whose crossing speed ∇h·f⁻ + ∂h/∂t vanished (S left out)
 };
 
 namespace switching_detail {
@@ -44,8 +44,8 @@ namespace switching_detail {
 // J = ∂f/∂y of the current modes at (t, y) into tan.jac, and tan.dh / dln / dlt (see above);
 // evaluates f there (ws.acc and the forces). False when the sticking set's system is singular
 template <class D>
-FIVSIM_HD inline bool mode_jacobian(const Model<D>& m, SwitchingWorkspace<D>& ws, SwitchingTangent<D>& tan,
-                                    double t, const typename D::scalar* y) {
+FIVSIM_HD inline bool mode_jacobian(const Model<D>& m, SwitchingWorkspace<D>& ws, SwitchingTangent<D>& tan, double t,
+                                    const typename D::scalar* y) {
   using T = typename D::scalar;
   const int nq = dof_count(m), nc = contact_count(m), ny = 2 * nq;
   if (!evaluate(m, ws, t, y)) return false;

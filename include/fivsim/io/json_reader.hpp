@@ -43,11 +43,10 @@ class JsonObject {
   std::string string_or(const std::string& key, const std::string& fallback);
   // one of `choices`; the message lists them
   std::string choice(const std::string& key, const std::vector<std::string>& choices);
-  std::string choice_or(const std::string& key, const std::string& fallback,
-                        const std::vector<std::string>& choices);
+  std::string choice_or(const std::string& key, const std::string& fallback, const std::vector<std::string>& choices);
   // array of numbers; expected_size < 0 accepts any non-empty length
-  std::vector<double> numbers(const std::string& key, long expected_size,
-                              NumberRule rule = NumberRule::any, const std::string& size_why = "");
+  std::vector<double> numbers(const std::string& key, long expected_size, NumberRule rule = NumberRule::any,
+                              const std::string& size_why = "");
   // a number or an array of `size` numbers, broadcast to `size` entries
   std::vector<double> number_or_numbers(const std::string& key, long size, NumberRule rule);
   // rows × cols nested array; rows < 0 takes the row count from the data (square if cols < 0)

@@ -18,7 +18,7 @@ namespace fivsim {
 
 struct ComparisonOptions {
   std::string methods = "moreau,rk4lcp,irk4,irk10,switching";  // method labels, comma-separated
-  std::string dt;       // step sizes, comma-separated; empty: the scenario's dt
+  std::string dt;                                              // step sizes, comma-separated; empty: the scenario's dt
   double window = 0.0;  // transition pairing window (s); 0: from the reference's event spacing
   // each run's time series, every step: a sink per run ("reference", or "<label>_dt<dt>"), or
   // empty when not kept
@@ -28,11 +28,11 @@ struct ComparisonOptions {
 };
 
 struct Comparison {
-  bool reference_ok = true;   // false: the reference failed (failure says how) and nothing else ran
+  bool reference_ok = true;  // false: the reference failed (failure says how) and nothing else ran
   std::string failure;
-  nlohmann::json report;      // compare.json
-  NamedColumns table;         // compare.csv: a row per run, the reference first
-  std::string markdown;       // compare.md: the seeds' table layout
+  nlohmann::json report;  // compare.json
+  NamedColumns table;     // compare.csv: a row per run, the reference first
+  std::string markdown;   // compare.md: the seeds' table layout
 };
 
 // the methods and step sizes are checked before any run: bad ones are an InputError naming

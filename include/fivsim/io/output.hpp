@@ -122,7 +122,10 @@ class CsvRows {
   void field(const char* s);
   void end_row();
   const std::string& text() const { return text_; }
-  void clear() { text_.clear(); first_ = true; }
+  void clear() {
+    text_.clear();
+    first_ = true;
+  }
   // the rows so far, leaving this empty
   std::string take() {
     std::string t = std::move(text_);

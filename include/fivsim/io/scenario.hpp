@@ -21,7 +21,7 @@ struct IntegratorSettings {
   double t_end = 0.0;
   long steps = 0;  // round(t_end / dt)
   StepOptions step;
-  int order = 4;                              // irk, pinn_* but central: Gauss–Legendre stages q (order 2q)
+  int order = 4;                                 // irk, pinn_* but central: Gauss–Legendre stages q (order 2q)
   StageForces stage_forces = StageForces::held;  // rk4lcp, irk: forces held or interpolated
   PinnConfig pinn;                               // pinn_*: the networks and their training
   bool lcp_pinn = false;                         // moreau, rk4lcp, irk with lcp_solver lcp_pinn
@@ -63,9 +63,9 @@ struct AnalysisSettings {
 
 struct OutputSettings {
   bool timeseries = true;
-  long every = 1;  // write every n-th step
-  bool points = true;                  // sweeps: write points.csv
-  std::vector<long> trajectories;      // sweeps: cases whose decimated time series are written
+  long every = 1;                  // write every n-th step
+  bool points = true;              // sweeps: write points.csv
+  std::vector<long> trajectories;  // sweeps: cases whose decimated time series are written
 };
 
 // the numbers a scenario's model is made of, as its /model and /friction blocks give them: a

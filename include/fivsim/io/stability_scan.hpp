@@ -14,9 +14,9 @@
 namespace fivsim {
 
 struct StabilityScan {
-  std::string parameter;    // the JSON pointer scanned
-  nlohmann::json report;    // stability.json: crossings, the critical value, a note, the scenario
-  NamedColumns table;       // stability.csv: the value, max_real, consistent, re0, im0, …
+  std::string parameter;  // the JSON pointer scanned
+  nlohmann::json report;  // stability.json: crossings, the critical value, a note, the scenario
+  NamedColumns table;     // stability.csv: the value, max_real, consistent, re0, im0, …
 };
 
 // the scenario document (overrides applied) scanned over `parameter` (empty: the first coefficient

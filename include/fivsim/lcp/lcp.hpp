@@ -40,8 +40,7 @@ struct LcpResult {
 
 // the natural-map residual ‖min(x, Ax + b)‖∞ (zero exactly at a solution)
 template <class T, int Cap>
-FIVSIM_HD inline T lcp_residual(const LcpMatrix<T, Cap>& A, const LcpVector<T, Cap>& b,
-                                const LcpVector<T, Cap>& x) {
+FIVSIM_HD inline T lcp_residual(const LcpMatrix<T, Cap>& A, const LcpVector<T, Cap>& b, const LcpVector<T, Cap>& x) {
   T r = T(0);
   for (int i = 0; i < A.rows; ++i) {
     T yi = b[i];
@@ -78,8 +77,8 @@ FIVSIM_HD inline LcpResult lcp_accept(const LcpVector<T, Cap>& b, const LcpVecto
 // y = A x + b, then lcp_accept
 template <class T, int Cap>
 FIVSIM_HD inline LcpResult lcp_finish(const LcpMatrix<T, Cap>& A, const LcpVector<T, Cap>& b,
-                                      const LcpVector<T, Cap>& x, LcpVector<T, Cap>& y,
-                                      const LcpOptions& opt, int iterations) {
+                                      const LcpVector<T, Cap>& x, LcpVector<T, Cap>& y, const LcpOptions& opt,
+                                      int iterations) {
   y.n = A.rows;
   for (int i = 0; i < A.rows; ++i) {
     T yi = b[i];
@@ -94,8 +93,8 @@ namespace detail {
 // lcp_solve_on_basis for an active set of KCap or fewer entries (idx, count k): the k×k solve
 // in a KCap×KCap matrix, so that small active sets get small, fully unrolled arithmetic
 template <int KCap, class T, int Cap, class Size>
-FIVSIM_HD inline bool basis_solve(const LcpMatrix<T, Cap>& A, const LcpVector<T, Cap>& b, const int* idx,
-                                  Size k, LcpVector<T, Cap>& x, T pivot_tol, T rel_tol) {
+FIVSIM_HD inline bool basis_solve(const LcpMatrix<T, Cap>& A, const LcpVector<T, Cap>& b, const int* idx, Size k,
+                                  LcpVector<T, Cap>& x, T pivot_tol, T rel_tol) {
   Mat<T, KCap, KCap> S;
   Vec<T, KCap> r;
   for (int a = 0; a < k; ++a) {
@@ -121,9 +120,8 @@ FIVSIM_HD inline bool basis_solve(const LcpMatrix<T, Cap>& A, const LcpVector<T,
 // Otherwise x (clamped at zero) and y hold the solution. Shared by enumeration, Lemke's warm
 // start and Lemke's final re-solve.
 template <class T, int Cap>
-FIVSIM_HD inline bool lcp_solve_on_basis(const LcpMatrix<T, Cap>& A, const LcpVector<T, Cap>& b,
-                                         uint64_t mask, LcpVector<T, Cap>& x, LcpVector<T, Cap>& y,
-                                         T pivot_tol, T rel_tol) {
+FIVSIM_HD inline bool lcp_solve_on_basis(const LcpMatrix<T, Cap>& A, const LcpVector<T, Cap>& b, uint64_t mask,
+                                         LcpVector<T, Cap>& x, LcpVector<T, Cap>& y, T pivot_tol, T rel_tol) {
   const int n = A.rows;
   // at least 4 entries, so that the fixed-size cases below compile for every capacity
   int idx[Cap > 4 ? Cap : 4] = {};
@@ -136,12 +134,23 @@ FIVSIM_HD inline bool lcp_solve_on_basis(const LcpMatrix<T, Cap>& A, const LcpVe
   // the common small active sets at fixed size, the rest at the runtime size
   bool ok = true;
   switch (k) {
-    case 0: break;
-    case 1: ok = detail::basis_solve<1>(A, b, idx, FixedSize<1>{}, x, pivot_tol, rel_tol); break;
-    case 2: ok = detail::basis_solve<2>(A, b, idx, FixedSize<2>{}, x, pivot_tol, rel_tol); break;
-    case 3: ok = detail::basis_solve<3>(A, b, idx, FixedSize<3>{}, x, pivot_tol, rel_tol); break;
-    case 4: ok = detail::basis_solve<4>(A, b, idx, FixedSize<4>{}, x, pivot_tol, rel_tol); break;
-    default: ok = detail::basis_solve<Cap>(A, b, idx, k, x, pivot_tol, rel_tol); break;
+    case 0:
+      break;
+    case 1:
+      ok = detail::basis_solve<1>(A, b, idx, FixedSize<1>{}, x, pivot_tol, rel_tol);
+      break;
+    case 2:
+      ok = detail::basis_solve<2>(A, b, idx, FixedSize<2>{}, x, pivot_tol, rel_tol);
+      break;
+    case 3:
+      ok = detail::basis_solve<3>(A, b, idx, FixedSize<3>{}, x, pivot_tol, rel_tol);
+      break;
+    case 4:
+      ok = detail::basis_solve<4>(A, b, idx, FixedSize<4>{}, x, pivot_tol, rel_tol);
+      break;
+    default:
+      ok = detail::basis_solve<Cap>(A, b, idx, k, x, pivot_tol, rel_tol);
+      break;
   }
   if (!ok) return false;
   for (int i = 0; i < n; ++i) {

@@ -39,8 +39,8 @@ struct ContactLcp {
 // friction coefficients from the start-of-step relative velocity (docs/DESIGN.md §7) and the
 // known normal impulses
 template <class D>
-FIVSIM_HD inline void contact_lcp_coefficients(const Model<D>& m, const State<D>& s,
-                                               typename D::scalar dt, ContactLcp<D>& lcp) {
+FIVSIM_HD inline void contact_lcp_coefficients(const Model<D>& m, const State<D>& s, typename D::scalar dt,
+                                               ContactLcp<D>& lcp) {
   using T = typename D::scalar;
   const int nc = contact_count(m);
   lcp.mu_plus.n = lcp.mu_minus.n = lcp.impulse_known.n = nc;
@@ -74,8 +74,8 @@ FIVSIM_HD inline ContactResponse<D> delassus_response(const Model<D>& m) {
 template <class D, int CapG, int Cap>
 FIVSIM_HD inline void build_contact_lcp(const Model<D>& m, const ContactResponse<D>& r,
                                         const Vec<typename D::scalar, CapG>& gap_rate_free,
-                                        const Vec<typename D::scalar, Cap>& u_free,
-                                        typename D::scalar dt, ContactLcp<D>& lcp) {
+                                        const Vec<typename D::scalar, Cap>& u_free, typename D::scalar dt,
+                                        ContactLcp<D>& lcp) {
   using T = typename D::scalar;
   const int k = m.n_normal;
   const int nc = contact_count(m);
@@ -137,9 +137,8 @@ FIVSIM_HD inline void build_contact_lcp(const Model<D>& m, const ContactResponse
 
 // Moreau's impulse-free gap rates: q_E = q_A + dt·u_E, so g_N^free/dt = g_N(q_A)/dt + w_Nᵀ u_free
 template <class D, int CapG, int Cap>
-FIVSIM_HD inline void moreau_gap_rates(const Model<D>& m, const State<D>& s,
-                                       const Vec<typename D::scalar, Cap>& u_free, typename D::scalar dt,
-                                       Vec<typename D::scalar, CapG>& gap_rate) {
+FIVSIM_HD inline void moreau_gap_rates(const Model<D>& m, const State<D>& s, const Vec<typename D::scalar, Cap>& u_free,
+                                       typename D::scalar dt, Vec<typename D::scalar, CapG>& gap_rate) {
   using T = typename D::scalar;
   const int nc = contact_count(m);
   gap_rate.n = nc;
@@ -157,8 +156,7 @@ FIVSIM_HD inline void moreau_gap_rates(const Model<D>& m, const State<D>& s,
 // contact impulses Λ_N, Λ_T from an LCP solution x
 template <class D, int Cap, int CapOut>
 FIVSIM_HD inline void contact_impulses(const Model<D>& m, const ContactLcp<D>& lcp,
-                                       const LcpVector<typename D::scalar, Cap>& x,
-                                       Vec<typename D::scalar, CapOut>& PN,
+                                       const LcpVector<typename D::scalar, Cap>& x, Vec<typename D::scalar, CapOut>& PN,
                                        Vec<typename D::scalar, CapOut>& PT) {
   const int k = m.n_normal;
   const int nc = contact_count(m);
@@ -173,12 +171,10 @@ FIVSIM_HD inline void contact_impulses(const Model<D>& m, const ContactLcp<D>& l
 // contact state from an LCP solution: free when the normal force vanishes, otherwise slip±
 // when γ_R or γ_L exceeds stick_tol, else stick
 template <class D, int Cap>
-FIVSIM_HD inline ContactState contact_state_from_lcp(const Model<D>& m,
-                                                     const LcpVector<typename D::scalar, Cap>& x,
+FIVSIM_HD inline ContactState contact_state_from_lcp(const Model<D>& m, const LcpVector<typename D::scalar, Cap>& x,
                                                      const LcpVector<typename D::scalar, Cap>& y,
                                                      typename D::scalar normal_impulse, int i,
-                                                     typename D::scalar impulse_tol,
-                                                     typename D::scalar stick_tol) {
+                                                     typename D::scalar impulse_tol, typename D::scalar stick_tol) {
   const int k = m.n_normal;
   const int nc = contact_count(m);
   if (!(normal_impulse > impulse_tol)) return ContactState::free;

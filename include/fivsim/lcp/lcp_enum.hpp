@@ -1,9 +1,9 @@
 // fivsim/lcp/lcp_enum.hpp — exact LCP solution by enumerating the 2^n complementary bases.
 //
 // For each active set S (x_S free, y_S = 0, x_rest = 0) it solves A_SS x_S = −b_S and stops at
-// the first basis with x ≥ 0 and y = A x + b ≥ 0 up to rounding (lcp_solve_on_basis). Exact (finds a solution whenever one
-// exists with a nonsingular A_SS) and only meant for n ≤ 4 (16 bases): the reference that
-// Lemke and PGS are tested against, and a fast solver for the 1- and 2-contact models.
+// the first basis with x ≥ 0 and y = A x + b ≥ 0 up to rounding (lcp_solve_on_basis). Exact (finds a solution whenever
+// one exists with a nonsingular A_SS) and only meant for n ≤ 4 (16 bases): the reference that Lemke and PGS are tested
+// against, and a fast solver for the 1- and 2-contact models.
 #pragma once
 
 #include "fivsim/lcp/lcp.hpp"
@@ -14,8 +14,7 @@ inline constexpr int kEnumMaxSize = 4;
 
 template <class T, int Cap>
 FIVSIM_HD_NOINLINE inline LcpResult enum_solve(const LcpMatrix<T, Cap>& A, const LcpVector<T, Cap>& b,
-                                      LcpVector<T, Cap>& x, LcpVector<T, Cap>& y,
-                                      const LcpOptions& opt = {}) {
+                                               LcpVector<T, Cap>& x, LcpVector<T, Cap>& y, const LcpOptions& opt = {}) {
   const int n = A.rows;
   LcpResult fail;
   if (n > kEnumMaxSize || n > Cap) {

@@ -24,8 +24,8 @@ struct LemkeDictionary {
   // variable ids: w_j = j, z_j = n + j, z0 = 2n
   Mat<T, Cap, Cap + 1> D;
   T q[Cap > 0 ? Cap : 1];
-  int basic[Cap > 0 ? Cap : 1];     // variable of each row
-  int nonbasic[Cap + 1];            // variable of each column
+  int basic[Cap > 0 ? Cap : 1];  // variable of each row
+  int nonbasic[Cap + 1];         // variable of each column
 };
 
 namespace detail {
@@ -123,8 +123,8 @@ FIVSIM_HD inline int lemke_ratio_row(const LemkeDictionary<T, Cap>& d, Size n, i
 
 template <class T, int Cap, class Size>
 FIVSIM_HD_NOINLINE inline LcpResult lemke_core(const LcpMatrix<T, Cap>& A, const LcpVector<T, Cap>& b,
-                                      LcpVector<T, Cap>& x, LcpVector<T, Cap>& y, const LcpOptions& opt,
-                                      Size n) {
+                                               LcpVector<T, Cap>& x, LcpVector<T, Cap>& y, const LcpOptions& opt,
+                                               Size n) {
   LcpResult fail;
   fail.residual = -1.0;
   // trivial solution x = 0, y = b first, so that a warm start never changes such an answer
@@ -226,8 +226,7 @@ FIVSIM_HD_NOINLINE inline LcpResult lemke_core(const LcpMatrix<T, Cap>& A, const
 // problems of K ≤ 6 unknowns at a compile-time size (unrolled loops), larger ones at run time
 template <int K, class T, int Cap>
 FIVSIM_HD inline LcpResult lemke_fixed_or_runtime(const LcpMatrix<T, Cap>& A, const LcpVector<T, Cap>& b,
-                                                  LcpVector<T, Cap>& x, LcpVector<T, Cap>& y,
-                                                  const LcpOptions& opt) {
+                                                  LcpVector<T, Cap>& x, LcpVector<T, Cap>& y, const LcpOptions& opt) {
   if constexpr (K <= Cap && K <= 6) {
     if (A.rows == K) return lemke_core(A, b, x, y, opt, FixedSize<K>{});
     return lemke_fixed_or_runtime<K + 1>(A, b, x, y, opt);
@@ -239,9 +238,8 @@ FIVSIM_HD inline LcpResult lemke_fixed_or_runtime(const LcpMatrix<T, Cap>& A, co
 }  // namespace detail
 
 template <class T, int Cap>
-FIVSIM_HD inline LcpResult lemke_solve(const LcpMatrix<T, Cap>& A, const LcpVector<T, Cap>& b,
-                                       LcpVector<T, Cap>& x, LcpVector<T, Cap>& y,
-                                       const LcpOptions& opt = {}) {
+FIVSIM_HD inline LcpResult lemke_solve(const LcpMatrix<T, Cap>& A, const LcpVector<T, Cap>& b, LcpVector<T, Cap>& x,
+                                       LcpVector<T, Cap>& y, const LcpOptions& opt = {}) {
   if (A.rows > Cap) {
     LcpResult fail;
     fail.status = Status::lcp_too_large;

@@ -12,8 +12,7 @@ namespace fivsim {
 
 template <class T, int Cap>
 FIVSIM_HD_NOINLINE inline LcpResult pgs_solve(const LcpMatrix<T, Cap>& A, const LcpVector<T, Cap>& b,
-                                     LcpVector<T, Cap>& x, LcpVector<T, Cap>& y,
-                                     const LcpOptions& opt = {}) {
+                                              LcpVector<T, Cap>& x, LcpVector<T, Cap>& y, const LcpOptions& opt = {}) {
   const int n = A.rows;
   LcpResult fail;
   if (n > Cap) {

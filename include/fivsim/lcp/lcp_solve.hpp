@@ -11,22 +11,27 @@ enum class LcpSolverKind : int { lemke = 0, pgs = 1, enumerate = 2 };
 
 FIVSIM_HD inline const char* lcp_solver_name(LcpSolverKind k) {
   switch (k) {
-    case LcpSolverKind::lemke: return "lemke";
-    case LcpSolverKind::pgs: return "pgs";
-    case LcpSolverKind::enumerate: return "enum";
+    case LcpSolverKind::lemke:
+      return "lemke";
+    case LcpSolverKind::pgs:
+      return "pgs";
+    case LcpSolverKind::enumerate:
+      return "enum";
   }
   return "unknown";
 }
 
 template <class T, int Cap>
-FIVSIM_HD inline LcpResult lcp_solve(LcpSolverKind kind, const LcpMatrix<T, Cap>& A,
-                                     const LcpVector<T, Cap>& b, LcpVector<T, Cap>& x,
-                                     LcpVector<T, Cap>& y, const LcpOptions& opt = {}) {
+FIVSIM_HD inline LcpResult lcp_solve(LcpSolverKind kind, const LcpMatrix<T, Cap>& A, const LcpVector<T, Cap>& b,
+                                     LcpVector<T, Cap>& x, LcpVector<T, Cap>& y, const LcpOptions& opt = {}) {
   switch (kind) {
-    case LcpSolverKind::pgs: return pgs_solve(A, b, x, y, opt);
-    case LcpSolverKind::enumerate: return enum_solve(A, b, x, y, opt);
+    case LcpSolverKind::pgs:
+      return pgs_solve(A, b, x, y, opt);
+    case LcpSolverKind::enumerate:
+      return enum_solve(A, b, x, y, opt);
     case LcpSolverKind::lemke:
-    default: return lemke_solve(A, b, x, y, opt);
+    default:
+      return lemke_solve(A, b, x, y, opt);
   }
 }
 

@@ -27,19 +27,23 @@ inline constexpr int kEventKindCount = 6;
 
 FIVSIM_HD inline const char* event_kind_name(EventKind k) {
   switch (k) {
-    case EventKind::none: return "none";
-    case EventKind::stick_to_slip: return "stick_to_slip";
-    case EventKind::slip_to_stick: return "slip_to_stick";
-    case EventKind::slip_reversal: return "slip_reversal";
-    case EventKind::separation: return "separation";
-    case EventKind::reattachment: return "reattachment";
+    case EventKind::none:
+      return "none";
+    case EventKind::stick_to_slip:
+      return "stick_to_slip";
+    case EventKind::slip_to_stick:
+      return "slip_to_stick";
+    case EventKind::slip_reversal:
+      return "slip_reversal";
+    case EventKind::separation:
+      return "separation";
+    case EventKind::reattachment:
+      return "reattachment";
   }
   return "?";
 }
 
-FIVSIM_HD inline bool is_slip(ContactState s) {
-  return s == ContactState::slip_neg || s == ContactState::slip_pos;
-}
+FIVSIM_HD inline bool is_slip(ContactState s) { return s == ContactState::slip_neg || s == ContactState::slip_pos; }
 
 FIVSIM_HD inline EventKind classify_transition(ContactState from, ContactState to) {
   if (from == to) return EventKind::none;
@@ -55,8 +59,7 @@ FIVSIM_HD inline EventKind classify_transition(ContactState from, ContactState t
 template <class D>
 FIVSIM_HD inline ContactState kinematic_contact_state(const Model<D>& m, const State<D>& s, int i,
                                                       typename D::scalar stick_tol) {
-  if (m.kind[i] == ContactKind::given_normal ? !(m.Fn[i] > 0) : contact_gap(m, s, i) > 0)
-    return ContactState::free;
+  if (m.kind[i] == ContactKind::given_normal ? !(m.Fn[i] > 0) : contact_gap(m, s, i) > 0) return ContactState::free;
   const auto v = contact_slip_velocity(m, s.u, i);
   if (v > stick_tol) return ContactState::slip_pos;
   if (v < -stick_tol) return ContactState::slip_neg;

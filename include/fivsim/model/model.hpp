@@ -23,10 +23,14 @@ enum class ContactState : int { free = 0, stick = 1, slip_neg = 2, slip_pos = 3 
 
 FIVSIM_HD inline const char* contact_state_name(ContactState s) {
   switch (s) {
-    case ContactState::free: return "free";
-    case ContactState::stick: return "stick";
-    case ContactState::slip_neg: return "slip-";
-    case ContactState::slip_pos: return "slip+";
+    case ContactState::free:
+      return "free";
+    case ContactState::stick:
+      return "stick";
+    case ContactState::slip_neg:
+      return "slip-";
+    case ContactState::slip_pos:
+      return "slip+";
   }
   return "?";
 }
@@ -72,20 +76,23 @@ struct State {
 // the model's sizes: compile-time constants in an exact instantiation (config.hpp)
 template <class D>
 FIVSIM_HD inline int dof_count(const Model<D>& m) {
-  if constexpr (D::exact) return D::max_dof;
-  else return m.n_dof;
+  if constexpr (D::exact)
+    return D::max_dof;
+  else
+    return m.n_dof;
 }
 
 template <class D>
 FIVSIM_HD inline int contact_count(const Model<D>& m) {
-  if constexpr (D::exact) return D::max_contacts;
-  else return m.n_contacts;
+  if constexpr (D::exact)
+    return D::max_contacts;
+  else
+    return m.n_contacts;
 }
 
 // external force f(t)
 template <class D, int Cap>
-FIVSIM_HD inline void external_force(const Model<D>& m, typename D::scalar t,
-                                     Vec<typename D::scalar, Cap>& f) {
+FIVSIM_HD inline void external_force(const Model<D>& m, typename D::scalar t, Vec<typename D::scalar, Cap>& f) {
   using T = typename D::scalar;
   const int nq = dof_count(m);
   f.n = nq;
@@ -96,8 +103,7 @@ FIVSIM_HD inline void external_force(const Model<D>& m, typename D::scalar t,
 
 // h = f(t) − C u − K q   (seed 000 Eq. 25 without the contact forces)
 template <class D, int Cap>
-FIVSIM_HD inline void smooth_force(const Model<D>& m, const State<D>& s,
-                                   Vec<typename D::scalar, Cap>& h) {
+FIVSIM_HD inline void smooth_force(const Model<D>& m, const State<D>& s, Vec<typename D::scalar, Cap>& h) {
   using T = typename D::scalar;
   external_force(m, s.t, h);
   const int nq = dof_count(m);
@@ -123,8 +129,7 @@ FIVSIM_HD inline typename D::scalar contact_gap(const Model<D>& m, const State<D
 
 // relative tangential velocity γ_T,i = w_T,iᵀ u − v_surface_i
 template <class D, int Cap>
-FIVSIM_HD inline typename D::scalar contact_slip_velocity(const Model<D>& m,
-                                                          const Vec<typename D::scalar, Cap>& u,
+FIVSIM_HD inline typename D::scalar contact_slip_velocity(const Model<D>& m, const Vec<typename D::scalar, Cap>& u,
                                                           int i) {
   typename D::scalar g = -m.v_surface[i];
   for (int k = 0; k < dof_count(m); ++k) g += m.WT(k, i) * u[k];

@@ -67,11 +67,11 @@ void make_model(const ModelDescription& desc, Model<D>& m) {
   const int nc = desc.n_contacts();
   if (n < 1) throw ModelError("model has no degrees of freedom");
   if (n > D::max_dof)
-    throw ModelError("model has " + std::to_string(n) + " degrees of freedom; at most " +
-                     std::to_string(D::max_dof) + " are supported");
+    throw ModelError("model has " + std::to_string(n) + " degrees of freedom; at most " + std::to_string(D::max_dof) +
+                     " are supported");
   if (nc > D::max_contacts)
-    throw ModelError("model has " + std::to_string(nc) + " contacts; at most " +
-                     std::to_string(D::max_contacts) + " are supported");
+    throw ModelError("model has " + std::to_string(nc) + " contacts; at most " + std::to_string(D::max_contacts) +
+                     " are supported");
   if (D::exact && (n != D::max_dof || nc != D::max_contacts))
     throw ModelError("an exact instantiation holds " + std::to_string(D::max_dof) + " DoF and " +
                      std::to_string(D::max_contacts) + " contacts, not " + std::to_string(n) + " and " +

@@ -158,12 +158,12 @@ FIVSIM_HD inline void irk_pinn_end_state(int n, const StageTable<T>& tab, const 
 // the memory of one dynamic network: weights (kept from step to step) and training scratch
 template <class T>
 struct IrkPinnBuffers {
-  T* params = nullptr;   // layout.param_count()
-  T* grad = nullptr;     // layout.param_count()
-  T* work = nullptr;     // optimizer_work_size(param_count, options)
-  T* cache = nullptr;    // layout.cache_size()
-  T* scratch = nullptr;  // 2 · layout.max_width()
-  T* d_out = nullptr;    // layout.outputs()
+  T* params = nullptr;        // layout.param_count()
+  T* grad = nullptr;          // layout.param_count()
+  T* work = nullptr;          // optimizer_work_size(param_count, options)
+  T* cache = nullptr;         // layout.cache_size()
+  T* scratch = nullptr;       // 2 · layout.max_width()
+  T* d_out = nullptr;         // layout.outputs()
   T* loss_scratch = nullptr;  // irk_pinn_scratch_size(n, R)
 };
 

@@ -30,7 +30,7 @@
 namespace fivsim {
 
 inline constexpr int kLcpPinnMaxWidth = 8;
-inline constexpr int kLcpPinnMaxLayers = 4;   // hidden layers
+inline constexpr int kLcpPinnMaxLayers = 4;  // hidden layers
 inline constexpr int kLcpPinnMaxHistory = 10;
 
 struct LcpPinnSettings {
@@ -40,8 +40,8 @@ struct LcpPinnSettings {
   OutputMap output = OutputMap::shifted_relu;
   double c1 = 1.0, c2 = 0.0;  // g = max(0, z + c1) + c2: outputs start near 1, off the flat part
   uint64_t seed = 1;
-  int restarts = 8;           // lifts and fresh initialisations, alternately, after a stall
-  bool warm_start = true;     // start from the weights of the previous solve
+  int restarts = 8;        // lifts and fresh initialisations, alternately, after a stall
+  bool warm_start = true;  // start from the weights of the previous solve
   // after each training, solve the LCP on the active set the network chose (x_i > y_i) and take
   // that answer when it is feasible: the network makes the nonsmooth decision, one linear solve
   // supplies the last digits (fivsim's addition; false gives the seeds' network-only answer)
@@ -61,11 +61,11 @@ struct LcpPinnCapacity {
 // where one LCP-PINN solve is between two evaluations (lcp_pinn_start / lcp_pinn_tell)
 template <class T>
 struct LcpPinnRun {
-  OptimizerRun<T> opt;     // the current optimizer run
-  OptimizerResult total;   // summed over the solve's runs
-  LcpOptions opt_lcp;      // the solve's options
-  LcpResult res;           // the answer, once training is false
-  T beta = T(0);           // max |b_i|, the problem's scale
+  OptimizerRun<T> opt;    // the current optimizer run
+  OptimizerResult total;  // summed over the solve's runs
+  LcpOptions opt_lcp;     // the solve's options
+  LcpResult res;          // the answer, once training is false
+  T beta = T(0);          // max |b_i|, the problem's scale
   int pass = 0, attempt = 0;
   bool training = false;
 };
@@ -132,7 +132,7 @@ FIVSIM_HD inline T lcp_pinn_loss(const LcpMatrix<T, Cap>& A, const LcpVector<T, 
 // still end above tolerance, which the solver then reports (Status::lcp_inaccurate).
 template <class T, int Cap>
 FIVSIM_HD inline bool lcp_pinn_lift_blocked_outputs(const MlpLayout& L, T* params, const LcpMatrix<T, Cap>& A,
-                                                     const LcpVector<T, Cap>& b, T* cache, T* d_out) {
+                                                    const LcpVector<T, Cap>& b, T* cache, T* d_out) {
   if (L.output == OutputMap::linear) return false;
   const T one = T(1);
   const T* out = mlp_forward(L, params, &one, cache);
@@ -336,9 +336,9 @@ FIVSIM_HD inline bool lcp_pinn_tell(const LcpMatrix<T, Cap>& A, const LcpVector<
 
 // the LCP-PINN as a solver (shared signature): the training above in a plain loop
 template <class T, int Cap>
-FIVSIM_HD inline LcpResult lcp_pinn_solve(const LcpMatrix<T, Cap>& A, const LcpVector<T, Cap>& b,
-                                          LcpVector<T, Cap>& x, LcpVector<T, Cap>& y, const LcpOptions& opt,
-                                          const LcpPinnSettings& set, LcpPinnWorkspace<T, Cap>& ws) {
+FIVSIM_HD inline LcpResult lcp_pinn_solve(const LcpMatrix<T, Cap>& A, const LcpVector<T, Cap>& b, LcpVector<T, Cap>& x,
+                                          LcpVector<T, Cap>& y, const LcpOptions& opt, const LcpPinnSettings& set,
+                                          LcpPinnWorkspace<T, Cap>& ws) {
   if (lcp_pinn_start(A, b, x, y, opt, set, ws))
     while (lcp_pinn_tell(A, b, x, y, set, ws, lcp_pinn_evaluate(ws))) {
     }

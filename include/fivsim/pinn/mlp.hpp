@@ -28,11 +28,11 @@ inline constexpr int kMlpMaxLayers = 16;  // weight layers: hidden layers + the 
 inline constexpr int kMlpMaxWidth = 256;  // widest layer, inputs and outputs included
 
 struct MlpLayout {
-  int layers = 0;                       // weight layers (hidden layers + 1)
-  int width[kMlpMaxLayers + 1] = {};    // width[0] inputs … width[layers] outputs
+  int layers = 0;                     // weight layers (hidden layers + 1)
+  int width[kMlpMaxLayers + 1] = {};  // width[0] inputs … width[layers] outputs
   Activation hidden = Activation::tanh_fn;
   OutputMap output = OutputMap::linear;
-  double c1 = 0.0, c2 = 0.0;            // modified-ReLU correction factors
+  double c1 = 0.0, c2 = 0.0;  // modified-ReLU correction factors
 
   FIVSIM_HD int inputs() const { return width[0]; }
   FIVSIM_HD int outputs() const { return width[layers]; }
@@ -77,10 +77,13 @@ FIVSIM_HD inline T softplus(T z) {
 template <class T>
 FIVSIM_HD inline T activate(Activation a, T z) {
   switch (a) {
-    case Activation::mish: return z * tanh(softplus(z));
-    case Activation::relu: return z > T(0) ? z : T(0);
+    case Activation::mish:
+      return z * tanh(softplus(z));
+    case Activation::relu:
+      return z > T(0) ? z : T(0);
     case Activation::tanh_fn:
-    default: return tanh(z);
+    default:
+      return tanh(z);
   }
 }
 
@@ -93,7 +96,8 @@ FIVSIM_HD inline T activate_slope(Activation a, T z) {
       const T sig = T(1) / (T(1) + exp(-z));
       return t + z * (T(1) - t * t) * sig;
     }
-    case Activation::relu: return z > T(0) ? T(1) : T(0);
+    case Activation::relu:
+      return z > T(0) ? T(1) : T(0);
     case Activation::tanh_fn:
     default: {
       const T t = tanh(z);
@@ -106,10 +110,13 @@ template <class T>
 FIVSIM_HD inline T output_map(const MlpLayout& L, T z) {
   const T s = z + T(L.c1);
   switch (L.output) {
-    case OutputMap::shifted_relu: return (s > T(0) ? s : T(0)) + T(L.c2);
-    case OutputMap::scaled_relu: return (s > T(0) ? s : T(0)) * T(L.c2);
+    case OutputMap::shifted_relu:
+      return (s > T(0) ? s : T(0)) + T(L.c2);
+    case OutputMap::scaled_relu:
+      return (s > T(0) ? s : T(0)) * T(L.c2);
     case OutputMap::linear:
-    default: return z;
+    default:
+      return z;
   }
 }
 
@@ -117,10 +124,13 @@ template <class T>
 FIVSIM_HD inline T output_slope(const MlpLayout& L, T z) {
   const bool on = z + T(L.c1) > T(0);
   switch (L.output) {
-    case OutputMap::shifted_relu: return on ? T(1) : T(0);
-    case OutputMap::scaled_relu: return on ? T(L.c2) : T(0);
+    case OutputMap::shifted_relu:
+      return on ? T(1) : T(0);
+    case OutputMap::scaled_relu:
+      return on ? T(L.c2) : T(0);
     case OutputMap::linear:
-    default: return T(1);
+    default:
+      return T(1);
   }
 }
 

@@ -107,12 +107,12 @@ FIVSIM_HD inline void lcp_batch_problem(ASrc A_src, BSrc b_src, int n, LcpMatrix
 template <class T>
 struct MlpFitBatch {
   long networks = 0;
-  int points = 0;             // per network
-  const T* params = nullptr;  // networks × L.param_count()
-  const T* inputs = nullptr;  // networks × points × L.inputs()
-  const T* targets = nullptr; // networks × points × L.outputs()
-  T* loss = nullptr;          // networks
-  T* grad = nullptr;          // networks × L.param_count()
+  int points = 0;              // per network
+  const T* params = nullptr;   // networks × L.param_count()
+  const T* inputs = nullptr;   // networks × points × L.inputs()
+  const T* targets = nullptr;  // networks × points × L.outputs()
+  T* loss = nullptr;           // networks
+  T* grad = nullptr;           // networks × L.param_count()
 };
 
 // a batch of LCP-PINNs, one LCP each, host arrays, network-major; A row-major n × n
@@ -169,7 +169,7 @@ enum class MlpCudaMapping : int { automatic = 0, thread = 1, group = 2, points =
 // device time of all repeats (CUDA events). In a build without CUDA it returns why.
 template <class T>
 DeviceOutcome mlp_fit_batch_cuda(const MlpLayout& L, const MlpFitBatch<T>& batch, int repeats, double& kernel_s,
-                               MlpCudaMapping mapping = MlpCudaMapping::automatic);
+                                 MlpCudaMapping mapping = MlpCudaMapping::automatic);
 template <class T>
 DeviceOutcome lcp_pinn_batch_cuda(const MlpLayout& L, const LcpPinnBatch<T>& batch, int repeats, double& kernel_s);
 // CUDA backend of mlp_train_batch_cpu: one group of lanes per network (layers of at most 32
@@ -178,18 +178,18 @@ DeviceOutcome lcp_pinn_batch_cuda(const MlpLayout& L, const LcpPinnBatch<T>& bat
 // each network's optimizer state in device memory. kernel_s gets the device time of the launch.
 template <class T>
 DeviceOutcome mlp_train_batch_cuda(const MlpLayout& L, const MlpTrainBatch<T>& batch, int steps,
-                                 const OptimizerOptions& opt, double& kernel_s);
+                                   const OptimizerOptions& opt, double& kernel_s);
 
-#define FIVSIM_MLP_BATCH_EXTERN(T)                                                                          \
-  extern template void mlp_fit_batch_cpu<T>(const MlpLayout&, const MlpFitBatch<T>&, int);                \
-  extern template void lcp_pinn_batch_cpu<T>(const MlpLayout&, const LcpPinnBatch<T>&, int);              \
-  extern template DeviceOutcome mlp_fit_batch_cuda<T>(const MlpLayout&, const MlpFitBatch<T>&, int, double&,     \
-                                                    MlpCudaMapping);                                          \
-  extern template DeviceOutcome lcp_pinn_batch_cuda<T>(const MlpLayout&, const LcpPinnBatch<T>&, int, double&);     \
-  extern template void mlp_train_batch_cpu<T>(const MlpLayout&, const MlpTrainBatch<T>&, int,                   \
-                                              const OptimizerOptions&, int);                                     \
-  extern template DeviceOutcome mlp_train_batch_cuda<T>(const MlpLayout&, const MlpTrainBatch<T>&, int,           \
-                                                      const OptimizerOptions&, double&);
+#define FIVSIM_MLP_BATCH_EXTERN(T)                                                                                     \
+  extern template void mlp_fit_batch_cpu<T>(const MlpLayout&, const MlpFitBatch<T>&, int);                             \
+  extern template void lcp_pinn_batch_cpu<T>(const MlpLayout&, const LcpPinnBatch<T>&, int);                           \
+  extern template DeviceOutcome mlp_fit_batch_cuda<T>(const MlpLayout&, const MlpFitBatch<T>&, int, double&,           \
+                                                      MlpCudaMapping);                                                 \
+  extern template DeviceOutcome lcp_pinn_batch_cuda<T>(const MlpLayout&, const LcpPinnBatch<T>&, int, double&);        \
+  extern template void mlp_train_batch_cpu<T>(const MlpLayout&, const MlpTrainBatch<T>&, int, const OptimizerOptions&, \
+                                              int);                                                                    \
+  extern template DeviceOutcome mlp_train_batch_cuda<T>(const MlpLayout&, const MlpTrainBatch<T>&, int,                \
+                                                        const OptimizerOptions&, double&);
 FIVSIM_MLP_BATCH_EXTERN(double)
 FIVSIM_MLP_BATCH_EXTERN(float)
 #undef FIVSIM_MLP_BATCH_EXTERN

@@ -25,10 +25,10 @@ enum class OptimizerKind : int { adam = 0, lbfgs = 1, adam_lbfgs = 2 };
 
 struct OptimizerOptions {
   OptimizerKind kind = OptimizerKind::lbfgs;
-  int max_iter = 500;        // L-BFGS iterations (adam: Adam steps)
-  double tol = 1e-20;        // stop when the loss is at or below this
-  int history = 10;          // L-BFGS pairs kept
-  int adam_iter = 200;       // adam_lbfgs: Adam steps before L-BFGS
+  int max_iter = 500;   // L-BFGS iterations (adam: Adam steps)
+  double tol = 1e-20;   // stop when the loss is at or below this
+  int history = 10;     // L-BFGS pairs kept
+  int adam_iter = 200;  // adam_lbfgs: Adam steps before L-BFGS
   double learning_rate = 1e-3;
   double beta1 = 0.9, beta2 = 0.999, epsilon = 1e-8;
 };
@@ -94,11 +94,11 @@ enum class OptimizerPhase : int { start = 0, adam = 1, line_search = 2, done = 3
 template <class T>
 struct OptimizerRun {
   OptimizerPhase phase = OptimizerPhase::done;
-  int adam_steps = 0;    // Adam steps to take (adam, adam_lbfgs)
-  int lbfgs_iter = 0;    // L-BFGS iterations begun
+  int adam_steps = 0;           // Adam steps to take (adam, adam_lbfgs)
+  int lbfgs_iter = 0;           // L-BFGS iterations begun
   int stored = 0, newest = -1;  // L-BFGS pairs kept, the newest one's slot
-  int searches = 0;      // line-search trials of the current iteration
-  T loss = T(0);         // at x
+  int searches = 0;             // line-search trials of the current iteration
+  T loss = T(0);                // at x
   T step = T(0), slope = T(0);  // line search: step length along dir, gᵀdir
   T b1t = T(1), b2t = T(1);     // Adam: β1ᵗ, β2ᵗ
   OptimizerResult res;
@@ -118,10 +118,12 @@ FIVSIM_HD inline T* optimizer_eval_grad(int n, T* work) {
 // a run of the optimizer of opt.kind from x: its first evaluation is at x itself
 template <class T, class Lanes = SerialLanes>
 FIVSIM_HD inline void optimizer_start(int n, const T* x, const OptimizerOptions& opt, OptimizerRun<T>& run, T* work,
-                                     const Lanes& lanes = SerialLanes()) {
+                                      const Lanes& lanes = SerialLanes()) {
   run = OptimizerRun<T>();
   run.phase = OptimizerPhase::start;
-  run.adam_steps = opt.kind == OptimizerKind::adam ? opt.max_iter : opt.kind == OptimizerKind::adam_lbfgs ? opt.adam_iter : 0;
+  run.adam_steps = opt.kind == OptimizerKind::adam         ? opt.max_iter
+                   : opt.kind == OptimizerKind::adam_lbfgs ? opt.adam_iter
+                                                           : 0;
   detail::copy(lanes, n, optimizer_eval_x(n, work), x);
 }
 
@@ -132,7 +134,7 @@ namespace detail {
 template <class T>
 struct OptimizerWork {
   T *x_eval, *g_eval;
-  T *m, *v;                  // Adam
+  T *m, *v;                      // Adam
   T *S, *Y, *rho, *alpha, *dir;  // L-BFGS
 };
 template <class T>
@@ -315,15 +317,15 @@ FIVSIM_HD inline bool optimizer_tell(int n, T* x, T* grad, T loss, const Optimiz
       return detail::lbfgs_begin_iteration(n, x, grad, opt, run, work, lanes);
     }
     case OptimizerPhase::done:
-    default: return false;
+    default:
+      return false;
   }
 }
 
 // the optimizer of opt.kind from x, the objective called in a plain loop; grad is n scratch values
 // (the gradient at the returned x), work optimizer_work_size(n, opt)
 template <class T, class Objective>
-FIVSIM_HD inline OptimizerResult minimize(int n, T* x, T* grad, Objective&& f, const OptimizerOptions& opt,
-                                          T* work) {
+FIVSIM_HD inline OptimizerResult minimize(int n, T* x, T* grad, Objective&& f, const OptimizerOptions& opt, T* work) {
   OptimizerRun<T> run;
   optimizer_start(n, x, opt, run, work);
   T* x_eval = optimizer_eval_x(n, work);
