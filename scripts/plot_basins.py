@@ -6,7 +6,6 @@ the legend. Reads cases.csv, or results.h5 where the sweep wrote only that.
 
 usage: scripts/plot_basins.py SWEEP_DIR [--x /initial/q/0] [--y /initial/u/0] [--out FILE.png]
 """
-import argparse
 import json
 import os
 import sys
@@ -19,30 +18,11 @@ import matplotlib.pyplot as plt  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from plot_bifurcation import class_colour  # noqa: E402
 from plot_classmap import class_order  # noqa: E402
-from sweep_tables import table_rows  # noqa: E402
+from sweep_tables import two_axes_cli  # noqa: E402
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("folder", help="output folder of `fivsim sweep` over initial conditions")
-    ap.add_argument("--x", default=None, help="initial value on the x axis (default: the first swept)")
-    ap.add_argument("--y", default=None, help="initial value on the y axis (default: the second swept)")
-    ap.add_argument("--out", default=None, help="PNG file (default FOLDER/basins.png)")
-    a = ap.parse_args()
-
-    rows = table_rows(a.folder, "cases")
-    if not rows:
-        sys.exit("plot_basins: the sweep has no cases")
-    if "class" not in rows[0]:
-        sys.exit("plot_basins: the sweep did not classify its cases (observers min_max and transitions)")
-    params = [k for k in rows[0] if k.startswith("/initial/")]
-    if len(params) < 2 and (a.x is None or a.y is None):
-        sys.exit("plot_basins: the sweep varies %d initial value(s); a basin picture needs two" % len(params))
-    x = a.x or params[0]
-    y = a.y or [p for p in params if p != x][0]
-    for p in (x, y):
-        if p not in rows[0]:
-            sys.exit("plot_basins: %s is not a swept initial value (%s)" % (p, ", ".join(params)))
+    a, rows, x, y = two_axes_cli(__doc__, "initial value", "/initial/", "basins.png")
     stability = {}
     summary = os.path.join(a.folder, "summary.json")
     if os.path.exists(summary):
@@ -62,7 +42,7 @@ def main():
     ax.set_xlabel(x)
     ax.set_ylabel(y)
     ax.set_title("%s: %d starts" % (os.path.basename(os.path.normpath(a.folder)), len(rows)))
-    out = a.out or os.path.join(a.folder, "basins.png")
+    out = a.out
     fig.tight_layout()
     fig.savefig(out, dpi=150)
     print("wrote", out)

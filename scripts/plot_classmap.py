@@ -6,7 +6,6 @@ results.h5 where the sweep wrote only that.
 
 usage: scripts/plot_classmap.py SWEEP_DIR [--x /model/Fn] [--y /model/v0] [--out FILE.png]
 """
-import argparse
 import os
 import sys
 
@@ -20,7 +19,7 @@ from matplotlib.patches import Patch  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from plot_bifurcation import class_colour  # noqa: E402
-from sweep_tables import table_rows  # noqa: E402
+from sweep_tables import two_axes_cli  # noqa: E402
 
 
 def class_order(name):
@@ -32,26 +31,7 @@ def class_order(name):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("folder", help="output folder of `fivsim sweep` over two parameters")
-    ap.add_argument("--x", default=None, help="parameter on the x axis (default: the first swept)")
-    ap.add_argument("--y", default=None, help="parameter on the y axis (default: the second swept)")
-    ap.add_argument("--out", default=None, help="PNG file (default FOLDER/classmap.png)")
-    a = ap.parse_args()
-
-    rows = table_rows(a.folder, "cases")
-    if not rows:
-        sys.exit("plot_classmap: the sweep has no cases")
-    if "class" not in rows[0]:
-        sys.exit("plot_classmap: the sweep did not classify its cases (observers min_max and transitions)")
-    params = [k for k in rows[0] if k.startswith("/")]
-    if len(params) < 2 and (a.x is None or a.y is None):
-        sys.exit("plot_classmap: the sweep varies %d parameter(s); a class map needs two" % len(params))
-    x = a.x or params[0]
-    y = a.y or [p for p in params if p != x][0]
-    for p in (x, y):
-        if p not in rows[0]:
-            sys.exit("plot_classmap: %s is not a swept parameter (%s)" % (p, ", ".join(params)))
+    a, rows, x, y = two_axes_cli(__doc__, "parameter", "/", "classmap.png")
     xs = sorted({float(r[x]) for r in rows})
     ys = sorted({float(r[y]) for r in rows})
     names = sorted({r["class"] for r in rows}, key=class_order)
@@ -80,7 +60,7 @@ def main():
     ax.set_xlabel(x)
     ax.set_ylabel(y)
     ax.set_title("%s: %d cases" % (os.path.basename(os.path.normpath(a.folder)), len(rows)))
-    out = a.out or os.path.join(a.folder, "classmap.png")
+    out = a.out
     fig.tight_layout()
     fig.savefig(out, dpi=150)
     print("wrote", out)

@@ -44,3 +44,33 @@ def table_rows(folder, table):
     n = len(next(iter(columns.values()))) if columns else 0
     keys = list(columns)
     return [{k: columns[k][i] for k in keys} for i in range(n)]
+
+
+def two_axes_cli(doc, what, prefix, default_out):
+    """the command line of a plot over two swept values (plot_classmap.py, plot_basins.py): the
+    folder, --x and --y (default: the first two swept paths under `prefix`) and --out; returns the
+    arguments, the classified case rows and the two axes, or exits with what is missing"""
+    import argparse
+
+    tool = os.path.basename(sys.argv[0]).rsplit(".", 1)[0]
+    ap = argparse.ArgumentParser(description=doc.split("\n")[0])
+    ap.add_argument("folder", help="output folder of `fivsim sweep` over two %ss" % what)
+    ap.add_argument("--x", default=None, help="%s on the x axis (default: the first swept)" % what)
+    ap.add_argument("--y", default=None, help="%s on the y axis (default: the second swept)" % what)
+    ap.add_argument("--out", default=None, help="PNG file (default FOLDER/%s)" % default_out)
+    a = ap.parse_args()
+    rows = table_rows(a.folder, "cases")
+    if not rows:
+        sys.exit("%s: the sweep has no cases" % tool)
+    if "class" not in rows[0]:
+        sys.exit("%s: the sweep did not classify its cases (observers min_max and transitions)" % tool)
+    params = [k for k in rows[0] if k.startswith(prefix)]
+    if len(params) < 2 and (a.x is None or a.y is None):
+        sys.exit("%s: the sweep varies %d %s(s); the picture needs two" % (tool, len(params), what))
+    x = a.x or params[0]
+    y = a.y or [p for p in params if p != x][0]
+    for p in (x, y):
+        if p not in rows[0]:
+            sys.exit("%s: %s is not a swept %s (%s)" % (tool, p, what, ", ".join(params)))
+    a.out = a.out or os.path.join(a.folder, default_out)
+    return a, rows, x, y
