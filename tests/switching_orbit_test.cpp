@@ -197,5 +197,116 @@ TEST(SwitchingOrbit, LyapunovExponentsAgreeWithTheMultipliers) {
   EXPECT_EQ(spec.grazing, 0);
 }
 
+// the break-away events of contact c in a plain run up to t_end: the state and the modes just after
+struct Breakaway {
+  double t;
+  std::vector<double> x;
+  ContactState modes[2];
+};
+std::vector<Breakaway> breakaways(const Model<D>& m, int c, double t_end) {
+  auto ws = std::make_unique<SwitchingWorkspace<D>>();
+  std::vector<Breakaway> out;
+  auto sink = [&](const SwitchingEvent<double>& e) {
+    if (e.section || e.contact != c || e.from != ContactState::stick || e.to == ContactState::free) return;
+    out.push_back({e.t, {e.q[0], e.q[1], e.u[0], e.u[1]}, {ws->mode[0], ws->mode[1]}});
+  };
+  const double q0[2] = {0.5, 0.5}, u0[2] = {0.0, 0.0};
+  SwitchingSettings set;
+  EXPECT_EQ(switching_start(m, set, SwitchingSection{}, *ws, 0.0, q0, u0, false, sink), Status::ok);
+  EXPECT_EQ(switching_advance(m, set, SwitchingSection{}, *ws, t_end, sink), Status::ok);
+  return out;
+}
+
+// the sweeps' own section, the outer slider's break-away: Newton on that event surface finds the
+// orbit the velocity section found — the same period, the same leading multiplier (multipliers do
+// not depend on the section) — and DP there matches central differences of the break-away map
+// along the section (each perturbed start pulled back onto it)
+TEST(SwitchingOrbit, TheBreakAwaySectionFindsTheSameCycle) {
+  const auto m = chain(5.0);
+  const SwitchingSettings set;
+  const auto events = breakaways(*m, 1, 60.0);
+  ASSERT_GE(events.size(), 3u);
+  auto w = std::make_unique<OrbitWork<D>>();
+  const Breakaway& last = events.back();
+  const OrbitResult<D> orbit =
+      switching_breakaway_orbit(*m, set, OrbitSettings{}, *w, 0.0, last.x.data(), last.modes, 1);
+  std::printf("break-away Newton: converged %d after %d iterations, residual %.3g, period %.9f s\n", orbit.converged,
+              orbit.iterations, orbit.residual, orbit.period);
+  ASSERT_TRUE(orbit.converged);
+  EXPECT_LE(orbit.iterations, 6);
+  EXPECT_LE(std::abs(w->constraint[0]) + std::abs(w->constraint[1]), 1e-10);  // on the section
+  double re[NY], im[NY];
+  ASSERT_EQ(breakaway_multipliers(*m, *w, re, im), NY - 2);
+  std::printf("multipliers %.9f%+.9fi, %.9f%+.9fi\n", re[0], im[0], re[1], im[1]);
+
+  // the velocity section's orbit
+  const SwitchingSection sec = half_belt_section();
+  const auto pts = samples(*m, sec, 60.0);
+  auto wv = std::make_unique<OrbitWork<D>>();
+  const OrbitResult<D> vel = switching_periodic_orbit(*m, set, sec, OrbitSettings{}, *wv, 0.0, pts.back().data());
+  ASSERT_TRUE(vel.converged);
+  double rv[NY], iv[NY];
+  ASSERT_EQ(orbit_multipliers(*m, sec, *wv, rv, iv), NY - 1);
+  EXPECT_NEAR(orbit.period, vel.period, 1e-8);
+  EXPECT_NEAR(std::hypot(re[0], im[0]), std::hypot(rv[0], iv[0]), 1e-7);
+
+  // DP along the section against central differences: a tangent direction t, x ± h t pulled back
+  // onto {γ = 0, margin = 0} by Gauss–Newton on the conditions
+  double x[NY], tdir[NY];
+  std::copy(orbit.x, orbit.x + NY, x);
+  double g[2][NY];
+  for (int k = 0; k < 2; ++k) std::copy(w->constraint_grad[k], w->constraint_grad[k] + NY, g[k]);
+  // t: e_0 with the gradients' span removed
+  for (int i = 0; i < NY; ++i) tdir[i] = i == 0 ? 1.0 : 0.0;
+  {
+    Eigen::Matrix<double, 2, NY> G;
+    for (int k = 0; k < 2; ++k)
+      for (int i = 0; i < NY; ++i) G(k, i) = g[k][i];
+    Eigen::Matrix<double, NY, 1> tv = Eigen::Map<Eigen::Matrix<double, NY, 1>>(tdir);
+    tv -= G.transpose() * (G * G.transpose()).ldlt().solve(G * tv);
+    for (int i = 0; i < NY; ++i) tdir[i] = tv(i);
+  }
+  // the map and the differences at tight tolerances, so that the integrator's error over h stays
+  // far below the comparison's
+  SwitchingSettings fine;
+  fine.rel_tol = 1e-12;
+  fine.abs_tol = 1e-14;
+  fine.event_tol = 1e-14;
+  ASSERT_TRUE(switching_breakaway_map(*m, fine, *w, 0.0, x, last.modes, 1, 1, 100.0));
+  double expected[NY];
+  for (int i = 0; i < NY; ++i) {
+    expected[i] = 0.0;
+    for (int j = 0; j < NY; ++j) expected[i] += w->dp[i][j] * tdir[j];
+  }
+  auto on_section = [&](double* y) {
+    auto wc = std::make_unique<OrbitWork<D>>();
+    for (int it = 0; it < 6; ++it) {
+      ASSERT_TRUE(breakaway_constraints(*m, set, *wc, 0.0, y, last.modes, 1));
+      Eigen::Matrix<double, 2, NY> G;
+      for (int k = 0; k < 2; ++k)
+        for (int i = 0; i < NY; ++i) G(k, i) = wc->constraint_grad[k][i];
+      const Eigen::Vector2d c(wc->constraint[0], wc->constraint[1]);
+      const Eigen::Matrix<double, NY, 1> d = -G.transpose() * (G * G.transpose()).ldlt().solve(c);
+      for (int i = 0; i < NY; ++i) y[i] += d(i);
+    }
+  };
+  const double h = 1e-6;
+  double xp[NY], xm[NY], pp[NY], pm[NY];
+  for (int i = 0; i < NY; ++i) {
+    xp[i] = x[i] + h * tdir[i];
+    xm[i] = x[i] - h * tdir[i];
+  }
+  on_section(xp);
+  on_section(xm);
+  ASSERT_TRUE(switching_breakaway_map(*m, fine, *w, 0.0, xp, last.modes, 1, 1, 100.0));
+  std::copy(w->x_end, w->x_end + NY, pp);
+  ASSERT_TRUE(switching_breakaway_map(*m, fine, *w, 0.0, xm, last.modes, 1, 1, 100.0));
+  std::copy(w->x_end, w->x_end + NY, pm);
+  double worst = 0.0;
+  for (int i = 0; i < NY; ++i) worst = std::max(worst, std::abs((pp[i] - pm[i]) / (2 * h) - expected[i]));
+  std::printf("DP along the section against differences: largest difference %.3g\n", worst);
+  EXPECT_LE(worst, 1e-6);
+}
+
 }  // namespace
 }  // namespace fivsim

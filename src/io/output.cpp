@@ -314,7 +314,13 @@ OutputLock::OutputLock(const fs::path& out_dir, const std::string& host) : path_
         return;
       }
       char holder[256] = {};
-      const ssize_t got = ::pread(fd_, holder, sizeof holder - 1, 0);
+      ssize_t got = ::pread(fd_, holder, sizeof holder - 1, 0);
+      // the holder writes its note just after it takes the lock: a refusal in between waits up to
+      // 50 ms for it, so that the message names the command that holds the folder
+      for (int k = 0; k < 20 && got <= 0 && (err == EACCES || err == EAGAIN); ++k) {
+        ::usleep(2500);
+        got = ::pread(fd_, holder, sizeof holder - 1, 0);
+      }
       ::close(fd_);
       fd_ = -1;
       if (err != EACCES && err != EAGAIN)

@@ -147,4 +147,17 @@ FIVSIM_HD inline bool small_eigenvalues(Mat<T, N, N>& H, int n, T* re, T* im) {
   return true;
 }
 
+// n eigenvalues reordered largest modulus first (insertion sort: n is small)
+template <class T>
+FIVSIM_HD inline void sort_by_modulus(T* re, T* im, int n) {
+  for (int i = 1; i < n; ++i)
+    for (int j = i; j > 0 && re[j] * re[j] + im[j] * im[j] > re[j - 1] * re[j - 1] + im[j - 1] * im[j - 1]; --j) {
+      const T r = re[j], q = im[j];
+      re[j] = re[j - 1];
+      im[j] = im[j - 1];
+      re[j - 1] = r;
+      im[j - 1] = q;
+    }
+}
+
 }  // namespace fivsim

@@ -455,17 +455,29 @@ FIVSIM_HD inline bool arm(const Model<D>& m, SwitchingWorkspace<D>& ws) {
   return true;
 }
 
+// a (re)start's bookkeeping: no run of events yet, and the first strobe at or after t
+template <class D>
+FIVSIM_HD inline void start_section(const SwitchingSection& section, SwitchingWorkspace<D>& ws, double t) {
+  ws.events_since_step = 0;
+  if (section.kind == SwitchingSectionKind::stroboscopic) {
+    const double k = section.period > 0.0 ? ceil((t - section.start) / section.period - 1e-12) : 0.0;
+    ws.next_strobe = section.start + (k > 0.0 ? k : 0.0) * section.period;
+  }
+}
+
 }  // namespace switching_detail
 
 // starts (or restarts) the integration at the state (t, q, u): the initial modes as the time
 // steppers classify a state — free when unloaded or open, stick where γ_T is zero (at_rest: within
 // 1e-9·(1 + |v_surface|), for a restart from a perturbed state), slipping its way otherwise —
-// then settled; the mode changes of the settling reach the sink
+// then settled; the mode changes of the settling reach the sink. Given `modes` (a restart just
+// after an event whose modes are known, where a contact at its stick boundary would classify either
+// way) the run starts in them as they are
 template <class D, class Sink>
 FIVSIM_HD inline Status switching_start(const Model<D>& m, const SwitchingSettings& set,
                                         const SwitchingSection& section, SwitchingWorkspace<D>& ws, double t,
                                         const typename D::scalar* q, const typename D::scalar* u, bool at_rest_tol,
-                                        Sink&& sink) {
+                                        Sink&& sink, const ContactState* modes = nullptr) {
   using T = typename D::scalar;
   namespace sd = switching_detail;
   const int nq = dof_count(m), nc = contact_count(m);
@@ -480,8 +492,13 @@ FIVSIM_HD inline Status switching_start(const Model<D>& m, const SwitchingSettin
     ws.y[i] = q[i];
     ws.y[nq + i] = u[i];
   }
-  for (int i = 0; i < nc; ++i) ws.mode[i] = sd::loaded(m, i) ? ContactState::slip_pos : ContactState::free;
+  for (int i = 0; i < nc; ++i)
+    ws.mode[i] = modes ? modes[i] : (sd::loaded(m, i) ? ContactState::slip_pos : ContactState::free);
   if (!sd::evaluate(m, ws, t, ws.y)) return Status::nonfinite;
+  if (modes) {
+    sd::start_section(section, ws, t);
+    return sd::arm(m, ws) ? Status::ok : Status::nonfinite;
+  }
   ContactState kinematic[D::max_contacts] = {};
   bool try_stick[D::max_contacts] = {};
   for (int i = 0; i < nc; ++i) {
@@ -501,12 +518,7 @@ FIVSIM_HD inline Status switching_start(const Model<D>& m, const SwitchingSettin
   for (int i = 0; i < nc; ++i)
     if (ws.mode[i] == ContactState::stick && at_rest_tol) sd::project_stick(m, ws.y + nq, i);
   sd::report_changes(m, ws, kinematic, t, sink);
-  ws.events_since_step = 0;
-  if (section.kind == SwitchingSectionKind::stroboscopic) {
-    // the first strobe at or after t
-    const double k = section.period > 0.0 ? ceil((t - section.start) / section.period - 1e-12) : 0.0;
-    ws.next_strobe = section.start + (k > 0.0 ? k : 0.0) * section.period;
-  }
+  sd::start_section(section, ws, t);
   return sd::arm(m, ws) ? Status::ok : Status::nonfinite;
 }
 

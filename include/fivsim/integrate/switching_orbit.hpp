@@ -26,6 +26,10 @@ struct OrbitWork {
   T dp[NY][NY];  // the return map's Jacobian, full state
   T x_end[NY];   // P(x)
   double t_end = 0.0;
+  // break-away sections: the modes just after the N-th break-away, and the section's two
+  // constraints (γ_c = 0, the stick margin = 0) with their gradients at the last point asked
+  ContactState modes_end[D::max_contacts];
+  T constraint[2], constraint_grad[2][NY];
 };
 
 // the section's normal coordinate in the state (velocity sections), or −1 (stroboscopic)
@@ -148,6 +152,138 @@ FIVSIM_HD inline OrbitResult<D> switching_periodic_orbit(const Model<D>& m, cons
   return out;
 }
 
+// The break-away section of contact c — the moments its stick ends, the sweeps' default section —
+// is an event surface: the state there lies on {γ_c = 0, margin_c = 0} (two conditions), and the
+// run from it starts in the modes just after the event. At the N-th break-away the tangent has
+// applied the saltation S, and (I − f⁺∇hᵀ/(∇h·f⁺ + ∂h/∂t))·SΦ⁻ = (I − f⁻∇hᵀ/(∇h·f⁻ + ∂h/∂t))·Φ⁻, the
+// section's projection of the flow before the event: DP from Φ after it and the field after it.
+// DP maps the section's tangent space into itself; its eigenvalues there are the multipliers.
+template <class D>
+FIVSIM_HD inline bool switching_breakaway_map(const Model<D>& m, const SwitchingSettings& set, OrbitWork<D>& w,
+                                              double t0, const typename D::scalar* x, const ContactState* modes,
+                                              int contact, int crossings, double max_time) {
+  using T = typename D::scalar;
+  namespace sd = switching_detail;
+  const int nq = dof_count(m), ny = 2 * nq, nc = contact_count(m);
+  w.ws.started = false;
+  int seen = 0;
+  bool ok = true;
+  auto sink = [&](const SwitchingEvent<T>& e) {
+    if (e.section || e.contact != contact || e.from != ContactState::stick || e.to == ContactState::free ||
+        seen >= crossings)
+      return;
+    if (++seen < crossings) return;
+    w.t_end = e.t;
+    for (int i = 0; i < nq; ++i) {
+      w.x_end[i] = e.q[i];
+      w.x_end[nq + i] = e.u[i];
+    }
+    for (int i = 0; i < nc; ++i) w.modes_end[i] = w.ws.mode[i];
+    ok = tangent_at(m, w.ws, w.tan, e.t, w.dp) && ok;
+    // DP = (I − f⁺gᵀ/(g·f⁺ + g_t)) Φ⁺, g the margin's gradient before the event
+    T f[2 * D::max_dof];
+    ok = ok && sd::derivative(m, w.ws, e.t, w.x_end, f);
+    T speed = w.tan.grad_t;
+    for (int i = 0; i < ny; ++i) speed += w.tan.grad[i] * f[i];
+    if (!ok || !(speed != T(0)) || w.tan.last_slot / 3 != contact) {
+      ok = false;
+      return;
+    }
+    for (int col = 0; col < ny; ++col) {
+      T gp = T(0);
+      for (int i = 0; i < ny; ++i) gp += w.tan.grad[i] * w.dp[i][col];
+      gp /= speed;
+      for (int i = 0; i < ny; ++i) w.dp[i][col] -= f[i] * gp;
+    }
+  };
+  if (switching_start(m, set, SwitchingSection{}, w.ws, t0, x, x + nq, false, sink, modes) != Status::ok) return false;
+  tangent_reset(m, w.tan);
+  TangentHooks<D> hooks{w.tan};
+  const double slice = 100.0 * w.ws.max_step;
+  for (double t = t0; seen < crossings && t < t0 + max_time;) {
+    t = t + slice < t0 + max_time ? t + slice : t0 + max_time;
+    if (switching_advance(m, set, SwitchingSection{}, w.ws, t, sink, hooks) != Status::ok) return false;
+  }
+  return ok && hooks.ok && seen >= crossings;
+}
+
+// the break-away section's conditions at (t, x) — γ_c and the stick margin that fires into
+// `after` (slip− : μ⁻(0)λ_N − λ_T, slip+ : λ_T + μ⁺(0)λ_N), contact c sticking and the others in
+// `modes` — with their gradients, into w.constraint / constraint_grad
+template <class D>
+FIVSIM_HD inline bool breakaway_constraints(const Model<D>& m, const SwitchingSettings& set, OrbitWork<D>& w, double t,
+                                            const typename D::scalar* x, const ContactState* modes, int contact) {
+  using T = typename D::scalar;
+  namespace sd = switching_detail;
+  const int nq = dof_count(m), ny = 2 * nq, nc = contact_count(m);
+  sd::prepare(m, set, w.ws);
+  for (int i = 0; i < nc; ++i) w.ws.mode[i] = i == contact ? ContactState::stick : modes[i];
+  if (!sd::mode_jacobian(m, w.ws, w.tan, t, x)) return false;
+  const int slot = 3 * contact + (modes[contact] == ContactState::slip_neg ? 1 : 2);
+  sd::event_values(m, w.ws, w.ws.fn);
+  sd::event_gradient(m, w.ws, w.tan, slot);
+  w.constraint[0] = w.ws.gamma[contact];
+  w.constraint[1] = w.ws.fn[slot];
+  for (int i = 0; i < ny; ++i) {
+    w.constraint_grad[0][i] = i >= nq ? m.WT(i - nq, contact) : T(0);
+    w.constraint_grad[1][i] = w.tan.grad[i];
+  }
+  return true;
+}
+
+// Newton on P^N(x) − x on the break-away section of contact c, from x0 with the modes just after
+// that break-away: each step solves the bordered system [[DP − I, Aᵀ], [A, 0]] [δ; ν] = [x − P(x);
+// −C(x)] (A the conditions' gradients, C their values), which keeps δ on the section to first
+// order and pulls x back onto it; w.dp and w.constraint_grad then hold the orbit's
+template <class D>
+FIVSIM_HD inline OrbitResult<D> switching_breakaway_orbit(const Model<D>& m, const SwitchingSettings& set,
+                                                          const OrbitSettings& os, OrbitWork<D>& w, double t0,
+                                                          const typename D::scalar* x0, const ContactState* modes,
+                                                          int contact) {
+  using T = typename D::scalar;
+  constexpr int NB = 2 * D::max_dof + 2;
+  const int ny = 2 * dof_count(m), nc = contact_count(m);
+  OrbitResult<D> out;
+  for (int i = 0; i < ny; ++i) out.x[i] = x0[i];
+  for (int it = 0; it <= os.max_iterations; ++it) {
+    if (!switching_breakaway_map(m, set, w, t0, out.x, modes, contact, os.crossings, os.max_time)) return out;
+    for (int i = 0; i < nc; ++i)
+      if (w.modes_end[i] != modes[i]) return out;  // another sequence of modes: not this orbit
+    double res = 0.0, scale = 1.0;
+    for (int i = 0; i < ny; ++i) {
+      const double d = fabs(static_cast<double>(w.x_end[i] - out.x[i]));
+      res = d > res ? d : res;
+      const double a = fabs(static_cast<double>(out.x[i]));
+      scale = 1.0 + a > scale ? 1.0 + a : scale;
+    }
+    out.residual = res;
+    out.period = w.t_end - t0;
+    out.iterations = it;
+    if (!breakaway_constraints(m, set, w, t0, out.x, modes, contact)) return out;
+    if (res <= os.tol * scale) {
+      out.converged = true;
+      return out;
+    }
+    if (it == os.max_iterations) break;
+    Mat<T, NB, NB> A;
+    Vec<T, NB> r;
+    for (int i = 0; i < ny + 2; ++i)
+      for (int j = 0; j < ny + 2; ++j) A(i, j) = T(0);
+    for (int i = 0; i < ny; ++i) {
+      for (int j = 0; j < ny; ++j) A(i, j) = w.dp[i][j] - (i == j ? T(1) : T(0));
+      for (int k = 0; k < 2; ++k) A(i, ny + k) = w.constraint_grad[k][i];
+      r[i] = out.x[i] - w.x_end[i];
+    }
+    for (int k = 0; k < 2; ++k) {
+      for (int j = 0; j < ny; ++j) A(ny + k, j) = w.constraint_grad[k][j];
+      r[ny + k] = -w.constraint[k];
+    }
+    if (!solve_dense_inplace(A, r, ny + 2, T(1e-14))) return out;
+    for (int i = 0; i < ny; ++i) out.x[i] += r[i];
+  }
+  return out;
+}
+
 // the Floquet multipliers of the orbit whose return map's Jacobian w.dp holds (after
 // switching_periodic_orbit converged): the eigenvalues of DP on the section's coordinates, largest
 // modulus first; returns how many (NY − 1 for a velocity section, NY for a stroboscopic one), or
@@ -168,15 +304,58 @@ FIVSIM_HD inline int orbit_multipliers(const Model<D>& m, const SwitchingSection
     ++n;
   }
   if (!small_eigenvalues(A, n, re, im)) return -1;
-  // largest modulus first (insertion sort: n is small)
-  for (int i = 1; i < n; ++i)
-    for (int j = i; j > 0 && re[j] * re[j] + im[j] * im[j] > re[j - 1] * re[j - 1] + im[j - 1] * im[j - 1]; --j) {
-      const T r = re[j], q = im[j];
-      re[j] = re[j - 1];
-      im[j] = im[j - 1];
-      re[j - 1] = r;
-      im[j - 1] = q;
+  sort_by_modulus(re, im, n);
+  return n;
+}
+
+// the Floquet multipliers of a break-away orbit (after switching_breakaway_orbit converged): the
+// eigenvalues of DP on the section's tangent space, an orthonormal basis Z of the complement of the
+// two conditions' gradients, Zᵀ DP Z; largest modulus first; returns how many (NY − 2) or −1
+template <class D>
+FIVSIM_HD inline int breakaway_multipliers(const Model<D>& m, const OrbitWork<D>& w, typename D::scalar* re,
+                                           typename D::scalar* im) {
+  using T = typename D::scalar;
+  constexpr int NY = 2 * D::max_dof;
+  const int ny = 2 * dof_count(m);
+  // Gram–Schmidt over the two gradients, then the unit vectors; the vectors after the gradients'
+  // span the tangent space
+  T basis[NY + 2][NY];
+  int nb = 0, kept = 0;
+  for (int v = 0; v < ny + 2 && nb < ny; ++v) {
+    T* b = basis[nb];
+    for (int i = 0; i < ny; ++i) b[i] = v < 2 ? w.constraint_grad[v][i] : (i == v - 2 ? T(1) : T(0));
+    for (int pass = 0; pass < 2; ++pass)
+      for (int k = 0; k < nb; ++k) {
+        T dot = T(0);
+        for (int i = 0; i < ny; ++i) dot += basis[k][i] * b[i];
+        for (int i = 0; i < ny; ++i) b[i] -= dot * basis[k][i];
+      }
+    T norm = T(0);
+    for (int i = 0; i < ny; ++i) norm += b[i] * b[i];
+    norm = sqrt(norm);
+    if (!(norm > T(1e-10))) {
+      if (v < 2) return -1;  // the conditions are not independent
+      continue;
     }
+    for (int i = 0; i < ny; ++i) b[i] /= norm;
+    ++nb;
+    if (v >= 2) ++kept;
+  }
+  const int n = ny - 2;
+  if (kept != n) return -1;
+  Mat<T, NY, NY> B;
+  for (int a = 0; a < n; ++a)
+    for (int b = 0; b < n; ++b) {
+      T s = T(0);
+      for (int i = 0; i < ny; ++i) {
+        T dpz = T(0);
+        for (int j = 0; j < ny; ++j) dpz += w.dp[i][j] * basis[2 + b][j];
+        s += basis[2 + a][i] * dpz;
+      }
+      B(a, b) = s;
+    }
+  if (!small_eigenvalues(B, n, re, im)) return -1;
+  sort_by_modulus(re, im, n);
   return n;
 }
 

@@ -35,6 +35,7 @@ struct SwitchingTangent {
   T y[NY], f_before[NY], grad[NY], tmp[NY];
   T grad_t = T(0);
   int slot = -1;        // the event function of the pending saltation
+  int last_slot = -1;   // the last event's function (grad and grad_t still hold its gradient)
   long saltations = 0;  // events carried through
   long grazing = 0;     // events whose crossing speed ∇h·f⁻ + ∂h/∂t vanished (S left out)
 };
@@ -223,7 +224,7 @@ struct TangentHooks {
   FIVSIM_HD void before_event(const Model<D>& m, SwitchingWorkspace<D>& ws, double te, int slot) {
     namespace sd = switching_detail;
     const int nq = dof_count(m);
-    tan.slot = slot;
+    tan.slot = tan.last_slot = slot;
     if (slot < 0) return;
     ok = sd::mode_jacobian(m, ws, tan, te, ws.y) && ok;
     for (int i = 0; i < nq; ++i) {
