@@ -37,6 +37,27 @@ FIVSIM_HD inline int section_coordinate(const SwitchingSection& s, int nq) {
   return s.kind == SwitchingSectionKind::velocity ? nq + s.dof : -1;
 }
 
+namespace orbit_detail {
+
+// Φ from the run's start, then the run on in slices of the step cap's hundredfold until the sink
+// has seen `crossings` returns (or max_time has passed)
+template <class D, class Sink>
+FIVSIM_HD inline bool run_to_return(const Model<D>& m, const SwitchingSettings& set, const SwitchingSection& section,
+                                    OrbitWork<D>& w, double t0, double max_time, const int& seen, int crossings,
+                                    Sink& sink, bool& hooks_ok) {
+  tangent_reset(m, w.tan);
+  TangentHooks<D> hooks{w.tan};
+  const double slice = 100.0 * w.ws.max_step;
+  for (double t = t0; seen < crossings && t < t0 + max_time;) {
+    t = t + slice < t0 + max_time ? t + slice : t0 + max_time;
+    if (switching_advance(m, set, section, w.ws, t, sink, hooks) != Status::ok) return false;
+  }
+  hooks_ok = hooks.ok;
+  return seen >= crossings;
+}
+
+}  // namespace orbit_detail
+
 // P^N(x) from (t0, x) into w.x_end at w.t_end, and DP into w.dp; x lies on the section. False when
 // the run failed or met no N-th crossing before t0 + max_time
 template <class D>
@@ -67,21 +88,16 @@ FIVSIM_HD inline bool switching_return_map(const Model<D>& m, const SwitchingSet
       ok = false;
       return;
     }
-    for (int col = 0; col < ny; ++col) {
-      const T r = w.dp[k][col] / f[k];
-      for (int i = 0; i < ny; ++i) w.dp[i][col] -= f[i] * r;
-    }
+    T normal[2 * D::max_dof] = {};
+    normal[k] = T(1);
+    const T speed = f[k];
+    for (int i = 0; i < ny; ++i) f[i] = -f[i];
+    sd::rank_one_update(w.dp, f, normal, speed, ny);
   };
   if (switching_start(m, set, section, w.ws, t0, x, x + nq, true, sink) != Status::ok) return false;
-  tangent_reset(m, w.tan);
-  TangentHooks<D> hooks{w.tan};
-  // on in slices of the step cap's hundredfold, until the N-th crossing
-  const double slice = 100.0 * w.ws.max_step;
-  for (double t = t0; seen < crossings && t < t0 + max_time;) {
-    t = t + slice < t0 + max_time ? t + slice : t0 + max_time;
-    if (switching_advance(m, set, section, w.ws, t, sink, hooks) != Status::ok) return false;
-  }
-  return ok && hooks.ok && seen >= crossings;
+  bool hooks_ok = true;
+  return orbit_detail::run_to_return(m, set, section, w, t0, max_time, seen, crossings, sink, hooks_ok) && ok &&
+         hooks_ok;
 }
 
 struct OrbitSettings {
@@ -101,6 +117,27 @@ struct OrbitResult {
   T x[2 * D::max_dof];    // the orbit's point on the section
 };
 
+namespace orbit_detail {
+
+// Newton step `it`'s return: its residual max|P(x) − x|, period and count into out; whether it is
+// within tol·(1 + max|x|)
+template <class D>
+FIVSIM_HD inline bool note_return(OrbitResult<D>& out, const OrbitWork<D>& w, int ny, double t0, int it, double tol) {
+  double res = 0.0, scale = 1.0;
+  for (int i = 0; i < ny; ++i) {
+    const double d = fabs(static_cast<double>(w.x_end[i] - out.x[i]));
+    res = d > res ? d : res;
+    const double a = fabs(static_cast<double>(out.x[i]));
+    scale = 1.0 + a > scale ? 1.0 + a : scale;
+  }
+  out.residual = res;
+  out.period = w.t_end - t0;
+  out.iterations = it;
+  return res <= tol * scale;
+}
+
+}  // namespace orbit_detail
+
 // Newton on P^N(x) − x from x0 (on the section); w.dp then holds the Jacobian at the orbit. Newton
 // runs on the section's coordinates, so for a velocity section row and column k of the reduced
 // system are dropped and x[k] stays the section's value
@@ -116,17 +153,8 @@ FIVSIM_HD inline OrbitResult<D> switching_periodic_orbit(const Model<D>& m, cons
   if (k >= 0) out.x[k] = T(section.value);
   for (int it = 0; it <= os.max_iterations; ++it) {
     if (!switching_return_map(m, set, section, w, t0, out.x, os.crossings, os.max_time)) return out;
-    double res = 0.0, scale = 1.0;
-    for (int i = 0; i < ny; ++i) {
-      const double d = fabs(static_cast<double>(w.x_end[i] - out.x[i]));
-      res = d > res ? d : res;
-      const double a = fabs(static_cast<double>(out.x[i]));
-      scale = 1.0 + a > scale ? 1.0 + a : scale;
-    }
-    out.residual = res;
-    out.period = w.t_end - t0;
-    out.iterations = it;
-    if (res <= os.tol * scale) {
+    const bool closed = orbit_detail::note_return(out, w, ny, t0, it, os.tol);
+    if (closed) {
       out.converged = true;
       return out;
     }
@@ -189,22 +217,13 @@ FIVSIM_HD inline bool switching_breakaway_map(const Model<D>& m, const Switching
       ok = false;
       return;
     }
-    for (int col = 0; col < ny; ++col) {
-      T gp = T(0);
-      for (int i = 0; i < ny; ++i) gp += w.tan.grad[i] * w.dp[i][col];
-      gp /= speed;
-      for (int i = 0; i < ny; ++i) w.dp[i][col] -= f[i] * gp;
-    }
+    for (int i = 0; i < ny; ++i) f[i] = -f[i];
+    sd::rank_one_update(w.dp, f, w.tan.grad, speed, ny);
   };
   if (switching_start(m, set, SwitchingSection{}, w.ws, t0, x, x + nq, false, sink, modes) != Status::ok) return false;
-  tangent_reset(m, w.tan);
-  TangentHooks<D> hooks{w.tan};
-  const double slice = 100.0 * w.ws.max_step;
-  for (double t = t0; seen < crossings && t < t0 + max_time;) {
-    t = t + slice < t0 + max_time ? t + slice : t0 + max_time;
-    if (switching_advance(m, set, SwitchingSection{}, w.ws, t, sink, hooks) != Status::ok) return false;
-  }
-  return ok && hooks.ok && seen >= crossings;
+  bool hooks_ok = true;
+  return orbit_detail::run_to_return(m, set, SwitchingSection{}, w, t0, max_time, seen, crossings, sink, hooks_ok) &&
+         ok && hooks_ok;
 }
 
 // the break-away section's conditions at (t, x) — γ_c and the stick margin that fires into
@@ -249,18 +268,9 @@ FIVSIM_HD inline OrbitResult<D> switching_breakaway_orbit(const Model<D>& m, con
     if (!switching_breakaway_map(m, set, w, t0, out.x, modes, contact, os.crossings, os.max_time)) return out;
     for (int i = 0; i < nc; ++i)
       if (w.modes_end[i] != modes[i]) return out;  // another sequence of modes: not this orbit
-    double res = 0.0, scale = 1.0;
-    for (int i = 0; i < ny; ++i) {
-      const double d = fabs(static_cast<double>(w.x_end[i] - out.x[i]));
-      res = d > res ? d : res;
-      const double a = fabs(static_cast<double>(out.x[i]));
-      scale = 1.0 + a > scale ? 1.0 + a : scale;
-    }
-    out.residual = res;
-    out.period = w.t_end - t0;
-    out.iterations = it;
+    const bool closed = orbit_detail::note_return(out, w, ny, t0, it, os.tol);
     if (!breakaway_constraints(m, set, w, t0, out.x, modes, contact)) return out;
-    if (res <= os.tol * scale) {
+    if (closed) {
       out.converged = true;
       return out;
     }

@@ -181,6 +181,18 @@ FIVSIM_HD inline bool tangent_propagate(const Model<D>& m, SwitchingWorkspace<D>
   return ok;
 }
 
+// A ← A + a (gᵀA)/c: the saltation matrix's product with Φ (a = f⁺ − f⁻, c = ∇h·f⁻ + ∂h/∂t), and a
+// return map's section correction (a = −f, c = ∇h·f + ∂h/∂t; switching_orbit.hpp)
+template <class T, int NY>
+FIVSIM_HD inline void rank_one_update(T (*A)[NY], const T* a, const T* g, T c, int ny) {
+  for (int col = 0; col < ny; ++col) {
+    T gp = T(0);
+    for (int i = 0; i < ny; ++i) gp += g[i] * A[i][col];
+    gp /= c;
+    for (int i = 0; i < ny; ++i) A[i][col] += a[i] * gp;
+  }
+}
+
 // ∇h and ∂h/∂t of event function `slot` (3 per contact: gap, then the two tangential ones) of the
 // current modes, from the last mode_jacobian, into tan.grad / grad_t
 template <class D>
@@ -261,12 +273,7 @@ struct TangentHooks {
     }
     ++tan.saltations;
     // Φ ← Φ + (f⁺ − f⁻)(∇hᵀΦ)/speed
-    for (int col = 0; col < ny; ++col) {
-      T gp = T(0);
-      for (int c = 0; c < ny; ++c) gp += tan.grad[c] * tan.phi[c][col];
-      gp /= speed;
-      for (int i = 0; i < ny; ++i) tan.phi[i][col] += tan.tmp[i] * gp;
-    }
+    switching_detail::rank_one_update(tan.phi, tan.tmp, tan.grad, speed, ny);
   }
 };
 
