@@ -8,10 +8,14 @@ in the same command, lean and with the same full observers, with the ratios:
     bifurcation fivsim / lean Pallas peer, bifurcation fivsim / best full-observer peer.
 Also the registers, stack and spills of every sweep kernel (cuobjdump --dump-resource-usage) and,
 with --ncu, the FP64 instructions per case-step of the belt kernel from Nsight Compute for the
-fraction of the GPU's FP64 peak.
+fraction of the GPU's FP64 peak. With --fmad-fivsim, a second binary built with FIVSIM_CUDA_FMAD=ON
+(nvcc fuses multiply-adds) runs the two GPU double sweeps too: what the default build's
+--fmad=false, which makes the device round as the CPU does, costs, and how far the fused results
+move (cases whose class differs, the largest relative difference of the rms columns).
 
 usage: scripts/bench_sweep_gpu.py --fivsim build/fivsim [--cases 1000000] [--cpu-cases 30000]
                                   [--ncu] [--fp64-peak 33.5e12] [--out DIR] [--json FILE]
+                                  [--fmad-fivsim build-fma/fivsim] [--no-cpu]
 Run it with the python3 that has JAX (on the device machines: /opt/torch/.venv/bin/python3).
 """
 import argparse
@@ -88,6 +92,23 @@ def kernel_resources(fivsim):
     return kernels
 
 
+def compare_cases(a_dir, b_dir):
+    """cases whose class differs between two runs' cases.csv, and the largest relative difference
+    of their rms columns (relative to 1e-12 + |a|)"""
+    with open(os.path.join(a_dir, "cases.csv")) as fa, open(os.path.join(b_dir, "cases.csv")) as fb:
+        ra, rb = csv.DictReader(fa), csv.DictReader(fb)
+        rms = [c for c in ra.fieldnames if c.startswith("rms_")]
+        classes, worst, n = 0, 0.0, 0
+        for x, y in zip(ra, rb):
+            n += 1
+            classes += x.get("class") != y.get("class")
+            for c in rms:
+                u, v = float(x[c]), float(y[c])
+                if u == u and v == v:
+                    worst = max(worst, abs(u - v) / (1e-12 + abs(u)))
+    return {"cases": n, "classes_differ": classes, "worst_rms_rel": worst}
+
+
 def jax_peer(out, cases, observers, formulations):
     jax_json = os.path.join(out, "jax_%s.json" % observers)
     cmd = [sys.executable, os.path.join(HERE, "bench_sweep_jax.py"), "--cases", str(cases), "--steps", "10000",
@@ -111,6 +132,9 @@ def main():
     ap.add_argument("--no-jax", action="store_true")
     ap.add_argument("--device", default="cuda",
                     help="the backend of the 'gpu' runs (cpu: scripts/gpu_checks.sh --dry checks this script on the CPU)")
+    ap.add_argument("--fmad-fivsim", default=None,
+                    help="a fivsim built with -DFIVSIM_CUDA_FMAD=ON: the cost of --fmad=false")
+    ap.add_argument("--no-cpu", action="store_true", help="skip the CPU backend runs")
     ap.add_argument("--out", default="runs/bench_sweep_gpu")
     ap.add_argument("--json", default=None)
     a = ap.parse_args()
@@ -120,10 +144,21 @@ def main():
     rep = {"gpu_lean": sweep(a.fivsim, os.path.join(a.out, "gpu_lean"), "--device", a.device, *n, *lean),
            "gpu_double": sweep(a.fivsim, os.path.join(a.out, "gpu_double"), "--device", a.device, *n),
            "gpu_float": sweep(a.fivsim, os.path.join(a.out, "gpu_float"), "--device", a.device, "--precision", "float", *n),
-           "cpu_all": sweep(a.fivsim, os.path.join(a.out, "cpu_all"), "--device", "cpu",
-                            "--set", "/sweep/samples=%d" % a.cpu_cases),
-           "cpu_one": sweep(a.fivsim, os.path.join(a.out, "cpu_one"), "--device", "cpu", "--threads", "1",
-                            "--set", "/sweep/samples=%d" % max(1, a.cpu_cases // 10))}
+           }
+    if not a.no_cpu:
+        rep["cpu_all"] = sweep(a.fivsim, os.path.join(a.out, "cpu_all"), "--device", "cpu",
+                               "--set", "/sweep/samples=%d" % a.cpu_cases)
+        rep["cpu_one"] = sweep(a.fivsim, os.path.join(a.out, "cpu_one"), "--device", "cpu", "--threads", "1",
+                               "--set", "/sweep/samples=%d" % max(1, a.cpu_cases // 10))
+    if a.fmad_fivsim:
+        # both builds write cases.csv for the comparison
+        csv_out = ["--format", "both"]
+        for name, extra in (("lean", lean), ("double", [])):
+            plain = os.path.join(a.out, "gpu_%s_csv" % name)
+            fused = os.path.join(a.out, "gpu_%s_fmad" % name)
+            rep["nofma_" + name] = sweep(a.fivsim, plain, "--device", a.device, *n, *extra, *csv_out)
+            rep["fmad_" + name] = sweep(a.fmad_fivsim, fused, "--device", a.device, *n, *extra, *csv_out)
+            rep["fmad_" + name]["against_nofma"] = compare_cases(plain, fused)
     if not a.no_jax:
         rep["jax"] = jax_peer(a.out, a.cases, "lean", "vmap,pallas")
         rep["jax_full"] = jax_peer(a.out, a.cases, "full", "vmap,pallas")
@@ -142,9 +177,17 @@ def main():
                                  rep["gpu_double"]["end_to_end_case_steps_per_s"], ""))
     print("%-44s %14.3g %11.2fx" % ("fivsim cuda float (kernel)", rep["gpu_float"]["case_steps_per_s"],
                                     rep["gpu_float"]["case_steps_per_s"] / g))
-    cpu_all, cpu_one = rep["cpu_all"], rep["cpu_one"]
-    print("%-44s %14.3g %12s" % ("fivsim cpu, %d threads" % cpu_all["threads"], cpu_all["case_steps_per_s"], ""))
-    print("%-44s %14.3g %12s" % ("fivsim cpu, 1 thread", cpu_one["case_steps_per_s"], ""))
+    if "cpu_all" in rep:
+        cpu_all, cpu_one = rep["cpu_all"], rep["cpu_one"]
+        print("%-44s %14.3g %12s" % ("fivsim cpu, %d threads" % cpu_all["threads"], cpu_all["case_steps_per_s"], ""))
+        print("%-44s %14.3g %12s" % ("fivsim cpu, 1 thread", cpu_one["case_steps_per_s"], ""))
+    for name in ("lean", "double") if a.fmad_fivsim else ():
+        plain, fused = rep["nofma_" + name], rep["fmad_" + name]
+        d = fused["against_nofma"]
+        print("%-44s %14.3g %11.2fx   (against --fmad=false %.3g; %d of %d classes differ, rms within %.2g)" %
+              ("fivsim cuda double, %s, fused multiply-add" % ("lean" if name == "lean" else "bifurcation"),
+               fused["case_steps_per_s"], fused["case_steps_per_s"] / plain["case_steps_per_s"],
+               plain["case_steps_per_s"], d["classes_differ"], d["cases"], d["worst_rms_rel"]))
     if "jax" in rep:
         best, bx = rep["jax"]["best"], rep["jax"]["best_xla"]
         full = rep["jax_full"]["best"]

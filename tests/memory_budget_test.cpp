@@ -162,5 +162,26 @@ TEST(ChunkBudget, ThisHostsAvailableMemoryIsRead) {
   EXPECT_GT(host_available_bytes(), std::size_t(1) << 26);
 }
 
+// the H200 run of every bundled sweep on both backends (16 host threads, BENCHMARKS.md): the sweeps
+// the CPU finished first are those below the rule's count, those the GPU finished first above it
+TEST(DeviceChoice, TheH200AgainstSixteenThreadsPicksTheBackendThatWasFaster) {
+  const long belt = fewest_cases_for_device(132, 16, false), pinn = fewest_cases_for_device(132, 16, true);
+  EXPECT_EQ(belt, 4224);
+  EXPECT_LT(450, belt);    // chain2_classmap: cpu 2.12 s, cuda 31.5 s
+  EXPECT_LT(2000, belt);   // chain2_bifurcation: cpu 9.88 s, cuda 42.1 s
+  EXPECT_LT(3060, belt);   // model1_v0_delta_grid: cpu 0.30 s, cuda 0.47 s
+  EXPECT_GT(10000, belt);  // chain2_load_sweep: cpu 9.78 s, cuda 1.04 s
+  EXPECT_GT(30000, belt);  // chain2_bench_random: cpu 2.09 s, cuda 0.87 s
+  EXPECT_LT(32, pinn);     // model1_pinn_v0_sweep: cpu 0.74 s, cuda 3.48 s
+  EXPECT_GT(1024, pinn);   // bench_pinn_sweep at 1024 cases: cuda 3.9-4.1x the 16 threads
+}
+
+// fewer host threads move the crossover down in proportion; no device takes nothing
+TEST(DeviceChoice, FewerHostThreadsLeaveSmallerSweepsToTheDevice) {
+  EXPECT_EQ(fewest_cases_for_device(132, 2, false), fewest_cases_for_device(132, 16, false) / 8);
+  EXPECT_EQ(fewest_cases_for_device(0, 16, false), 0);
+  EXPECT_EQ(fewest_cases_for_device(132, 0, false), fewest_cases_for_device(132, 1, false));
+}
+
 }  // namespace
 }  // namespace fivsim::batch

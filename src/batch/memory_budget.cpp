@@ -45,6 +45,11 @@ ChunkBudget chunk_budget(const MemoryFigures& m, const ChunkFootprint& f) {
   return b;
 }
 
+long fewest_cases_for_device(int multiprocessors, int host_threads, bool pinn) {
+  const long per_thread = 2L * std::max(multiprocessors, 0) * std::max(host_threads, 1);
+  return pinn ? per_thread / 8 : per_thread;
+}
+
 std::size_t host_available_bytes() {
   std::ifstream in("/proc/meminfo");
   std::string line;

@@ -901,6 +901,17 @@ SweepOutcome run_checked(const json& given, const SweepOptions& options, Ranks& 
         options.hooks.stub_gpu.empty() ? cuda_device_info(ranks.local_rank()) : stub_gpu(options.hooks.stub_gpu);
     ctx.cuda = ctx.device.available;
     if (ctx.device.unusable_gpu) ctx.device_fallback = ctx.device.description;
+    if (ctx.cuda && options.device == SweepDevice::automatic) {
+      const int threads = options.threads > 0 ? options.threads : omp_get_max_threads();
+      const long cases = (ctx.end_case - ctx.first_case) / std::max<long>(1, static_cast<long>(ranks.size()));
+      const long fewest = fewest_cases_for_device(ctx.device.multiprocessors, threads, ctx.pinn());
+      if (cases < fewest) {
+        ctx.cuda = false;
+        ctx.device_fallback = std::to_string(cases) + " cases are fewer than the " + std::to_string(fewest) +
+                              " that make " + ctx.device.description + " faster than " + std::to_string(threads) +
+                              " CPU threads (--device cuda insists)";
+      }
+    }
     // every rank takes part, with or without a device: the ranks on one GPU share its memory
     // (found by UUID, so also where each rank sees only its own GPU, CUDA_VISIBLE_DEVICES)
     ctx.device_ranks = ranks.node_ranks_with(ctx.cuda ? ctx.device.uuid : "");

@@ -74,6 +74,14 @@ ChunkFootprint case_footprint(bool own_setup, bool own_map, int n_params, long p
   return f;
 }
 
+// the fewest cases for which `--device auto` takes the GPU: with fewer, the device's threads are
+// too few to hide each case's serial work and the host's cores finish first. Measured on an H200
+// (132 multiprocessors) against 16 host threads (BENCHMARKS.md, every bundled sweep on both
+// backends): the crossover lies near two cases a multiprocessor per host thread for the belt and
+// general kernels, and near an eighth of that for the PINN sweep, whose every case keeps a group of
+// lanes busy training its networks
+long fewest_cases_for_device(int multiprocessors, int host_threads, bool pinn);
+
 // the memory this host has available (MemAvailable of /proc/meminfo; 0 where unknown)
 std::size_t host_available_bytes();
 
