@@ -18,6 +18,6 @@ if [[ ! -x "$build_dir/fivsim" ]] || [[ -n "$(find src include kernels cmake CMa
 fi
 if [[ $# -eq 0 ]]; then
   "$build_dir/fivsim" sweep scenarios/chain2_bifurcation.json --out runs/chain2_bifurcation
-  exec scripts/plot_bifurcation.py runs/chain2_bifurcation --panels poincare:q1,stick_to_slip@0:q0
+  exec scripts/plot/plot_bifurcation.py runs/chain2_bifurcation --panels poincare:q1,stick_to_slip@0:q0
 fi
 exec "$build_dir/fivsim" "$@"

@@ -16,7 +16,7 @@ packages=(
 if [[ "${FIVSIM_SETUP_PEERS:-0}" == "1" ]]; then
   packages+=(libsiconos-numerics-dev python3-siconos)
 fi
-# clang with libFuzzer and the sanitizer runtimes, for scripts/fuzz.sh (FIVSIM_SETUP_FUZZ=1)
+# clang with libFuzzer and the sanitizer runtimes, for scripts/tools/fuzz.sh (FIVSIM_SETUP_FUZZ=1)
 if [[ "${FIVSIM_SETUP_FUZZ:-0}" == "1" ]]; then
   packages+=(clang libclang-rt-dev)
 fi

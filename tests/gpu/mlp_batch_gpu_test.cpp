@@ -12,7 +12,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "../mlp_batch_problems.hpp"
+#include "pinn/mlp_batch_problems.hpp"
 #include "fivsim/batch/sweep_backend.hpp"
 
 namespace fivsim {

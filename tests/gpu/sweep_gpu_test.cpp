@@ -359,7 +359,7 @@ TEST(SweepGpu, AdaptiveQueueMatchesCpu) {
 }
 
 // the switching method: the device's cases keep the CPU's events and section samples —
-// which tests/case_runner_test.cpp holds to the host's event-driven reference — on Model I, the
+// which tests/cases/case_runner_test.cpp holds to the host's event-driven reference — on Model I, the
 // 2- and 5-DoF chains and Model II, to 1e-9 in time and state. Both sides round alike: the step
 // factor and the exponential Stribeck law are reproducible_math.hpp's (with the library's pow and
 // exp an H200 left the CPU by 4.5e-9 in an event's time on Model I and by 2.8e-6 on the 5-DoF

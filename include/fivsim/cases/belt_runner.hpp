@@ -11,7 +11,7 @@
 // for such a model, operation for operation; only the terms that the belt's structure makes
 // exact zeros and ones (w_N, the off-diagonal w_T and M⁻¹, G_TN) are left out, which changes no
 // finite result. The observers are case_runner.hpp's, compiled in as the mask Obs asks
-// (analysis/observers.hpp). tests/belt_runner_test.cpp holds both paths to the same bits.
+// (analysis/observers.hpp). tests/cases/belt_runner_test.cpp holds both paths to the same bits.
 #pragma once
 
 #include "fivsim/cases/case_runner.hpp"

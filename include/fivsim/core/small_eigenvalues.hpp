@@ -79,7 +79,7 @@ FIVSIM_HD inline bool small_eigenvalues(Mat<T, N, N>& H, int n, T* re, T* im) {
   // Hessenberg form: column k's entries below the subdiagonal reflected away
   for (int k = 0; k + 2 < n; ++k) {
     const int len = n - k - 1;
-    T col[N > 0 ? N : 1], w[N > 0 ? N : 1];
+    T col[N > 0 ? N : 1] = {}, w[N > 0 ? N : 1] = {};  // zeroed: gcc cannot see that len entries are written
     for (int i = 0; i < len; ++i) col[i] = H(k + 1 + i, k);
     T b;
     if (!ed::reflector(col, len, w, b)) continue;

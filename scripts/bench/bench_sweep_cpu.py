@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""CPU benchmark of the sweep engine against a hand-written peer, in one command.
+
+The peer (scripts/bench/chain2_moreau_peer.cpp) is a specialised scalar Moreau loop of the 2-DoF
+chain, compiled here with g++ -O3 -march=native -fopenmp (g++'s defaults then fuse multiply-adds).
+Both run scenarios/chain2_bench_random.json's cases (the same random Fn and initial positions),
+`--steps` steps of 1 ms each; fivsim with its lean observers (RMS only, what the peer keeps) and
+with the default bifurcation observers, on one thread and on all of them. The figure is
+case-steps per second of stepping (fivsim: summary.json's case_steps_per_s, the backend's own
+time; the peer: its loop's wall time); the ratio is fivsim / peer at the same thread count.
+Also printed: fivsim's whole command (end to end) and how close the two sides' RMS values are
+(the peer fuses multiply-adds and divides by m = 1 nowhere, so its last bits differ; chaotic cases
+then part ways, so the share of cases within 1e-9 is the figure, not the largest difference).
+
+usage: scripts/bench/bench_sweep_cpu.py [--fivsim build/fivsim] [--cases 100000] [--steps 10000]
+                                  [--threads 1,2] [--repeat 3] [--json FILE]
+"""
+import argparse
+import csv
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def build_peer(out_dir):
+    exe = os.path.join(out_dir, "chain2_moreau_peer")
+    src = os.path.join(ROOT, "scripts", "bench", "chain2_moreau_peer.cpp")
+    subprocess.run(["g++", "-O3", "-march=native", "-fopenmp", "-std=c++17", src, "-o", exe], check=True)
+    return exe
+
+
+def run_fivsim(fivsim, cases, steps, threads, observers, out):
+    t_end = steps * 1e-3
+    cmd = [fivsim, "sweep", os.path.join(ROOT, "scenarios", "chain2_bench_random.json"), "-q", "--device", "cpu",
+           "--threads", str(threads), "--out", out, "--set", f"/sweep/samples={cases}",
+           "--set", f"/integrator/t_end={t_end}", "--set", f"/analysis/t_transient={t_end / 2}",
+           "--set", f'/analysis/observers="{observers}"']
+    subprocess.run(cmd, check=True, capture_output=True, text=True)
+    with open(os.path.join(out, "summary.json")) as f:
+        return json.load(f)
+
+
+def run_peer(peer, cases, steps, threads, rms_csv=None):
+    cmd = [peer, str(cases), str(steps), "1e-3", str(steps * 1e-3 / 2), str(threads)] + ([rms_csv] if rms_csv else [])
+    return json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
+
+
+def agreement(fivsim_dir, peer_csv):
+    """share of cases whose six RMS values agree within 1e-9 relative, and the median difference"""
+    with open(os.path.join(fivsim_dir, "cases.csv")) as f:
+        ours = list(csv.DictReader(f))
+    with open(peer_csv) as f:
+        theirs = list(csv.DictReader(f))
+    names = ["rms_q0", "rms_q1", "rms_u0", "rms_u1", "rms_lamT0", "rms_lamT1"]
+    worst = []
+    for a, b in zip(ours, theirs):
+        w = 0.0
+        for n in names:
+            x, y = float(a[n]), float(b[n])
+            w = max(w, abs(x - y) / max(abs(x), abs(y), 1e-300))
+        worst.append(w)
+    worst.sort()
+    return sum(1 for w in worst if w <= 1e-9) / len(worst), worst[len(worst) // 2]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--fivsim", default=os.path.join(ROOT, "build", "fivsim"))
+    ap.add_argument("--cases", type=int, default=100000)
+    ap.add_argument("--steps", type=int, default=10000)
+    ap.add_argument("--threads", default=f"1,{os.cpu_count()}")
+    ap.add_argument("--repeat", type=int, default=3, help="runs of each side; the fastest is kept")
+    ap.add_argument("--json")
+    args = ap.parse_args()
+    threads = sorted({int(t) for t in args.threads.split(",")})
+    results = {"cases": args.cases, "steps": args.steps, "rows": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        peer = build_peer(tmp)
+        print(f"CPU sweep benchmark: 2-DoF chain, {args.cases} random cases x {args.steps} Moreau steps (double), "
+              f"fastest of {args.repeat}")
+        print(f"{'run':44s} {'threads':>7s} {'case-steps/s':>14s} {'fivsim/peer':>12s}")
+        for t in threads:
+            best_peer = max((run_peer(peer, args.cases, args.steps, t) for _ in range(args.repeat)),
+                            key=lambda r: r["case_steps_per_s"])
+            rate_peer = best_peer["case_steps_per_s"]
+            print(f"{'peer: hand-written scalar loop (-O3 -march=native)':44s} {t:7d} {rate_peer:14.4g}")
+            results["rows"].append({"run": "peer", "threads": t, "case_steps_per_s": rate_peer})
+            for observers in ("lean", "bifurcation"):
+                runs = [run_fivsim(args.fivsim, args.cases, args.steps, t, observers, os.path.join(tmp, "f"))
+                        for _ in range(args.repeat)]
+                best = max(runs, key=lambda s: s["case_steps_per_s"])
+                rate = best["case_steps_per_s"]
+                e2e = best["end_to_end_case_steps_per_s"]
+                print(f"{'fivsim sweep, ' + observers + ' observers (stepping)':44s} {t:7d} {rate:14.4g} "
+                      f"{rate / rate_peer:11.2f}x")
+                print(f"{'fivsim sweep, ' + observers + ' observers (end to end)':44s} {t:7d} {e2e:14.4g} "
+                      f"{e2e / rate_peer:11.2f}x")
+                results["rows"].append({"run": f"fivsim {observers}", "threads": t, "case_steps_per_s": rate,
+                                        "end_to_end_case_steps_per_s": e2e, "ratio": rate / rate_peer})
+        # the two sides' answers, case by case
+        check_cases = min(args.cases, 20000)
+        peer_csv = os.path.join(tmp, "peer.csv")
+        run_peer(peer, check_cases, args.steps, threads[-1], peer_csv)
+        run_fivsim(args.fivsim, check_cases, args.steps, threads[-1], "lean", os.path.join(tmp, "check"))
+        share, median = agreement(os.path.join(tmp, "check"), peer_csv)
+        print(f"RMS of q, u, lamT on {check_cases} cases: {100 * share:.1f}% agree within 1e-9 relative "
+              f"(median difference {median:.2g})")
+        results["agreement"] = {"cases": check_cases, "within_1e-9": share, "median": median}
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=2)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

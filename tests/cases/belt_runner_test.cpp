@@ -1,0 +1,198 @@
+// tests/cases/belt_runner_test.cpp — the belt runner (cases/belt_runner.hpp) against the general case
+// runner (case_runner.hpp, moreau_step) on the same cases, bit for bit: every statistic, count,
+// class and kept point, in double and float, forced and unforced, with a case that blows up and
+// lanes left partly empty; which batches it takes; and the observer sets: a leaner set computes
+// the same numbers for what it keeps.
+#include "fivsim/cases/belt_runner.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <functional>
+#include <memory>
+
+#include "fivsim/batch/sweep.hpp"
+
+namespace fivsim::batch {
+namespace {
+
+json scenario(const std::string& file) { return load_json_file(FIVSIM_SOURCE_DIR "/scenarios/" + file); }
+
+// a sweep's cases as `fivsim sweep` prepares one chunk of them
+template <class D>
+struct Prepared {
+  Scenario base;
+  SweepSpec spec;
+  std::unique_ptr<SweepPlan> plan;
+  std::unique_ptr<SweepShared<D>> shared;
+  PreparedCases<D> cases;
+  SweepAnalysis an;
+  StepOptions opt;
+  Prepared(const json& doc, bool single) {
+    base = parse_scenario(doc);
+    spec = parse_sweep(doc);
+    plan = std::make_unique<SweepPlan>(base, spec);
+    an = sweep_analysis(base);
+    opt = sweep_step_options(base, single);
+    shared = std::make_unique<SweepShared<D>>(*plan, opt.stick_tol);
+    prepare_cases(*plan, *shared, 0, spec.n_cases(), cases);
+  }
+};
+
+template <class D>
+void expect_same_bits(const CaseResult<D>& a, const CaseResult<D>& b, long c, int nq, int nc) {
+  const auto same = [](double x, double y) { return std::memcmp(&x, &y, sizeof x) == 0; };
+  EXPECT_EQ(a.status, b.status) << "case " << c;
+  EXPECT_EQ(a.steps, b.steps) << "case " << c;
+  EXPECT_TRUE(same(a.failed_at, b.failed_at)) << "case " << c;
+  for (int s = 0; s < 2 * nq + 2 * nc; ++s) {
+    const RunningStats &x = a.series[s], &y = b.series[s];
+    EXPECT_TRUE(same(x.sum_sq, y.sum_sq) && same(x.min, y.min) && same(x.max, y.max) && x.count == y.count)
+        << "case " << c << " series " << s << ": " << x.rms() << " " << y.rms() << " " << x.min << " " << y.min;
+  }
+  for (int s = 0; s < 2 * nq; ++s) EXPECT_TRUE(same(a.max_step_change[s], b.max_step_change[s])) << "case " << c;
+  for (int k = 0; k < 4; ++k) EXPECT_EQ(a.in_state[k], b.in_state[k]) << "case " << c;
+  EXPECT_EQ(a.transitions, b.transitions) << "case " << c;
+  EXPECT_EQ(a.section_hits, b.section_hits) << "case " << c;
+  EXPECT_EQ(a.points_seen[0], b.points_seen[0]) << "case " << c;
+  EXPECT_EQ(a.points_seen[1], b.points_seen[1]) << "case " << c;
+  EXPECT_EQ(a.klass, b.klass) << "case " << c;
+  EXPECT_EQ(a.period_n, b.period_n) << "case " << c;
+  EXPECT_TRUE(same(a.period_s, b.period_s)) << "case " << c;
+}
+
+// every case once through the belt runner (run_chunk_cpu takes it) and once through run_case
+// `edit`: a change to the prepared cases before they run
+template <class D>
+void expect_belt_equals_general(const json& doc, bool single, unsigned observers = kObserveBifurcation,
+                                const std::function<void(Prepared<D>&)>& edit = {}) {
+  Prepared<D> p(doc, single);
+  if (edit) edit(p);
+  SweepAnalysis an = p.an;
+  an.observers = observers;
+  if (!observes_points(observers)) an.capacity = 0;
+  const CaseBatch<D> batch = p.cases.batch();
+  ASSERT_TRUE(runs_as_belt(batch, an, p.opt));
+  const long n = batch.n, per_case = case_points_size(D::max_dof, an);
+  std::vector<CaseResult<D>> belt(static_cast<std::size_t>(n)), general(belt.size());
+  std::vector<double> belt_points(static_cast<std::size_t>(n * per_case)), general_points(belt_points.size());
+  run_chunk_cpu(batch, an, p.opt, belt.data(), belt_points.data(), 2);
+  auto ws = std::make_unique<CaseWorkspace<D>>();
+  auto s = std::make_unique<State<D>>();
+  auto scratch = std::make_unique<CaseSetup<D>>();
+  for (long c = 0; c < n; ++c)
+    run_case<D>(batch.setup(c, *scratch), nullptr, an, p.opt, *ws, *s, general[static_cast<std::size_t>(c)],
+                general_points.data() + c * per_case);
+  for (long c = 0; c < n; ++c)
+    expect_same_bits(belt[static_cast<std::size_t>(c)], general[static_cast<std::size_t>(c)], c, D::max_dof,
+                     D::max_dof);
+  // byte for byte (memcmp takes no null pointer, which empty vectors may hold: lean keeps no points)
+  if (!belt_points.empty()) {
+    EXPECT_EQ(std::memcmp(belt_points.data(), general_points.data(), sizeof(double) * belt_points.size()), 0);
+  }
+}
+
+json chain_random(int samples) {
+  json doc = scenario("chain2_load_sweep.json");
+  doc["integrator"]["t_end"] = 40.0;
+  doc["analysis"]["t_transient"] = 10.0;
+  // 13 cases: one group of 8 lanes and one of 5
+  doc["sweep"] = {{"mode", "random"},
+                  {"samples", samples},
+                  {"seed", 11},
+                  {"parameters",
+                   {{{"path", "/model/Fn"}, {"range", {1, 30}}},
+                    {{"path", "/model/v0"}, {"range", {0.1, 0.8}}},
+                    {{"path", "/initial/q/1"}, {"range", {0, 1}}},
+                    {{"path", "/initial/u/0"}, {"values", {0.0, 0.3}}},
+                    {{"path", "/friction/alpha"}, {"range", {1, 8}}}}}};
+  return doc;
+}
+
+TEST(BeltRunner, TheTwoDofChainIsMoreauStepBitForBit) {
+  expect_belt_equals_general<SweepDimsExact2<double>>(chain_random(13), false);
+  expect_belt_equals_general<SweepDimsExact2<float>>(chain_random(13), true);
+}
+
+TEST(BeltRunner, EveryObserverSetKeepsTheGeneralRunnersNumbers) {
+  for (const unsigned set : kBeltObserverSets)
+    expect_belt_equals_general<SweepDimsExact2<double>>(chain_random(9), false, set);
+  // a velocity section instead of the break-away
+  json doc = chain_random(9);
+  doc["analysis"]["poincare"] = {{"section", "velocity"}, {"dof", 1}, {"value", 0.3}, {"direction", "both"}};
+  expect_belt_equals_general<SweepDimsExact2<double>>(doc, false);
+}
+
+TEST(BeltRunner, FiveSlidersAndASliderAreMoreauStepBitForBit) {
+  json chain5 = scenario("chain5_F15.json");
+  chain5["integrator"]["t_end"] = 30.0;
+  chain5["analysis"]["t_transient"] = 10.0;
+  chain5["sweep"] = {{"mode", "grid"}, {"parameters", {{{"path", "/model/Fn"}, {"linspace", {5, 25, 11}}}}}};
+  expect_belt_equals_general<SweepDimsExact5<double>>(chain5, false);
+  json model1 = scenario("model1_v0_delta_grid.json");
+  model1["integrator"]["t_end"] = 100.0;
+  model1["analysis"]["t_transient"] = 50.0;
+  model1["friction"] = {{"law", "coulomb_tanh"}, {"mu", 0.1}, {"eps", 20}};
+  model1["sweep"]["parameters"][1] = {{"path", "/friction/eps"}, {"values", {5, 50}}};
+  expect_belt_equals_general<SweepDims1<double>>(model1, false);
+}
+
+// the base-excited oscillator (seed 003): forcing evaluated at each step's start, a stroboscopic
+// section at the forcing period
+TEST(BeltRunner, AForcedOscillatorIsMoreauStepBitForBit) {
+  json doc = scenario("sdof_base_two_stop.json");
+  doc["integrator"]["t_end"] = 8.0;
+  doc["analysis"]["t_transient"] = 3.0;
+  doc["sweep"] = {
+      {"mode", "grid"},
+      {"parameters",
+       {{{"path", "/model/Ff"}, {"linspace", {0.02, 0.1, 6}}}, {{"path", "/initial/q/0"}, {"values", {0, 0.001}}}}}};
+  expect_belt_equals_general<SweepDims1<double>>(doc, false);
+}
+
+// a case whose state overflows ends at its failing step, as run_case ends it; its lane mates go on
+TEST(BeltRunner, ACaseThatBlowsUpEndsAsInTheGeneralRunner) {
+  json doc = chain_random(3);
+  doc["sweep"] = {{"mode", "grid"}, {"parameters", {{{"path", "/initial/q/0"}, {"values", {0.5, 0.7, 0.2}}}}}};
+  // a start at 1e308 m, beyond what a scenario may say (±1e100), put into the prepared row: it
+  // overflows within a step
+  const auto blow_up = [](Prepared<SweepDimsExact2<double>>& q) { q.cases.rows[1] = 1e308; };
+  expect_belt_equals_general<SweepDimsExact2<double>>(doc, false, kObserveBifurcation, blow_up);
+  Prepared<SweepDimsExact2<double>> p(doc, false);
+  blow_up(p);
+  std::vector<CaseResult<SweepDimsExact2<double>>> r(3);
+  std::vector<double> points(3 * case_points_size(2, p.an));
+  run_chunk_cpu(p.cases.batch(), p.an, p.opt, r.data(), points.data(), 1);
+  EXPECT_EQ(r[1].status, Status::nonfinite);
+  EXPECT_EQ(r[1].klass, CaseClass::diverged);
+  EXPECT_EQ(r[0].status, Status::ok);
+  EXPECT_EQ(r[2].status, Status::ok);
+}
+
+// Model II (a spring contact), a per-case model and the Lyapunov twin go through the general runner
+TEST(BeltRunner, TakesOnlyBeltModelsSharingOneSetup) {
+  const Prepared<SweepDims2<double>> m2(scenario("model2_mu_scan.json"), false);
+  EXPECT_FALSE(runs_as_belt(m2.cases.batch(), m2.an, m2.opt));
+  json structural = chain_random(4);
+  structural["sweep"]["parameters"][0] = {{"path", "/model/k/1"}, {"range", {0.5, 2}}};
+  const Prepared<SweepDimsExact2<double>> per_case(structural, false);
+  EXPECT_FALSE(runs_as_belt(per_case.cases.batch(), per_case.an, per_case.opt));
+  const Prepared<SweepDimsExact2<double>> chain(chain_random(4), false);
+  EXPECT_TRUE(runs_as_belt(chain.cases.batch(), chain.an, chain.opt));
+  SweepAnalysis twin = chain.an;
+  twin.lyapunov_every = 10;
+  EXPECT_FALSE(runs_as_belt(chain.cases.batch(), twin, chain.opt));
+  StepOptions lemke = chain.opt;
+  lemke.closed_form_decoupled = false;
+  EXPECT_FALSE(runs_as_belt(chain.cases.batch(), chain.an, lemke));
+}
+
+TEST(BeltRunner, ObserverMasksRoundUpToACompiledSet) {
+  EXPECT_EQ(belt_observer_set(kObserveLean), kObserveLean);
+  EXPECT_EQ(belt_observer_set(kObserveRms | kObserveMinMax), kObserveStatistics);
+  EXPECT_EQ(belt_observer_set(kObserveRms | kObserveTransitions), kObserveBifurcation);
+  EXPECT_EQ(belt_observer_set(kObserveBifurcation), kObserveBifurcation);
+}
+
+}  // namespace
+}  // namespace fivsim::batch
