@@ -1,6 +1,6 @@
 # cmake/check_layers.cmake — fails when a part's file includes a part it may not use
 # (cmake/fivsim_layers.cmake): every header under include/fivsim/<part>/, source under src/<part>/
-# and kernel of the part. Run by the build (target fivsim_layers) and by ctest (Layers):
+# and kernel of the part, and the front ends' files (src/cli/, src/python/) against what front ends may use. Run by the build (target fivsim_layers) and by ctest (Layers):
 #   cmake -DROOT=<source tree> -P cmake/check_layers.cmake
 if(NOT DEFINED ROOT)
   message(FATAL_ERROR "check_layers: -DROOT=<source tree> is required")
@@ -33,6 +33,24 @@ foreach(_part IN LISTS FIVSIM_PARTS)
           set(_may "nothing")
         endif()
         string(APPEND _violations "\n  ${_rel}: ${_part} includes fivsim/${_used}/, but ${_part} may use ${_may}")
+      endif()
+    endforeach()
+  endforeach()
+endforeach()
+
+# the front ends: their own files against FIVSIM_FRONT_END_USES alone, not what app reaches
+foreach(_front IN LISTS FIVSIM_FRONT_ENDS)
+  file(GLOB _files ${ROOT}/src/${_front}/*.cpp ${ROOT}/src/${_front}/*.hpp)
+  foreach(_file IN LISTS _files)
+    math(EXPR _checked "${_checked} + 1")
+    file(STRINGS ${_file} _lines REGEX "^[ \t]*#[ \t]*include[ \t]*[<\"]fivsim/")
+    foreach(_line IN LISTS _lines)
+      string(REGEX MATCH "fivsim/([a-z_]+)/" _ "${_line}")
+      list(FIND FIVSIM_FRONT_END_USES ${CMAKE_MATCH_1} _at)
+      if(_at LESS 0)
+        file(RELATIVE_PATH _rel ${ROOT} ${_file})
+        string(REPLACE ";" ", " _may "${FIVSIM_FRONT_END_USES}")
+        string(APPEND _violations "\n  ${_rel}: the front end ${_front} includes fivsim/${CMAKE_MATCH_1}/, but front ends start work through app and may use ${_may}")
       endif()
     endforeach()
   endforeach()

@@ -19,10 +19,6 @@ const std::vector<double>& column_of(const SweepTables& tables, const std::strin
 
 }  // namespace
 
-SweepDevice sweep_device(const std::string& name) {
-  return name == "cpu" ? SweepDevice::cpu : name == "cuda" ? SweepDevice::cuda : SweepDevice::automatic;
-}
-
 void score_populations_by_sweeps(IdentifyConfig& config, SweepDevice device, int threads) {
   if (config.method != "greybox" || config.parameters.empty() || !config.greybox_model.is_object()) return;
   nlohmann::json base = config.greybox_model;

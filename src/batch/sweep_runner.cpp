@@ -31,7 +31,7 @@
 #include "fivsim/batch/sweep_journal.hpp"
 #include "fivsim/integrate/simulation.hpp"
 #include "fivsim/io/output.hpp"
-#include "fivsim/io/scenario_run.hpp"
+#include "fivsim/io/timeseries_csv.hpp"
 
 namespace fivsim::batch {
 namespace {

@@ -3,11 +3,13 @@
 #pragma once
 
 #include <chrono>
+#include <cstdio>
+#include <exception>
 #include <memory>
 
 #include "commands.hpp"
 #include "fivsim/io/output.hpp"
-#include "fivsim/io/scenario_run.hpp"
+#include "fivsim/app/scenario_run.hpp"
 
 namespace fivsim::cli {
 
@@ -16,11 +18,19 @@ using Clock = std::chrono::steady_clock;
 // file → overrides → validation → model; every failure is an InputError
 LoadedScenario load_scenario(const ScenarioArgs& args);
 
-// the folder a command writes: --out, or runs/<default_name>; made before the work starts, so that
-// an --out fivsim may not replace is refused (InputError "--out", exit 2) or a folder another
-// command writes is refused (its lock) before anything runs
-inline std::filesystem::path output_folder(const std::string& out, const std::string& default_name) {
-  return out.empty() ? std::filesystem::path("runs") / default_name : std::filesystem::path(out);
+// body() with its failures as the exit codes of commands.hpp: bad input (an InputError) 2, any
+// other failure 1, each said on stderr as "fivsim <verb>: …"
+template <class Body>
+int exit_code_of(const char* verb, Body&& body) {
+  try {
+    return body();
+  } catch (const InputError& e) {
+    std::fprintf(stderr, "fivsim %s: %s\n", verb, e.what());
+    return kExitBadInput;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "fivsim %s: %s\n", verb, e.what());
+    return kExitError;
+  }
 }
 
 inline double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }

@@ -8,10 +8,6 @@
 
 #include <nlohmann/json.hpp>
 
-namespace fivsim {
-struct IdentifyConfig;
-}
-
 namespace fivsim::cli {
 
 // exit codes: 0 ok, 1 an I/O or internal error, 2 bad input, 3 numerical failure of a run
@@ -80,10 +76,6 @@ struct FrictionArgs : ScenarioArgs {
 int run_command(const RunArgs& args);
 int friction_command(const FrictionArgs& args);
 int identify_command(const IdentifyArgs& args);
-// identify_command on a config with a sweep block: one identification per case (identify_batch.cpp)
-int identify_batch(const nlohmann::json& doc, const IdentifyArgs& args);
-// the files an identification reads (its config file, a record's CSV): --out may not hold them
-std::vector<std::filesystem::path> identify_inputs(const std::string& config_file, const IdentifyConfig& config);
 int sweep_command(const SweepArgs& args);
 int merge_command(const MergeArgs& args);
 int stability_command(const StabilityArgs& args);

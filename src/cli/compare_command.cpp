@@ -1,4 +1,4 @@
-// src/cli/compare_command.cpp — `fivsim compare`: the comparison of io/method_comparison.hpp
+// src/cli/compare_command.cpp — `fivsim compare`: the comparison of app/method_comparison.hpp
 // (every method × dt against the event-driven reference, seed 000 Tables 2–3, seed 001 Tables 1–2)
 // written to compare.md, compare.csv and compare.json, and with --series the time series of every
 // run (docs/DESIGN.md §5).
@@ -7,7 +7,7 @@
 #include <memory>
 
 #include "cli_common.hpp"
-#include "fivsim/io/method_comparison.hpp"
+#include "fivsim/app/method_comparison.hpp"
 #include "fivsim/io/output.hpp"
 
 namespace fivsim::cli {

@@ -1,8 +1,9 @@
 // src/cli/identify_command.cpp — `fivsim identify`: identification of a single-DoF friction
-// oscillator from a record (seed 003; identify/identification.hpp). Writes identified.json,
-// record.csv (the data as identified, after noise), response.csv (the record beside the response
-// of every identified equation; for pinn, N1's response and N2's torque beside the record's
-// friction when known) and, for extended_sindy, bounds.csv (the Φ1/Φ2 surfaces of seed 003 Fig. 3).
+// oscillator from a record (seed 003; app/identify_run.hpp). Writes identified.json, record.csv
+// (the data as identified, after noise), response.csv (the record beside the response of every
+// identified equation; for pinn, N1's response and N2's torque beside the record's friction when
+// known) and, for extended_sindy, bounds.csv (the Φ1/Φ2 surfaces of seed 003 Fig. 3). A config with
+// a sweep block is a batch (app/identify_batch.hpp): identifications.csv and summary.json.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -11,8 +12,8 @@
 #include <vector>
 
 #include "cli_common.hpp"
-#include "fivsim/batch/greybox_sweeps.hpp"
-#include "fivsim/io/identify_run.hpp"
+#include "fivsim/app/identify_batch.hpp"
+#include "fivsim/app/identify_run.hpp"
 #include "fivsim/io/output.hpp"
 
 namespace fivsim::cli {
@@ -50,29 +51,45 @@ void print_report(const char* label, const SindyReport& r, const IdentifyConfig&
   }
 }
 
-}  // namespace
-
-std::vector<std::filesystem::path> identify_inputs(const std::string& config_file, const IdentifyConfig& config) {
-  std::vector<std::filesystem::path> inputs{config_file};
-  if (!config.csv_path.empty()) inputs.emplace_back(config.csv_path);
-  return inputs;
+// a config with a sweep block: one identification per case (app/identify_batch.hpp), written as
+// identifications.csv and summary.json
+int identify_batch_command(const json& doc, const IdentifyArgs& args) {
+  return exit_code_of("identify", [&] {
+    // every case's config is checked before the folder is made
+    const IdentifyBatch batch =
+        plan_identify_batch(doc, args.config, std::filesystem::path(args.config).parent_path().string());
+    StagedDirectory dir(output_folder(args.out, batch.name()), batch.inputs);
+    const long n = static_cast<long>(batch.configs.size());
+    ProgressLine progress(true, static_cast<double>(n), "identifications", "", "identifications/s");
+    const IdentifyBatchResult r =
+        run_identify_batch(batch, [&](long done, long) { progress.update(double(done), double(done)); });
+    progress.done();
+    write_columns(r.table, dir.file("identifications.csv"));
+    write_json_file(dir.file("summary.json"), r.summary);
+    dir.commit();
+    std::printf("identify %s (%s): %ld identifications in %.3g s -> %s\n", batch.name().c_str(), batch.method().c_str(),
+                n, r.summary["wall_s"].get<double>(), dir.final_path().c_str());
+    for (const auto& [name, count] : r.summary["status"].items())
+      std::printf("  %-8s %ld\n", name.c_str(), count.get<long>());
+    return kExitOk;
+  });
 }
+
+}  // namespace
 
 int identify_command(const IdentifyArgs& args) {
   LoadedIdentification loaded;
   try {
     json doc = load_json_file(args.config);
     for (const auto& s : args.set) apply_override(doc, s);
-    if (doc.is_object() && doc.contains("sweep")) return identify_batch(doc, args);
+    if (doc.is_object() && doc.contains("sweep")) return identify_batch_command(doc, args);
     loaded = load_identification(doc, std::filesystem::path(args.config).parent_path().string());
-    // a genetic search's generations as sweeps, on the device the options name
-    batch::score_populations_by_sweeps(loaded.config, batch::sweep_device(loaded.config.device));
   } catch (const InputError& e) {
     std::fprintf(stderr, "fivsim identify: %s\n", e.what());
     return kExitBadInput;
   }
   const IdentifyConfig& config = loaded.config;
-  try {
+  return exit_code_of("identify", [&] {
     StagedDirectory dir(output_folder(args.out, config.name), identify_inputs(args.config, config));
     const IdentifyOutcome outcome = run_identification(loaded);
     const IdentificationResult& result = outcome.result;
@@ -146,13 +163,7 @@ int identify_command(const IdentifyArgs& args) {
       }
     }
     return kExitOk;
-  } catch (const InputError& e) {
-    std::fprintf(stderr, "fivsim identify: %s\n", e.what());
-    return kExitBadInput;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "fivsim identify: %s\n", e.what());
-    return kExitError;
-  }
+  });
 }
 
 }  // namespace fivsim::cli

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "commands.hpp"
-#include "fivsim/batch/sweep_runner.hpp"
+#include "fivsim/app/sweep.hpp"
 #include "fivsim/core/input_error.hpp"
 #include "fivsim/integrate/method.hpp"
 #include "fivsim/io/output.hpp"
@@ -58,16 +58,12 @@ int main(int argc, char** argv) {
   sweep_cmd->add_option("--out", sweep.out, "output folder (default runs/<name>)");
   sweep_cmd->add_option("--set", sweep.set, "override a value: /json/pointer=value (repeatable)");
   sweep_cmd->add_option("--device", sweep.device, "auto (CUDA when a device is present), cpu or cuda")
-      ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
       ->capture_default_str();
-  sweep_cmd->add_option("--precision", sweep.precision, "double or float")
-      ->check(CLI::IsMember({"double", "float"}))
-      ->capture_default_str();
+  sweep_cmd->add_option("--precision", sweep.precision, "double or float")->capture_default_str();
   sweep_cmd
       ->add_option("--format", sweep.format,
                    "files of the results: csv (cases.csv, points.csv), h5 (results.h5), both, or auto: both below "
                    "10^6 cases, h5 from there on")
-      ->check(CLI::IsMember({"auto", "csv", "h5", "both"}))
       ->capture_default_str();
   sweep_cmd
       ->add_option("--chunk", sweep.chunk,

@@ -1,211 +1,23 @@
-// src/cli/merge_command.cpp — `fivsim merge DIR…`: joins the output folders of `fivsim sweep
-// --shard i/N` (i = 0 … N−1) into the files one run of the whole sweep writes. The shards are
-// contiguous ranges of case indices, so cases.csv and points.csv are the shards' rows in shard
-// order under one header — byte for byte what a single run writes —, results.h5 holds their rows
-// in the same order (batch/results_h5.hpp), and the decimated trajectories are copied. summary.json adds up the counts
-// (cases, case-steps, classes, status, PINN trainings), keeps each shard's throughput and device under "shards", and
-// takes as wall_s the slowest shard's (the shards ran side by side).
-#include <algorithm>
+// src/cli/merge_command.cpp — `fivsim merge DIR…`: the command line over app/merge.hpp.
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
-#include <map>
-#include <string>
-#include <vector>
 
-#include "cli_common.hpp"
 #include "commands.hpp"
-#include "fivsim/batch/results_h5.hpp"
-#include "fivsim/batch/sweep_counts.hpp"
-#include "fivsim/batch/sweep_journal.hpp"
-#include "fivsim/io/output.hpp"
+#include "fivsim/app/merge.hpp"
+#include "fivsim/core/input_error.hpp"
 
 namespace fivsim::cli {
-namespace {
-
-namespace fs = std::filesystem;
-
-struct Shard {
-  fs::path dir;
-  json summary;
-  int index = 0;
-};
-
-[[noreturn]] void refuse(const std::string& what) { throw InputError("", what); }
-
-// the text of a file, or a refusal naming it
-std::string read_text(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) refuse(file.string() + ": cannot be read");
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
-// a shard's files as its sweep finished them: each file its summary.json's "checksums" names has
-// that length and checksum, and cases.csv a row per case the summary counts (also where a sweep
-// older than the checksums wrote it)
-void verify_files(const Shard& s) {
-  const json none = json::object();
-  const json& checks = s.summary.contains("checksums") ? s.summary["checksums"] : none;
-  if (!checks.is_object()) refuse((s.dir / "summary.json").string() + ": \"checksums\" is not an object");
-  for (const auto& [name, check] : checks.items()) {
-    const std::string why = batch::file_check_mismatch(s.dir / name, check);
-    if (!why.empty())
-      refuse((s.dir / name).string() + " is damaged: " + why + "; run shard " + std::to_string(s.index) +
-             " again (or restore its folder)");
-  }
-  const fs::path cases = s.dir / "cases.csv";
-  if (!fs::exists(cases)) return;
-  const json check = checks.contains("cases.csv") ? checks["cases.csv"] : batch::file_check(cases);
-  const long rows = check.value("lines", 0L) - 1, expected = s.summary.value("cases", -1L);
-  // a file cut inside a row ends without its newline
-  std::ifstream in(cases, std::ios::binary | std::ios::ate);
-  char last = '\n';
-  if (in && in.tellg() > 0) {
-    in.seekg(-1, std::ios::end);
-    in.get(last);
-  }
-  if (rows != expected || last != '\n')
-    refuse(cases.string() + " is damaged: " + std::to_string(std::max(rows, 0L)) +
-           " rows where its summary.json counts " + std::to_string(expected) + " cases" +
-           (last != '\n' ? ", the last one cut" : "") + "; run shard " + std::to_string(s.index) +
-           " again (or restore its folder)");
-}
-
-// the shards in index order, each checked against the first: same sweep, every index once
-std::vector<Shard> read_shards(const std::vector<std::string>& dirs) {
-  std::vector<Shard> shards;
-  for (const auto& d : dirs) {
-    Shard s;
-    s.dir = d;
-    const fs::path file = s.dir / "summary.json";
-    try {
-      s.summary = json::parse(read_text(file));
-    } catch (const json::exception& e) {
-      refuse(file.string() + ": " + e.what());
-    }
-    if (!s.summary.contains("shard"))
-      refuse(d + " is not a shard (its summary.json has no \"shard\" block: it was not run with --shard i/N)");
-    s.index = s.summary["shard"]["index"].get<int>();
-    shards.push_back(std::move(s));
-  }
-  std::sort(shards.begin(), shards.end(), [](const Shard& a, const Shard& b) { return a.index < b.index; });
-  const json& first = shards.front().summary;
-  const int count = first["shard"]["count"].get<int>();
-  for (std::size_t k = 0; k < shards.size(); ++k) {
-    const json& s = shards[k].summary;
-    const std::string dir = shards[k].dir.string();
-    if (s["shard"]["count"].get<int>() != count)
-      refuse(dir + " is shard " + std::to_string(shards[k].index) + " of " + s["shard"]["count"].dump() + ", " +
-             shards.front().dir.string() + " one of " + std::to_string(count));
-    if (s["scenario"] != first["scenario"])
-      refuse(dir + " ran another scenario than " + shards.front().dir.string() + " (its summary.json's \"scenario\")");
-    for (const char* key : {"precision", "method"})
-      if (s[key] != first[key])
-        refuse(dir + " ran " + std::string(key) + " " + s[key].dump() + ", " + shards.front().dir.string() + " " +
-               first[key].dump());
-    if (k > 0 && shards[k].index == shards[k - 1].index)
-      refuse(dir + " and " + shards[k - 1].dir.string() + " are both shard " + std::to_string(shards[k].index));
-  }
-  for (int i = 0; i < count; ++i)
-    if (i >= static_cast<int>(shards.size()) || shards[static_cast<std::size_t>(i)].index != i)
-      refuse("shard " + std::to_string(i) + " of " + std::to_string(count) + " is missing");
-  for (const Shard& s : shards) verify_files(s);
-  return shards;
-}
-
-// the shards' files `name` as one: the first one's header, then every shard's rows
-void join_csv(const std::vector<Shard>& shards, const std::string& name, const fs::path& out) {
-  std::ofstream joined(out, std::ios::binary);
-  for (std::size_t k = 0; k < shards.size(); ++k) {
-    const std::string text = read_text(shards[k].dir / name);
-    const std::size_t body = text.find('\n');
-    if (body == std::string::npos) refuse((shards[k].dir / name).string() + " has no header line");
-    if (k > 0 && text.compare(0, body, read_text(shards[0].dir / name), 0, body) != 0)
-      refuse((shards[k].dir / name).string() + " has another header than " + (shards[0].dir / name).string());
-    joined << (k == 0 ? text : text.substr(body + 1));
-  }
-  if (!joined) refuse(out.string() + ": cannot be written");
-}
-
-}  // namespace
 
 int merge_command(const MergeArgs& args) {
   try {
-    const std::vector<Shard> shards = read_shards(args.shards);
-    const json& first = shards.front().summary;
-    const std::string name = first["name"].get<std::string>();
-    std::vector<fs::path> inputs;
-    for (const Shard& s : shards) inputs.push_back(s.dir);
-    StagedDirectory dir(output_folder(args.out, name), std::move(inputs));
-    if (fs::exists(shards.front().dir / "cases.csv")) join_csv(shards, "cases.csv", dir.file("cases.csv"));
-    if (fs::exists(shards.front().dir / "points.csv")) join_csv(shards, "points.csv", dir.file("points.csv"));
-    for (const Shard& s : shards)
-      if (fs::exists(s.dir / "trajectories")) {
-        fs::create_directories(dir.file("trajectories"));
-        for (const auto& f : fs::directory_iterator(s.dir / "trajectories"))
-          fs::copy_file(f.path(), dir.file("trajectories") / f.path().filename(), fs::copy_options::overwrite_existing);
-      }
-
-    json summary = first;
-    summary.erase("shard");
-    summary.erase("resumed");  // a shard's own story, not the merged run's
-    // the counts add up; the shards ran side by side: wall_s is the slowest one's and the stepping
-    // rates add up (as the ranks' of one run do)
-    batch::SweepTotals totals;
-    json per_shard = json::array();
-    for (const Shard& s : shards) {
-      const json& j = s.summary;
-      const batch::SweepTotals t = batch::read_totals(j);
-      totals.cases += t.cases;
-      totals.chunks += t.chunks;
-      totals.counts.add(t.counts);
-      totals.wall_s = std::max(totals.wall_s, t.wall_s);
-      totals.case_steps_per_s += t.case_steps_per_s;
-      // every process of every shard, tagged with its shard
-      for (json r : t.ranks) {
-        r["shard"] = s.index;
-        totals.ranks.push_back(r);
-      }
-      per_shard.push_back({{"index", s.index},
-                           {"folder", s.dir.string()},
-                           {"cases", j["cases"]},
-                           {"first_case", j["shard"]["first_case"]},
-                           {"backend", j["backend"]},
-                           {"device", j["device"]},
-                           {"wall_s", j["wall_s"]},
-                           {"case_steps_per_s", j["case_steps_per_s"]}});
-    }
-    batch::write_totals(totals, summary);
-    const long cases = totals.cases;
-    summary["shards"] = per_shard;
-    if (fs::exists(shards.front().dir / "results.h5")) {
-      std::vector<fs::path> parts;
-      for (const Shard& s : shards) {
-        if (!fs::exists(s.dir / "results.h5"))
-          refuse(s.dir.string() + " has no results.h5, " + shards.front().dir.string() + " has");
-        parts.push_back(s.dir / "results.h5");
-      }
-      batch::join_results_h5(parts, dir.file("results.h5"), summary, summary.value("n_contacts", 0));
-    }
-    // the merged files' checksums: the merged folder is verifiable as a shard is
-    json checks = json::object();
-    for (const char* file : {"cases.csv", "points.csv", "results.h5"})
-      if (fs::exists(dir.file(file))) checks[file] = batch::file_check(dir.file(file));
-    summary["checksums"] = checks;
-    write_json_file(dir.file("summary.json"), summary);
-    dir.commit();
-    std::printf("merge %s: %zu shards, %ld cases -> %s\n", name.c_str(), shards.size(), cases,
-                dir.final_path().c_str());
-    for (const auto& [cls, count] : summary["classes"].items())
+    const MergeOutcome m = merge_shards(args.shards, args.out);
+    std::printf("merge %s: %zu shards, %ld cases -> %s\n", m.summary["name"].get<std::string>().c_str(), m.shards,
+                m.summary["cases"].get<long>(), m.out.c_str());
+    for (const auto& [cls, count] : m.summary["classes"].items())
       std::printf("  %-28s %ld\n", cls.c_str(), count.get<long>());
     return kExitOk;
   } catch (const InputError& e) {
     // a refusal about the shards names no pointer
     std::fprintf(stderr, "fivsim merge: %s\n", e.pointer.empty() ? printable(e.rule).c_str() : e.what());
-    return kExitBadInput;
-  } catch (const json::exception& e) {
-    std::fprintf(stderr, "fivsim merge: a shard's summary.json lacks what `fivsim sweep --shard` writes: %s\n",
-                 e.what());
     return kExitBadInput;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "fivsim merge: %s\n", e.what());

@@ -1,12 +1,12 @@
 // src/cli/run_command.cpp — `fivsim run` and `fivsim validate`: one scenario, one simulation
-// (io/scenario_run.hpp), written to timeseries.csv and summary.json (docs/DESIGN.md §5).
+// (app/scenario_run.hpp), written to timeseries.csv and summary.json (docs/DESIGN.md §5).
 #include <cstdio>
 #include <memory>
 
 #include "cli_common.hpp"
 #include "commands.hpp"
 #include "fivsim/io/output.hpp"
-#include "fivsim/io/scenario_run.hpp"
+#include "fivsim/app/scenario_run.hpp"
 
 namespace fivsim::cli {
 

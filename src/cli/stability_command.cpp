@@ -1,4 +1,4 @@
-// src/cli/stability_command.cpp — `fivsim stability`: the scan of io/stability_scan.hpp (eigenvalues
+// src/cli/stability_command.cpp — `fivsim stability`: the scan of app/stability_scan.hpp (eigenvalues
 // of the linearised steady-sliding system versus one scenario parameter and the critical values,
 // seed 000 Fig. 19) written to stability.csv (one row per value) and stability.json.
 #include <cstdio>
@@ -6,7 +6,7 @@
 
 #include "cli_common.hpp"
 #include "fivsim/io/output.hpp"
-#include "fivsim/io/stability_scan.hpp"
+#include "fivsim/app/stability_scan.hpp"
 
 namespace fivsim::cli {
 namespace {

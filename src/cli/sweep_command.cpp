@@ -1,6 +1,6 @@
-// src/cli/sweep_command.cpp — `fivsim sweep`: the command line over the library's sweep runner
-// (batch/sweep_runner.hpp): its options, the test hooks a test sets in the environment, the
-// progress line, and what is printed at the end. Under mpirun every rank runs this; rank 0 prints.
+// src/cli/sweep_command.cpp — `fivsim sweep`: the command line over a sweep request (app/sweep.hpp,
+// which parses the options): the test hooks a test sets in the environment, the progress line, and
+// what is printed at the end. Under mpirun every rank runs this; rank 0 prints.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -8,7 +8,7 @@
 
 #include "cli_common.hpp"
 #include "commands.hpp"
-#include "fivsim/batch/sweep_runner.hpp"
+#include "fivsim/app/sweep.hpp"
 
 namespace fivsim::cli {
 namespace {
@@ -16,8 +16,8 @@ namespace {
 // the runner's test hooks from the environment (tests set them on the command they run):
 // FIVSIM_SWEEP_DEVICE_CASES=n, FIVSIM_SWEEP_EXIT_AFTER_CHUNKS=k, FIVSIM_SWEEP_SLOW_RANK=r:ms,
 // FIVSIM_SWEEP_PREPARE_AHEAD=1, FIVSIM_SWEEP_FAIL=points (batch/chunk_backend.hpp), FIVSIM_SWEEP_STUB_GPU
-batch::SweepHooks hooks_from_environment() {
-  batch::SweepHooks h;
+SweepHooks hooks_from_environment() {
+  SweepHooks h;
   if (const char* v = std::getenv("FIVSIM_SWEEP_DEVICE_CASES")) h.device_cases = std::atol(v);
   if (const char* v = std::getenv("FIVSIM_SWEEP_EXIT_AFTER_CHUNKS")) h.exit_after_chunks = std::atol(v);
   if (const char* v = std::getenv("FIVSIM_SWEEP_SLOW_RANK"))
@@ -34,9 +34,9 @@ batch::SweepHooks hooks_from_environment() {
 }  // namespace
 
 int sweep_command(const SweepArgs& args) {
-  std::unique_ptr<batch::Ranks> ranks;
+  std::unique_ptr<Ranks> ranks;
   try {
-    ranks = std::make_unique<batch::Ranks>();
+    ranks = std::make_unique<Ranks>();
   } catch (const std::exception& e) {
     // every process of the launch fails alike: the first says why
     const char* rank =
@@ -51,48 +51,33 @@ int sweep_command(const SweepArgs& args) {
       std::fprintf(stderr, "fivsim sweep: %s\n", message.c_str());
       return code;
     }
-    batch::make_worker_exchange(*ranks, json::object())->fail(code, message);
+    make_worker_exchange(*ranks, json::object())->fail(code, message);
     return kExitOk;
   };
-  batch::SweepOptions options;
-  options.out = args.out;
-  options.inputs = {args.scenario};
-  options.device = args.device == "cpu"    ? batch::SweepDevice::cpu
-                   : args.device == "cuda" ? batch::SweepDevice::cuda
-                                           : batch::SweepDevice::automatic;
-  options.single_precision = args.precision == "float";
-  options.format = args.format == "csv"    ? batch::SweepFormat::csv
-                   : args.format == "h5"   ? batch::SweepFormat::h5
-                   : args.format == "both" ? batch::SweepFormat::both
-                                           : batch::SweepFormat::automatic;
-  options.chunk = args.chunk;
-  options.threads = args.threads;
-  options.resume = args.resume;
-  options.hooks = hooks_from_environment();
-  json doc;
+  SweepRequest request;
+  request.out = args.out;
+  request.inputs = {args.scenario};
+  request.device = args.device;
+  request.precision = args.precision;
+  request.format = args.format;
+  request.shard = args.shard;
+  request.chunk = args.chunk;
+  request.threads = args.threads;
+  request.resume = args.resume;
+  request.hooks = hooks_from_environment();
   try {
-    doc = load_json_file(args.scenario);
-    for (const auto& s : args.set) apply_override(doc, s);
-    if (!args.shard.empty()) {
-      // "i/N": the i-th of N contiguous ranges of case indices; `fivsim merge` joins them (the
-      // runner checks the range against the sweep)
-      long i = -1, n = 0;
-      char tail = 0;
-      if (std::sscanf(args.shard.c_str(), "%ld/%ld%c", &i, &n, &tail) != 2 || n < 1 || i < 0 || i >= n || n > 100000000)
-        throw InputError("--shard", "must be i/N with 0 <= i < N <= the sweep's cases, got '" + args.shard + "'");
-      options.shard_index = static_cast<int>(i);
-      options.shard_count = static_cast<int>(n);
-    }
+    request.document = load_json_file(args.scenario);
+    for (const auto& s : args.set) apply_override(request.document, s);
   } catch (const InputError& e) {
     return fail(kExitBadInput, e.what());
   }
   ProgressLine progress(!args.quiet && ranks->rank() == 0, 1.0, "cases", "", "case-steps/s");
-  options.progress = [&](double done, double total, double case_steps) {
+  request.progress = [&](double done, double total, double case_steps) {
     progress.set_total(total);
     progress.update(done, case_steps);
   };
   try {
-    const batch::SweepOutcome out = batch::run_sweep(doc, options, *ranks);
+    const SweepOutcome out = run_sweep_request(request, *ranks);
     progress.done();
     if (!out.writer) return kExitOk;
     if (!out.warning.empty()) std::fprintf(stderr, "fivsim sweep: warning: %s\n", out.warning.c_str());
@@ -118,7 +103,7 @@ int sweep_command(const SweepArgs& args) {
   } catch (const InputError& e) {
     progress.done();
     return fail(kExitBadInput, e.what());
-  } catch (const batch::RankFailure& e) {
+  } catch (const RankFailure& e) {
     progress.done();
     return fail(e.exit_code, e.what());
   } catch (const std::exception& e) {

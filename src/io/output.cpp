@@ -582,14 +582,32 @@ void CsvWriter::close() {
   f_ = nullptr;
 }
 
+namespace {
+
+// a text as one CSV field: in double quotes (inner quotes doubled, line breaks as spaces) where it
+// holds a comma, a quote or a line break (an error message), else as it is
+std::string csv_text(const std::string& text) {
+  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
+  std::string q = "\"";
+  for (char ch : text) {
+    if (ch == '"')
+      q += "\"\"";
+    else
+      q += ch == '\n' || ch == '\r' ? ' ' : ch;
+  }
+  return q + "\"";
+}
+
+}  // namespace
+
 void write_columns(const NamedColumns& table, const std::filesystem::path& file) {
   CsvWriter csv(file);
-  for (const auto& name : table.names) csv.field(name.c_str());
+  for (const auto& name : table.names) csv.field(csv_text(name).c_str());
   csv.end_row();
   for (std::size_t i = 0; i < table.rows(); ++i) {
     for (std::size_t c = 0; c < table.names.size(); ++c) {
       if (table.text[c])
-        csv.field(table.texts[c][i].c_str());
+        csv.field(csv_text(table.texts[c][i]).c_str());
       else
         csv.field(table.columns[c][i]);
     }

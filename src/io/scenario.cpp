@@ -723,4 +723,16 @@ Scenario parse_scenario(const json& doc) {
   return s;
 }
 
+LoadedScenario build_scenario(const nlohmann::json& document) {
+  LoadedScenario out;
+  out.scenario = parse_scenario(document);
+  out.model = std::make_unique<Model<HostDims>>();
+  try {
+    make_model(out.scenario.model, *out.model);
+  } catch (const ModelError& e) {
+    throw InputError("/model", e.what());
+  }
+  return out;
+}
+
 }  // namespace fivsim

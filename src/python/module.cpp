@@ -1,8 +1,9 @@
 // src/python/module.cpp — fivsim._core, the compiled part of the Python package: bindings over the
-// library calls the command line makes (io/scenario_run.hpp for a run, batch/sweep_runner.hpp for a
-// sweep kept in memory, io/method_comparison.hpp, io/stability_scan.hpp, io/identify_run.hpp,
-// io/scenario.hpp for loading) that hand back JSON text and numpy arrays (docs/DESIGN.md §6). The
-// public API (fivsim/__init__.py) is built on these; nothing here reads or writes result files.
+// library calls the command line makes (app/: scenario_run.hpp for a run, sweep.hpp for a sweep kept
+// in memory, method_comparison.hpp, stability_scan.hpp, identify_run.hpp, identify_batch.hpp,
+// merge.hpp; io/scenario.hpp for loading) that hand back JSON text and numpy arrays (docs/DESIGN.md §6). The
+// public API (fivsim/__init__.py) is built on these; nothing here writes result files but merge,
+// whose work is joining them.
 // Long calls release the GIL and look for signals (Ctrl-C) every 1024 steps of a run, after each
 // chunk of a sweep, between the runs of a comparison and the steps of an identification.
 #include <pybind11/numpy.h>
@@ -16,13 +17,14 @@
 #include <utility>
 #include <vector>
 
-#include "fivsim/batch/greybox_sweeps.hpp"
-#include "fivsim/batch/sweep_runner.hpp"
-#include "fivsim/io/identify_run.hpp"
-#include "fivsim/io/method_comparison.hpp"
-#include "fivsim/io/stability_scan.hpp"
+#include "fivsim/app/identify_batch.hpp"
+#include "fivsim/app/identify_run.hpp"
+#include "fivsim/app/merge.hpp"
+#include "fivsim/app/method_comparison.hpp"
+#include "fivsim/app/scenario_run.hpp"
+#include "fivsim/app/stability_scan.hpp"
+#include "fivsim/app/sweep.hpp"
 #include "fivsim/io/scenario.hpp"
-#include "fivsim/io/scenario_run.hpp"
 
 namespace py = pybind11;
 using nlohmann::json;
@@ -146,30 +148,27 @@ py::dict table_columns(const batch::TableSchema& schema, std::vector<std::vector
 py::dict sweep(const std::string& source, bool is_path, const std::vector<std::string>& overrides,
                const std::string& device, const std::string& precision, long chunk, int threads,
                const py::object& progress) {
-  const json doc = document_of(source, is_path, overrides);
-  batch::SweepOptions options;
-  if (device != "auto" && device != "cpu" && device != "cuda")
-    throw InputError("device", "must be auto, cpu or cuda, got '" + device + "'");
-  if (precision != "double" && precision != "float")
-    throw InputError("precision", "must be double or float, got '" + precision + "'");
-  options.device = batch::sweep_device(device);
-  options.single_precision = precision == "float";
-  options.chunk = chunk;
-  options.threads = threads;
-  batch::SweepTables tables;
-  options.tables = &tables;
-  options.progress = [&](double done, double total, double case_steps) {
+  SweepRequest request;
+  request.document = document_of(source, is_path, overrides);
+  request.device = device;
+  request.precision = precision;
+  request.chunk = chunk;
+  request.threads = threads;
+  request.option_prefix = "";  // errors name the keywords
+  SweepTables tables;
+  request.tables = &tables;
+  request.progress = [&](double done, double total, double case_steps) {
     check_signals();
     if (!progress.is_none()) {
       py::gil_scoped_acquire gil;
       progress(done, total, case_steps);
     }
   };
-  batch::SweepOutcome outcome;
+  SweepOutcome outcome;
   {
     py::gil_scoped_release released;
-    batch::Ranks ranks;
-    outcome = batch::run_sweep(doc, options, ranks);
+    Ranks ranks;
+    outcome = run_sweep_request(request, ranks);
   }
   py::dict out;
   out["summary"] = outcome.summary.dump();
@@ -198,21 +197,56 @@ py::dict named_columns(NamedColumns& table) {
   return out;
 }
 
+// relative record and scenario paths: from base_dir where given, else the config's folder, or the
+// working directory for a config given as text or a dict
+std::string base_dir_of(const std::string& source, bool is_path, const std::string& given) {
+  return !given.empty() ? given : is_path ? std::filesystem::path(source).parent_path().string() : std::string();
+}
+
+py::dict identify_batch(const std::string& source, bool is_path, const std::vector<std::string>& overrides,
+                        const std::string& base_dir_given, const py::object& progress) {
+  const json doc = document_of(source, is_path, overrides);
+  if (!doc.is_object() || !doc.contains("sweep"))
+    throw InputError("/sweep", "fivsim.identify_batch needs a config with a sweep block; fivsim.identify runs one");
+  const IdentifyBatch batch =
+      plan_identify_batch(doc, is_path ? source : std::string(), base_dir_of(source, is_path, base_dir_given));
+  IdentifyBatchResult result;
+  {
+    py::gil_scoped_release released;
+    result = run_identify_batch(batch, [&](long done, long total) {
+      check_signals();
+      if (!progress.is_none()) {
+        py::gil_scoped_acquire gil;
+        progress(done, total, done);
+      }
+    });
+  }
+  py::dict out;
+  out["summary"] = result.summary.dump();
+  out["table"] = named_columns(result.table);
+  return out;
+}
+
+// the shards' folders joined into `out` (empty: runs/<name>): the merged summary.json's text and
+// where it was written
+py::tuple merge(const std::vector<std::string>& shards, const std::string& out) {
+  MergeOutcome m;
+  {
+    py::gil_scoped_release released;
+    m = merge_shards(shards, out);
+  }
+  return py::make_tuple(m.summary.dump(), m.out.string());
+}
+
 py::dict identify(const std::string& source, bool is_path, const std::vector<std::string>& overrides,
                   const std::string& base_dir_given) {
   const json doc = document_of(source, is_path, overrides);
   if (doc.is_object() && doc.contains("sweep"))
     throw InputError("/sweep",
-                     "fivsim.identify runs one identification; a config with a sweep block runs from the "
-                     "command line (fivsim identify)");
-  // relative record and scenario paths: from base_dir where given, else the config's folder, or the
-  // working directory for a config given as text or a dict
-  const std::string base_dir = !base_dir_given.empty() ? base_dir_given
-                               : is_path               ? std::filesystem::path(source).parent_path().string()
-                                                       : std::string();
-  LoadedIdentification loaded = load_identification(doc, base_dir);
+                     "fivsim.identify runs one identification; fivsim.identify_batch runs a config with a sweep "
+                     "block");
+  LoadedIdentification loaded = load_identification(doc, base_dir_of(source, is_path, base_dir_given));
   loaded.config.poll = check_signals;
-  batch::score_populations_by_sweeps(loaded.config, batch::sweep_device(loaded.config.device));
   IdentifyOutcome outcome;
   {
     py::gil_scoped_release released;
@@ -307,6 +341,9 @@ PYBIND11_MODULE(_core, m) {
         py::arg("dt"), py::arg("window"), py::arg("series"));
   m.def("stability", &stability, py::arg("source"), py::arg("is_path"), py::arg("overrides"), py::arg("param"),
         py::arg("linspace"));
+  m.def("identify_batch", &identify_batch, py::arg("source"), py::arg("is_path"), py::arg("overrides"),
+        py::arg("base_dir"), py::arg("progress"));
+  m.def("merge", &merge, py::arg("shards"), py::arg("out"));
   m.def("identify", &identify, py::arg("source"), py::arg("is_path"), py::arg("overrides"), py::arg("base_dir"));
   m.def("sweep", &sweep, py::arg("source"), py::arg("is_path"), py::arg("overrides"), py::arg("device"),
         py::arg("precision"), py::arg("chunk"), py::arg("threads"), py::arg("progress"));

@@ -12,7 +12,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "fivsim/io/identify_run.hpp"
+#include "fivsim/app/identify_run.hpp"
 #include "fivsim/io/scenario.hpp"
 
 namespace fivsim {

@@ -10,7 +10,7 @@
 
 #include "fivsim/batch/cuda_device.hpp"
 #include "fivsim/batch/greybox_sweeps.hpp"
-#include "fivsim/io/identify_run.hpp"
+#include "fivsim/app/identify_run.hpp"
 #include "fivsim/io/scenario.hpp"
 #include "source_tree.hpp"
 

@@ -1,7 +1,7 @@
 """tests/python/test_api.py — the Python module (import fivsim) against the command line's files
 for the same scenario, value for value: a run's time series, events and summary; a sweep's cases,
 points, trajectories and summary; loading; bad input (InputError naming the pointer, as the CLI's
-exit 2 does); a numerical failure (NumericalError with the partial run, as exit 3); Ctrl-C stopping
+exit 2 does); merge joining shards into one run's files; a numerical failure (NumericalError with the partial run, as exit 3); Ctrl-C stopping
 a run, a sweep and an identification.
 
 Run by ctest (Python.test_api) with PYTHONPATH=<build>/python, FIVSIM_BINARY and FIVSIM_SOURCE_DIR.
@@ -140,6 +140,26 @@ def test_sweep_matches_the_cli_files(tmp_path):
     assert seen == [(4, 12), (8, 12), (12, 12)]
     frame = result.to_pandas()
     assert list(frame.columns) == list(result.cases) and len(frame) == 12
+
+
+def test_merge_joins_shards_into_the_files_of_one_run(tmp_path):
+    sets = [f"--set={p}={json.dumps(v)}" for p, v in SWEEP_SET.items()]
+    whole = tmp_path / "whole"
+    assert cli("sweep", SWEEP_SCENARIO, "-q", "--device", "cpu", "--format", "csv", "--out", whole, *sets).returncode == 0
+    shards = []
+    for i in range(3):
+        shards.append(tmp_path / f"shard{i}")
+        r = cli("sweep", SWEEP_SCENARIO, "-q", "--device", "cpu", "--format", "csv", "--shard", f"{i}/3",
+                "--out", shards[-1], *sets)
+        assert r.returncode == 0, r.stderr
+    merged = fivsim.merge(reversed(shards), out=tmp_path / "merged")
+    assert merged["folder"] == str(tmp_path / "merged") and merged["cases"] == 12
+    for name in ("cases.csv", "points.csv"):
+        assert (tmp_path / "merged" / name).read_bytes() == (whole / name).read_bytes(), name
+    assert merged["classes"] == json.loads((whole / "summary.json").read_text())["classes"]
+    with pytest.raises(fivsim.InputError, match="shard 1 of 3 is missing"):
+        fivsim.merge([shards[0], shards[2]], out=tmp_path / "refused")
+    assert not (tmp_path / "refused").exists()
 
 
 def test_progress_moves_within_a_chunk_and_prints_lines_off_a_terminal(capsys):

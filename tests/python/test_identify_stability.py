@@ -2,7 +2,8 @@
 of `fivsim identify` and `fivsim stability` for the same configuration, value for value:
 identified.json (clocks left out), record.csv, response.csv and bounds.csv; stability.json and
 stability.csv; a config with a sweep block is refused with the pointer /sweep, and the stability
-arguments are named as the keywords they are here ("param", not "--param").
+arguments are named as the keywords they are here ("param", not "--param"); fivsim.identify_batch
+against identifications.csv and summary.json of `fivsim identify` on a config with a sweep block.
 """
 
 import json
@@ -36,6 +37,35 @@ def test_a_sweep_block_is_refused_naming_it():
     doc = json.loads((SOURCE / "scenarios" / "identify" / "sdof_regimes_batch.json").read_text())
     with pytest.raises(fivsim.InputError) as e:
         fivsim.identify(doc)
+    assert e.value.pointer == "/sweep"
+
+
+BATCH = SOURCE / "scenarios" / "identify" / "sdof_regimes_batch.json"
+# three regimes, short records: a failing case (6 samples, fewer than the derivative window) among them
+BATCH_SET = {"/sweep": {"mode": "grid", "parameters": [{"path": "/data/set/~1model~1f_hz", "values": [2.013, 0.95]},
+                                                       {"path": "/data/t_end", "values": [4.0, 0.0012]}]}}
+
+
+def test_identify_batch_matches_the_cli_files(tmp_path):
+    out = tmp_path / "batch"
+    r = cli("identify", BATCH, "--out", out, *[f"--set={p}={json.dumps(v)}" for p, v in BATCH_SET.items()])
+    assert r.returncode == 0, r.stderr
+    seen = []
+    batch = fivsim.identify_batch(BATCH, set=BATCH_SET, progress=lambda done, total, work: seen.append((done, total)))
+    header, rows = read_csv(out / "identifications.csv")
+    assert len(rows) == 4 and seen == [(1, 4), (2, 4), (3, 4), (4, 4)]
+    assert_columns_equal(header, rows, batch.table, skip=("wall_s",))
+    assert list(batch.table["status"]) == ["ok", "failed", "ok", "failed"]
+    assert "/options/window" in batch.table["message"][1]
+    summary = json.loads((out / "summary.json").read_text())
+    assert without_clocks(batch.summary) == without_clocks(summary)
+    assert batch.summary["status"] == {"failed": 2, "ok": 2}
+    assert len(batch.to_pandas()) == 4
+
+
+def test_identify_batch_refuses_a_config_without_a_sweep_block():
+    with pytest.raises(fivsim.InputError) as e:
+        fivsim.identify_batch(CONFIG, set=SET)
     assert e.value.pointer == "/sweep"
 
 

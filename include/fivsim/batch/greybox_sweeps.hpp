@@ -14,9 +14,6 @@
 
 namespace fivsim::batch {
 
-// "auto" | "cpu" | "cuda" (an options.device) as a sweep device
-SweepDevice sweep_device(const std::string& name);
-
 // sets config.population_error and config.population_residuals (a grey-box search of a model
 // scenario's numbers, whose batches of candidates use them; nothing otherwise) to one sweep per
 // call on `device`; `threads` CPU threads (0: all cores)

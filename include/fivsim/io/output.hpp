@@ -57,6 +57,11 @@ class OutputLock {
   std::string unguarded_;
 };
 
+// the folder a command writes: `out`, or runs/<default_name> where none is given
+inline std::filesystem::path output_folder(const std::string& out, const std::string& default_name) {
+  return out.empty() ? std::filesystem::path("runs") / default_name : std::filesystem::path(out);
+}
+
 // Files are written into a sibling "<dir>.partial-<pid>" (marked as fivsim's from the start)
 // that commit() puts in place of <dir>: where <dir> is an earlier results folder, the two are
 // swapped in one rename (renameat2 RENAME_EXCHANGE; moved aside and renamed where the file system

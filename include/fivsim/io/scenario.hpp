@@ -181,4 +181,13 @@ FrictionLaw parse_friction_law(JsonObject& obj);
 void parse_network_training(JsonObject& block, std::vector<int>& hidden, Activation& activation,
                             OptimizerOptions& optimizer, const std::string& default_optimizer);
 
+// a scenario and the model it describes, as `fivsim run`, `compare` and the Python module use them
+struct LoadedScenario {
+  Scenario scenario;
+  std::unique_ptr<Model<HostDims>> model;
+};
+
+// a document (overrides applied) → validation → model; every failure is an InputError
+LoadedScenario build_scenario(const nlohmann::json& document);
+
 }  // namespace fivsim

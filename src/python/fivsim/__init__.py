@@ -40,6 +40,9 @@ __all__ = [
     "sweep",
     "IdentifyResult",
     "identify",
+    "IdentifyBatchResult",
+    "identify_batch",
+    "merge",
     "StabilityResult",
     "stability",
     "CompareResult",
@@ -322,6 +325,48 @@ def identify(config, set=None, base_dir=None):
     text, is_path = _source(config)
     folder = "" if base_dir is None else _os.fspath(base_dir)
     return IdentifyResult(_core.identify(text, is_path, _overrides(set), folder))
+
+
+class IdentifyBatchResult:
+    """A batch of identifications (fivsim identify on a config with a sweep block): .summary (what
+    summary.json holds: name, method, cases, status counts, wall_s), .table (the columns of
+    identifications.csv: case, the swept numbers, status, samples, wall_s, the identified numbers,
+    message; a failed case is flagged in its row, NaN where it found nothing)."""
+
+    def __init__(self, raw):
+        self.summary = _json.loads(raw["summary"])
+        self.table = raw["table"]
+
+    def to_pandas(self):
+        """The table (identifications.csv's columns) as a pandas DataFrame."""
+        return _frame(self.table)
+
+    def __repr__(self):
+        s = self.summary
+        return f"<fivsim.IdentifyBatchResult {s.get('name')} ({s.get('method')}): {s.get('cases')} cases, {s.get('status')}>"
+
+
+def identify_batch(config, set=None, base_dir=None, progress=False):
+    """One identification per case of a config's sweep block (fivsim identify on such a config),
+    in memory: an IdentifyBatchResult. Every case's config is checked before the first runs; relative
+    paths are read as fivsim.identify reads them."""
+    text, is_path = _source(config)
+    folder = "" if base_dir is None else _os.fspath(base_dir)
+    callback = _progress_callback(progress, "identifications", "identifications/s")
+    raw = _core.identify_batch(text, is_path, _overrides(set), folder, callback)
+    _progress_done(callback)
+    return IdentifyBatchResult(raw)
+
+
+def merge(shards, out=None):
+    """Joins the output folders of `fivsim sweep --shard i/N` (fivsim merge) into `out` (default
+    runs/<name>): the files one run of the whole sweep writes. Returns the merged summary (a dict,
+    what summary.json holds) with the folder written under "folder"."""
+    folders = [_os.fspath(f) for f in shards]
+    raw, written = _core.merge(folders, "" if out is None else _os.fspath(out))
+    summary = _json.loads(raw)
+    summary["folder"] = written
+    return summary
 
 
 class StabilityResult:

@@ -1,5 +1,5 @@
-// src/io/method_comparison.cpp — methods against the reference (io/method_comparison.hpp).
-#include "fivsim/io/method_comparison.hpp"
+// src/app/method_comparison.cpp — methods against the reference (app/method_comparison.hpp).
+#include "fivsim/app/method_comparison.hpp"
 
 #include <algorithm>
 #include <chrono>

@@ -1,9 +1,10 @@
-// fivsim/io/identify_run.hpp — one identification as `fivsim identify` and fivsim.identify (the
+// fivsim/app/identify_run.hpp — one identification as `fivsim identify` and fivsim.identify (the
 // Python module) do it: the configuration document read into a config and its record, the
 // identification (identify/identification.hpp; seed 003), and what its files hold — identified.json,
 // and the tables record.csv, response.csv and bounds.csv as named columns (docs/IDENTIFY.md).
 #pragma once
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -20,7 +21,9 @@ struct LoadedIdentification {
 };
 
 // a document (overrides applied, no sweep block) → config → record; `base_dir` resolves the
-// relative paths of /data/path and /data/scenario; every failure is an InputError
+// relative paths of /data/path and /data/scenario; every failure is an InputError. A grey-box
+// search of a model scenario's numbers gets its batches of candidates scored by sweeps
+// (batch/greybox_sweeps.hpp) on the device its options name: no front end has to remember it.
 LoadedIdentification load_identification(const nlohmann::json& document, const std::string& base_dir);
 
 struct IdentifyOutcome {
@@ -32,5 +35,9 @@ struct IdentifyOutcome {
 };
 
 IdentifyOutcome run_identification(const LoadedIdentification& loaded);
+
+// the files an identification reads (its config file where it came from one, a record's CSV): an
+// output folder may not hold them
+std::vector<std::filesystem::path> identify_inputs(const std::string& config_file, const IdentifyConfig& config);
 
 }  // namespace fivsim

@@ -1,4 +1,4 @@
-// fivsim/io/method_comparison.hpp — `fivsim compare` and fivsim.compare as one library call: every
+// fivsim/app/method_comparison.hpp — `fivsim compare` and fivsim.compare as one library call: every
 // method × dt against the event-driven reference, as seed 000 Tables 2–3 and seed 001 Tables 1–2
 // do (docs/DESIGN.md §5): RMS of each series and its error, transition matching (the seed's × for a
 // missed transition), the RMS of the displacement at stick-slip transitions, dominant frequencies,
@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fivsim/io/output.hpp"
-#include "fivsim/io/scenario_run.hpp"
+#include "fivsim/app/scenario_run.hpp"
 
 namespace fivsim {
 

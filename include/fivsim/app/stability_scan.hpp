@@ -1,4 +1,4 @@
-// fivsim/io/stability_scan.hpp — `fivsim stability` and fivsim.stability as one library call:
+// fivsim/app/stability_scan.hpp — `fivsim stability` and fivsim.stability as one library call:
 // eigenvalues of the linearised steady-sliding system (analysis/stability.hpp) at each value of one
 // scenario parameter, and the values where the largest real part crosses zero, refined by
 // bisection (seed 000 Fig. 19). What stability.json and stability.csv hold.

@@ -1,5 +1,5 @@
-// src/io/scenario_run.cpp — one scenario's simulation and its summary (io/scenario_run.hpp).
-#include "fivsim/io/scenario_run.hpp"
+// src/app/scenario_run.cpp — one scenario's simulation and its summary (app/scenario_run.hpp).
+#include "fivsim/app/scenario_run.hpp"
 
 #include <algorithm>
 #include <array>
@@ -33,18 +33,6 @@ json describe_model(const Scenario& sc) {
 }
 
 }  // namespace
-
-LoadedScenario build_scenario(const json& document) {
-  LoadedScenario out;
-  out.scenario = parse_scenario(document);
-  out.model = std::make_unique<Model<HostDims>>();
-  try {
-    make_model(out.scenario.model, *out.model);
-  } catch (const ModelError& e) {
-    throw InputError("/model", e.what());
-  }
-  return out;
-}
 
 ScenarioRunResult run_scenario(const LoadedScenario& loaded, const RunRowSink& rows, const RunProgress& progress) {
   const Scenario& sc = loaded.scenario;
@@ -156,21 +144,6 @@ ScenarioRunResult run_scenario(const LoadedScenario& loaded, const RunRowSink& r
   }
   summary["scenario"] = sc.document;
   return result;
-}
-
-TimeseriesCsv::TimeseriesCsv(const std::filesystem::path& path, int n_dof, int n_contacts)
-    : csv_(path), n_contacts_(n_contacts) {
-  csv_.field("t");
-  for (const auto& n : series_names(n_dof, n_contacts)) csv_.field(n.c_str());
-  for (int i = 0; i < n_contacts; ++i) csv_.field(("state" + std::to_string(i)).c_str());
-  csv_.end_row();
-}
-
-void TimeseriesCsv::row(double t, const std::vector<double>& values, const ContactState* states) {
-  csv_.field(t);
-  for (double v : values) csv_.field(v);
-  for (int i = 0; i < n_contacts_; ++i) csv_.field(contact_state_name(states[i]));
-  csv_.end_row();
 }
 
 }  // namespace fivsim

@@ -1,5 +1,5 @@
-// src/io/stability_scan.cpp — a stability scan over one parameter (io/stability_scan.hpp).
-#include "fivsim/io/stability_scan.hpp"
+// src/app/stability_scan.cpp — a stability scan over one parameter (app/stability_scan.hpp).
+#include "fivsim/app/stability_scan.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,10 +1,13 @@
-// src/io/identify_run.cpp — one identification and what its files hold (io/identify_run.hpp).
-#include "fivsim/io/identify_run.hpp"
+// src/app/identify_run.cpp — one identification and what its files hold (app/identify_run.hpp).
+#include "fivsim/app/identify_run.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <utility>
+
+#include "fivsim/app/sweep.hpp"
+#include "fivsim/batch/greybox_sweeps.hpp"
 
 namespace fivsim {
 namespace {
@@ -95,6 +98,8 @@ LoadedIdentification load_identification(const json& document, const std::string
   } catch (const ModelError& e) {
     throw InputError("/data/scenario", e.what());
   }
+  // a grey-box search's batches of candidates as sweeps, on the device its options name
+  batch::score_populations_by_sweeps(out.config, parse_sweep_device(out.config.device, "/options/device"));
   return out;
 }
 
@@ -292,6 +297,13 @@ IdentifyOutcome run_identification(const LoadedIdentification& loaded) {
   j["wall_s"] = wall;
   j["config"] = config.document;
   return out;
+}
+
+std::vector<std::filesystem::path> identify_inputs(const std::string& config_file, const IdentifyConfig& config) {
+  std::vector<std::filesystem::path> inputs;
+  if (!config_file.empty()) inputs.emplace_back(config_file);
+  if (!config.csv_path.empty()) inputs.emplace_back(config.csv_path);
+  return inputs;
 }
 
 }  // namespace fivsim
