@@ -322,7 +322,7 @@ TEST(SweepCommand, MpiRanksWriteTheSingleRunsFiles) {
   // count of the ranks per device before they fall back to the CPU
   const fs::path ahead = fresh_dir("fivsim_mpi_ahead");
   std::string ahead_sweep = sweep;
-  if (!fivsim::batch::cuda_device_info().available)
+  if (!fivsim::cuda_device_info().available)
     ahead_sweep.replace(ahead_sweep.find("--device cpu"), 12, "--device auto");
   ::setenv("FIVSIM_SWEEP_PREPARE_AHEAD", "1", 1);
   const Result r = run_fivsim_ranks(2, ahead_sweep + " --chunk 3 --out " + ahead.string());
@@ -988,7 +988,7 @@ TEST(SweepCommand, AutoRunsOnTheCpuBesideAGpuItCannotUse) {
 
 // bad input, one line: that there is no device and what to run instead, nothing written
 TEST(SweepCommand, CudaWithoutADeviceSaysSo) {
-  if (fivsim::batch::cuda_device_info().available) GTEST_SKIP() << "a CUDA device is present";
+  if (fivsim::cuda_device_info().available) GTEST_SKIP() << "a CUDA device is present";
   const fs::path out = fresh_dir("fivsim_sweep_nocuda");
   const Result r = run_fivsim("sweep " + kScenarios + "chain2_load_sweep.json --device cuda -q --out " + out.string());
   EXPECT_EQ(r.code, 2);

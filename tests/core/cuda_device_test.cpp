@@ -3,7 +3,7 @@
 // memory_budget_test.cpp.)
 // (Ranks::node_ranks_with, which counts the ranks on a device, runs under mpirun in
 // SweepCommand.MpiRanksWriteTheSingleRunsFiles; scripts/tools/gpu_checks.sh checks its count on a GPU.)
-#include "fivsim/batch/cuda_device.hpp"
+#include "fivsim/core/cuda_device.hpp"
 
 #include <gtest/gtest.h>
 

@@ -8,7 +8,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "fivsim/batch/cuda_device.hpp"
+#include "fivsim/core/cuda_device.hpp"
 #include "fivsim/batch/greybox_sweeps.hpp"
 #include "fivsim/app/identify_run.hpp"
 #include "fivsim/io/scenario.hpp"
@@ -28,7 +28,7 @@ LoadedIdentification stribeck_scored_on(batch::SweepDevice device) {
 }
 
 TEST(GreyboxSweepsGpu, PopulationErrorMatchesCpu) {
-  if (!batch::cuda_device_info().available) GTEST_SKIP() << batch::cuda_device_info().description;
+  if (!cuda_device_info().available) GTEST_SKIP() << cuda_device_info().description;
   LoadedIdentification cpu = stribeck_scored_on(batch::SweepDevice::cpu);
   LoadedIdentification gpu = stribeck_scored_on(batch::SweepDevice::cuda);
   // 256 candidates over the box
@@ -44,7 +44,7 @@ TEST(GreyboxSweepsGpu, PopulationErrorMatchesCpu) {
 }
 
 TEST(GreyboxSweepsGpu, ResidualSeriesMatchCpu) {
-  if (!batch::cuda_device_info().available) GTEST_SKIP() << batch::cuda_device_info().description;
+  if (!cuda_device_info().available) GTEST_SKIP() << cuda_device_info().description;
   LoadedIdentification cpu = stribeck_scored_on(batch::SweepDevice::cpu);
   LoadedIdentification gpu = stribeck_scored_on(batch::SweepDevice::cuda);
   // a point of Levenberg–Marquardt's batch and its two differenced neighbours, and two more

@@ -11,7 +11,7 @@ namespace fivsim {
 namespace {
 
 TEST(IdentifyBoundsGpu, MatchesCpu) {
-  if (!batch::cuda_device_info().available) GTEST_SKIP() << batch::cuda_device_info().description;
+  if (!cuda_device_info().available) GTEST_SKIP() << cuda_device_info().description;
   // random samples at the seed 003 scales (x, u ~ 1e-3 m, velocities ~ 1e-2 m/s)
   const long n = 5000;
   std::vector<double> a[5];

@@ -31,7 +31,7 @@ double worst_relative(const std::vector<T>& a, const std::vector<T>& b) {
 template <class T>
 void fit_matches_cpu(double tol, MlpCudaMapping mapping, long networks, int points, const std::vector<int>& hidden,
                      int outputs = 11) {
-  if (!batch::cuda_device_info().available) GTEST_SKIP() << batch::cuda_device_info().description;
+  if (!cuda_device_info().available) GTEST_SKIP() << cuda_device_info().description;
   auto cpu = test::make_fit_batch<T>(networks, points, 1, hidden, outputs);
   auto gpu = cpu;
   mlp_fit_batch_cpu(cpu.L, cpu.view(), 0);
@@ -43,7 +43,7 @@ void fit_matches_cpu(double tol, MlpCudaMapping mapping, long networks, int poin
 
 template <class T>
 void lcp_matches_cpu(double tol) {
-  if (!batch::cuda_device_info().available) GTEST_SKIP() << batch::cuda_device_info().description;
+  if (!cuda_device_info().available) GTEST_SKIP() << cuda_device_info().description;
   for (int n : {1, 2, 5, 8}) {
     auto cpu = test::make_lcp_batch<T>(2000, n);
     auto gpu = cpu;
@@ -58,7 +58,7 @@ void lcp_matches_cpu(double tol) {
 
 template <class T>
 void training_matches_cpu(double tol, long networks, int points, const std::vector<int>& hidden) {
-  if (!batch::cuda_device_info().available) GTEST_SKIP() << batch::cuda_device_info().description;
+  if (!cuda_device_info().available) GTEST_SKIP() << cuda_device_info().description;
   auto d = test::make_fit_batch<T>(networks, points, 2, hidden, 10);
   OptimizerOptions adam;
   adam.kind = OptimizerKind::adam;
@@ -108,7 +108,7 @@ TEST(MlpBatchGpu, PointsMappingMatchesCpu) {
 }
 
 TEST(MlpBatchGpu, GroupMappingRefusesWideLayers) {
-  if (!batch::cuda_device_info().available) GTEST_SKIP() << batch::cuda_device_info().description;
+  if (!cuda_device_info().available) GTEST_SKIP() << cuda_device_info().description;
   auto d = test::make_fit_batch<double>(4, 1, 1, {40}, 1);
   double s = 0.0;
   EXPECT_NE(mlp_fit_batch_cuda(d.L, d.view(), 1, s, MlpCudaMapping::group).error, "");

@@ -181,7 +181,7 @@ TYPED_TEST_SUITE(SweepGpuInstantiation, AllInstantiations);
 
 TYPED_TEST(SweepGpuInstantiation, MatchesCpu) {
   using D = TypeParam;
-  const auto info = batch::cuda_device_info();
+  const auto info = cuda_device_info();
   if (!info.available) GTEST_SKIP() << "no CUDA device: " << info.description;
   const json doc = model_for<D>();
   // the model lands on this instantiation
@@ -197,7 +197,7 @@ TYPED_TEST(SweepGpuInstantiation, MatchesCpu) {
 // two chunks queued on the two slots of the pipeline and finished in turn: each comes back as its
 // own CPU run
 TEST(SweepGpu, ThePipelinesSlotsKeepTheirChunksApart) {
-  const auto info = batch::cuda_device_info();
+  const auto info = cuda_device_info();
   if (!info.available) GTEST_SKIP() << "no CUDA device: " << info.description;
   using D = batch::SweepDimsExact2<double>;
   json a = model_for<D>(), b = a;
@@ -228,7 +228,7 @@ TEST(SweepGpu, ThePipelinesSlotsKeepTheirChunksApart) {
 // out of memory with the slot's memory given back, and the retry on the same slot runs the cases
 // and gives the CPU's results
 TEST(SweepGpu, InjectedFailuresAtEachPointLeaveTheSlotUsable) {
-  const auto info = batch::cuda_device_info();
+  const auto info = cuda_device_info();
   if (!info.available) GTEST_SKIP() << "no CUDA device: " << info.description;
   using D = batch::SweepDimsExact2<double>;
   const Prepared<D> p = prepare<D>(model_for<D>(), false);
@@ -264,7 +264,7 @@ class SweepGpuDouble : public ::testing::TestWithParam<bool> {};
 INSTANTIATE_TEST_SUITE_P(SweepGpu, SweepGpuDouble, ::testing::Values(false, true));
 
 TEST_P(SweepGpuDouble, MatchesCpu) {
-  const auto info = batch::cuda_device_info();
+  const auto info = cuda_device_info();
   if (!info.available) GTEST_SKIP() << "no CUDA device: " << info.description;
   auto b = make_batch<batch::SweepDimsExact2<double>>(GetParam() ? 128 : 512, false, GetParam());
   for (std::size_t c = 0; c < b.cpu.size(); ++c) {
@@ -288,7 +288,7 @@ TEST_P(SweepGpuDouble, MatchesCpu) {
 // allocation stays the runtime's "last error", which the retry's launch check must not take for
 // its own. A failed allocation just before a chunk: the chunk runs and matches the CPU.
 TEST(SweepGpu, RunsAfterAFailedAllocation) {
-  const auto info = batch::cuda_device_info();
+  const auto info = cuda_device_info();
   if (!info.available) GTEST_SKIP() << "no CUDA device: " << info.description;
 #ifdef FIVSIM_HAVE_CUDA
   void* p = nullptr;
@@ -303,7 +303,7 @@ TEST(SweepGpu, RunsAfterAFailedAllocation) {
 }
 
 TEST(SweepGpu, LyapunovMatchesCpu) {
-  const auto info = batch::cuda_device_info();
+  const auto info = cuda_device_info();
   if (!info.available) GTEST_SKIP() << "no CUDA device: " << info.description;
   using D = batch::SweepDimsExact2<double>;
   json doc = load_json_file(scenario_path("chain2_load_sweep.json"));
@@ -322,7 +322,7 @@ TEST(SweepGpu, LyapunovMatchesCpu) {
 // an adaptive sweep: persistent threads take the cases from a queue and each stops when
 // its class is known; every case stops where the CPU's does, with its class and evidence
 TEST(SweepGpu, AdaptiveQueueMatchesCpu) {
-  const auto info = batch::cuda_device_info();
+  const auto info = cuda_device_info();
   if (!info.available) GTEST_SKIP() << "no CUDA device: " << info.description;
   using D = batch::SweepDimsExact2<double>;
   json doc = load_json_file(scenario_path("chain2_bifurcation.json"));
@@ -406,7 +406,7 @@ void expect_switching_matches_cpu(json doc, double t_end, double t_transient, do
 }
 
 TEST(SweepGpu, SwitchingMatchesCpu) {
-  const auto info = batch::cuda_device_info();
+  const auto info = cuda_device_info();
   if (!info.available) GTEST_SKIP() << "no CUDA device: " << info.description;
   const auto scenario = [](const char* file) { return load_json_file(scenario_path(file)); };
   json m1 = scenario("model1_v0_delta_grid.json");
@@ -427,7 +427,7 @@ TEST(SweepGpu, SwitchingMatchesCpu) {
 // the switching method on the general instantiations: 3 sliders (up to 8 DoF) and a 9-mass chain
 // with two sliders (up to 24 DoF)
 TEST(SweepGpu, SwitchingOnTheGeneralInstantiationsMatchesCpu) {
-  const auto info = batch::cuda_device_info();
+  const auto info = cuda_device_info();
   if (!info.available) GTEST_SKIP() << "no CUDA device: " << info.description;
   expect_switching_matches_cpu<batch::SweepDims8<double>>(model_for<batch::SweepDims8<double>>(), 40.0, 10.0, 0.01);
   expect_switching_matches_cpu<batch::SweepDimsGeneric<double>>(model_for<batch::SweepDimsGeneric<double>>(), 40.0,
@@ -438,7 +438,7 @@ TEST(SweepGpu, SwitchingOnTheGeneralInstantiationsMatchesCpu) {
 // (chain2_bifurcation.json over 48 loads, up to 600 s): every case stops at the CPU's step with the
 // CPU's class, period, settling time and exponent (both sides round alike: reproducible_math.hpp)
 TEST(SweepGpu, SwitchingWithTwinAndAdaptiveStopMatchesCpu) {
-  const auto info = batch::cuda_device_info();
+  const auto info = cuda_device_info();
   if (!info.available) GTEST_SKIP() << "no CUDA device: " << info.description;
   using D = batch::SweepDimsExact2<double>;
   json doc = load_json_file(scenario_path("chain2_bifurcation.json"));
@@ -467,7 +467,7 @@ TEST(SweepGpu, SwitchingWithTwinAndAdaptiveStopMatchesCpu) {
 
 // RK4-LCP through the general kernel (3 sliders, up to 8 DoF), each case with its own step map
 TEST(SweepGpu, Rk4LcpOnTheGeneralInstantiationMatchesCpu) {
-  const auto info = batch::cuda_device_info();
+  const auto info = cuda_device_info();
   if (!info.available) GTEST_SKIP() << "no CUDA device: " << info.description;
   using D = batch::SweepDims8<double>;
   json doc = model_for<D>();
@@ -478,7 +478,7 @@ TEST(SweepGpu, Rk4LcpOnTheGeneralInstantiationMatchesCpu) {
 }
 
 TEST(SweepGpu, FloatMatchesCpuFloat) {
-  const auto info = batch::cuda_device_info();
+  const auto info = cuda_device_info();
   if (!info.available) GTEST_SKIP() << "no CUDA device: " << info.description;
   auto b = make_batch<batch::SweepDimsExact2<float>>(256, true);
   for (std::size_t c = 0; c < b.cpu.size(); ++c) {
@@ -547,7 +547,7 @@ json pinn_variant_doc(const PinnVariant& v) {
 }
 
 TEST_P(SweepGpuPinn, MatchesCpu) {
-  const auto info = batch::cuda_device_info();
+  const auto info = cuda_device_info();
   if (!info.available) GTEST_SKIP() << "no CUDA device: " << info.description;
   using D = PinnSweepDims;
   const PinnVariant& v = GetParam();

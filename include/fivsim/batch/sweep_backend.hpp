@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "fivsim/batch/cuda_device.hpp"
+#include "fivsim/core/cuda_device.hpp"
 #include "fivsim/cases/case_batch.hpp"
 #include "fivsim/core/cuda_device.hpp"
 
