@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fivsim/app/sweep.hpp"
+
 namespace fivsim::cli {
 
 // exit codes: 0 ok, 1 an I/O or internal error, 2 bad input, 3 numerical failure of a run
@@ -42,15 +44,8 @@ struct StabilityArgs : ScenarioArgs {
 };
 
 struct SweepArgs : ScenarioArgs {
-  std::string out;              // empty: runs/<name>
-  std::string device = "auto";  // auto | cpu | cuda
-  std::string precision = "double";
-  std::string format = "auto";  // auto | csv | h5 | both
-  long chunk = 0;               // cases per chunk; 0: from device memory (CUDA) or the steps (CPU)
-  int threads = 0;              // CPU backend threads; 0: all cores
+  SweepRequest request;  // --out, --device, --precision, --format, --chunk, --threads, --shard, --resume
   bool quiet = false;
-  std::string shard;    // "i/N": only the i-th of N contiguous case ranges; empty: all
-  bool resume = false;  // continue the unfinished sweep in <out>.partial, if there is one
 };
 
 struct MergeArgs {

@@ -55,29 +55,29 @@ int main(int argc, char** argv) {
       "run every case of the scenario's sweep block (grid, zip, random) on the GPU or all CPU cores; writes "
       "cases.csv, points.csv and/or results.h5 (--format), and summary.json into --out");
   sweep_cmd->add_option("scenario", sweep.scenario, "scenario JSON file with a sweep block")->required();
-  sweep_cmd->add_option("--out", sweep.out, "output folder (default runs/<name>)");
+  sweep_cmd->add_option("--out", sweep.request.out, "output folder (default runs/<name>)");
   sweep_cmd->add_option("--set", sweep.set, "override a value: /json/pointer=value (repeatable)");
-  sweep_cmd->add_option("--device", sweep.device, "auto (CUDA when a device is present), cpu or cuda")
+  sweep_cmd->add_option("--device", sweep.request.device, "auto (CUDA when a device is present), cpu or cuda")
       ->capture_default_str();
-  sweep_cmd->add_option("--precision", sweep.precision, "double or float")->capture_default_str();
+  sweep_cmd->add_option("--precision", sweep.request.precision, "double or float")->capture_default_str();
   sweep_cmd
-      ->add_option("--format", sweep.format,
+      ->add_option("--format", sweep.request.format,
                    "files of the results: csv (cases.csv, points.csv), h5 (results.h5), both, or auto: both below "
                    "10^6 cases, h5 from there on")
       ->capture_default_str();
   sweep_cmd
-      ->add_option("--chunk", sweep.chunk,
+      ->add_option("--chunk", sweep.request.chunk,
                    "cases per chunk (default: half the free GPU memory; on the CPU at least 256 per thread, "
                    "about 2^26 case-steps)")
       ->check(integer_in(1, fivsim::batch::kMaxSweepChunk));
-  sweep_cmd->add_option("--threads", sweep.threads, "CPU backend threads (default: all cores)")
+  sweep_cmd->add_option("--threads", sweep.request.threads, "CPU backend threads (default: all cores)")
       ->check(integer_in(1, fivsim::batch::kMaxSweepThreads));
   sweep_cmd->add_flag("--quiet,-q", sweep.quiet, "no progress line on stderr");
-  sweep_cmd->add_option("--shard", sweep.shard,
+  sweep_cmd->add_option("--shard", sweep.request.shard,
                         "i/N: run only the i-th of N contiguous ranges of cases (0-based); join the N output "
                         "folders with `fivsim merge`");
 
-  sweep_cmd->add_flag("--resume", sweep.resume,
+  sweep_cmd->add_flag("--resume", sweep.request.resume,
                       "continue the unfinished sweep in <out>.partial (killed or crashed) from its last recorded "
                       "chunk; without one, start");
 

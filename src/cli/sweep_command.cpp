@@ -54,16 +54,8 @@ int sweep_command(const SweepArgs& args) {
     make_worker_exchange(*ranks, json::object())->fail(code, message);
     return kExitOk;
   };
-  SweepRequest request;
-  request.out = args.out;
+  SweepRequest request = args.request;
   request.inputs = {args.scenario};
-  request.device = args.device;
-  request.precision = args.precision;
-  request.format = args.format;
-  request.shard = args.shard;
-  request.chunk = args.chunk;
-  request.threads = args.threads;
-  request.resume = args.resume;
   request.hooks = hooks_from_environment();
   try {
     request.document = load_json_file(args.scenario);
