@@ -105,6 +105,10 @@ TableSchema case_schema(const CaseTableLayout& l, const std::vector<std::string>
   }
   if (o & kObserveLcpResidual) s.add("max_lcp_residual", ColumnKind::real);
   if (o & kObserveOutputError) s.add("output_rmse", ColumnKind::real);
+  if (o & kObserveOrbit)
+    for (const char* h : {"orbit_n", "orbit_residual", "orbit_period", "orbit_multiplier", "orbit_multiplier_arg",
+                          "orbit_unit_distance", "orbit_settle_t"})
+      s.add(h, std::string(h) == "orbit_n" ? ColumnKind::whole : ColumnKind::real);
   s.add("steps", ColumnKind::whole);
   s.add("status", ColumnKind::status);
   s.add("failed_at", ColumnKind::real);
@@ -134,7 +138,7 @@ void case_columns(const CaseTableLayout& l, long first, long n, const CaseResult
   int columns = 1 + l.n_params + (observes_class(o) ? 6 : 0) + ((o & kObserveTransitions) ? 1 : 0) +
                 ((o & kObservePoincare) ? 1 : 0) + ns * ((o & kObserveMinMax) ? 3 : 1) +
                 ((o & kObserveFractions) ? 4 : 0) + (l.lyapunov ? 2 : 0) + ((o & kObserveLcpResidual) ? 1 : 0) +
-                ((o & kObserveOutputError) ? 1 : 0) + 4 + (l.pinn ? 4 : 0);
+                ((o & kObserveOutputError) ? 1 : 0) + ((o & kObserveOrbit) ? 7 : 0) + 4 + (l.pinn ? 4 : 0);
   out.resize(n, columns);
   int c = 0;
   // one column at a time: get(r) for every case
@@ -181,6 +185,19 @@ void case_columns(const CaseTableLayout& l, long first, long n, const CaseResult
     fill([&](const CaseResult<D>& r, long) {
       return r.output_samples > 0 && !failed(r) ? std::sqrt(r.output_sse / static_cast<double>(r.output_samples)) : nan;
     });
+  if (o & kObserveOrbit) {
+    // NaN where Newton found no orbit
+    const auto orbit = [&](auto get) {
+      fill([&](const CaseResult<D>& r, long) { return r.orbit_n > 0 && !failed(r) ? get(r) : nan; });
+    };
+    fill([](const CaseResult<D>& r, long) { return static_cast<double>(r.orbit_n); });
+    orbit([](const CaseResult<D>& r) { return r.orbit_residual; });
+    orbit([](const CaseResult<D>& r) { return r.orbit_period; });
+    orbit([](const CaseResult<D>& r) { return r.orbit_multiplier; });
+    orbit([](const CaseResult<D>& r) { return r.orbit_multiplier_arg; });
+    orbit([](const CaseResult<D>& r) { return 1.0 - r.orbit_multiplier; });
+    orbit([](const CaseResult<D>& r) { return r.orbit_settle_t >= 0.0 ? r.orbit_settle_t : nan; });
+  }
   fill([](const CaseResult<D>& r, long) { return static_cast<double>(r.steps); });
   fill([](const CaseResult<D>& r, long) { return static_cast<double>(static_cast<int>(r.status)); });
   // a failed case: the time and the number of the step that failed (NaN/Inf, an LCP failure)

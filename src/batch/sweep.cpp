@@ -4,6 +4,7 @@
 #include "fivsim/batch/sweep.hpp"
 
 #include "fivsim/cases/belt_runner.hpp"
+#include "fivsim/cases/case_orbit.hpp"
 
 #include <omp.h>
 
@@ -278,6 +279,25 @@ void run_chunk_cpu(const CaseBatch<D>& cases, const SweepAnalysis& an, const Ste
   });
 }
 
+template <class D>
+void shoot_orbits_cpu(const CaseBatch<D>& cases, const SweepAnalysis& an, CaseResult<D>* results, const double* points,
+                      int threads) {
+  if constexpr (std::is_same_v<typename D::scalar, double>) {
+    if (cases.n <= 0) return;
+    struct Scratch {
+      CaseSetup<D> setup;
+      OrbitWork<D> work;
+    };
+    const long per_case = case_points_size(cases.setups[0].model.n_dof, an);
+    const OrbitObserverSettings os;
+    // one case at a time: a case near a bifurcation shoots for every N
+    for_each_case<Scratch>(cases.n, threads, 1, nullptr, [&](Scratch& x, long c) {
+      decide_by_orbit(cases.setup(c, x.setup), cases.switching_settings, os, an, points + c * per_case, x.work,
+                      results[c]);
+    });
+  }
+}
+
 void run_chunk_cpu_pinn(const PinnChunk& ch, const SweepAnalysis& an, const StepOptions& opt,
                         CaseResult<PinnSweepDims>* results, double* points, PinnTotals* totals, int threads) {
   using D = PinnSweepDims;
@@ -333,7 +353,8 @@ void run_chunk_cpu_pinn(const PinnChunk& ch, const SweepAnalysis& an, const Step
   template void prepare_cases<D>(const SweepPlan&, const SweepShared<D>&, long, long, PreparedCases<D>&);       \
   template void run_chunk_cpu<D>(const CaseBatch<D>&, const SweepAnalysis&, const StepOptions&, CaseResult<D>*, \
                                  double*, int, ChunkTicker*);                                                   \
-  template bool runs_as_belt<D>(const CaseBatch<D>&, const SweepAnalysis&, const StepOptions&);
+  template bool runs_as_belt<D>(const CaseBatch<D>&, const SweepAnalysis&, const StepOptions&);                 \
+  template void shoot_orbits_cpu<D>(const CaseBatch<D>&, const SweepAnalysis&, CaseResult<D>*, const double*, int);
 FIVSIM_SWEEP_FOR_EACH_DIMS(FIVSIM_SWEEP_INSTANTIATE)
 #undef FIVSIM_SWEEP_INSTANTIATE
 

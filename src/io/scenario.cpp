@@ -690,6 +690,20 @@ Scenario parse_scenario(const json& doc) {
     s.analysis.confirmations = static_cast<int>(an.integer_or("confirmations", 3, 1));
     if (s.analysis.confirmations > 64) throw InputError(an.pointer_of("confirmations"), "must be <= 64");
     s.analysis.adaptive = an.boolean_or("adaptive", false);
+    // the orbit observer: the classification's observers, and each case's exact orbit shot from its
+    // last break-away sample by the switching model
+    if (an.boolean_or("orbit", false)) s.analysis.observers |= kObserveOrbit;
+    if (s.analysis.observers & kObserveOrbit) {
+      std::string why;
+      if (s.analysis.poincare.section != "stick_to_slip" || (s.analysis.observers & kObservePoincare) == 0 ||
+          !observes_class(s.analysis.observers))
+        throw InputError(an.pointer_of(an.has("orbit") ? "orbit" : "observers"),
+                         "the orbit observer shoots from break-away samples: it needs analysis.poincare.section "
+                         "stick_to_slip and the classification's observers (min_max, transitions, poincare)");
+      if (!event_driven_supports(s.model, &why))
+        throw InputError(an.pointer_of(an.has("orbit") ? "orbit" : "observers"),
+                         "the orbit observer shoots with the switching model: " + why);
+    }
     // adaptive stopping watches the section samples and judges them against the trajectory's range
     if (s.analysis.adaptive &&
         (s.analysis.poincare.section == "none" || (s.analysis.observers & kObservePoincare) == 0 ||

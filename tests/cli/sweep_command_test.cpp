@@ -322,8 +322,7 @@ TEST(SweepCommand, MpiRanksWriteTheSingleRunsFiles) {
   // count of the ranks per device before they fall back to the CPU
   const fs::path ahead = fresh_dir("fivsim_mpi_ahead");
   std::string ahead_sweep = sweep;
-  if (!fivsim::cuda_device_info().available)
-    ahead_sweep.replace(ahead_sweep.find("--device cpu"), 12, "--device auto");
+  if (!fivsim::cuda_device_info().available) ahead_sweep.replace(ahead_sweep.find("--device cpu"), 12, "--device auto");
   ::setenv("FIVSIM_SWEEP_PREPARE_AHEAD", "1", 1);
   const Result r = run_fivsim_ranks(2, ahead_sweep + " --chunk 3 --out " + ahead.string());
   ::unsetenv("FIVSIM_SWEEP_PREPARE_AHEAD");
@@ -942,7 +941,14 @@ TEST(SweepCommand, BadSweepsAreRejectedByPointer) {
              "/analysis/lyapunov/every");
   expect_bad(kScenarios + "chain2_load_sweep.json --set '/analysis/observers=[\"rms\",\"rainbow\"]'",
              "/analysis/observers/1: unknown observer 'rainbow' (one of: rms, min_max, transitions, poincare, "
-             "contact_fractions, lcp_residual, output_error)");
+             "contact_fractions, lcp_residual, output_error, orbit)");
+  // the orbit observer shoots from break-away samples with the switching model
+  expect_bad(kScenarios +
+                 "chain2_load_sweep.json --set /analysis/orbit=true --set '/analysis/poincare={\"section\": "
+                 "\"velocity\", \"dof\": 0, \"value\": 0}'",
+             "/analysis/orbit: the orbit observer shoots from break-away samples");
+  expect_bad(kScenarios + "chain2_load_sweep.json --set '/analysis/observers=[\"rms\",\"orbit\"]'",
+             "/analysis/observers: the orbit observer shoots from break-away samples");
   expect_bad(kScenarios + "chain2_load_sweep.json --set /analysis/observers=\\\"skinny\\\"",
              "/analysis/observers: unknown value 'skinny'");
   expect_bad(kScenarios + "chain2_load_sweep.json --set '/sweep/parameters/0/path=\"/analysis/points\"'",

@@ -16,6 +16,9 @@ enum : unsigned {
   kObserveFractions = 16u,    // time fractions per contact state
   kObserveLcpResidual = 32u,  // the largest LCP residual
   kObserveOutputError = 64u,  // q[dof] against a reference series at every step (output_rmse; grey-box searches)
+  // after the run, the exact periodic orbit shot from the last section sample (cases/case_orbit.hpp):
+  // orbit_* columns, and the class where a stable orbit is found
+  kObserveOrbit = 128u,
 };
 inline constexpr unsigned kObserveLean = kObserveRms;
 inline constexpr unsigned kObserveStatistics = kObserveRms | kObserveMinMax;
@@ -31,8 +34,8 @@ FIVSIM_HD constexpr bool observes_points(unsigned observers) {
 }
 
 // the names of the observers in the scenario file, bit by bit
-inline constexpr int kObserverCount = 7;
+inline constexpr int kObserverCount = 8;
 inline constexpr const char* kObserverNames[kObserverCount] = {
-    "rms", "min_max", "transitions", "poincare", "contact_fractions", "lcp_residual", "output_error"};
+    "rms", "min_max", "transitions", "poincare", "contact_fractions", "lcp_residual", "output_error", "orbit"};
 
 }  // namespace fivsim

@@ -14,7 +14,6 @@
 #include <string>
 #include <vector>
 
-#include "fivsim/core/cuda_device.hpp"
 #include "fivsim/cases/case_batch.hpp"
 #include "fivsim/core/cuda_device.hpp"
 
@@ -55,6 +54,14 @@ class ChunkTicker {
 template <class D>
 void run_chunk_cpu(const CaseBatch<D>& cases, const SweepAnalysis& an, const StepOptions& opt, CaseResult<D>* results,
                    double* points, int threads, ChunkTicker* ticker = nullptr);
+
+// the orbit observer (cases/case_orbit.hpp) over a chunk whose cases have run, on the host's
+// `threads` (0: all), whichever backend ran them: each case's exact orbit shot from its last
+// section sample, its class where a stable one is found (double precision; float sweeps keep
+// their samples' classes)
+template <class D>
+void shoot_orbits_cpu(const CaseBatch<D>& cases, const SweepAnalysis& an, CaseResult<D>* results, const double* points,
+                      int threads);
 
 // a backend call reports a DeviceOutcome (core/cuda_device.hpp): on a lack of device memory the
 // caller runs the cases in smaller parts
@@ -140,6 +147,8 @@ std::size_t sweep_kernel_local_bytes();
   extern template void run_chunk_cpu<D>(const CaseBatch<D>&, const SweepAnalysis&, const StepOptions&, CaseResult<D>*, \
                                         double*, int, ChunkTicker*);                                                   \
   extern template bool runs_as_belt<D>(const CaseBatch<D>&, const SweepAnalysis&, const StepOptions&);                 \
+  extern template void shoot_orbits_cpu<D>(const CaseBatch<D>&, const SweepAnalysis&, CaseResult<D>*, const double*,   \
+                                           int);                                                                       \
   extern template class CudaPipeline<D>;                                                                               \
   extern template std::size_t sweep_kernel_local_bytes<D>();                                                           \
   extern template DeviceOutcome run_chunk_cuda<D>(const CaseBatch<D>&, const SweepAnalysis&, const StepOptions&,       \

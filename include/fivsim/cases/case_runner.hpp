@@ -69,6 +69,14 @@ struct CaseResult {
   // largest spread of a phase over the window, relative to the range (N chosen, else the best)
   double recurrence = 0.0;
   double settled_at = -1.0;  // time of the first sample of the periodic window (−1: not periodic)
+  // the orbit observer (case_orbit.hpp): the stable orbit shot from the last sample, else the
+  // smallest N's unstable one; orbit_n 0 where Newton found none
+  int orbit_n = 0;
+  double orbit_residual = 0.0;        // max|Pᴺ(x) − x| at the orbit
+  double orbit_period = 0.0;          // its period (s)
+  double orbit_multiplier = 0.0;      // the largest Floquet multiplier's modulus
+  double orbit_multiplier_arg = 0.0;  // and argument (rad)
+  double orbit_settle_t = -1.0;       // a stable orbit: when the samples come within periodic_tol of it
 };
 
 namespace detail {

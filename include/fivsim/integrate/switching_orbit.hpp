@@ -105,6 +105,9 @@ struct OrbitSettings {
   int max_iterations = 20;  // Newton steps
   double tol = 1e-10;       // converged when max|P(x) − x| ≤ tol·(1 + max|x|)
   double max_time = 1e3;    // a return must come within this (s)
+  // give up once a step from the third on leaves more than this share of the last residual (0:
+  // never): Newton near an orbit contracts it quadratically, from a chaotic point it wanders
+  double give_up_ratio = 0.0;
 };
 
 template <class D>
@@ -226,6 +229,40 @@ FIVSIM_HD inline bool switching_breakaway_map(const Model<D>& m, const Switching
          ok && hooks_ok;
 }
 
+// the first break-away of contact c after t0 from any state x (its modes found from the state, as
+// a run starts): its time, state and the modes just after it into w.t_end, w.x_end, w.modes_end —
+// a point on the section to shoot from. A break-away at t0 itself (x on the section already) is
+// passed over: it is where x lies, not where the flow returns. False when the run failed or met
+// none before t0 + max_time
+template <class D>
+FIVSIM_HD inline bool switching_land_on_breakaway(const Model<D>& m, const SwitchingSettings& set, OrbitWork<D>& w,
+                                                  double t0, const typename D::scalar* x, int contact,
+                                                  double max_time) {
+  using T = typename D::scalar;
+  const int nq = dof_count(m), nc = contact_count(m);
+  w.ws.started = false;
+  bool landed = false;
+  auto sink = [&](const SwitchingEvent<T>& e) {
+    if (landed || e.section || e.contact != contact || e.from != ContactState::stick || e.to == ContactState::free ||
+        !(e.t > t0))
+      return;
+    landed = true;
+    w.t_end = e.t;
+    for (int i = 0; i < nq; ++i) {
+      w.x_end[i] = e.q[i];
+      w.x_end[nq + i] = e.u[i];
+    }
+    for (int i = 0; i < nc; ++i) w.modes_end[i] = w.ws.mode[i];
+  };
+  if (switching_start(m, set, SwitchingSection{}, w.ws, t0, x, x + nq, false, sink) != Status::ok) return false;
+  const double slice = 100.0 * w.ws.max_step;
+  for (double t = t0; !landed && t < t0 + max_time;) {
+    t = t + slice < t0 + max_time ? t + slice : t0 + max_time;
+    if (switching_advance(m, set, SwitchingSection{}, w.ws, t, sink) != Status::ok) return false;
+  }
+  return landed;
+}
+
 // the break-away section's conditions at (t, x) — γ_c and the stick margin that fires into
 // `after` (slip− : μ⁻(0)λ_N − λ_T, slip+ : λ_T + μ⁺(0)λ_N), contact c sticking and the others in
 // `modes` — with their gradients, into w.constraint / constraint_grad
@@ -268,13 +305,14 @@ FIVSIM_HD inline OrbitResult<D> switching_breakaway_orbit(const Model<D>& m, con
     if (!switching_breakaway_map(m, set, w, t0, out.x, modes, contact, os.crossings, os.max_time)) return out;
     for (int i = 0; i < nc; ++i)
       if (w.modes_end[i] != modes[i]) return out;  // another sequence of modes: not this orbit
+    const double last = out.residual;
     const bool closed = orbit_detail::note_return(out, w, ny, t0, it, os.tol);
     if (!breakaway_constraints(m, set, w, t0, out.x, modes, contact)) return out;
     if (closed) {
       out.converged = true;
       return out;
     }
-    if (it == os.max_iterations) break;
+    if (it == os.max_iterations || (os.give_up_ratio > 0.0 && it >= 2 && out.residual > os.give_up_ratio * last)) break;
     Mat<T, NB, NB> A;
     Vec<T, NB> r;
     for (int i = 0; i < ny + 2; ++i)
