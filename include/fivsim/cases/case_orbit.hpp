@@ -60,7 +60,7 @@ FIVSIM_HD inline void decide_by_orbit(const CaseSetup<D>& setup, const Switching
   const Model<D>& m = setup.model;
   const int nq = dof_count(m), ny = 2 * nq, nc = contact_count(m);
   if (r.status != Status::ok || r.transitions == 0 || an.section != SectionKind::stick_to_slip ||
-      r.points_seen[1] == 0 || an.contact >= nc)
+      r.points_seen[1] == 0 || an.capacity <= 0 || an.contact >= nc)
     return;
   // the last sample kept, landed on the exact system's section: its next break-away
   const long kept = r.points_seen[1] < an.capacity ? r.points_seen[1] : an.capacity;
