@@ -362,7 +362,7 @@ struct CaseRun {
     if (an->adaptive && detail::adaptive_sample(points, *an, nq, *r, confirmed_until)) return true;
     // chaos shows in the exponent's sign, whatever the samples do (judged as a block closes),
     // until periodic-N is confirmed: its last orbit then runs to its end
-    if (an->adaptive && twin && confirmed_until < 0 && r->lyapunov_blocks.count >= kLyapunovMinBlocks &&
+    if (an->adaptive && twin && confirmed_until < 0 && r->lyapunov_blocks.count >= kChaosStopBlocks &&
         r->lyapunov_time > 0.0) {
       const double cycle = detail::mean_block_time(*r);
       const double lambda = lyapunov_sum / r->lyapunov_time;
