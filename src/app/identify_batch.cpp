@@ -11,8 +11,6 @@
 #include <vector>
 
 #include "fivsim/app/identify_run.hpp"
-#include "fivsim/app/sweep.hpp"
-#include "fivsim/batch/greybox_sweeps.hpp"
 
 namespace fivsim {
 namespace {
@@ -131,7 +129,7 @@ IdentifyBatchResult run_identify_batch(const IdentifyBatch& batch, const std::fu
     try {
       IdentifyConfig c = batch.configs[k];
       // a grey-box case's batches of candidates as sweeps, as a single identification's
-      batch::score_populations_by_sweeps(c, parse_sweep_device(c.device, "/options/device"));
+      score_populations_on_options_device(c);
       const Record record = identification_record(c);
       samples[k] = static_cast<double>(record.size());
       const IdentificationResult result = identify(c, record);

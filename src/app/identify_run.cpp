@@ -98,8 +98,7 @@ LoadedIdentification load_identification(const json& document, const std::string
   } catch (const ModelError& e) {
     throw InputError("/data/scenario", e.what());
   }
-  // a grey-box search's batches of candidates as sweeps, on the device its options name
-  batch::score_populations_by_sweeps(out.config, parse_sweep_device(out.config.device, "/options/device"));
+  score_populations_on_options_device(out.config);
   return out;
 }
 
@@ -304,6 +303,10 @@ std::vector<std::filesystem::path> identify_inputs(const std::string& config_fil
   if (!config_file.empty()) inputs.emplace_back(config_file);
   if (!config.csv_path.empty()) inputs.emplace_back(config.csv_path);
   return inputs;
+}
+
+void score_populations_on_options_device(IdentifyConfig& config) {
+  batch::score_populations_by_sweeps(config, parse_sweep_device(config.device, "/options/device"));
 }
 
 }  // namespace fivsim

@@ -36,6 +36,11 @@ struct IdentifyOutcome {
 
 IdentifyOutcome run_identification(const LoadedIdentification& loaded);
 
+// a grey-box search of a model scenario's numbers: its batches of candidates scored by sweeps on
+// the device its options name (nothing for other methods); load_identification and each case of a
+// batch (identify_batch.hpp) call it
+void score_populations_on_options_device(IdentifyConfig& config);
+
 // the files an identification reads (its config file where it came from one, a record's CSV): an
 // output folder may not hold them
 std::vector<std::filesystem::path> identify_inputs(const std::string& config_file, const IdentifyConfig& config);
