@@ -105,10 +105,12 @@ TableSchema case_schema(const CaseTableLayout& l, const std::vector<std::string>
   }
   if (o & kObserveLcpResidual) s.add("max_lcp_residual", ColumnKind::real);
   if (o & kObserveOutputError) s.add("output_rmse", ColumnKind::real);
-  if (o & kObserveOrbit)
-    for (const char* h : {"orbit_n", "orbit_residual", "orbit_period", "orbit_multiplier", "orbit_multiplier_arg",
+  if (o & kObserveOrbit) {
+    s.add("orbit_n", ColumnKind::whole);
+    for (const char* h : {"orbit_residual", "orbit_period", "orbit_multiplier", "orbit_multiplier_arg",
                           "orbit_unit_distance", "orbit_settle_t"})
-      s.add(h, std::string(h) == "orbit_n" ? ColumnKind::whole : ColumnKind::real);
+      s.add(h, ColumnKind::real);
+  }
   s.add("steps", ColumnKind::whole);
   s.add("status", ColumnKind::status);
   s.add("failed_at", ColumnKind::real);

@@ -35,16 +35,19 @@ struct OrbitObserverSettings {
 
 namespace orbit_observer_detail {
 
-// whether x and y agree within `near` of each component's range over the case
+// the largest distance between x and y over the components, each relative to its range over the
+// case (NaN where one is not finite)
 template <class D>
-FIVSIM_HD inline bool near_case_orbit(const typename D::scalar* x, const typename D::scalar* y, int ny, double near,
+FIVSIM_HD inline double case_distance(const typename D::scalar* x, const typename D::scalar* y, int ny,
                                       const CaseResult<D>& r) {
+  double dist = 0.0;
   for (int i = 0; i < ny; ++i) {
     const double range = r.series[i].max - r.series[i].min;
-    const double tol = near * (range > 0.0 ? range : 1.0) + 1e-12 * (1.0 + fabs(static_cast<double>(x[i])));
-    if (!(fabs(static_cast<double>(x[i] - y[i])) <= tol)) return false;
+    const double d = fabs(static_cast<double>(x[i] - y[i])) / (range > 0.0 ? range : 1.0);
+    if (d != d) return d;
+    dist = d > dist ? d : dist;
   }
-  return true;
+  return dist;
 }
 
 }  // namespace orbit_observer_detail
@@ -83,7 +86,7 @@ FIVSIM_HD inline void decide_by_orbit(const CaseSetup<D>& setup, const Switching
   for (int n = 1; n <= an.max_period; ++n) {
     const OrbitSettings settings{n, os.max_iterations, os.tol, max_time, os.give_up_ratio};
     const OrbitResult<D> o = switching_breakaway_orbit(m, set, settings, w, t0, x0, modes, an.contact);
-    if (!o.converged || !od::near_case_orbit<D>(x0, o.x, ny, os.near, r)) continue;
+    if (!o.converged || !(od::case_distance<D>(x0, o.x, ny, r) <= os.near)) continue;
     T re[2 * D::max_dof] = {}, im[2 * D::max_dof] = {};
     if (breakaway_multipliers(m, w, re, im) < 0) continue;
     const double lambda = sqrt(static_cast<double>(re[0] * re[0] + im[0] * im[0]));
@@ -95,7 +98,7 @@ FIVSIM_HD inline void decide_by_orbit(const CaseSetup<D>& setup, const Switching
       bool repeats = false;
       for (int d = 1; d < n && !repeats; ++d) {
         if (n % d != 0 || !switching_breakaway_map(m, set, w, t0, y, modes, an.contact, d, max_time)) continue;
-        repeats = od::near_case_orbit<D>(y, w.x_end, ny, 10.0 * os.tol, r);
+        repeats = od::case_distance<D>(y, w.x_end, ny, r) <= 10.0 * os.tol;
       }
       if (repeats) continue;
     }
@@ -111,12 +114,7 @@ FIVSIM_HD inline void decide_by_orbit(const CaseSetup<D>& setup, const Switching
     if (!stable) continue;
     // stable: the samples contract onto it by λ each N returns; when they will be within the
     // classification's tolerance of it
-    double dist = 0.0;
-    for (int i = 0; i < ny; ++i) {
-      const double range = r.series[i].max - r.series[i].min;
-      const double d = fabs(static_cast<double>(x0[i] - o.x[i])) / (range > 0.0 ? range : 1.0);
-      dist = d > dist ? d : dist;
-    }
+    const double dist = od::case_distance<D>(x0, o.x, ny, r);
     const double returns = lambda > 0.0 && dist > an.periodic_tol ? log(an.periodic_tol / dist) / log(lambda) : 0.0;
     r.orbit_settle_t = t0 + returns * o.period;
     r.klass = CaseClass::periodic;

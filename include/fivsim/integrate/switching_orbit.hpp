@@ -39,19 +39,31 @@ FIVSIM_HD inline int section_coordinate(const SwitchingSection& s, int nq) {
 
 namespace orbit_detail {
 
-// Φ from the run's start, then the run on in slices of the step cap's hundredfold until the sink
-// has seen `crossings` returns (or max_time has passed)
+// the started run on from t0 in slices of the step cap's hundredfold until done() (or max_time has
+// passed), its events to the sink and its steps to the hooks given; false on a failed step
+template <class D, class Done, class Sink, class... Hooks>
+FIVSIM_HD inline bool advance_until(const Model<D>& m, const SwitchingSettings& set, const SwitchingSection& section,
+                                    SwitchingWorkspace<D>& ws, double t0, double max_time, Done&& done, Sink& sink,
+                                    Hooks&... hooks) {
+  const double slice = 100.0 * ws.max_step;
+  for (double t = t0; !done() && t < t0 + max_time;) {
+    t = t + slice < t0 + max_time ? t + slice : t0 + max_time;
+    if (switching_advance(m, set, section, ws, t, sink, hooks...) != Status::ok) return false;
+  }
+  return true;
+}
+
+// Φ from the run's start, then the run on until the sink has seen `crossings` returns (or
+// max_time has passed)
 template <class D, class Sink>
 FIVSIM_HD inline bool run_to_return(const Model<D>& m, const SwitchingSettings& set, const SwitchingSection& section,
                                     OrbitWork<D>& w, double t0, double max_time, const int& seen, int crossings,
                                     Sink& sink, bool& hooks_ok) {
   tangent_reset(m, w.tan);
   TangentHooks<D> hooks{w.tan};
-  const double slice = 100.0 * w.ws.max_step;
-  for (double t = t0; seen < crossings && t < t0 + max_time;) {
-    t = t + slice < t0 + max_time ? t + slice : t0 + max_time;
-    if (switching_advance(m, set, section, w.ws, t, sink, hooks) != Status::ok) return false;
-  }
+  if (!advance_until(
+          m, set, section, w.ws, t0, max_time, [&] { return seen >= crossings; }, sink, hooks))
+    return false;
   hooks_ok = hooks.ok;
   return seen >= crossings;
 }
@@ -255,12 +267,9 @@ FIVSIM_HD inline bool switching_land_on_breakaway(const Model<D>& m, const Switc
     for (int i = 0; i < nc; ++i) w.modes_end[i] = w.ws.mode[i];
   };
   if (switching_start(m, set, SwitchingSection{}, w.ws, t0, x, x + nq, false, sink) != Status::ok) return false;
-  const double slice = 100.0 * w.ws.max_step;
-  for (double t = t0; !landed && t < t0 + max_time;) {
-    t = t + slice < t0 + max_time ? t + slice : t0 + max_time;
-    if (switching_advance(m, set, SwitchingSection{}, w.ws, t, sink) != Status::ok) return false;
-  }
-  return landed;
+  return orbit_detail::advance_until(
+             m, set, SwitchingSection{}, w.ws, t0, max_time, [&] { return landed; }, sink) &&
+         landed;
 }
 
 // the break-away section's conditions at (t, x) — γ_c and the stick margin that fires into
