@@ -24,6 +24,7 @@
 
 #include "cuda_util.cuh"
 #include "fivsim/cases/belt_runner.hpp"
+#include "fivsim/cases/case_orbit.hpp"
 #include "fivsim/batch/sweep_backend.hpp"
 
 namespace fivsim::batch {
@@ -43,23 +44,26 @@ struct MoreauKernelStepper {
 };
 
 // the general kernels' steppers: plain Moreau; Moreau or Runge–Kutta with or without the Lyapunov
-// twin; the switching integrator (double precision only)
-enum KernelStepper : int { kPlainMoreau = 0, kGeneralStepper = 1, kSwitching = 2 };
+// twin; the switching integrator (double precision only), alone or shooting an adaptive case's
+// orbit as it runs (the orbit observer; each thread's OrbitWork in global scratch)
+enum KernelStepper : int { kPlainMoreau = 0, kGeneralStepper = 1, kSwitching = 2, kSwitchingOrbit = 3 };
 
 // one case of the general kernels
 template <class D, int Kind>
 __device__ void sweep_case(const CaseBatch<D>& cases, const SweepAnalysis& an, const StepOptions& opt, long c,
-                           CaseResult<D>* __restrict__ results, double* __restrict__ points, long per_case) {
+                           CaseResult<D>* __restrict__ results, double* __restrict__ points, long per_case,
+                           OrbitWork<D>* orbit) {
   // the shared setup read where it lies; a scratch copy only where the case's row changes it (the
   // frame is local memory the driver reserves for every resident thread: one setup, not two)
   CaseSetup<D> scratch;
   const CaseSetup<D>& setup = cases.setup(c, scratch);
   State<D> s;
   CaseResult<D> r;
-  if constexpr (Kind == kSwitching) {
+  if constexpr (Kind == kSwitching || Kind == kSwitchingOrbit) {
     SwitchingCaseWorkspace<D> ws;
     State<D> twin;
-    run_switching_case(setup, cases.switching_settings, an, opt, ws, s, r, points + c * per_case, &twin);
+    run_switching_case(setup, cases.switching_settings, an, opt, ws, s, r, points + c * per_case, &twin,
+                       Kind == kSwitchingOrbit ? orbit : nullptr);
   } else if constexpr (Kind == kGeneralStepper) {
     CaseWorkspace<D> ws;
     LyapunovTwin<D> twin;
@@ -77,14 +81,33 @@ __device__ void sweep_case(const CaseBatch<D>& cases, const SweepAnalysis& an, c
 // that a chunk costs the sum of its cases rather than its longest times its size
 template <class D, int Kind>
 __global__ void sweep_kernel(CaseBatch<D> cases, SweepAnalysis an, StepOptions opt, CaseResult<D>* __restrict__ results,
-                             double* __restrict__ points, long per_case, unsigned long long* queue) {
+                             double* __restrict__ points, long per_case, unsigned long long* queue,
+                             OrbitWork<D>* orbit_work) {
+  const long thread = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  OrbitWork<D>* orbit = orbit_work ? orbit_work + thread : nullptr;
   if (!queue) {
-    const long c = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (c < cases.n) sweep_case<D, Kind>(cases, an, opt, c, results, points, per_case);
+    if (thread < cases.n) sweep_case<D, Kind>(cases, an, opt, thread, results, points, per_case, orbit);
     return;
   }
   for (long c = static_cast<long>(atomicAdd(queue, 1ull)); c < cases.n; c = static_cast<long>(atomicAdd(queue, 1ull)))
-    sweep_case<D, Kind>(cases, an, opt, c, results, points, per_case);
+    sweep_case<D, Kind>(cases, an, opt, c, results, points, per_case, orbit);
+}
+
+// the orbit observer's pass over a chunk that has run (cases/case_orbit.hpp decide_by_orbit, as
+// the CPU's shoot_orbits_cpu): persistent threads, each with its OrbitWork in global scratch, take
+// the cases from a queue (a case near a bifurcation shoots for every N, its neighbours for one)
+template <class D>
+__global__ void orbit_kernel(CaseBatch<D> cases, SweepAnalysis an, CaseResult<D>* __restrict__ results,
+                             const double* __restrict__ points, long per_case, unsigned long long* queue,
+                             OrbitWork<D>* orbit_work) {
+  OrbitWork<D>& work = orbit_work[static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x];
+  const OrbitObserverSettings os;
+  for (long c = static_cast<long>(atomicAdd(queue, 1ull)); c < cases.n;
+       c = static_cast<long>(atomicAdd(queue, 1ull))) {
+    CaseSetup<D> scratch;
+    decide_by_orbit(cases.setup(c, scratch), cases.switching_settings, os, an, points + c * per_case, work,
+                    results[c]);
+  }
 }
 
 // the grid of a queue-fed launch: as many blocks as stay resident together, at most one case a
@@ -109,6 +132,17 @@ __global__ void belt_kernel(BeltModel<D> b, CaseBatch<D> cases, SweepAnalysis an
   // the result straight in device memory: the runner touches it at events and at the end only,
   // and a copy on the thread's stack would cost its frame
   run_belt_lanes<D, 1, Obs>(b, cases, c, 1, an, opt, x, results + c, points + c * per_case, per_case);
+}
+
+// the grid of a queue-fed launch whose threads each hold an OrbitWork in global scratch: resident
+// blocks, at most one case a thread, and no more threads than a quarter of the device's free
+// memory holds (an OrbitWork of the 24-DoF instantiation is 175 kB)
+template <class D, class Kernel>
+unsigned orbit_grid(Kernel kernel, int block, long n) {
+  std::size_t free_bytes = 0, total_bytes = 0;
+  cudaMemGetInfo(&free_bytes, &total_bytes);
+  const long fit = static_cast<long>(free_bytes / 4 / sizeof(OrbitWork<D>)) / block;
+  return static_cast<unsigned>(std::max(1L, std::min(static_cast<long>(resident_grid(kernel, block, n)), fit)));
 }
 
 // threads a block of the sweep kernels: small enough that a queue-fed launch's last blocks do
@@ -184,6 +218,7 @@ struct CudaPipeline<D>::Impl {
     DeviceBuffer<CaseResult<D>> results;
     DeviceBuffer<unsigned long long> queue;  // the next case of a queue-fed launch
     DeviceBuffer<double> reference;          // output_error's series
+    DeviceBuffer<OrbitWork<D>> orbit_work;   // the orbit observer's scratch, a thread each
     PinnedBuffer<CaseResult<D>> results_out;
     PinnedBuffer<double> points_out;
     long n = 0;
@@ -197,6 +232,7 @@ struct CudaPipeline<D>::Impl {
       results.release();
       queue.release();
       reference.release();
+      orbit_work.release();
       results_out.release();
       points_out.release();
     }
@@ -252,6 +288,17 @@ DeviceOutcome CudaPipeline<D>::launch(int which, const CaseBatch<D>& h, const Sw
   const std::size_t n_reference = host_an.reference ? static_cast<std::size_t>(host_an.reference_n) : 0;
   if (err == cudaSuccess) err = s.reference.ensure(n_reference);
   if (err == cudaSuccess) err = s.points.ensure(s.n_points);
+  // the orbit observer (double precision): the pass after the cases, and an adaptive switching
+  // case's shots as it runs, on persistent threads with their scratch
+  unsigned orbit_pass_grid = 0, orbit_run_grid = 0;
+  if constexpr (std::is_same_v<typename D::scalar, double>) {
+    if (host_an.observers & kObserveOrbit) {
+      orbit_pass_grid = orbit_grid<D>(orbit_kernel<D>, kSweepBlock, h.n);
+      if (h.switching && host_an.adaptive) orbit_run_grid = orbit_grid<D>(sweep_kernel<D, kSwitchingOrbit>, kSweepBlock, h.n);
+      if (err == cudaSuccess)
+        err = s.orbit_work.ensure(static_cast<std::size_t>(std::max(orbit_pass_grid, orbit_run_grid)) * kSweepBlock);
+    }
+  }
   DeviceOutcome failed = device_outcome(err);
   if (failed.ok() && impl_->injected(FailurePoint::slot_buffers, which, h.n))
     failed = InjectedFailures::outcome(FailurePoint::slot_buffers, which);
@@ -330,18 +377,36 @@ DeviceOutcome CudaPipeline<D>::launch(int which, const CaseBatch<D>& h, const Sw
     const auto launch_kind = [&](auto k) {
       kernel = reinterpret_cast<const void*>(k);
       const unsigned g = queue ? resident_grid(k, block, h.n) : grid;
-      k<<<g, block, 0, s.stream>>>(dev, an, opt, s.results.data, s.points.data, per_case, queue);
+      k<<<g, block, 0, s.stream>>>(dev, an, opt, s.results.data, s.points.data, per_case, queue, nullptr);
     };
     if (h.switching) {
-      if constexpr (std::is_same_v<typename D::scalar, double>) launch_kind(sweep_kernel<D, kSwitching>);
+      if constexpr (std::is_same_v<typename D::scalar, double>) {
+        if (orbit_run_grid > 0) {
+          kernel = reinterpret_cast<const void*>(sweep_kernel<D, kSwitchingOrbit>);
+          sweep_kernel<D, kSwitchingOrbit><<<orbit_run_grid, block, 0, s.stream>>>(
+              dev, an, opt, s.results.data, s.points.data, per_case, queue, s.orbit_work.data);
+        } else {
+          launch_kind(sweep_kernel<D, kSwitching>);
+        }
+      }
     } else if (h.maps || an.lyapunov_every > 0) {
       launch_kind(sweep_kernel<D, kGeneralStepper>);
     } else {
       launch_kind(sweep_kernel<D, kPlainMoreau>);
     }
   }
-  cudaEventRecord(s.stop, s.stream);
   err = cudaGetLastError();
+  if constexpr (std::is_same_v<typename D::scalar, double>) {
+    if (orbit_pass_grid > 0 && err == cudaSuccess) {
+      kernel = reinterpret_cast<const void*>(orbit_kernel<D>);
+      err = cudaMemsetAsync(s.queue.data, 0, sizeof(unsigned long long), s.stream);
+      if (err != cudaSuccess) return device_outcome(err);
+      orbit_kernel<D><<<orbit_pass_grid, block, 0, s.stream>>>(dev, an, s.results.data, s.points.data, per_case,
+                                                               s.queue.data, s.orbit_work.data);
+      err = cudaGetLastError();
+    }
+  }
+  cudaEventRecord(s.stop, s.stream);
   if (err != cudaSuccess) return launch_failure(err, kernel, dims_label<D>());
   // out: into pinned memory, so that the copies run while the host goes on
   if (err == cudaSuccess)
@@ -384,8 +449,11 @@ std::size_t sweep_kernel_local_bytes() {
   }
   take(reinterpret_cast<const void*>(sweep_kernel<D, kPlainMoreau>));
   take(reinterpret_cast<const void*>(sweep_kernel<D, kGeneralStepper>));
-  if constexpr (std::is_same_v<typename D::scalar, double>)
+  if constexpr (std::is_same_v<typename D::scalar, double>) {
     take(reinterpret_cast<const void*>(sweep_kernel<D, kSwitching>));
+    take(reinterpret_cast<const void*>(sweep_kernel<D, kSwitchingOrbit>));
+    take(reinterpret_cast<const void*>(orbit_kernel<D>));
+  }
   cudaGetLastError();
   return most;
 }

@@ -108,8 +108,19 @@ class PinnBackend final : public SynchronousBackend<PinnSweepDims> {
   DeviceOutcome run_now(const SlotWork<PinnSweepDims>& w, double& own_s) override {
     PinnChunk chunk = *s_.pinn;
     chunk.cases = w.cases;
-    if (s_.cuda) return run_chunk_cuda_pinn(chunk, s_.an, s_.opt, w.results, w.points, w.pinn, own_s);
-    run_chunk_cpu_pinn(chunk, s_.an, s_.opt, w.results, w.points, w.pinn, s_.threads);
+    if (s_.cuda) {
+      const DeviceOutcome out = run_chunk_cuda_pinn(chunk, s_.an, s_.opt, w.results, w.points, w.pinn, own_s);
+      if (!out.ok()) return out;
+    } else {
+      run_chunk_cpu_pinn(chunk, s_.an, s_.opt, w.results, w.points, w.pinn, s_.threads);
+    }
+    // the orbit observer on the host (the exact model's shots, whichever stepped the cases): its
+    // time counts with the chunk's
+    if (s_.an.observers & kObserveOrbit) {
+      const auto t0 = Clock::now();
+      shoot_orbits_cpu(w.cases, s_.an, w.results, w.points, s_.threads);
+      if (own_s >= 0.0) own_s += seconds_since(t0);
+    }
     return {};
   }
 };

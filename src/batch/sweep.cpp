@@ -194,6 +194,7 @@ struct SwitchingScratch {
   SwitchingCaseWorkspace<D> ws;
   State<D> s, twin;
   CaseSetup<D> setup;
+  OrbitWork<D> orbit;  // an adaptive case's shots at its orbit
 };
 
 // run(scratch, c) for every case c on `threads` threads (0: all), `chunk` cases handed out at a time
@@ -241,10 +242,12 @@ void ChunkTicker::finished(long count) {
   }
 }
 
+namespace {
+
+// the chunk's cases stepped (run_chunk_cpu without the orbit observer's pass)
 template <class D>
-void run_chunk_cpu(const CaseBatch<D>& cases, const SweepAnalysis& an, const StepOptions& opt, CaseResult<D>* results,
-                   double* points, int threads, ChunkTicker* ticker) {
-  if (cases.n <= 0) return;
+void step_chunk_cpu(const CaseBatch<D>& cases, const SweepAnalysis& an, const StepOptions& opt, CaseResult<D>* results,
+                    double* points, int threads, ChunkTicker* ticker) {
   if constexpr (D::exact && D::max_dof == D::max_contacts) {
     if (runs_as_belt(cases, an, opt)) {
       auto b = std::make_unique<BeltModel<D>>();
@@ -267,9 +270,10 @@ void run_chunk_cpu(const CaseBatch<D>& cases, const SweepAnalysis& an, const Ste
   if constexpr (std::is_same_v<typename D::scalar, double>) {
     if (cases.switching) {
       // one case at a time: their costs differ with their events
+      const bool orbit = an.adaptive && (an.observers & kObserveOrbit);
       for_each_case<SwitchingScratch<D>>(cases.n, threads, 1, ticker, [&](SwitchingScratch<D>& x, long c) {
         run_switching_case(cases.setup(c, x.setup), cases.switching_settings, an, opt, x.ws, x.s, results[c],
-                           points + c * per_case, &x.twin);
+                           points + c * per_case, &x.twin, orbit ? &x.orbit : nullptr);
       });
       return;
     }
@@ -277,6 +281,16 @@ void run_chunk_cpu(const CaseBatch<D>& cases, const SweepAnalysis& an, const Ste
   for_each_case<StepperScratch<D>>(cases.n, threads, 16, ticker, [&](StepperScratch<D>& x, long c) {
     run_case(cases.setup(c, x.setup), cases.map(c), an, opt, x.ws, x.s, results[c], points + c * per_case, &x.twin);
   });
+}
+
+}  // namespace
+
+template <class D>
+void run_chunk_cpu(const CaseBatch<D>& cases, const SweepAnalysis& an, const StepOptions& opt, CaseResult<D>* results,
+                   double* points, int threads, ChunkTicker* ticker) {
+  if (cases.n <= 0) return;
+  step_chunk_cpu(cases, an, opt, results, points, threads, ticker);
+  if (an.observers & kObserveOrbit) shoot_orbits_cpu(cases, an, results, points, threads);
 }
 
 template <class D>

@@ -281,13 +281,6 @@ void run_chunks(const RunContext& ctx, const ChunkSettings& set, ChunkExchange& 
   Chunk<D> slot[2];
   bool queued[2] = {false, false};
   const auto complete = [&](int k, double seconds, long halvings) {
-    if (set.an.observers & kObserveOrbit) {
-      // the orbit observer on the host, whichever backend stepped the chunk (its time is compute)
-      const auto t0 = Clock::now();
-      shoot_orbits_cpu(slot[k].cases.batch(), set.an, slot[k].results.data(), slot[k].points.data(),
-                       ctx.options.threads);
-      seconds += seconds_since(t0);
-    }
     ChunkOutput out = chunk_output(ctx, set, slot[k], seconds, halvings, pool);
     if (slow_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(slow_ms));
     exchange.done(std::move(out));

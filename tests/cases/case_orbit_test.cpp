@@ -2,10 +2,12 @@
 // demo chain's period doubling (7.4–8.3 N) the README's adaptive run stops on slowly converging
 // samples and calls loads periodic-2, quasi-periodic or undetermined; the class of each load's
 // exact orbit must be what runs of 40 000 s settle on, its period the long run's, and where it
-// converges slowest the predicted settling time must lie past the adaptive run's 3000 s.
+// converges slowest the predicted settling time must lie past the adaptive run's 3000 s; with the
+// orbit shot as the cases run, they stop in well under half the steps their samples alone take.
 #include "fivsim/cases/case_orbit.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -86,6 +88,19 @@ TEST(OrbitObserver, ClassesAreWhatLongRunsSettleOn) {
   EXPECT_GT(settle[2], 3000.0);
   EXPECT_LT(settle[2], 35000.0);
   EXPECT_NEAR(std::abs(orbit["orbit_multiplier_arg"][2]), M_PI, 1e-9);
+  // the adaptive stop on the orbit: a case stops once a stable orbit its samples contract onto is
+  // shot, never later than on its samples alone (the same trajectory up to there), and these
+  // loads, whose samples creep, in well under half their time
+  const std::vector<double> steps = orbit["steps"], sample_steps = adaptive["steps"];
+  double total = 0.0, sample_total = 0.0;
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    EXPECT_LE(steps[i], sample_steps[i]) << "load " << i;
+    total += steps[i];
+    sample_total += sample_steps[i];
+  }
+  std::printf("steps of the ten loads: %.0f with the orbit, %.0f on the samples alone (%.2f)\n", total, sample_total,
+              total / sample_total);
+  EXPECT_LT(total, 0.5 * sample_total);
 }
 
 }  // namespace

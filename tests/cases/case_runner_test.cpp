@@ -548,6 +548,47 @@ TEST(CaseRunner, SwitchingAdaptiveRunsStopWithTheClassOfALongFixedRun) {
   }
 }
 
+// at 2 N the demo chain's outer slider never sticks, so its break-away section is never crossed:
+// an adaptive case judges on its stick→slip points as the classification does, and stops long
+// before t_end (where it ran to before) with the class, N and period of a 3000 s run judged on its
+// last 1000 s
+TEST(CaseRunner, AdaptiveRunsWithoutSectionSamplesStopOnTheirTransitions) {
+  json doc = load_json_file(FIVSIM_SOURCE_DIR "/scenarios/chain2_bifurcation.json");
+  doc.erase("sweep");
+  doc["model"]["Fn"] = 2.0;
+  doc["analysis"]["orbit"] = false;
+  const auto run_switching = [&](const json& d) {
+    const Scenario sc = parse_scenario(d);
+    const auto setup = std::make_unique<CaseSetup<D2>>(setup_of<D2>(
+        sc.model, sc.q0, sc.u0, sc.integrator.dt, sc.integrator.steps, sc.analysis.t_transient));
+    CaseRun<D2> out;
+    const SweepAnalysis an = batch::sweep_analysis(sc);
+    out.points.assign(case_points_size(2, an), 0.0);
+    auto ws = std::make_unique<SwitchingCaseWorkspace<D2>>();
+    auto st = std::make_unique<State<D2>>();
+    auto twin = std::make_unique<State<D2>>();
+    run_switching_case(*setup, sc.integrator.switching_settings(), an, StepOptions{}, *ws, *st, out.r,
+                       out.points.data(), twin.get());
+    return out;
+  };
+  json fixed_doc = doc;
+  fixed_doc["analysis"]["adaptive"] = false;
+  fixed_doc["analysis"]["t_transient"] = 2000.0;
+  const auto fixed = run_switching(fixed_doc);
+  const auto run = run_switching(doc);
+  ASSERT_EQ(fixed.r.status, Status::ok);
+  ASSERT_EQ(fixed.r.points_seen[1], 0);  // no section sample in the long run either
+  EXPECT_EQ(fixed.r.klass, CaseClass::periodic);
+  EXPECT_EQ(run.r.points_seen[1], 0);
+  EXPECT_EQ(run.r.klass, fixed.r.klass);
+  EXPECT_EQ(run.r.period_n, fixed.r.period_n);
+  // the transition points' mean interval: periodic_tol of the period plus nothing of a grid (exact
+  // events)
+  EXPECT_NEAR(run.r.period_s, fixed.r.period_s, 1e-3 * fixed.r.period_s);
+  EXPECT_LT(run.r.steps, 300000 / 4);
+  EXPECT_GE(run.r.settled_at, 100.0);
+}
+
 TEST(CaseRunner, ClosedFormFrictionEqualsLemke) {
   // decoupled given-normal contacts: the clamp of moreau.hpp against the Lemke path
   const Scenario chain = parse_scenario(load_json_file(FIVSIM_SOURCE_DIR "/scenarios/chain2_F15.json"));

@@ -262,10 +262,11 @@ FIVSIM_HD inline void classify_case(const double* points, const SweepAnalysis& a
   int first = 0;
   // an adaptive case that confirmed periodic-N keeps it (its statistics, and so the tolerance's
   // scale, have been taken afresh since); its evidence is the window that confirmed it plus the
-  // orbit after
+  // orbit after, on the samples that confirmed it (the section's, or where it was never crossed
+  // the transition points': class_samples chose the same then)
   const int confirmed = tail && r.settled_at >= 0.0 ? confirmed_n : 0;
   int N = 0;
-  if (confirmed > 0 && set.kind == 1 && set.count >= (an.confirmations + 1) * confirmed) {
+  if (confirmed > 0 && set.count >= (an.confirmations + 1) * confirmed) {
     N = confirmed;
     const int window = (an.confirmations + 2) * confirmed;
     first = set.count - (set.count < window ? set.count : window);

@@ -23,8 +23,11 @@ struct OrbitObserverSettings {
   int max_iterations = 12;  // Newton steps per N
   double tol = 1e-9;        // converged when max|Pᴺ(x) − x| ≤ tol·(1 + max|x|)
   // the orbit must pass this close to the landed sample, per component, relative to the
-  // component's range over the case: an orbit Newton wanders off to is not the one the case nears
+  // component's range over the case: an orbit Newton wanders off to is not the one the case nears.
+  // Up to `near` it is taken; up to `reach` only where the samples contract onto it (the landed
+  // one nearer than the one N returns before)
   double near = 0.05;
+  double reach = 0.25;
   // Newton gives up on an N once a step from the third on leaves more than this share of the last
   // residual (a chaotic case's samples are near no orbit)
   double give_up_ratio = 0.5;
@@ -52,19 +55,31 @@ FIVSIM_HD inline double case_distance(const typename D::scalar* x, const typenam
 
 }  // namespace orbit_observer_detail
 
+// what shooting found for a case: the stable periodic-N orbit nearest the samples, else the
+// smallest N's unstable one (n = 0: none converged near them)
+struct OrbitVerdict {
+  int n = 0;
+  bool stable = false;
+  double residual = 0.0, period = 0.0, multiplier = 0.0, multiplier_arg = 0.0;
+  double settle_t = 0.0;  // when the samples will be within the classification's tolerance of it
+};
+
 // the orbit of case r from its last section sample (the rings in `points`, as the case runner left
-// them): r.orbit_* and, where a stable orbit is found, its class. `w` is scratch.
+// them), for N = 1 … an.max_period or, given `divisors_of` > 0, for its divisors only (smallest
+// first). `w` is scratch.
 template <class D>
-FIVSIM_HD inline void decide_by_orbit(const CaseSetup<D>& setup, const SwitchingSettings& set,
-                                      const OrbitObserverSettings& os, const SweepAnalysis& an, const double* points,
-                                      OrbitWork<D>& w, CaseResult<D>& r) {
+FIVSIM_HD inline OrbitVerdict shoot_case_orbit(const CaseSetup<D>& setup, const SwitchingSettings& set,
+                                               const OrbitObserverSettings& os, const SweepAnalysis& an,
+                                               const double* points, OrbitWork<D>& w, const CaseResult<D>& r,
+                                               int divisors_of = 0) {
   using T = typename D::scalar;
   namespace od = orbit_observer_detail;
+  OrbitVerdict v;
   const Model<D>& m = setup.model;
   const int nq = dof_count(m), ny = 2 * nq, nc = contact_count(m);
   if (r.status != Status::ok || r.transitions == 0 || an.section != SectionKind::stick_to_slip ||
       r.points_seen[1] == 0 || an.capacity <= 0 || an.contact >= nc)
-    return;
+    return v;
   // the last sample kept, landed on the exact system's section: its next break-away
   const long kept = r.points_seen[1] < an.capacity ? r.points_seen[1] : an.capacity;
   const double* last =
@@ -77,16 +92,27 @@ FIVSIM_HD inline void decide_by_orbit(const CaseSetup<D>& setup, const Switching
                                  static_cast<double>(kept - 1)
                            : 0.0;
   const double max_time = cycle > 0.0 ? 4.0 * an.max_period * cycle : 1e3;
-  if (!switching_land_on_breakaway(m, set, w, last[0], x, an.contact, max_time)) return;
+  if (!switching_land_on_breakaway(m, set, w, last[0], x, an.contact, max_time)) return v;
   const double t0 = w.t_end;
   T x0[2 * D::max_dof];
   ContactState modes[D::max_contacts];
   for (int i = 0; i < ny; ++i) x0[i] = w.x_end[i];
   for (int i = 0; i < nc; ++i) modes[i] = w.modes_end[i];
   for (int n = 1; n <= an.max_period; ++n) {
+    if (divisors_of > 0 && divisors_of % n != 0) continue;
     const OrbitSettings settings{n, os.max_iterations, os.tol, max_time, os.give_up_ratio};
     const OrbitResult<D> o = switching_breakaway_orbit(m, set, settings, w, t0, x0, modes, an.contact);
-    if (!o.converged || !(od::case_distance<D>(x0, o.x, ny, r) <= os.near)) continue;
+    if (!o.converged) continue;
+    const double dist = od::case_distance<D>(x0, o.x, ny, r);
+    if (!(dist <= os.near)) {
+      // farther: the sample N returns before the landed one must lie farther still
+      if (!(dist <= os.reach) || kept < n) continue;
+      const double* back =
+          ring_point(points, 1, r.points_seen[1], an.capacity, point_stride(nq), static_cast<int>(kept - n));
+      T xb[2 * D::max_dof];
+      for (int i = 0; i < ny; ++i) xb[i] = static_cast<T>(back[2 + i]);
+      if (!(dist < od::case_distance<D>(xb, o.x, ny, r))) continue;
+    }
     T re[2 * D::max_dof] = {}, im[2 * D::max_dof] = {};
     if (breakaway_multipliers(m, w, re, im) < 0) continue;
     const double lambda = sqrt(static_cast<double>(re[0] * re[0] + im[0] * im[0]));
@@ -104,24 +130,122 @@ FIVSIM_HD inline void decide_by_orbit(const CaseSetup<D>& setup, const Switching
     }
     const bool stable = lambda < 1.0 - os.stable_margin;
     // the stable orbit, else the smallest N's: an unstable orbit is not what the case settles on
-    if (stable || r.orbit_n == 0) {
-      r.orbit_n = n;
-      r.orbit_residual = o.residual;
-      r.orbit_period = o.period;
-      r.orbit_multiplier = lambda;
-      r.orbit_multiplier_arg = atan2(static_cast<double>(im[0]), static_cast<double>(re[0]));
+    if (stable || v.n == 0) {
+      v.n = n;
+      v.stable = stable;
+      v.residual = o.residual;
+      v.period = o.period;
+      v.multiplier = lambda;
+      v.multiplier_arg = atan2(static_cast<double>(im[0]), static_cast<double>(re[0]));
     }
     if (!stable) continue;
-    // stable: the samples contract onto it by λ each N returns; when they will be within the
-    // classification's tolerance of it
-    const double dist = od::case_distance<D>(x0, o.x, ny, r);
+    // stable: the samples contract onto it by λ each N returns
     const double returns = lambda > 0.0 && dist > an.periodic_tol ? log(an.periodic_tol / dist) / log(lambda) : 0.0;
-    r.orbit_settle_t = t0 + returns * o.period;
-    r.klass = CaseClass::periodic;
-    r.period_n = n;
-    r.period_s = o.period;
+    v.settle_t = t0 + returns * o.period;
+    return v;
+  }
+  return v;
+}
+
+// the verdict into r's orbit columns
+template <class D>
+FIVSIM_HD inline void record_orbit(const OrbitVerdict& v, CaseResult<D>& r) {
+  r.orbit_n = v.n;
+  r.orbit_residual = v.residual;
+  r.orbit_period = v.period;
+  r.orbit_multiplier = v.multiplier;
+  r.orbit_multiplier_arg = v.multiplier_arg;
+  if (v.stable) r.orbit_settle_t = v.settle_t;
+}
+
+// the orbit observer's verdict on a case that has run: r.orbit_* and, where a stable orbit is
+// found (or was, as the case ran: OrbitProbingStepper), its class
+template <class D>
+FIVSIM_HD inline void decide_by_orbit(const CaseSetup<D>& setup, const SwitchingSettings& set,
+                                      const OrbitObserverSettings& os, const SweepAnalysis& an, const double* points,
+                                      OrbitWork<D>& w, CaseResult<D>& r) {
+  if (!(r.orbit_settle_t >= 0.0)) {
+    const OrbitVerdict v = shoot_case_orbit(setup, set, os, an, points, w, r);
+    if (v.n == 0) return;
+    record_orbit(v, r);
+    if (!v.stable) return;
+  }
+  if (r.status != Status::ok) return;
+  r.klass = CaseClass::periodic;
+  r.period_n = r.orbit_n;
+  r.period_s = r.orbit_period;
+}
+
+// the N in 1 … an.max_period whose break-away samples N apart are closest, the last against the
+// N-th before it (0 with fewer than three samples), and that distance relative to each
+// component's range
+template <class D>
+FIVSIM_HD inline int nearest_recurrence(const double* points, const SweepAnalysis& an, int nq, const CaseResult<D>& r,
+                                        double& distance) {
+  const long kept = r.points_seen[1] < an.capacity ? r.points_seen[1] : an.capacity;
+  const int stride = point_stride(nq);
+  int best = 0;
+  distance = nan("");
+  if (kept < 3) return 0;
+  const double* last = ring_point(points, 1, r.points_seen[1], an.capacity, stride, static_cast<int>(kept - 1));
+  for (int n = 1; n <= an.max_period && n < kept; ++n) {
+    const double* back = ring_point(points, 1, r.points_seen[1], an.capacity, stride, static_cast<int>(kept - 1 - n));
+    const double d = orbit_observer_detail::case_distance<D>(last + 2, back + 2, 2 * nq, r);
+    if (best == 0 || d < distance) {
+      best = n;
+      distance = d;
+    }
+  }
+  return best;
+}
+
+// the switching stepper of an adaptive case with the orbit observer: at each break-away sample
+// where the samples come back within `reach` after some N, and closer than at the last shot that
+// failed, it shoots for N's divisors; a stable orbit the samples contract onto decides the case,
+// which then runs that orbit once more for its statistics. A case near a period doubling, whose
+// samples creep like |λ|ⁿ, so stops after tens of cycles instead of thousands of seconds, and
+// any periodic case before its samples could confirm it to the classification's tolerance.
+template <class D>
+struct OrbitProbingStepper : SwitchingCaseStepper<D> {
+  OrbitWork<D>* work = nullptr;
+  OrbitObserverSettings os;
+  double shoot_below = -1.0;  // the recurrence the next shot waits for (−1: reach)
+  FIVSIM_HD void probe_orbit(CaseRun<D>& run) {
+    double distance = 0.0;
+    const int hint = nearest_recurrence(run.points, *run.an, run.nq, *run.r, distance);
+    if (shoot_below < 0.0) shoot_below = os.reach;
+    if (hint == 0 || !(distance <= shoot_below)) return;
+    const OrbitVerdict v = shoot_case_orbit(*run.setup, this->set, os, *run.an, run.points, *work, *run.r, hint);
+    if (!v.stable) {
+      // the next shot once the samples have closed in by half
+      shoot_below = 0.5 * distance;
+      return;
+    }
+    record_orbit(v, *run.r);
+    run.orbit_found(v.n);
+  }
+};
+
+// runs one case with the switching integrator, as run_switching_case, its adaptive stop also
+// decided by its orbit (OrbitProbingStepper) when `orbit` scratch is given
+template <class D>
+FIVSIM_HD inline void run_switching_case(const CaseSetup<D>& setup, const SwitchingSettings& set,
+                                         const SweepAnalysis& an, const StepOptions& opt, SwitchingCaseWorkspace<D>& ws,
+                                         State<D>& s, CaseResult<D>& r, double* points, State<D>* twin,
+                                         OrbitWork<D>* orbit) {
+  if (!orbit || !an.adaptive || !(an.observers & kObserveOrbit)) {
+    run_switching_case(setup, set, an, opt, ws, s, r, points, twin);
     return;
   }
+  OrbitProbingStepper<D> stepper;
+  stepper.m = &setup.model;
+  stepper.dt = setup.dt;
+  stepper.set = set;
+  stepper.section = switching_section(an, setup.t_transient);
+  stepper.ws[0] = &ws.ws[0];
+  stepper.ws[1] = &ws.ws[1];
+  stepper.work = orbit;
+  run_case_with(setup, an, opt, stepper, s, r, points, twin);
 }
 
 }  // namespace fivsim

@@ -16,8 +16,10 @@
 //     a velocity crossing, interpolated linearly inside the step; or stroboscopic);
 //   - a classification with its evidence (analysis/classification.hpp, docs/METHODS.md "Classes");
 //   - with analysis.adaptive, the case stops once periodic-N has repeated K times (after one more
-//     orbit, over which its statistics are taken) or its exponent is positive beyond its error,
-//     and at t_end at the latest: each case runs as long as its attractor needs.
+//     orbit, over which its statistics are taken) — on its section samples, or on its stick→slip
+//     points where the section is never crossed; with the orbit observer also once a stable orbit
+//     the samples contract onto is shot (cases/case_orbit.hpp) — or its exponent is positive
+//     beyond its error, and at t_end at the latest: each case runs as long as its attractor needs.
 // Points are kept in ring buffers in caller-provided memory (a slice of the chunk's point buffer;
 // analysis/sweep_analysis.hpp).
 #pragma once
@@ -181,6 +183,26 @@ FIVSIM_HD inline bool adaptive_sample(const double* points, const SweepAnalysis&
   return false;
 }
 
+// an adaptive case whose section has not been crossed since the transient (a break-away section
+// whose contact never sticks) at a stick→slip transition: whether its transition points, as
+// the classification will take them (class_samples), confirm periodic-N. If they do, the case
+// records when, starts its statistics afresh and runs for N of their periods more (until_t).
+template <class D>
+FIVSIM_HD inline void adaptive_transition(const double* points, const SweepAnalysis& an, int nq, int nc,
+                                          CaseResult<D>& r, double t, double& until_t) {
+  const SampleSet set = class_samples(points, an, nq, nc, r);
+  if (set.kind != 0 || set.count < an.confirmations + 1) return;
+  double relative = 0.0;
+  int first = 0;
+  const int N = find_period(set, true, an, nq, r, relative, first);
+  if (N == 0) return;
+  const double t_first = set.at(first)[0], t_last = set.at(set.count - 1)[0];
+  r.settled_at = t_first;
+  r.period_n = N;
+  until_t = t + (t_last - t_first) / static_cast<double>(set.count - 1 - first) * N;
+  restart_statistics(r);
+}
+
 }  // namespace detail
 
 // the classical steppers of a case and its twin (which = 0, 1): Moreau's, or the Runge–Kutta LCP
@@ -259,6 +281,16 @@ struct has_exact_events<S, decltype(void(S::exact_events))> {
   static constexpr bool value = S::exact_events;
 };
 
+// whether a stepper shoots the case's orbit between steps (probe_orbit(run), cases/case_orbit.hpp)
+template <class S, class = void>
+struct has_orbit_probe {
+  static constexpr bool value = false;
+};
+template <class S>
+struct has_orbit_probe<S, decltype(void(&S::probe_orbit))> {
+  static constexpr bool value = true;
+};
+
 template <class Stepper, class St, class Sink>
 FIVSIM_HD inline StepReport step_with(Stepper& stepper, int which, St& s, Sink& sink) {
   if constexpr (has_exact_events<Stepper>::value)
@@ -298,6 +330,8 @@ struct CaseRun {
   double t0 = 0.0, dt = 0.0;
   double next_strobe = 0.0;
   long confirmed_until = -1;  // adaptive: the section hit that ends the case once periodic-N is confirmed
+  double confirmed_until_t = -1.0;  // or the time, where its transition points confirmed it
+  bool sampled = false;  // a section sample came in the last step
   // exact events (the switching stepper)
   bool stop = false, sink_on = true;
   double stick_since = -1.0;  // when the section contact began its current stick (−1: not sticking)
@@ -354,21 +388,54 @@ struct CaseRun {
   // an adaptive case is done
   FIVSIM_HD bool section_sample(double ts, const T* qs, const T* us) {
     ++r->section_hits;
+    sampled = true;
     detail::push_point(points, 1, r->points_seen[1], an->capacity, nq, ts, -1.0, qs, us);
     if (twin && r->lyapunov_block_time > 0.0) {
       r->lyapunov_blocks.add(r->lyapunov_block_sum / r->lyapunov_block_time);
       r->lyapunov_block_sum = r->lyapunov_block_time = 0.0;
     }
-    if (an->adaptive && detail::adaptive_sample(points, *an, nq, *r, confirmed_until)) return true;
+    if (an->adaptive && confirmed_until_t < 0.0 && detail::adaptive_sample(points, *an, nq, *r, confirmed_until))
+      return true;
     // chaos shows in the exponent's sign, whatever the samples do (judged as a block closes),
     // until periodic-N is confirmed: its last orbit then runs to its end
-    if (an->adaptive && twin && confirmed_until < 0 && r->lyapunov_blocks.count >= kChaosStopBlocks &&
+    if (an->adaptive && twin && !confirmed() && r->lyapunov_blocks.count >= kChaosStopBlocks &&
         r->lyapunov_time > 0.0) {
       const double cycle = detail::mean_block_time(*r);
       const double lambda = lyapunov_sum / r->lyapunov_time;
       if (lambda * cycle > an->lyapunov_zero && lambda > 3.0 * r->lyapunov_blocks.std_error()) return true;
     }
     return false;
+  }
+
+  // adaptive with the orbit observer: whether the case's orbit may be shot now (a new sample,
+  // nothing confirmed yet)
+  FIVSIM_HD bool orbit_due() {
+    if (!sampled) return false;
+    sampled = false;
+    return an->adaptive && (obs & kObserveOrbit) && !confirmed() && !stop;
+  }
+
+  FIVSIM_HD bool confirmed() const { return confirmed_until >= 0 || confirmed_until_t >= 0.0; }
+
+  // a transition point kept at t: whether an adaptive case is done (adaptive_transition: the
+  // section never crossed, its stick→slip points judge)
+  FIVSIM_HD bool transition_sample(EventKind kind, double t) {
+    if (!an->adaptive) return false;
+    if (confirmed_until_t >= 0.0) return t >= confirmed_until_t;
+    if (confirmed_until < 0 && r->points_seen[1] == 0 && kind == EventKind::stick_to_slip)
+      detail::adaptive_transition(points, *an, nq, nc, *r, t, confirmed_until_t);
+    return false;
+  }
+
+  // a stable periodic-N orbit found near the samples decides the case: as when the samples confirm
+  // periodic-N, its statistics start afresh and it runs one more orbit
+  FIVSIM_HD void orbit_found(int n) {
+    const long kept = r->points_seen[1] < an->capacity ? r->points_seen[1] : an->capacity;
+    r->settled_at =
+        ring_point(points, 1, r->points_seen[1], an->capacity, point_stride(nq), static_cast<int>(kept - 1))[0];
+    r->period_n = n;
+    confirmed_until = r->section_hits + n;
+    detail::restart_statistics(*r);
   }
 
   // an exact event of the switching stepper: transitions and section samples at their own times
@@ -384,6 +451,7 @@ struct CaseRun {
         ++r->transitions;
         detail::push_point(points, 0, r->points_seen[0], an->capacity, nq, e.t,
                            static_cast<double>(int(kind) * 64 + e.contact), e.q, e.u);
+        if (!stop) stop = transition_sample(kind, e.t);
       }
       if (break_away_section && (obs & kObservePoincare) && kind == EventKind::stick_to_slip &&
           e.contact == an->contact && stick_since >= 0.0 && !stop)
@@ -440,6 +508,7 @@ struct CaseRun {
             ++r->transitions;
             detail::push_point(points, 0, r->points_seen[0], an->capacity, nq, t, static_cast<double>(int(e) * 64 + i),
                                s->q.v, s->u.v);
+            if (!stop) stop = transition_sample(e, t);
           }
           // a stick of a single step is the velocity grazing the belt's, not a stick phase
           break_away = break_away || (e == EventKind::stick_to_slip && i == an->contact && step - stick_from > 1);
@@ -478,7 +547,7 @@ struct CaseRun {
     }
     if (obs & kObserveFractions)
       for (int i = 0; i < nc; ++i) ++r->in_state[static_cast<int>(s->contact[i])];
-    if (exact) return !stop;
+    if (exact || stop) return !stop;
     if (!(obs & kObservePoincare)) return true;
 
     // Poincaré section: the break-away state, or the crossing point by linear interpolation inside
@@ -547,6 +616,8 @@ FIVSIM_HD inline void run_case_with(const CaseSetup<D>& setup, const SweepAnalys
         twin_failed = rw.status != Status::ok;
     }
     if (!run.template after_step<exact>(rep, twin_failed)) break;
+    if constexpr (detail::has_orbit_probe<Stepper>::value)
+      if (run.orbit_due()) stepper.probe_orbit(run);
   }
   run.finish();
 }
