@@ -44,9 +44,10 @@ struct MoreauKernelStepper {
 };
 
 // the general kernels' steppers: plain Moreau; Moreau or Runge–Kutta with or without the Lyapunov
-// twin; the switching integrator (double precision only), alone or shooting an adaptive case's
-// orbit as it runs (the orbit observer; each thread's OrbitWork in global scratch)
-enum KernelStepper : int { kPlainMoreau = 0, kGeneralStepper = 1, kSwitching = 2, kSwitchingOrbit = 3 };
+// twin; the switching integrator (double precision only), which with the orbit observer in an
+// adaptive sweep also shoots each case's orbit as it runs (each thread's OrbitWork in global
+// scratch; none given, it runs without)
+enum KernelStepper : int { kPlainMoreau = 0, kGeneralStepper = 1, kSwitching = 2 };
 
 // one case of the general kernels
 template <class D, int Kind>
@@ -59,11 +60,10 @@ __device__ void sweep_case(const CaseBatch<D>& cases, const SweepAnalysis& an, c
   const CaseSetup<D>& setup = cases.setup(c, scratch);
   State<D> s;
   CaseResult<D> r;
-  if constexpr (Kind == kSwitching || Kind == kSwitchingOrbit) {
+  if constexpr (Kind == kSwitching) {
     SwitchingCaseWorkspace<D> ws;
     State<D> twin;
-    run_switching_case(setup, cases.switching_settings, an, opt, ws, s, r, points + c * per_case, &twin,
-                       Kind == kSwitchingOrbit ? orbit : nullptr);
+    run_switching_case(setup, cases.switching_settings, an, opt, ws, s, r, points + c * per_case, &twin, orbit);
   } else if constexpr (Kind == kGeneralStepper) {
     CaseWorkspace<D> ws;
     LyapunovTwin<D> twin;
@@ -102,11 +102,9 @@ __global__ void orbit_kernel(CaseBatch<D> cases, SweepAnalysis an, CaseResult<D>
                              OrbitWork<D>* orbit_work) {
   OrbitWork<D>& work = orbit_work[static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x];
   const OrbitObserverSettings os;
-  for (long c = static_cast<long>(atomicAdd(queue, 1ull)); c < cases.n;
-       c = static_cast<long>(atomicAdd(queue, 1ull))) {
+  for (long c = static_cast<long>(atomicAdd(queue, 1ull)); c < cases.n; c = static_cast<long>(atomicAdd(queue, 1ull))) {
     CaseSetup<D> scratch;
-    decide_by_orbit(cases.setup(c, scratch), cases.switching_settings, os, an, points + c * per_case, work,
-                    results[c]);
+    decide_by_orbit(cases.setup(c, scratch), cases.switching_settings, os, an, points + c * per_case, work, results[c]);
   }
 }
 
@@ -294,7 +292,8 @@ DeviceOutcome CudaPipeline<D>::launch(int which, const CaseBatch<D>& h, const Sw
   if constexpr (std::is_same_v<typename D::scalar, double>) {
     if (host_an.observers & kObserveOrbit) {
       orbit_pass_grid = orbit_grid<D>(orbit_kernel<D>, kSweepBlock, h.n);
-      if (h.switching && host_an.adaptive) orbit_run_grid = orbit_grid<D>(sweep_kernel<D, kSwitchingOrbit>, kSweepBlock, h.n);
+      if (h.switching && host_an.adaptive)
+        orbit_run_grid = orbit_grid<D>(sweep_kernel<D, kSwitching>, kSweepBlock, h.n);
       if (err == cudaSuccess)
         err = s.orbit_work.ensure(static_cast<std::size_t>(std::max(orbit_pass_grid, orbit_run_grid)) * kSweepBlock);
     }
@@ -382,8 +381,8 @@ DeviceOutcome CudaPipeline<D>::launch(int which, const CaseBatch<D>& h, const Sw
     if (h.switching) {
       if constexpr (std::is_same_v<typename D::scalar, double>) {
         if (orbit_run_grid > 0) {
-          kernel = reinterpret_cast<const void*>(sweep_kernel<D, kSwitchingOrbit>);
-          sweep_kernel<D, kSwitchingOrbit><<<orbit_run_grid, block, 0, s.stream>>>(
+          kernel = reinterpret_cast<const void*>(sweep_kernel<D, kSwitching>);
+          sweep_kernel<D, kSwitching><<<orbit_run_grid, block, 0, s.stream>>>(
               dev, an, opt, s.results.data, s.points.data, per_case, queue, s.orbit_work.data);
         } else {
           launch_kind(sweep_kernel<D, kSwitching>);
@@ -451,7 +450,6 @@ std::size_t sweep_kernel_local_bytes() {
   take(reinterpret_cast<const void*>(sweep_kernel<D, kGeneralStepper>));
   if constexpr (std::is_same_v<typename D::scalar, double>) {
     take(reinterpret_cast<const void*>(sweep_kernel<D, kSwitching>));
-    take(reinterpret_cast<const void*>(sweep_kernel<D, kSwitchingOrbit>));
     take(reinterpret_cast<const void*>(orbit_kernel<D>));
   }
   cudaGetLastError();

@@ -46,10 +46,11 @@ def table_rows(folder, table):
     return [{k: columns[k][i] for k in keys} for i in range(n)]
 
 
-def two_axes_cli(doc, what, prefix, default_out):
+def two_axes_cli(doc, what, prefix, default_out, extra=()):
     """the command line of a plot over two swept values (plot_classmap.py, plot_basins.py): the
-    folder, --x and --y (default: the first two swept paths under `prefix`) and --out; returns the
-    arguments, the classified case rows and the two axes, or exits with what is missing"""
+    folder, --x and --y (default: the first two swept paths under `prefix`), --out and the `extra`
+    options ((flag, argparse keywords) pairs); returns the arguments, the classified case rows and
+    the two axes, or exits with what is missing"""
     import argparse
 
     tool = os.path.basename(sys.argv[0]).rsplit(".", 1)[0]
@@ -58,6 +59,8 @@ def two_axes_cli(doc, what, prefix, default_out):
     ap.add_argument("--x", default=None, help="%s on the x axis (default: the first swept)" % what)
     ap.add_argument("--y", default=None, help="%s on the y axis (default: the second swept)" % what)
     ap.add_argument("--out", default=None, help="PNG file (default FOLDER/%s)" % default_out)
+    for flag, kwargs in extra:
+        ap.add_argument(flag, **kwargs)
     a = ap.parse_args()
     rows = table_rows(a.folder, "cases")
     if not rows:

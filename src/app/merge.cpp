@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "fivsim/batch/basins.hpp"
 #include "fivsim/batch/results_h5.hpp"
 #include "fivsim/batch/sweep_counts.hpp"
 #include "fivsim/batch/sweep_journal.hpp"
@@ -189,6 +190,13 @@ MergeOutcome merge_shards(const std::vector<std::string>& shard_dirs, const std:
       }
       batch::join_results_h5(parts, dir.file("results.h5"), summary, summary.value("n_contacts", 0));
     }
+    // a sweep over initial conditions: its attractors and basins, from every shard's cases
+    std::vector<std::string> paths;
+    for (const json& p : summary["scenario"]["sweep"].value("parameters", json::array()))
+      paths.push_back(p.value("path", std::string()));
+    if (summary.contains("classification"))
+      for (const std::string& file : batch::write_basins(dir.path(), paths, summary.value("n_dof", 0), summary))
+        summary["files"].push_back(file);
     // the merged files' checksums: the merged folder is verifiable as a shard is
     json checks = json::object();
     for (const char* file : {"cases.csv", "points.csv", "results.h5"})

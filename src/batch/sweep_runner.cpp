@@ -23,6 +23,7 @@
 #include <thread>
 #include <type_traits>
 
+#include "fivsim/batch/basins.hpp"
 #include "fivsim/batch/chunk_backend.hpp"
 #include "fivsim/batch/memory_budget.hpp"
 #include "fivsim/batch/result_table.hpp"
@@ -428,6 +429,21 @@ void append_columns(const ColumnBlock& block, std::vector<std::vector<double>>& 
   }
 }
 
+// a sweep kept in memory over initial conditions: its basins into the summary and each case's
+// attractor as the column "attractor" (basins.hpp; the files of a sweep hold them in basins.csv
+// and attractors.csv)
+void add_basins(SweepTables& tables, const std::vector<std::string>& paths, int n_dof, json& summary) {
+  summary.erase("basins");
+  if (!sweeps_initial_conditions(paths)) return;
+  NamedColumns columns;
+  for (int c = 0; c < tables.cases_schema.size(); ++c)
+    columns[tables.cases_schema.names[static_cast<std::size_t>(c)]] = tables.cases[static_cast<std::size_t>(c)];
+  const Basins b = find_basins(paths, columns, n_dof);
+  summary["basins"] = basins_json(b);
+  tables.cases_schema.add("attractor", ColumnKind::whole);
+  tables.cases.emplace_back(b.attractor.begin(), b.attractor.end());
+}
+
 // the output files of a sweep in its staging folder, by format: cases.csv and (when asked)
 // points.csv, and for results.h5 a spill file per table that it is written from at the end
 class SweepFiles {
@@ -790,6 +806,15 @@ SweepOutcome run_writer(const RunContext& ctx) {
                         {"sweep_cases", n_total}};
   if (resumed) summary["resumed"] = {{"chunks", resumed_chunks}, {"cases", resumed_cases}};
   summary["files"] = files ? files->names() : std::vector<std::string>{};
+  // a sweep over initial conditions: its attractors and basins, from every case (a shard's come
+  // when `fivsim merge` joins them)
+  if (options.shard_count == 0 && observes_class(an.observers)) {
+    if (tables)
+      add_basins(*tables, paths, set.nq, summary);
+    else
+      for (const std::string& file : write_basins(dir->path(), paths, set.nq, summary))
+        summary["files"].push_back(file);
+  }
   if (!files) return outcome;
   files->write_summary(summary);
   journal->remove_manifest();

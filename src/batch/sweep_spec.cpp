@@ -34,9 +34,24 @@ long SweepSpec::n_cases() const {
   if (mode == SweepMode::random) return samples;
   if (mode == SweepMode::zip) return parameters.empty() ? 0 : static_cast<long>(parameters[0].values.size());
   long n = 1;
-  for (const auto& p : parameters) n *= static_cast<long>(p.values.size());
-  return n;
+  for (const auto& p : parameters)
+    if (!p.draw_range) n *= static_cast<long>(p.values.size());
+  return n * (samples > 0 ? samples : 1);
 }
+
+namespace {
+
+// a drawn parameter's value for the unit draw u
+double drawn_value(const SweepParameter& p, double u) {
+  if (!p.draw_range) {
+    const auto n = p.values.size();
+    return p.values[std::min(n - 1, static_cast<std::size_t>(u * static_cast<double>(n)))];
+  }
+  if (p.log_range) return std::pow(10.0, std::log10(p.lo) + u * (std::log10(p.hi) - std::log10(p.lo)));
+  return p.lo + u * (p.hi - p.lo);
+}
+
+}  // namespace
 
 void SweepSpec::case_values(long index, std::vector<double>& out) const {
   out.resize(parameters.size());
@@ -45,26 +60,22 @@ void SweepSpec::case_values(long index, std::vector<double>& out) const {
     return;
   }
   if (mode == SweepMode::grid) {
-    long rest = index;
+    // with samples: the grid point's draws are consecutive cases
+    long rest = samples > 0 ? index / samples : index;
     for (std::size_t k = parameters.size(); k-- > 0;) {
-      const long n = static_cast<long>(parameters[k].values.size());
-      out[k] = parameters[k].values[static_cast<std::size_t>(rest % n)];
+      const SweepParameter& p = parameters[k];
+      if (p.draw_range) {
+        out[k] = drawn_value(p, unit_draw(seed, static_cast<uint64_t>(index), k));
+        continue;
+      }
+      const long n = static_cast<long>(p.values.size());
+      out[k] = p.values[static_cast<std::size_t>(rest % n)];
       rest /= n;
     }
     return;
   }
-  for (std::size_t k = 0; k < parameters.size(); ++k) {
-    const SweepParameter& p = parameters[k];
-    const double u = unit_draw(seed, static_cast<uint64_t>(index), k);
-    if (!p.draw_range) {
-      const auto n = p.values.size();
-      out[k] = p.values[std::min(n - 1, static_cast<std::size_t>(u * static_cast<double>(n)))];
-    } else if (p.log_range) {
-      out[k] = std::pow(10.0, std::log10(p.lo) + u * (std::log10(p.hi) - std::log10(p.lo)));
-    } else {
-      out[k] = p.lo + u * (p.hi - p.lo);
-    }
-  }
+  for (std::size_t k = 0; k < parameters.size(); ++k)
+    out[k] = drawn_value(parameters[k], unit_draw(seed, static_cast<uint64_t>(index), k));
 }
 
 SweepSpec parse_sweep(const json& doc) {
@@ -73,7 +84,8 @@ SweepSpec parse_sweep(const json& doc) {
   SweepSpec spec;
   const std::string mode = sw.choice("mode", {"grid", "zip", "random"});
   spec.mode = mode == "grid" ? SweepMode::grid : mode == "zip" ? SweepMode::zip : SweepMode::random;
-  if (spec.mode == SweepMode::random) {
+  // random: the cases; grid: the draws of the range parameters at each grid point
+  if (spec.mode == SweepMode::random || (spec.mode == SweepMode::grid && sw.has("samples"))) {
     spec.samples = sw.integer("samples", 1);
     if (spec.samples > kSweepMaxCases) throw InputError(sw.pointer_of("samples"), "must be <= 1e8");
     spec.seed = static_cast<uint64_t>(sw.integer_or("seed", 0, 0));
@@ -110,8 +122,14 @@ SweepSpec parse_sweep(const json& doc) {
     for (const char* key : {"range", "logrange"}) {
       if (!p.has(key)) continue;
       ++given;
-      if (spec.mode != SweepMode::random)
-        throw InputError(p.pointer_of(key), "ranges are drawn from in random mode only; use linspace or logspace");
+      if (spec.mode == SweepMode::zip)
+        throw InputError(p.pointer_of(key),
+                         "ranges are drawn from in random mode, or at each grid point in grid mode with samples; use "
+                         "linspace or logspace");
+      if (spec.mode == SweepMode::grid && spec.samples <= 0)
+        throw InputError(sw.pointer_of("samples"),
+                         "is required in grid mode with a range: how many draws of the range parameters each grid "
+                         "point gets");
       const auto ab = p.numbers(key, 2);
       par.draw_range = true;
       par.log_range = std::string(key) == "logrange";
@@ -132,8 +150,15 @@ SweepSpec parse_sweep(const json& doc) {
                                                        " values in the first)");
   }
   if (spec.mode == SweepMode::grid) {
-    double n = 1;
-    for (const auto& p : spec.parameters) n *= static_cast<double>(p.values.size());
+    double n = spec.samples > 0 ? static_cast<double>(spec.samples) : 1.0;
+    bool drawn = false;
+    for (const auto& p : spec.parameters) {
+      drawn = drawn || p.draw_range;
+      if (!p.draw_range) n *= static_cast<double>(p.values.size());
+    }
+    if (spec.samples > 0 && !drawn)
+      throw InputError(sw.pointer_of("samples"),
+                       "draws the range parameters at each grid point in grid mode, and no parameter has a range");
     if (n > static_cast<double>(kSweepMaxCases)) throw InputError(list_at, "the grid has more than 1e8 cases");
   }
   sw.finish();

@@ -1,5 +1,5 @@
-// tests/batch/sweep_spec_test.cpp — sweep blocks: grid, zip and random expansion against hand-listed
-// cases, the reproducibility of random draws, and the pointer named by each kind of bad block.
+// tests/batch/sweep_spec_test.cpp — sweep blocks: grid, zip, random and grid-with-draws expansion
+// against hand-listed cases, the reproducibility of random draws, and the pointer named by each kind of bad block.
 #include "fivsim/batch/sweep_spec.hpp"
 
 #include <gtest/gtest.h>
@@ -104,6 +104,42 @@ TEST(SweepSpec, RandomDrawsDependOnlyOnSeedCaseAndParameter) {
   EXPECT_NE(v[0], w[0]);
 }
 
+// a basin sweep: initial conditions drawn `samples` times at each grid point of the parameters,
+// the grid point's draws consecutive, each draw in its range and as a random sweep of the same
+// seed draws that case's parameter
+TEST(SweepSpec, GridWithRangesDrawsSamplesAtEachGridPoint) {
+  const json block = {{"mode", "grid"},
+                      {"samples", 5},
+                      {"seed", 3},
+                      {"parameters",
+                       {{{"path", "/model/Fn"}, {"values", {1, 2, 3}}},
+                        {{"path", "/initial/q/0"}, {"range", {-2, 2}}},
+                        {{"path", "/initial/u/0"}, {"range", {0, 1}}}}}};
+  const SweepSpec s = parse_sweep(base_with(block));
+  ASSERT_EQ(s.n_cases(), 15);
+  json random = block;
+  random["mode"] = "random";
+  random["samples"] = 15;
+  random["parameters"][0] = {{"path", "/model/Fn"}, {"range", {0, 1}}};
+  const SweepSpec r = parse_sweep(base_with(random));
+  std::vector<double> v, w;
+  for (long i = 0; i < 15; ++i) {
+    s.case_values(i, v);
+    r.case_values(i, w);
+    EXPECT_EQ(v[0], static_cast<double>(1 + i / 5)) << i;
+    EXPECT_GE(v[1], -2.0);
+    EXPECT_LE(v[1], 2.0);
+    EXPECT_GE(v[2], 0.0);
+    EXPECT_LE(v[2], 1.0);
+    EXPECT_EQ(v[1], w[1]) << i;
+    EXPECT_EQ(v[2], w[2]) << i;
+  }
+  // the draws differ between the grid points' cases
+  s.case_values(0, v);
+  s.case_values(5, w);
+  EXPECT_NE(v[1], w[1]);
+}
+
 TEST(SweepSpec, BadBlocksNameTheirPointer) {
   EXPECT_NE(error_of({{"mode", "grid"}, {"parameters", {{{"path", "/model/Fn"}, {"values", {1}}, {"step", 1}}}}})
                 .find("/sweep/parameters/0/step: unknown key"),
@@ -121,8 +157,14 @@ TEST(SweepSpec, BadBlocksNameTheirPointer) {
       error_of({{"mode", "grid"}, {"parameters", {{{"path", "/model/Fn"}, {"values", {1}}, {"linspace", {1, 2, 3}}}}}})
           .find("/sweep/parameters/0: needs exactly one of"),
       std::string::npos);
+  EXPECT_NE(error_of({{"mode", "zip"}, {"parameters", {{{"path", "/model/Fn"}, {"range", {1, 2}}}}}})
+                .find("/sweep/parameters/0/range: ranges are drawn from in random mode, or at each grid point"),
+            std::string::npos);
   EXPECT_NE(error_of({{"mode", "grid"}, {"parameters", {{{"path", "/model/Fn"}, {"range", {1, 2}}}}}})
-                .find("/sweep/parameters/0/range: ranges are drawn from in random mode only"),
+                .find("/sweep/samples: is required in grid mode with a range"),
+            std::string::npos);
+  EXPECT_NE(error_of({{"mode", "grid"}, {"samples", 4}, {"parameters", {{{"path", "/model/Fn"}, {"values", {1, 2}}}}}})
+                .find("/sweep/samples: draws the range parameters"),
             std::string::npos);
   EXPECT_NE(error_of({{"mode", "grid"}, {"parameters", {{{"path", "/model/Fn"}, {"logspace", {0, 2, 3}}}}}})
                 .find("/sweep/parameters/0/logspace: logspace bounds must be > 0"),

@@ -434,9 +434,20 @@ TEST(SweepGpu, SwitchingOnTheGeneralInstantiationsMatchesCpu) {
                                                                 10.0, 0.01);
 }
 
+// the orbit observer's columns of a case on both backends: the same orbit, its period and
+// multiplier to the shots' tolerance
+template <class R>
+void expect_same_orbit(const R& x, const R& y, long c) {
+  EXPECT_EQ(x.orbit_n, y.orbit_n) << c;
+  EXPECT_NEAR(x.orbit_period, y.orbit_period, 1e-9 * x.orbit_period) << c;
+  EXPECT_NEAR(x.orbit_multiplier, y.orbit_multiplier, 1e-7) << c;
+  EXPECT_NEAR(x.orbit_settle_t, y.orbit_settle_t, 1e-6 * (1 + std::abs(x.orbit_settle_t))) << c;
+}
+
 // the README demo's own path: the switching method with the Lyapunov twin and the adaptive stop
-// (chain2_bifurcation.json over 48 loads, up to 600 s): every case stops at the CPU's step with the
-// CPU's class, period, settling time and exponent (both sides round alike: reproducible_math.hpp)
+// (chain2_bifurcation.json over 48 loads, up to 600 s, with its orbit observer): every case stops
+// at the CPU's step with the CPU's class, period, settling time, exponent and orbit (both sides
+// round alike: reproducible_math.hpp)
 TEST(SweepGpu, SwitchingWithTwinAndAdaptiveStopMatchesCpu) {
   const auto info = cuda_device_info();
   if (!info.available) GTEST_SKIP() << "no CUDA device: " << info.description;
@@ -460,9 +471,36 @@ TEST(SweepGpu, SwitchingWithTwinAndAdaptiveStopMatchesCpu) {
     if (std::isfinite(x.lyapunov)) {
       EXPECT_NEAR(x.lyapunov, y.lyapunov, 1e-9 * (1 + std::abs(x.lyapunov))) << c;
     }
+    expect_same_orbit(x, y, c);
     stopped_early += x.steps < static_cast<long>(600.0 / 0.01);
   }
   EXPECT_GT(stopped_early, 0);
+}
+
+// the orbit observer on the device (the shots as the cases run in the switching kernel, and the pass
+// after them, orbit_kernel) on the general instantiation of up to 8 DoF: the demo near its period
+// doubling (7.4–8.3 N, up to 3000 s), where the orbit decides most cases: every case stops at the
+// CPU's step with the CPU's class and orbit
+TEST(SweepGpu, OrbitObserverOnTheGeneralInstantiationMatchesCpu) {
+  const auto info = cuda_device_info();
+  if (!info.available) GTEST_SKIP() << "no CUDA device: " << info.description;
+  using D = batch::SweepDims8<double>;
+  json doc = load_json_file(scenario_path("chain2_bifurcation.json"));
+  doc["sweep"]["parameters"][0]["linspace"] = {7.4, 8.3, 10};
+  const long n = 10;
+  const Batch<D> b = run_both<D>(doc, n, false);
+  ASSERT_TRUE(b.an.observers & kObserveOrbit);
+  long decided = 0;
+  for (long c = 0; c < n; ++c) {
+    const auto &x = b.cpu[c], &y = b.gpu[c];
+    ASSERT_EQ(x.status, y.status) << c;
+    EXPECT_EQ(x.steps, y.steps) << c;
+    EXPECT_EQ(x.klass, y.klass) << c;
+    EXPECT_EQ(x.period_n, y.period_n) << c;
+    expect_same_orbit(x, y, c);
+    decided += x.orbit_settle_t >= 0.0;
+  }
+  EXPECT_GT(decided, n / 2);
 }
 
 // RK4-LCP through the general kernel (3 sliders, up to 8 DoF), each case with its own step map

@@ -1,7 +1,7 @@
 """tests/python/test_api.py — the Python module (import fivsim) against the command line's files
 for the same scenario, value for value: a run's time series, events and summary; a sweep's cases,
-points, trajectories and summary; loading; bad input (InputError naming the pointer, as the CLI's
-exit 2 does); merge joining shards into one run's files; a numerical failure (NumericalError with the partial run, as exit 3); Ctrl-C stopping
+points, trajectories and summary; a basin sweep's attractors and basins (also merged from shards);
+loading; bad input (InputError naming the pointer, as the CLI's exit 2 does); merge joining shards into one run's files; a numerical failure (NumericalError with the partial run, as exit 3); Ctrl-C stopping
 a run, a sweep and an identification.
 
 Run by ctest (Python.test_api) with PYTHONPATH=<build>/python, FIVSIM_BINARY and FIVSIM_SOURCE_DIR.
@@ -140,6 +140,50 @@ def test_sweep_matches_the_cli_files(tmp_path):
     assert seen == [(4, 12), (8, 12), (12, 12)]
     frame = result.to_pandas()
     assert list(frame.columns) == list(result.cases) and len(frame) == 12
+
+
+BASIN_SET = {"/sweep/samples": 60, "/sweep/parameters/0/values": [1.0, 1.5, 2.0]}
+
+
+def test_basins_match_the_cli_files_and_a_merge_of_shards(tmp_path):
+    """bSTAB's oscillator at three belt speeds, 60 starts each: fivsim.sweep's .basins and each case's
+    "attractor" are the folder's basins.csv and attractors.csv, and merging three shards (which do
+    not label their cases alone) labels them alike."""
+    scenario = SCENARIOS / "bstab_friction_belt.json"
+    sets = [f"--set={p}={json.dumps(v)}" for p, v in BASIN_SET.items()]
+    out = tmp_path / "basins"
+    r = cli("sweep", scenario, "-q", "--device", "cpu", "--format", "csv", "--out", out, *sets)
+    assert r.returncode == 0, r.stderr
+    result = fivsim.sweep(scenario, set=BASIN_SET, device="cpu")
+    header, rows = read_csv(out / "basins.csv")
+    assert len(rows) >= 3 and header[0] == "/model/v0"
+    for k, name in enumerate(header):
+        column = result.basins[name]
+        for row, value in zip(rows, column):
+            if name == "class":
+                assert row[k] == value
+            else:
+                assert float(row[k] or -1) == pytest.approx(float(value), rel=1e-12, abs=1e-15), name
+    # every speed's shares, the cases with none included, add up to one
+    for v in (1.0, 1.5, 2.0):
+        assert sum(f for s, f in zip(result.basins["/model/v0"], result.basins["fraction"]) if s == v) == \
+            pytest.approx(1.0)
+    header, rows = read_csv(out / "attractors.csv")
+    assert [int(r[1]) for r in rows] == list(result.cases["attractor"])
+    assert result.to_pandas("basins").shape[0] == len(result.basins["class"])
+    # a load sweep has none
+    assert fivsim.sweep(SWEEP_SCENARIO, set=SWEEP_SET, device="cpu").basins is None
+    shards = []
+    for i in range(3):
+        shards.append(tmp_path / f"shard{i}")
+        r = cli("sweep", scenario, "-q", "--device", "cpu", "--format", "csv", "--shard", f"{i}/3",
+                "--out", shards[-1], *sets)
+        assert r.returncode == 0, r.stderr
+        assert not (shards[-1] / "basins.csv").exists()
+    merged = fivsim.merge(shards, out=tmp_path / "merged")
+    assert "basins.csv" in merged["files"]
+    for name in ("basins.csv", "attractors.csv"):
+        assert (tmp_path / "merged" / name).read_bytes() == (out / name).read_bytes(), name
 
 
 def test_merge_joins_shards_into_the_files_of_one_run(tmp_path):

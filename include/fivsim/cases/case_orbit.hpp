@@ -68,10 +68,10 @@ struct OrbitVerdict {
 // them), for N = 1 … an.max_period or, given `divisors_of` > 0, for its divisors only (smallest
 // first). `w` is scratch.
 template <class D>
-FIVSIM_HD inline OrbitVerdict shoot_case_orbit(const CaseSetup<D>& setup, const SwitchingSettings& set,
-                                               const OrbitObserverSettings& os, const SweepAnalysis& an,
-                                               const double* points, OrbitWork<D>& w, const CaseResult<D>& r,
-                                               int divisors_of = 0) {
+FIVSIM_HD_NOINLINE inline OrbitVerdict shoot_case_orbit(const CaseSetup<D>& setup, const SwitchingSettings& set,
+                                                        const OrbitObserverSettings& os, const SweepAnalysis& an,
+                                                        const double* points, OrbitWork<D>& w, const CaseResult<D>& r,
+                                                        int divisors_of = 0) {
   using T = typename D::scalar;
   namespace od = orbit_observer_detail;
   OrbitVerdict v;
@@ -211,6 +211,7 @@ struct OrbitProbingStepper : SwitchingCaseStepper<D> {
   OrbitObserverSettings os;
   double shoot_below = -1.0;  // the recurrence the next shot waits for (−1: reach)
   FIVSIM_HD void probe_orbit(CaseRun<D>& run) {
+    if (!work) return;
     double distance = 0.0;
     const int hint = nearest_recurrence(run.points, *run.an, run.nq, *run.r, distance);
     if (shoot_below < 0.0) shoot_below = os.reach;
@@ -227,16 +228,13 @@ struct OrbitProbingStepper : SwitchingCaseStepper<D> {
 };
 
 // runs one case with the switching integrator, as run_switching_case, its adaptive stop also
-// decided by its orbit (OrbitProbingStepper) when `orbit` scratch is given
+// decided by its orbit (OrbitProbingStepper) when `orbit` scratch is given (null: the plain run;
+// one stepper either way, so that a kernel holds one copy of the runner)
 template <class D>
 FIVSIM_HD inline void run_switching_case(const CaseSetup<D>& setup, const SwitchingSettings& set,
                                          const SweepAnalysis& an, const StepOptions& opt, SwitchingCaseWorkspace<D>& ws,
                                          State<D>& s, CaseResult<D>& r, double* points, State<D>* twin,
                                          OrbitWork<D>* orbit) {
-  if (!orbit || !an.adaptive || !(an.observers & kObserveOrbit)) {
-    run_switching_case(setup, set, an, opt, ws, s, r, points, twin);
-    return;
-  }
   OrbitProbingStepper<D> stepper;
   stepper.m = &setup.model;
   stepper.dt = setup.dt;
@@ -244,7 +242,7 @@ FIVSIM_HD inline void run_switching_case(const CaseSetup<D>& setup, const Switch
   stepper.section = switching_section(an, setup.t_transient);
   stepper.ws[0] = &ws.ws[0];
   stepper.ws[1] = &ws.ws[1];
-  stepper.work = orbit;
+  stepper.work = an.adaptive && (an.observers & kObserveOrbit) ? orbit : nullptr;
   run_case_with(setup, an, opt, stepper, s, r, points, twin);
 }
 

@@ -202,9 +202,10 @@ FIVSIM_HD inline OrbitResult<D> switching_periodic_orbit(const Model<D>& m, cons
 // section's projection of the flow before the event: DP from Φ after it and the field after it.
 // DP maps the section's tangent space into itself; its eigenvalues there are the multipliers.
 template <class D>
-FIVSIM_HD inline bool switching_breakaway_map(const Model<D>& m, const SwitchingSettings& set, OrbitWork<D>& w,
-                                              double t0, const typename D::scalar* x, const ContactState* modes,
-                                              int contact, int crossings, double max_time) {
+FIVSIM_HD_NOINLINE inline bool switching_breakaway_map(const Model<D>& m, const SwitchingSettings& set, OrbitWork<D>& w,
+                                                       double t0, const typename D::scalar* x,
+                                                       const ContactState* modes, int contact, int crossings,
+                                                       double max_time) {
   using T = typename D::scalar;
   namespace sd = switching_detail;
   const int nq = dof_count(m), ny = 2 * nq, nc = contact_count(m);
@@ -247,9 +248,9 @@ FIVSIM_HD inline bool switching_breakaway_map(const Model<D>& m, const Switching
 // passed over: it is where x lies, not where the flow returns. False when the run failed or met
 // none before t0 + max_time
 template <class D>
-FIVSIM_HD inline bool switching_land_on_breakaway(const Model<D>& m, const SwitchingSettings& set, OrbitWork<D>& w,
-                                                  double t0, const typename D::scalar* x, int contact,
-                                                  double max_time) {
+FIVSIM_HD_NOINLINE inline bool switching_land_on_breakaway(const Model<D>& m, const SwitchingSettings& set,
+                                                           OrbitWork<D>& w, double t0, const typename D::scalar* x,
+                                                           int contact, double max_time) {
   using T = typename D::scalar;
   const int nq = dof_count(m), nc = contact_count(m);
   w.ws.started = false;
@@ -301,10 +302,10 @@ FIVSIM_HD inline bool breakaway_constraints(const Model<D>& m, const SwitchingSe
 // −C(x)] (A the conditions' gradients, C their values), which keeps δ on the section to first
 // order and pulls x back onto it; w.dp and w.constraint_grad then hold the orbit's
 template <class D>
-FIVSIM_HD inline OrbitResult<D> switching_breakaway_orbit(const Model<D>& m, const SwitchingSettings& set,
-                                                          const OrbitSettings& os, OrbitWork<D>& w, double t0,
-                                                          const typename D::scalar* x0, const ContactState* modes,
-                                                          int contact) {
+FIVSIM_HD_NOINLINE inline OrbitResult<D> switching_breakaway_orbit(const Model<D>& m, const SwitchingSettings& set,
+                                                                   const OrbitSettings& os, OrbitWork<D>& w, double t0,
+                                                                   const typename D::scalar* x0,
+                                                                   const ContactState* modes, int contact) {
   using T = typename D::scalar;
   constexpr int NB = 2 * D::max_dof + 2;
   const int ny = 2 * dof_count(m), nc = contact_count(m);

@@ -45,8 +45,8 @@ namespace switching_detail {
 // J = ∂f/∂y of the current modes at (t, y) into tan.jac, and tan.dh / dln / dlt (see above);
 // evaluates f there (ws.acc and the forces). False when the sticking set's system is singular
 template <class D>
-FIVSIM_HD inline bool mode_jacobian(const Model<D>& m, SwitchingWorkspace<D>& ws, SwitchingTangent<D>& tan, double t,
-                                    const typename D::scalar* y) {
+FIVSIM_HD_NOINLINE inline bool mode_jacobian(const Model<D>& m, SwitchingWorkspace<D>& ws, SwitchingTangent<D>& tan,
+                                             double t, const typename D::scalar* y) {
   using T = typename D::scalar;
   const int nq = dof_count(m), nc = contact_count(m), ny = 2 * nq;
   if (!evaluate(m, ws, t, y)) return false;
@@ -132,8 +132,8 @@ FIVSIM_HD inline bool mode_jacobian(const Model<D>& m, SwitchingWorkspace<D>& ws
 // Φ at b (ws.t < b within the held step) into out: one Dormand–Prince step of Φ' = JΦ from
 // (ws.t, tan.phi), J at the stage times on the step's continuous extension; out may be tan.phi
 template <class D>
-FIVSIM_HD inline bool tangent_propagate(const Model<D>& m, SwitchingWorkspace<D>& ws, SwitchingTangent<D>& tan,
-                                        double b, typename D::scalar (*out)[2 * D::max_dof]) {
+FIVSIM_HD_NOINLINE inline bool tangent_propagate(const Model<D>& m, SwitchingWorkspace<D>& ws, SwitchingTangent<D>& tan,
+                                                 double b, typename D::scalar (*out)[2 * D::max_dof]) {
   using T = typename D::scalar;
   using B = Dopri5;
   const int ny = 2 * dof_count(m);

@@ -232,24 +232,55 @@ def _table(columns):
     return out
 
 
+def _basins(summary):
+    """basins.csv's columns from summary.json's "basins": per group (the values of the swept
+    parameters that are not initial conditions) and attractor, its class, period, cases, fraction
+    (basin stability) and standard error; attractor 0 counts the cases with none."""
+    b = summary.get("basins")
+    if b is None:
+        return None
+    paths = b["parameters"]
+    cols = {p: [] for p in paths}
+    keys = ("attractor", "class", "period_n", "period", "cases", "fraction", "standard_error", "first_case")
+    for key in keys:
+        cols[key] = []
+    for g in b["groups"]:
+        rows = list(g["attractors"])
+        if g["unlabelled"] > 0:
+            p = g["unlabelled"] / g["cases"]
+            rows.append({"attractor": 0, "class": "none", "period_n": 0, "period": 0.0, "cases": g["unlabelled"],
+                         "fraction": p, "standard_error": (p * (1 - p) / g["cases"]) ** 0.5, "first_case": -1})
+        for a in rows:
+            for p, v in zip(paths, g["values"]):
+                cols[p].append(v)
+            for key in keys:
+                cols[key].append(a[key])
+    return {k: _np.asarray(v, dtype=str if k == "class" else None) for k, v in cols.items()}
+
+
 class SweepResult:
     """A sweep: .cases and .points (dicts of arrays named like the columns of cases.csv and
     points.csv; .points is None when the sweep keeps none), .trajectories ({case: time series} for
-    /output/trajectories), .summary (what summary.json holds)."""
+    /output/trajectories), .summary (what summary.json holds). A sweep over initial conditions also
+    has .basins (basins.csv's columns: each attractor's basin stability at each value of the other
+    swept parameters) and each case's "attractor" among .cases; else .basins is None."""
 
     def __init__(self, raw):
         self.summary = _json.loads(raw["summary"])
         self.cases = _table(raw["cases"])
         self.points = None if raw["points"] is None else _table(raw["points"])
         self.trajectories = {int(index): series for index, series in raw["trajectories"]}
+        self.basins = _basins(self.summary)
 
     def to_pandas(self, table="cases"):
-        """The cases (or table="points") as a pandas DataFrame."""
+        """The cases (or table="points", or table="basins") as a pandas DataFrame."""
         import pandas as pd
 
-        if table not in ("cases", "points"):
-            raise ValueError('table is "cases" or "points"')
-        data = self.cases if table == "cases" else self.points
+        if table not in ("cases", "points", "basins"):
+            raise ValueError('table is "cases", "points" or "basins"')
+        data = {"cases": self.cases, "points": self.points, "basins": self.basins}[table]
+        if data is None and table == "basins":
+            raise ValueError("this sweep varies no initial condition: it has no basins")
         if data is None:
             raise ValueError("this sweep kept no points (/output/points, or no observer that records them)")
         return pd.DataFrame(data)

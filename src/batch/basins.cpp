@@ -1,0 +1,330 @@
+// src/batch/basins.cpp — attractors and basins of a sweep over initial conditions
+// (batch/basins.hpp).
+#include "fivsim/batch/basins.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "fivsim/analysis/classification.hpp"
+#include "fivsim/batch/result_table.hpp"
+#include "fivsim/batch/results_h5.hpp"
+
+namespace fivsim::batch {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+bool is_initial(const std::string& path) { return path.rfind("/initial/", 0) == 0; }
+
+// a case with no attractor to name: it failed, or its class is not known
+bool labelled(int klass) {
+  return klass != static_cast<int>(CaseClass::diverged) && klass != static_cast<int>(CaseClass::undetermined) &&
+         klass != static_cast<int>(CaseClass::unclassified);
+}
+
+std::string number_text(double v) {
+  std::ostringstream s;
+  s.precision(17);
+  s << v;
+  return s.str();
+}
+
+// the cells of one CSV line (quoted cells as write_columns writes them)
+std::vector<std::string> csv_cells(const std::string& line) {
+  std::vector<std::string> cells(1);
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char ch = line[i];
+    if (quoted) {
+      if (ch == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        cells.back() += '"';
+        ++i;
+      } else if (ch == '"') {
+        quoted = false;
+      } else {
+        cells.back() += ch;
+      }
+    } else if (ch == '"') {
+      quoted = true;
+    } else if (ch == ',') {
+      cells.emplace_back();
+    } else {
+      cells.back() += ch;
+    }
+  }
+  return cells;
+}
+
+// the numeric columns of cases.csv, "class" as its CaseClass code
+NamedColumns read_cases_csv(const fs::path& file) {
+  std::ifstream in(file);
+  if (!in) throw std::runtime_error(file.string() + ": cannot be read");
+  std::string line;
+  std::getline(in, line);
+  const std::vector<std::string> names = csv_cells(line);
+  std::map<std::string, int> class_codes;
+  for (const auto& [word, code] : class_words()) class_codes[word] = code;
+  NamedColumns cols;
+  for (const std::string& n : names) cols[n];
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    const std::vector<std::string> cells = csv_cells(line);
+    for (std::size_t c = 0; c < names.size(); ++c) {
+      const std::string& cell = c < cells.size() ? cells[c] : std::string();
+      double v = std::nan("");
+      if (names[c] == "class") {
+        const auto it = class_codes.find(cell);
+        v = it == class_codes.end() ? static_cast<double>(CaseClass::undetermined) : class_of_word_code(it->second);
+      } else {
+        char* end = nullptr;
+        const double x = std::strtod(cell.c_str(), &end);
+        if (end && end != cell.c_str()) v = x;
+      }
+      cols[names[c]].push_back(v);
+    }
+  }
+  return cols;
+}
+
+// the cases table of results.h5, "class" as its CaseClass code
+NamedColumns read_cases_h5(const fs::path& file) {
+  const H5TableData t = read_results_h5(file, "cases");
+  NamedColumns cols;
+  for (int c = 0; c < t.schema.size(); ++c) {
+    const double* v = t.rows.column(c);
+    std::vector<double>& out = cols[t.schema.names[static_cast<std::size_t>(c)]];
+    out.assign(v, v + t.rows.rows);
+    if (t.schema.names[static_cast<std::size_t>(c)] == "class")
+      for (double& x : out) x = class_of_word_code(x);
+  }
+  return cols;
+}
+
+void write_text(const fs::path& file, const std::string& text) {
+  std::ofstream out(file, std::ios::binary);
+  out << text;
+  if (!out) throw std::runtime_error(file.string() + ": cannot be written");
+}
+
+}  // namespace
+
+bool sweeps_initial_conditions(const std::vector<std::string>& swept_paths) {
+  return std::any_of(swept_paths.begin(), swept_paths.end(), is_initial);
+}
+
+Basins find_basins(const std::vector<std::string>& swept_paths, const NamedColumns& cases, int n_dof,
+                   const BasinSettings& settings) {
+  const auto column = [&](const std::string& name) -> const std::vector<double>& {
+    const auto it = cases.find(name);
+    if (it == cases.end()) throw std::invalid_argument("the cases have no column '" + name + "'");
+    return it->second;
+  };
+  const std::vector<double>& klass = column("class");
+  const std::vector<double>& period_n = column("period_n");
+  const std::vector<double>& period = column("period");
+  const long n = static_cast<long>(klass.size());
+  Basins b;
+  const auto ids = cases.find("case");
+  b.case_id.resize(static_cast<std::size_t>(n));
+  for (long c = 0; c < n; ++c)
+    b.case_id[static_cast<std::size_t>(c)] =
+        ids != cases.end() ? static_cast<long>(ids->second[static_cast<std::size_t>(c)]) : c;
+  std::vector<const std::vector<double>*> group_columns;
+  for (const std::string& p : swept_paths) {
+    if (is_initial(p)) continue;
+    b.group_paths.push_back(p);
+    group_columns.push_back(&column(p));
+  }
+  // the coordinates an attractor is known by: each q and u's extremes over the case's window
+  // (or its RMS where the sweep kept no extremes)
+  const bool extremes = cases.count("min_q0") > 0;
+  std::vector<std::pair<const std::vector<double>*, const std::vector<double>*>> coordinate;
+  // the swept initial values of each coordinate's kind (q or u): the region the starts sample
+  std::vector<std::vector<const std::vector<double>*>> starts;
+  for (const char* series : {"q", "u"}) {
+    std::vector<const std::vector<double>*> swept;
+    for (const std::string& p : swept_paths)
+      if (p.rfind(std::string("/initial/") + series + "/", 0) == 0) swept.push_back(&column(p));
+    for (int i = 0; i < n_dof; ++i) {
+      const std::string s = series + std::to_string(i);
+      coordinate.emplace_back(&column((extremes ? "min_" : "rms_") + s), &column((extremes ? "max_" : "rms_") + s));
+      starts.push_back(swept);
+    }
+  }
+  const std::size_t nc = coordinate.size();
+
+  // the groups, in the order of their first case
+  std::map<std::vector<double>, long> group_of;
+  b.group.assign(static_cast<std::size_t>(n), 0);
+  b.attractor.assign(static_cast<std::size_t>(n), 0);
+  std::vector<double> values(group_columns.size());
+  for (long c = 0; c < n; ++c) {
+    for (std::size_t k = 0; k < group_columns.size(); ++k) values[k] = (*group_columns[k])[static_cast<std::size_t>(c)];
+    const auto [it, added] = group_of.emplace(values, static_cast<long>(b.groups.size()));
+    if (added) b.groups.push_back({values, 0, 0});
+    b.group[static_cast<std::size_t>(c)] = it->second;
+  }
+  // the scale a coordinate's tolerance is of, in each group: its extent over the group's labelled
+  // cases, or the spread of the starts' swept values of its kind where that is larger (a group
+  // whose every case rests on one equilibrium has a tiny extent, of the residues of its decay)
+  const std::size_t ng = b.groups.size();
+  std::vector<double> lo(ng * nc, INFINITY), hi(ng * nc, -INFINITY);
+  std::vector<double> start_lo(ng * nc, INFINITY), start_hi(ng * nc, -INFINITY);
+  for (long c = 0; c < n; ++c) {
+    const std::size_t cc = static_cast<std::size_t>(c), g = static_cast<std::size_t>(b.group[cc]);
+    for (std::size_t i = 0; i < nc; ++i)
+      for (const std::vector<double>* v : starts[i]) {
+        start_lo[g * nc + i] = std::min(start_lo[g * nc + i], (*v)[cc]);
+        start_hi[g * nc + i] = std::max(start_hi[g * nc + i], (*v)[cc]);
+      }
+    if (!labelled(static_cast<int>(klass[cc]))) continue;
+    for (std::size_t i = 0; i < nc; ++i) {
+      const double a = (*coordinate[i].first)[cc], z = (*coordinate[i].second)[cc];
+      if (std::isfinite(a)) lo[g * nc + i] = std::min(lo[g * nc + i], std::min(a, z));
+      if (std::isfinite(z)) hi[g * nc + i] = std::max(hi[g * nc + i], std::max(a, z));
+    }
+  }
+  std::vector<double> scale(ng * nc);
+  for (std::size_t k = 0; k < ng * nc; ++k) {
+    const double extent = hi[k] > lo[k] ? hi[k] - lo[k] : 0.0;
+    const double spread = start_hi[k] > start_lo[k] ? start_hi[k] - start_lo[k] : 0.0;
+    const double s = std::max(extent, spread);
+    scale[k] = s > 0.0 ? s : 1e-12 * (1.0 + std::fabs(hi[k]));
+  }
+  // each labelled case joins the first attractor of its group it matches, else is a new one
+  std::vector<std::vector<std::size_t>> group_attractors(ng);
+  for (long c = 0; c < n; ++c) {
+    const std::size_t cc = static_cast<std::size_t>(c), g = static_cast<std::size_t>(b.group[cc]);
+    BasinGroup& group = b.groups[g];
+    ++group.cases;
+    const int k = static_cast<int>(klass[cc]);
+    if (!labelled(k)) {
+      ++group.unlabelled;
+      continue;
+    }
+    const int pn = k == static_cast<int>(CaseClass::periodic) ? static_cast<int>(period_n[cc]) : 0;
+    const double tol = k == static_cast<int>(CaseClass::chaotic) ? settings.chaotic_tolerance : settings.tolerance;
+    const auto matches = [&](const Attractor& a) {
+      if (a.klass != k || a.period_n != pn) return false;
+      const std::size_t r = a.first_row;
+      if (pn > 0 && !(std::fabs(period[cc] - a.period) <= settings.period_tolerance * a.period)) return false;
+      for (std::size_t i = 0; i < nc; ++i) {
+        const double within = tol * scale[g * nc + i];
+        if (!(std::fabs((*coordinate[i].first)[cc] - (*coordinate[i].first)[r]) <= within) ||
+            !(std::fabs((*coordinate[i].second)[cc] - (*coordinate[i].second)[r]) <= within))
+          return false;
+      }
+      return true;
+    };
+    Attractor* found = nullptr;
+    for (std::size_t a : group_attractors[g])
+      if (matches(b.attractors[a])) {
+        found = &b.attractors[a];
+        break;
+      }
+    if (!found) {
+      group_attractors[g].push_back(b.attractors.size());
+      b.attractors.push_back({static_cast<long>(g), static_cast<int>(group_attractors[g].size()), k, pn,
+                              pn > 0 ? period[cc] : 0.0, 0, b.case_id[cc], cc});
+      found = &b.attractors.back();
+    }
+    ++found->cases;
+    b.attractor[cc] = found->id;
+  }
+  // by group, then id
+  std::stable_sort(b.attractors.begin(), b.attractors.end(),
+                   [](const Attractor& x, const Attractor& y) { return x.group < y.group; });
+  return b;
+}
+
+namespace {
+
+// an attractor's share of its group's cases and its standard error
+std::pair<double, double> share(const Attractor& a, const BasinGroup& g) {
+  const double n = static_cast<double>(g.cases), p = n > 0 ? static_cast<double>(a.cases) / n : 0.0;
+  return {p, n > 0 ? std::sqrt(p * (1.0 - p) / n) : 0.0};
+}
+
+}  // namespace
+
+std::string basins_csv(const Basins& b) {
+  std::string text;
+  for (const std::string& p : b.group_paths) text += p + ",";
+  text += "attractor,class,period_n,period,cases,fraction,standard_error,first_case\n";
+  const auto row = [&](const BasinGroup& g, int id, const std::string& klass, int pn, double period, long cases,
+                       long first) {
+    const double n = static_cast<double>(g.cases), p = n > 0 ? static_cast<double>(cases) / n : 0.0;
+    for (double v : g.values) text += number_text(v) + ",";
+    text += std::to_string(id) + "," + klass + "," + std::to_string(pn) + "," + number_text(period) + "," +
+            std::to_string(cases) + "," + number_text(p) + "," + number_text(n > 0 ? std::sqrt(p * (1 - p) / n) : 0.0) +
+            "," + (first >= 0 ? std::to_string(first) : std::string()) + "\n";
+  };
+  std::size_t a = 0;
+  for (std::size_t g = 0; g < b.groups.size(); ++g) {
+    for (; a < b.attractors.size() && b.attractors[a].group == static_cast<long>(g); ++a) {
+      const Attractor& x = b.attractors[a];
+      row(b.groups[g], x.id, case_class_name(x.klass, x.period_n), x.period_n, x.period, x.cases, x.first_case);
+    }
+    // the cases with no attractor (failed, or their class unknown): attractor 0
+    if (b.groups[g].unlabelled > 0) row(b.groups[g], 0, "none", 0, 0.0, b.groups[g].unlabelled, -1);
+  }
+  return text;
+}
+
+std::string attractors_csv(const Basins& b) {
+  std::string text = "case,attractor\n";
+  for (std::size_t c = 0; c < b.attractor.size(); ++c)
+    text += std::to_string(b.case_id[c]) + "," + std::to_string(b.attractor[c]) + "\n";
+  return text;
+}
+
+json basins_json(const Basins& b) {
+  json groups = json::array();
+  for (std::size_t g = 0; g < b.groups.size(); ++g) {
+    json attractors = json::array();
+    for (const Attractor& a : b.attractors) {
+      if (a.group != static_cast<long>(g)) continue;
+      const auto [p, se] = share(a, b.groups[g]);
+      attractors.push_back({{"attractor", a.id},
+                            {"class", case_class_name(a.klass, a.period_n)},
+                            {"period_n", a.period_n},
+                            {"period", a.period},
+                            {"cases", a.cases},
+                            {"fraction", p},
+                            {"standard_error", se},
+                            {"first_case", a.first_case}});
+    }
+    groups.push_back({{"values", b.groups[g].values},
+                      {"cases", b.groups[g].cases},
+                      {"unlabelled", b.groups[g].unlabelled},
+                      {"attractors", attractors}});
+  }
+  return {{"parameters", b.group_paths}, {"groups", groups}};
+}
+
+std::vector<std::string> write_basins(const fs::path& dir, const std::vector<std::string>& swept_paths, int n_dof,
+                                      json& summary) {
+  summary.erase("basins");
+  if (!sweeps_initial_conditions(swept_paths)) return {};
+  const fs::path h5 = dir / "results.h5", csv = dir / "cases.csv";
+  NamedColumns cols;
+  if (fs::exists(h5) && results_h5_has_table(h5, "cases"))
+    cols = read_cases_h5(h5);
+  else if (fs::exists(csv))
+    cols = read_cases_csv(csv);
+  else
+    return {};
+  if (!cols.count("class")) return {};
+  const Basins b = find_basins(swept_paths, cols, n_dof);
+  write_text(dir / "basins.csv", basins_csv(b));
+  write_text(dir / "attractors.csv", attractors_csv(b));
+  summary["basins"] = basins_json(b);
+  return {"basins.csv", "attractors.csv"};
+}
+
+}  // namespace fivsim::batch
