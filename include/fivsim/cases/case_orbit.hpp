@@ -34,6 +34,9 @@ struct OrbitObserverSettings {
   // a multiplier at least this far inside the unit circle is stable (|λ| = 1 within the
   // variational equations' error is undecided)
   double stable_margin = 1e-6;
+  // an adaptive case shoots as it runs at most this many times without a stable orbit (a chaotic
+  // case's samples come back close now and then, near no orbit)
+  int max_missed_shots = 3;
 };
 
 namespace orbit_observer_detail {
@@ -53,6 +56,18 @@ FIVSIM_HD inline double case_distance(const typename D::scalar* x, const typenam
   return dist;
 }
 
+// the distance of the last break-away sample kept to the n-th before it (NaN without one)
+template <class D>
+FIVSIM_HD inline double recurrence(const double* points, const SweepAnalysis& an, int nq, const CaseResult<D>& r,
+                                   int n) {
+  const long kept = r.points_seen[1] < an.capacity ? r.points_seen[1] : an.capacity;
+  if (n >= kept) return nan("");
+  const int stride = point_stride(nq);
+  const double* last = ring_point(points, 1, r.points_seen[1], an.capacity, stride, static_cast<int>(kept - 1));
+  const double* back = ring_point(points, 1, r.points_seen[1], an.capacity, stride, static_cast<int>(kept - 1 - n));
+  return case_distance<D>(last + 2, back + 2, 2 * nq, r);
+}
+
 }  // namespace orbit_observer_detail
 
 // what shooting found for a case: the stable periodic-N orbit nearest the samples, else the
@@ -65,8 +80,9 @@ struct OrbitVerdict {
 };
 
 // the orbit of case r from its last section sample (the rings in `points`, as the case runner left
-// them), for N = 1 … an.max_period or, given `divisors_of` > 0, for its divisors only (smallest
-// first). `w` is scratch.
+// them), for the divisors of `divisors_of` (smallest first) or, given 0, of every N ≤ an.max_period
+// whose samples N apart come within os.reach (samples that come back no closer are near no
+// orbit: a chaotic case shoots for none). `w` is scratch.
 template <class D>
 FIVSIM_HD_NOINLINE inline OrbitVerdict shoot_case_orbit(const CaseSetup<D>& setup, const SwitchingSettings& set,
                                                         const OrbitObserverSettings& os, const SweepAnalysis& an,
@@ -98,8 +114,15 @@ FIVSIM_HD_NOINLINE inline OrbitVerdict shoot_case_orbit(const CaseSetup<D>& setu
   ContactState modes[D::max_contacts];
   for (int i = 0; i < ny; ++i) x0[i] = w.x_end[i];
   for (int i = 0; i < nc; ++i) modes[i] = w.modes_end[i];
-  for (int n = 1; n <= an.max_period; ++n) {
-    if (divisors_of > 0 && divisors_of % n != 0) continue;
+  // the N to shoot for
+  constexpr int kMostN = 32;  // analysis.max_period's limit
+  bool shoot[kMostN + 1] = {};
+  for (int m = 1; m <= an.max_period && m <= kMostN; ++m) {
+    if (divisors_of > 0 ? m != divisors_of : !(od::recurrence(points, an, nq, r, m) <= os.reach)) continue;
+    for (int d = 1; d <= m; ++d) shoot[d] = shoot[d] || m % d == 0;
+  }
+  for (int n = 1; n <= an.max_period && n <= kMostN; ++n) {
+    if (!shoot[n]) continue;
     const OrbitSettings settings{n, os.max_iterations, os.tol, max_time, os.give_up_ratio};
     const OrbitResult<D> o = switching_breakaway_orbit(m, set, settings, w, t0, x0, modes, an.contact);
     if (!o.converged) continue;
@@ -183,14 +206,11 @@ template <class D>
 FIVSIM_HD inline int nearest_recurrence(const double* points, const SweepAnalysis& an, int nq, const CaseResult<D>& r,
                                         double& distance) {
   const long kept = r.points_seen[1] < an.capacity ? r.points_seen[1] : an.capacity;
-  const int stride = point_stride(nq);
   int best = 0;
   distance = nan("");
   if (kept < 3) return 0;
-  const double* last = ring_point(points, 1, r.points_seen[1], an.capacity, stride, static_cast<int>(kept - 1));
   for (int n = 1; n <= an.max_period && n < kept; ++n) {
-    const double* back = ring_point(points, 1, r.points_seen[1], an.capacity, stride, static_cast<int>(kept - 1 - n));
-    const double d = orbit_observer_detail::case_distance<D>(last + 2, back + 2, 2 * nq, r);
+    const double d = orbit_observer_detail::recurrence(points, an, nq, r, n);
     if (best == 0 || d < distance) {
       best = n;
       distance = d;
@@ -210,16 +230,18 @@ struct OrbitProbingStepper : SwitchingCaseStepper<D> {
   OrbitWork<D>* work = nullptr;
   OrbitObserverSettings os;
   double shoot_below = -1.0;  // the recurrence the next shot waits for (−1: reach)
+  int missed = 0;             // shots that found no stable orbit
   FIVSIM_HD void probe_orbit(CaseRun<D>& run) {
     if (!work) return;
     double distance = 0.0;
     const int hint = nearest_recurrence(run.points, *run.an, run.nq, *run.r, distance);
     if (shoot_below < 0.0) shoot_below = os.reach;
-    if (hint == 0 || !(distance <= shoot_below)) return;
+    if (hint == 0 || !(distance <= shoot_below) || missed >= os.max_missed_shots) return;
     const OrbitVerdict v = shoot_case_orbit(*run.setup, this->set, os, *run.an, run.points, *work, *run.r, hint);
     if (!v.stable) {
       // the next shot once the samples have closed in by half
       shoot_below = 0.5 * distance;
+      ++missed;
       return;
     }
     record_orbit(v, *run.r);
