@@ -45,15 +45,15 @@ NamedColumns table(const std::vector<Row>& rows) {
 
 TEST(Basins, AttractorsAreToldApartByPeriodAndExtremesAtEachParameterValue) {
   const std::vector<Row> rows = {
-      {1, 0.1, kPeriodic, 1, 10.0, -1.0, 1.0},     // cycle A
-      {1, 0.2, kPeriodic, 1, 10.0, -2.0, 2.0},     // cycle B: twice A's amplitude
-      {1, 0.3, kPeriodic, 1, 10.0, -1.03, 1.0},    // A again: 0.03 off, within 1 % of the extent 4
-      {1, 0.4, kPeriodic, 1, 10.1, -1.0, 1.0},     // A's extremes, another period: C
-      {1, 0.5, kSteady, 0, 0.0, 0.3, 0.3},         // the equilibrium
-      {1, 0.6, kUnknown, 0, 0.0, -1.0, 1.0},       // no attractor
-      {1, 0.7, kPeriodic, 1, 10.0, -2.0, 1.99},    // B again
-      {2, 0.1, kChaotic, 0, 0.0, -1.0, 1.0},       // chaos
-      {2, 0.2, kChaotic, 0, 0.0, -1.06, 1.0},      // the same chaos: 0.06 off, 3 % of the extent 2.06
+      {1, 0.1, kPeriodic, 1, 10.0, -1.0, 1.0},   // cycle A
+      {1, 0.2, kPeriodic, 1, 10.0, -2.0, 2.0},   // cycle B: twice A's amplitude
+      {1, 0.3, kPeriodic, 1, 10.0, -1.03, 1.0},  // A again: 0.03 off, within 1 % of the extent 4
+      {1, 0.4, kPeriodic, 1, 10.1, -1.0, 1.0},   // A's extremes, another period: C
+      {1, 0.5, kSteady, 0, 0.0, 0.3, 0.3},       // the equilibrium
+      {1, 0.6, kUnknown, 0, 0.0, -1.0, 1.0},     // no attractor
+      {1, 0.7, kPeriodic, 1, 10.0, -2.0, 1.99},  // B again
+      {2, 0.1, kChaotic, 0, 0.0, -1.0, 1.0},     // chaos
+      {2, 0.2, kChaotic, 0, 0.0, -1.06, 1.0},    // the same chaos: 0.06 off, 3 % of the extent 2.06
   };
   const Basins b = find_basins({"/model/v0", "/initial/q/0"}, table(rows), 1);
   ASSERT_EQ(b.group_paths, std::vector<std::string>{"/model/v0"});

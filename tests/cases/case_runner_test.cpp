@@ -559,8 +559,8 @@ TEST(CaseRunner, AdaptiveRunsWithoutSectionSamplesStopOnTheirTransitions) {
   doc["analysis"]["orbit"] = false;
   const auto run_switching = [&](const json& d) {
     const Scenario sc = parse_scenario(d);
-    const auto setup = std::make_unique<CaseSetup<D2>>(setup_of<D2>(
-        sc.model, sc.q0, sc.u0, sc.integrator.dt, sc.integrator.steps, sc.analysis.t_transient));
+    const auto setup = std::make_unique<CaseSetup<D2>>(
+        setup_of<D2>(sc.model, sc.q0, sc.u0, sc.integrator.dt, sc.integrator.steps, sc.analysis.t_transient));
     CaseRun<D2> out;
     const SweepAnalysis an = batch::sweep_analysis(sc);
     out.points.assign(case_points_size(2, an), 0.0);

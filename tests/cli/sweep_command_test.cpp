@@ -883,8 +883,7 @@ TEST(SweepCommand, BasinStabilityOfBstabsFrictionOscillator) {
 // stability 0.3165 within three of the 400 starts' standard errors
 TEST(SweepCommand, BasinStabilityAtEachBeltSpeed) {
   const fs::path out = fresh_dir("fivsim_bstab_belt");
-  const Result r =
-      run_fivsim("sweep " + kScenarios + "bstab_friction_belt.json --device cpu -q --out " + out.string());
+  const Result r = run_fivsim("sweep " + kScenarios + "bstab_friction_belt.json --device cpu -q --out " + out.string());
   ASSERT_EQ(r.code, 0) << r.err;
   const json s = json::parse(slurp(out / "summary.json"));
   ASSERT_TRUE(s.contains("basins")) << s.dump(1);

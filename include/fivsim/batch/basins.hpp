@@ -37,8 +37,8 @@ struct Attractor {
   int klass = 0, period_n = 0;
   double period = 0.0;
   long cases = 0;
-  long first_case = 0;         // a case that reached it (its number in the sweep)
-  std::size_t first_row = 0;   // that case's row in the columns
+  long first_case = 0;        // a case that reached it (its number in the sweep)
+  std::size_t first_row = 0;  // that case's row in the columns
 };
 
 struct BasinGroup {

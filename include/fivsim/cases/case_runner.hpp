@@ -329,9 +329,9 @@ struct CaseRun {
   detail::StaticFriction mu0;
   double t0 = 0.0, dt = 0.0;
   double next_strobe = 0.0;
-  long confirmed_until = -1;  // adaptive: the section hit that ends the case once periodic-N is confirmed
+  long confirmed_until = -1;        // adaptive: the section hit that ends the case once periodic-N is confirmed
   double confirmed_until_t = -1.0;  // or the time, where its transition points confirmed it
-  bool sampled = false;  // a section sample came in the last step
+  bool sampled = false;             // a section sample came in the last step
   // exact events (the switching stepper)
   bool stop = false, sink_on = true;
   double stick_since = -1.0;  // when the section contact began its current stick (−1: not sticking)
