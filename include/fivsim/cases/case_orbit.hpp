@@ -11,6 +11,7 @@
 // the smallest N whose orbit is stable and close to the samples, whatever the samples' own verdict.
 // The section is the sweeps' default, a contact's break-away (SectionKind::stick_to_slip); the
 // orbit is the exact system's (the switching model's), also for a case stepped by Moreau or RK-LCP.
+// An adaptive switching case also shoots as it runs (OrbitProbingStepper) and stops once decided.
 #pragma once
 
 #include "fivsim/cases/case_runner.hpp"
