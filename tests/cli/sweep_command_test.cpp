@@ -875,15 +875,17 @@ TEST(SweepCommand, BasinStabilityOfBstabsFrictionOscillator) {
 }
 
 // basins at each value of a parameter (scenarios/bstab_friction_belt.json: bSTAB's oscillator at
-// nine belt speeds, 400 random starts at each, one scenario): at every speed each class is one
+// nine belt speeds, here 200 random starts at each, one scenario): at every speed each class is one
 // attractor (the equilibrium of steady sliding and one stick-slip cycle are unique there, so a
 // split would be the labels' error) and the shares add up to one; steady sliding has no basin
 // below the speed where it turns stable, ln(10)/2 = 1.151 (damping 0.1 against the law's slope
 // e^(−2v) at the belt speed), and one above it; at bSTAB's speed 1.5 its share is bSTAB's basin
-// stability 0.3165 within three of the 400 starts' standard errors
+// stability 0.3165 within three of the 200 starts' standard errors
 TEST(SweepCommand, BasinStabilityAtEachBeltSpeed) {
   const fs::path out = fresh_dir("fivsim_bstab_belt");
-  const Result r = run_fivsim("sweep " + kScenarios + "bstab_friction_belt.json --device cpu -q --out " + out.string());
+  const Result r =
+      run_fivsim("sweep " + kScenarios + "bstab_friction_belt.json --device cpu -q --set /sweep/samples=200 --out " +
+                 out.string());
   ASSERT_EQ(r.code, 0) << r.err;
   const json s = json::parse(slurp(out / "summary.json"));
   ASSERT_TRUE(s.contains("basins")) << s.dump(1);
@@ -892,8 +894,8 @@ TEST(SweepCommand, BasinStabilityAtEachBeltSpeed) {
   ASSERT_EQ(groups.size(), 9u);
   std::vector<double> sliding;
   for (const json& g : groups) {
-    EXPECT_EQ(g["cases"], 400);
-    double total = static_cast<double>(g["unlabelled"].get<long>()) / 400.0, steady = 0.0;
+    EXPECT_EQ(g["cases"], 200);
+    double total = static_cast<double>(g["unlabelled"].get<long>()) / 200.0, steady = 0.0;
     std::map<std::string, int> per_class;
     for (const json& a : g["attractors"]) {
       total += a["fraction"].get<double>();
@@ -905,7 +907,7 @@ TEST(SweepCommand, BasinStabilityAtEachBeltSpeed) {
     sliding.push_back(steady);
     std::printf("belt %.2f: steady sliding %.4f\n", g["values"][0].get<double>(), steady);
     if (std::abs(g["values"][0].get<double>() - 1.5) < 1e-12) {
-      EXPECT_NEAR(steady, 0.3165, 3.0 * std::sqrt(0.3165 * (1 - 0.3165) / 400.0));
+      EXPECT_NEAR(steady, 0.3165, 3.0 * std::sqrt(0.3165 * (1 - 0.3165) / 200.0));
     }
   }
   for (std::size_t g = 0; g < groups.size(); ++g) {
