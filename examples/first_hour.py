@@ -10,7 +10,6 @@ usage: examples/first_hour.py [--small] [--out FOLDER]   (PYTHONPATH=build/pytho
 """
 import argparse
 import json
-import math
 import os
 
 import fivsim
@@ -45,13 +44,15 @@ def basin_stability(samples):
     scenario["sweep"] = {"mode": "random", "samples": samples, "seed": 3,
                          "parameters": [{"path": "/initial/q/0", "range": [-4, 4]},
                                         {"path": "/initial/u/0", "range": [-3, 3]}]}
-    frame = fivsim.sweep(scenario).to_pandas()
+    # a sweep over initial conditions labels each start with the attractor it reached (the
+    # "attractor" column) and gives each attractor's share: .basins, basins.csv's columns
+    basins = fivsim.sweep(scenario).basins
     shares = {}
-    print(f"basin stability of {samples} random starts (share ± standard error):")
-    for name, count in frame["class"].value_counts().items():
-        p = count / samples
-        shares[name] = (p, math.sqrt(p * (1 - p) / samples))
-        print(f"  {name:16s} {p:.3f} ± {shares[name][1]:.3f}")
+    print(f"basin stability of {samples} random starts (each attractor's share ± standard error):")
+    for k in range(len(basins["attractor"])):
+        name = f"{basins['class'][k]} #{basins['attractor'][k]}"
+        shares[name] = (float(basins["fraction"][k]), float(basins["standard_error"][k]))
+        print(f"  {name:20s} {shares[name][0]:.3f} ± {shares[name][1]:.3f}")
     return shares
 
 
