@@ -208,7 +208,9 @@ Basins find_basins(const std::vector<std::string>& swept_paths, const NamedColum
       continue;
     }
     const int pn = k == static_cast<int>(CaseClass::periodic) ? static_cast<int>(period_n[cc]) : 0;
-    const double tol = k == static_cast<int>(CaseClass::chaotic) ? settings.chaotic_tolerance : settings.tolerance;
+    // a chaotic or quasi-periodic window sees part of its attractor
+    const bool partial = k == static_cast<int>(CaseClass::chaotic) || k == static_cast<int>(CaseClass::quasi_periodic);
+    const double tol = partial ? settings.wide_tolerance : settings.tolerance;
     const auto matches = [&](const Attractor& a) {
       if (a.klass != k || a.period_n != pn) return false;
       const std::size_t r = a.first_row;

@@ -4,8 +4,8 @@
 // period, and the same extremes of every q and u over the case's last window (for an adaptive case
 // exactly one orbit; for steady sliding its state) to a tolerance of each coordinate's scale in the
 // group — its extent over the group's cases, or the spread of the starts' swept values of its kind
-// (q or u) where that is larger — 1 % for periodic, quasi-periodic and steady cases, 5 % for
-// chaotic ones, whose window sees only part of the attractor. Each attractor's share of its group's cases is its basin
+// (q or u) where that is larger — 1 % for periodic and steady cases, 5 % for chaotic and
+// quasi-periodic ones, whose window sees only part of the attractor. Each attractor's share of its group's cases is its basin
 // stability, with the standard error √(p(1 − p)/n) of a share of n random starts (Menck, Heitzig,
 // Marwan & Kurths, Nature Physics 9, 2013; bSTAB, Stender & Hoffmann, Nonlinear Dynamics 107, 2022).
 // Written as basins.csv (one row per group and attractor), attractors.csv (each case's attractor)
@@ -26,8 +26,8 @@ namespace fivsim::batch {
 using NamedColumns = std::map<std::string, std::vector<double>>;
 
 struct BasinSettings {
-  double tolerance = 0.01;          // periodic, quasi-periodic and steady attractors' extremes
-  double chaotic_tolerance = 0.05;  // chaotic attractors'
+  double tolerance = 0.01;       // periodic and steady attractors' extremes
+  double wide_tolerance = 0.05;  // chaotic and quasi-periodic attractors
   double period_tolerance = 1e-3;   // a periodic attractor's period, relative
 };
 

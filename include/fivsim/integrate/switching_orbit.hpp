@@ -30,6 +30,13 @@ struct OrbitWork {
   // constraints (γ_c = 0, the stick margin = 0) with their gradients at the last point asked
   ContactState modes_end[D::max_contacts];
   T constraint[2], constraint_grad[2][NY];
+  // scratch of a Newton step on the break-away section (the bordered system) and of its
+  // multipliers (a basis of the section's tangent space, DP on it): here rather than on the stack,
+  // which on a device is local memory reserved for every resident thread (20 and 37 kB at 24 DoF)
+  Mat<T, NY + 2, NY + 2> bordered;
+  Vec<T, NY + 2> bordered_rhs;
+  T basis[NY + 2][NY];
+  Mat<T, NY, NY> reduced;
 };
 
 // the section's normal coordinate in the state (velocity sections), or −1 (stroboscopic)
@@ -323,8 +330,8 @@ FIVSIM_HD_NOINLINE inline OrbitResult<D> switching_breakaway_orbit(const Model<D
       return out;
     }
     if (it == os.max_iterations || (os.give_up_ratio > 0.0 && it >= 2 && out.residual > os.give_up_ratio * last)) break;
-    Mat<T, NB, NB> A;
-    Vec<T, NB> r;
+    Mat<T, NB, NB>& A = w.bordered;
+    Vec<T, NB>& r = w.bordered_rhs;
     for (int i = 0; i < ny + 2; ++i)
       for (int j = 0; j < ny + 2; ++j) A(i, j) = T(0);
     for (int i = 0; i < ny; ++i) {
@@ -370,14 +377,13 @@ FIVSIM_HD inline int orbit_multipliers(const Model<D>& m, const SwitchingSection
 // eigenvalues of DP on the section's tangent space, an orthonormal basis Z of the complement of the
 // two conditions' gradients, Zᵀ DP Z; largest modulus first; returns how many (NY − 2) or −1
 template <class D>
-FIVSIM_HD inline int breakaway_multipliers(const Model<D>& m, const OrbitWork<D>& w, typename D::scalar* re,
+FIVSIM_HD inline int breakaway_multipliers(const Model<D>& m, OrbitWork<D>& w, typename D::scalar* re,
                                            typename D::scalar* im) {
   using T = typename D::scalar;
-  constexpr int NY = 2 * D::max_dof;
   const int ny = 2 * dof_count(m);
   // Gram–Schmidt over the two gradients, then the unit vectors; the vectors after the gradients'
   // span the tangent space
-  T basis[NY + 2][NY];
+  T(&basis)[2 * D::max_dof + 2][2 * D::max_dof] = w.basis;
   int nb = 0, kept = 0;
   for (int v = 0; v < ny + 2 && nb < ny; ++v) {
     T* b = basis[nb];
@@ -401,7 +407,7 @@ FIVSIM_HD inline int breakaway_multipliers(const Model<D>& m, const OrbitWork<D>
   }
   const int n = ny - 2;
   if (kept != n) return -1;
-  Mat<T, NY, NY> B;
+  Mat<T, 2 * D::max_dof, 2 * D::max_dof>& B = w.reduced;
   for (int a = 0; a < n; ++a)
     for (int b = 0; b < n; ++b) {
       T s = T(0);
