@@ -5,9 +5,10 @@
 // exactly one orbit; for steady sliding its state) to a tolerance of each coordinate's scale in the
 // group — its extent over the group's cases, or the spread of the starts' swept values of its kind
 // (q or u) where that is larger — 1 % for periodic and steady cases, 5 % for chaotic and
-// quasi-periodic ones, whose window sees only part of the attractor. Each attractor's share of its group's cases is its basin
-// stability, with the standard error √(p(1 − p)/n) of a share of n random starts (Menck, Heitzig,
-// Marwan & Kurths, Nature Physics 9, 2013; bSTAB, Stender & Hoffmann, Nonlinear Dynamics 107, 2022).
+// quasi-periodic ones, whose window sees only part of the attractor. Each attractor's share of its
+// group's cases is its basin stability, with the standard error √(p(1 − p)/n) of a share of n random
+// starts (Menck, Heitzig, Marwan & Kurths, Nature Physics 9, 2013; bSTAB, Stender & Hoffmann,
+// Nonlinear Dynamics 107, 2022).
 // Written as basins.csv (one row per group and attractor), attractors.csv (each case's attractor)
 // and summary.json's "basins", by `fivsim sweep` and `fivsim merge` from the finished cases.
 #pragma once
