@@ -27,9 +27,9 @@ namespace fivsim::batch {
 using NamedColumns = std::map<std::string, std::vector<double>>;
 
 struct BasinSettings {
-  double tolerance = 0.01;       // periodic and steady attractors' extremes
-  double wide_tolerance = 0.05;  // chaotic and quasi-periodic attractors
-  double period_tolerance = 1e-3;   // a periodic attractor's period, relative
+  double tolerance = 0.01;         // periodic and steady attractors' extremes
+  double wide_tolerance = 0.05;    // chaotic and quasi-periodic attractors
+  double period_tolerance = 1e-3;  // a periodic attractor's period, relative
 };
 
 struct Attractor {
