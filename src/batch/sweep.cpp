@@ -270,10 +270,9 @@ void step_chunk_cpu(const CaseBatch<D>& cases, const SweepAnalysis& an, const St
   if constexpr (std::is_same_v<typename D::scalar, double>) {
     if (cases.switching) {
       // one case at a time: their costs differ with their events
-      const bool orbit = an.adaptive && (an.observers & kObserveOrbit);
       for_each_case<SwitchingScratch<D>>(cases.n, threads, 1, ticker, [&](SwitchingScratch<D>& x, long c) {
         run_switching_case(cases.setup(c, x.setup), cases.switching_settings, an, opt, x.ws, x.s, results[c],
-                           points + c * per_case, &x.twin, orbit ? &x.orbit : nullptr);
+                           points + c * per_case, &x.twin, &x.orbit);
       });
       return;
     }

@@ -434,10 +434,14 @@ TEST(SweepGpu, SwitchingOnTheGeneralInstantiationsMatchesCpu) {
                                                                 10.0, 0.01);
 }
 
-// the orbit observer's columns of a case on both backends: the same orbit, its period and
+// a case on both backends: the same stop (status, step, class) and the same orbit, its period and
 // multiplier to the shots' tolerance
 template <class R>
-void expect_same_orbit(const R& x, const R& y, long c) {
+void expect_same_stop_and_orbit(const R& x, const R& y, long c) {
+  ASSERT_EQ(x.status, y.status) << c;
+  EXPECT_EQ(x.steps, y.steps) << c;
+  EXPECT_EQ(x.klass, y.klass) << c;
+  EXPECT_EQ(x.period_n, y.period_n) << c;
   EXPECT_EQ(x.orbit_n, y.orbit_n) << c;
   EXPECT_NEAR(x.orbit_period, y.orbit_period, 1e-9 * x.orbit_period) << c;
   EXPECT_NEAR(x.orbit_multiplier, y.orbit_multiplier, 1e-7) << c;
@@ -462,16 +466,13 @@ TEST(SweepGpu, SwitchingWithTwinAndAdaptiveStopMatchesCpu) {
   long stopped_early = 0;
   for (long c = 0; c < n; ++c) {
     const auto &x = b.cpu[c], &y = b.gpu[c];
-    ASSERT_EQ(x.status, y.status) << c;
-    EXPECT_EQ(x.steps, y.steps) << c;
-    EXPECT_EQ(x.klass, y.klass) << c;
-    EXPECT_EQ(x.period_n, y.period_n) << c;
+    expect_same_stop_and_orbit(x, y, c);
+    if (::testing::Test::HasFatalFailure()) return;
     EXPECT_EQ(x.transitions, y.transitions) << c;
     EXPECT_NEAR(x.settled_at, y.settled_at, 1e-9) << c;
     if (std::isfinite(x.lyapunov)) {
       EXPECT_NEAR(x.lyapunov, y.lyapunov, 1e-9 * (1 + std::abs(x.lyapunov))) << c;
     }
-    expect_same_orbit(x, y, c);
     stopped_early += x.steps < static_cast<long>(600.0 / 0.01);
   }
   EXPECT_GT(stopped_early, 0);
@@ -493,11 +494,8 @@ TEST(SweepGpu, OrbitObserverOnTheGeneralInstantiationMatchesCpu) {
   long decided = 0;
   for (long c = 0; c < n; ++c) {
     const auto &x = b.cpu[c], &y = b.gpu[c];
-    ASSERT_EQ(x.status, y.status) << c;
-    EXPECT_EQ(x.steps, y.steps) << c;
-    EXPECT_EQ(x.klass, y.klass) << c;
-    EXPECT_EQ(x.period_n, y.period_n) << c;
-    expect_same_orbit(x, y, c);
+    expect_same_stop_and_orbit(x, y, c);
+    if (::testing::Test::HasFatalFailure()) return;
     decided += x.orbit_settle_t >= 0.0;
   }
   EXPECT_GT(decided, n / 2);

@@ -142,6 +142,17 @@ def test_sweep_matches_the_cli_files(tmp_path):
     assert list(frame.columns) == list(result.cases) and len(frame) == 12
 
 
+def run_shards(tmp_path, scenario, sets, count=3):
+    """the scenario's sweep as `count` shards by the command line (CSV files): their folders"""
+    shards = []
+    for i in range(count):
+        shards.append(tmp_path / f"shard{i}")
+        r = cli("sweep", scenario, "-q", "--device", "cpu", "--format", "csv", "--shard", f"{i}/{count}",
+                "--out", shards[-1], *sets)
+        assert r.returncode == 0, r.stderr
+    return shards
+
+
 BASIN_SET = {"/sweep/samples": 60, "/sweep/parameters/0/values": [1.0, 1.5, 2.0]}
 
 
@@ -173,13 +184,8 @@ def test_basins_match_the_cli_files_and_a_merge_of_shards(tmp_path):
     assert result.to_pandas("basins").shape[0] == len(result.basins["class"])
     # a load sweep has none
     assert fivsim.sweep(SWEEP_SCENARIO, set=SWEEP_SET, device="cpu").basins is None
-    shards = []
-    for i in range(3):
-        shards.append(tmp_path / f"shard{i}")
-        r = cli("sweep", scenario, "-q", "--device", "cpu", "--format", "csv", "--shard", f"{i}/3",
-                "--out", shards[-1], *sets)
-        assert r.returncode == 0, r.stderr
-        assert not (shards[-1] / "basins.csv").exists()
+    shards = run_shards(tmp_path, scenario, sets)
+    assert not any((s / "basins.csv").exists() for s in shards)
     merged = fivsim.merge(shards, out=tmp_path / "merged")
     assert "basins.csv" in merged["files"]
     for name in ("basins.csv", "attractors.csv"):
@@ -190,12 +196,7 @@ def test_merge_joins_shards_into_the_files_of_one_run(tmp_path):
     sets = [f"--set={p}={json.dumps(v)}" for p, v in SWEEP_SET.items()]
     whole = tmp_path / "whole"
     assert cli("sweep", SWEEP_SCENARIO, "-q", "--device", "cpu", "--format", "csv", "--out", whole, *sets).returncode == 0
-    shards = []
-    for i in range(3):
-        shards.append(tmp_path / f"shard{i}")
-        r = cli("sweep", SWEEP_SCENARIO, "-q", "--device", "cpu", "--format", "csv", "--shard", f"{i}/3",
-                "--out", shards[-1], *sets)
-        assert r.returncode == 0, r.stderr
+    shards = run_shards(tmp_path, SWEEP_SCENARIO, sets)
     merged = fivsim.merge(reversed(shards), out=tmp_path / "merged")
     assert merged["folder"] == str(tmp_path / "merged") and merged["cases"] == 12
     for name in ("cases.csv", "points.csv"):

@@ -55,10 +55,11 @@ template <class D>
 void run_chunk_cpu(const CaseBatch<D>& cases, const SweepAnalysis& an, const StepOptions& opt, CaseResult<D>* results,
                    double* points, int threads, ChunkTicker* ticker = nullptr);
 
-// the orbit observer (cases/case_orbit.hpp) over a chunk whose cases have run, on the host's
-// `threads` (0: all), whichever backend ran them: each case's exact orbit shot from its last
-// section sample, its class where a stable one is found (double precision; float sweeps keep
-// their samples' classes)
+// the orbit observer's pass (cases/case_orbit.hpp) over a chunk whose cases have run, on the
+// host's `threads` (0: all): each case's exact orbit shot from its last section sample, its class
+// where a stable one is found (double precision; float sweeps keep their samples' classes). The
+// CPU's and the PINN methods' chunks take it; a CUDA chunk runs orbit_kernel on the device
+// instead
 template <class D>
 void shoot_orbits_cpu(const CaseBatch<D>& cases, const SweepAnalysis& an, CaseResult<D>* results, const double* points,
                       int threads);

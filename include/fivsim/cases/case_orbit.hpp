@@ -251,8 +251,9 @@ struct OrbitProbingStepper : SwitchingCaseStepper<D> {
 };
 
 // runs one case with the switching integrator, as run_switching_case, its adaptive stop also
-// decided by its orbit (OrbitProbingStepper) when `orbit` scratch is given (null: the plain run;
-// one stepper either way, so that a kernel holds one copy of the runner)
+// decided by its orbit (OrbitProbingStepper) when `orbit` scratch is given and the sweep is adaptive
+// with the orbit observer (CaseRun::orbit_due); null: the plain run. One stepper either way, so
+// that a kernel holds one copy of the runner
 template <class D>
 FIVSIM_HD inline void run_switching_case(const CaseSetup<D>& setup, const SwitchingSettings& set,
                                          const SweepAnalysis& an, const StepOptions& opt, SwitchingCaseWorkspace<D>& ws,
@@ -265,7 +266,7 @@ FIVSIM_HD inline void run_switching_case(const CaseSetup<D>& setup, const Switch
   stepper.section = switching_section(an, setup.t_transient);
   stepper.ws[0] = &ws.ws[0];
   stepper.ws[1] = &ws.ws[1];
-  stepper.work = an.adaptive && (an.observers & kObserveOrbit) ? orbit : nullptr;
+  stepper.work = orbit;
   run_case_with(setup, an, opt, stepper, s, r, points, twin);
 }
 
