@@ -53,7 +53,7 @@ enum KernelStepper : int { kPlainMoreau = 0, kGeneralStepper = 1, kSwitching = 2
 template <class D, int Kind>
 __device__ void sweep_case(const CaseBatch<D>& cases, const SweepAnalysis& an, const StepOptions& opt, long c,
                            CaseResult<D>* __restrict__ results, double* __restrict__ points, long per_case,
-                           OrbitWork<D>* orbit) {
+                           OrbitWork<D>* orbit, SwitchingTangent<D>* tangent) {
   // the shared setup read where it lies; a scratch copy only where the case's row changes it (the
   // frame is local memory the driver reserves for every resident thread: one setup, not two)
   CaseSetup<D> scratch;
@@ -61,9 +61,8 @@ __device__ void sweep_case(const CaseBatch<D>& cases, const SweepAnalysis& an, c
   State<D> s;
   CaseResult<D> r;
   if constexpr (Kind == kSwitching) {
-    SwitchingCaseWorkspace<D> ws;
-    State<D> twin;
-    run_switching_case(setup, cases.switching_settings, an, opt, ws, s, r, points + c * per_case, &twin, orbit);
+    SwitchingWorkspace<D> ws;
+    run_switching_case(setup, cases.switching_settings, an, opt, ws, s, r, points + c * per_case, tangent, orbit);
   } else if constexpr (Kind == kGeneralStepper) {
     CaseWorkspace<D> ws;
     LyapunovTwin<D> twin;
@@ -82,15 +81,16 @@ __device__ void sweep_case(const CaseBatch<D>& cases, const SweepAnalysis& an, c
 template <class D, int Kind>
 __global__ void sweep_kernel(CaseBatch<D> cases, SweepAnalysis an, StepOptions opt, CaseResult<D>* __restrict__ results,
                              double* __restrict__ points, long per_case, unsigned long long* queue,
-                             OrbitWork<D>* orbit_work) {
+                             OrbitWork<D>* orbit_work, SwitchingTangent<D>* tangent_work) {
   const long thread = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x;
   OrbitWork<D>* orbit = orbit_work ? orbit_work + thread : nullptr;
+  SwitchingTangent<D>* tangent = tangent_work ? tangent_work + thread : nullptr;
   if (!queue) {
-    if (thread < cases.n) sweep_case<D, Kind>(cases, an, opt, thread, results, points, per_case, orbit);
+    if (thread < cases.n) sweep_case<D, Kind>(cases, an, opt, thread, results, points, per_case, orbit, tangent);
     return;
   }
   for (long c = static_cast<long>(atomicAdd(queue, 1ull)); c < cases.n; c = static_cast<long>(atomicAdd(queue, 1ull)))
-    sweep_case<D, Kind>(cases, an, opt, c, results, points, per_case, orbit);
+    sweep_case<D, Kind>(cases, an, opt, c, results, points, per_case, orbit, tangent);
 }
 
 // the orbit observer's pass over a chunk that has run (cases/case_orbit.hpp decide_by_orbit, as
@@ -132,14 +132,14 @@ __global__ void belt_kernel(BeltModel<D> b, CaseBatch<D> cases, SweepAnalysis an
   run_belt_lanes<D, 1, Obs>(b, cases, c, 1, an, opt, x, results + c, points + c * per_case, per_case);
 }
 
-// the grid of a queue-fed launch whose threads each hold an OrbitWork in global scratch: resident
-// blocks, at most one case a thread, and no more threads than a quarter of the device's free
-// memory holds (an OrbitWork of the 24-DoF instantiation is 175 kB)
-template <class D, class Kernel>
-unsigned orbit_grid(Kernel kernel, int block, long n) {
+// the grid of a queue-fed launch whose threads each hold `bytes` of global scratch (an OrbitWork,
+// a tangent): resident blocks, at most one case a thread, and no more threads than a quarter of
+// the device's free memory holds (an OrbitWork of the 24-DoF instantiation is 175 kB)
+template <class Kernel>
+unsigned scratch_grid(Kernel kernel, int block, long n, std::size_t bytes) {
   std::size_t free_bytes = 0, total_bytes = 0;
   cudaMemGetInfo(&free_bytes, &total_bytes);
-  const long fit = static_cast<long>(free_bytes / 4 / sizeof(OrbitWork<D>)) / block;
+  const long fit = static_cast<long>(free_bytes / 4 / bytes) / block;
   return static_cast<unsigned>(std::max(1L, std::min(static_cast<long>(resident_grid(kernel, block, n)), fit)));
 }
 
@@ -214,9 +214,10 @@ struct CudaPipeline<D>::Impl {
     DeviceBuffer<RkStepMap<D>> maps;
     DeviceBuffer<double> rows, points;
     DeviceBuffer<CaseResult<D>> results;
-    DeviceBuffer<unsigned long long> queue;  // the next case of a queue-fed launch
-    DeviceBuffer<double> reference;          // output_error's series
-    DeviceBuffer<OrbitWork<D>> orbit_work;   // the orbit observer's scratch, a thread each
+    DeviceBuffer<unsigned long long> queue;          // the next case of a queue-fed launch
+    DeviceBuffer<double> reference;                  // output_error's series
+    DeviceBuffer<OrbitWork<D>> orbit_work;           // the orbit observer's scratch, a thread each
+    DeviceBuffer<SwitchingTangent<D>> tangent_work;  // switching cases' Lyapunov tangent, a thread each
     PinnedBuffer<CaseResult<D>> results_out;
     PinnedBuffer<double> points_out;
     long n = 0;
@@ -231,6 +232,7 @@ struct CudaPipeline<D>::Impl {
       queue.release();
       reference.release();
       orbit_work.release();
+      tangent_work.release();
       results_out.release();
       points_out.release();
     }
@@ -287,16 +289,23 @@ DeviceOutcome CudaPipeline<D>::launch(int which, const CaseBatch<D>& h, const Sw
   if (err == cudaSuccess) err = s.reference.ensure(n_reference);
   if (err == cudaSuccess) err = s.points.ensure(s.n_points);
   // the orbit observer (double precision): the pass after the cases, and an adaptive switching
-  // case's shots as it runs, on persistent threads with their scratch
-  unsigned orbit_pass_grid = 0, orbit_run_grid = 0;
+  // case's shots as it runs, on persistent threads with their scratch; switching cases' Lyapunov
+  // tangents beside theirs
+  unsigned orbit_pass_grid = 0, switching_grid = 0;
+  bool run_orbit = false, run_tangent = false;
   if constexpr (std::is_same_v<typename D::scalar, double>) {
-    if (host_an.observers & kObserveOrbit) {
-      orbit_pass_grid = orbit_grid<D>(orbit_kernel<D>, kSweepBlock, h.n);
-      if (h.switching && host_an.adaptive)
-        orbit_run_grid = orbit_grid<D>(sweep_kernel<D, kSwitching>, kSweepBlock, h.n);
-      if (err == cudaSuccess)
-        err = s.orbit_work.ensure(static_cast<std::size_t>(std::max(orbit_pass_grid, orbit_run_grid)) * kSweepBlock);
-    }
+    if (host_an.observers & kObserveOrbit)
+      orbit_pass_grid = scratch_grid(orbit_kernel<D>, kSweepBlock, h.n, sizeof(OrbitWork<D>));
+    run_orbit = h.switching && host_an.adaptive && (host_an.observers & kObserveOrbit);
+    run_tangent = h.switching && host_an.lyapunov_every > 0;
+    if (run_orbit || run_tangent)
+      switching_grid =
+          scratch_grid(sweep_kernel<D, kSwitching>, kSweepBlock, h.n,
+                       (run_orbit ? sizeof(OrbitWork<D>) : 0) + (run_tangent ? sizeof(SwitchingTangent<D>) : 0));
+    const std::size_t orbit_threads =
+        static_cast<std::size_t>(std::max(orbit_pass_grid, run_orbit ? switching_grid : 0u));
+    if (err == cudaSuccess) err = s.orbit_work.ensure(orbit_threads * kSweepBlock);
+    if (err == cudaSuccess) err = s.tangent_work.ensure(run_tangent ? std::size_t{switching_grid} * kSweepBlock : 0);
   }
   DeviceOutcome failed = device_outcome(err);
   if (failed.ok() && impl_->injected(FailurePoint::slot_buffers, which, h.n))
@@ -376,14 +385,15 @@ DeviceOutcome CudaPipeline<D>::launch(int which, const CaseBatch<D>& h, const Sw
     const auto launch_kind = [&](auto k) {
       kernel = reinterpret_cast<const void*>(k);
       const unsigned g = queue ? resident_grid(k, block, h.n) : grid;
-      k<<<g, block, 0, s.stream>>>(dev, an, opt, s.results.data, s.points.data, per_case, queue, nullptr);
+      k<<<g, block, 0, s.stream>>>(dev, an, opt, s.results.data, s.points.data, per_case, queue, nullptr, nullptr);
     };
     if (h.switching) {
       if constexpr (std::is_same_v<typename D::scalar, double>) {
-        if (orbit_run_grid > 0) {
+        if (switching_grid > 0) {
           kernel = reinterpret_cast<const void*>(sweep_kernel<D, kSwitching>);
-          sweep_kernel<D, kSwitching><<<orbit_run_grid, block, 0, s.stream>>>(
-              dev, an, opt, s.results.data, s.points.data, per_case, queue, s.orbit_work.data);
+          sweep_kernel<D, kSwitching><<<switching_grid, block, 0, s.stream>>>(
+              dev, an, opt, s.results.data, s.points.data, per_case, queue, run_orbit ? s.orbit_work.data : nullptr,
+              run_tangent ? s.tangent_work.data : nullptr);
         } else {
           launch_kind(sweep_kernel<D, kSwitching>);
         }

@@ -36,6 +36,7 @@ SweepAnalysis sweep_analysis(const Scenario& sc) {
   an.lyapunov_every = sc.analysis.lyapunov_every;
   an.lyapunov_d0 = sc.analysis.lyapunov_d0;
   an.lyapunov_zero = sc.analysis.lyapunov_zero;
+  an.chaos_window = sc.analysis.chaos_window;
   an.confirmations = sc.analysis.confirmations;
   an.adaptive = sc.analysis.adaptive;
   an.observers = sc.analysis.observers;
@@ -191,8 +192,9 @@ struct StepperScratch {
 };
 template <class D>
 struct SwitchingScratch {
-  SwitchingCaseWorkspace<D> ws;
-  State<D> s, twin;
+  SwitchingWorkspace<D> ws;
+  SwitchingTangent<D> tangent;  // the Lyapunov exponent's variational equations
+  State<D> s;
   CaseSetup<D> setup;
   OrbitWork<D> orbit;  // an adaptive case's shots at its orbit
 };
@@ -272,7 +274,7 @@ void step_chunk_cpu(const CaseBatch<D>& cases, const SweepAnalysis& an, const St
       // one case at a time: their costs differ with their events
       for_each_case<SwitchingScratch<D>>(cases.n, threads, 1, ticker, [&](SwitchingScratch<D>& x, long c) {
         run_switching_case(cases.setup(c, x.setup), cases.switching_settings, an, opt, x.ws, x.s, results[c],
-                           points + c * per_case, &x.twin, &x.orbit);
+                           points + c * per_case, &x.tangent, &x.orbit);
       });
       return;
     }

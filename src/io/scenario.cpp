@@ -685,6 +685,7 @@ Scenario parse_scenario(const json& doc) {
       s.analysis.lyapunov_every = static_cast<int>(ly.integer_or("every", 10, 1));
       s.analysis.lyapunov_d0 = ly.number_or("d0", 1e-8, NumberRule::positive);
       s.analysis.lyapunov_zero = ly.number_or("zero", 0.1, NumberRule::positive);
+      s.analysis.chaos_window = ly.integer_or("window", kChaosWindow, kLyapunovMinBlocks);
       ly.finish();
     }
     s.analysis.confirmations = static_cast<int>(an.integer_or("confirmations", 3, 1));

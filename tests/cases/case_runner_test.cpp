@@ -12,6 +12,7 @@
 #include "fivsim/batch/sweep.hpp"
 #include "fivsim/integrate/event_driven.hpp"
 #include "fivsim/integrate/simulation.hpp"
+#include "fivsim/integrate/switching_lyapunov.hpp"
 #include "fivsim/io/scenario.hpp"
 #include "fivsim/model/presets.hpp"
 
@@ -212,7 +213,7 @@ void expect_switching_matches_reference(const std::string& name, double t_end, d
   set.abs_tol = 1e-14;
   CaseRun<D> run;
   run.points.assign(case_points_size(c->model.n_dof, an), 0.0);
-  auto ws = std::make_unique<SwitchingCaseWorkspace<D>>();
+  auto ws = std::make_unique<SwitchingWorkspace<D>>();
   auto s = std::make_unique<State<D>>();
   run_switching_case(*c, set, an, StepOptions{}, *ws, *s, run.r, run.points.data());
   ASSERT_EQ(run.r.status, Status::ok);
@@ -454,8 +455,8 @@ TEST(CaseRunner, AdaptiveRunsStopWithTheClassOfALongFixedRun) {
     if (e.klass == CaseClass::periodic && e.period_n <= 2) {
       EXPECT_LT(fixed.r.recurrence, 2e-5) << e.fn;
     }
-    // adaptive: from 100 s on, 3000 s at most
-    doc["integrator"]["t_end"] = 3000.0;
+    // adaptive: from 100 s on, 4000 s at most (the chaos stop waits for kChaosWindow cycles)
+    doc["integrator"]["t_end"] = 4000.0;
     doc["analysis"]["t_transient"] = 100.0;
     doc["analysis"]["adaptive"] = true;
     const Scenario sc = parse_scenario(doc);
@@ -468,9 +469,9 @@ TEST(CaseRunner, AdaptiveRunsStopWithTheClassOfALongFixedRun) {
     EXPECT_EQ(run.r.klass, e.klass) << e.fn;
     EXPECT_EQ(run.r.period_n, e.period_n) << e.fn;
     if (e.klass != CaseClass::periodic) {
-      // chaos: it stops once kChaosStopBlocks cycles kept the exponent positive, before t_end
+      // chaos: it stops once kChaosWindow cycles kept the exponent positive, before t_end
       EXPECT_LT(run.r.steps, sc.integrator.steps) << e.fn;
-      EXPECT_GE(run.r.lyapunov_blocks.count, kChaosStopBlocks) << e.fn;
+      EXPECT_GE(run.r.lyapunov_blocks.count, kChaosWindow) << e.fn;
       continue;
     }
     EXPECT_LT(run.r.steps, sc.integrator.steps / 2) << e.fn;  // it stopped when the class was known
@@ -519,10 +520,10 @@ TEST(CaseRunner, SwitchingAdaptiveRunsStopWithTheClassOfALongFixedRun) {
     const auto run_switching = [&](const CaseSetup<D2>& c, const SweepAnalysis& an) {
       CaseRun<D2> out;
       out.points.assign(case_points_size(2, an), 0.0);
-      auto ws = std::make_unique<SwitchingCaseWorkspace<D2>>();
+      auto ws = std::make_unique<SwitchingWorkspace<D2>>();
       auto st = std::make_unique<State<D2>>();
-      auto twin = std::make_unique<State<D2>>();
-      run_switching_case(c, set, an, StepOptions{}, *ws, *st, out.r, out.points.data(), twin.get());
+      auto tangent = std::make_unique<SwitchingTangent<D2>>();
+      run_switching_case(c, set, an, StepOptions{}, *ws, *st, out.r, out.points.data(), tangent.get());
       return out;
     };
     const auto fixed = run_switching(*fixed_setup, batch::sweep_analysis(fixed_sc));
@@ -534,7 +535,7 @@ TEST(CaseRunner, SwitchingAdaptiveRunsStopWithTheClassOfALongFixedRun) {
       EXPECT_LT(fixed.r.recurrence, 1e-8) << e.fn;
     }
     doc["analysis"]["adaptive"] = true;
-    doc["integrator"]["t_end"] = 3000.0;
+    doc["integrator"]["t_end"] = 10000.0;  // the class map's
     doc["analysis"]["t_transient"] = 100.0;
     const Scenario sc = parse_scenario(doc);
     const auto setup = std::make_unique<CaseSetup<D2>>(
@@ -564,11 +565,11 @@ TEST(CaseRunner, AdaptiveRunsWithoutSectionSamplesStopOnTheirTransitions) {
     CaseRun<D2> out;
     const SweepAnalysis an = batch::sweep_analysis(sc);
     out.points.assign(case_points_size(2, an), 0.0);
-    auto ws = std::make_unique<SwitchingCaseWorkspace<D2>>();
+    auto ws = std::make_unique<SwitchingWorkspace<D2>>();
     auto st = std::make_unique<State<D2>>();
-    auto twin = std::make_unique<State<D2>>();
+    auto tangent = std::make_unique<SwitchingTangent<D2>>();
     run_switching_case(*setup, sc.integrator.switching_settings(), an, StepOptions{}, *ws, *st, out.r,
-                       out.points.data(), twin.get());
+                       out.points.data(), tangent.get());
     return out;
   };
   json fixed_doc = doc;
@@ -651,6 +652,55 @@ TEST(CaseRunner, LyapunovSeparatesPeriodicFromChaotic) {
   // neither grows nor decays); the chaotic case separates
   EXPECT_LT(std::abs(lambda[0]), 1e-3);
   EXPECT_GT(lambda[1], 2e-3);
+}
+
+// a switching case's exponent comes from its variational equations (one tangent vector through
+// every event's saltation matrix, normalised each step): on the class map's chaotic cell (4 N,
+// 0.3 m/s) it is the largest of the QR spectrum of switching_lyapunov (a second driver of the same
+// equations, three vectors re-orthonormalised each second) over the same window, to the spread two
+// starting vectors leave over 3000 s; on a period-1 orbit (12 N) it is zero (the shift along the
+// orbit), where a twin's distance, broken at every event, came out positive
+TEST(CaseRunner, SwitchingExponentIsThatOfTheVariationalEquations) {
+  json doc = load_json_file(FIVSIM_SOURCE_DIR "/scenarios/chain2_classmap.json");
+  doc.erase("sweep");
+  doc["analysis"]["adaptive"] = false;
+  doc["analysis"]["orbit"] = false;
+  doc["integrator"]["t_end"] = 3100.0;
+  for (const double fn : {4.0, 12.0}) {
+    doc["model"]["Fn"] = fn;
+    const Scenario sc = parse_scenario(doc);
+    const SwitchingSettings set = sc.integrator.switching_settings();
+    const auto setup = std::make_unique<CaseSetup<D2>>(
+        setup_of<D2>(sc.model, sc.q0, sc.u0, sc.integrator.dt, sc.integrator.steps, sc.analysis.t_transient));
+    const SweepAnalysis an = batch::sweep_analysis(sc);
+    ASSERT_GT(an.lyapunov_every, 0);
+    CaseRun<D2> run;
+    run.points.assign(case_points_size(2, an), 0.0);
+    auto ws = std::make_unique<SwitchingWorkspace<D2>>();
+    auto tangent = std::make_unique<SwitchingTangent<D2>>();
+    auto st = std::make_unique<State<D2>>();
+    run_switching_case(*setup, set, an, StepOptions{}, *ws, *st, run.r, run.points.data(), tangent.get());
+    ASSERT_EQ(run.r.status, Status::ok);
+    LyapunovSpectrum spec;
+    const double q0[2] = {sc.q0[0], sc.q0[1]}, u0[2] = {sc.u0[0], sc.u0[1]};
+    ASSERT_EQ(switching_lyapunov(setup->model, set, *ws, *tangent, 0.0, q0, u0, sc.analysis.t_transient,
+                                 sc.integrator.t_end, 1.0, 3, spec),
+              Status::ok);
+    std::printf("%g N: sweep %.5f ± %.5f over %.1f s (%ld blocks); QR %.5f ± %.5f over %.1f s\n", fn, run.r.lyapunov,
+                run.r.lyapunov_blocks.std_error(), run.r.lyapunov_time, run.r.lyapunov_blocks.count, spec.exponent[0],
+                spec.error[0], spec.time);
+    EXPECT_NEAR(run.r.lyapunov_time, spec.time, 1.0);
+    if (fn == 4.0) {
+      EXPECT_EQ(run.r.klass, CaseClass::chaotic);
+      EXPECT_GT(run.r.lyapunov, 5.0 * run.r.lyapunov_blocks.std_error());
+      // two starting vectors of the same equations part by O(1/T): log of their ratio over the window
+      EXPECT_NEAR(run.r.lyapunov, spec.exponent[0], 5.0 / spec.time);
+    } else {
+      ASSERT_EQ(run.r.klass, CaseClass::periodic);
+      EXPECT_NEAR(run.r.lyapunov, 0.0, 1e-3);
+      EXPECT_NEAR(spec.exponent[0], 0.0, 1e-3);
+    }
+  }
 }
 
 }  // namespace

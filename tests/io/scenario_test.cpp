@@ -318,6 +318,9 @@ TEST(Scenario, AdaptiveAnalysisChecksWhatItNeeds) {
   EXPECT_EQ(error_pointer(doc, "/analysis/confirmations=0"), "/analysis/confirmations");
   EXPECT_EQ(error_pointer(doc, "/analysis/max_period=33"), "/analysis/max_period");
   EXPECT_EQ(error_pointer(doc, "/analysis/lyapunov={\"zero\":0}"), "/analysis/lyapunov/zero");
+  // a chaos window shorter than the batch means a class may rest on
+  EXPECT_EQ(error_pointer(doc, "/analysis/lyapunov={\"window\":15}"), "/analysis/lyapunov/window");
+  EXPECT_EQ(error_pointer(doc, "/analysis/lyapunov={\"window\":16}"), "");
 }
 
 }  // namespace fivsim

@@ -15,13 +15,6 @@
 
 namespace fivsim {
 
-// batch means of the Lyapunov estimate that a class may rest on
-inline constexpr long kLyapunovMinBlocks = 16;
-// batch means before an adaptive case stops as chaotic: transient chaos fools a short window (on the
-// chain's class map, 7 of 22 cells stopped as chaotic after 16–44 blocks settle on periodic orbits in
-// 40 000 s runs; BENCHMARKS.md), so the stop waits for this many cycles of positive exponent
-inline constexpr long kChaosStopBlocks = 128;
-
 // unclassified: the observers asked for leave classification out (a lean sweep); undetermined:
 // the evidence decides nothing (too few samples, not settled, no Lyapunov estimate)
 enum class CaseClass : int {

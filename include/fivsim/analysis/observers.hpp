@@ -25,6 +25,12 @@ inline constexpr unsigned kObserveStatistics = kObserveRms | kObserveMinMax;
 // every observer of a bifurcation diagram: all but the output error of grey-box searches
 inline constexpr unsigned kObserveBifurcation =
     kObserveRms | kObserveMinMax | kObserveTransitions | kObservePoincare | kObserveFractions | kObserveLcpResidual;
+// batch means of the Lyapunov estimate (one a cycle between section samples) that a class may rest on
+inline constexpr long kLyapunovMinBlocks = 16;
+// the batch means an adaptive case waits for before it stops as chaotic (analysis.lyapunov.window):
+// transient chaos fools a short window (on the chain's class map, 7 of 22 cells stopped as chaotic
+// after 16–44 blocks settle on periodic orbits in 40 000 s runs; BENCHMARKS.md)
+inline constexpr long kChaosWindow = 256;
 FIVSIM_HD constexpr bool observes_class(unsigned observers) {
   return (observers & kObserveMinMax) && (observers & kObserveTransitions);
 }

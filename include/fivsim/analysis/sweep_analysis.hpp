@@ -25,10 +25,12 @@ struct SweepAnalysis {
   int max_period = 8;          // largest N tested for periodic-N
   int capacity = 32;           // points kept per kind (transitions, section samples)
   // largest Lyapunov exponent (Benettin): a twin trajectory d0 away, renormalised every
-  // lyapunov_every steps; 0 = not estimated
+  // lyapunov_every steps (the switching method: its variational equations, every step); 0 = not
+  // estimated
   int lyapunov_every = 0;
   double lyapunov_d0 = 1e-8;
   double lyapunov_zero = 0.1;  // |λ| × the mean cycle below this counts as zero (growth per cycle)
+  long chaos_window = kChaosWindow;  // adaptive: cycles of positive exponent before a case stops as chaotic
   int confirmations = 3;       // K: periodic-N needs (K+1)·N samples, N apart within tolerance
   bool adaptive = false;       // stop each case when its class is known (t_end the longest)
   unsigned observers = kObserveBifurcation;

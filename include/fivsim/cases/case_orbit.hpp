@@ -256,18 +256,19 @@ struct OrbitProbingStepper : SwitchingCaseStepper<D> {
 // that a kernel holds one copy of the runner
 template <class D>
 FIVSIM_HD inline void run_switching_case(const CaseSetup<D>& setup, const SwitchingSettings& set,
-                                         const SweepAnalysis& an, const StepOptions& opt, SwitchingCaseWorkspace<D>& ws,
-                                         State<D>& s, CaseResult<D>& r, double* points, State<D>* twin,
+                                         const SweepAnalysis& an, const StepOptions& opt, SwitchingWorkspace<D>& ws,
+                                         State<D>& s, CaseResult<D>& r, double* points, SwitchingTangent<D>* tangent,
                                          OrbitWork<D>* orbit) {
   OrbitProbingStepper<D> stepper;
   stepper.m = &setup.model;
   stepper.dt = setup.dt;
   stepper.set = set;
   stepper.section = switching_section(an, setup.t_transient);
-  stepper.ws[0] = &ws.ws[0];
-  stepper.ws[1] = &ws.ws[1];
+  stepper.ws = &ws;
+  stepper.tangent = tangent;
+  stepper.tangent_from = setup.t_transient;
   stepper.work = orbit;
-  run_case_with(setup, an, opt, stepper, s, r, points, twin);
+  run_case_with(setup, an, opt, stepper, s, r, points);
 }
 
 }  // namespace fivsim

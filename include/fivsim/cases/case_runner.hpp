@@ -31,6 +31,7 @@
 #include "fivsim/integrate/moreau.hpp"
 #include "fivsim/integrate/rk_lcp.hpp"
 #include "fivsim/integrate/switching.hpp"
+#include "fivsim/integrate/switching_tangent.hpp"
 
 namespace fivsim {
 
@@ -221,36 +222,95 @@ struct ClassicalCaseStepper {
   FIVSIM_HD void reset(int which) { detail::reset_workspace(*ws[which]); }
 };
 
+// what a stepper's tangent vector did since it was last asked: log of its growth over `time`
+// seconds; failed: the estimate stops (annihilated: with an exponent of −∞, a multiplier of zero)
+struct TangentGrowth {
+  double log = 0.0, time = 0.0;
+  bool failed = false, annihilated = false;
+};
+
 // the switching integrator (integrate/switching.hpp) as a case stepper: each step advances to the
 // next output time, and the mode changes and section samples in between reach the runner through
-// its sink at their exact times (exact_events)
+// its sink at their exact times (exact_events). Given a tangent, its largest Lyapunov exponent
+// comes from the variational equations (switching_tangent.hpp: Φ through every event with its
+// saltation matrix) rather than a perturbed twin, whose distance an event biases: one vector of
+// Φ followed from the first step that starts after the transient, normalised at every step, its
+// log growth and the time it covered handed to the runner (take_growth).
 template <class D>
 struct SwitchingCaseStepper {
   static constexpr bool exact_events = true;
   const Model<D>* m;
   double dt;
   SwitchingSettings set;
-  SwitchingSection section;  // the case's; its twin watches none
-  SwitchingWorkspace<D>* ws[2];
+  SwitchingSection section;
+  SwitchingWorkspace<D>* ws;
+  SwitchingTangent<D>* tangent = nullptr;  // null: no exponent
+  double tangent_from = 0.0;               // the transient's end
+  double tangent_t = -1.0;                 // ws.t where the vector was last normalised (−1: not yet started)
+  TangentGrowth growth;                    // since the runner last took it
+
   template <class Sink>
-  FIVSIM_HD StepReport step(int which, State<D>& s, Sink& sink) {
-    SwitchingWorkspace<D>& w = *ws[which];
-    const SwitchingSection sec = which == 0 ? section : SwitchingSection();
-    const int nq = dof_count(*m);
+  FIVSIM_HD StepReport step(int, State<D>& s, Sink& sink) {
+    SwitchingWorkspace<D>& w = *ws;
     const double t = static_cast<double>(s.t);
     StepReport rep;
-    bool moved = !w.started;
-    for (int i = 0; i < nq && !moved; ++i) moved = s.q[i] != w.q_out[i] || s.u[i] != w.u_out[i];
-    if (moved) {
-      // a new case, or a twin pulled back towards its case: the integration starts again from s
-      rep.status = switching_start(*m, set, sec, w, t, s.q.v, s.u.v, w.started, sink);
+    if (!w.started) {
+      rep.status = switching_start(*m, set, section, w, t, s.q.v, s.u.v, false, sink);
       if (rep.status != Status::ok) return rep;
     }
-    rep.status = switching_advance(*m, set, sec, w, t + dt, sink);
+    if (tangent && tangent_t < 0.0 && t >= tangent_from - 0.5 * dt) start_tangent();
+    if (tangent_t >= 0.0 && !growth.failed) {
+      TangentHooks<D> hooks{*tangent};
+      rep.status = switching_advance(*m, set, section, w, t + dt, sink, hooks);
+      if (rep.status == Status::ok) normalise_tangent(hooks.ok);
+    } else {
+      rep.status = switching_advance(*m, set, section, w, t + dt, sink);
+    }
     if (rep.status == Status::ok) switching_output(*m, w, t + dt, s);
     return rep;
   }
-  FIVSIM_HD void reset(int which) { ws[which]->started = false; }
+  FIVSIM_HD void reset(int) {
+    ws->started = false;
+    tangent_t = -1.0;
+    growth = TangentGrowth();
+  }
+  // the growth since the last call, which then starts afresh
+  FIVSIM_HD TangentGrowth take_growth() {
+    const TangentGrowth g = growth;
+    growth.log = growth.time = 0.0;
+    return g;
+  }
+
+ private:
+  // Φ's first column along (1, …, 1)/√ny, a direction no mode's invariant subspace favours
+  FIVSIM_HD void start_tangent() {
+    using T = typename D::scalar;
+    const int ny = 2 * dof_count(*m);
+    tangent_reset(*m, *tangent);
+    tangent->cols = 1;
+    for (int i = 0; i < ny; ++i) tangent->phi[i][0] = T(1.0 / sqrt(static_cast<double>(ny)));
+    tangent_t = ws->t;
+  }
+  FIVSIM_HD void normalise_tangent(bool ok) {
+    using T = typename D::scalar;
+    const int ny = 2 * dof_count(*m);
+    double norm2 = 0.0;
+    for (int i = 0; i < ny; ++i) norm2 += static_cast<double>(tangent->phi[i][0] * tangent->phi[i][0]);
+    const double norm = sqrt(norm2);
+    // a singular sticking set or a vector that overflowed: the estimate stops; a vector an event
+    // annihilated (a multiplier of exactly zero): −∞
+    if (!ok || !(norm < HUGE_VAL)) {
+      growth.failed = true;
+      return;
+    }
+    growth.log += norm > 0.0 ? log(norm) : -HUGE_VAL;
+    growth.time += ws->t - tangent_t;
+    tangent_t = ws->t;
+    if (norm > 0.0)
+      for (int i = 0; i < ny; ++i) tangent->phi[i][0] = T(tangent->phi[i][0] / T(norm));
+    else
+      growth.failed = growth.annihilated = true;
+  }
 };
 
 // the section a switching case locates itself (the break-away section comes from its events)
@@ -291,6 +351,16 @@ struct has_orbit_probe<S, decltype(void(&S::probe_orbit))> {
   static constexpr bool value = true;
 };
 
+// whether a stepper estimates the Lyapunov exponent from its own tangent (take_growth())
+template <class S, class = void>
+struct has_tangent_growth {
+  static constexpr bool value = false;
+};
+template <class S>
+struct has_tangent_growth<S, decltype(void(&S::take_growth))> {
+  static constexpr bool value = true;
+};
+
 template <class Stepper, class St, class Sink>
 FIVSIM_HD inline StepReport step_with(Stepper& stepper, int which, St& s, Sink& sink) {
   if constexpr (has_exact_events<Stepper>::value)
@@ -312,7 +382,8 @@ struct CaseRun {
   const SweepAnalysis* an = nullptr;
   const StepOptions* opt = nullptr;
   State<D>* s = nullptr;
-  State<D>* twin = nullptr;  // null: no Lyapunov estimate (not asked for, or the twin failed)
+  State<D>* twin = nullptr;  // null: no Lyapunov estimate by a twin (not asked for, or the twin failed)
+  bool tangent = false;      // the estimate from the stepper's variational equations (tangent_growth)
   CaseResult<D>* r = nullptr;
   double* points = nullptr;
   double* residuals = nullptr;  // keep_residuals: after the rings
@@ -390,7 +461,7 @@ struct CaseRun {
     ++r->section_hits;
     sampled = true;
     detail::push_point(points, 1, r->points_seen[1], an->capacity, nq, ts, -1.0, qs, us);
-    if (twin && r->lyapunov_block_time > 0.0) {
+    if ((twin || tangent) && r->lyapunov_block_time > 0.0) {
       r->lyapunov_blocks.add(r->lyapunov_block_sum / r->lyapunov_block_time);
       r->lyapunov_block_sum = r->lyapunov_block_time = 0.0;
     }
@@ -398,13 +469,33 @@ struct CaseRun {
       return true;
     // chaos shows in the exponent's sign, whatever the samples do (judged as a block closes),
     // until periodic-N is confirmed: its last orbit then runs to its end
-    if (an->adaptive && twin && !confirmed() && r->lyapunov_blocks.count >= kChaosStopBlocks &&
+    if (an->adaptive && (twin || tangent) && !confirmed() && r->lyapunov_blocks.count >= an->chaos_window &&
         r->lyapunov_time > 0.0) {
       const double cycle = detail::mean_block_time(*r);
       const double lambda = lyapunov_sum / r->lyapunov_time;
       if (lambda * cycle > an->lyapunov_zero && lambda > 3.0 * r->lyapunov_blocks.std_error()) return true;
     }
     return false;
+  }
+
+  // the growth of the stepper's tangent vector over its last step (SwitchingCaseStepper): counted
+  // as a twin's over the same time; a failed estimate is dropped (NaN), an annihilated one is −∞
+  FIVSIM_HD void tangent_growth(const TangentGrowth& g) {
+    if (g.failed && !g.annihilated) {
+      tangent = false;
+      r->lyapunov_time = 0.0;
+      r->lyapunov_blocks = BatchMeans();
+      return;
+    }
+    lyapunov_sum += g.log;
+    r->lyapunov_time += g.time;
+    r->lyapunov_block_sum += g.log;
+    r->lyapunov_block_time += g.time;
+    if (g.annihilated) {
+      tangent = false;
+      // the time it covered may be nil: an exponent of −∞ all the same
+      if (!(r->lyapunov_time > 0.0)) r->lyapunov_time = dt;
+    }
   }
 
   // adaptive with the orbit observer: whether the case's orbit may be shot now (a new sample,
@@ -601,6 +692,7 @@ FIVSIM_HD inline void run_case_with(const CaseSetup<D>& setup, const SweepAnalys
   run.begin(setup, an, opt, s, r, points, twin);
   stepper.reset(0);
   if (run.twin) stepper.reset(1);
+  if constexpr (detail::has_tangent_growth<Stepper>::value) run.tangent = an.lyapunov_every > 0 && stepper.tangent;
   auto sink = [&](const SwitchingEvent<typename D::scalar>& e) { run.on_event(e); };
   while (run.running()) {
     run.before_step();
@@ -615,6 +707,8 @@ FIVSIM_HD inline void run_case_with(const CaseSetup<D>& setup, const SweepAnalys
       else
         twin_failed = rw.status != Status::ok;
     }
+    if constexpr (detail::has_tangent_growth<Stepper>::value)
+      if (run.tangent) run.tangent_growth(stepper.take_growth());
     if (!run.template after_step<exact>(rep, twin_failed)) break;
     if constexpr (detail::has_orbit_probe<Stepper>::value)
       if (run.orbit_due()) stepper.probe_orbit(run);
@@ -633,22 +727,18 @@ FIVSIM_HD inline void run_case(const CaseSetup<D>& setup, const RkStepMap<D>* rk
   run_case_with(setup, an, opt, stepper, s, r, points, twin ? &twin->s : nullptr);
 }
 
-// the switching integrator's scratch for a case and its twin
-template <class D>
-struct SwitchingCaseWorkspace {
-  SwitchingWorkspace<D> ws[2];
-};
-
 // runs one case with the switching integrator (integrator.method switching): the same observers
 // and classes, its events and section samples exact; dt is the interval at which the statistics
-// (and the Lyapunov twin's renormalisation) sample the trajectory
+// sample the trajectory. Given a tangent (and an.lyapunov_every > 0) it estimates the largest
+// Lyapunov exponent from the variational equations
 template <class D>
 FIVSIM_HD inline void run_switching_case(const CaseSetup<D>& setup, const SwitchingSettings& set,
-                                         const SweepAnalysis& an, const StepOptions& opt, SwitchingCaseWorkspace<D>& ws,
-                                         State<D>& s, CaseResult<D>& r, double* points, State<D>* twin = nullptr) {
-  SwitchingCaseStepper<D> stepper{
-      &setup.model, setup.dt, set, switching_section(an, setup.t_transient), {&ws.ws[0], &ws.ws[1]}};
-  run_case_with(setup, an, opt, stepper, s, r, points, twin);
+                                         const SweepAnalysis& an, const StepOptions& opt, SwitchingWorkspace<D>& ws,
+                                         State<D>& s, CaseResult<D>& r, double* points,
+                                         SwitchingTangent<D>* tangent = nullptr) {
+  SwitchingCaseStepper<D> stepper{&setup.model, setup.dt,         set, switching_section(an, setup.t_transient), &ws,
+                                  tangent,      setup.t_transient};
+  run_case_with(setup, an, opt, stepper, s, r, points);
 }
 
 }  // namespace fivsim

@@ -80,6 +80,7 @@ FIVSIM_HD inline Status switching_lyapunov(const Model<D>& m, const SwitchingSet
   double logs[LyapunovSpectrum::kMax];
   tangent_reset(m, tan);
   ld::orthonormalise(tan, ny, k, logs);  // Φ = I: only zeroes the columns not followed
+  tan.cols = k;
   TangentHooks<D> hooks{tan};
   const double start = ws.t;
   const double span = t_end - start;

@@ -111,7 +111,7 @@ FIVSIM_HD inline bool switching_return_map(const Model<D>& m, const SwitchingSet
     normal[k] = T(1);
     const T speed = f[k];
     for (int i = 0; i < ny; ++i) f[i] = -f[i];
-    sd::rank_one_update(w.dp, f, normal, speed, ny);
+    sd::rank_one_update(w.dp, f, normal, speed, ny, ny);
   };
   if (switching_start(m, set, section, w.ws, t0, x, x + nq, true, sink) != Status::ok) return false;
   bool hooks_ok = true;
@@ -241,7 +241,7 @@ FIVSIM_HD_NOINLINE inline bool switching_breakaway_map(const Model<D>& m, const 
       return;
     }
     for (int i = 0; i < ny; ++i) f[i] = -f[i];
-    sd::rank_one_update(w.dp, f, w.tan.grad, speed, ny);
+    sd::rank_one_update(w.dp, f, w.tan.grad, speed, ny, ny);
   };
   if (switching_start(m, set, SwitchingSection{}, w.ws, t0, x, x + nq, false, sink, modes) != Status::ok) return false;
   bool hooks_ok = true;

@@ -34,6 +34,7 @@ struct SwitchingTangent {
   T dlt[NC][NY + 1];   // ∂λ_T/∂(y, t) of each contact
   T y[NY], f_before[NY], grad[NY], tmp[NY];
   T grad_t = T(0);
+  int cols = NY;        // Φ's columns followed (the first `cols`; a largest exponent needs one)
   int slot = -1;        // the event function of the pending saltation
   int last_slot = -1;   // the last event's function (grad and grad_t still hold its gradient)
   long saltations = 0;  // events carried through
@@ -141,7 +142,7 @@ FIVSIM_HD_NOINLINE inline bool tangent_propagate(const Model<D>& m, SwitchingWor
   if (!(h > 0.0)) {
     if (out != tan.phi)
       for (int i = 0; i < ny; ++i)
-        for (int j = 0; j < ny; ++j) out[i][j] = tan.phi[i][j];
+        for (int j = 0; j < tan.cols; ++j) out[i][j] = tan.phi[i][j];
     return true;
   }
   const long rhs = ws.rhs;  // the tangent's evaluations are not the run's
@@ -157,7 +158,7 @@ FIVSIM_HD_NOINLINE inline bool tangent_propagate(const Model<D>& m, SwitchingWor
     state_at(ws, ny, a + c[s] * h, tan.y);
     ok = mode_jacobian(m, ws, tan, a + c[s] * h, tan.y);
     // K_s = J (Φ + h Σ a_sj K_j), a column at a time
-    for (int col = 0; col < ny; ++col) {
+    for (int col = 0; col < tan.cols; ++col) {
       for (int i = 0; i < ny; ++i) {
         T acc = T(0);
         for (int j = 0; j < s; ++j) acc += T(arow[s][j]) * tan.stage[j][i][col];
@@ -172,7 +173,7 @@ FIVSIM_HD_NOINLINE inline bool tangent_propagate(const Model<D>& m, SwitchingWor
   }
   const double bw[6] = {B::b1, 0.0, B::b3, B::b4, B::b5, B::b6};
   for (int i = 0; i < ny; ++i)
-    for (int col = 0; col < ny; ++col) {
+    for (int col = 0; col < tan.cols; ++col) {
       T acc = T(0);
       for (int s = 0; s < 6; ++s) acc += T(bw[s]) * tan.stage[s][i][col];
       out[i][col] = tan.phi[i][col] + T(h) * acc;
@@ -181,11 +182,12 @@ FIVSIM_HD_NOINLINE inline bool tangent_propagate(const Model<D>& m, SwitchingWor
   return ok;
 }
 
-// A ← A + a (gᵀA)/c: the saltation matrix's product with Φ (a = f⁺ − f⁻, c = ∇h·f⁻ + ∂h/∂t), and a
-// return map's section correction (a = −f, c = ∇h·f + ∂h/∂t; switching_orbit.hpp)
+// A ← A + a (gᵀA)/c on A's first `cols` columns: the saltation matrix's product with Φ
+// (a = f⁺ − f⁻, c = ∇h·f⁻ + ∂h/∂t), and a return map's section correction (a = −f,
+// c = ∇h·f + ∂h/∂t; switching_orbit.hpp)
 template <class T, int NY>
-FIVSIM_HD inline void rank_one_update(T (*A)[NY], const T* a, const T* g, T c, int ny) {
-  for (int col = 0; col < ny; ++col) {
+FIVSIM_HD inline void rank_one_update(T (*A)[NY], const T* a, const T* g, T c, int ny, int cols) {
+  for (int col = 0; col < cols; ++col) {
     T gp = T(0);
     for (int i = 0; i < ny; ++i) gp += g[i] * A[i][col];
     gp /= c;
@@ -273,7 +275,7 @@ struct TangentHooks {
     }
     ++tan.saltations;
     // Φ ← Φ + (f⁺ − f⁻)(∇hᵀΦ)/speed
-    switching_detail::rank_one_update(tan.phi, tan.tmp, tan.grad, speed, ny);
+    switching_detail::rank_one_update(tan.phi, tan.tmp, tan.grad, speed, ny, tan.cols);
   }
 };
 
@@ -284,6 +286,7 @@ FIVSIM_HD inline void tangent_reset(const Model<D>& m, SwitchingTangent<D>& tan)
   const int ny = 2 * dof_count(m);
   for (int i = 0; i < ny; ++i)
     for (int j = 0; j < ny; ++j) tan.phi[i][j] = i == j ? T(1) : T(0);
+  tan.cols = ny;
   tan.slot = -1;
   tan.saltations = tan.grazing = 0;
 }

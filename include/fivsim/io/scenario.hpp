@@ -53,6 +53,7 @@ struct AnalysisSettings {
   int lyapunov_every = 0;      // sweeps: Lyapunov estimate, renormalised every n steps (0: none)
   double lyapunov_d0 = 1e-8;   // sweeps: distance of the Lyapunov twin in (q, u)
   double lyapunov_zero = 0.1;  // sweeps: |λ| × the mean cycle (growth per cycle) below this counts as zero
+  long chaos_window = kChaosWindow;  // adaptive sweeps: cycles of positive exponent before a case stops as chaotic
   int confirmations = 3;       // sweeps: K, the repeats that confirm periodic-N
   bool adaptive = false;       // sweeps: each case stops when its class is known (t_end the longest)
   unsigned observers = kObserveBifurcation;  // sweeps: what each case is reduced to (analysis/observers.hpp)
