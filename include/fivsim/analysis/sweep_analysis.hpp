@@ -29,10 +29,10 @@ struct SweepAnalysis {
   // estimated
   int lyapunov_every = 0;
   double lyapunov_d0 = 1e-8;
-  double lyapunov_zero = 0.1;  // |λ| × the mean cycle below this counts as zero (growth per cycle)
+  double lyapunov_zero = 0.1;        // |λ| × the mean cycle below this counts as zero (growth per cycle)
   long chaos_window = kChaosWindow;  // adaptive: cycles of positive exponent before a case stops as chaotic
-  int confirmations = 3;       // K: periodic-N needs (K+1)·N samples, N apart within tolerance
-  bool adaptive = false;       // stop each case when its class is known (t_end the longest)
+  int confirmations = 3;             // K: periodic-N needs (K+1)·N samples, N apart within tolerance
+  bool adaptive = false;             // stop each case when its class is known (t_end the longest)
   unsigned observers = kObserveBifurcation;
   // output_error: q[reference_dof] against reference[k] at step k (host or device memory, read only)
   const double* reference = nullptr;

@@ -47,15 +47,15 @@ struct PoincareSettings {
 struct AnalysisSettings {
   double t_transient = 0.0;  // statistics start here
   PoincareSettings poincare;
-  double periodic_tol = 1e-3;  // sweeps: periodic-N tolerance, relative to each component's range
-  int max_period = 8;          // sweeps: largest N tested
-  int points = 32;             // sweeps: transition and section points kept per case and kind
-  int lyapunov_every = 0;      // sweeps: Lyapunov estimate, renormalised every n steps (0: none)
-  double lyapunov_d0 = 1e-8;   // sweeps: distance of the Lyapunov twin in (q, u)
-  double lyapunov_zero = 0.1;  // sweeps: |λ| × the mean cycle (growth per cycle) below this counts as zero
+  double periodic_tol = 1e-3;        // sweeps: periodic-N tolerance, relative to each component's range
+  int max_period = 8;                // sweeps: largest N tested
+  int points = 32;                   // sweeps: transition and section points kept per case and kind
+  int lyapunov_every = 0;            // sweeps: Lyapunov estimate, renormalised every n steps (0: none)
+  double lyapunov_d0 = 1e-8;         // sweeps: distance of the Lyapunov twin in (q, u)
+  double lyapunov_zero = 0.1;        // sweeps: |λ| × the mean cycle (growth per cycle) below this counts as zero
   long chaos_window = kChaosWindow;  // adaptive sweeps: cycles of positive exponent before a case stops as chaotic
-  int confirmations = 3;       // sweeps: K, the repeats that confirm periodic-N
-  bool adaptive = false;       // sweeps: each case stops when its class is known (t_end the longest)
+  int confirmations = 3;             // sweeps: K, the repeats that confirm periodic-N
+  bool adaptive = false;             // sweeps: each case stops when its class is known (t_end the longest)
   unsigned observers = kObserveBifurcation;  // sweeps: what each case is reduced to (analysis/observers.hpp)
   // sweeps, output_error: q[reference_dof] is compared at step k with reference[k] (t = k·dt)
   int reference_dof = 0;
