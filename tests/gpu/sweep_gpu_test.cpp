@@ -448,11 +448,12 @@ void expect_same_stop_and_orbit(const R& x, const R& y, long c) {
   EXPECT_NEAR(x.orbit_settle_t, y.orbit_settle_t, 1e-6 * (1 + std::abs(x.orbit_settle_t))) << c;
 }
 
-// the README demo's own path: the switching method with the Lyapunov twin and the adaptive stop
-// (chain2_bifurcation.json over 48 loads, up to 600 s, with its orbit observer): every case stops
-// at the CPU's step with the CPU's class, period, settling time, exponent and orbit (both sides
-// round alike: reproducible_math.hpp)
-TEST(SweepGpu, SwitchingWithTwinAndAdaptiveStopMatchesCpu) {
+// the README demo's own path: the switching method with the Lyapunov exponent of its variational
+// equations (each thread's tangent in global scratch) and the adaptive stop (chain2_bifurcation.json
+// over 48 loads, up to 600 s, with its orbit observer): every case stops at the CPU's step with the
+// CPU's class, period, settling time, exponent and orbit (both sides round alike:
+// reproducible_math.hpp)
+TEST(SweepGpu, SwitchingWithExponentAndAdaptiveStopMatchesCpu) {
   const auto info = cuda_device_info();
   if (!info.available) GTEST_SKIP() << "no CUDA device: " << info.description;
   using D = batch::SweepDimsExact2<double>;
