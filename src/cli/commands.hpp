@@ -43,6 +43,11 @@ struct StabilityArgs : ScenarioArgs {
   std::string out;                                 // empty: runs/<name>_stability
 };
 
+struct ContinueArgs : ScenarioArgs {
+  std::string out;  // empty: runs/<name>_continuation
+  bool quiet = false;
+};
+
 struct SweepArgs : ScenarioArgs {
   SweepRequest request;  // --out, --device, --precision, --format, --chunk, --threads, --shard, --resume
   bool quiet = false;
@@ -74,6 +79,7 @@ int identify_command(const IdentifyArgs& args);
 int sweep_command(const SweepArgs& args);
 int merge_command(const MergeArgs& args);
 int stability_command(const StabilityArgs& args);
+int continue_command(const ContinueArgs& args);
 int compare_command(const CompareArgs& args);
 int validate_command(const ScenarioArgs& args);
 

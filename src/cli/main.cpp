@@ -116,6 +116,17 @@ int main(int argc, char** argv) {
   stability_cmd->add_option("--out", stability.out, "output folder (default runs/<name>_stability)");
   stability_cmd->add_option("--set", stability.set, "override a value: /json/pointer=value (repeatable)");
 
+  ContinueArgs cont;
+  auto* continue_cmd = app.add_subcommand(
+      "continue",
+      "follow the scenario's equilibria (steady sliding) in one parameter by pseudo-arclength continuation, as "
+      "its continuation block says: their eigenvalues and stability, the folds and Hopf points located on the "
+      "branch; writes branches.csv, bifurcations.csv and summary.json into --out");
+  continue_cmd->add_option("scenario", cont.scenario, "scenario JSON file with a continuation block")->required();
+  continue_cmd->add_option("--out", cont.out, "output folder (default runs/<name>_continuation)");
+  continue_cmd->add_option("--set", cont.set, "override a value: /json/pointer=value (repeatable)");
+  continue_cmd->add_flag("--quiet,-q", cont.quiet, "print nothing but errors");
+
   FrictionArgs friction;
   auto* friction_cmd = app.add_subcommand(
       "friction",
@@ -167,6 +178,7 @@ int main(int argc, char** argv) {
   if (*merge_cmd) return merge_command(merge);
   if (*compare_cmd) return compare_command(compare);
   if (*stability_cmd) return stability_command(stability);
+  if (*continue_cmd) return continue_command(cont);
   if (*identify_cmd) return identify_command(identify);
   if (*friction_cmd) return friction_command(friction);
   if (*validate_cmd) return validate_command(validate);

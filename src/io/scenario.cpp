@@ -627,6 +627,8 @@ Scenario parse_scenario(const json& doc) {
   root.string_or("description", "");
   // a sweep block is read by `fivsim sweep` (batch/sweep_spec.hpp); the other verbs run the base case
   root.has("sweep");
+  // and a continuation block by `fivsim continue` (app/continuation.hpp)
+  root.has("continuation");
 
   s.model_parameters = parse_model(root);
   s.model = describe_model(s.model_parameters);

@@ -98,6 +98,8 @@ TEST(OutputFolderCommand, EveryCommandRefusesAFolderItDidNotWrite) {
       {"sweep", "sweep " + kScenarios + "chain2_load_sweep.json --device cpu -q" + out},
       {"compare", "compare " + kScenarios + "model2_example2.json --methods moreau --dt 1e-3 -q" + out},
       {"stability", "stability " + kScenarios + "model2_example1.json --param /friction/mu --linspace 0 1.5 5" + out},
+      {"continue", "continue " + kScenarios +
+                       R"(bstab_friction.json --set '/continuation={"parameter":"/model/v0","range":[1,2]}')" + out},
       {"friction", "friction " + kScenarios + "torsion_pendulum_lugre.json" + out},
       {"identify", "identify " + kScenarios + "identify/sdof_continuous_sindy.json" + out},
       {"identify", "identify " + kScenarios + "identify/sdof_regimes_batch.json" + out},

@@ -279,6 +279,26 @@ struct TangentHooks {
   }
 };
 
+// the vector field f(y) = (u, q̈) at (t, y) of the modes a run started there takes (switching_start;
+// given `modes`, those) and its Jacobian ∂f/∂y into tan.jac: what an equilibrium's continuation
+// solves f(y) = 0 with (app/continuation.hpp). False where f is not finite or the sticking set's
+// system is singular
+template <class D>
+FIVSIM_HD inline bool switching_field(const Model<D>& m, const SwitchingSettings& set, SwitchingWorkspace<D>& ws,
+                                      SwitchingTangent<D>& tan, double t, const typename D::scalar* y,
+                                      typename D::scalar* f, const ContactState* modes = nullptr) {
+  const int nq = dof_count(m);
+  auto sink = [](const SwitchingEvent<typename D::scalar>&) {};
+  ws.started = false;
+  if (switching_start(m, set, SwitchingSection{}, ws, t, y, y + nq, false, sink, modes) != Status::ok) return false;
+  if (!switching_detail::mode_jacobian(m, ws, tan, t, y)) return false;
+  for (int i = 0; i < nq; ++i) {
+    f[i] = y[nq + i];
+    f[nq + i] = ws.acc[i];
+  }
+  return true;
+}
+
 // Φ = I at the run's current time (after switching_start, or to restart the count anywhere)
 template <class D>
 FIVSIM_HD inline void tangent_reset(const Model<D>& m, SwitchingTangent<D>& tan) {

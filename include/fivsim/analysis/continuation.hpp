@@ -1,0 +1,86 @@
+// fivsim/analysis/continuation.hpp — pseudo-arclength continuation of the zeros of F(x, p) = 0 in
+// one parameter p, with test functions that locate folds and Hopf points on the branch. Host code
+// over a problem that says what F is (an equilibrium of the switching model: app/continuation.hpp).
+//
+// Keller's pseudo-arclength method (Keller 1977; Allgower & Georg, Introduction to Numerical
+// Continuation Methods, 2003, §2–§5; Kuznetsov, Elements of Applied Bifurcation Theory, 2004,
+// §10.2): from a point z = (x, p) with unit tangent τ (null vector of [F_x F_p]), the predictor
+// z + Δs τ is corrected by Newton on [F(z'); τᵀ(z' − z) − Δs] = 0, whose Jacobian [[F_x F_p]; τᵀ] stays
+// regular through folds. The step grows after an easy corrector and halves after a failed one.
+// Test functions (Kuznetsov §10.2.2), evaluated at every point: a fold where τ's p-component
+// changes sign, a Hopf point where the largest real part of a complex pair of eigenvalues of F_x
+// does. Between two points where one changes sign it is located by the Illinois method on the
+// arclength, each trial point corrected onto the branch, to `locate_tol` in p.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <Eigen/Dense>
+
+namespace fivsim {
+
+struct ContinuationSettings {
+  double p_min = 0.0, p_max = 1.0;  // the branch stops where p leaves [p_min, p_max] (its last point on the bound)
+  int direction = 1;                // +1: the branch starts towards increasing p, −1 decreasing
+  double ds = 0.01, ds_min = 1e-7, ds_max = 0.1;  // arclength steps in (x, p)
+  double tol = 1e-10;                             // corrector: max|F| and the last Newton step below this
+  int max_newton = 10;
+  long max_points = 2000;
+  double locate_tol = 1e-10;  // a bifurcation's parameter, to this
+};
+
+// what is continued: F: Rⁿ × R → Rⁿ with its Jacobians, and the eigenvalues that judge a point
+class ContinuationProblem {
+ public:
+  virtual ~ContinuationProblem() = default;
+  virtual int size() const = 0;
+  // F(x, p), and F_x and F_p where asked (non-null); false where F is not defined there (a mode
+  // of the model that does not hold, a non-finite value): the step is refused
+  virtual bool evaluate(const Eigen::VectorXd& x, double p, Eigen::VectorXd& F, Eigen::MatrixXd* Fx,
+                        Eigen::VectorXd* Fp) = 0;
+  // the eigenvalues that decide stability at a point of the branch (F_x's, for an equilibrium)
+  virtual Eigen::VectorXcd eigenvalues(const Eigen::VectorXd& x, double p, const Eigen::MatrixXd& Fx) = 0;
+};
+
+struct ContinuationPoint {
+  Eigen::VectorXd x;
+  double p = 0.0;
+  double s = 0.0;          // arclength from the first point
+  Eigen::VectorXcd eig;    // largest real part first
+  bool stable = false;     // every eigenvalue's real part below zero
+  double max_real = 0.0;   // the largest real part
+  double hopf_test = 0.0;  // the largest real part of a complex pair, less 1e-10 of the spectrum's size (−∞: none)
+  double fold_test = 0.0;  // dp/ds of the unit tangent
+  int newton = 0;          // corrector iterations that found it
+};
+
+enum class BifurcationKind { fold, hopf };
+const char* bifurcation_name(BifurcationKind k);
+
+struct Bifurcation {
+  BifurcationKind kind = BifurcationKind::fold;
+  double p = 0.0;
+  Eigen::VectorXd x;
+  long after_point = 0;    // it lies between this point of the branch and the next
+  double test = 0.0;       // the test function's value where it was located
+  double frequency = 0.0;  // Hopf: the imaginary part of the crossing pair (rad/s)
+};
+
+struct ContinuationBranch {
+  std::vector<ContinuationPoint> points;
+  std::vector<Bifurcation> bifurcations;
+  std::string stop;  // why it ended: "p_max reached", "p_min reached", "max_points", "step below ds_min"
+};
+
+// Newton on F(x, p) = 0 at fixed p from x (the branch's first point); false where it does not
+// converge to settings.tol in settings.max_newton steps
+bool solve_at_fixed_parameter(ContinuationProblem& problem, Eigen::VectorXd& x, double p,
+                              const ContinuationSettings& settings, int* iterations = nullptr);
+
+// the branch through (x0, p0), a zero of F, followed in settings.direction until it leaves
+// [p_min, p_max], max_points or a step below ds_min
+ContinuationBranch continue_branch(ContinuationProblem& problem, const Eigen::VectorXd& x0, double p0,
+                                   const ContinuationSettings& settings);
+
+}  // namespace fivsim

@@ -1,0 +1,318 @@
+// src/analysis/continuation.cpp — pseudo-arclength continuation with fold and Hopf test functions
+// (analysis/continuation.hpp; Keller 1977, Kuznetsov 2004 §10.2).
+#include "fivsim/analysis/continuation.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace fivsim {
+namespace {
+
+using Eigen::MatrixXd;
+using Eigen::VectorXd;
+
+// a point (x, p) as one vector z of n + 1 numbers
+VectorXd joined(const VectorXd& x, double p) {
+  VectorXd z(x.size() + 1);
+  z << x, p;
+  return z;
+}
+
+class Corrector {
+ public:
+  Corrector(ContinuationProblem& problem, const ContinuationSettings& set) : problem_(problem), set_(set) {
+    n_ = problem.size();
+  }
+
+  // Newton on [F(z); τᵀ(z − z0) − σ] = 0 from z0 + σ τ; the corrected point in z, its F_x and F_p
+  // in Fx / Fp, and the iterations taken; false where it does not converge
+  bool correct(const VectorXd& z0, const VectorXd& tau, double sigma, VectorXd& z, int& iterations) {
+    z = z0 + sigma * tau;
+    MatrixXd A(n_ + 1, n_ + 1);
+    VectorXd rhs(n_ + 1);
+    for (int it = 1; it <= set_.max_newton; ++it) {
+      if (!problem_.evaluate(z.head(n_), z(n_), F_, &Fx_, &Fp_) || !F_.allFinite()) return false;
+      A.topLeftCorner(n_, n_) = Fx_;
+      A.topRightCorner(n_, 1) = Fp_;
+      A.bottomRows(1) = tau.transpose();
+      rhs.head(n_) = -F_;
+      rhs(n_) = sigma - tau.dot(z - z0);
+      const VectorXd dz = A.fullPivLu().solve(rhs);
+      if (!dz.allFinite()) return false;
+      z += dz;
+      if (dz.cwiseAbs().maxCoeff() <= set_.tol * (1.0 + z.cwiseAbs().maxCoeff())) {
+        // F, F_x and F_p at the corrected point, for its tangent and its tests
+        if (!problem_.evaluate(z.head(n_), z(n_), F_, &Fx_, &Fp_) || !F_.allFinite()) return false;
+        if (F_.cwiseAbs().maxCoeff() > 1e3 * set_.tol * (1.0 + z.cwiseAbs().maxCoeff())) continue;
+        iterations = it;
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // the unit tangent at the last corrected point, oriented along `along` (τᵀ along > 0)
+  VectorXd tangent(const VectorXd& along) const {
+    MatrixXd A(n_ + 1, n_ + 1);
+    A.topLeftCorner(n_, n_) = Fx_;
+    A.topRightCorner(n_, 1) = Fp_;
+    A.bottomRows(1) = along.transpose();
+    VectorXd e = VectorXd::Zero(n_ + 1);
+    e(n_) = 1.0;
+    VectorXd t = A.fullPivLu().solve(e);
+    t.normalize();
+    return t.dot(along) < 0.0 ? VectorXd(-t) : t;
+  }
+
+  const MatrixXd& Fx() const { return Fx_; }
+  const VectorXd& Fp() const { return Fp_; }
+  void set_jacobians(const MatrixXd& Fx, const VectorXd& Fp) {
+    Fx_ = Fx;
+    Fp_ = Fp;
+  }
+
+ private:
+  ContinuationProblem& problem_;
+  const ContinuationSettings& set_;
+  int n_ = 0;
+  VectorXd F_, Fp_;
+  MatrixXd Fx_;
+};
+
+// the point's eigenvalues (largest real part first) and test functions
+void judge(ContinuationProblem& problem, const MatrixXd& Fx, const VectorXd& tau, ContinuationPoint& pt) {
+  pt.eig = problem.eigenvalues(pt.x, pt.p, Fx);
+  std::sort(pt.eig.data(), pt.eig.data() + pt.eig.size(),
+            [](const std::complex<double>& a, const std::complex<double>& b) {
+              return a.real() != b.real() ? a.real() > b.real() : a.imag() > b.imag();
+            });
+  pt.max_real = pt.eig.size() > 0 ? pt.eig(0).real() : -HUGE_VAL;
+  // a real part below this is zero: the size of the spectrum times the rounding of an eigensolver
+  const double scale = pt.eig.size() > 0 ? pt.eig.cwiseAbs().maxCoeff() : 0.0;
+  pt.stable = pt.max_real < -1e-12 * (1.0 + scale);
+  // the largest real part of a complex pair less a rounding margin: an undamped pair sits on the
+  // axis within rounding and counts as ≤ 0 (the collision of two such pairs that leave it, a
+  // flutter point, is then a crossing too)
+  pt.hopf_test = -HUGE_VAL;
+  for (int i = 0; i < pt.eig.size(); ++i)
+    if (std::abs(pt.eig(i).imag()) > 1e-9 * (1.0 + scale))
+      pt.hopf_test = std::max(pt.hopf_test, pt.eig(i).real() - 1e-10 * (1.0 + scale));
+  pt.fold_test = tau(tau.size() - 1);
+}
+
+double test_of(const ContinuationPoint& pt, BifurcationKind k) {
+  return k == BifurcationKind::fold ? pt.fold_test : pt.hopf_test;
+}
+
+// the smooth function a bracketed sign change is located on. A fold: dp/ds. A Hopf point where a
+// damped pair crosses: its real part, without the margin. A pair that leaves the axis where two
+// undamped ones collide (flutter): Re[((λ₁ − λ₂)/2)²] of the two eigenvalues of the upper
+// half-plane nearest iω (ω the crossing's frequency), which is −(half their distance)² before the
+// collision and +(real part)² after — the discriminant of the pair, smooth through it, where the
+// real parts themselves are ill-conditioned near the double eigenvalue (errors of ε|J|²/distance)
+struct LocatingTest {
+  BifurcationKind kind = BifurcationKind::fold;
+  bool collision = false;
+  double omega = 0.0;
+  double operator()(const ContinuationPoint& pt) const {
+    if (kind == BifurcationKind::fold) return pt.fold_test;
+    if (!collision) {
+      double re = -HUGE_VAL;
+      for (int i = 0; i < pt.eig.size(); ++i)
+        if (pt.eig(i).imag() != 0.0) re = std::max(re, pt.eig(i).real());
+      return re;
+    }
+    int a = -1, b = -1;
+    for (int i = 0; i < pt.eig.size(); ++i) {
+      if (!(pt.eig(i).imag() > 0.0)) continue;
+      const double d = std::abs(pt.eig(i) - std::complex<double>(0.0, omega));
+      if (a < 0 || d < std::abs(pt.eig(a) - std::complex<double>(0.0, omega))) {
+        b = a;
+        a = i;
+      } else if (b < 0 || d < std::abs(pt.eig(b) - std::complex<double>(0.0, omega))) {
+        b = i;
+      }
+    }
+    if (b < 0) return nan("");
+    const std::complex<double> half = 0.5 * (pt.eig(a) - pt.eig(b));
+    return (half * half).real();
+  }
+};
+
+// the test a sign change between `before` and `after` is located on
+LocatingTest locating_test(BifurcationKind k, const ContinuationPoint& before, const ContinuationPoint& after) {
+  LocatingTest t;
+  t.kind = k;
+  if (k != BifurcationKind::hopf) return t;
+  const ContinuationPoint& unstable = before.hopf_test >= 0.0 ? before : after;
+  const ContinuationPoint& neutral = before.hopf_test >= 0.0 ? after : before;
+  // the crossing pair on the unstable side: the complex eigenvalue of largest real part
+  double re = -HUGE_VAL;
+  for (int i = 0; i < unstable.eig.size(); ++i)
+    if (unstable.eig(i).imag() > 0.0 && unstable.eig(i).real() > re) {
+      re = unstable.eig(i).real();
+      t.omega = unstable.eig(i).imag();
+    }
+  // on the other side every complex pair on the axis within the margin: undamped, a collision
+  t.collision = true;
+  const double scale = neutral.eig.size() > 0 ? neutral.eig.cwiseAbs().maxCoeff() : 0.0;
+  for (int i = 0; i < neutral.eig.size(); ++i)
+    if (neutral.eig(i).imag() != 0.0 && std::abs(neutral.eig(i).real()) > 1e-10 * (1.0 + scale)) t.collision = false;
+  return t;
+}
+
+bool changes_sign(double a, double b) {
+  return std::isfinite(a) && std::isfinite(b) && ((a < 0.0 && b >= 0.0) || (a >= 0.0 && b < 0.0));
+}
+
+}  // namespace
+
+const char* bifurcation_name(BifurcationKind k) { return k == BifurcationKind::fold ? "fold" : "hopf"; }
+
+bool solve_at_fixed_parameter(ContinuationProblem& problem, VectorXd& x, double p, const ContinuationSettings& set,
+                              int* iterations) {
+  VectorXd F;
+  MatrixXd Fx;
+  for (int it = 1; it <= set.max_newton; ++it) {
+    if (!problem.evaluate(x, p, F, &Fx, nullptr) || !F.allFinite()) return false;
+    const VectorXd dx = Fx.fullPivLu().solve(-F);
+    if (!dx.allFinite()) return false;
+    x += dx;
+    if (dx.cwiseAbs().maxCoeff() <= set.tol * (1.0 + x.cwiseAbs().maxCoeff())) {
+      if (!problem.evaluate(x, p, F, nullptr, nullptr)) return false;
+      if (F.cwiseAbs().maxCoeff() > 1e3 * set.tol * (1.0 + x.cwiseAbs().maxCoeff())) continue;
+      if (iterations) *iterations = it;
+      return true;
+    }
+  }
+  return false;
+}
+
+ContinuationBranch continue_branch(ContinuationProblem& problem, const VectorXd& x0, double p0,
+                                   const ContinuationSettings& set) {
+  const int n = problem.size();
+  ContinuationBranch branch;
+  Corrector corr(problem, set);
+  // the first point and its tangent, oriented towards the direction asked
+  VectorXd F, Fp;
+  MatrixXd Fx;
+  if (!problem.evaluate(x0, p0, F, &Fx, &Fp)) {
+    branch.stop = "the first point is not a point of the problem";
+    return branch;
+  }
+  corr.set_jacobians(Fx, Fp);
+  VectorXd along = VectorXd::Zero(n + 1);
+  along(n) = set.direction >= 0 ? 1.0 : -1.0;
+  VectorXd z = joined(x0, p0), tau = corr.tangent(along);
+  ContinuationPoint first;
+  first.x = x0;
+  first.p = p0;
+  judge(problem, Fx, tau, first);
+  branch.points.push_back(first);
+
+  double ds = std::clamp(set.ds, set.ds_min, set.ds_max);
+  while (static_cast<long>(branch.points.size()) < set.max_points) {
+    VectorXd z_new;
+    int iterations = 0;
+    if (!corr.correct(z, tau, ds, z_new, iterations)) {
+      ds *= 0.5;
+      if (ds < set.ds_min) {
+        branch.stop = "step below ds_min";
+        break;
+      }
+      continue;
+    }
+    const VectorXd tau_new = corr.tangent(tau);
+    const MatrixXd Fx_new = corr.Fx();
+    const VectorXd Fp_new = corr.Fp();
+    ContinuationPoint pt;
+    pt.x = z_new.head(n);
+    pt.p = z_new(n);
+    pt.s = branch.points.back().s + ds;
+    pt.newton = iterations;
+    judge(problem, Fx_new, tau_new, pt);
+    const ContinuationPoint& prev = branch.points.back();
+    // a sign change of a test function between the last point and this one: located on the
+    // arclength from the last point by the Illinois method, each trial corrected onto the branch
+    for (BifurcationKind k : {BifurcationKind::fold, BifurcationKind::hopf}) {
+      if (!changes_sign(test_of(prev, k), test_of(pt, k))) continue;
+      const LocatingTest test = locating_test(k, prev, pt);
+      double fa = test(prev), fb = test(pt);
+      double a = 0.0, b = ds, pa = prev.p, pb = pt.p;
+      VectorXd zx = z_new;
+      ContinuationPoint at = pt;
+      int side = 0;
+      for (int it = 0; it < 100 && std::abs(pb - pa) > set.locate_tol; ++it) {
+        double sigma = (a * fb - b * fa) / (fb - fa);
+        if (!(sigma > a && sigma < b)) sigma = 0.5 * (a + b);
+        int its = 0;
+        if (!corr.correct(z, tau, sigma, zx, its)) break;
+        at.x = zx.head(n);
+        at.p = zx(n);
+        judge(problem, corr.Fx(), corr.tangent(tau), at);
+        const double f = test(at);
+        if (!std::isfinite(f)) break;
+        if (changes_sign(fa, f)) {
+          b = sigma, fb = f, pb = at.p;
+          if (side == -1) fa *= 0.5;
+          side = -1;
+        } else {
+          a = sigma, fa = f, pa = at.p;
+          if (side == 1) fb *= 0.5;
+          side = 1;
+        }
+      }
+      Bifurcation bif;
+      bif.kind = k;
+      bif.p = at.p;
+      bif.x = at.x;
+      bif.after_point = static_cast<long>(branch.points.size()) - 1;
+      bif.test = test(at);
+      // the crossing pair's frequency: the complex pair of largest real part
+      if (k == BifurcationKind::hopf) {
+        double re = -HUGE_VAL;
+        for (int i = 0; i < at.eig.size(); ++i)
+          if (std::abs(at.eig(i).imag()) > 0.0 && at.eig(i).real() > re) {
+            re = at.eig(i).real();
+            bif.frequency = std::abs(at.eig(i).imag());
+          }
+      }
+      if (bif.p >= set.p_min && bif.p <= set.p_max) branch.bifurcations.push_back(bif);
+    }
+    // out of [p_min, p_max]: the last point on the bound, corrected at that fixed p
+    const bool above = pt.p > set.p_max, below = pt.p < set.p_min;
+    if (above || below) {
+      const double bound = above ? set.p_max : set.p_min;
+      const double w = (bound - prev.p) / (pt.p - prev.p);
+      VectorXd x = prev.x + w * (pt.x - prev.x);
+      if (solve_at_fixed_parameter(problem, x, bound, set)) {
+        VectorXd Fb, Fpb;
+        MatrixXd Fxb;
+        problem.evaluate(x, bound, Fb, &Fxb, &Fpb);
+        corr.set_jacobians(Fxb, Fpb);
+        ContinuationPoint last;
+        last.x = x;
+        last.p = bound;
+        last.s = prev.s + (joined(x, bound) - z).norm();
+        judge(problem, Fxb, corr.tangent(tau), last);
+        branch.points.push_back(last);
+      }
+      branch.stop = above ? "p_max reached" : "p_min reached";
+      break;
+    }
+    branch.points.push_back(pt);
+    z = z_new;
+    tau = tau_new;
+    corr.set_jacobians(Fx_new, Fp_new);
+    // an easy corrector lengthens the step, a laborious one shortens it
+    if (iterations <= 2)
+      ds = std::min(1.5 * ds, set.ds_max);
+    else if (iterations >= 5)
+      ds = std::max(0.5 * ds, set.ds_min);
+  }
+  if (branch.stop.empty()) branch.stop = "max_points";
+  return branch;
+}
+
+}  // namespace fivsim

@@ -1,0 +1,57 @@
+// src/cli/continue_command.cpp — `fivsim continue`: the branch of app/continuation.hpp written to
+// branches.csv (one row per point), bifurcations.csv (one row per fold or Hopf point) and
+// summary.json, with one line per bifurcation on stdout.
+#include <cstdio>
+#include <optional>
+
+#include "cli_common.hpp"
+#include "fivsim/app/continuation.hpp"
+#include "fivsim/io/output.hpp"
+
+namespace fivsim::cli {
+
+int continue_command(const ContinueArgs& args) {
+  ContinuationRun run;
+  std::optional<StagedDirectory> dir;
+  try {
+    json base = load_json_file(args.scenario);
+    for (const auto& s : args.set) apply_override(base, s);
+    const std::string name = base.is_object() && base.contains("name") && base["name"].is_string()
+                                 ? base["name"].get<std::string>()
+                                 : std::string("scenario");
+    dir.emplace(output_folder(args.out, name + "_continuation"), std::vector<std::filesystem::path>{args.scenario});
+    run = run_continuation(base);
+  } catch (const InputError& e) {
+    std::fprintf(stderr, "fivsim continue: %s\n", e.what());
+    return kExitBadInput;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "fivsim continue: %s\n", e.what());
+    return kExitError;
+  }
+  try {
+    const json& r = run.report;
+    write_columns(run.branches, dir->file("branches.csv"));
+    write_columns(run.bifurcations, dir->file("bifurcations.csv"));
+    write_json_file(dir->file("summary.json"), r);
+    dir->commit();
+    if (!args.quiet) {
+      std::printf("continue %s: equilibria over %s, %zu points (%s) -> %s\n", r["name"].get<std::string>().c_str(),
+                  run.parameter.c_str(), r["points"].get<std::size_t>(), r["stop"].get<std::string>().c_str(),
+                  dir->final_path().c_str());
+      for (const auto& b : r["bifurcations"]) {
+        if (b["kind"] == "hopf")
+          std::printf("  hopf at %s = %.10g (frequency %.6g rad/s; the equilibrium becomes %s)\n",
+                      run.parameter.c_str(), b["parameter"].get<double>(), b["frequency"].get<double>(),
+                      b["becomes"].get<std::string>().c_str());
+        else
+          std::printf("  fold at %s = %.10g\n", run.parameter.c_str(), b["parameter"].get<double>());
+      }
+    }
+    return kExitOk;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "fivsim continue: %s\n", e.what());
+    return kExitError;
+  }
+}
+
+}  // namespace fivsim::cli

@@ -1,0 +1,96 @@
+// tests/cli/continue_command_test.cpp — `fivsim continue` on equilibria against closed forms: the
+// Hopf point of steady sliding on a slider with a decreasing friction law, where the viscous damping
+// equals the law's negative slope times the load (c = −Fn μ'(v0)), in the belt speed and in the load;
+// the flutter point of Model II (seed 000), which `fivsim stability` finds from its own
+// linearisation; and bad input.
+#include <cmath>
+#include <fstream>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/cli_test_util.hpp"
+
+namespace fivsim_test {
+namespace {
+
+nlohmann::json summary_of(const fs::path& out) { return nlohmann::json::parse(slurp(out / "summary.json")); }
+
+long lines_of(const fs::path& file) {
+  std::ifstream in(file);
+  std::string line;
+  long n = 0;
+  while (std::getline(in, line)) ++n;
+  return n;
+}
+
+// bSTAB's friction oscillator, x'' + 0.1 x' + x = Fn μ(v0 − x'), μ(v) = 0.5 + 0.5 e^{−2v}: the
+// linearised damping 0.1 + Fn μ'(v0) = 0.1 − Fn e^{−2 v0} vanishes at v0 = ln(10 Fn)/2 (Fn = 1:
+// where steady sliding turns stable, the basin stability's onset) and at Fn = 0.1 e^{2 v0}
+TEST(ContinueCommand, HopfPointsOfSteadySlidingAreTheClosedForm) {
+  struct Case {
+    std::string block;
+    double expected;
+    const char* becomes;
+  };
+  for (const Case& c : {Case{R"({"parameter":"/model/v0","range":[1,2]})", 0.5 * std::log(10.0), "stable"},
+                        Case{R"({"parameter":"/model/Fn","range":[1,3]})", 0.1 * std::exp(3.0), "unstable"}}) {
+    const fs::path out = fresh_dir("fivsim_cli_continue");
+    const Result r = run_fivsim("continue " + kScenarios + "bstab_friction.json --set '/continuation=" + c.block +
+                                "' --out " + out.string());
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto s = summary_of(out);
+    EXPECT_EQ(s["stop"], "p_max reached");
+    EXPECT_EQ(s["modes"], nlohmann::json::array({"slip-"}));
+    ASSERT_EQ(s["bifurcations"].size(), 1u) << s["bifurcations"].dump();
+    const auto& h = s["bifurcations"][0];
+    EXPECT_EQ(h["kind"], "hopf");
+    EXPECT_NEAR(h["parameter"].get<double>(), c.expected, 1e-8) << c.block;
+    EXPECT_NEAR(h["frequency"].get<double>(), 1.0, 1e-6);  // √(k/m) where the damping vanishes
+    EXPECT_EQ(h["becomes"], c.becomes);
+    EXPECT_EQ(lines_of(out / "branches.csv"), s["points"].get<long>() + 1);
+    EXPECT_EQ(lines_of(out / "bifurcations.csv"), 2);
+    fs::remove_all(out);
+  }
+}
+
+// Model II (seed 000 §4.3, mode coupling through a spring contact, undamped): the two pairs collide
+// at μ = 61/60, where `fivsim stability` puts the critical friction (tests: StabilityCommand)
+TEST(ContinueCommand, ModelIIFlutterPointIsTheStabilityScans) {
+  const fs::path out = fresh_dir("fivsim_cli_continue_model2");
+  const Result r =
+      run_fivsim("continue " + kScenarios +
+                 R"(model2_example1.json --set '/continuation={"parameter":"/friction/mu","range":[0,1.5]}' --out )" +
+                 out.string());
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto s = summary_of(out);
+  ASSERT_EQ(s["bifurcations"].size(), 1u) << s["bifurcations"].dump();
+  EXPECT_EQ(s["bifurcations"][0]["kind"], "hopf");
+  EXPECT_NEAR(s["bifurcations"][0]["parameter"].get<double>(), 61.0 / 60.0, 1e-8);
+  EXPECT_NE(r.out.find("hopf at /friction/mu = 1.016666667"), std::string::npos) << r.out;
+  fs::remove_all(out);
+}
+
+TEST(ContinueCommand, BadBlocksAreBadInputAndWriteNothing) {
+  const fs::path out = fresh_dir("fivsim_cli_continue_bad");
+  const std::string base = "continue " + kScenarios + "bstab_friction.json --out " + out.string() + " ";
+  const std::pair<std::string, std::string> cases[] = {
+      {"", "/continuation"},
+      {R"(--set '/continuation={"parameter":"/model/v0","range":[2,1]}')", "/continuation/range"},
+      {R"(--set '/continuation={"parameter":"/integrator/dt","range":[1,2]}')", "/continuation/parameter"},
+      {R"(--set '/continuation={"parameter":"/model/v0","range":[1,2],"sped":1}')", "/continuation"},
+      {R"(--set '/continuation={"parameter":"/model/v0","range":[1,2],"step":{"initial":1,"max":0.1}}')",
+       "/continuation/step"},
+      {R"(--set '/continuation={"parameter":"/model/m","range":[-1,2]}')", "/model/m"},
+  };
+  for (const auto& [args, pointer] : cases) {
+    const Result r = run_fivsim(base + args);
+    EXPECT_EQ(r.code, 2) << args << "\n" << r.err;
+    EXPECT_NE(r.err.find(pointer), std::string::npos) << args << "\n" << r.err;
+    EXPECT_FALSE(fs::exists(out)) << args;
+  }
+}
+
+}  // namespace
+}  // namespace fivsim_test
