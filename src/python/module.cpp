@@ -22,6 +22,7 @@
 #include "fivsim/app/merge.hpp"
 #include "fivsim/app/method_comparison.hpp"
 #include "fivsim/app/scenario_run.hpp"
+#include "fivsim/app/continuation.hpp"
 #include "fivsim/app/stability_scan.hpp"
 #include "fivsim/app/sweep.hpp"
 #include "fivsim/io/scenario.hpp"
@@ -307,6 +308,20 @@ py::dict stability(const std::string& source, bool is_path, const std::vector<st
   return out;
 }
 
+py::dict continuation(const std::string& source, bool is_path, const std::vector<std::string>& overrides) {
+  const json doc = document_of(source, is_path, overrides);
+  ContinuationRun run;
+  {
+    py::gil_scoped_release released;
+    run = run_continuation(doc);
+  }
+  py::dict out;
+  out["report"] = run.report.dump();
+  out["branches"] = named_columns(run.branches);
+  out["bifurcations"] = named_columns(run.bifurcations);
+  return out;
+}
+
 // the validated document as the library keeps it (overrides applied)
 std::string load(const std::string& source, bool is_path, const std::vector<std::string>& overrides) {
   const LoadedScenario loaded = build_scenario(document_of(source, is_path, overrides));
@@ -341,6 +356,7 @@ PYBIND11_MODULE(_core, m) {
         py::arg("dt"), py::arg("window"), py::arg("series"));
   m.def("stability", &stability, py::arg("source"), py::arg("is_path"), py::arg("overrides"), py::arg("param"),
         py::arg("linspace"));
+  m.def("continuation", &continuation, py::arg("source"), py::arg("is_path"), py::arg("overrides"));
   m.def("identify_batch", &identify_batch, py::arg("source"), py::arg("is_path"), py::arg("overrides"),
         py::arg("base_dir"), py::arg("progress"));
   m.def("merge", &merge, py::arg("shards"), py::arg("out"));

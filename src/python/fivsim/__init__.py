@@ -45,6 +45,8 @@ __all__ = [
     "merge",
     "StabilityResult",
     "stability",
+    "ContinuationResult",
+    "continuation",
     "CompareResult",
     "compare",
     "contact_state_names",
@@ -426,6 +428,37 @@ def stability(scenario, param=None, linspace=(0.0, 1.5, 151), set=None):
     text, is_path = _source(scenario)
     values = [float(v) for v in linspace]
     return StabilityResult(_core.stability(text, is_path, _overrides(set), param or "", values))
+
+
+class ContinuationResult:
+    """A branch of equilibria followed in one parameter (fivsim continue): .report (what
+    summary.json holds: the parameter, the branch's end, every bifurcation), .branches (the columns
+    of branches.csv: a row per point with its parameter, state, stability and eigenvalues),
+    .bifurcations (the columns of bifurcations.csv: a row per fold or Hopf point)."""
+
+    def __init__(self, raw):
+        self.report = _json.loads(raw["report"])
+        self.branches = raw["branches"]
+        self.bifurcations = raw["bifurcations"]
+
+    def to_pandas(self, table="branches"):
+        """branches.csv ("branches") or bifurcations.csv ("bifurcations") as a pandas DataFrame."""
+        if table not in ("branches", "bifurcations"):
+            raise ValueError("table is 'branches' or 'bifurcations', not %r" % (table,))
+        return _frame(getattr(self, table))
+
+    def __repr__(self):
+        r = self.report
+        kinds = ", ".join("%s at %.10g" % (b["kind"], b["parameter"]) for b in r.get("bifurcations", []))
+        return f"<fivsim.ContinuationResult {r.get('name')}: {r.get('parameter')}, {r.get('points')} points; {kinds or 'no bifurcation'}>"
+
+
+def continuation(scenario, set=None):
+    """The scenario's equilibria followed as its continuation block says (fivsim continue): a
+    ContinuationResult. `set` overrides values (a continuation block too:
+    {"/continuation": {"parameter": "/model/v0", "range": [1, 2]}})."""
+    text, is_path = _source(scenario)
+    return ContinuationResult(_core.continuation(text, is_path, _overrides(set)))
 
 
 class CompareResult:
