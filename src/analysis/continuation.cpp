@@ -83,6 +83,28 @@ class Corrector {
 // the point's eigenvalues (largest real part first) and test functions
 void judge(ContinuationProblem& problem, const MatrixXd& Fx, const VectorXd& tau, ContinuationPoint& pt) {
   pt.eig = problem.eigenvalues(pt.x, pt.p, Fx);
+  pt.fold_test = tau(tau.size() - 1);
+  pt.period = problem.period(pt.x, pt.p);
+  if (problem.multipliers()) {
+    std::sort(pt.eig.data(), pt.eig.data() + pt.eig.size(),
+              [](const std::complex<double>& a, const std::complex<double>& b) {
+                return std::abs(a) != std::abs(b) ? std::abs(a) > std::abs(b) : a.imag() > b.imag();
+              });
+    pt.max_real = pt.eig.size() > 0 ? std::abs(pt.eig(0)) : 0.0;  // the largest modulus
+    pt.stable = pt.max_real < 1.0 - 1e-9;
+    pt.hopf_test = -HUGE_VAL;
+    pt.pd_test = HUGE_VAL;
+    pt.torus_test = -HUGE_VAL;
+    for (int i = 0; i < pt.eig.size(); ++i) {
+      if (std::abs(pt.eig(i).imag()) <= 1e-9 * (1.0 + std::abs(pt.eig(i))))
+        pt.pd_test = std::min(pt.pd_test, pt.eig(i).real() + 1.0);
+      else
+        pt.torus_test = std::max(pt.torus_test, std::abs(pt.eig(i)) - 1.0);
+    }
+    return;
+  }
+  pt.pd_test = HUGE_VAL;
+  pt.torus_test = -HUGE_VAL;
   std::sort(pt.eig.data(), pt.eig.data() + pt.eig.size(),
             [](const std::complex<double>& a, const std::complex<double>& b) {
               return a.real() != b.real() ? a.real() > b.real() : a.imag() > b.imag();
@@ -98,11 +120,19 @@ void judge(ContinuationProblem& problem, const MatrixXd& Fx, const VectorXd& tau
   for (int i = 0; i < pt.eig.size(); ++i)
     if (std::abs(pt.eig(i).imag()) > 1e-9 * (1.0 + scale))
       pt.hopf_test = std::max(pt.hopf_test, pt.eig(i).real() - 1e-10 * (1.0 + scale));
-  pt.fold_test = tau(tau.size() - 1);
 }
 
 double test_of(const ContinuationPoint& pt, BifurcationKind k) {
-  return k == BifurcationKind::fold ? pt.fold_test : pt.hopf_test;
+  switch (k) {
+    case BifurcationKind::fold:
+      return pt.fold_test;
+    case BifurcationKind::hopf:
+      return pt.hopf_test;
+    case BifurcationKind::period_doubling:
+      return pt.pd_test;
+    default:
+      return pt.torus_test;
+  }
 }
 
 // the smooth function a bracketed sign change is located on. A fold: dp/ds. A Hopf point where a
@@ -116,7 +146,7 @@ struct LocatingTest {
   bool collision = false;
   double omega = 0.0;
   double operator()(const ContinuationPoint& pt) const {
-    if (kind == BifurcationKind::fold) return pt.fold_test;
+    if (kind != BifurcationKind::hopf) return test_of(pt, kind);
     if (!collision) {
       double re = -HUGE_VAL;
       for (int i = 0; i < pt.eig.size(); ++i)
@@ -168,7 +198,18 @@ bool changes_sign(double a, double b) {
 
 }  // namespace
 
-const char* bifurcation_name(BifurcationKind k) { return k == BifurcationKind::fold ? "fold" : "hopf"; }
+const char* bifurcation_name(BifurcationKind k) {
+  switch (k) {
+    case BifurcationKind::fold:
+      return "fold";
+    case BifurcationKind::hopf:
+      return "hopf";
+    case BifurcationKind::period_doubling:
+      return "period_doubling";
+    default:
+      return "torus";
+  }
+}
 
 bool solve_at_fixed_parameter(ContinuationProblem& problem, VectorXd& x, double p, const ContinuationSettings& set,
                               int* iterations) {
@@ -235,7 +276,8 @@ ContinuationBranch continue_branch(ContinuationProblem& problem, const VectorXd&
     const ContinuationPoint& prev = branch.points.back();
     // a sign change of a test function between the last point and this one: located on the
     // arclength from the last point by the Illinois method, each trial corrected onto the branch
-    for (BifurcationKind k : {BifurcationKind::fold, BifurcationKind::hopf}) {
+    for (BifurcationKind k :
+         {BifurcationKind::fold, BifurcationKind::hopf, BifurcationKind::period_doubling, BifurcationKind::torus}) {
       if (!changes_sign(test_of(prev, k), test_of(pt, k))) continue;
       const LocatingTest test = locating_test(k, prev, pt);
       double fa = test(prev), fb = test(pt);
@@ -269,6 +311,10 @@ ContinuationBranch continue_branch(ContinuationProblem& problem, const VectorXd&
       bif.x = at.x;
       bif.after_point = static_cast<long>(branch.points.size()) - 1;
       bif.test = test(at);
+      // a torus point's pair: its angle on the circle
+      if (k == BifurcationKind::torus)
+        for (int i = 0; i < at.eig.size(); ++i)
+          if (std::abs(at.eig(i).imag()) > 0.0) bif.frequency = std::max(bif.frequency, std::abs(std::arg(at.eig(i))));
       // the crossing pair's frequency: the complex pair of largest real part
       if (k == BifurcationKind::hopf) {
         double re = -HUGE_VAL;

@@ -9,7 +9,9 @@
 #include <Eigen/Eigenvalues>
 
 #include "fivsim/analysis/continuation.hpp"
+#include "fivsim/batch/sweep.hpp"
 #include "fivsim/batch/sweep_plan.hpp"
+#include "fivsim/integrate/switching_orbit.hpp"
 #include "fivsim/integrate/switching_tangent.hpp"
 #include "fivsim/io/json_reader.hpp"
 #include "fivsim/io/scenario.hpp"
@@ -24,6 +26,9 @@ struct ContinuationBlock {
   std::string parameter;
   double lo = 0.0, hi = 0.0;
   int direction = 1;
+  bool orbit = false;   // start "orbit": a periodic orbit, else an equilibrium
+  int period_n = 1;     // the orbit's period in break-away crossings
+  double settle = 0.0;  // seconds of the run before its first shot (0: the scenario's t_transient)
   ContinuationSettings settings;
 };
 
@@ -42,7 +47,10 @@ ContinuationBlock parse_block(const json& doc) {
   b.lo = range[0];
   b.hi = range[1];
   b.direction = c.choice_or("direction", "up", {"up", "down"}) == "up" ? 1 : -1;
-  c.choice_or("start", "equilibrium", {"equilibrium"});
+  b.orbit = c.choice_or("start", "equilibrium", {"equilibrium", "orbit"}) == "orbit";
+  b.period_n = static_cast<int>(c.integer_or("period_n", 1, 1));
+  if (b.period_n > 32) throw InputError(c.pointer_of("period_n"), "must be <= 32");
+  b.settle = c.number_or("settle", 0.0, NumberRule::non_negative);
   ContinuationSettings& s = b.settings;
   s.p_min = b.lo;
   s.p_max = b.hi;
@@ -133,6 +141,124 @@ class EquilibriumProblem : public ContinuationProblem {
   std::unique_ptr<SwitchingTangent<D>> tan_ = std::make_unique<SwitchingTangent<D>>();
 };
 
+// the periodic orbits of the switching model through the break-away of `contact`, N crossings a
+// period (single shooting on the sweeps' section, integrate/switching_orbit.hpp): unknowns the
+// section point x and two multipliers ν of the section's conditions C (γ_c = 0, the stick margin =
+// 0), F = [P^N(x) − x + Aᵀν; C(x)] with A = ∇C, whose Jacobian [[DP − I, Aᵀ], [A, 0]] is the
+// bordered system of the orbit's Newton; ν is zero on the branch. The modes just after the
+// break-away stay those of the first orbit: a return in other modes is another branch, and the
+// step is refused. F_p by central differences; the multipliers are DP's on the section
+template <class D>
+class OrbitProblem : public ContinuationProblem {
+ public:
+  OrbitProblem(const batch::SweepPlan& plan, double stick_tol, SwitchingSettings set, int contact, int crossings)
+      : plan_(plan), stick_tol_(stick_tol), set_(set), contact_(contact), crossings_(crossings) {
+    plan_.uniform_setup(stick_tol_, *uniform_);
+    ny_ = 2 * uniform_->model.n_dof;
+  }
+  int size() const override { return ny_ + 2; }
+  bool multipliers() const override { return true; }
+
+  // the first orbit at p: a run from the scenario's start for `settle` seconds, its next break-away,
+  // the period between two, then Newton; false where none converges
+  bool first_orbit(double p, double settle, VectorXd& z) {
+    using T = typename D::scalar;
+    plan_.case_setup(*uniform_, 0, &p, 1, stick_tol_, *setup_);
+    const Model<D>& m = setup_->model;
+    auto sink = [](const SwitchingEvent<T>&) {};
+    SwitchingWorkspace<D>& ws = work_->ws;
+    ws.started = false;
+    const State<D>& s0 = setup_->start;
+    if (switching_start(m, set_, SwitchingSection{}, ws, 0.0, s0.q.v, s0.u.v, false, sink) != Status::ok) return false;
+    if (settle > 0.0 && switching_advance(m, set_, SwitchingSection{}, ws, settle, sink) != Status::ok) return false;
+    State<D> at;
+    switching_output(m, ws, settle, at);
+    T x[2 * D::max_dof];
+    const int nq = ny_ / 2;
+    for (int i = 0; i < nq; ++i) {
+      x[i] = at.q[i];
+      x[nq + i] = at.u[i];
+    }
+    // two break-aways: the first to start from, the time to the next for the period's scale
+    if (!switching_land_on_breakaway(m, set_, *work_, settle, x, contact_, 1e4)) return false;
+    const double t1 = work_->t_end;
+    for (int i = 0; i < ny_; ++i) x[i] = work_->x_end[i];
+    for (int i = 0; i < m.n_contacts; ++i) modes_[i] = work_->modes_end[i];
+    if (!switching_land_on_breakaway(m, set_, *work_, t1, x, contact_, 1e4)) return false;
+    max_time_ = 8.0 * crossings_ * (work_->t_end - t1);
+    const OrbitSettings os{crossings_, 40, 1e-11, max_time_, 0.0};
+    const OrbitResult<D> o = switching_breakaway_orbit(m, set_, os, *work_, 0.0, x, modes_, contact_);
+    if (!o.converged) return false;
+    z = VectorXd::Zero(ny_ + 2);
+    for (int i = 0; i < ny_; ++i) z(i) = o.x[i];
+    return true;
+  }
+
+  bool evaluate(const VectorXd& z, double p, VectorXd& F, MatrixXd* Fx, VectorXd* Fp) override {
+    F.resize(ny_ + 2);
+    if (!residual(z, p, F.data())) return false;
+    if (Fx) {
+      Fx->setZero(ny_ + 2, ny_ + 2);
+      for (int i = 0; i < ny_; ++i) {
+        for (int j = 0; j < ny_; ++j) (*Fx)(i, j) = work_->dp[i][j] - (i == j ? 1.0 : 0.0);
+        for (int k = 0; k < 2; ++k) (*Fx)(i, ny_ + k) = work_->constraint_grad[k][i];
+      }
+      for (int k = 0; k < 2; ++k)
+        for (int j = 0; j < ny_; ++j) (*Fx)(ny_ + k, j) = work_->constraint_grad[k][j];
+    }
+    if (Fp) {
+      const double h = 1e-6 * (1.0 + std::abs(p));
+      VectorXd up(ny_ + 2), down(ny_ + 2);
+      if (!residual(z, p + h, up.data()) || !residual(z, p - h, down.data())) return false;
+      *Fp = (up - down) / (2.0 * h);
+    }
+    return true;
+  }
+
+  Eigen::VectorXcd eigenvalues(const VectorXd& z, double p, const MatrixXd&) override {
+    VectorXd F(ny_ + 2);
+    typename D::scalar re[2 * D::max_dof], im[2 * D::max_dof];
+    period_ = 0.0;
+    if (!residual(z, p, F.data())) return Eigen::VectorXcd();
+    period_ = work_->t_end;
+    const int n = breakaway_multipliers(setup_->model, *work_, re, im);
+    Eigen::VectorXcd mu(n > 0 ? n : 0);
+    for (int i = 0; i < n; ++i) mu(i) = std::complex<double>(re[i], im[i]);
+    return mu;
+  }
+  double period(const VectorXd&, double) override { return period_; }
+
+ private:
+  // F at (z, p), leaving DP and the conditions' gradients at x in work_
+  bool residual(const VectorXd& z, double p, double* F) {
+    plan_.case_setup(*uniform_, 0, &p, 1, stick_tol_, *setup_);
+    const Model<D>& m = setup_->model;
+    typename D::scalar x[2 * D::max_dof];
+    for (int i = 0; i < ny_; ++i) x[i] = z(i);
+    if (!switching_breakaway_map(m, set_, *work_, 0.0, x, modes_, contact_, crossings_, max_time_)) return false;
+    for (int i = 0; i < m.n_contacts; ++i)
+      if (work_->modes_end[i] != modes_[i]) return false;  // another sequence of modes: another branch
+    if (!breakaway_constraints(m, set_, *work_, 0.0, x, modes_, contact_)) return false;
+    for (int i = 0; i < ny_; ++i) {
+      double f = work_->x_end[i] - x[i];
+      for (int k = 0; k < 2; ++k) f += work_->constraint_grad[k][i] * z(ny_ + k);
+      F[i] = f;
+    }
+    for (int k = 0; k < 2; ++k) F[ny_ + k] = work_->constraint[k];
+    return true;
+  }
+
+  const batch::SweepPlan& plan_;
+  double stick_tol_;
+  SwitchingSettings set_;
+  int contact_ = 0, crossings_ = 1, ny_ = 0;
+  double max_time_ = 1e3, period_ = 0.0;
+  ContactState modes_[D::max_contacts] = {};
+  std::unique_ptr<CaseSetup<D>> uniform_ = std::make_unique<CaseSetup<D>>();
+  std::unique_ptr<CaseSetup<D>> setup_ = std::make_unique<CaseSetup<D>>();
+  std::unique_ptr<OrbitWork<D>> work_ = std::make_unique<OrbitWork<D>>();
+};
+
 const char* mode_name(ContactState s) {
   switch (s) {
     case ContactState::free:
@@ -147,7 +273,7 @@ const char* mode_name(ContactState s) {
 }
 
 template <class D>
-ContinuationRun continue_equilibria(const json& document, const Scenario& sc, const ContinuationBlock& b) {
+ContinuationRun continue_scenario(const json& document, const Scenario& sc, const ContinuationBlock& b) {
   SweepSpec spec;
   spec.mode = SweepMode::zip;
   SweepParameter par;
@@ -158,21 +284,39 @@ ContinuationRun continue_equilibria(const json& document, const Scenario& sc, co
   if (plan.slots()[0].targets.empty() && !plan.slots()[0].rebuilds_model())
     throw InputError("/continuation/parameter", "'" + b.parameter + "' changes nothing of the model");
   const SwitchingSettings set = sc.integrator.switching_settings();
-  EquilibriumProblem<D> problem(plan, StepOptions{}.stick_tol, set);
   const auto started = std::chrono::steady_clock::now();
-
-  // the first point: Newton at the range's end the branch starts from, from the scenario's q at rest
-  const int n = problem.size(), nq = n / 2;
   const double p0 = b.direction > 0 ? b.lo : b.hi;
-  VectorXd x0 = VectorXd::Zero(n);
-  for (int i = 0; i < nq; ++i) x0(i) = sc.q0(i);
-  if (!solve_at_fixed_parameter(problem, x0, p0, b.settings))
-    throw InputError("/continuation/range", "no equilibrium found at " + b.parameter + " = " + format_double(p0) +
-                                                " (Newton from /initial/q at rest does not converge)");
+  const int nq = sc.model.dof(), ny = 2 * nq;
+  ContinuationBranch branch;
   std::vector<ContactState> modes0;
-  problem.modes_at(x0, p0, modes0);
-  const ContinuationBranch branch = continue_branch(problem, x0, p0, b.settings);
+  if (b.orbit) {
+    // the first orbit from a run at the range's end the branch starts from
+    const SweepAnalysis an = batch::sweep_analysis(sc);
+    if (an.section != SectionKind::stick_to_slip || an.contact >= sc.model.n_contacts())
+      throw InputError("/analysis/poincare",
+                       "an orbit is continued on the break-away section of a contact "
+                       "(section \"stick_to_slip\")");
+    OrbitProblem<D> problem(plan, StepOptions{}.stick_tol, set, an.contact, b.period_n);
+    const double settle = b.settle > 0.0 ? b.settle : sc.analysis.t_transient;
+    VectorXd z0;
+    if (!problem.first_orbit(p0, settle, z0))
+      throw InputError("/continuation/range", "no periodic-" + std::to_string(b.period_n) + " orbit found at " +
+                                                  b.parameter + " = " + format_double(p0) + " after " +
+                                                  format_double(settle) + " s of the scenario's run");
+    branch = continue_branch(problem, z0, p0, b.settings);
+  } else {
+    EquilibriumProblem<D> problem(plan, StepOptions{}.stick_tol, set);
+    // the first point: Newton at the range's end the branch starts from, from the scenario's q at rest
+    VectorXd x0 = VectorXd::Zero(ny);
+    for (int i = 0; i < nq; ++i) x0(i) = sc.q0(i);
+    if (!solve_at_fixed_parameter(problem, x0, p0, b.settings))
+      throw InputError("/continuation/range", "no equilibrium found at " + b.parameter + " = " + format_double(p0) +
+                                                  " (Newton from /initial/q at rest does not converge)");
+    problem.modes_at(x0, p0, modes0);
+    branch = continue_branch(problem, x0, p0, b.settings);
+  }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  const int n = ny;
 
   ContinuationRun run;
   run.parameter = b.parameter;
@@ -187,16 +331,26 @@ ContinuationRun continue_equilibria(const json& document, const Scenario& sc, co
   std::vector<double> index(np);
   for (std::size_t k = 0; k < np; ++k) index[k] = static_cast<double>(k);
   run.branches.add("point", index);
-  run.branches.add_text("kind", std::vector<std::string>(np, "equilibrium"));
+  run.branches.add_text("kind", std::vector<std::string>(np, b.orbit ? "orbit" : "equilibrium"));
   column(b.parameter, [](const ContinuationPoint& p) { return p.p; });
   column("stable", [](const ContinuationPoint& p) { return p.stable ? 1.0 : 0.0; });
-  column("max_real", [](const ContinuationPoint& p) { return p.max_real; });
+  if (b.orbit) {
+    column("period_n", [&](const ContinuationPoint&) { return static_cast<double>(b.period_n); });
+    column("period", [](const ContinuationPoint& p) { return p.period; });
+    column("max_modulus", [](const ContinuationPoint& p) { return p.max_real; });
+  } else {
+    column("max_real", [](const ContinuationPoint& p) { return p.max_real; });
+  }
   for (int i = 0; i < nq; ++i) column("q" + std::to_string(i), [i](const ContinuationPoint& p) { return p.x(i); });
   for (int i = 0; i < nq; ++i)
     column("u" + std::to_string(i), [i, nq](const ContinuationPoint& p) { return p.x(nq + i); });
-  for (int i = 0; i < n; ++i) {
-    column("re" + std::to_string(i), [i](const ContinuationPoint& p) { return p.eig(i).real(); });
-    column("im" + std::to_string(i), [i](const ContinuationPoint& p) { return p.eig(i).imag(); });
+  // the eigenvalues (an orbit: its multipliers, two fewer than the state's size on the section)
+  for (int i = 0; i < (b.orbit ? n - 2 : n); ++i) {
+    const auto part = [i](const ContinuationPoint& p, bool re) {
+      return i < p.eig.size() ? (re ? p.eig(i).real() : p.eig(i).imag()) : nan("");
+    };
+    column("re" + std::to_string(i), [&part](const ContinuationPoint& p) { return part(p, true); });
+    column("im" + std::to_string(i), [&part](const ContinuationPoint& p) { return part(p, false); });
   }
   column("arclength", [](const ContinuationPoint& p) { return p.s; });
   column("newton", [](const ContinuationPoint& p) { return static_cast<double>(p.newton); });
@@ -224,10 +378,11 @@ ContinuationRun continue_equilibria(const json& document, const Scenario& sc, co
   r["parameter"] = b.parameter;
   r["range"] = {b.lo, b.hi};
   r["direction"] = b.direction > 0 ? "up" : "down";
-  r["start"] = "equilibrium";
+  r["start"] = b.orbit ? "orbit" : "equilibrium";
+  if (b.orbit) r["period_n"] = b.period_n;
   json modes = json::array();
   for (ContactState m : modes0) modes.push_back(mode_name(m));
-  r["modes"] = modes;
+  if (!b.orbit) r["modes"] = modes;
   r["points"] = np;
   r["stop"] = branch.stop;
   r["settings"] = {
@@ -236,6 +391,11 @@ ContinuationRun continue_equilibria(const json& document, const Scenario& sc, co
   json bifs = json::array();
   for (const Bifurcation& f : branch.bifurcations) {
     json j = {{"kind", bifurcation_name(f.kind)}, {"parameter", f.p}, {"after_point", f.after_point}, {"test", f.test}};
+    if (f.kind == BifurcationKind::torus) j["angle"] = f.frequency;
+    if (f.kind == BifurcationKind::period_doubling || f.kind == BifurcationKind::torus) {
+      const ContinuationPoint& before = branch.points[static_cast<std::size_t>(f.after_point)];
+      j["becomes"] = before.stable ? "unstable" : "stable";
+    }
     if (f.kind == BifurcationKind::hopf) {
       j["frequency"] = f.frequency;
       const ContinuationPoint& before = branch.points[static_cast<std::size_t>(f.after_point)];
@@ -254,12 +414,13 @@ ContinuationRun continue_equilibria(const json& document, const Scenario& sc, co
 ContinuationRun run_continuation(const json& document) {
   const ContinuationBlock block = parse_block(document);
   const Scenario sc = parse_scenario(document);
-  if (sc.model.omega != 0.0) throw InputError("/model", "a forced model (omega > 0) has no equilibria to continue");
+  if (sc.model.omega != 0.0)
+    throw InputError("/model", "a forced model (omega > 0) has no equilibria, and its orbits are not continued yet");
   ContinuationRun run;
   const bool held = batch::with_instantiation(batch::SweepInstantiations<double>{}, sc.model.dof(),
                                               sc.model.n_contacts(), [&](auto tag) {
                                                 using D = typename decltype(tag)::type;
-                                                run = continue_equilibria<D>(document, sc, block);
+                                                run = continue_scenario<D>(document, sc, block);
                                               });
   if (!held)
     throw InputError("/model", "continuation holds models of up to 24 DoF and 8 contacts; this one has " +

@@ -35,16 +35,18 @@ int continue_command(const ContinueArgs& args) {
     write_json_file(dir->file("summary.json"), r);
     dir->commit();
     if (!args.quiet) {
-      std::printf("continue %s: equilibria over %s, %zu points (%s) -> %s\n", r["name"].get<std::string>().c_str(),
-                  run.parameter.c_str(), r["points"].get<std::size_t>(), r["stop"].get<std::string>().c_str(),
-                  dir->final_path().c_str());
+      std::printf("continue %s: %s branch over %s, %zu points (%s) -> %s\n", r["name"].get<std::string>().c_str(),
+                  r["start"].get<std::string>().c_str(), run.parameter.c_str(), r["points"].get<std::size_t>(),
+                  r["stop"].get<std::string>().c_str(), dir->final_path().c_str());
       for (const auto& b : r["bifurcations"]) {
-        if (b["kind"] == "hopf")
-          std::printf("  hopf at %s = %.10g (frequency %.6g rad/s; the equilibrium becomes %s)\n",
-                      run.parameter.c_str(), b["parameter"].get<double>(), b["frequency"].get<double>(),
+        const std::string kind = b["kind"].get<std::string>();
+        std::printf("  %s at %s = %.10g", kind.c_str(), run.parameter.c_str(), b["parameter"].get<double>());
+        if (kind == "hopf") std::printf(" (frequency %.6g rad/s)", b["frequency"].get<double>());
+        if (kind == "torus") std::printf(" (multipliers at angle %.6g rad)", b["angle"].get<double>());
+        if (b.contains("becomes"))
+          std::printf("; the %s becomes %s", r["start"].get<std::string>().c_str(),
                       b["becomes"].get<std::string>().c_str());
-        else
-          std::printf("  fold at %s = %.10g\n", run.parameter.c_str(), b["parameter"].get<double>());
+        std::printf("\n");
       }
     }
     return kExitOk;

@@ -72,6 +72,35 @@ TEST(ContinueCommand, ModelIIFlutterPointIsTheStabilityScans) {
   fs::remove_all(out);
 }
 
+// the demo chain's period-1 orbit followed in the load by shooting on its break-away section: a
+// multiplier leaves the unit circle through −1 once between 7.5 and 8 N and once between 25 and
+// 28 N, where 2·10⁴ s runs turn from period-2 to period-1 and back (BENCHMARKS.md)
+TEST(ContinueCommand, TheDemoChainsPeriodDoublings) {
+  struct Case {
+    std::string block;
+    double lo, hi;
+  };
+  for (const Case& c : {Case{R"({"parameter":"/model/Fn","range":[7,9],"direction":"down","start":"orbit"})", 7.5, 8.0},
+                        Case{R"({"parameter":"/model/Fn","range":[24,29],"start":"orbit"})", 25.0, 28.0}}) {
+    const fs::path out = fresh_dir("fivsim_cli_continue_orbit");
+    const Result r = run_fivsim("continue " + kScenarios + "chain2_bifurcation.json --set '/continuation=" + c.block +
+                                "' --out " + out.string());
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto s = summary_of(out);
+    EXPECT_EQ(s["start"], "orbit");
+    ASSERT_EQ(s["bifurcations"].size(), 1u) << s["bifurcations"].dump();
+    const auto& pd = s["bifurcations"][0];
+    EXPECT_EQ(pd["kind"], "period_doubling");
+    EXPECT_GT(pd["parameter"].get<double>(), c.lo);
+    EXPECT_LT(pd["parameter"].get<double>(), c.hi);
+    // the multiplier there is −1 to the variational equations' accuracy
+    EXPECT_LT(std::abs(pd["test"].get<double>()), 1e-6);
+    EXPECT_EQ(pd["becomes"], "unstable");
+    EXPECT_EQ(s["stop"], c.lo < 10 ? "p_min reached" : "p_max reached");
+    fs::remove_all(out);
+  }
+}
+
 TEST(ContinueCommand, BadBlocksAreBadInputAndWriteNothing) {
   const fs::path out = fresh_dir("fivsim_cli_continue_bad");
   const std::string base = "continue " + kScenarios + "bstab_friction.json --out " + out.string() + " ";

@@ -39,23 +39,33 @@ class ContinuationProblem {
   // of the model that does not hold, a non-finite value): the step is refused
   virtual bool evaluate(const Eigen::VectorXd& x, double p, Eigen::VectorXd& F, Eigen::MatrixXd* Fx,
                         Eigen::VectorXd* Fp) = 0;
-  // the eigenvalues that decide stability at a point of the branch (F_x's, for an equilibrium)
+  // the eigenvalues that decide stability at a point of the branch: F_x's for an equilibrium, the
+  // Floquet multipliers for a periodic orbit (multipliers() true)
   virtual Eigen::VectorXcd eigenvalues(const Eigen::VectorXd& x, double p, const Eigen::MatrixXd& Fx) = 0;
+  // the eigenvalues are a map's multipliers: stable inside the unit circle, and the test functions
+  // are those of a fixed point of a map (period doubling at −1, torus where a complex pair leaves
+  // the circle) rather than a Hopf point
+  virtual bool multipliers() const { return false; }
+  // a periodic orbit's period at the point (0: an equilibrium)
+  virtual double period(const Eigen::VectorXd&, double) { return 0.0; }
 };
 
 struct ContinuationPoint {
   Eigen::VectorXd x;
   double p = 0.0;
-  double s = 0.0;          // arclength from the first point
-  Eigen::VectorXcd eig;    // largest real part first
-  bool stable = false;     // every eigenvalue's real part below zero
-  double max_real = 0.0;   // the largest real part
-  double hopf_test = 0.0;  // the largest real part of a complex pair, less 1e-10 of the spectrum's size (−∞: none)
-  double fold_test = 0.0;  // dp/ds of the unit tangent
-  int newton = 0;          // corrector iterations that found it
+  double s = 0.0;           // arclength from the first point
+  Eigen::VectorXcd eig;     // largest real part first (multipliers: largest modulus first)
+  bool stable = false;      // every eigenvalue's real part below zero (multipliers: every modulus below one)
+  double max_real = 0.0;    // the largest real part (multipliers: the largest modulus)
+  double period = 0.0;      // a periodic orbit's period
+  double hopf_test = 0.0;   // the largest real part of a complex pair, less 1e-10 of the spectrum's size (−∞: none)
+  double fold_test = 0.0;   // dp/ds of the unit tangent
+  double pd_test = 0.0;     // multipliers: the most negative real one plus one (HUGE_VAL: none real)
+  double torus_test = 0.0;  // multipliers: the largest modulus of a complex pair less one (−∞: none)
+  int newton = 0;           // corrector iterations that found it
 };
 
-enum class BifurcationKind { fold, hopf };
+enum class BifurcationKind { fold, hopf, period_doubling, torus };
 const char* bifurcation_name(BifurcationKind k);
 
 struct Bifurcation {
@@ -64,7 +74,7 @@ struct Bifurcation {
   Eigen::VectorXd x;
   long after_point = 0;    // it lies between this point of the branch and the next
   double test = 0.0;       // the test function's value where it was located
-  double frequency = 0.0;  // Hopf: the imaginary part of the crossing pair (rad/s)
+  double frequency = 0.0;  // Hopf: the imaginary part of the crossing pair (rad/s); torus: the pair's angle
 };
 
 struct ContinuationBranch {
