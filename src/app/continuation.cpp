@@ -28,6 +28,7 @@ struct ContinuationBlock {
   int direction = 1;
   bool orbit = false;   // start "orbit": a periodic orbit, else an equilibrium
   int period_n = 1;     // the orbit's period in break-away crossings
+  int doublings = 1;    // levels of period doublings whose doubled orbit is followed too
   double settle = 0.0;  // seconds of the run before its first shot (0: the scenario's t_transient)
   ContinuationSettings settings;
 };
@@ -51,6 +52,7 @@ ContinuationBlock parse_block(const json& doc) {
   b.period_n = static_cast<int>(c.integer_or("period_n", 1, 1));
   if (b.period_n > 32) throw InputError(c.pointer_of("period_n"), "must be <= 32");
   b.settle = c.number_or("settle", 0.0, NumberRule::non_negative);
+  b.doublings = static_cast<int>(c.integer_or("doublings", 1, 0));
   ContinuationSettings& s = b.settings;
   s.p_min = b.lo;
   s.p_max = b.hi;
@@ -228,6 +230,23 @@ class OrbitProblem : public ContinuationProblem {
   }
   double period(const VectorXd&, double) override { return period_; }
 
+  // the return map's Jacobian DP (full state) at the orbit through z at p
+  bool return_map_jacobian(const VectorXd& z, double p, MatrixXd& dp) {
+    VectorXd F(ny_ + 2);
+    if (!residual(z, p, F.data())) return false;
+    dp.resize(ny_, ny_);
+    for (int i = 0; i < ny_; ++i)
+      for (int j = 0; j < ny_; ++j) dp(i, j) = work_->dp[i][j];
+    return true;
+  }
+  // the orbit of `crossings` that doubles `o`'s: the same modes after the break-away, twice the time
+  void doubling_of(const OrbitProblem& o) {
+    for (int i = 0; i < D::max_contacts; ++i) modes_[i] = o.modes_[i];
+    max_time_ = 2.0 * o.max_time_;
+  }
+  int crossings() const { return crossings_; }
+  int state_size() const { return ny_; }
+
  private:
   // F at (z, p), leaving DP and the conditions' gradients at x in work_
   bool residual(const VectorXd& z, double p, double* F) {
@@ -272,6 +291,60 @@ const char* mode_name(ContactState s) {
   }
 }
 
+// a branch followed: an orbit's period in break-aways (0: equilibria), and the branch and
+// bifurcation it was switched onto from (−1: the first)
+struct Followed {
+  int period_n = 0;
+  long from_branch = -1, from_bifurcation = -1;
+  ContinuationBranch branch;
+};
+
+// onto the doubled orbit at a period doubling `pd` of branch `single` (problem `one`): on each side
+// of the doubling, a little past it, the period-N orbit there is perturbed along the eigenvector of
+// its multiplier near −1 and Newton sought for the period-2N orbit (`two`); the first that
+// converges away from the period-N orbit is continued away from the doubling. False where none
+template <class D>
+bool switch_at_doubling(OrbitProblem<D>& one, OrbitProblem<D>& two, const ContinuationBranch& single,
+                        const Bifurcation& pd, const ContinuationBlock& b, ContinuationBranch& out) {
+  const int ny = one.state_size();
+  const std::size_t at = static_cast<std::size_t>(pd.after_point);
+  // past the doubling along the branch first: where a supercritical doubling's orbit lives
+  const double along = at + 1 < single.points.size() && single.points[at + 1].p < single.points[at].p ? -1.0 : 1.0;
+  const double width = b.hi - b.lo;
+  for (const double side : {along, -along}) {
+    for (const double shift : {1e-3, 3e-3, 1e-2}) {
+      const double ps = pd.p + side * shift * width;
+      if (ps <= b.lo || ps >= b.hi) continue;
+      VectorXd z1 = VectorXd::Zero(ny + 2);
+      z1.head(ny) = pd.x;
+      MatrixXd dp;
+      if (!solve_at_fixed_parameter(one, z1, ps, b.settings) || !one.return_map_jacobian(z1, ps, dp)) continue;
+      const Eigen::EigenSolver<MatrixXd> eig(dp);
+      int k = 0;
+      for (int i = 1; i < ny; ++i)
+        if (std::abs(eig.eigenvalues()(i) + 1.0) < std::abs(eig.eigenvalues()(k) + 1.0)) k = i;
+      VectorXd v = eig.eigenvectors().col(k).real();
+      if (!(v.norm() > 0.0)) continue;
+      v.normalize();
+      const double scale = 1.0 + z1.head(ny).cwiseAbs().maxCoeff();
+      for (const double eps : {1e-3, 1e-2, 3e-2, 1e-1}) {
+        for (const double sign : {1.0, -1.0}) {
+          VectorXd z2 = z1;
+          z2.head(ny) += sign * eps * scale * v;
+          if (!solve_at_fixed_parameter(two, z2, ps, b.settings)) continue;
+          // the period-N orbit itself is a period-2N one too: only another orbit counts
+          if ((z2.head(ny) - z1.head(ny)).cwiseAbs().maxCoeff() <= 1e-6 * scale) continue;
+          ContinuationSettings s = b.settings;
+          s.direction = side > 0 ? 1 : -1;
+          out = continue_branch(two, z2, ps, s);
+          return true;
+        }
+      }
+    }
+  }
+  return false;
+}
+
 template <class D>
 ContinuationRun continue_scenario(const json& document, const Scenario& sc, const ContinuationBlock& b) {
   SweepSpec spec;
@@ -287,7 +360,7 @@ ContinuationRun continue_scenario(const json& document, const Scenario& sc, cons
   const auto started = std::chrono::steady_clock::now();
   const double p0 = b.direction > 0 ? b.lo : b.hi;
   const int nq = sc.model.dof(), ny = 2 * nq;
-  ContinuationBranch branch;
+  std::vector<Followed> followed;
   std::vector<ContactState> modes0;
   if (b.orbit) {
     // the first orbit from a run at the range's end the branch starts from
@@ -296,14 +369,34 @@ ContinuationRun continue_scenario(const json& document, const Scenario& sc, cons
       throw InputError("/analysis/poincare",
                        "an orbit is continued on the break-away section of a contact "
                        "(section \"stick_to_slip\")");
-    OrbitProblem<D> problem(plan, StepOptions{}.stick_tol, set, an.contact, b.period_n);
+    std::vector<std::unique_ptr<OrbitProblem<D>>> problems;
+    problems.push_back(std::make_unique<OrbitProblem<D>>(plan, StepOptions{}.stick_tol, set, an.contact, b.period_n));
     const double settle = b.settle > 0.0 ? b.settle : sc.analysis.t_transient;
     VectorXd z0;
-    if (!problem.first_orbit(p0, settle, z0))
+    if (!problems[0]->first_orbit(p0, settle, z0))
       throw InputError("/continuation/range", "no periodic-" + std::to_string(b.period_n) + " orbit found at " +
                                                   b.parameter + " = " + format_double(p0) + " after " +
                                                   format_double(settle) + " s of the scenario's run");
-    branch = continue_branch(problem, z0, p0, b.settings);
+    followed.push_back({b.period_n, -1, -1, continue_branch(*problems[0], z0, p0, b.settings)});
+    // each period doubling found, `doublings` levels deep: the doubled orbit's branch
+    for (std::size_t k = 0; k < followed.size(); ++k) {
+      int level = 0;
+      for (long up = followed[k].from_branch; up >= 0; up = followed[static_cast<std::size_t>(up)].from_branch) ++level;
+      if (level >= b.doublings) continue;
+      for (std::size_t f = 0; f < followed[k].branch.bifurcations.size(); ++f) {
+        const Bifurcation& pd = followed[k].branch.bifurcations[f];
+        if (pd.kind != BifurcationKind::period_doubling || followed[k].period_n * 2 > 32) continue;
+        problems.push_back(std::make_unique<OrbitProblem<D>>(plan, StepOptions{}.stick_tol, set, an.contact,
+                                                             2 * followed[k].period_n));
+        problems.back()->doubling_of(*problems[k]);
+        ContinuationBranch doubled;
+        if (switch_at_doubling(*problems[k], *problems.back(), followed[k].branch, pd, b, doubled))
+          followed.push_back(
+              {2 * followed[k].period_n, static_cast<long>(k), static_cast<long>(f), std::move(doubled)});
+        else
+          problems.pop_back();
+      }
+    }
   } else {
     EquilibriumProblem<D> problem(plan, StepOptions{}.stick_tol, set);
     // the first point: Newton at the range's end the branch starts from, from the scenario's q at rest
@@ -313,29 +406,37 @@ ContinuationRun continue_scenario(const json& document, const Scenario& sc, cons
       throw InputError("/continuation/range", "no equilibrium found at " + b.parameter + " = " + format_double(p0) +
                                                   " (Newton from /initial/q at rest does not converge)");
     problem.modes_at(x0, p0, modes0);
-    branch = continue_branch(problem, x0, p0, b.settings);
+    followed.push_back({0, -1, -1, continue_branch(problem, x0, p0, b.settings)});
   }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   const int n = ny;
 
   ContinuationRun run;
   run.parameter = b.parameter;
-  // branches.csv: the point, its parameter and state, stability, the eigenvalues
-  const std::size_t np = branch.points.size();
+  // branches.csv: the point, its parameter and state, stability, the eigenvalues; branch after branch
+  std::vector<std::pair<long, const ContinuationPoint*>> rows;
+  std::vector<double> index;
+  for (std::size_t k = 0; k < followed.size(); ++k)
+    for (std::size_t i = 0; i < followed[k].branch.points.size(); ++i) {
+      rows.emplace_back(static_cast<long>(k), &followed[k].branch.points[i]);
+      index.push_back(static_cast<double>(i));
+    }
+  const std::size_t np = rows.size();
   std::vector<double> col(np);
   auto column = [&](const std::string& name, auto value) {
-    for (std::size_t k = 0; k < np; ++k) col[k] = value(branch.points[k]);
+    for (std::size_t k = 0; k < np; ++k) col[k] = value(*rows[k].second);
     run.branches.add(name, col);
   };
-  column("branch", [](const ContinuationPoint&) { return 0.0; });
-  std::vector<double> index(np);
-  for (std::size_t k = 0; k < np; ++k) index[k] = static_cast<double>(k);
+  for (std::size_t k = 0; k < np; ++k) col[k] = static_cast<double>(rows[k].first);
+  run.branches.add("branch", col);
   run.branches.add("point", index);
   run.branches.add_text("kind", std::vector<std::string>(np, b.orbit ? "orbit" : "equilibrium"));
   column(b.parameter, [](const ContinuationPoint& p) { return p.p; });
   column("stable", [](const ContinuationPoint& p) { return p.stable ? 1.0 : 0.0; });
   if (b.orbit) {
-    column("period_n", [&](const ContinuationPoint&) { return static_cast<double>(b.period_n); });
+    for (std::size_t k = 0; k < np; ++k)
+      col[k] = static_cast<double>(followed[static_cast<std::size_t>(rows[k].first)].period_n);
+    run.branches.add("period_n", col);
     column("period", [](const ContinuationPoint& p) { return p.period; });
     column("max_modulus", [](const ContinuationPoint& p) { return p.max_real; });
   } else {
@@ -356,16 +457,20 @@ ContinuationRun continue_scenario(const json& document, const Scenario& sc, cons
   column("newton", [](const ContinuationPoint& p) { return static_cast<double>(p.newton); });
 
   // bifurcations.csv: kind, where, the state there
-  const std::size_t nb = branch.bifurcations.size();
+  std::vector<std::pair<long, const Bifurcation*>> found;
+  for (std::size_t k = 0; k < followed.size(); ++k)
+    for (const Bifurcation& f : followed[k].branch.bifurcations) found.emplace_back(static_cast<long>(k), &f);
+  const std::size_t nb = found.size();
   std::vector<std::string> kinds(nb);
   std::vector<double> bc(nb);
   auto bcolumn = [&](const std::string& name, auto value) {
-    for (std::size_t k = 0; k < nb; ++k) bc[k] = value(branch.bifurcations[k]);
+    for (std::size_t k = 0; k < nb; ++k) bc[k] = value(*found[k].second);
     run.bifurcations.add(name, bc);
   };
-  for (std::size_t k = 0; k < nb; ++k) kinds[k] = bifurcation_name(branch.bifurcations[k].kind);
+  for (std::size_t k = 0; k < nb; ++k) kinds[k] = bifurcation_name(found[k].second->kind);
   run.bifurcations.add_text("kind", kinds);
-  bcolumn("branch", [](const Bifurcation&) { return 0.0; });
+  for (std::size_t k = 0; k < nb; ++k) bc[k] = static_cast<double>(found[k].first);
+  run.bifurcations.add("branch", bc);
   bcolumn("after_point", [](const Bifurcation& f) { return static_cast<double>(f.after_point); });
   bcolumn(b.parameter, [](const Bifurcation& f) { return f.p; });
   bcolumn("test", [](const Bifurcation& f) { return f.test; });
@@ -384,13 +489,19 @@ ContinuationRun continue_scenario(const json& document, const Scenario& sc, cons
   for (ContactState m : modes0) modes.push_back(mode_name(m));
   if (!b.orbit) r["modes"] = modes;
   r["points"] = np;
-  r["stop"] = branch.stop;
+  r["stop"] = followed[0].branch.stop;
   r["settings"] = {
       {"ds", b.settings.ds},   {"ds_min", b.settings.ds_min},         {"ds_max", b.settings.ds_max},
       {"tol", b.settings.tol}, {"max_points", b.settings.max_points}, {"locate_tol", b.settings.locate_tol}};
   json bifs = json::array();
-  for (const Bifurcation& f : branch.bifurcations) {
-    json j = {{"kind", bifurcation_name(f.kind)}, {"parameter", f.p}, {"after_point", f.after_point}, {"test", f.test}};
+  for (const auto& [k, fp] : found) {
+    const Bifurcation& f = *fp;
+    const ContinuationBranch& branch = followed[static_cast<std::size_t>(k)].branch;
+    json j = {{"kind", bifurcation_name(f.kind)},
+              {"branch", k},
+              {"parameter", f.p},
+              {"after_point", f.after_point},
+              {"test", f.test}};
     if (f.kind == BifurcationKind::torus) j["angle"] = f.frequency;
     if (f.kind == BifurcationKind::period_doubling || f.kind == BifurcationKind::torus) {
       const ContinuationPoint& before = branch.points[static_cast<std::size_t>(f.after_point)];
@@ -404,6 +515,15 @@ ContinuationRun continue_scenario(const json& document, const Scenario& sc, cons
     bifs.push_back(j);
   }
   r["bifurcations"] = bifs;
+  json branches = json::array();
+  for (std::size_t k = 0; k < followed.size(); ++k) {
+    const Followed& fb = followed[k];
+    json j = {{"branch", k}, {"points", fb.branch.points.size()}, {"stop", fb.branch.stop}};
+    if (b.orbit) j["period_n"] = fb.period_n;
+    if (fb.from_branch >= 0) j["from"] = {{"branch", fb.from_branch}, {"bifurcation", fb.from_bifurcation}};
+    branches.push_back(j);
+  }
+  r["branches"] = branches;
   r["wall_s"] = wall;
   r["scenario"] = document;
   return run;

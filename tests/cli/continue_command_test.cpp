@@ -5,6 +5,8 @@
 // linearisation; and bad input.
 #include <cmath>
 #include <fstream>
+#include <sstream>
+#include <vector>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -97,6 +99,29 @@ TEST(ContinueCommand, TheDemoChainsPeriodDoublings) {
     EXPECT_LT(std::abs(pd["test"].get<double>()), 1e-6);
     EXPECT_EQ(pd["becomes"], "unstable");
     EXPECT_EQ(s["stop"], c.lo < 10 ? "p_min reached" : "p_max reached");
+    // the doubled orbit's branch, switched onto there: stable, to the range's end, its period
+    // twice the single orbit's where it is born
+    ASSERT_EQ(s["branches"].size(), 2u) << s["branches"].dump();
+    EXPECT_EQ(s["branches"][1]["period_n"], 2);
+    EXPECT_EQ(s["branches"][1]["stop"], c.lo < 10 ? "p_min reached" : "p_max reached");
+    std::ifstream csv(out / "branches.csv");
+    std::string line;
+    std::getline(csv, line);
+    ASSERT_EQ(line.rfind("branch,point,kind,/model/Fn,stable,period_n,period,", 0), 0u) << line;
+    double single_period = 0.0, doubled_first = 0.0;
+    long doubled_rows = 0, doubled_stable = 0;
+    while (std::getline(csv, line)) {
+      std::vector<std::string> f;
+      std::stringstream ss(line);
+      for (std::string cell; std::getline(ss, cell, ',');) f.push_back(cell);
+      if (f[0] == "0" && std::abs(std::stod(f[3]) - pd["parameter"].get<double>()) < 0.05)
+        single_period = std::stod(f[6]);
+      if (f[0] != "1") continue;
+      if (doubled_rows++ == 0) doubled_first = std::stod(f[6]);
+      doubled_stable += f[4] == "1";
+    }
+    EXPECT_EQ(doubled_stable, doubled_rows);
+    EXPECT_NEAR(doubled_first, 2.0 * single_period, 0.01 * doubled_first);
     fs::remove_all(out);
   }
 }
