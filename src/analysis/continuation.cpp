@@ -85,6 +85,7 @@ void judge(ContinuationProblem& problem, const MatrixXd& Fx, const VectorXd& tau
   pt.eig = problem.eigenvalues(pt.x, pt.p, Fx);
   pt.fold_test = tau(tau.size() - 1);
   pt.period = problem.period(pt.x, pt.p);
+  pt.signature = problem.signature(pt.x, pt.p);
   if (problem.multipliers()) {
     std::sort(pt.eig.data(), pt.eig.data() + pt.eig.size(),
               [](const std::complex<double>& a, const std::complex<double>& b) {
@@ -196,6 +197,96 @@ bool changes_sign(double a, double b) {
   return std::isfinite(a) && std::isfinite(b) && ((a < 0.0 && b >= 0.0) || (a >= 0.0 && b < 0.0));
 }
 
+// the branch restarted at z_at, a point whose signature differs from the last one's (`before`,
+// its tangent τ): the tangent at z_at from its own Jacobians — a nonsmooth orbit's branch has a
+// corner at a grazing point, where the last tangent misses it — oriented so that a short step keeps
+// z_at's signature (along τ where both do); the point in `at`, its tangent in tau_at, the grazing
+// point in `bif` (`turns` where the branch turns back in p: two orbits meet and vanish there, a
+// nonsmooth fold). False where neither orientation stays on the new side
+bool restart_on_new_side(ContinuationProblem& problem, Corrector& corr, const ContinuationSettings& set,
+                         const VectorXd& z_at, const VectorXd& tau, const ContinuationPoint& before, double ds,
+                         ContinuationPoint& at, VectorXd& tau_at, Bifurcation& bif) {
+  const int n = problem.size();
+  const long signature = problem.signature(z_at.head(n), z_at(n));
+  VectorXd F, Fp, zx;
+  MatrixXd Fx;
+  if (!problem.evaluate(z_at.head(n), z_at(n), F, &Fx, &Fp)) return false;
+  corr.set_jacobians(Fx, Fp);
+  const VectorXd t = corr.tangent(tau);
+  const double sigma = std::clamp(0.1 * ds, set.ds_min, set.ds_max);
+  bool found = false;
+  for (const double sign : {1.0, -1.0}) {
+    int its = 0;
+    if (!corr.correct(z_at, sign * t, sigma, zx, its) || problem.signature(zx.head(n), zx(n)) != signature) continue;
+    tau_at = sign * t;
+    found = true;
+    break;
+  }
+  if (!found) return false;
+  corr.set_jacobians(Fx, Fp);
+  at.x = z_at.head(n);
+  at.p = z_at(n);
+  judge(problem, Fx, tau_at, at);
+  bif.kind = BifurcationKind::grazing;
+  bif.p = at.p;
+  bif.x = at.x;
+  bif.signature_before = before.signature;
+  bif.signature_after = at.signature;
+  bif.turns = (tau_at(n) > 0.0) != (tau(n) > 0.0);
+  return true;
+}
+
+// A change of the problem's signature between `prev` and `pt` (z, τ the last point's, ds the step
+// to pt): located by bisection on the arclength from prev (each trial corrected onto the branch)
+// to locate_tol in p, and the branch restarted at the first point found on the new side
+bool cross_signature_change(ContinuationProblem& problem, Corrector& corr, const ContinuationSettings& set,
+                            const VectorXd& z, const VectorXd& tau, double ds, const ContinuationPoint& prev,
+                            const ContinuationPoint& pt, ContinuationPoint& at, VectorXd& tau_at, Bifurcation& bif) {
+  const int n = problem.size();
+  double a = 0.0, b = ds, pa = prev.p, pb = pt.p;
+  VectorXd zx, z_at = joined(pt.x, pt.p);
+  for (int it = 0; it < 100 && std::abs(pb - pa) > set.locate_tol; ++it) {
+    const double sigma = 0.5 * (a + b);
+    int its = 0;
+    if (!corr.correct(z, tau, sigma, zx, its)) break;
+    if (problem.signature(zx.head(n), zx(n)) == prev.signature) {
+      a = sigma, pa = zx(n);
+    } else {
+      b = sigma, pb = zx(n);
+      z_at = zx;
+    }
+  }
+  if (!restart_on_new_side(problem, corr, set, z_at, tau, prev, ds, at, tau_at, bif)) return false;
+  bif.test = pb - pa;
+  return true;
+}
+
+// Where the steps fail below ds_min at `last` (z, τ) and the problem has a signature: a branch that
+// ends at a nonsmooth fold, where it meets another orbit's (a stick phase of zero length: the
+// stick-slip cycle and the slip cycle that grazes). The other branch passes through the same point:
+// Newton at last's parameter from last's state moved a little along each coordinate, by 1e-9
+// to 1e-2 of its size, until it converges to a point of another signature nearby; then
+// the branch restarts there. False where none is found
+bool jump_at_stall(ContinuationProblem& problem, Corrector& corr, const ContinuationSettings& set, const VectorXd& z,
+                   const VectorXd& tau, const ContinuationPoint& last, ContinuationPoint& at, VectorXd& tau_at,
+                   Bifurcation& bif) {
+  const int n = problem.size();
+  const double scale = 1.0 + last.x.cwiseAbs().maxCoeff();
+  for (const double eps : {1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2})
+    for (int i = 0; i < n; ++i)
+      for (const double sign : {1.0, -1.0}) {
+        VectorXd x = last.x;
+        x(i) += sign * eps * scale;
+        if (!solve_at_fixed_parameter(problem, x, last.p, set) || problem.signature(x, last.p) == last.signature ||
+            (x - last.x).cwiseAbs().maxCoeff() > 1e2 * eps * scale)
+          continue;
+        if (!restart_on_new_side(problem, corr, set, joined(x, last.p), tau, last, set.ds, at, tau_at, bif)) continue;
+        bif.test = (joined(x, last.p) - z).norm();
+        return true;
+      }
+  return false;
+}
+
 }  // namespace
 
 const char* bifurcation_name(BifurcationKind k) {
@@ -206,6 +297,8 @@ const char* bifurcation_name(BifurcationKind k) {
       return "hopf";
     case BifurcationKind::period_doubling:
       return "period_doubling";
+    case BifurcationKind::grazing:
+      return "grazing";
     default:
       return "torus";
   }
@@ -253,11 +346,29 @@ ContinuationBranch continue_branch(ContinuationProblem& problem, const VectorXd&
   branch.points.push_back(first);
 
   double ds = std::clamp(set.ds, set.ds_min, set.ds_max);
+  int jumps = 0;  // onto another orbit's branch where this one ended at a nonsmooth fold
   while (static_cast<long>(branch.points.size()) < set.max_points) {
     VectorXd z_new;
     int iterations = 0;
     if (!corr.correct(z, tau, ds, z_new, iterations)) {
       ds *= 0.5;
+      ContinuationPoint at;
+      VectorXd tau_at;
+      Bifurcation bif;
+      if (ds < set.ds_min && branch.points.back().signature != 0 && jumps < 8 &&
+          jump_at_stall(problem, corr, set, z, tau, branch.points.back(), at, tau_at, bif)) {
+        ++jumps;
+        if (bif.p >= set.p_min && bif.p <= set.p_max) {
+          bif.after_point = static_cast<long>(branch.points.size()) - 1;
+          branch.bifurcations.push_back(bif);
+        }
+        at.s = branch.points.back().s + (joined(at.x, at.p) - z).norm();
+        branch.points.push_back(at);
+        z = joined(at.x, at.p);
+        tau = tau_at;
+        ds = std::clamp(set.ds, set.ds_min, set.ds_max);
+        continue;
+      }
       if (ds < set.ds_min) {
         branch.stop = "step below ds_min";
         break;
@@ -274,6 +385,23 @@ ContinuationBranch continue_branch(ContinuationProblem& problem, const VectorXd&
     pt.newton = iterations;
     judge(problem, Fx_new, tau_new, pt);
     const ContinuationPoint& prev = branch.points.back();
+    // the signature changes (a grazing): located, and the branch restarted there on the new side
+    if (pt.signature != prev.signature) {
+      ContinuationPoint at;
+      VectorXd tau_at;
+      Bifurcation bif;
+      if (cross_signature_change(problem, corr, set, z, tau, ds, prev, pt, at, tau_at, bif)) {
+        if (bif.p >= set.p_min && bif.p <= set.p_max) {
+          bif.after_point = static_cast<long>(branch.points.size()) - 1;
+          branch.bifurcations.push_back(bif);
+        }
+        at.s = prev.s + (joined(at.x, at.p) - z).norm();
+        branch.points.push_back(at);
+        z = joined(at.x, at.p);
+        tau = tau_at;
+        continue;
+      }
+    }
     // a sign change of a test function between the last point and this one: located on the
     // arclength from the last point by the Illinois method, each trial corrected onto the branch
     for (BifurcationKind k :

@@ -11,6 +11,7 @@
 #include "fivsim/analysis/continuation.hpp"
 #include "fivsim/batch/sweep.hpp"
 #include "fivsim/batch/sweep_plan.hpp"
+#include "fivsim/cases/case_runner.hpp"
 #include "fivsim/integrate/switching_orbit.hpp"
 #include "fivsim/integrate/switching_tangent.hpp"
 #include "fivsim/io/json_reader.hpp"
@@ -143,23 +144,37 @@ class EquilibriumProblem : public ContinuationProblem {
   std::unique_ptr<SwitchingTangent<D>> tan_ = std::make_unique<SwitchingTangent<D>>();
 };
 
-// the periodic orbits of the switching model through the break-away of `contact`, N crossings a
-// period (single shooting on the sweeps' section, integrate/switching_orbit.hpp): unknowns the
-// section point x and two multipliers ν of the section's conditions C (γ_c = 0, the stick margin =
-// 0), F = [P^N(x) − x + Aᵀν; C(x)] with A = ∇C, whose Jacobian [[DP − I, Aᵀ], [A, 0]] is the
-// bordered system of the orbit's Newton; ν is zero on the branch. The modes just after the
-// break-away stay those of the first orbit: a return in other modes is another branch, and the
-// step is refused. F_p by central differences; the multipliers are DP's on the section
+// the periodic orbits of the switching model, N section crossings a period (single shooting on
+// the sweeps' section, integrate/switching_orbit.hpp): unknowns the section point x and the
+// multipliers ν of the section's conditions C, F = [P^N(x) − x + Aᵀν; C(x)] with A = ∇C, whose
+// Jacobian [[DP − I, Aᵀ], [A, 0]] is the bordered system of the orbit's Newton; ν is zero on the
+// branch. The break-away section of a contact has two conditions (γ_c = 0, the stick margin = 0),
+// and the modes just after the break-away stay those of the first orbit: a return in other modes
+// is another branch, and the step is refused. A velocity section {u_d = c} has one, and the
+// orbit's events may change along the branch (a stick phase that appears at a grazing point: the
+// signature, the events a period, changes). F_p by central differences; the multipliers are DP's
+// on the section
 template <class D>
 class OrbitProblem : public ContinuationProblem {
  public:
-  OrbitProblem(const batch::SweepPlan& plan, double stick_tol, SwitchingSettings set, int contact, int crossings)
-      : plan_(plan), stick_tol_(stick_tol), set_(set), contact_(contact), crossings_(crossings) {
+  OrbitProblem(const batch::SweepPlan& plan, double stick_tol, SwitchingSettings set, const SweepAnalysis& an,
+               int crossings)
+      : plan_(plan), stick_tol_(stick_tol), set_(set), contact_(an.contact), crossings_(crossings) {
     plan_.uniform_setup(stick_tol_, *uniform_);
     ny_ = 2 * uniform_->model.n_dof;
+    if (an.section == SectionKind::velocity) {
+      section_ = switching_section(an, 0.0);
+      nc_ = 1;
+    }
   }
-  int size() const override { return ny_ + 2; }
+  int size() const override { return ny_ + nc_; }
   bool multipliers() const override { return true; }
+  long signature(const VectorXd& z, double p) override {
+    VectorXd F(ny_ + nc_);
+    return nc_ == 1 && residual(z, p, F.data()) ? work_->events : 0;
+  }
+  // the section's conditions: two on the break-away section, one on a velocity section
+  int conditions() const { return nc_; }
 
   // the first orbit at p: a run from the scenario's start for `settle` seconds, its next break-away,
   // the period between two, then Newton; false where none converges
@@ -181,49 +196,72 @@ class OrbitProblem : public ContinuationProblem {
       x[i] = at.q[i];
       x[nq + i] = at.u[i];
     }
-    // two break-aways: the first to start from, the time to the next for the period's scale
+    if (nc_ == 1) {
+      // two crossings: the first to start from, the time to the next for the period's scale
+      if (!switching_return_map(m, set_, section_, *work_, settle, x, 1, 1e4)) return false;
+      for (int i = 0; i < ny_; ++i) x[i] = work_->x_end[i];
+      if (!switching_return_map(m, set_, section_, *work_, 0.0, x, 1, 1e4)) return false;
+      max_time_ = 8.0 * crossings_ * work_->t_end;
+      const OrbitSettings os{crossings_, 40, 1e-11, max_time_, 0.0};
+      const OrbitResult<D> o = switching_periodic_orbit(m, set_, section_, os, *work_, 0.0, x);
+      if (!o.converged) return false;
+      z = VectorXd::Zero(ny_ + nc_);
+      for (int i = 0; i < ny_; ++i) z(i) = o.x[i];
+      return true;
+    }
+    // two break-aways: the first to start from (found from the state), the time to the next (a
+    // run from the first in the modes just after it) for the period's scale
     if (!switching_land_on_breakaway(m, set_, *work_, settle, x, contact_, 1e4)) return false;
-    const double t1 = work_->t_end;
     for (int i = 0; i < ny_; ++i) x[i] = work_->x_end[i];
     for (int i = 0; i < m.n_contacts; ++i) modes_[i] = work_->modes_end[i];
-    if (!switching_land_on_breakaway(m, set_, *work_, t1, x, contact_, 1e4)) return false;
-    max_time_ = 8.0 * crossings_ * (work_->t_end - t1);
+    if (!switching_breakaway_map(m, set_, *work_, 0.0, x, modes_, contact_, 1, 1e4)) return false;
+    max_time_ = 8.0 * crossings_ * work_->t_end;
     const OrbitSettings os{crossings_, 40, 1e-11, max_time_, 0.0};
     const OrbitResult<D> o = switching_breakaway_orbit(m, set_, os, *work_, 0.0, x, modes_, contact_);
     if (!o.converged) return false;
-    z = VectorXd::Zero(ny_ + 2);
+    z = VectorXd::Zero(ny_ + nc_);
     for (int i = 0; i < ny_; ++i) z(i) = o.x[i];
     return true;
   }
 
   bool evaluate(const VectorXd& z, double p, VectorXd& F, MatrixXd* Fx, VectorXd* Fp) override {
-    F.resize(ny_ + 2);
+    F.resize(ny_ + nc_);
     if (!residual(z, p, F.data())) return false;
     if (Fx) {
-      Fx->setZero(ny_ + 2, ny_ + 2);
+      Fx->setZero(ny_ + nc_, ny_ + nc_);
       for (int i = 0; i < ny_; ++i) {
         for (int j = 0; j < ny_; ++j) (*Fx)(i, j) = work_->dp[i][j] - (i == j ? 1.0 : 0.0);
-        for (int k = 0; k < 2; ++k) (*Fx)(i, ny_ + k) = work_->constraint_grad[k][i];
+        for (int k = 0; k < nc_; ++k) (*Fx)(i, ny_ + k) = gradient(k, i);
       }
-      for (int k = 0; k < 2; ++k)
-        for (int j = 0; j < ny_; ++j) (*Fx)(ny_ + k, j) = work_->constraint_grad[k][j];
+      for (int k = 0; k < nc_; ++k)
+        for (int j = 0; j < ny_; ++j) (*Fx)(ny_ + k, j) = gradient(k, j);
     }
     if (Fp) {
+      // central differences; one-sided where a side changes the orbit's events (near a grazing
+      // point the map is smooth in p only on each side)
+      const int events = work_->events;
       const double h = 1e-6 * (1.0 + std::abs(p));
-      VectorXd up(ny_ + 2), down(ny_ + 2);
-      if (!residual(z, p + h, up.data()) || !residual(z, p - h, down.data())) return false;
-      *Fp = (up - down) / (2.0 * h);
+      VectorXd up(ny_ + nc_), down(ny_ + nc_);
+      const bool has_up = residual(z, p + h, up.data()) && (nc_ == 2 || work_->events == events);
+      const bool has_down = residual(z, p - h, down.data()) && (nc_ == 2 || work_->events == events);
+      if (has_up && has_down)
+        *Fp = (up - down) / (2.0 * h);
+      else if (has_up || has_down)
+        *Fp = has_up ? VectorXd((up - F) / h) : VectorXd((F - down) / h);
+      else
+        return false;
     }
     return true;
   }
 
   Eigen::VectorXcd eigenvalues(const VectorXd& z, double p, const MatrixXd&) override {
-    VectorXd F(ny_ + 2);
+    VectorXd F(ny_ + nc_);
     typename D::scalar re[2 * D::max_dof], im[2 * D::max_dof];
     period_ = 0.0;
     if (!residual(z, p, F.data())) return Eigen::VectorXcd();
     period_ = work_->t_end;
-    const int n = breakaway_multipliers(setup_->model, *work_, re, im);
+    const int n = nc_ == 1 ? orbit_multipliers(setup_->model, section_, *work_, re, im)
+                           : breakaway_multipliers(setup_->model, *work_, re, im);
     Eigen::VectorXcd mu(n > 0 ? n : 0);
     for (int i = 0; i < n; ++i) mu(i) = std::complex<double>(re[i], im[i]);
     return mu;
@@ -232,7 +270,7 @@ class OrbitProblem : public ContinuationProblem {
 
   // the return map's Jacobian DP (full state) at the orbit through z at p
   bool return_map_jacobian(const VectorXd& z, double p, MatrixXd& dp) {
-    VectorXd F(ny_ + 2);
+    VectorXd F(ny_ + nc_);
     if (!residual(z, p, F.data())) return false;
     dp.resize(ny_, ny_);
     for (int i = 0; i < ny_; ++i)
@@ -244,16 +282,51 @@ class OrbitProblem : public ContinuationProblem {
     for (int i = 0; i < D::max_contacts; ++i) modes_[i] = o.modes_[i];
     max_time_ = 2.0 * o.max_time_;
   }
+  // the orbit's break-away points after 1 … N − 1 crossings from x (the point itself is x), into
+  // pts (ny values each); false where a shot fails
+  bool later_points(const VectorXd& z, double p, std::vector<VectorXd>& pts) {
+    plan_.case_setup(*uniform_, 0, &p, 1, stick_tol_, *setup_);
+    typename D::scalar x[2 * D::max_dof];
+    for (int i = 0; i < ny_; ++i) x[i] = z(i);
+    pts.clear();
+    for (int k = 1; k < crossings_; ++k) {
+      if (nc_ == 1 ? !switching_return_map(setup_->model, set_, section_, *work_, 0.0, x, k, max_time_)
+                   : !switching_breakaway_map(setup_->model, set_, *work_, 0.0, x, modes_, contact_, k, max_time_))
+        return false;
+      VectorXd y(ny_);
+      for (int i = 0; i < ny_; ++i) y(i) = work_->x_end[i];
+      pts.push_back(y);
+    }
+    return true;
+  }
   int crossings() const { return crossings_; }
   int state_size() const { return ny_; }
 
  private:
+  // the gradient of the section's condition k at the last point asked, component j
+  double gradient(int k, int j) const {
+    if (nc_ == 2) return work_->constraint_grad[k][j];
+    return j == section_coordinate(section_, ny_ / 2) ? 1.0 : 0.0;
+  }
+
   // F at (z, p), leaving DP and the conditions' gradients at x in work_
   bool residual(const VectorXd& z, double p, double* F) {
     plan_.case_setup(*uniform_, 0, &p, 1, stick_tol_, *setup_);
     const Model<D>& m = setup_->model;
     typename D::scalar x[2 * D::max_dof];
     for (int i = 0; i < ny_; ++i) x[i] = z(i);
+    if (nc_ == 1) {
+      if (!switching_return_map(m, set_, section_, *work_, 0.0, x, crossings_, max_time_)) return false;
+      const int k = section_coordinate(section_, ny_ / 2);
+      // an orbit that has shrunk onto an equilibrium (a Hopf point: the section meets the flow at
+      // rest) is no orbit
+      double size = 1.0;
+      for (int i = 0; i < ny_; ++i) size = std::max(size, std::abs(static_cast<double>(x[i])));
+      if (!(std::abs(static_cast<double>(work_->crossing_speed)) > 1e-4 * size)) return false;
+      for (int i = 0; i < ny_; ++i) F[i] = work_->x_end[i] - x[i] + (i == k ? z(ny_) : 0.0);
+      F[ny_] = x[k] - section_.value;
+      return true;
+    }
     if (!switching_breakaway_map(m, set_, *work_, 0.0, x, modes_, contact_, crossings_, max_time_)) return false;
     for (int i = 0; i < m.n_contacts; ++i)
       if (work_->modes_end[i] != modes_[i]) return false;  // another sequence of modes: another branch
@@ -270,7 +343,8 @@ class OrbitProblem : public ContinuationProblem {
   const batch::SweepPlan& plan_;
   double stick_tol_;
   SwitchingSettings set_;
-  int contact_ = 0, crossings_ = 1, ny_ = 0;
+  int contact_ = 0, crossings_ = 1, ny_ = 0, nc_ = 2;
+  SwitchingSection section_;
   double max_time_ = 1e3, period_ = 0.0;
   ContactState modes_[D::max_contacts] = {};
   std::unique_ptr<CaseSetup<D>> uniform_ = std::make_unique<CaseSetup<D>>();
@@ -297,6 +371,7 @@ struct Followed {
   int period_n = 0;
   long from_branch = -1, from_bifurcation = -1;
   ContinuationBranch branch;
+  std::vector<std::vector<VectorXd>> later;  // an orbit's: each point's break-aways after 1 … N − 1 crossings
 };
 
 // onto the doubled orbit at a period doubling `pd` of branch `single` (problem `one`): on each side
@@ -315,7 +390,7 @@ bool switch_at_doubling(OrbitProblem<D>& one, OrbitProblem<D>& two, const Contin
     for (const double shift : {1e-3, 3e-3, 1e-2}) {
       const double ps = pd.p + side * shift * width;
       if (ps <= b.lo || ps >= b.hi) continue;
-      VectorXd z1 = VectorXd::Zero(ny + 2);
+      VectorXd z1 = VectorXd::Zero(one.size());
       z1.head(ny) = pd.x;
       MatrixXd dp;
       if (!solve_at_fixed_parameter(one, z1, ps, b.settings) || !one.return_map_jacobian(z1, ps, dp)) continue;
@@ -362,22 +437,25 @@ ContinuationRun continue_scenario(const json& document, const Scenario& sc, cons
   const int nq = sc.model.dof(), ny = 2 * nq;
   std::vector<Followed> followed;
   std::vector<ContactState> modes0;
+  int conditions = 0;  // an orbit's section conditions: its multipliers are the state's size less these
   if (b.orbit) {
     // the first orbit from a run at the range's end the branch starts from
     const SweepAnalysis an = batch::sweep_analysis(sc);
-    if (an.section != SectionKind::stick_to_slip || an.contact >= sc.model.n_contacts())
+    if (!(an.section == SectionKind::stick_to_slip && an.contact < sc.model.n_contacts()) &&
+        an.section != SectionKind::velocity)
       throw InputError("/analysis/poincare",
-                       "an orbit is continued on the break-away section of a contact "
-                       "(section \"stick_to_slip\")");
+                       "an orbit is continued on the break-away section of a contact (section \"stick_to_slip\") "
+                       "or on a velocity section (section \"velocity\")");
     std::vector<std::unique_ptr<OrbitProblem<D>>> problems;
-    problems.push_back(std::make_unique<OrbitProblem<D>>(plan, StepOptions{}.stick_tol, set, an.contact, b.period_n));
+    problems.push_back(std::make_unique<OrbitProblem<D>>(plan, StepOptions{}.stick_tol, set, an, b.period_n));
+    conditions = problems[0]->conditions();
     const double settle = b.settle > 0.0 ? b.settle : sc.analysis.t_transient;
     VectorXd z0;
     if (!problems[0]->first_orbit(p0, settle, z0))
       throw InputError("/continuation/range", "no periodic-" + std::to_string(b.period_n) + " orbit found at " +
                                                   b.parameter + " = " + format_double(p0) + " after " +
                                                   format_double(settle) + " s of the scenario's run");
-    followed.push_back({b.period_n, -1, -1, continue_branch(*problems[0], z0, p0, b.settings)});
+    followed.push_back({b.period_n, -1, -1, continue_branch(*problems[0], z0, p0, b.settings), {}});
     // each period doubling found, `doublings` levels deep: the doubled orbit's branch
     for (std::size_t k = 0; k < followed.size(); ++k) {
       int level = 0;
@@ -386,15 +464,25 @@ ContinuationRun continue_scenario(const json& document, const Scenario& sc, cons
       for (std::size_t f = 0; f < followed[k].branch.bifurcations.size(); ++f) {
         const Bifurcation& pd = followed[k].branch.bifurcations[f];
         if (pd.kind != BifurcationKind::period_doubling || followed[k].period_n * 2 > 32) continue;
-        problems.push_back(std::make_unique<OrbitProblem<D>>(plan, StepOptions{}.stick_tol, set, an.contact,
-                                                             2 * followed[k].period_n));
+        problems.push_back(
+            std::make_unique<OrbitProblem<D>>(plan, StepOptions{}.stick_tol, set, an, 2 * followed[k].period_n));
         problems.back()->doubling_of(*problems[k]);
         ContinuationBranch doubled;
         if (switch_at_doubling(*problems[k], *problems.back(), followed[k].branch, pd, b, doubled))
           followed.push_back(
-              {2 * followed[k].period_n, static_cast<long>(k), static_cast<long>(f), std::move(doubled)});
+              {2 * followed[k].period_n, static_cast<long>(k), static_cast<long>(f), std::move(doubled), {}});
         else
           problems.pop_back();
+      }
+    }
+    // every break-away of each orbit, for the diagram (orbit_points.csv)
+    for (std::size_t k = 0; k < followed.size(); ++k) {
+      OrbitProblem<D>& pr = *problems[k];
+      for (const ContinuationPoint& pt : followed[k].branch.points) {
+        std::vector<VectorXd> pts;
+        if (!pr.later_points(pt.x, pt.p, pts))
+          pts.assign(static_cast<std::size_t>(pr.crossings() - 1), VectorXd::Constant(ny, nan("")));
+        followed[k].later.push_back(pts);
       }
     }
   } else {
@@ -406,7 +494,7 @@ ContinuationRun continue_scenario(const json& document, const Scenario& sc, cons
       throw InputError("/continuation/range", "no equilibrium found at " + b.parameter + " = " + format_double(p0) +
                                                   " (Newton from /initial/q at rest does not converge)");
     problem.modes_at(x0, p0, modes0);
-    followed.push_back({0, -1, -1, continue_branch(problem, x0, p0, b.settings)});
+    followed.push_back({0, -1, -1, continue_branch(problem, x0, p0, b.settings), {}});
   }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   const int n = ny;
@@ -446,7 +534,7 @@ ContinuationRun continue_scenario(const json& document, const Scenario& sc, cons
   for (int i = 0; i < nq; ++i)
     column("u" + std::to_string(i), [i, nq](const ContinuationPoint& p) { return p.x(nq + i); });
   // the eigenvalues (an orbit: its multipliers, two fewer than the state's size on the section)
-  for (int i = 0; i < (b.orbit ? n - 2 : n); ++i) {
+  for (int i = 0; i < n - conditions; ++i) {
     const auto part = [i](const ContinuationPoint& p, bool re) {
       return i < p.eig.size() ? (re ? p.eig(i).real() : p.eig(i).imag()) : nan("");
     };
@@ -478,6 +566,26 @@ ContinuationRun continue_scenario(const json& document, const Scenario& sc, cons
   for (int i = 0; i < nq; ++i) bcolumn("q" + std::to_string(i), [i](const Bifurcation& f) { return f.x(i); });
   for (int i = 0; i < nq; ++i) bcolumn("u" + std::to_string(i), [i, nq](const Bifurcation& f) { return f.x(nq + i); });
 
+  // orbit_points.csv: every break-away of each orbit of the branches (crossing 0 is the branch's point)
+  if (b.orbit) {
+    std::vector<std::vector<double>> cols(static_cast<std::size_t>(4 + ny));
+    for (std::size_t k = 0; k < followed.size(); ++k)
+      for (std::size_t i = 0; i < followed[k].branch.points.size(); ++i)
+        for (int c = 0; c < followed[k].period_n; ++c) {
+          const ContinuationPoint& pt = followed[k].branch.points[i];
+          const VectorXd& y = c == 0 ? pt.x : followed[k].later[i][static_cast<std::size_t>(c - 1)];
+          const double head[4] = {static_cast<double>(k), static_cast<double>(i), static_cast<double>(c), pt.p};
+          for (int j = 0; j < 4; ++j) cols[static_cast<std::size_t>(j)].push_back(head[j]);
+          for (int j = 0; j < ny; ++j) cols[static_cast<std::size_t>(4 + j)].push_back(y(j));
+        }
+    const std::string heads[4] = {"branch", "point", "crossing", b.parameter};
+    for (int j = 0; j < 4 + ny; ++j) {
+      const std::string name =
+          j < 4 ? heads[j] : (j - 4 < nq ? "q" + std::to_string(j - 4) : "u" + std::to_string(j - 4 - nq));
+      run.orbit_points.add(name, cols[static_cast<std::size_t>(j)]);
+    }
+  }
+
   json& r = run.report;
   r["name"] = sc.name;
   r["parameter"] = b.parameter;
@@ -503,6 +611,13 @@ ContinuationRun continue_scenario(const json& document, const Scenario& sc, cons
               {"after_point", f.after_point},
               {"test", f.test}};
     if (f.kind == BifurcationKind::torus) j["angle"] = f.frequency;
+    if (f.kind == BifurcationKind::grazing) {
+      j["events"] = {f.signature_before, f.signature_after};
+      j["turns"] = f.turns;
+      const ContinuationPoint& before = branch.points[static_cast<std::size_t>(f.after_point)];
+      const ContinuationPoint& after = branch.points[static_cast<std::size_t>(f.after_point) + 1];
+      if (before.stable != after.stable) j["becomes"] = after.stable ? "stable" : "unstable";
+    }
     if (f.kind == BifurcationKind::period_doubling || f.kind == BifurcationKind::torus) {
       const ContinuationPoint& before = branch.points[static_cast<std::size_t>(f.after_point)];
       j["becomes"] = before.stable ? "unstable" : "stable";

@@ -32,6 +32,7 @@ int continue_command(const ContinueArgs& args) {
     const json& r = run.report;
     write_columns(run.branches, dir->file("branches.csv"));
     write_columns(run.bifurcations, dir->file("bifurcations.csv"));
+    if (!run.orbit_points.names.empty()) write_columns(run.orbit_points, dir->file("orbit_points.csv"));
     write_json_file(dir->file("summary.json"), r);
     dir->commit();
     if (!args.quiet) {
@@ -43,6 +44,9 @@ int continue_command(const ContinueArgs& args) {
         std::printf("  %s at %s = %.10g", kind.c_str(), run.parameter.c_str(), b["parameter"].get<double>());
         if (kind == "hopf") std::printf(" (frequency %.6g rad/s)", b["frequency"].get<double>());
         if (kind == "torus") std::printf(" (multipliers at angle %.6g rad)", b["angle"].get<double>());
+        if (kind == "grazing")
+          std::printf(" (the orbit's events a period: %ld to %ld%s)", b["events"][0].get<long>(),
+                      b["events"][1].get<long>(), b["turns"].get<bool>() ? "; the branch turns back" : "");
         if (b.contains("becomes"))
           std::printf("; the %s becomes %s", r["start"].get<std::string>().c_str(),
                       b["becomes"].get<std::string>().c_str());

@@ -90,9 +90,9 @@ class ModalSystem {
         if (smooth_law(i)) {
           lamT = -friction_coefficient(c.law, gamma_(i)) * lamN;
         } else if (mode_[i] == ContactState::slip_pos) {
-          lamT = -friction_magnitude(c.law, std::abs(gamma_(i))) * lamN;
+          lamT = -sliding_magnitude(c.law, std::abs(gamma_(i))) * lamN;
         } else {
-          lamT = friction_magnitude(c.law, -std::abs(gamma_(i))) * lamN;
+          lamT = sliding_magnitude(c.law, -std::abs(gamma_(i))) * lamN;
         }
       }
       lamN_(i) = lamN;

@@ -319,6 +319,7 @@ py::dict continuation(const std::string& source, bool is_path, const std::vector
   out["report"] = run.report.dump();
   out["branches"] = named_columns(run.branches);
   out["bifurcations"] = named_columns(run.bifurcations);
+  out["orbit_points"] = named_columns(run.orbit_points);
   return out;
 }
 

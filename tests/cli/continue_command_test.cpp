@@ -2,9 +2,13 @@
 // Hopf point of steady sliding on a slider with a decreasing friction law, where the viscous damping
 // equals the law's negative slope times the load (c = −Fn μ'(v0)), in the belt speed and in the load;
 // the flutter point of Model II (seed 000), which `fivsim stability` finds from its own
-// linearisation; and bad input.
+// linearisation; the Coulomb slider's stick-slip cycle and its period; the demo chain's period
+// doublings; and bad input.
+#include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <tuple>
+#include <map>
 #include <sstream>
 #include <vector>
 #include <string>
@@ -124,6 +128,190 @@ TEST(ContinueCommand, TheDemoChainsPeriodDoublings) {
     EXPECT_NEAR(doubled_first, 2.0 * single_period, 0.01 * doubled_first);
     fs::remove_all(out);
   }
+}
+
+// the rows of a CSV file as maps from column name to value
+std::vector<std::map<std::string, double>> csv_rows(const fs::path& file) {
+  std::ifstream in(file);
+  std::string line;
+  std::getline(in, line);
+  std::vector<std::string> names;
+  std::stringstream hs(line);
+  for (std::string cell; std::getline(hs, cell, ',');) names.push_back(cell);
+  std::vector<std::map<std::string, double>> rows;
+  while (std::getline(in, line)) {
+    std::stringstream ss(line);
+    std::map<std::string, double> row;
+    std::size_t k = 0;
+    for (std::string cell; std::getline(ss, cell, ',') && k < names.size(); ++k) {
+      char* end = nullptr;
+      const double v = std::strtod(cell.c_str(), &end);
+      row[names[k]] = end != cell.c_str() ? v : std::nan("");
+    }
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+// column `name` of a CSV file as text, row by row
+std::vector<std::string> csv_text_column(const fs::path& file, const std::string& name) {
+  std::ifstream in(file);
+  std::string line;
+  std::getline(in, line);
+  std::stringstream hs(line);
+  long col = -1, k = 0;
+  for (std::string cell; std::getline(hs, cell, ','); ++k)
+    if (cell == name) col = k;
+  std::vector<std::string> out;
+  while (col >= 0 && std::getline(in, line)) {
+    std::stringstream ss(line);
+    std::string cell;
+    for (long j = 0; j <= col; ++j) std::getline(ss, cell, ',');
+    out.push_back(cell);
+  }
+  return out;
+}
+
+// a Coulomb slider with static friction above kinetic (m = k = 1, undamped, load 1, μ_s 0.6, μ_k
+// 0.4, d = μ_s − μ_k): it sticks to the belt until the spring pulls μ_s, slips at μ_k about
+// x_k = μ_k with amplitude A = √(d² + v0²) until its speed is the belt's again, there at x_k − d,
+// and sticks back to μ_s: T(v0) = π + 2 atan2(v0, d) + 2d/v0. On the break-away section the orbit's
+// point is (μ_s, v0), on the section u = 0 (downwards) it is (x_k + A, 0), and the stick forgets
+// every perturbation (multiplier 0)
+TEST(ContinueCommand, CoulombSlidersStickSlipCycleIsTheClosedForm) {
+  const fs::path dir = fresh_dir("fivsim_cli_continue_coulomb");
+  fs::create_directories(dir);
+  const fs::path scenario = dir / "coulomb_slider.json";
+  std::ofstream(scenario) << R"({"name": "coulomb_slider",
+    "model": {"type": "slider_belt", "m": 1, "k": 1, "c": 0, "v0": 0.5, "Fn": 1},
+    "friction": {"law": "coulomb_static", "mu_s": 0.6, "mu_k": 0.4},
+    "initial": {"q": [0], "u": [0]},
+    "integrator": {"method": "switching", "dt": 0.01, "t_end": 100},
+    "analysis": {"t_transient": 20}})";
+  const double d = 0.2, xk = 0.4;
+  for (const std::string section : {R"({"section":"stick_to_slip","contact":0})",
+                                    R"({"section":"velocity","dof":0,"value":0,"direction":"down"})"}) {
+    const bool breakaway = section.find("stick_to_slip") != std::string::npos;
+    const fs::path out = dir / (breakaway ? "breakaway" : "velocity");
+    const Result r =
+        run_fivsim("continue " + scenario.string() + " --set '/analysis/poincare=" + section +
+                   R"(' --set '/continuation={"parameter":"/model/v0","range":[0.2,1.5],"start":"orbit"}')" +
+                   " --out " + out.string());
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto s = summary_of(out);
+    EXPECT_EQ(s["stop"], "p_max reached");
+    EXPECT_EQ(s["bifurcations"].size(), 0u) << s["bifurcations"].dump();
+    const auto rows = csv_rows(out / "branches.csv");
+    ASSERT_GE(rows.size(), 10u);
+    EXPECT_DOUBLE_EQ(rows.back().at("/model/v0"), 1.5);
+    for (const auto& row : rows) {
+      const double v0 = row.at("/model/v0");
+      const double period = M_PI + 2.0 * std::atan2(v0, d) + 2.0 * d / v0;
+      EXPECT_NEAR(row.at("period"), period, 1e-8 * period) << "v0 = " << v0;
+      EXPECT_EQ(row.at("stable"), 1.0);
+      EXPECT_NEAR(row.at("q0"), breakaway ? 0.6 : xk + std::hypot(d, v0), 1e-9) << "v0 = " << v0;
+      EXPECT_NEAR(row.at("u0"), breakaway ? v0 : 0.0, 1e-9) << "v0 = " << v0;
+      if (!breakaway) EXPECT_LT(row.at("max_modulus"), 1e-9) << "v0 = " << v0;
+    }
+  }
+  fs::remove_all(dir);
+}
+
+// the three nearest rows of `rows` (one branch, in order) to p, a quadratic through them at p:
+// column `name`'s value there
+double quadratic_at(const std::vector<std::map<std::string, double>>& rows, const std::string& param,
+                    const std::string& name, double p) {
+  std::size_t k = 0;
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    if (std::abs(rows[i].at(param) - p) < std::abs(rows[k].at(param) - p)) k = i;
+  k = std::clamp<std::size_t>(k, 1, rows.size() - 2);
+  double value = 0.0;
+  for (std::size_t i = k - 1; i <= k + 1; ++i) {
+    double w = 1.0;
+    for (std::size_t j = k - 1; j <= k + 1; ++j)
+      if (j != i) w *= (p - rows[j].at(param)) / (rows[i].at(param) - rows[j].at(param));
+    value += w * rows[i].at(name);
+  }
+  return value;
+}
+
+// bSTAB's friction oscillator in the belt speed, orbits on the section u = 0 (downwards): the
+// stick-slip cycle from 1, stable (its stick forgets every perturbation: multiplier 0), until its
+// stick phase shrinks to nothing at the grazing point where it meets the unstable pure-slip cycle and
+// both end (a nonsmooth fold: the branch turns back); that cycle followed down to the Hopf point of
+// steady sliding, ln(10)/2, where it shrinks onto the equilibrium with the period 2π of the
+// undamped oscillator. Against SciPy's DOP853 on the smooth slip equations
+// (scripts/compare/bstab_slip_cycle.py): the grazing point 1.8366009722 and the slip cycle at 1.5
+// and 1.7 (section point, period, multiplier). The unstable cycle bounds the basin of steady
+// sliding: at 1.5, starts 0.02 inside its section point slide, 0.02 outside stick and slip; above
+// the grazing point every start slides
+TEST(ContinueCommand, BstabsStickSlipCycleEndsWhereItMeetsTheUnstableCycleThatBoundsTheBasin) {
+  const fs::path out = fresh_dir("fivsim_cli_continue_bstab_orbit");
+  const std::string scenario = kScenarios + "bstab_friction.json";
+  const Result r = run_fivsim(
+      "continue " + scenario +
+      R"( --set '/analysis/poincare={"section":"velocity","dof":0,"value":0,"direction":"down"}')" +
+      R"( --set '/continuation={"parameter":"/model/v0","range":[1,2],"start":"orbit"}' --out )" + out.string());
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto s = summary_of(out);
+  ASSERT_EQ(s["bifurcations"].size(), 1u) << s["bifurcations"].dump();
+  const auto& g = s["bifurcations"][0];
+  EXPECT_EQ(g["kind"], "grazing");
+  EXPECT_NEAR(g["parameter"].get<double>(), 1.8366009722, 1e-7);
+  EXPECT_EQ(g["events"], nlohmann::json::array({2, 0}));
+  EXPECT_TRUE(g["turns"].get<bool>());
+  EXPECT_EQ(g["becomes"], "unstable");
+  const auto rows = csv_rows(out / "branches.csv");
+  const long at = g["after_point"].get<long>();
+  std::vector<std::map<std::string, double>> slip(rows.begin() + at + 1, rows.end());
+  for (long i = 0; i <= at; ++i) {
+    EXPECT_EQ(rows[static_cast<std::size_t>(i)].at("stable"), 1.0) << i;
+    EXPECT_LT(rows[static_cast<std::size_t>(i)].at("max_modulus"), 1e-9) << i;
+  }
+  for (const auto& row : slip) {
+    EXPECT_EQ(row.at("stable"), 0.0) << row.at("/model/v0");
+    EXPECT_GT(row.at("max_modulus"), 1.0) << row.at("/model/v0");
+  }
+  // the slip cycle where it grazes, and at two speeds inside the branch
+  EXPECT_NEAR(slip.front().at("q0"), 2.4940384524, 1e-6);
+  EXPECT_NEAR(slip.front().at("period"), 6.3040137311, 1e-7);
+  EXPECT_NEAR(slip.front().at("max_modulus"), 2.095782, 1e-4);
+  const std::string v0 = "/model/v0";
+  for (const auto& [speed, point, period, multiplier] :
+       {std::tuple{1.5, 1.8551484902, 6.2953347935, 1.492750}, std::tuple{1.7, 2.2496962068, 6.3007442028, 1.833357}}) {
+    EXPECT_NEAR(quadratic_at(slip, v0, "q0", speed), point, 1e-5) << speed;
+    EXPECT_NEAR(quadratic_at(slip, v0, "period", speed), period, 1e-6) << speed;
+    EXPECT_NEAR(quadratic_at(slip, v0, "max_modulus", speed), multiplier, 1e-4) << speed;
+  }
+  // its end: the Hopf point, the cycle shrunk onto steady sliding x = 0.5 + 0.5 e^(−2 v0)
+  EXPECT_EQ(s["stop"], "step below ds_min");
+  const double hopf = 0.5 * std::log(10.0);
+  EXPECT_NEAR(slip.back().at(v0), hopf, 1e-5);
+  EXPECT_NEAR(slip.back().at("period"), 2.0 * M_PI, 1e-5);
+  EXPECT_NEAR(slip.back().at("q0"), 0.55, 1e-3);
+
+  // the basins it bounds: two starts on the section either side of the unstable cycle at 1.5
+  const double edge = quadratic_at(slip, v0, "q0", 1.5);
+  const fs::path sides = fresh_dir("fivsim_cli_continue_bstab_sides");
+  std::ostringstream sweep;
+  sweep << "sweep " << scenario << " --device cpu -q --set /model/v0=1.5 --set "
+        << R"('/sweep={"mode":"zip","parameters":[{"path":"/initial/q/0","values":[)" << edge - 0.02 << ","
+        << edge + 0.02 << R"(]}]}' --out )" << sides.string();
+  const Result rs = run_fivsim(sweep.str());
+  ASSERT_EQ(rs.code, 0) << rs.err;
+  const auto cases = csv_text_column(sides / "cases.csv", "class");
+  ASSERT_EQ(cases.size(), 2u);
+  EXPECT_EQ(cases[0], "no-stick-slip");
+  EXPECT_EQ(cases[1], "periodic-1");
+  // past the grazing point steady sliding has every start (the random starts of the scenario)
+  const fs::path above = fresh_dir("fivsim_cli_continue_bstab_above");
+  const Result ra = run_fivsim(
+      "sweep " + scenario + " --device cpu -q --set /model/v0=1.85 --set /sweep/samples=200 --out " + above.string());
+  ASSERT_EQ(ra.code, 0) << ra.err;
+  for (const std::string& c : csv_text_column(above / "cases.csv", "class")) EXPECT_EQ(c, "no-stick-slip");
+  fs::remove_all(out);
+  fs::remove_all(sides);
+  fs::remove_all(above);
 }
 
 TEST(ContinueCommand, BadBlocksAreBadInputAndWriteNothing) {

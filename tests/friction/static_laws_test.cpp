@@ -39,6 +39,7 @@ std::vector<Case> cases() {
          const double ts = v >= 0 ? 0.2328 : 0.0928, t0 = v >= 0 ? 0.2188 : 0.0917;
          return ts / (1 + t0 * std::abs(v)) * (1 + 0.0928 / std::cosh(92.6465 * v)) * std::tanh(92.6465 * std::abs(v));
        }},
+      {law(FrictionLawKind::coulomb_static, {0.6, 0.4}), [](double) { return 0.4; }},
   };
 }
 
@@ -55,6 +56,12 @@ TEST(FrictionLaws, MatchFormulaAtSamplePoints) {
 
 TEST(FrictionLaws, StaticValueIsMuAtZero) {
   double mp, mm;
+  // the static/kinetic law: static at rest, kinetic in a slip mode from its first instant
+  friction_bounds(law(FrictionLawKind::coulomb_static, {0.6, 0.4}), 0.0, mp, mm);
+  EXPECT_DOUBLE_EQ(mp, 0.6);
+  EXPECT_DOUBLE_EQ(mm, 0.6);
+  EXPECT_DOUBLE_EQ(sliding_magnitude(law(FrictionLawKind::coulomb_static, {0.6, 0.4}), 0.0), 0.4);
+  EXPECT_DOUBLE_EQ(sliding_magnitude(law(FrictionLawKind::stribeck_exp, {0.4, 0.25, 3.0}), 0.0), 0.4);
   friction_bounds(law(FrictionLawKind::stribeck_exp, {0.4, 0.25, 3.0}), 0.0, mp, mm);
   EXPECT_DOUBLE_EQ(mp, 0.4);
   EXPECT_DOUBLE_EQ(mm, 0.4);
@@ -78,9 +85,16 @@ TEST(FrictionLaws, ContinuousWhereTheyShouldBe) {
     if (friction_is_smooth(c.law.kind)) {
       EXPECT_LT(across, 1e-8) << name;
     } else {
+      // the jump of the sliding curve across 0, and the stick's bounds at rest: the same but for the
+      // static/kinetic law, whose static coefficient lies above its kinetic one
       double mp, mm;
       friction_bounds(c.law, 0.0, mp, mm);
-      EXPECT_NEAR(across, mp + mm, 1e-8) << name;
+      const double kinetic = sliding_magnitude(c.law, 0.0);
+      EXPECT_NEAR(across, 2.0 * kinetic, 1e-8) << name;
+      if (c.law.kind == FrictionLawKind::coulomb_static)
+        EXPECT_NEAR(mp + mm, 2.0 * c.law.p[0], 1e-15) << name;
+      else
+        EXPECT_NEAR(across, mp + mm, 1e-8) << name;
     }
   }
 }

@@ -29,7 +29,8 @@ TEST(FrictionSlope, MatchesCentralDifferencesOfEveryLaw) {
                                                                 {0.3, 1.5},
                                                                 {0.3, 0.12, 2.5},
                                                                 {0.4, 0.25, 0.2, 1.7, 0.03},
-                                                                {0.4, 0.3, 0.8, 1.1, 3.0, 0.6}};
+                                                                {0.4, 0.3, 0.8, 1.1, 3.0, 0.6},
+                                                                {0.6, 0.4}};
   for (int k = 0; k < kFrictionLawCount; ++k) {
     FrictionLaw law;
     law.kind = static_cast<FrictionLawKind>(k);

@@ -35,3 +35,24 @@ def test_a_scenario_without_a_block_is_refused():
     with pytest.raises(fivsim.InputError) as e:
         fivsim.continuation(SCENARIO)
     assert e.value.pointer == "/continuation"
+
+
+def test_orbit_points_match_the_cli_file(tmp_path):
+    # bSTAB's stick-slip cycle on the section u = 0, its grazing point and the unstable slip cycle:
+    # every crossing of each orbit (orbit_points.csv) as the CLI writes it, one per point of a
+    # periodic-1 branch
+    block = {"parameter": "/model/v0", "range": [1.0, 2.0], "start": "orbit"}
+    section = {"section": "velocity", "dof": 0, "value": 0, "direction": "down"}
+    out = tmp_path / "orbit"
+    r = cli("continue", SCENARIO, "--out", out, "--set=/continuation=" + json.dumps(block),
+            "--set=/analysis/poincare=" + json.dumps(section))
+    assert r.returncode == 0, r.stderr
+    c = fivsim.continuation(SCENARIO, set={"/continuation": block, "/analysis/poincare": section})
+    header, rows = read_csv(out / "orbit_points.csv")
+    assert_columns_equal(header, rows, c.orbit_points)
+    points = c.to_pandas("orbit_points")
+    assert len(points) == c.report["points"]
+    assert list(points["crossing"].unique()) == [0]
+    assert [b["kind"] for b in c.report["bifurcations"]] == ["grazing"]
+    with pytest.raises(ValueError):
+        c.to_pandas("orbits")

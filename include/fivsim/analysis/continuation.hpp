@@ -10,7 +10,11 @@
 // Test functions (Kuznetsov §10.2.2), evaluated at every point: a fold where τ's p-component
 // changes sign, a Hopf point where the largest real part of a complex pair of eigenvalues of F_x
 // does. Between two points where one changes sign it is located by the Illinois method on the
-// arclength, each trial point corrected onto the branch, to `locate_tol` in p.
+// arclength, each trial point corrected onto the branch, to `locate_tol` in p. Where the problem's
+// signature (a nonsmooth orbit's events a period) differs between two points, the change is
+// located by bisection on the arclength (a grazing point), and the branch restarts there with the
+// tangent of the new side: a nonsmooth orbit's branch may have a corner at a grazing point, or
+// turn back there (a nonsmooth fold).
 #pragma once
 
 #include <string>
@@ -48,6 +52,10 @@ class ContinuationProblem {
   virtual bool multipliers() const { return false; }
   // a periodic orbit's period at the point (0: an equilibrium)
   virtual double period(const Eigen::VectorXd&, double) { return 0.0; }
+  // what of the point's solution changes only in steps — a periodic orbit's events a period (a
+  // stick phase that appears adds two): where it differs between two points of the branch, the
+  // trajectory grazes a switching surface between them, and the point is located (0: nothing)
+  virtual long signature(const Eigen::VectorXd&, double) { return 0; }
 };
 
 struct ContinuationPoint {
@@ -62,10 +70,12 @@ struct ContinuationPoint {
   double fold_test = 0.0;   // dp/ds of the unit tangent
   double pd_test = 0.0;     // multipliers: the most negative real one plus one (HUGE_VAL: none real)
   double torus_test = 0.0;  // multipliers: the largest modulus of a complex pair less one (−∞: none)
+  long signature = 0;       // the problem's signature (an orbit's events a period)
   int newton = 0;           // corrector iterations that found it
 };
 
-enum class BifurcationKind { fold, hopf, period_doubling, torus };
+// grazing: the problem's signature changes (a discontinuity-induced point of a nonsmooth orbit)
+enum class BifurcationKind { fold, hopf, period_doubling, torus, grazing };
 const char* bifurcation_name(BifurcationKind k);
 
 struct Bifurcation {
@@ -75,6 +85,8 @@ struct Bifurcation {
   long after_point = 0;    // it lies between this point of the branch and the next
   double test = 0.0;       // the test function's value where it was located
   double frequency = 0.0;  // Hopf: the imaginary part of the crossing pair (rad/s); torus: the pair's angle
+  long signature_before = 0, signature_after = 0;  // grazing: the signature on either side
+  bool turns = false;  // grazing: the branch turns back in p there (a nonsmooth fold: two orbits meet)
 };
 
 struct ContinuationBranch {

@@ -17,6 +17,8 @@
 //   asymmetric         {Ts_l, Ts_r, T0_l, T0_r, alpha, beta}
 //                      μ = Ts/(1 + T0·|v|)·(1 + beta/cosh(alpha·v))·tanh(alpha·|v|),
 //                      (Ts, T0) = (Ts_l, T0_l) for v ≥ 0 and (Ts_r, T0_r) for v < 0 (seed 002 Eq. 22)
+//   coulomb_static     {mu_s, mu_k}                 μ = mu_k for v ≠ 0, mu_s at v = 0 (the textbook
+//                                                   static/kinetic law: a jump at break-away)
 // All terms are coefficients that multiply the normal force (mu_v in s/m, eps and alpha in s/m).
 #pragma once
 
@@ -35,9 +37,10 @@ enum class FrictionLawKind : int {
   stribeck_exp,
   stribeck,
   asymmetric,
+  coulomb_static,
 };
 
-inline constexpr int kFrictionLawCount = 7;
+inline constexpr int kFrictionLawCount = 8;
 inline constexpr int kFrictionMaxParams = 6;
 
 struct FrictionLaw {
@@ -60,6 +63,7 @@ inline constexpr FrictionLawInfo kFrictionLawInfo[kFrictionLawCount] = {
     {"stribeck_exp", 3, {"mu_s", "mu_d", "alpha"}},
     {"stribeck", 5, {"mu_s", "mu_c", "v_s", "alpha", "mu_v"}},
     {"asymmetric", 6, {"Ts_l", "Ts_r", "T0_l", "T0_r", "alpha", "beta"}},
+    {"coulomb_static", 2, {"mu_s", "mu_k"}},
 };
 
 // e^x of the laws: in double the same bits on the CPU and the GPU (reproducible_math.hpp), so that a
@@ -92,8 +96,18 @@ FIVSIM_HD inline T friction_magnitude(const FrictionLaw& law, T v) {
       const T alpha = T(p[4]);
       return ts / (T(1) + t0 * s) * (T(1) + T(p[5]) / cosh(alpha * s)) * tanh(alpha * s);
     }
+    case FrictionLawKind::coulomb_static:
+      return T(s > T(0) ? p[1] : p[0]);
   }
   return T(0);
+}
+
+// μ of a contact in a slip mode at relative velocity v: friction_magnitude, except that a slip
+// mode at v = 0 (its first instant after break-away) already slides at the kinetic coefficient of
+// coulomb_static, whose μ(0) is the static one
+template <class T>
+FIVSIM_HD inline T sliding_magnitude(const FrictionLaw& law, T v) {
+  return law.kind == FrictionLawKind::coulomb_static ? T(law.p[1]) : friction_magnitude(law, v);
 }
 
 // dμ/d|v| of friction_magnitude at |v| (on the side of v's sign for the asymmetric law): the
@@ -129,6 +143,8 @@ FIVSIM_HD inline T friction_magnitude_slope(const FrictionLaw& law, T v) {
       const T a = ts / d, b = T(1) + beta * sech;
       return -ts * t0 / (d * d) * b * th - a * beta * alpha * sech * th * th + a * b * alpha * sech * sech;
     }
+    case FrictionLawKind::coulomb_static:
+      return T(0);
   }
   return T(0);
 }

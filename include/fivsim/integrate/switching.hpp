@@ -148,9 +148,9 @@ FIVSIM_HD_NOINLINE bool evaluate(const Model<D>& m, SwitchingWorkspace<D>& ws, d
       if (smooth_law(m, i))
         lt = -friction_coefficient(m.law[i], v) * ln;
       else if (md == ContactState::slip_pos)
-        lt = -friction_magnitude(m.law[i], v < T(0) ? -v : v) * ln;
+        lt = -sliding_magnitude(m.law[i], v < T(0) ? -v : v) * ln;
       else
-        lt = friction_magnitude(m.law[i], v > T(0) ? -v : v) * ln;
+        lt = sliding_magnitude(m.law[i], v > T(0) ? -v : v) * ln;
     }
     ws.lamN[i] = ln;
     ws.lamT[i] = lt;
@@ -212,6 +212,43 @@ FIVSIM_HD inline void state_at(const SwitchingWorkspace<D>& ws, int ny, double t
   for (int i = 0; i < ny; ++i)
     out[i] =
         ws.dense[0][i] + th * (ws.dense[1][i] + th1 * (ws.dense[2][i] + th * (ws.dense[3][i] + th1 * ws.dense[4][i])));
+}
+
+// the rate of the continuous extension at time t (d/dt of state_at) in the current step
+template <class D>
+FIVSIM_HD inline void rate_at(const SwitchingWorkspace<D>& ws, int ny, double t, typename D::scalar* out) {
+  using T = typename D::scalar;
+  const T h = T(ws.t_step_end - ws.t);
+  const T th = T((t - ws.t) / (ws.t_step_end - ws.t)), th1 = T(1) - th;
+  for (int i = 0; i < ny; ++i) {
+    const T S = ws.dense[3][i] + th1 * ws.dense[4][i], dS = -ws.dense[4][i];
+    const T R = ws.dense[2][i] + th * S, dR = S + th * dS;
+    const T Q = ws.dense[1][i] + th1 * R, dQ = -R + th1 * dR;
+    out[i] = (Q + th * dQ) / h;
+  }
+}
+
+// event function s when it is linear in the state — a spring contact's gap (slot 0), a slipping
+// contact's velocity (slot 1) — as g(y) = sign·(c0 + Σ_k W(k, i) y[offset + k]); false otherwise
+template <class D>
+FIVSIM_HD inline bool linear_event(const Model<D>& m, const SwitchingWorkspace<D>& ws, int s, int& offset,
+                                   typename D::scalar& sign, typename D::scalar& c0) {
+  using T = typename D::scalar;
+  const int i = s / 3, slot = s % 3;
+  const ContactState md = ws.mode[i];
+  if (slot == 0 && spring_contact(m, i)) {
+    offset = 0;
+    sign = md == ContactState::free ? T(1) : T(-1);
+    c0 = m.gap0[i];
+    return true;
+  }
+  if (slot == 1 && (md == ContactState::slip_pos || md == ContactState::slip_neg)) {
+    offset = dof_count(m);
+    sign = md == ContactState::slip_pos ? T(1) : T(-1);
+    c0 = -m.v_surface[i];
+    return true;
+  }
+  return false;
 }
 
 // the Dormand–Prince 5(4) tableau
@@ -667,6 +704,42 @@ FIVSIM_HD inline Status switching_advance(const Model<D>& m, const SwitchingSett
         continue;
       }
       t_event = sd::locate_root(g, ws.t, hi, glo, ghi, set.event_tol);
+    }
+    // a crossing and return inside the step (a grazing: the function positive at both ends) of the
+    // functions linear in the state: where its rate turns from falling to rising inside the step,
+    // its minimum on the continuous extension, and where that is not positive the first root
+    // before it — the stick phase or contact a step would otherwise jump over
+    for (int s = 0; s < nf; ++s) {
+      int off = 0;
+      T sign = T(0), c0 = T(0);
+      if (!ws.armed[s] || !(ws.fn_b[s] > T(0)) || !sd::linear_event(m, ws, s, off, sign, c0)) continue;
+      const int i = s / 3;
+      const auto along = [&](const T* y) {
+        T acc = c0;
+        for (int k = 0; k < nq; ++k) acc += (off == 0 ? m.WN(k, i) : m.WT(k, i)) * y[off + k];
+        return static_cast<double>(sign * acc);
+      };
+      const auto rate = [&](const T* dy) {
+        T acc = T(0);
+        for (int k = 0; k < nq; ++k) acc += (off == 0 ? m.WN(k, i) : m.WT(k, i)) * dy[off + k];
+        return static_cast<double>(sign * acc);
+      };
+      const double r_lo = rate(ws.k[0]), r_hi = rate(ws.k[6]);
+      if (!(r_lo < 0.0 && r_hi > 0.0)) continue;
+      const auto falling = [&](double x) {
+        sd::rate_at(ws, ny, x, ws.ytmp);
+        return -rate(ws.ytmp);
+      };
+      const double hi = ws.t_step_end < t_event ? ws.t_step_end : t_event;
+      const double t_min = sd::locate_root(falling, ws.t, ws.t_step_end, -r_lo, -r_hi, set.event_tol);
+      if (!(t_min < hi)) continue;
+      const auto value = [&](double x) {
+        sd::state_at(ws, ny, x, ws.ytmp);
+        return along(ws.ytmp);
+      };
+      const double g_min = value(t_min), g_lo = along(ws.y);
+      if (g_min > 0.0 || !(g_lo > 0.0)) continue;
+      t_event = sd::locate_root(value, ws.t, t_min, g_lo, g_min, set.event_tol);
     }
     // functions that rose from zero take part from now on
     for (int s = 0; s < nf; ++s)

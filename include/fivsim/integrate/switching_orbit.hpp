@@ -30,6 +30,10 @@ struct OrbitWork {
   // constraints (γ_c = 0, the stick margin = 0) with their gradients at the last point asked
   ContactState modes_end[D::max_contacts];
   T constraint[2], constraint_grad[2][NY];
+  // velocity sections: the mode changes the last return map met before its N-th crossing (an
+  // orbit's event sequence, by count: a stick phase or a slip reversal that appears adds two)
+  int events = 0;
+  T crossing_speed = T(0);  // velocity sections: the section coordinate's rate at the last crossing
   // scratch of a Newton step on the break-away section (the bordered system) and of its
   // multipliers (a basis of the section's tangent space, DP on it): here rather than on the stack,
   // which on a device is local memory reserved for every resident thread (20 and 37 kB at 24 DoF)
@@ -89,8 +93,13 @@ FIVSIM_HD inline bool switching_return_map(const Model<D>& m, const SwitchingSet
   w.ws.started = false;
   int seen = 0;
   bool ok = true;
+  w.events = 0;
   auto sink = [&](const SwitchingEvent<T>& e) {
-    if (!e.section || seen >= crossings) return;
+    if (seen >= crossings) return;
+    if (!e.section) {
+      ++w.events;
+      return;
+    }
     if (++seen < crossings) return;
     w.t_end = e.t;
     for (int i = 0; i < nq; ++i) {
@@ -110,6 +119,7 @@ FIVSIM_HD inline bool switching_return_map(const Model<D>& m, const SwitchingSet
     T normal[2 * D::max_dof] = {};
     normal[k] = T(1);
     const T speed = f[k];
+    w.crossing_speed = speed;
     for (int i = 0; i < ny; ++i) f[i] = -f[i];
     sd::rank_one_update(w.dp, f, normal, speed, ny, ny);
   };

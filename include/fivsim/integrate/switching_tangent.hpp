@@ -80,10 +80,10 @@ FIVSIM_HD_NOINLINE inline bool mode_jacobian(const Model<D>& m, SwitchingWorkspa
         ratio = -friction_coefficient(m.law[i], v);
         slope = -friction_magnitude_slope(m.law[i], v) * ln;
       } else if (md == ContactState::slip_pos) {
-        ratio = -friction_magnitude(m.law[i], v < T(0) ? -v : v);
+        ratio = -sliding_magnitude(m.law[i], v < T(0) ? -v : v);
         slope = -friction_magnitude_slope(m.law[i], v < T(0) ? -v : v) * sg * ln;
       } else {
-        ratio = friction_magnitude(m.law[i], v > T(0) ? -v : v);
+        ratio = sliding_magnitude(m.law[i], v > T(0) ? -v : v);
         slope = friction_magnitude_slope(m.law[i], v > T(0) ? -v : v) * sg * ln;
       }
       for (int c = 0; c < nq; ++c) {

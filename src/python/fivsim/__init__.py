@@ -434,17 +434,20 @@ class ContinuationResult:
     """A branch of equilibria followed in one parameter (fivsim continue): .report (what
     summary.json holds: the parameter, the branch's end, every bifurcation), .branches (the columns
     of branches.csv: a row per point with its parameter, state, stability and eigenvalues),
-    .bifurcations (the columns of bifurcations.csv: a row per fold or Hopf point)."""
+    .bifurcations (the columns of bifurcations.csv: a row per fold, Hopf, period-doubling or torus
+    point), .orbit_points (orbit_points.csv: every break-away of each orbit; empty for equilibria)."""
 
     def __init__(self, raw):
         self.report = _json.loads(raw["report"])
         self.branches = raw["branches"]
         self.bifurcations = raw["bifurcations"]
+        self.orbit_points = raw["orbit_points"]
 
     def to_pandas(self, table="branches"):
-        """branches.csv ("branches") or bifurcations.csv ("bifurcations") as a pandas DataFrame."""
-        if table not in ("branches", "bifurcations"):
-            raise ValueError("table is 'branches' or 'bifurcations', not %r" % (table,))
+        """branches.csv ("branches"), bifurcations.csv ("bifurcations") or, for orbits,
+        orbit_points.csv ("orbit_points") as a pandas DataFrame."""
+        if table not in ("branches", "bifurcations", "orbit_points"):
+            raise ValueError("table is 'branches', 'bifurcations' or 'orbit_points', not %r" % (table,))
         return _frame(getattr(self, table))
 
     def __repr__(self):
