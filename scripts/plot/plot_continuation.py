@@ -5,9 +5,10 @@ branch drawn through every break-away of its orbit (orbit_points.csv), an equili
 state (branches.csv). With --sweep, over that sweep's bifurcation diagram (its Poincaré samples,
 coloured by class, as scripts/plot/plot_bifurcation.py draws them: the sweep must sample the same
 break-away section). With --check, every periodic-N case of the sweep must lie on a stable
-period-N branch: each of its settled samples within --tol (max norm over the state) of the branch's
-orbit at the case's parameter (interpolated between the two branch points around it); the cases
-that do not are listed and the exit status is 1.
+period-N branch: each of its settled samples within --tol times each coordinate's range over the
+case's trajectory (the sweep's periodic_tol) of the branch's orbit at the case's parameter
+(interpolated between the two branch points around it); the cases that do not are listed and the
+exit status is 1.
 
 Several folders (continuations of the same parameter from different starts) are drawn together.
 
@@ -103,6 +104,13 @@ def check_sweep(sweep, summary, branch_curves, coords, tol):
     failures as (case, parameter, class, distance)"""
     param = summary["parameter"]
     _, value, klass, settled = read_cases(sweep, param)
+    # the sweep's tolerance: tol times each coordinate's range over the case's trajectory
+    spans = {}
+    for r in table_rows(sweep, "cases"):
+        try:
+            spans[int(r["case"])] = np.array([float(r["max_" + c]) - float(r["min_" + c]) for c in coords])
+        except (KeyError, ValueError):
+            pass
     # each case's settled samples, all coordinates of a row together
     by_case = {}
     for r in table_rows(sweep, "points"):
@@ -133,10 +141,11 @@ def check_sweep(sweep, summary, branch_curves, coords, tol):
                     continue
                 w = 0.0 if p[i + 1] == p[i] else (x - p[i]) / (p[i + 1] - p[i])
                 orbit = np.array([(1 - w) * s[i] + w * s[i + 1] for _, s, _ in crossings])
-                # each sample to its nearest point of the orbit
-                d = np.abs(pts[:, None, :] - orbit[None, :, :]).max(axis=2).min(axis=1).max()
+                # each sample to its nearest point of the orbit, in units of the sweep's tolerance
+                scale = tol * np.maximum(spans.get(case, np.ones(len(coords))), 1e-12)
+                d = (np.abs(pts[:, None, :] - orbit[None, :, :]) / scale).max(axis=2).min(axis=1).max()
                 best = min(best, d)
-        if not best <= tol:
+        if not best <= 1.0:
             failures.append((case, x, name, best))
     return checked, failures
 
@@ -149,7 +158,9 @@ def main():
     ap.add_argument("--out", default=None, help="PNG file (default FOLDER/continuation.png, the first folder)")
     ap.add_argument("--check", action="store_true",
                     help="with --sweep: every periodic-N case on a stable period-N branch (exit 1 where not)")
-    ap.add_argument("--tol", type=float, default=1e-3, help="--check's distance, max norm over the state (1e-3)")
+    ap.add_argument("--tol", type=float, default=1e-3,
+                    help="--check's distance: this times each coordinate's range over the case's trajectory, "
+                         "as the sweep's periodic_tol (1e-3)")
     a = ap.parse_args()
     if a.check and not a.sweep:
         sys.exit("plot_continuation: --check needs --sweep")
@@ -208,8 +219,8 @@ def main():
         checked, failures = check_sweep(a.sweep, summary, all_curves, state_coords, a.tol)
         for case, x, name, d in failures:
             print("case %d (%s = %.6g, %s): %s from the nearest stable branch" %
-                  (case, param, x, name, "no stable branch there" if d == np.inf else "%.3g" % d))
-        print("check: %d of %d periodic cases on a stable branch of their period within %g" %
+                  (case, param, x, name, "no stable branch there" if d == np.inf else "%.3g tolerances" % d))
+        print("check: %d of %d periodic cases on a stable branch of their period within %g of their ranges" %
               (checked - len(failures), checked, a.tol))
         if failures:
             sys.exit(1)
