@@ -99,54 +99,81 @@ def draw_curve(ax, p, y, stable, colour, label):
             start = i
 
 
-def check_sweep(sweep, summary, branch_curves, coords, tol):
+def stable_span(p, stable, i, located):
+    """the part of the segment from point i to i + 1 where the branch is stable: all of it, none of
+    it, or where its stability changes, between its stable end and the bifurcation located inside
+    (`located`: after_point → parameter)"""
+    if stable[i] and stable[i + 1]:
+        return min(p[i], p[i + 1]), max(p[i], p[i + 1])
+    if not (stable[i] or stable[i + 1]) or i not in located:
+        return None
+    end = p[i] if stable[i] else p[i + 1]
+    return min(end, located[i]), max(end, located[i])
+
+
+def check_sweep(sweep, summary, branch_curves, branch_periods, located, coords, tol, period_tol):
     """every periodic-N case of the sweep on a stable period-N branch: (checked, failures) with the
-    failures as (case, parameter, class, distance)"""
+    failures as (case, parameter, class, distance, what); cases outside the parameter range of the
+    branches of their period are not checked. A case whose class its exact orbit decided
+    (cases.csv's orbit_n = N, orbit_residual below 1e-8): its orbit's period against the branch's
+    at its parameter, relative, in units of period_tol; otherwise its last N samples (its last
+    orbit) against the branch's orbit, each coordinate in units of tol times its range over the case's
+    trajectory (the sweep's periodic_tol)"""
     param = summary["parameter"]
-    _, value, klass, settled = read_cases(sweep, param)
-    # the sweep's tolerance: tol times each coordinate's range over the case's trajectory
-    spans = {}
+    _, value, klass, _ = read_cases(sweep, param)
+    spans, orbit_period = {}, {}
     for r in table_rows(sweep, "cases"):
+        c = int(r["case"])
         try:
-            spans[int(r["case"])] = np.array([float(r["max_" + c]) - float(r["min_" + c]) for c in coords])
+            spans[c] = np.array([float(r["max_" + k]) - float(r["min_" + k]) for k in coords])
         except (KeyError, ValueError):
             pass
-    # each case's settled samples, all coordinates of a row together
-    by_case = {}
+        try:
+            if int(float(r["orbit_n"])) > 0 and float(r["orbit_residual"]) < 1e-8:
+                orbit_period[c] = (int(float(r["orbit_n"])), float(r["orbit_period"]))
+        except (KeyError, ValueError):
+            pass
+    samples = {}
     for r in table_rows(sweep, "points"):
-        if r["kind"] != "poincare":
-            continue
-        c = int(r["case"])
-        if c in settled and float(r["t"]) < settled[c]:
-            continue
-        by_case.setdefault(c, []).append([float(r[k]) for k in coords])
-    periods = {}
+        if r["kind"] == "poincare":
+            samples.setdefault(int(r["case"]), []).append([float(r[k]) for k in coords])
+    by_period = {}
     for bi, n, c, p, state, stable in branch_curves:
-        periods.setdefault(n, {}).setdefault(bi, []).append((p, state, stable))
+        by_period.setdefault(n, {}).setdefault(bi, []).append((p, state, stable))
     checked, failures = 0, []
     for case, name in sorted(klass.items()):
         if not name.startswith("periodic-"):
             continue
         n = int(name.split("-")[1])
-        if n not in periods or case not in by_case:
+        if n not in by_period or case not in samples:
+            continue
+        x = value[case]
+        ps = [q for crossings in by_period[n].values() for q in crossings[0][0]]
+        if not min(ps) <= x <= max(ps):
             continue
         checked += 1
-        x = value[case]
-        pts = np.array(by_case[case])
+        by_orbit = case in orbit_period and orbit_period[case][0] == n
+        pts = np.array(samples[case][-n:])
+        scale = tol * np.maximum(spans.get(case, np.ones(len(coords))), 1e-12)
         best = np.inf
-        for crossings in periods[n].values():
+        for key, crossings in by_period[n].items():
             p, _, stable = crossings[0]
+            period = branch_periods[key]
             for i in range(len(p) - 1):
-                if not (stable[i] and stable[i + 1]) or not (min(p[i], p[i + 1]) <= x <= max(p[i], p[i + 1])):
+                span = stable_span(p, stable, i, located.get(key, {}))
+                if span is None or not span[0] <= x <= span[1]:
                     continue
                 w = 0.0 if p[i + 1] == p[i] else (x - p[i]) / (p[i + 1] - p[i])
-                orbit = np.array([(1 - w) * s[i] + w * s[i + 1] for _, s, _ in crossings])
-                # each sample to its nearest point of the orbit, in units of the sweep's tolerance
-                scale = tol * np.maximum(spans.get(case, np.ones(len(coords))), 1e-12)
-                d = (np.abs(pts[:, None, :] - orbit[None, :, :]) / scale).max(axis=2).min(axis=1).max()
+                if by_orbit:
+                    t = (1 - w) * period[i] + w * period[i + 1]
+                    d = abs(orbit_period[case][1] - t) / (period_tol * t)
+                else:
+                    orbit = np.array([(1 - w) * s[i] + w * s[i + 1] for _, s, _ in crossings])
+                    # each sample to its nearest point of the orbit
+                    d = (np.abs(pts[:, None, :] - orbit[None, :, :]) / scale).max(axis=2).min(axis=1).max()
                 best = min(best, d)
         if not best <= 1.0:
-            failures.append((case, x, name, best))
+            failures.append((case, x, name, best, "orbit period" if by_orbit else "samples"))
     return checked, failures
 
 
@@ -161,6 +188,9 @@ def main():
     ap.add_argument("--tol", type=float, default=1e-3,
                     help="--check's distance: this times each coordinate's range over the case's trajectory, "
                          "as the sweep's periodic_tol (1e-3)")
+    ap.add_argument("--period-tol", type=float, default=1e-4,
+                    help="--check's relative distance of an orbit's period from the branch's, for cases "
+                         "whose exact orbit decided their class (1e-4)")
     a = ap.parse_args()
     if a.check and not a.sweep:
         sys.exit("plot_continuation: --check needs --sweep")
@@ -216,10 +246,20 @@ def main():
     print("wrote", out)
 
     if a.check:
-        checked, failures = check_sweep(a.sweep, summary, all_curves, state_coords, a.tol)
-        for case, x, name, d in failures:
+        periods, located = {}, {}
+        for run_index, (_, branches, bifurcations, _) in enumerate(runs):
+            b = branches["branch"].astype(float).astype(int)
+            for bi in sorted(set(b)):
+                order = np.argsort(branches["point"][b == bi].astype(float))
+                periods[(run_index, bi)] = branches["period"][b == bi].astype(float)[order]
+            for bi, after, p in zip(bifurcations.get("branch", []), bifurcations.get("after_point", []),
+                                    bifurcations.get(param, [])):
+                located.setdefault((run_index, int(float(bi))), {})[int(float(after))] = float(p)
+        checked, failures = check_sweep(a.sweep, summary, all_curves, periods, located, state_coords, a.tol,
+                                        a.period_tol)
+        for case, x, name, d, what in failures:
             print("case %d (%s = %.6g, %s): %s from the nearest stable branch" %
-                  (case, param, x, name, "no stable branch there" if d == np.inf else "%.3g tolerances" % d))
+                  (case, param, x, name, "no stable branch there" if d == np.inf else "%s %.3g tolerances" % (what, d)))
         print("check: %d of %d periodic cases on a stable branch of their period within %g of their ranges" %
               (checked - len(failures), checked, a.tol))
         if failures:

@@ -387,7 +387,7 @@ bool switch_at_doubling(OrbitProblem<D>& one, OrbitProblem<D>& two, const Contin
   const double along = at + 1 < single.points.size() && single.points[at + 1].p < single.points[at].p ? -1.0 : 1.0;
   const double width = b.hi - b.lo;
   for (const double side : {along, -along}) {
-    for (const double shift : {1e-3, 3e-3, 1e-2}) {
+    for (const double shift : {1e-4, 1e-3, 3e-3, 1e-2}) {
       const double ps = pd.p + side * shift * width;
       if (ps <= b.lo || ps >= b.hi) continue;
       VectorXd z1 = VectorXd::Zero(one.size());
