@@ -4,11 +4,13 @@ unstable dashed, each located bifurcation marked (fold, Hopf, period doubling, t
 branch drawn through every break-away of its orbit (orbit_points.csv), an equilibrium's through its
 state (branches.csv). With --sweep, over that sweep's bifurcation diagram (its Poincaré samples,
 coloured by class, as scripts/plot/plot_bifurcation.py draws them: the sweep must sample the same
-break-away section). With --check, every periodic-N case of the sweep must lie on a stable
-period-N branch: each of its settled samples within --tol times each coordinate's range over the
-case's trajectory (the sweep's periodic_tol) of the branch's orbit at the case's parameter
-(interpolated between the two branch points around it); the cases that do not are listed and the
-exit status is 1.
+section). With --check, every periodic-N case of the sweep inside the branches' range must lie on
+a stable period-N branch: where its exact orbit decided its class (cases.csv's orbit columns), that
+orbit's period within --period-tol (relative) of the branch's at the case's parameter; otherwise
+its last N samples within --tol times each coordinate's range over the case's trajectory (the
+sweep's periodic_tol) of the branch's orbit there (interpolated between the two branch points
+around it, a branch stable up to the bifurcation located between them); the cases that do not are
+listed and the exit status is 1.
 
 Several folders (continuations of the same parameter from different starts) are drawn together.
 

@@ -347,6 +347,17 @@ ContinuationBranch continue_branch(ContinuationProblem& problem, const VectorXd&
 
   double ds = std::clamp(set.ds, set.ds_min, set.ds_max);
   int jumps = 0;  // onto another orbit's branch where this one ended at a nonsmooth fold
+  // the branch goes on from `at` (a grazing point's far side) along tau_at, the grazing point kept
+  const auto restart_from = [&](ContinuationPoint& at, const VectorXd& tau_at, Bifurcation& bif) {
+    if (bif.p >= set.p_min && bif.p <= set.p_max) {
+      bif.after_point = static_cast<long>(branch.points.size()) - 1;
+      branch.bifurcations.push_back(bif);
+    }
+    at.s = branch.points.back().s + (joined(at.x, at.p) - z).norm();
+    branch.points.push_back(at);
+    z = joined(at.x, at.p);
+    tau = tau_at;
+  };
   while (static_cast<long>(branch.points.size()) < set.max_points) {
     VectorXd z_new;
     int iterations = 0;
@@ -358,14 +369,7 @@ ContinuationBranch continue_branch(ContinuationProblem& problem, const VectorXd&
       if (ds < set.ds_min && branch.points.back().signature != 0 && jumps < 8 &&
           jump_at_stall(problem, corr, set, z, tau, branch.points.back(), at, tau_at, bif)) {
         ++jumps;
-        if (bif.p >= set.p_min && bif.p <= set.p_max) {
-          bif.after_point = static_cast<long>(branch.points.size()) - 1;
-          branch.bifurcations.push_back(bif);
-        }
-        at.s = branch.points.back().s + (joined(at.x, at.p) - z).norm();
-        branch.points.push_back(at);
-        z = joined(at.x, at.p);
-        tau = tau_at;
+        restart_from(at, tau_at, bif);
         ds = std::clamp(set.ds, set.ds_min, set.ds_max);
         continue;
       }
@@ -391,14 +395,7 @@ ContinuationBranch continue_branch(ContinuationProblem& problem, const VectorXd&
       VectorXd tau_at;
       Bifurcation bif;
       if (cross_signature_change(problem, corr, set, z, tau, ds, prev, pt, at, tau_at, bif)) {
-        if (bif.p >= set.p_min && bif.p <= set.p_max) {
-          bif.after_point = static_cast<long>(branch.points.size()) - 1;
-          branch.bifurcations.push_back(bif);
-        }
-        at.s = prev.s + (joined(at.x, at.p) - z).norm();
-        branch.points.push_back(at);
-        z = joined(at.x, at.p);
-        tau = tau_at;
+        restart_from(at, tau_at, bif);
         continue;
       }
     }
