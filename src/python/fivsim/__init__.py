@@ -431,11 +431,12 @@ def stability(scenario, param=None, linspace=(0.0, 1.5, 151), set=None):
 
 
 class ContinuationResult:
-    """A branch of equilibria followed in one parameter (fivsim continue): .report (what
-    summary.json holds: the parameter, the branch's end, every bifurcation), .branches (the columns
-    of branches.csv: a row per point with its parameter, state, stability and eigenvalues),
-    .bifurcations (the columns of bifurcations.csv: a row per fold, Hopf, period-doubling or torus
-    point), .orbit_points (orbit_points.csv: every break-away of each orbit; empty for equilibria)."""
+    """Branches of equilibria or periodic orbits followed in one parameter (fivsim continue):
+    .report (what summary.json holds: the parameter, every branch and how it ended, every
+    bifurcation), .branches (the columns of branches.csv: a row per point with its parameter,
+    state, stability and eigenvalues or multipliers), .bifurcations (the columns of
+    bifurcations.csv: a row per fold, Hopf, period-doubling, torus or grazing point),
+    .orbit_points (orbit_points.csv: every section crossing of each orbit; empty for equilibria)."""
 
     def __init__(self, raw):
         self.report = _json.loads(raw["report"])
@@ -457,8 +458,8 @@ class ContinuationResult:
 
 
 def continuation(scenario, set=None):
-    """The scenario's equilibria followed as its continuation block says (fivsim continue): a
-    ContinuationResult. `set` overrides values (a continuation block too:
+    """The scenario's equilibria or a periodic orbit followed as its continuation block says
+    (fivsim continue): a ContinuationResult. `set` overrides values (a continuation block too:
     {"/continuation": {"parameter": "/model/v0", "range": [1, 2]}})."""
     text, is_path = _source(scenario)
     return ContinuationResult(_core.continuation(text, is_path, _overrides(set)))
