@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """Branches of `fivsim continue` folders against the continued parameter: stable points solid,
-unstable dashed, each located bifurcation marked (fold, Hopf, period doubling, torus); an orbit's
-branch drawn through every break-away of its orbit (orbit_points.csv), an equilibrium's through its
-state (branches.csv). With --sweep, over that sweep's bifurcation diagram (its Poincaré samples,
+unstable dashed, each located bifurcation marked (fold, Hopf, period doubling, torus, grazing);
+an orbit's branch drawn through every section crossing of its orbit (orbit_points.csv), an
+equilibrium's through its state (branches.csv). With --sweep, over that sweep's bifurcation diagram (its Poincaré samples,
 coloured by class, as scripts/plot/plot_bifurcation.py draws them: the sweep must sample the same
 section). With --check, every periodic-N case of the sweep inside the branches' range must lie on
 a stable period-N branch: where its exact orbit decided its class (cases.csv's orbit columns), that
@@ -63,7 +63,7 @@ def curves(summary, branches, orbit_points, coords):
     param = summary["parameter"]
     b = branches["branch"].astype(float).astype(int)
     pt = branches["point"].astype(float).astype(int)
-    stable = {(bi, i): s == "1" or s == "1.0" for bi, i, s in zip(b, pt, branches["stable"])}
+    stable = {(bi, i): float(s) == 1.0 for bi, i, s in zip(b, pt, branches["stable"])}
     period_n = {}
     if "period_n" in branches:
         for bi, n in zip(b, branches["period_n"]):

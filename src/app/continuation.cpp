@@ -169,9 +169,13 @@ class OrbitProblem : public ContinuationProblem {
   }
   int size() const override { return ny_ + nc_; }
   bool multipliers() const override { return true; }
+  // the events of the last orbit shot where that was this point's (judging a point shoots it for
+  // its multipliers first), else a shot
   long signature(const VectorXd& z, double p) override {
+    if (nc_ != 1) return 0;
+    if (p == shot_p_ && z == shot_z_) return work_->events;
     VectorXd F(ny_ + nc_);
-    return nc_ == 1 && residual(z, p, F.data()) ? work_->events : 0;
+    return residual(z, p, F.data()) ? work_->events : 0;
   }
   // the section's conditions: two on the break-away section, one on a velocity section
   int conditions() const { return nc_; }
@@ -282,19 +286,25 @@ class OrbitProblem : public ContinuationProblem {
     for (int i = 0; i < D::max_contacts; ++i) modes_[i] = o.modes_[i];
     max_time_ = 2.0 * o.max_time_;
   }
-  // the orbit's break-away points after 1 … N − 1 crossings from x (the point itself is x), into
-  // pts (ny values each); false where a shot fails
+  // the orbit's section crossings after 1 … N − 1 returns from x (the point itself is x), each a
+  // shot of one return from the one before (in the modes just after it), into pts (ny values
+  // each); false where a shot fails
   bool later_points(const VectorXd& z, double p, std::vector<VectorXd>& pts) {
+    shot_p_ = nan("");
     plan_.case_setup(*uniform_, 0, &p, 1, stick_tol_, *setup_);
     typename D::scalar x[2 * D::max_dof];
+    ContactState modes[D::max_contacts];
     for (int i = 0; i < ny_; ++i) x[i] = z(i);
+    for (int i = 0; i < D::max_contacts; ++i) modes[i] = modes_[i];
     pts.clear();
     for (int k = 1; k < crossings_; ++k) {
-      if (nc_ == 1 ? !switching_return_map(setup_->model, set_, section_, *work_, 0.0, x, k, max_time_)
-                   : !switching_breakaway_map(setup_->model, set_, *work_, 0.0, x, modes_, contact_, k, max_time_))
+      if (nc_ == 1 ? !switching_return_map(setup_->model, set_, section_, *work_, 0.0, x, 1, max_time_)
+                   : !switching_breakaway_map(setup_->model, set_, *work_, 0.0, x, modes, contact_, 1, max_time_))
         return false;
       VectorXd y(ny_);
-      for (int i = 0; i < ny_; ++i) y(i) = work_->x_end[i];
+      for (int i = 0; i < ny_; ++i) x[i] = y(i) = work_->x_end[i];
+      if (nc_ == 2)
+        for (int i = 0; i < setup_->model.n_contacts; ++i) modes[i] = work_->modes_end[i];
       pts.push_back(y);
     }
     return true;
@@ -311,6 +321,7 @@ class OrbitProblem : public ContinuationProblem {
 
   // F at (z, p), leaving DP and the conditions' gradients at x in work_
   bool residual(const VectorXd& z, double p, double* F) {
+    shot_p_ = nan("");  // work_ is about to hold another shot
     plan_.case_setup(*uniform_, 0, &p, 1, stick_tol_, *setup_);
     const Model<D>& m = setup_->model;
     typename D::scalar x[2 * D::max_dof];
@@ -325,6 +336,8 @@ class OrbitProblem : public ContinuationProblem {
       if (!(std::abs(static_cast<double>(work_->crossing_speed)) > 1e-4 * size)) return false;
       for (int i = 0; i < ny_; ++i) F[i] = work_->x_end[i] - x[i] + (i == k ? z(ny_) : 0.0);
       F[ny_] = x[k] - section_.value;
+      shot_z_ = z;
+      shot_p_ = p;
       return true;
     }
     if (!switching_breakaway_map(m, set_, *work_, 0.0, x, modes_, contact_, crossings_, max_time_)) return false;
@@ -345,6 +358,8 @@ class OrbitProblem : public ContinuationProblem {
   SwitchingSettings set_;
   int contact_ = 0, crossings_ = 1, ny_ = 0, nc_ = 2;
   SwitchingSection section_;
+  VectorXd shot_z_;  // velocity sections: the point of the last orbit shot (work_ holds its events)
+  double shot_p_ = nan("");
   double max_time_ = 1e3, period_ = 0.0;
   ContactState modes_[D::max_contacts] = {};
   std::unique_ptr<CaseSetup<D>> uniform_ = std::make_unique<CaseSetup<D>>();
@@ -371,7 +386,7 @@ struct Followed {
   int period_n = 0;
   long from_branch = -1, from_bifurcation = -1;
   ContinuationBranch branch;
-  std::vector<std::vector<VectorXd>> later;  // an orbit's: each point's break-aways after 1 … N − 1 crossings
+  std::vector<std::vector<VectorXd>> later;  // an orbit's: each point's section crossings after 1 … N − 1 returns
 };
 
 // onto the doubled orbit at a period doubling `pd` of branch `single` (problem `one`): on each side
@@ -475,7 +490,7 @@ ContinuationRun continue_scenario(const json& document, const Scenario& sc, cons
           problems.pop_back();
       }
     }
-    // every break-away of each orbit, for the diagram (orbit_points.csv)
+    // every section crossing of each orbit, for the diagram (orbit_points.csv)
     for (std::size_t k = 0; k < followed.size(); ++k) {
       OrbitProblem<D>& pr = *problems[k];
       for (const ContinuationPoint& pt : followed[k].branch.points) {
@@ -566,7 +581,7 @@ ContinuationRun continue_scenario(const json& document, const Scenario& sc, cons
   for (int i = 0; i < nq; ++i) bcolumn("q" + std::to_string(i), [i](const Bifurcation& f) { return f.x(i); });
   for (int i = 0; i < nq; ++i) bcolumn("u" + std::to_string(i), [i, nq](const Bifurcation& f) { return f.x(nq + i); });
 
-  // orbit_points.csv: every break-away of each orbit of the branches (crossing 0 is the branch's point)
+  // orbit_points.csv: every section crossing of each orbit of the branches (crossing 0 is the branch's point)
   if (b.orbit) {
     std::vector<std::vector<double>> cols(static_cast<std::size_t>(4 + ny));
     for (std::size_t k = 0; k < followed.size(); ++k)

@@ -308,7 +308,9 @@ TEST(ContinueCommand, BstabsStickSlipCycleEndsWhereItMeetsTheUnstableCycleThatBo
   const Result ra = run_fivsim(
       "sweep " + scenario + " --device cpu -q --set /model/v0=1.85 --set /sweep/samples=200 --out " + above.string());
   ASSERT_EQ(ra.code, 0) << ra.err;
-  for (const std::string& c : csv_text_column(above / "cases.csv", "class")) EXPECT_EQ(c, "no-stick-slip");
+  const auto classes = csv_text_column(above / "cases.csv", "class");
+  ASSERT_EQ(classes.size(), 200u);
+  for (const std::string& c : classes) EXPECT_EQ(c, "no-stick-slip");
   fs::remove_all(out);
   fs::remove_all(sides);
   fs::remove_all(above);

@@ -23,8 +23,8 @@ struct ContinuationRun {
   std::string parameter;      // the JSON pointer continued
   nlohmann::json report;      // summary.json: the settings, the branch's end, every bifurcation
   NamedColumns branches;      // branches.csv: one row per point of the branch
-  NamedColumns bifurcations;  // bifurcations.csv: one row per fold, Hopf, period-doubling or torus point
-  NamedColumns orbit_points;  // orbit_points.csv (orbits only): every break-away of each point's orbit
+  NamedColumns bifurcations;  // bifurcations.csv: a row per fold, Hopf, period-doubling, torus or grazing point
+  NamedColumns orbit_points;  // orbit_points.csv (orbits only): every section crossing of each point's orbit
 };
 
 // the scenario document (overrides applied) continued as its `continuation` block says; bad input

@@ -714,16 +714,12 @@ FIVSIM_HD inline Status switching_advance(const Model<D>& m, const SwitchingSett
       T sign = T(0), c0 = T(0);
       if (!ws.armed[s] || !(ws.fn_b[s] > T(0)) || !sd::linear_event(m, ws, s, off, sign, c0)) continue;
       const int i = s / 3;
-      const auto along = [&](const T* y) {
-        T acc = c0;
-        for (int k = 0; k < nq; ++k) acc += (off == 0 ? m.WN(k, i) : m.WT(k, i)) * y[off + k];
-        return static_cast<double>(sign * acc);
+      // the function's direction applied to a state (c = c0) or to a rate (c = 0)
+      const auto along = [&](const T* y, T c) {
+        for (int k = 0; k < nq; ++k) c += (off == 0 ? m.WN(k, i) : m.WT(k, i)) * y[off + k];
+        return static_cast<double>(sign * c);
       };
-      const auto rate = [&](const T* dy) {
-        T acc = T(0);
-        for (int k = 0; k < nq; ++k) acc += (off == 0 ? m.WN(k, i) : m.WT(k, i)) * dy[off + k];
-        return static_cast<double>(sign * acc);
-      };
+      const auto rate = [&](const T* dy) { return along(dy, T(0)); };
       const double r_lo = rate(ws.k[0]), r_hi = rate(ws.k[6]);
       if (!(r_lo < 0.0 && r_hi > 0.0)) continue;
       const auto falling = [&](double x) {
@@ -735,9 +731,9 @@ FIVSIM_HD inline Status switching_advance(const Model<D>& m, const SwitchingSett
       if (!(t_min < hi)) continue;
       const auto value = [&](double x) {
         sd::state_at(ws, ny, x, ws.ytmp);
-        return along(ws.ytmp);
+        return along(ws.ytmp, c0);
       };
-      const double g_min = value(t_min), g_lo = along(ws.y);
+      const double g_min = value(t_min), g_lo = along(ws.y, c0);
       if (g_min > 0.0 || !(g_lo > 0.0)) continue;
       t_event = sd::locate_root(value, ws.t, t_min, g_lo, g_min, set.event_tol);
     }
