@@ -1,14 +1,19 @@
-// src/app/continuation.cpp — a branch of equilibria of the switching model followed in one
-// parameter (app/continuation.hpp).
+// src/app/continuation.cpp — branches of equilibria and periodic orbits of the switching model
+// followed in one parameter (app/continuation.hpp).
 #include "fivsim/app/continuation.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <memory>
+
+#include <omp.h>
 
 #include <Eigen/Eigenvalues>
 
 #include "fivsim/analysis/continuation.hpp"
+#include "fivsim/batch/basins.hpp"
 #include "fivsim/batch/sweep.hpp"
 #include "fivsim/batch/sweep_plan.hpp"
 #include "fivsim/cases/case_runner.hpp"
@@ -27,7 +32,8 @@ struct ContinuationBlock {
   std::string parameter;
   double lo = 0.0, hi = 0.0;
   int direction = 1;
-  bool orbit = false;   // start "orbit": a periodic orbit, else an equilibrium
+  bool orbit = false;   // start "orbit" or "sweep": periodic orbits, else an equilibrium
+  std::string from;     // start "sweep": the sweep's results folder, a branch from each family of its orbits
   int period_n = 1;     // the orbit's period in break-away crossings
   int doublings = 1;    // levels of period doublings whose doubled orbit is followed too
   double settle = 0.0;  // seconds of the run before its first shot (0: the scenario's t_transient)
@@ -49,11 +55,20 @@ ContinuationBlock parse_block(const json& doc) {
   b.lo = range[0];
   b.hi = range[1];
   b.direction = c.choice_or("direction", "up", {"up", "down"}) == "up" ? 1 : -1;
-  b.orbit = c.choice_or("start", "equilibrium", {"equilibrium", "orbit"}) == "orbit";
+  const std::string start = c.choice_or("start", "equilibrium", {"equilibrium", "orbit", "sweep"});
+  b.orbit = start != "equilibrium";
+  if (start == "sweep") {
+    b.from = c.string("from");
+    if (!std::filesystem::is_directory(b.from))
+      throw InputError(c.pointer_of("from"), "'" + b.from + "' is not a folder (the output folder of `fivsim sweep`)");
+  } else if (c.has("from")) {
+    throw InputError(c.pointer_of("from"), "is read with \"start\": \"sweep\" alone");
+  }
   b.period_n = static_cast<int>(c.integer_or("period_n", 1, 1));
   if (b.period_n > 32) throw InputError(c.pointer_of("period_n"), "must be <= 32");
   b.settle = c.number_or("settle", 0.0, NumberRule::non_negative);
-  b.doublings = static_cast<int>(c.integer_or("doublings", 1, 0));
+  // a sweep's doubled orbits are families of their own: no branch switching by default
+  b.doublings = static_cast<int>(c.integer_or("doublings", start == "sweep" ? 0 : 1, 0));
   ContinuationSettings& s = b.settings;
   s.p_min = b.lo;
   s.p_max = b.hi;
@@ -387,6 +402,7 @@ struct Followed {
   long from_branch = -1, from_bifurcation = -1;
   ContinuationBranch branch;
   std::vector<std::vector<VectorXd>> later;  // an orbit's: each point's section crossings after 1 … N − 1 returns
+  long start = -1;                           // the sweep's start it grew from (−1: the scenario's run)
 };
 
 // onto the doubled orbit at a period doubling `pd` of branch `single` (problem `one`): on each side
@@ -435,8 +451,162 @@ bool switch_at_doubling(OrbitProblem<D>& one, OrbitProblem<D>& two, const Contin
   return false;
 }
 
+// the branches grown from the first orbit at p0 (the plan's scenario run for `settle` seconds):
+// its own, followed in `direction`, and at each period doubling the doubled orbit's, `doublings`
+// levels deep, with every section crossing of each point's orbit. Empty where no periodic-N orbit
+// is found there
 template <class D>
-ContinuationRun continue_scenario(const json& document, const Scenario& sc, const ContinuationBlock& b) {
+std::vector<Followed> follow_orbit(const batch::SweepPlan& plan, const SweepAnalysis& an, const SwitchingSettings& set,
+                                   const ContinuationBlock& b, int period_n, double p0, int direction, double settle) {
+  std::vector<std::unique_ptr<OrbitProblem<D>>> problems;
+  problems.push_back(std::make_unique<OrbitProblem<D>>(plan, StepOptions{}.stick_tol, set, an, period_n));
+  const int ny = problems[0]->state_size();
+  VectorXd z0;
+  if (!problems[0]->first_orbit(p0, settle, z0)) return {};
+  ContinuationSettings first = b.settings;
+  first.direction = direction;
+  std::vector<Followed> followed;
+  followed.push_back({period_n, -1, -1, continue_branch(*problems[0], z0, p0, first), {}});
+  // each period doubling found, `doublings` levels deep: the doubled orbit's branch
+  for (std::size_t k = 0; k < followed.size(); ++k) {
+    int level = 0;
+    for (long up = followed[k].from_branch; up >= 0; up = followed[static_cast<std::size_t>(up)].from_branch) ++level;
+    if (level >= b.doublings) continue;
+    for (std::size_t f = 0; f < followed[k].branch.bifurcations.size(); ++f) {
+      const Bifurcation& pd = followed[k].branch.bifurcations[f];
+      if (pd.kind != BifurcationKind::period_doubling || followed[k].period_n * 2 > 32) continue;
+      problems.push_back(
+          std::make_unique<OrbitProblem<D>>(plan, StepOptions{}.stick_tol, set, an, 2 * followed[k].period_n));
+      problems.back()->doubling_of(*problems[k]);
+      ContinuationBranch doubled;
+      if (switch_at_doubling(*problems[k], *problems.back(), followed[k].branch, pd, b, doubled))
+        followed.push_back(
+            {2 * followed[k].period_n, static_cast<long>(k), static_cast<long>(f), std::move(doubled), {}});
+      else
+        problems.pop_back();
+    }
+  }
+  // every section crossing of each orbit, for the diagram (orbit_points.csv)
+  for (std::size_t k = 0; k < followed.size(); ++k) {
+    OrbitProblem<D>& pr = *problems[k];
+    for (const ContinuationPoint& pt : followed[k].branch.points) {
+      std::vector<VectorXd> pts;
+      if (!pr.later_points(pt.x, pt.p, pts))
+        pts.assign(static_cast<std::size_t>(pr.crossings() - 1), VectorXd::Constant(ny, nan("")));
+      followed[k].later.push_back(pts);
+    }
+  }
+  return followed;
+}
+
+// a branch's start in a sweep's results: the middle case of a family of cases on stable periodic
+// orbits (neighbours in the continued parameter, the other swept values equal, the same N)
+struct SweepStart {
+  long case_id = 0;
+  double p = 0.0;
+  int period_n = 1;
+  long cases = 0;  // the family's
+  json document;   // the scenario with the case's other swept values
+};
+
+std::vector<SweepStart> sweep_starts(const json& document, const ContinuationBlock& b) {
+  batch::NamedColumns cols;
+  try {
+    cols = batch::read_sweep_cases(b.from);
+  } catch (const std::exception& e) {
+    throw InputError("/continuation/from", e.what());
+  }
+  for (const std::string& need : {b.parameter, std::string("orbit_n"), std::string("orbit_multiplier")})
+    if (!cols.count(need))
+      throw InputError("/continuation/from",
+                       "the cases of '" + b.from + "' have no column '" + need + "'" +
+                           (need == b.parameter ? ": the sweep must vary the continued parameter"
+                                                : ": the sweep needs its orbit observer (analysis.orbit)"));
+  std::vector<std::string> others;  // the other swept values: fixed along a branch
+  for (const auto& [name, v] : cols)
+    if (!name.empty() && name[0] == '/' && name != b.parameter) others.push_back(name);
+  const std::vector<double>& p = cols.at(b.parameter);
+  const std::vector<double>& n = cols.at("orbit_n");
+  const std::vector<double>& mult = cols.at("orbit_multiplier");
+  const std::vector<double>* ids = cols.count("case") ? &cols.at("case") : nullptr;
+  std::vector<std::size_t> rows(p.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = i;
+  // the other values first, then the parameter: a family is a run of neighbours
+  const auto key = [&](std::size_t i) {
+    std::vector<double> k;
+    for (const std::string& o : others) k.push_back(cols.at(o)[i]);
+    k.push_back(p[i]);
+    return k;
+  };
+  std::stable_sort(rows.begin(), rows.end(), [&](std::size_t i, std::size_t j) { return key(i) < key(j); });
+  const auto on_orbit = [&](std::size_t i) {
+    return n[i] >= 1 && n[i] <= 32 && mult[i] < 1.0 && p[i] >= b.lo && p[i] <= b.hi;
+  };
+  const auto same_family = [&](std::size_t i, std::size_t j) {
+    for (const std::string& o : others)
+      if (cols.at(o)[i] != cols.at(o)[j]) return false;
+    return n[i] == n[j];
+  };
+  std::vector<SweepStart> starts;
+  for (std::size_t a = 0; a < rows.size();) {
+    if (!on_orbit(rows[a])) {
+      ++a;
+      continue;
+    }
+    std::size_t e = a + 1;
+    while (e < rows.size() && on_orbit(rows[e]) && same_family(rows[a], rows[e])) ++e;
+    const std::size_t mid = rows[a + (e - a) / 2];
+    SweepStart st;
+    st.case_id = ids ? static_cast<long>((*ids)[mid]) : static_cast<long>(mid);
+    st.p = p[mid];
+    st.period_n = static_cast<int>(n[mid]);
+    st.cases = static_cast<long>(e - a);
+    st.document = document;
+    for (const std::string& o : others) st.document[json::json_pointer(o)] = cols.at(o)[mid];
+    starts.push_back(std::move(st));
+    a = e;
+  }
+  return starts;
+}
+
+// a branch each way from every start, side by side on `threads` CPU threads (0: all), in the
+// starts' order; a start whose run finds no orbit gives none
+template <class D>
+std::vector<Followed> follow_sweep_orbits(const ContinuationBlock& b, const SweepSpec& spec,
+                                          const std::vector<SweepStart>& starts, int threads) {
+  const long tasks = 2 * static_cast<long>(starts.size());
+  std::vector<std::vector<Followed>> grown(static_cast<std::size_t>(tasks));
+  std::vector<std::string> errors(static_cast<std::size_t>(tasks));
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads > 0 ? threads : omp_get_max_threads())
+  for (long t = 0; t < tasks; ++t) {
+    const SweepStart& st = starts[static_cast<std::size_t>(t / 2)];
+    const int direction = t % 2 == 0 ? -1 : 1;
+    try {
+      const Scenario sc = parse_scenario(st.document);
+      const batch::SweepPlan plan(sc, spec);
+      const double settle = b.settle > 0.0 ? b.settle : sc.analysis.t_transient;
+      grown[static_cast<std::size_t>(t)] = follow_orbit<D>(
+          plan, batch::sweep_analysis(sc), sc.integrator.switching_settings(), b, st.period_n, st.p, direction, settle);
+    } catch (const std::exception& e) {
+      errors[static_cast<std::size_t>(t)] = e.what();
+    }
+  }
+  for (const std::string& e : errors)
+    if (!e.empty()) throw std::runtime_error("a start of /continuation/from: " + e);
+  std::vector<Followed> followed;
+  for (long t = 0; t < tasks; ++t) {
+    const long offset = static_cast<long>(followed.size());
+    for (Followed& f : grown[static_cast<std::size_t>(t)]) {
+      if (f.from_branch >= 0) f.from_branch += offset;
+      f.start = t / 2;
+      followed.push_back(std::move(f));
+    }
+  }
+  return followed;
+}
+
+template <class D>
+ContinuationRun continue_scenario(const json& document, const Scenario& sc, const ContinuationBlock& b, int threads) {
   SweepSpec spec;
   spec.mode = SweepMode::zip;
   SweepParameter par;
@@ -451,6 +621,7 @@ ContinuationRun continue_scenario(const json& document, const Scenario& sc, cons
   const double p0 = b.direction > 0 ? b.lo : b.hi;
   const int nq = sc.model.dof(), ny = 2 * nq;
   std::vector<Followed> followed;
+  std::vector<SweepStart> starts;
   std::vector<ContactState> modes0;
   int conditions = 0;  // an orbit's section conditions: its multipliers are the state's size less these
   if (b.orbit) {
@@ -461,44 +632,20 @@ ContinuationRun continue_scenario(const json& document, const Scenario& sc, cons
       throw InputError("/analysis/poincare",
                        "an orbit is continued on the break-away section of a contact (section \"stick_to_slip\") "
                        "or on a velocity section (section \"velocity\")");
-    std::vector<std::unique_ptr<OrbitProblem<D>>> problems;
-    problems.push_back(std::make_unique<OrbitProblem<D>>(plan, StepOptions{}.stick_tol, set, an, b.period_n));
-    conditions = problems[0]->conditions();
-    const double settle = b.settle > 0.0 ? b.settle : sc.analysis.t_transient;
-    VectorXd z0;
-    if (!problems[0]->first_orbit(p0, settle, z0))
-      throw InputError("/continuation/range", "no periodic-" + std::to_string(b.period_n) + " orbit found at " +
-                                                  b.parameter + " = " + format_double(p0) + " after " +
-                                                  format_double(settle) + " s of the scenario's run");
-    followed.push_back({b.period_n, -1, -1, continue_branch(*problems[0], z0, p0, b.settings), {}});
-    // each period doubling found, `doublings` levels deep: the doubled orbit's branch
-    for (std::size_t k = 0; k < followed.size(); ++k) {
-      int level = 0;
-      for (long up = followed[k].from_branch; up >= 0; up = followed[static_cast<std::size_t>(up)].from_branch) ++level;
-      if (level >= b.doublings) continue;
-      for (std::size_t f = 0; f < followed[k].branch.bifurcations.size(); ++f) {
-        const Bifurcation& pd = followed[k].branch.bifurcations[f];
-        if (pd.kind != BifurcationKind::period_doubling || followed[k].period_n * 2 > 32) continue;
-        problems.push_back(
-            std::make_unique<OrbitProblem<D>>(plan, StepOptions{}.stick_tol, set, an, 2 * followed[k].period_n));
-        problems.back()->doubling_of(*problems[k]);
-        ContinuationBranch doubled;
-        if (switch_at_doubling(*problems[k], *problems.back(), followed[k].branch, pd, b, doubled))
-          followed.push_back(
-              {2 * followed[k].period_n, static_cast<long>(k), static_cast<long>(f), std::move(doubled), {}});
-        else
-          problems.pop_back();
-      }
-    }
-    // every section crossing of each orbit, for the diagram (orbit_points.csv)
-    for (std::size_t k = 0; k < followed.size(); ++k) {
-      OrbitProblem<D>& pr = *problems[k];
-      for (const ContinuationPoint& pt : followed[k].branch.points) {
-        std::vector<VectorXd> pts;
-        if (!pr.later_points(pt.x, pt.p, pts))
-          pts.assign(static_cast<std::size_t>(pr.crossings() - 1), VectorXd::Constant(ny, nan("")));
-        followed[k].later.push_back(pts);
-      }
+    conditions = an.section == SectionKind::velocity ? 1 : 2;
+    if (!b.from.empty()) {
+      starts = sweep_starts(document, b);
+      if (starts.empty())
+        throw InputError("/continuation/from", "no case of '" + b.from + "' ends on a stable periodic orbit with " +
+                                                   b.parameter + " in the range");
+      followed = follow_sweep_orbits<D>(b, spec, starts, threads);
+    } else {
+      const double settle = b.settle > 0.0 ? b.settle : sc.analysis.t_transient;
+      followed = follow_orbit<D>(plan, an, set, b, b.period_n, p0, b.direction, settle);
+      if (followed.empty())
+        throw InputError("/continuation/range", "no periodic-" + std::to_string(b.period_n) + " orbit found at " +
+                                                    b.parameter + " = " + format_double(p0) + " after " +
+                                                    format_double(settle) + " s of the scenario's run");
     }
   } else {
     EquilibriumProblem<D> problem(plan, StepOptions{}.stick_tol, set);
@@ -606,13 +753,30 @@ ContinuationRun continue_scenario(const json& document, const Scenario& sc, cons
   r["parameter"] = b.parameter;
   r["range"] = {b.lo, b.hi};
   r["direction"] = b.direction > 0 ? "up" : "down";
-  r["start"] = b.orbit ? "orbit" : "equilibrium";
-  if (b.orbit) r["period_n"] = b.period_n;
+  r["start"] = b.from.empty() ? (b.orbit ? "orbit" : "equilibrium") : "sweep";
+  if (b.orbit && b.from.empty()) r["period_n"] = b.period_n;
+  if (!b.from.empty()) {
+    // each family's start and the branches grown from it, down then up
+    json js = json::array();
+    for (std::size_t i = 0; i < starts.size(); ++i) {
+      json grown = json::array();
+      for (std::size_t k = 0; k < followed.size(); ++k)
+        if (followed[k].start == static_cast<long>(i)) grown.push_back(k);
+      js.push_back({{"case", starts[i].case_id},
+                    {"parameter", starts[i].p},
+                    {"period_n", starts[i].period_n},
+                    {"family_cases", starts[i].cases},
+                    {"branches", grown}});
+    }
+    r["from"] = b.from;
+    r["starts"] = js;
+    r["threads"] = threads;
+  }
   json modes = json::array();
   for (ContactState m : modes0) modes.push_back(mode_name(m));
   if (!b.orbit) r["modes"] = modes;
   r["points"] = np;
-  r["stop"] = followed[0].branch.stop;
+  r["stop"] = followed.empty() ? std::string() : followed[0].branch.stop;
   r["settings"] = {
       {"ds", b.settings.ds},   {"ds_min", b.settings.ds_min},         {"ds_max", b.settings.ds_max},
       {"tol", b.settings.tol}, {"max_points", b.settings.max_points}, {"locate_tol", b.settings.locate_tol}};
@@ -651,6 +815,7 @@ ContinuationRun continue_scenario(const json& document, const Scenario& sc, cons
     json j = {{"branch", k}, {"points", fb.branch.points.size()}, {"stop", fb.branch.stop}};
     if (b.orbit) j["period_n"] = fb.period_n;
     if (fb.from_branch >= 0) j["from"] = {{"branch", fb.from_branch}, {"bifurcation", fb.from_bifurcation}};
+    if (fb.start >= 0) j["start"] = fb.start;
     branches.push_back(j);
   }
   r["branches"] = branches;
@@ -661,7 +826,7 @@ ContinuationRun continue_scenario(const json& document, const Scenario& sc, cons
 
 }  // namespace
 
-ContinuationRun run_continuation(const json& document) {
+ContinuationRun run_continuation(const json& document, int threads) {
   const ContinuationBlock block = parse_block(document);
   const Scenario sc = parse_scenario(document);
   if (sc.model.omega != 0.0)
@@ -670,7 +835,7 @@ ContinuationRun run_continuation(const json& document) {
   const bool held = batch::with_instantiation(batch::SweepInstantiations<double>{}, sc.model.dof(),
                                               sc.model.n_contacts(), [&](auto tag) {
                                                 using D = typename decltype(tag)::type;
-                                                run = continue_scenario<D>(document, sc, block);
+                                                run = continue_scenario<D>(document, sc, block, threads);
                                               });
   if (!held)
     throw InputError("/model", "continuation holds models of up to 24 DoF and 8 contacts; this one has " +

@@ -309,18 +309,21 @@ json basins_json(const Basins& b) {
   return {{"parameters", b.group_paths}, {"groups", groups}};
 }
 
+NamedColumns read_sweep_cases(const fs::path& dir) {
+  const fs::path h5 = dir / "results.h5", csv = dir / "cases.csv";
+  if (fs::exists(h5) && results_h5_has_table(h5, "cases")) return read_cases_h5(h5);
+  if (fs::exists(csv)) return read_cases_csv(csv);
+  throw std::runtime_error("'" + dir.string() +
+                           "' holds neither results.h5 nor cases.csv (the output of `fivsim sweep`)");
+}
+
 std::vector<std::string> write_basins(const fs::path& dir, const std::vector<std::string>& swept_paths, int n_dof,
                                       json& summary) {
   summary.erase("basins");
   if (!sweeps_initial_conditions(swept_paths)) return {};
-  const fs::path h5 = dir / "results.h5", csv = dir / "cases.csv";
-  NamedColumns cols;
-  if (fs::exists(h5) && results_h5_has_table(h5, "cases"))
-    cols = read_cases_h5(h5);
-  else if (fs::exists(csv))
-    cols = read_cases_csv(csv);
-  else
-    return {};
+  const fs::path h5 = dir / "results.h5";
+  if (!(fs::exists(h5) && results_h5_has_table(h5, "cases")) && !fs::exists(dir / "cases.csv")) return {};
+  const NamedColumns cols = read_sweep_cases(dir);
   if (!cols.count("class")) return {};
   const Basins b = find_basins(swept_paths, cols, n_dof);
   write_text(dir / "basins.csv", basins_csv(b));

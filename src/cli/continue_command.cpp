@@ -20,7 +20,7 @@ int continue_command(const ContinueArgs& args) {
                                  ? base["name"].get<std::string>()
                                  : std::string("scenario");
     dir.emplace(output_folder(args.out, name + "_continuation"), std::vector<std::filesystem::path>{args.scenario});
-    run = run_continuation(base);
+    run = run_continuation(base, args.threads);
   } catch (const InputError& e) {
     std::fprintf(stderr, "fivsim continue: %s\n", e.what());
     return kExitBadInput;
@@ -36,9 +36,15 @@ int continue_command(const ContinueArgs& args) {
     write_json_file(dir->file("summary.json"), r);
     dir->commit();
     if (!args.quiet) {
-      std::printf("continue %s: %s branch over %s, %zu points (%s) -> %s\n", r["name"].get<std::string>().c_str(),
-                  r["start"].get<std::string>().c_str(), run.parameter.c_str(), r["points"].get<std::size_t>(),
-                  r["stop"].get<std::string>().c_str(), dir->final_path().c_str());
+      if (r.contains("starts"))
+        std::printf("continue %s: %zu orbit branches over %s from %zu families of %s, %zu points -> %s\n",
+                    r["name"].get<std::string>().c_str(), r["branches"].size(), run.parameter.c_str(),
+                    r["starts"].size(), r["from"].get<std::string>().c_str(), r["points"].get<std::size_t>(),
+                    dir->final_path().c_str());
+      else
+        std::printf("continue %s: %s branch over %s, %zu points (%s) -> %s\n", r["name"].get<std::string>().c_str(),
+                    r["start"].get<std::string>().c_str(), run.parameter.c_str(), r["points"].get<std::size_t>(),
+                    r["stop"].get<std::string>().c_str(), dir->final_path().c_str());
       for (const auto& b : r["bifurcations"]) {
         const std::string kind = b["kind"].get<std::string>();
         std::printf("  %s at %s = %.10g", kind.c_str(), run.parameter.c_str(), b["parameter"].get<double>());
@@ -48,7 +54,7 @@ int continue_command(const ContinueArgs& args) {
           std::printf(" (the orbit's events a period: %ld to %ld%s)", b["events"][0].get<long>(),
                       b["events"][1].get<long>(), b["turns"].get<bool>() ? "; the branch turns back" : "");
         if (b.contains("becomes"))
-          std::printf("; the %s becomes %s", r["start"].get<std::string>().c_str(),
+          std::printf("; the %s becomes %s", r["start"] == "equilibrium" ? "equilibrium" : "orbit",
                       b["becomes"].get<std::string>().c_str());
         std::printf("\n");
       }

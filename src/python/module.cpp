@@ -308,12 +308,12 @@ py::dict stability(const std::string& source, bool is_path, const std::vector<st
   return out;
 }
 
-py::dict continuation(const std::string& source, bool is_path, const std::vector<std::string>& overrides) {
+py::dict continuation(const std::string& source, bool is_path, const std::vector<std::string>& overrides, int threads) {
   const json doc = document_of(source, is_path, overrides);
   ContinuationRun run;
   {
     py::gil_scoped_release released;
-    run = run_continuation(doc);
+    run = run_continuation(doc, threads);
   }
   py::dict out;
   out["report"] = run.report.dump();
@@ -357,7 +357,8 @@ PYBIND11_MODULE(_core, m) {
         py::arg("dt"), py::arg("window"), py::arg("series"));
   m.def("stability", &stability, py::arg("source"), py::arg("is_path"), py::arg("overrides"), py::arg("param"),
         py::arg("linspace"));
-  m.def("continuation", &continuation, py::arg("source"), py::arg("is_path"), py::arg("overrides"));
+  m.def("continuation", &continuation, py::arg("source"), py::arg("is_path"), py::arg("overrides"),
+        py::arg("threads") = 0);
   m.def("identify_batch", &identify_batch, py::arg("source"), py::arg("is_path"), py::arg("overrides"),
         py::arg("base_dir"), py::arg("progress"));
   m.def("merge", &merge, py::arg("shards"), py::arg("out"));

@@ -3,7 +3,8 @@
 // equals the law's negative slope times the load (c = −Fn μ'(v0)), in the belt speed and in the load;
 // the flutter point of Model II (seed 000), which `fivsim stability` finds from its own
 // linearisation; the Coulomb slider's stick-slip cycle and its period; the demo chain's period
-// doublings; and bad input.
+// doublings; bSTAB's stick-slip cycle, its grazing point and the basin it bounds; a smooth fold of
+// cycles against SciPy; and bad input.
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -316,8 +317,113 @@ TEST(ContinueCommand, BstabsStickSlipCycleEndsWhereItMeetsTheUnstableCycleThatBo
   fs::remove_all(above);
 }
 
+// a smooth fold of cycles: the slider on a belt at 1.5 with the Gaussian Stribeck law
+// μ(w) = 0.5 + 0.5 e^(−w²) + 0.1 w, the viscous damping c the parameter. From c = 0.05 the stable
+// cycle sticks; its stick phase vanishes at a grazing point (no turn: the pure-slip cycle goes on
+// stable), the pure-slip cycle meets the unstable cycle at a fold of cycles (multiplier +1) and
+// that cycle shrinks onto steady sliding at its subcritical Hopf point c = −μ'(1.5) =
+// 1.5 e^(−2.25) − 0.1. Against SciPy's DOP853 on the slip equations
+// (scripts/compare/smooth_fold_cycle.py): the fold 0.090934114606, the grazing point
+// 0.079272591489 with section point 2.3646368757
+TEST(ContinueCommand, SmoothFoldOfCyclesIsSciPys) {
+  const fs::path out = fresh_dir("fivsim_cli_continue_smooth_fold");
+  const Result r = run_fivsim(
+      "continue " + kScenarios + "bstab_friction.json" +
+      R"( --set '/friction={"law":"stribeck","mu_s":1,"mu_c":0.5,"v_s":1,"alpha":2,"mu_v":0.1}' --set /initial/q/0=2.1)" +
+      R"( --set '/analysis/poincare={"section":"velocity","dof":0,"value":0,"direction":"down"}')" +
+      R"( --set '/continuation={"parameter":"/model/c","range":[0.05,0.1],"start":"orbit"}' --out )" + out.string());
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto s = summary_of(out);
+  ASSERT_EQ(s["bifurcations"].size(), 2u) << s["bifurcations"].dump();
+  const auto& graze = s["bifurcations"][0];
+  EXPECT_EQ(graze["kind"], "grazing");
+  EXPECT_NEAR(graze["parameter"].get<double>(), 0.079272591489, 1e-9);
+  EXPECT_EQ(graze["events"], nlohmann::json::array({2, 0}));
+  EXPECT_FALSE(graze["turns"].get<bool>());
+  const auto& fold = s["bifurcations"][1];
+  EXPECT_EQ(fold["kind"], "fold");
+  EXPECT_NEAR(fold["parameter"].get<double>(), 0.090934114606, 1e-9);
+  const auto rows = csv_rows(out / "branches.csv");
+  const long grazed = graze["after_point"].get<long>(), folded = fold["after_point"].get<long>();
+  ASSERT_LT(grazed + 1, folded);
+  EXPECT_NEAR(rows[static_cast<std::size_t>(grazed + 1)].at("q0"), 2.3646368757, 1e-8);
+  // stable up to the fold, unstable past it
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    EXPECT_EQ(rows[i].at("stable"), i <= static_cast<std::size_t>(folded) ? 1.0 : 0.0) << i;
+  EXPECT_EQ(s["stop"], "step below ds_min");
+  EXPECT_NEAR(rows.back().at("/model/c"), 1.5 * std::exp(-2.25) - 0.1, 1e-6);
+  EXPECT_NEAR(rows.back().at("period"), 2.0 * M_PI, 1e-4);
+  fs::remove_all(out);
+}
+
+// branches from a sweep's results: ten loads of the demo chain across its first period doubling,
+// 7.4–7.5 N periodic-2 and 7.6–8.3 N periodic-1 by their orbits; a branch down and up from the
+// middle case of each family. The period-1 branch down meets the doubling where
+// ContinueCommand.TheDemoChainsPeriodDoublings puts it (7.5752337 N); the period-2 orbit's period
+// there is twice the period-1 orbit's. One thread or two: the same branches, byte for byte
+TEST(ContinueCommand, SweepStartsABranchEachWayFromEveryFamilyOfOrbits) {
+  const fs::path dir = fresh_dir("fivsim_cli_continue_sweep_starts");
+  const std::string scenario = kScenarios + "chain2_bifurcation.json";
+  const Result rs =
+      run_fivsim("sweep " + scenario + " -q --device cpu --set '/sweep/parameters/0/linspace=[7.4,8.3,10]'" +
+                 " --out " + (dir / "sweep").string());
+  ASSERT_EQ(rs.code, 0) << rs.err;
+  const std::string block =
+      R"({"parameter":"/model/Fn","range":[7.4,8.3],"start":"sweep","from":")" + (dir / "sweep").string() + R"("})";
+  for (const int threads : {1, 2}) {
+    const Result r =
+        run_fivsim("continue " + scenario + " -q --threads " + std::to_string(threads) +
+                   " --set '/continuation=" + block + "' --out " + (dir / std::to_string(threads)).string());
+    ASSERT_EQ(r.code, 0) << r.err;
+  }
+  EXPECT_EQ(slurp(dir / "1" / "branches.csv"), slurp(dir / "2" / "branches.csv"));
+  const auto s = summary_of(dir / "1");
+  EXPECT_EQ(s["start"], "sweep");
+  ASSERT_EQ(s["starts"].size(), 2u) << s["starts"].dump();
+  const auto& two = s["starts"][0];
+  const auto& one = s["starts"][1];
+  EXPECT_EQ(two["period_n"], 2);
+  EXPECT_EQ(two["family_cases"], 2);
+  EXPECT_EQ(two["case"], 1);
+  EXPECT_EQ(one["period_n"], 1);
+  EXPECT_EQ(one["family_cases"], 8);
+  EXPECT_EQ(one["case"], 6);
+  EXPECT_EQ(two["branches"], nlohmann::json::array({0, 1}));
+  EXPECT_EQ(one["branches"], nlohmann::json::array({2, 3}));
+  ASSERT_EQ(s["branches"].size(), 4u);
+  EXPECT_EQ(s["branches"][0]["stop"], "p_min reached");
+  EXPECT_EQ(s["branches"][3]["stop"], "p_max reached");
+  // the doubling, on the period-1 branch down from 8 N
+  ASSERT_EQ(s["bifurcations"].size(), 1u) << s["bifurcations"].dump();
+  const auto& pd = s["bifurcations"][0];
+  EXPECT_EQ(pd["kind"], "period_doubling");
+  EXPECT_EQ(pd["branch"], 2);
+  EXPECT_NEAR(pd["parameter"].get<double>(), 7.5752337, 1e-6);
+  const auto rows = csv_rows(dir / "1" / "branches.csv");
+  std::vector<std::map<std::string, double>> single, doubled;
+  for (const auto& row : rows) {
+    if (row.at("branch") == 2.0) single.push_back(row);
+    if (row.at("branch") == 1.0) doubled.push_back(row);
+  }
+  ASSERT_GE(single.size(), 3u);
+  ASSERT_GE(doubled.size(), 3u);
+  const double at = pd["parameter"].get<double>();
+  const double period_one = quadratic_at(single, "/model/Fn", "period", at);
+  // the doubled branch runs up towards the doubling: its last points lie next to it
+  EXPECT_NEAR(doubled.back().at("/model/Fn"), at, 1e-3);
+  EXPECT_NEAR(doubled.back().at("period"), 2.0 * period_one, 1e-3 * period_one);
+  for (const auto& row : single)
+    EXPECT_EQ(row.at("stable"), row.at("/model/Fn") > at ? 1.0 : 0.0) << row.at("/model/Fn");
+  fs::remove_all(dir);
+}
+
 TEST(ContinueCommand, BadBlocksAreBadInputAndWriteNothing) {
   const fs::path out = fresh_dir("fivsim_cli_continue_bad");
+  const fs::path empty = fresh_dir("fivsim_cli_continue_bad_empty"), other = fresh_dir("fivsim_cli_continue_bad_other");
+  fs::create_directories(empty);
+  const Result rs = run_fivsim("sweep " + kScenarios +
+                               "bstab_friction.json -q --device cpu --set /sweep/samples=4 --out " + other.string());
+  ASSERT_EQ(rs.code, 0) << rs.err;
   const std::string base = "continue " + kScenarios + "bstab_friction.json --out " + out.string() + " ";
   const std::pair<std::string, std::string> cases[] = {
       {"", "/continuation"},
@@ -327,6 +433,19 @@ TEST(ContinueCommand, BadBlocksAreBadInputAndWriteNothing) {
       {R"(--set '/continuation={"parameter":"/model/v0","range":[1,2],"step":{"initial":1,"max":0.1}}')",
        "/continuation/step"},
       {R"(--set '/continuation={"parameter":"/model/m","range":[-1,2]}')", "/model/m"},
+      {R"(--set '/continuation={"parameter":"/model/v0","range":[1,2],"start":"sweep"}')", "/continuation/from"},
+      {R"(--set '/continuation={"parameter":"/model/v0","range":[1,2],"start":"orbit","from":"x"}')",
+       "/continuation/from"},
+      {R"(--set '/continuation={"parameter":"/model/v0","range":[1,2],"start":"sweep","from":")" +
+           (out.parent_path() / "fivsim_no_such_sweep_folder").string() + R"("}')",
+       "/continuation/from"},
+      // a folder without a sweep's cases, and one whose sweep does not vary the parameter
+      {R"(--set '/continuation={"parameter":"/model/v0","range":[1,2],"start":"sweep","from":")" + empty.string() +
+           R"("}')",
+       "/continuation/from"},
+      {R"(--set '/continuation={"parameter":"/model/v0","range":[1,2],"start":"sweep","from":")" + other.string() +
+           R"("}')",
+       "/continuation/from"},
   };
   for (const auto& [args, pointer] : cases) {
     const Result r = run_fivsim(base + args);
@@ -334,6 +453,8 @@ TEST(ContinueCommand, BadBlocksAreBadInputAndWriteNothing) {
     EXPECT_NE(r.err.find(pointer), std::string::npos) << args << "\n" << r.err;
     EXPECT_FALSE(fs::exists(out)) << args;
   }
+  fs::remove_all(empty);
+  fs::remove_all(other);
 }
 
 }  // namespace

@@ -1,14 +1,17 @@
-// fivsim/app/continuation.hpp — `fivsim continue` and fivsim.continuation as one library call: a
-// branch of the scenario's equilibria (steady sliding) followed in one parameter by pseudo-arclength
-// continuation (analysis/continuation.hpp), with their eigenvalues, stability and the folds and
-// Hopf points on it — where a stick-slip cycle is born. The equilibria are zeros of the exact
-// switching model's vector field in the modes it takes there (integrate/switching_tangent.hpp
-// switching_field), the parameter set by the sweep engine's plan (batch/sweep_plan.hpp), so that
-// what is continued is the model a sweep runs.
+// fivsim/app/continuation.hpp — `fivsim continue` and fivsim.continuation as one library call:
+// the scenario's equilibria (steady sliding) or periodic orbits through stick-slip followed in one
+// parameter by pseudo-arclength continuation (analysis/continuation.hpp), with their eigenvalues or
+// Floquet multipliers, stability and the folds, Hopf, period-doubling, torus and grazing points on
+// them. Equilibria are zeros of the exact switching model's vector field in the modes it takes
+// there (integrate/switching_tangent.hpp switching_field); orbits are shot on a Poincaré section
+// (integrate/switching_orbit.hpp), the first from a run of the scenario or from each family of
+// stable orbits in a sweep's results, whose branches run side by side on CPU threads. The parameter
+// is set by the sweep engine's plan (batch/sweep_plan.hpp), so that what is continued is the model
+// a sweep runs.
 //
 //   "continuation": {"parameter": "/model/v0", "range": [1.0, 2.0], "direction": "up",
-//                    "start": "equilibrium", "step": {"initial": 0.01, "min": 1e-7, "max": 0.05},
-//                    "tol": 1e-10, "max_points": 2000}
+//                    "start": "equilibrium" | "orbit" | "sweep", "from": "runs/sweep_folder",
+//                    "step": {"initial": 0.01, "min": 1e-7, "max": 0.05}, "tol": 1e-10, "max_points": 2000}
 #pragma once
 
 #include <string>
@@ -27,8 +30,9 @@ struct ContinuationRun {
   NamedColumns orbit_points;  // orbit_points.csv (orbits only): every section crossing of each point's orbit
 };
 
-// the scenario document (overrides applied) continued as its `continuation` block says; bad input
-// is an InputError naming the pointer
-ContinuationRun run_continuation(const nlohmann::json& document);
+// the scenario document (overrides applied) continued as its `continuation` block says; the
+// branches of a sweep's starts side by side on `threads` CPU threads (0: all cores). Bad input is
+// an InputError naming the pointer
+ContinuationRun run_continuation(const nlohmann::json& document, int threads = 0);
 
 }  // namespace fivsim

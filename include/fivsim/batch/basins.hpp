@@ -74,6 +74,10 @@ std::string attractors_csv(const Basins& b);
 // summary.json's "basins": per group its parameters, cases and attractors with their shares
 nlohmann::json basins_json(const Basins& b);
 
+// the cases table of a finished sweep folder (results.h5 where it holds one, else cases.csv), "class"
+// as its CaseClass code; throws std::runtime_error where the folder has neither
+NamedColumns read_sweep_cases(const std::filesystem::path& dir);
+
 // the columns basins need from a finished sweep folder (results.h5 where there is one, else
 // cases.csv), its basins into basins.csv and attractors.csv there, and "basins" into `summary`;
 // nothing where the sweep does not vary initial conditions or does not classify its cases.

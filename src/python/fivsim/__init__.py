@@ -457,12 +457,13 @@ class ContinuationResult:
         return f"<fivsim.ContinuationResult {r.get('name')}: {r.get('parameter')}, {r.get('points')} points; {kinds or 'no bifurcation'}>"
 
 
-def continuation(scenario, set=None):
-    """The scenario's equilibria or a periodic orbit followed as its continuation block says
+def continuation(scenario, set=None, threads=0):
+    """The scenario's equilibria or periodic orbits followed as its continuation block says
     (fivsim continue): a ContinuationResult. `set` overrides values (a continuation block too:
-    {"/continuation": {"parameter": "/model/v0", "range": [1, 2]}})."""
+    {"/continuation": {"parameter": "/model/v0", "range": [1, 2]}}); `threads` runs the branches
+    of a sweep's starts ("start": "sweep") side by side (0: all cores)."""
     text, is_path = _source(scenario)
-    return ContinuationResult(_core.continuation(text, is_path, _overrides(set)))
+    return ContinuationResult(_core.continuation(text, is_path, _overrides(set), int(threads)))
 
 
 class CompareResult:
