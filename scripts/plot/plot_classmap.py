@@ -2,10 +2,14 @@
 """Class map of a two-parameter `fivsim sweep` (a grid over two swept values): one cell per case,
 coloured by its class (periodic-1, periodic-2, …, quasi-periodic, chaotic, undetermined,
 no-stick-slip, diverged), with the count of each class in the legend. Reads cases.csv, or
-results.h5 where the sweep wrote only that.
+results.h5 where the sweep wrote only that. With --curves, the two-parameter curves of `fivsim
+continue` (curves.csv of a continuation with a "curves" block over the same two parameters) drawn
+over it: period doublings solid, folds dashed.
 
 usage: scripts/plot/plot_classmap.py SWEEP_DIR [--x /model/Fn] [--y /model/v0] [--out FILE.png]
+                                     [--curves CONTINUATION_DIR ...]
 """
+import csv
 import os
 import sys
 
@@ -31,7 +35,9 @@ def class_order(name):
 
 
 def main():
-    a, rows, x, y = two_axes_cli(__doc__, "parameter", "/", "classmap.png")
+    a, rows, x, y = two_axes_cli(__doc__, "parameter", "/", "classmap.png",
+                                 extra=(("--curves", {"nargs": "*", "default": [],
+                                                      "help": "folders of `fivsim continue` with curves.csv"}),))
     xs = sorted({float(r[x]) for r in rows})
     ys = sorted({float(r[y]) for r in rows})
     names = sorted({r["class"] for r in rows}, key=class_order)
@@ -57,6 +63,21 @@ def main():
     counts = {n: sum(1 for r in rows if r["class"] == n) for n in names}
     ax.legend(handles=[Patch(color=class_colour(n), label="%s (%d)" % (n, counts[n])) for n in names],
               fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5))
+    for folder in a.curves:
+        path = os.path.join(folder, "curves.csv")
+        if not os.path.exists(path):
+            sys.exit("plot_classmap: %s has no curves.csv (a continuation with a \"curves\" block)" % folder)
+        with open(path, newline="") as f:
+            points = list(csv.DictReader(f))
+        if points and (x not in points[0] or y not in points[0]):
+            sys.exit("plot_classmap: the curves of %s are not over %s and %s" % (folder, x, y))
+        for c in sorted({int(p["curve"]) for p in points}):
+            on = [p for p in points if int(p["curve"]) == c]
+            ax.plot([float(p[x]) for p in on], [float(p[y]) for p in on], color="black", lw=1.6,
+                    ls="-" if on[0]["kind"] == "period_doubling" else "--")
+    if a.curves:
+        ax.set_xlim(edges(xs)[0], edges(xs)[-1])
+        ax.set_ylim(edges(ys)[0], edges(ys)[-1])
     ax.set_xlabel(x)
     ax.set_ylabel(y)
     ax.set_title("%s: %d cases" % (os.path.basename(os.path.normpath(a.folder)), len(rows)))

@@ -7,13 +7,17 @@
 #include <cmath>
 #include <filesystem>
 #include <memory>
+#include <tuple>
 
 #include <omp.h>
 
 #include <Eigen/Eigenvalues>
+#include <Eigen/LU>
+#include <Eigen/SVD>
 
 #include "fivsim/analysis/continuation.hpp"
 #include "fivsim/batch/basins.hpp"
+#include "fivsim/batch/results_h5.hpp"
 #include "fivsim/batch/sweep.hpp"
 #include "fivsim/batch/sweep_plan.hpp"
 #include "fivsim/cases/case_runner.hpp"
@@ -38,7 +42,35 @@ struct ContinuationBlock {
   int doublings = 1;    // levels of period doublings whose doubled orbit is followed too
   double settle = 0.0;  // seconds of the run before its first shot (0: the scenario's t_transient)
   ContinuationSettings settings;
+  std::string second;                   // "curves": the second parameter of the folds' and doublings' curves
+  double second_base = 0.0;             // its value in the scenario, where each curve starts
+  ContinuationSettings curve_settings;  // p_min, p_max: its range
 };
+
+// arclength steps over a parameter's range: by default a hundredth of it to start, a twentieth at
+// most; the block's `step` overrides
+void parse_steps(JsonObject& c, double lo, double hi, ContinuationSettings& s) {
+  const double width = hi - lo;
+  s.ds = 0.01 * width;
+  s.ds_max = 0.05 * width;
+  s.ds_min = 1e-7 * width;
+  if (c.has("step")) {
+    JsonObject st = c.object("step");
+    s.ds = st.number_or("initial", s.ds, NumberRule::positive);
+    s.ds_min = st.number_or("min", s.ds_min, NumberRule::positive);
+    s.ds_max = st.number_or("max", s.ds_max, NumberRule::positive);
+    if (!(s.ds_min <= s.ds && s.ds <= s.ds_max)) throw InputError(st.pointer(), "needs min <= initial <= max");
+    st.finish();
+  }
+}
+
+// a JSON pointer that a continuation may vary: a number of /model or /friction
+void check_parameter(const JsonObject& c, const std::string& path) {
+  if (path.rfind("/model/", 0) != 0 && path.rfind("/friction/", 0) != 0)
+    throw InputError(
+        c.pointer_of("parameter"),
+        "'" + path + "' cannot be continued: equilibria and orbits move with the numbers of /model and /friction");
+}
 
 ContinuationBlock parse_block(const json& doc) {
   if (!doc.is_object() || !doc.contains("continuation"))
@@ -46,10 +78,7 @@ ContinuationBlock parse_block(const json& doc) {
   JsonObject c(doc["continuation"], "/continuation");
   ContinuationBlock b;
   b.parameter = c.string("parameter");
-  if (b.parameter.rfind("/model/", 0) != 0 && b.parameter.rfind("/friction/", 0) != 0)
-    throw InputError(
-        c.pointer_of("parameter"),
-        "'" + b.parameter + "' cannot be continued: equilibria move with the numbers of /model and /friction");
+  check_parameter(c, b.parameter);
   const std::vector<double> range = c.numbers("range", 2);
   if (!(range[0] < range[1])) throw InputError(c.pointer_of("range"), "must be [a, b] with a < b");
   b.lo = range[0];
@@ -73,22 +102,41 @@ ContinuationBlock parse_block(const json& doc) {
   s.p_min = b.lo;
   s.p_max = b.hi;
   s.direction = b.direction;
-  // arclength steps in (x, p): by default a hundredth of the range to start, a twentieth at most
-  const double width = b.hi - b.lo;
-  s.ds = 0.01 * width;
-  s.ds_max = 0.05 * width;
-  s.ds_min = 1e-7 * width;
-  if (c.has("step")) {
-    JsonObject st = c.object("step");
-    s.ds = st.number_or("initial", s.ds, NumberRule::positive);
-    s.ds_min = st.number_or("min", s.ds_min, NumberRule::positive);
-    s.ds_max = st.number_or("max", s.ds_max, NumberRule::positive);
-    if (!(s.ds_min <= s.ds && s.ds <= s.ds_max)) throw InputError(st.pointer(), "needs min <= initial <= max");
-    st.finish();
-  }
+  parse_steps(c, b.lo, b.hi, s);
   s.tol = c.number_or("tol", s.tol, NumberRule::positive);
   s.max_points = c.integer_or("max_points", s.max_points, 2);
   s.locate_tol = c.number_or("locate_tol", s.locate_tol, NumberRule::positive);
+  if (c.has("curves")) {
+    // each fold and period doubling of the orbits followed in a second parameter
+    JsonObject cv = c.object("curves");
+    if (!b.orbit)
+      throw InputError(cv.pointer(), "follows the folds and period doublings of orbits (start orbit or sweep)");
+    b.second = cv.string("parameter");
+    check_parameter(cv, b.second);
+    if (b.second == b.parameter)
+      throw InputError(cv.pointer_of("parameter"), "must differ from /continuation/parameter");
+    const std::vector<double> r = cv.numbers("range", 2);
+    if (!(r[0] < r[1])) throw InputError(cv.pointer_of("range"), "must be [a, b] with a < b");
+    const json::json_pointer at(b.second);
+    if (!doc.contains(at) || !doc[at].is_number())
+      throw InputError(cv.pointer_of("parameter"), "'" + b.second + "' is not a number of the scenario");
+    b.second_base = doc[at].get<double>();
+    if (!(b.second_base >= r[0] && b.second_base <= r[1]))
+      throw InputError(cv.pointer_of("range"), "must hold the scenario's " + b.second + " = " +
+                                                   format_double(b.second_base) + ", where each curve starts");
+    ContinuationSettings& cs = b.curve_settings;
+    cs.p_min = r[0];
+    cs.p_max = r[1];
+    // a curve's arclength runs in both parameters: its steps scale with the wider range
+    const double wide = std::max(r[1] - r[0], b.hi - b.lo);
+    parse_steps(cv, 0.0, wide, cs);
+    // g carries the error of the return map's Jacobian (the variational equations at the
+    // integrator's tolerance): a corrector tolerance of 1e-10 is below its noise
+    cs.tol = cv.number_or("tol", 1e-8, NumberRule::positive);
+    cs.max_points = cv.integer_or("max_points", s.max_points, 2);
+    cs.locate_tol = s.locate_tol;
+    cv.finish();
+  }
   c.finish();
   return b;
 }
@@ -199,7 +247,7 @@ class OrbitProblem : public ContinuationProblem {
   // the period between two, then Newton; false where none converges
   bool first_orbit(double p, double settle, VectorXd& z) {
     using T = typename D::scalar;
-    plan_.case_setup(*uniform_, 0, &p, 1, stick_tol_, *setup_);
+    setup_at(p);
     const Model<D>& m = setup_->model;
     auto sink = [](const SwitchingEvent<T>&) {};
     SwitchingWorkspace<D>& ws = work_->ws;
@@ -298,15 +346,20 @@ class OrbitProblem : public ContinuationProblem {
   }
   // the orbit of `crossings` that doubles `o`'s: the same modes after the break-away, twice the time
   void doubling_of(const OrbitProblem& o) {
-    for (int i = 0; i < D::max_contacts; ++i) modes_[i] = o.modes_[i];
+    same_orbit_as(o);
     max_time_ = 2.0 * o.max_time_;
+  }
+  // the orbits `o` shoots (its modes after the break-away, its longest shot), on this one's plan
+  void same_orbit_as(const OrbitProblem& o) {
+    for (int i = 0; i < D::max_contacts; ++i) modes_[i] = o.modes_[i];
+    max_time_ = o.max_time_;
   }
   // the orbit's section crossings after 1 … N − 1 returns from x (the point itself is x), each a
   // shot of one return from the one before (in the modes just after it), into pts (ny values
   // each); false where a shot fails
   bool later_points(const VectorXd& z, double p, std::vector<VectorXd>& pts) {
     shot_p_ = nan("");
-    plan_.case_setup(*uniform_, 0, &p, 1, stick_tol_, *setup_);
+    setup_at(p);
     typename D::scalar x[2 * D::max_dof];
     ContactState modes[D::max_contacts];
     for (int i = 0; i < ny_; ++i) x[i] = z(i);
@@ -326,8 +379,19 @@ class OrbitProblem : public ContinuationProblem {
   }
   int crossings() const { return crossings_; }
   int state_size() const { return ny_; }
+  // a plan of two parameters (a two-parameter curve): the second one's value from now on
+  void set_second(double value) {
+    if (value != second_) shot_p_ = nan("");  // the last shot was of another model
+    second_ = value;
+  }
 
  private:
+  // the model at p (and the second parameter, where the plan has one)
+  void setup_at(double p) {
+    const double row[2] = {p, second_};
+    plan_.case_setup(*uniform_, 0, row, 1, stick_tol_, *setup_);
+  }
+
   // the gradient of the section's condition k at the last point asked, component j
   double gradient(int k, int j) const {
     if (nc_ == 2) return work_->constraint_grad[k][j];
@@ -337,7 +401,7 @@ class OrbitProblem : public ContinuationProblem {
   // F at (z, p), leaving DP and the conditions' gradients at x in work_
   bool residual(const VectorXd& z, double p, double* F) {
     shot_p_ = nan("");  // work_ is about to hold another shot
-    plan_.case_setup(*uniform_, 0, &p, 1, stick_tol_, *setup_);
+    setup_at(p);
     const Model<D>& m = setup_->model;
     typename D::scalar x[2 * D::max_dof];
     for (int i = 0; i < ny_; ++i) x[i] = z(i);
@@ -376,10 +440,114 @@ class OrbitProblem : public ContinuationProblem {
   VectorXd shot_z_;  // velocity sections: the point of the last orbit shot (work_ holds its events)
   double shot_p_ = nan("");
   double max_time_ = 1e3, period_ = 0.0;
+  double second_ = nan("");
   ContactState modes_[D::max_contacts] = {};
   std::unique_ptr<CaseSetup<D>> uniform_ = std::make_unique<CaseSetup<D>>();
   std::unique_ptr<CaseSetup<D>> setup_ = std::make_unique<CaseSetup<D>>();
   std::unique_ptr<OrbitWork<D>> work_ = std::make_unique<OrbitWork<D>>();
+};
+
+// a fold or period doubling of the orbits followed in a second parameter p2: unknowns w = (z, p1),
+// z the orbit problem's (section point and multipliers of its conditions), F = [the orbit's
+// residual at (p1, p2); g], g the last unknown of the bordered system [[M, b], [cᵀ, 0]] (v, g) =
+// (0, 1) — zero exactly where M is singular: M the orbit's bordered Jacobian [[DP − I, Aᵀ], [A, 0]]
+// at a fold, DP + I at a period doubling; b and c M's singular vectors at the curve's first point
+// (a minimally augmented system: Govaerts 2000 §4; Kuznetsov 2004 §10.2). g's row and F_p2 by
+// forward differences of shots
+template <class D>
+class CurveProblem : public ContinuationProblem {
+ public:
+  CurveProblem(OrbitProblem<D>& orbit, BifurcationKind kind) : orbit_(orbit), kind_(kind) {}
+  int size() const override { return orbit_.size() + 1; }
+
+  // b and c from M at w: its smallest singular value's left and right vectors
+  bool border_at(const VectorXd& w, double p2) {
+    VectorXd Fo;
+    MatrixXd J;
+    orbit_.set_second(p2);
+    if (!orbit_.evaluate(w.head(orbit_.size()), w(orbit_.size()), Fo, &J, nullptr)) return false;
+    const MatrixXd M = matrix(J);
+    const Eigen::JacobiSVD<MatrixXd> svd(M, Eigen::ComputeFullU | Eigen::ComputeFullV);
+    b_ = svd.matrixU().col(M.rows() - 1);
+    c_ = svd.matrixV().col(M.cols() - 1);
+    return true;
+  }
+
+  bool evaluate(const VectorXd& w, double p2, VectorXd& F, MatrixXd* Fx, VectorXd* Fp) override {
+    const int n = orbit_.size();
+    VectorXd Fo, Fp1;
+    MatrixXd J;
+    double g = 0.0;
+    if (!orbit_rows(w, p2, Fo, J, Fx ? &Fp1 : nullptr, g)) return false;
+    F.resize(n + 1);
+    F.head(n) = Fo;
+    F(n) = g;
+    if (Fx) {
+      Fx->setZero(n + 1, n + 1);
+      Fx->topLeftCorner(n, n) = J;
+      Fx->block(0, n, n, 1) = Fp1;
+      for (int j = 0; j <= n; ++j) {
+        VectorXd wj = w, Fj;
+        MatrixXd Jj;
+        const double h = kDifference * (1.0 + std::abs(w(j)));
+        wj(j) += h;
+        double gj = 0.0;
+        if (!orbit_rows(wj, p2, Fj, Jj, nullptr, gj)) return false;
+        (*Fx)(n, j) = (gj - g) / h;
+      }
+    }
+    if (Fp) {
+      const double h = kDifference * (1.0 + std::abs(p2));
+      VectorXd Fh;
+      MatrixXd Jh;
+      double gh = 0.0;
+      if (!orbit_rows(w, p2 + h, Fh, Jh, nullptr, gh)) return false;
+      Fp->resize(n + 1);
+      Fp->head(n) = (Fh - Fo) / h;
+      (*Fp)(n) = (gh - g) / h;
+    }
+    return true;
+  }
+
+  // no stability along a curve: its points are bifurcations of the orbits
+  Eigen::VectorXcd eigenvalues(const VectorXd&, double, const MatrixXd&) override { return {}; }
+  double period(const VectorXd& w, double p2) override {
+    orbit_.set_second(p2);
+    const int n = orbit_.size();
+    orbit_.eigenvalues(w.head(n), w(n), MatrixXd());
+    return orbit_.period(w.head(n), w(n));
+  }
+
+ private:
+  MatrixXd matrix(const MatrixXd& J) const {
+    if (kind_ == BifurcationKind::fold) return J;
+    const int ny = orbit_.state_size();
+    return J.topLeftCorner(ny, ny) + 2.0 * MatrixXd::Identity(ny, ny);  // DP + I
+  }
+  // the orbit's residual and Jacobian at (z, p1, p2), F_p1 where asked, and g
+  bool orbit_rows(const VectorXd& w, double p2, VectorXd& Fo, MatrixXd& J, VectorXd* Fp1, double& g) {
+    const int n = orbit_.size();
+    orbit_.set_second(p2);
+    if (!orbit_.evaluate(w.head(n), w(n), Fo, &J, Fp1)) return false;
+    const MatrixXd M = matrix(J);
+    const int m = static_cast<int>(M.rows());
+    MatrixXd B = MatrixXd::Zero(m + 1, m + 1);
+    B.topLeftCorner(m, m) = M;
+    B.block(0, m, m, 1) = b_;
+    B.block(m, 0, 1, m) = c_.transpose();
+    VectorXd rhs = VectorXd::Zero(m + 1);
+    rhs(m) = 1.0;
+    const VectorXd v = B.partialPivLu().solve(rhs);
+    g = v(m);
+    return std::isfinite(g);
+  }
+
+  // g holds the error of DP (its variational equations at the integrator's tolerance, ~1e-8 of
+  // its size): differences of 1e-5 keep that error below a percent of g's derivatives
+  static constexpr double kDifference = 1e-5;
+  OrbitProblem<D>& orbit_;
+  BifurcationKind kind_;
+  VectorXd b_, c_;
 };
 
 const char* mode_name(ContactState s) {
@@ -397,13 +565,32 @@ const char* mode_name(ContactState s) {
 
 // a branch followed: an orbit's period in break-aways (0: equilibria), and the branch and
 // bifurcation it was switched onto from (−1: the first)
+// a fold's or period doubling's curve in the second parameter, one way from the branch's point
+struct Curve {
+  BifurcationKind kind = BifurcationKind::fold;
+  long bifurcation = 0;       // its index in the branch's bifurcations
+  int direction = 1;          // of the second parameter
+  ContinuationBranch points;  // each point's x: (z, p1); p: p2
+};
+
 struct Followed {
   int period_n = 0;
   long from_branch = -1, from_bifurcation = -1;
   ContinuationBranch branch;
   std::vector<std::vector<VectorXd>> later;  // an orbit's: each point's section crossings after 1 … N − 1 returns
   long start = -1;                           // the sweep's start it grew from (−1: the scenario's run)
+  double wall_s = 0.0;                       // the branch's continuation, its doubled branches' left out
+  std::vector<Curve> curves;                 // of its folds and doublings in the second parameter
 };
+
+Followed followed_branch(int period_n, ContinuationBranch branch, long from_branch = -1, long from_bifurcation = -1) {
+  Followed f;
+  f.period_n = period_n;
+  f.from_branch = from_branch;
+  f.from_bifurcation = from_bifurcation;
+  f.branch = std::move(branch);
+  return f;
+}
 
 // onto the doubled orbit at a period doubling `pd` of branch `single` (problem `one`): on each side
 // of the doubling, a little past it, the period-N orbit there is perturbed along the eigenvector of
@@ -453,11 +640,13 @@ bool switch_at_doubling(OrbitProblem<D>& one, OrbitProblem<D>& two, const Contin
 
 // the branches grown from the first orbit at p0 (the plan's scenario run for `settle` seconds):
 // its own, followed in `direction`, and at each period doubling the doubled orbit's, `doublings`
-// levels deep, with every section crossing of each point's orbit. Empty where no periodic-N orbit
-// is found there
+// levels deep, with every section crossing of each point's orbit; with `plan2` (the continued
+// parameter and the curves' second one) each fold's and doubling's curve from the second's value
+// `second`. Empty where no periodic-N orbit is found there
 template <class D>
-std::vector<Followed> follow_orbit(const batch::SweepPlan& plan, const SweepAnalysis& an, const SwitchingSettings& set,
-                                   const ContinuationBlock& b, int period_n, double p0, int direction, double settle) {
+std::vector<Followed> follow_orbit(const batch::SweepPlan& plan, const batch::SweepPlan* plan2, double second,
+                                   const SweepAnalysis& an, const SwitchingSettings& set, const ContinuationBlock& b,
+                                   int period_n, double p0, int direction, double settle) {
   std::vector<std::unique_ptr<OrbitProblem<D>>> problems;
   problems.push_back(std::make_unique<OrbitProblem<D>>(plan, StepOptions{}.stick_tol, set, an, period_n));
   const int ny = problems[0]->state_size();
@@ -466,7 +655,9 @@ std::vector<Followed> follow_orbit(const batch::SweepPlan& plan, const SweepAnal
   ContinuationSettings first = b.settings;
   first.direction = direction;
   std::vector<Followed> followed;
-  followed.push_back({period_n, -1, -1, continue_branch(*problems[0], z0, p0, first), {}});
+  const auto started = std::chrono::steady_clock::now();
+  followed.push_back(followed_branch(period_n, continue_branch(*problems[0], z0, p0, first)));
+  followed[0].wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   // each period doubling found, `doublings` levels deep: the doubled orbit's branch
   for (std::size_t k = 0; k < followed.size(); ++k) {
     int level = 0;
@@ -481,7 +672,7 @@ std::vector<Followed> follow_orbit(const batch::SweepPlan& plan, const SweepAnal
       ContinuationBranch doubled;
       if (switch_at_doubling(*problems[k], *problems.back(), followed[k].branch, pd, b, doubled))
         followed.push_back(
-            {2 * followed[k].period_n, static_cast<long>(k), static_cast<long>(f), std::move(doubled), {}});
+            followed_branch(2 * followed[k].period_n, std::move(doubled), static_cast<long>(k), static_cast<long>(f)));
       else
         problems.pop_back();
     }
@@ -496,7 +687,40 @@ std::vector<Followed> follow_orbit(const batch::SweepPlan& plan, const SweepAnal
       followed[k].later.push_back(pts);
     }
   }
+  // each fold and doubling followed in the second parameter, both ways from the scenario's value
+  if (plan2)
+    for (std::size_t k = 0; k < followed.size(); ++k)
+      for (std::size_t f = 0; f < followed[k].branch.bifurcations.size(); ++f) {
+        const Bifurcation& bif = followed[k].branch.bifurcations[f];
+        if (bif.kind != BifurcationKind::fold && bif.kind != BifurcationKind::period_doubling) continue;
+        OrbitProblem<D> orbit(*plan2, StepOptions{}.stick_tol, set, an, followed[k].period_n);
+        orbit.same_orbit_as(*problems[k]);
+        CurveProblem<D> curve(orbit, bif.kind);
+        VectorXd w(orbit.size() + 1);
+        w.head(orbit.size()) = bif.x;
+        w(orbit.size()) = bif.p;
+        if (!curve.border_at(w, second) || !solve_at_fixed_parameter(curve, w, second, b.curve_settings)) continue;
+        for (const int way : {-1, 1}) {
+          ContinuationSettings cs = b.curve_settings;
+          cs.direction = way;
+          followed[k].curves.push_back({bif.kind, static_cast<long>(f), way, continue_branch(curve, w, second, cs)});
+        }
+      }
   return followed;
+}
+
+// the plan of a fold's or doubling's curve: the continued parameter, then the second one
+SweepSpec curve_spec(const ContinuationBlock& b) {
+  SweepSpec spec;
+  spec.mode = SweepMode::zip;
+  for (const auto& [path, lo, hi] :
+       {std::tuple{b.parameter, b.lo, b.hi}, std::tuple{b.second, b.curve_settings.p_min, b.curve_settings.p_max}}) {
+    SweepParameter par;
+    par.path = path;
+    par.values = {lo, hi};
+    spec.parameters.push_back(par);
+  }
+  return spec;
 }
 
 // a branch's start in a sweep's results: the middle case of a family of cases on stable periodic
@@ -573,8 +797,10 @@ std::vector<SweepStart> sweep_starts(const json& document, const ContinuationBlo
 // starts' order; a start whose run finds no orbit gives none
 template <class D>
 std::vector<Followed> follow_sweep_orbits(const ContinuationBlock& b, const SweepSpec& spec,
-                                          const std::vector<SweepStart>& starts, int threads) {
+                                          const std::vector<SweepStart>& starts, int threads,
+                                          const ContinuationProgress& progress) {
   const long tasks = 2 * static_cast<long>(starts.size());
+  long done = 0, points = 0;
   std::vector<std::vector<Followed>> grown(static_cast<std::size_t>(tasks));
   std::vector<std::string> errors(static_cast<std::size_t>(tasks));
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads > 0 ? threads : omp_get_max_threads())
@@ -584,11 +810,26 @@ std::vector<Followed> follow_sweep_orbits(const ContinuationBlock& b, const Swee
     try {
       const Scenario sc = parse_scenario(st.document);
       const batch::SweepPlan plan(sc, spec);
+      // the curves start at the start's own value of the second parameter (a swept one too)
+      std::unique_ptr<batch::SweepPlan> plan2;
+      double second = 0.0;
+      if (!b.second.empty()) {
+        second = st.document[json::json_pointer(b.second)].get<double>();
+        if (second >= b.curve_settings.p_min && second <= b.curve_settings.p_max)
+          plan2 = std::make_unique<batch::SweepPlan>(sc, curve_spec(b));
+      }
       const double settle = b.settle > 0.0 ? b.settle : sc.analysis.t_transient;
-      grown[static_cast<std::size_t>(t)] = follow_orbit<D>(
-          plan, batch::sweep_analysis(sc), sc.integrator.switching_settings(), b, st.period_n, st.p, direction, settle);
+      grown[static_cast<std::size_t>(t)] =
+          follow_orbit<D>(plan, plan2.get(), second, batch::sweep_analysis(sc), sc.integrator.switching_settings(), b,
+                          st.period_n, st.p, direction, settle);
     } catch (const std::exception& e) {
       errors[static_cast<std::size_t>(t)] = e.what();
+    }
+#pragma omp critical(fivsim_continuation_progress)
+    {
+      ++done;
+      for (const Followed& f : grown[static_cast<std::size_t>(t)]) points += static_cast<long>(f.branch.points.size());
+      if (progress) progress(done, tasks, points);
     }
   }
   for (const std::string& e : errors)
@@ -606,7 +847,8 @@ std::vector<Followed> follow_sweep_orbits(const ContinuationBlock& b, const Swee
 }
 
 template <class D>
-ContinuationRun continue_scenario(const json& document, const Scenario& sc, const ContinuationBlock& b, int threads) {
+ContinuationRun continue_scenario(const json& document, const Scenario& sc, const ContinuationBlock& b, int threads,
+                                  const ContinuationProgress& progress) {
   SweepSpec spec;
   spec.mode = SweepMode::zip;
   SweepParameter par;
@@ -638,10 +880,16 @@ ContinuationRun continue_scenario(const json& document, const Scenario& sc, cons
       if (starts.empty())
         throw InputError("/continuation/from", "no case of '" + b.from + "' ends on a stable periodic orbit with " +
                                                    b.parameter + " in the range");
-      followed = follow_sweep_orbits<D>(b, spec, starts, threads);
+      followed = follow_sweep_orbits<D>(b, spec, starts, threads, progress);
     } else {
       const double settle = b.settle > 0.0 ? b.settle : sc.analysis.t_transient;
-      followed = follow_orbit<D>(plan, an, set, b, b.period_n, p0, b.direction, settle);
+      std::unique_ptr<batch::SweepPlan> plan2;
+      if (!b.second.empty()) {
+        plan2 = std::make_unique<batch::SweepPlan>(sc, curve_spec(b));
+        if (plan2->slots()[1].targets.empty() && !plan2->slots()[1].rebuilds_model())
+          throw InputError("/continuation/curves/parameter", "'" + b.second + "' changes nothing of the model");
+      }
+      followed = follow_orbit<D>(plan, plan2.get(), b.second_base, an, set, b, b.period_n, p0, b.direction, settle);
       if (followed.empty())
         throw InputError("/continuation/range", "no periodic-" + std::to_string(b.period_n) + " orbit found at " +
                                                     b.parameter + " = " + format_double(p0) + " after " +
@@ -656,7 +904,7 @@ ContinuationRun continue_scenario(const json& document, const Scenario& sc, cons
       throw InputError("/continuation/range", "no equilibrium found at " + b.parameter + " = " + format_double(p0) +
                                                   " (Newton from /initial/q at rest does not converge)");
     problem.modes_at(x0, p0, modes0);
-    followed.push_back({0, -1, -1, continue_branch(problem, x0, p0, b.settings), {}});
+    followed.push_back(followed_branch(0, continue_branch(problem, x0, p0, b.settings)));
   }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   const int n = ny;
@@ -727,6 +975,38 @@ ContinuationRun continue_scenario(const json& document, const Scenario& sc, cons
   bcolumn("frequency", [](const Bifurcation& f) { return f.frequency; });
   for (int i = 0; i < nq; ++i) bcolumn("q" + std::to_string(i), [i](const Bifurcation& f) { return f.x(i); });
   for (int i = 0; i < nq; ++i) bcolumn("u" + std::to_string(i), [i, nq](const Bifurcation& f) { return f.x(nq + i); });
+
+  // curves.csv: each fold's and doubling's curve in the second parameter, a row per point
+  std::vector<std::tuple<long, const Curve*>> curves;
+  for (std::size_t k = 0; k < followed.size(); ++k)
+    for (const Curve& c : followed[k].curves) curves.emplace_back(static_cast<long>(k), &c);
+  if (!b.second.empty()) {
+    std::vector<std::vector<double>> cols(static_cast<std::size_t>(7 + ny));
+    std::vector<std::string> kinds_of_rows;
+    for (std::size_t c = 0; c < curves.size(); ++c) {
+      const auto& [k, cv] = curves[c];
+      for (std::size_t i = 0; i < cv->points.points.size(); ++i) {
+        const ContinuationPoint& pt = cv->points.points[i];
+        const double head[7] = {static_cast<double>(c),
+                                static_cast<double>(i),
+                                static_cast<double>(k),
+                                static_cast<double>(cv->bifurcation),
+                                pt.x(pt.x.size() - 1),
+                                pt.p,
+                                pt.period};
+        for (int j = 0; j < 7; ++j) cols[static_cast<std::size_t>(j)].push_back(head[j]);
+        for (int j = 0; j < ny; ++j) cols[static_cast<std::size_t>(7 + j)].push_back(pt.x(j));
+        kinds_of_rows.push_back(bifurcation_name(cv->kind));
+      }
+    }
+    const std::string heads[7] = {"curve", "point", "branch", "bifurcation", b.parameter, b.second, "period"};
+    for (int j = 0; j < 7 + ny; ++j) {
+      if (j == 2) run.curves.add_text("kind", kinds_of_rows);
+      const std::string name =
+          j < 7 ? heads[j] : (j - 7 < nq ? "q" + std::to_string(j - 7) : "u" + std::to_string(j - 7 - nq));
+      run.curves.add(name, cols[static_cast<std::size_t>(j)]);
+    }
+  }
 
   // orbit_points.csv: every section crossing of each orbit of the branches (crossing 0 is the branch's point)
   if (b.orbit) {
@@ -816,9 +1096,31 @@ ContinuationRun continue_scenario(const json& document, const Scenario& sc, cons
     if (b.orbit) j["period_n"] = fb.period_n;
     if (fb.from_branch >= 0) j["from"] = {{"branch", fb.from_branch}, {"bifurcation", fb.from_bifurcation}};
     if (fb.start >= 0) j["start"] = fb.start;
+    if (fb.from_branch < 0 && b.orbit) j["wall_s"] = fb.wall_s;
     branches.push_back(j);
   }
   r["branches"] = branches;
+  if (!b.second.empty()) {
+    json jc = json::array();
+    for (std::size_t c = 0; c < curves.size(); ++c) {
+      const auto& [k, cv] = curves[c];
+      double lo = HUGE_VAL, hi = -HUGE_VAL;
+      for (const ContinuationPoint& pt : cv->points.points) {
+        lo = std::min(lo, pt.p);
+        hi = std::max(hi, pt.p);
+      }
+      jc.push_back({{"curve", c},
+                    {"kind", bifurcation_name(cv->kind)},
+                    {"branch", k},
+                    {"bifurcation", cv->bifurcation},
+                    {"direction", cv->direction > 0 ? "up" : "down"},
+                    {"points", cv->points.points.size()},
+                    {"stop", cv->points.stop},
+                    {"reaches", {lo, hi}}});
+    }
+    r["curves"] = {
+        {"parameter", b.second}, {"range", {b.curve_settings.p_min, b.curve_settings.p_max}}, {"curves", jc}};
+  }
   r["wall_s"] = wall;
   r["scenario"] = document;
   return run;
@@ -826,7 +1128,15 @@ ContinuationRun continue_scenario(const json& document, const Scenario& sc, cons
 
 }  // namespace
 
-ContinuationRun run_continuation(const json& document, int threads) {
+void write_continuation_h5(const ContinuationRun& run, const std::filesystem::path& file) {
+  std::vector<std::pair<std::string, const NamedColumns*>> tables{{"branches", &run.branches},
+                                                                  {"bifurcations", &run.bifurcations}};
+  if (!run.orbit_points.names.empty()) tables.emplace_back("orbit_points", &run.orbit_points);
+  if (!run.curves.names.empty()) tables.emplace_back("curves", &run.curves);
+  batch::write_tables_h5(file, tables, batch::kContinuationH5Format, run.report);
+}
+
+ContinuationRun run_continuation(const json& document, int threads, const ContinuationProgress& progress) {
   const ContinuationBlock block = parse_block(document);
   const Scenario sc = parse_scenario(document);
   if (sc.model.omega != 0.0)
@@ -835,7 +1145,7 @@ ContinuationRun run_continuation(const json& document, int threads) {
   const bool held = batch::with_instantiation(batch::SweepInstantiations<double>{}, sc.model.dof(),
                                               sc.model.n_contacts(), [&](auto tag) {
                                                 using D = typename decltype(tag)::type;
-                                                run = continue_scenario<D>(document, sc, block, threads);
+                                                run = continue_scenario<D>(document, sc, block, threads, progress);
                                               });
   if (!held)
     throw InputError("/model", "continuation holds models of up to 24 DoF and 8 contacts; this one has " +

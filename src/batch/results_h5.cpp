@@ -7,6 +7,8 @@
 #include <hdf5.h>
 #include <zlib.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <fstream>
@@ -461,6 +463,57 @@ H5TableData read_results_h5(const fs::path& file, const std::string& group, long
     if (err < 0) fail("cannot read " + names[c], file);
   }
   return out;
+}
+
+void write_tables_h5(const fs::path& file,
+                     const std::vector<std::pair<std::string, const fivsim::NamedColumns*>>& tables,
+                     const std::string& format, const json& summary) {
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  Handle f(H5Fcreate(file.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
+  if (f.id < 0) fail("cannot create the file", file);
+  write_string_attribute(f, "format", format);
+  write_string_attribute(f, "summary", summary.dump());
+  // no modification times in the objects: the same run gives the same bytes
+  Handle cpl(H5Pcreate(H5P_GROUP_CREATE), H5Pclose);
+  H5Pset_obj_track_times(cpl, 0);
+  Handle dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+  H5Pset_obj_track_times(dcpl, 0);
+  for (const auto& [name, table] : tables) {
+    Handle group(H5Gcreate2(f, name.c_str(), H5P_DEFAULT, cpl, H5P_DEFAULT), H5Gclose);
+    if (group.id < 0) fail("cannot create group " + name, file);
+    std::vector<std::string> names;
+    for (const std::string& n : table->names) names.push_back(h5_column_name(n));
+    write_strings_attribute(group, "columns", names);
+    for (std::size_t c = 0; c < names.size(); ++c) {
+      const bool text = table->text[c];
+      const std::vector<double>& v = table->columns[c];
+      const hsize_t n = text ? table->texts[c].size() : v.size();
+      Handle space(H5Screate_simple(1, &n, nullptr), H5Sclose);
+      // whole numbers (a branch's index, a point's) as integers, so that readers index with them
+      const bool whole = !text && std::all_of(v.begin(), v.end(), [](double x) {
+        return std::isfinite(x) && x == std::trunc(x) && std::abs(x) < 9.0e15;
+      });
+      Handle type = text    ? string_type()
+                    : whole ? Handle(H5Tcopy(H5T_STD_I64LE), H5Tclose)
+                            : Handle(H5Tcopy(H5T_IEEE_F64LE), H5Tclose);
+      Handle set(H5Dcreate2(group, names[c].c_str(), type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT), H5Dclose);
+      if (set.id < 0) fail("cannot create dataset " + name + "/" + names[c], file);
+      herr_t written = 0;
+      if (text) {
+        std::vector<const char*> cells;
+        for (const std::string& t : table->texts[c]) cells.push_back(t.c_str());
+        if (n > 0) written = H5Dwrite(set, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, cells.data());
+      } else if (whole) {
+        std::vector<std::int64_t> ints(v.begin(), v.end());
+        if (n > 0) written = H5Dwrite(set, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, ints.data());
+      } else if (n > 0) {
+        written = H5Dwrite(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data());
+      }
+      if (written < 0) fail("cannot write dataset " + name + "/" + names[c], file);
+      if (names[c] != table->names[c]) write_string_attribute(set, "pointer", table->names[c]);
+    }
+  }
+  if (H5Fflush(f, H5F_SCOPE_GLOBAL) < 0) fail("cannot write the file", file);
 }
 
 }  // namespace fivsim::batch

@@ -1,6 +1,6 @@
-// src/cli/continue_command.cpp — `fivsim continue`: the branch of app/continuation.hpp written to
-// branches.csv (one row per point), bifurcations.csv (one row per fold or Hopf point) and
-// summary.json, with one line per bifurcation on stdout.
+// src/cli/continue_command.cpp — `fivsim continue`: the branches of app/continuation.hpp written to
+// branches.csv (one row per point), bifurcations.csv (one row per bifurcation), orbit_points.csv
+// (orbits), the same tables in results.h5, and summary.json, with one line per bifurcation on stdout.
 #include <cstdio>
 #include <optional>
 
@@ -20,7 +20,12 @@ int continue_command(const ContinueArgs& args) {
                                  ? base["name"].get<std::string>()
                                  : std::string("scenario");
     dir.emplace(output_folder(args.out, name + "_continuation"), std::vector<std::filesystem::path>{args.scenario});
-    run = run_continuation(base, args.threads);
+    ProgressLine line(!args.quiet, 1.0, "branches", "", "points/s");
+    run = run_continuation(base, args.threads, [&](long done, long total, long points) {
+      line.set_total(static_cast<double>(total));
+      line.update(static_cast<double>(done), static_cast<double>(points));
+    });
+    line.done();
   } catch (const InputError& e) {
     std::fprintf(stderr, "fivsim continue: %s\n", e.what());
     return kExitBadInput;
@@ -33,6 +38,8 @@ int continue_command(const ContinueArgs& args) {
     write_columns(run.branches, dir->file("branches.csv"));
     write_columns(run.bifurcations, dir->file("bifurcations.csv"));
     if (!run.orbit_points.names.empty()) write_columns(run.orbit_points, dir->file("orbit_points.csv"));
+    if (!run.curves.names.empty()) write_columns(run.curves, dir->file("curves.csv"));
+    write_continuation_h5(run, dir->file("results.h5"));
     write_json_file(dir->file("summary.json"), r);
     dir->commit();
     if (!args.quiet) {
@@ -58,6 +65,13 @@ int continue_command(const ContinueArgs& args) {
                       b["becomes"].get<std::string>().c_str());
         std::printf("\n");
       }
+      if (r.contains("curves"))
+        for (const auto& c : r["curves"]["curves"])
+          std::printf("  curve %ld: the %s of branch %ld in %s, %zu points over [%.6g, %.6g] (%s)\n",
+                      c["curve"].get<long>(), c["kind"].get<std::string>().c_str(), c["branch"].get<long>(),
+                      r["curves"]["parameter"].get<std::string>().c_str(), c["points"].get<std::size_t>(),
+                      c["reaches"][0].get<double>(), c["reaches"][1].get<double>(),
+                      c["stop"].get<std::string>().c_str());
     }
     return kExitOk;
   } catch (const std::exception& e) {

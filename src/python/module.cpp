@@ -320,6 +320,7 @@ py::dict continuation(const std::string& source, bool is_path, const std::vector
   out["branches"] = named_columns(run.branches);
   out["bifurcations"] = named_columns(run.bifurcations);
   out["orbit_points"] = named_columns(run.orbit_points);
+  out["curves"] = named_columns(run.curves);
   return out;
 }
 

@@ -417,6 +417,53 @@ TEST(ContinueCommand, SweepStartsABranchEachWayFromEveryFamilyOfOrbits) {
   fs::remove_all(dir);
 }
 
+// the demo chain's first period doubling followed in the belt speed (a `curves` block: the
+// minimally augmented system), against the one-parameter branches at fixed belt speeds: at the
+// curve's end on the range's bound, 0.29, and at one of its inner points, the load where the
+// period-1 branch in the load doubles is the curve's to 1e-7 N (two methods: a test function
+// located on a branch, Newton on the augmented system)
+TEST(ContinueCommand, PeriodDoublingCurveMeetsTheBranchesAtFixedBeltSpeeds) {
+  const fs::path dir = fresh_dir("fivsim_cli_continue_curves");
+  const std::string scenario = kScenarios + "chain2_bifurcation.json";
+  const std::string branch = R"("parameter":"/model/Fn","range":[7,8.3],"start":"orbit","direction":"down")";
+  const Result r =
+      run_fivsim("continue " + scenario + " -q --set '/continuation={" + branch +
+                 R"(,"curves":{"parameter":"/model/v0","range":[0.29,0.3]}}' --out )" + (dir / "curves").string());
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto s = summary_of(dir / "curves");
+  ASSERT_EQ(s["bifurcations"].size(), 1u) << s["bifurcations"].dump();
+  const double at = s["bifurcations"][0]["parameter"].get<double>();
+  ASSERT_EQ(s["curves"]["curves"].size(), 2u) << s["curves"].dump();
+  const auto& down = s["curves"]["curves"][0];
+  EXPECT_EQ(down["kind"], "period_doubling");
+  EXPECT_EQ(down["direction"], "down");
+  EXPECT_EQ(down["stop"], "p_min reached");
+  EXPECT_EQ(s["curves"]["curves"][1]["stop"], "p_max reached");  // the scenario's 0.3 is the range's top
+  std::vector<std::map<std::string, double>> curve;
+  for (const auto& row : csv_rows(dir / "curves" / "curves.csv"))
+    if (row.at("curve") == 0.0) curve.push_back(row);
+  ASSERT_GE(curve.size(), 5u);
+  // it starts on the branch's doubling and runs to the range's bound
+  EXPECT_NEAR(curve.front().at("/model/Fn"), at, 1e-8);
+  EXPECT_EQ(curve.front().at("/model/v0"), 0.3);
+  EXPECT_EQ(curve.back().at("/model/v0"), 0.29);
+  for (const std::size_t i : {curve.size() / 2, curve.size() - 1}) {
+    const double v0 = curve[i].at("/model/v0"), load = curve[i].at("/model/Fn");
+    std::ostringstream set;
+    set.precision(17);
+    set << " --set /model/v0=" << v0;
+    const fs::path out = dir / ("branch" + std::to_string(i));
+    const Result rb = run_fivsim("continue " + scenario + " -q" + set.str() + " --set '/continuation={" + branch +
+                                 "}' --out " + out.string());
+    ASSERT_EQ(rb.code, 0) << rb.err;
+    const auto sb = summary_of(out);
+    ASSERT_EQ(sb["bifurcations"].size(), 1u) << v0;
+    EXPECT_EQ(sb["bifurcations"][0]["kind"], "period_doubling");
+    EXPECT_NEAR(sb["bifurcations"][0]["parameter"].get<double>(), load, 1e-7) << "v0 = " << v0;
+  }
+  fs::remove_all(dir);
+}
+
 TEST(ContinueCommand, BadBlocksAreBadInputAndWriteNothing) {
   const fs::path out = fresh_dir("fivsim_cli_continue_bad");
   const fs::path empty = fresh_dir("fivsim_cli_continue_bad_empty"), other = fresh_dir("fivsim_cli_continue_bad_other");
@@ -439,6 +486,13 @@ TEST(ContinueCommand, BadBlocksAreBadInputAndWriteNothing) {
       {R"(--set '/continuation={"parameter":"/model/v0","range":[1,2],"start":"sweep","from":")" +
            (out.parent_path() / "fivsim_no_such_sweep_folder").string() + R"("}')",
        "/continuation/from"},
+      // curves: of orbits only, in another parameter, over a range that holds the scenario's value
+      {R"(--set '/continuation={"parameter":"/model/v0","range":[1,2],"curves":{"parameter":"/model/c","range":[0,1]}}')",
+       "/continuation/curves"},
+      {R"(--set '/continuation={"parameter":"/model/v0","range":[1,2],"start":"orbit","curves":{"parameter":"/model/v0","range":[0,3]}}')",
+       "/continuation/curves/parameter"},
+      {R"(--set '/continuation={"parameter":"/model/v0","range":[1,2],"start":"orbit","curves":{"parameter":"/model/c","range":[0.2,1]}}')",
+       "/continuation/curves/range"},
       // a folder without a sweep's cases, and one whose sweep does not vary the parameter
       {R"(--set '/continuation={"parameter":"/model/v0","range":[1,2],"start":"sweep","from":")" + empty.string() +
            R"("}')",

@@ -1,11 +1,13 @@
 """tests/python/test_continuation.py — fivsim.continuation against the files of `fivsim continue`
-for the same scenario and block, value for value: summary.json (its clock left out), branches.csv
-and bifurcations.csv; a missing block is refused with the pointer /continuation.
+for the same scenario and block, value for value: summary.json (its clock left out), branches.csv,
+bifurcations.csv, orbit_points.csv and results.h5 (read by h5py); a missing block is refused with
+the pointer /continuation.
 """
 
 import json
 import math
 
+import numpy as np
 import pytest
 
 import fivsim
@@ -50,6 +52,24 @@ def test_orbit_points_match_the_cli_file(tmp_path):
     c = fivsim.continuation(SCENARIO, set={"/continuation": block, "/analysis/poincare": section})
     header, rows = read_csv(out / "orbit_points.csv")
     assert_columns_equal(header, rows, c.orbit_points)
+    # results.h5 holds the three tables value for value, a pointer column under its dotted name
+    import h5py
+
+    with h5py.File(out / "results.h5", "r") as f:
+        assert f.attrs["format"] == "fivsim continuation results 1"
+        assert json.loads(f.attrs["summary"])["points"] == c.report["points"]
+        for name, table in (("branches", c.branches), ("bifurcations", c.bifurcations),
+                            ("orbit_points", c.orbit_points)):
+            group = f[name]
+            assert list(group.attrs["columns"]) == [k.lstrip("/").replace("/", ".") for k in table]
+            for k, values in table.items():
+                stored = group[k.lstrip("/").replace("/", ".")]
+                if values.dtype.kind in "fi":
+                    np.testing.assert_array_equal(stored[()], values, err_msg=name + " " + k)
+                else:
+                    assert [v.decode() for v in stored[()]] == list(values), name + " " + k
+        assert f["branches/model.v0"].attrs["pointer"] == "/model/v0"
+        assert f["branches/branch"].dtype.kind == "i"
     points = c.to_pandas("orbit_points")
     assert len(points) == c.report["points"]
     assert list(points["crossing"].unique()) == [0]

@@ -7,13 +7,17 @@
 // (integrate/switching_orbit.hpp), the first from a run of the scenario or from each family of
 // stable orbits in a sweep's results, whose branches run side by side on CPU threads. The parameter
 // is set by the sweep engine's plan (batch/sweep_plan.hpp), so that what is continued is the model
-// a sweep runs.
+// a sweep runs. With a `curves` block each fold and period doubling of the orbits is followed in a
+// second parameter (a minimally augmented system).
 //
 //   "continuation": {"parameter": "/model/v0", "range": [1.0, 2.0], "direction": "up",
 //                    "start": "equilibrium" | "orbit" | "sweep", "from": "runs/sweep_folder",
-//                    "step": {"initial": 0.01, "min": 1e-7, "max": 0.05}, "tol": 1e-10, "max_points": 2000}
+//                    "step": {"initial": 0.01, "min": 1e-7, "max": 0.05}, "tol": 1e-10, "max_points": 2000,
+//                    "curves": {"parameter": "/model/v0", "range": [0.1, 0.8]}}
 #pragma once
 
+#include <filesystem>
+#include <functional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -28,11 +32,20 @@ struct ContinuationRun {
   NamedColumns branches;      // branches.csv: one row per point of the branch
   NamedColumns bifurcations;  // bifurcations.csv: a row per fold, Hopf, period-doubling, torus or grazing point
   NamedColumns orbit_points;  // orbit_points.csv (orbits only): every section crossing of each point's orbit
+  NamedColumns curves;        // curves.csv (a `curves` block): the folds' and doublings' curves in a second parameter
 };
 
 // the scenario document (overrides applied) continued as its `continuation` block says; the
 // branches of a sweep's starts side by side on `threads` CPU threads (0: all cores). Bad input is
 // an InputError naming the pointer
-ContinuationRun run_continuation(const nlohmann::json& document, int threads = 0);
+// `progress` (where set) hears of each finished branch of a sweep's starts: branches done of
+// all, and their points so far
+// the run's tables (branches, bifurcations, orbit points, curves) as groups of one HDF5 file, its
+// report as the root's summary (batch/results_h5.hpp write_tables_h5); replaces `file`
+void write_continuation_h5(const ContinuationRun& run, const std::filesystem::path& file);
+
+using ContinuationProgress = std::function<void(long done, long total, long points)>;
+ContinuationRun run_continuation(const nlohmann::json& document, int threads = 0,
+                                 const ContinuationProgress& progress = {});
 
 }  // namespace fivsim

@@ -21,11 +21,13 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "fivsim/batch/result_table.hpp"
+#include "fivsim/io/output.hpp"
 
 namespace fivsim::batch {
 
@@ -76,5 +78,14 @@ void join_results_h5(const std::vector<std::filesystem::path>& parts, const std:
                      const nlohmann::json& summary, int n_contacts);
 // the root's "summary" attribute
 nlohmann::json results_h5_summary(const std::filesystem::path& file);
+
+// small tables held in memory (`fivsim continue`'s branches, bifurcations, orbit points) as one
+// HDF5 file in the layout above: a group per table, a dataset per column (float64, int64 where
+// every value is a whole number, variable-length UTF-8 strings for a text column), attribute
+// "columns", pointer columns named with dots; `format` and `summary` on the root. Replaces `file`
+inline constexpr const char* kContinuationH5Format = "fivsim continuation results 1";
+void write_tables_h5(const std::filesystem::path& file,
+                     const std::vector<std::pair<std::string, const fivsim::NamedColumns*>>& tables,
+                     const std::string& format, const nlohmann::json& summary);
 
 }  // namespace fivsim::batch

@@ -436,19 +436,22 @@ class ContinuationResult:
     bifurcation), .branches (the columns of branches.csv: a row per point with its parameter,
     state, stability and eigenvalues or multipliers), .bifurcations (the columns of
     bifurcations.csv: a row per fold, Hopf, period-doubling, torus or grazing point),
-    .orbit_points (orbit_points.csv: every section crossing of each orbit; empty for equilibria)."""
+    .orbit_points (orbit_points.csv: every section crossing of each orbit; empty for equilibria),
+    .curves (curves.csv, with a "curves" block: each fold's and period doubling's curve in the
+    second parameter, a row per point)."""
 
     def __init__(self, raw):
         self.report = _json.loads(raw["report"])
         self.branches = raw["branches"]
         self.bifurcations = raw["bifurcations"]
         self.orbit_points = raw["orbit_points"]
+        self.curves = raw["curves"]
 
     def to_pandas(self, table="branches"):
         """branches.csv ("branches"), bifurcations.csv ("bifurcations") or, for orbits,
-        orbit_points.csv ("orbit_points") as a pandas DataFrame."""
-        if table not in ("branches", "bifurcations", "orbit_points"):
-            raise ValueError("table is 'branches', 'bifurcations' or 'orbit_points', not %r" % (table,))
+        orbit_points.csv ("orbit_points") and curves.csv ("curves") as a pandas DataFrame."""
+        if table not in ("branches", "bifurcations", "orbit_points", "curves"):
+            raise ValueError("table is 'branches', 'bifurcations', 'orbit_points' or 'curves', not %r" % (table,))
         return _frame(getattr(self, table))
 
     def __repr__(self):
