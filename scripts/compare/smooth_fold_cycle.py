@@ -11,7 +11,8 @@ The fold is where the return map on the section x' = 0 (downwards) has a fixed p
 For a planar flow that slope is the nontrivial Floquet multiplier, exp of the divergence integrated
 over the period, div = -c - mu'(v0 - x') (Liouville): the fold is (x0, c) with P(x0) = x0 and
 that integral zero, solved by Newton (scipy.optimize.fsolve) on SciPy's DOP853 at rtol 1e-13.
-tests/cli/continue_command_test.cpp compares fivsim's branch with what this prints.
+At belt speeds 1.45 and 1.55 the fold again: the ends of the fold's curve in the belt speed.
+tests/cli/continue_command_test.cpp compares fivsim's branch and curves with what this prints.
 
 usage: scripts/compare/smooth_fold_cycle.py
 """
@@ -72,6 +73,15 @@ def fold_conditions(z):
     return [x1 - x0, div]
 
 
+def fold_at(v0):
+    """the fold of cycles at belt speed v0: (c, section point)"""
+    global V0
+    V0, keep = v0, V0
+    x0, c = fsolve(fold_conditions, [v0 + 1.0, 0.09], xtol=1e-12)
+    V0 = keep
+    return c, x0
+
+
 def main():
     c_hopf = -dmu(V0)
     x0, c = fsolve(fold_conditions, [1.5 + 1.0, 0.09], xtol=1e-12)
@@ -84,6 +94,10 @@ def main():
           "(belt %.1f), residual %.1e, divergence integral %.1e" % (c, x0, period, fastest, V0, x1 - x0, div))
     print("grazing of the stable cycle (largest velocity = belt speed): c = %.12f, section point x = %.10f"
           % (grazing, graze_x0))
+    # the fold's curve in the belt speed (fivsim continue's "curves" block)
+    for v0 in (1.45, 1.55):
+        cf, xf = fold_at(v0)
+        print("fold of cycles at belt speed %.2f: c = %.12f, section point x = %.10f" % (v0, cf, xf))
 
 
 if __name__ == "__main__":

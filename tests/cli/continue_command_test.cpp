@@ -324,14 +324,15 @@ TEST(ContinueCommand, BstabsStickSlipCycleEndsWhereItMeetsTheUnstableCycleThatBo
 // that cycle shrinks onto steady sliding at its subcritical Hopf point c = −μ'(1.5) =
 // 1.5 e^(−2.25) − 0.1. Against SciPy's DOP853 on the slip equations
 // (scripts/compare/smooth_fold_cycle.py): the fold 0.090934114606, the grazing point
-// 0.079272591489 with section point 2.3646368757
+// 0.079272591489 with section point 2.3646368757, and the fold's curve in the belt speed
 TEST(ContinueCommand, SmoothFoldOfCyclesIsSciPys) {
   const fs::path out = fresh_dir("fivsim_cli_continue_smooth_fold");
   const Result r = run_fivsim(
       "continue " + kScenarios + "bstab_friction.json" +
       R"( --set '/friction={"law":"stribeck","mu_s":1,"mu_c":0.5,"v_s":1,"alpha":2,"mu_v":0.1}' --set /initial/q/0=2.1)" +
       R"( --set '/analysis/poincare={"section":"velocity","dof":0,"value":0,"direction":"down"}')" +
-      R"( --set '/continuation={"parameter":"/model/c","range":[0.05,0.1],"start":"orbit"}' --out )" + out.string());
+      R"( --set '/continuation={"parameter":"/model/c","range":[0.05,0.1],"start":"orbit",)" +
+      R"("curves":{"parameter":"/model/v0","range":[1.45,1.55]}}' --out )" + out.string());
   ASSERT_EQ(r.code, 0) << r.err;
   const auto s = summary_of(out);
   ASSERT_EQ(s["bifurcations"].size(), 2u) << s["bifurcations"].dump();
@@ -353,6 +354,24 @@ TEST(ContinueCommand, SmoothFoldOfCyclesIsSciPys) {
   EXPECT_EQ(s["stop"], "step below ds_min");
   EXPECT_NEAR(rows.back().at("/model/c"), 1.5 * std::exp(-2.25) - 0.1, 1e-6);
   EXPECT_NEAR(rows.back().at("period"), 2.0 * M_PI, 1e-4);
+  // the fold followed in the belt speed: its curve's ends on the range's bounds are SciPy's folds
+  // there (c 0.101700142422 at 1.45, 0.081312766234 at 1.55)
+  ASSERT_EQ(s["curves"]["curves"].size(), 2u) << s["curves"].dump();
+  std::map<double, std::map<std::string, double>> ends;
+  for (const auto& row : csv_rows(out / "curves.csv")) {
+    if (row.at("point") == 0.0) {  // both start on the branch's fold: SciPy's period there
+      EXPECT_EQ(row.at("/model/v0"), 1.5);
+      EXPECT_NEAR(row.at("period"), 6.3061413130, 1e-8);
+    }
+    ends[row.at("curve")] = row;  // each curve's last point
+  }
+  ASSERT_EQ(ends.size(), 2u);
+  EXPECT_EQ(ends[0.0].at("/model/v0"), 1.45);
+  EXPECT_NEAR(ends[0.0].at("/model/c"), 0.101700142422, 1e-9);
+  EXPECT_NEAR(ends[0.0].at("q0"), 1.8347973235, 1e-8);
+  EXPECT_EQ(ends[1.0].at("/model/v0"), 1.55);
+  EXPECT_NEAR(ends[1.0].at("/model/c"), 0.081312766234, 1e-9);
+  EXPECT_NEAR(ends[1.0].at("q0"), 2.0539686490, 1e-8);
   fs::remove_all(out);
 }
 

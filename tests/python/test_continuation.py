@@ -76,3 +76,28 @@ def test_orbit_points_match_the_cli_file(tmp_path):
     assert [b["kind"] for b in c.report["bifurcations"]] == ["grazing"]
     with pytest.raises(ValueError):
         c.to_pandas("orbits")
+
+
+def test_curves_match_the_cli_files(tmp_path):
+    # the smooth fold of cycles of the slider with the Gaussian Stribeck law (its closed-form and
+    # SciPy checks are tests/cli/continue_command_test.cpp's), followed in the belt speed: the
+    # module's curves are curves.csv and results.h5's group, value for value
+    sets = {"/friction": {"law": "stribeck", "mu_s": 1, "mu_c": 0.5, "v_s": 1, "alpha": 2, "mu_v": 0.1},
+            "/initial/q/0": 2.1,
+            "/analysis/poincare": {"section": "velocity", "dof": 0, "value": 0, "direction": "down"},
+            "/continuation": {"parameter": "/model/c", "range": [0.05, 0.1], "start": "orbit",
+                              "curves": {"parameter": "/model/v0", "range": [1.45, 1.55]}}}
+    out = tmp_path / "curves"
+    r = cli("continue", SCENARIO, "--out", out, *["--set=%s=%s" % (k, json.dumps(v)) for k, v in sets.items()])
+    assert r.returncode == 0, r.stderr
+    c = fivsim.continuation(SCENARIO, set=sets)
+    header, rows = read_csv(out / "curves.csv")
+    assert_columns_equal(header, rows, c.curves)
+    curves = c.to_pandas("curves")
+    assert set(curves["kind"]) == {"fold"}
+    assert [x["stop"] for x in c.report["curves"]["curves"]] == ["p_min reached", "p_max reached"]
+    import h5py
+
+    with h5py.File(out / "results.h5", "r") as f:
+        np.testing.assert_array_equal(f["curves/model.c"][()], curves["/model/c"].to_numpy())
+        np.testing.assert_array_equal(f["curves/model.v0"][()], curves["/model/v0"].to_numpy())
