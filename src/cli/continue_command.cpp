@@ -13,6 +13,7 @@ namespace fivsim::cli {
 int continue_command(const ContinueArgs& args) {
   ContinuationRun run;
   std::optional<StagedDirectory> dir;
+  ProgressLine line(!args.quiet, 1.0, "branches", "", "points/s");
   try {
     json base = load_json_file(args.scenario);
     for (const auto& s : args.set) apply_override(base, s);
@@ -20,16 +21,17 @@ int continue_command(const ContinueArgs& args) {
                                  ? base["name"].get<std::string>()
                                  : std::string("scenario");
     dir.emplace(output_folder(args.out, name + "_continuation"), std::vector<std::filesystem::path>{args.scenario});
-    ProgressLine line(!args.quiet, 1.0, "branches", "", "points/s");
     run = run_continuation(base, args.threads, [&](long done, long total, long points) {
       line.set_total(static_cast<double>(total));
       line.update(static_cast<double>(done), static_cast<double>(points));
     });
     line.done();
   } catch (const InputError& e) {
+    line.done();
     std::fprintf(stderr, "fivsim continue: %s\n", e.what());
     return kExitBadInput;
   } catch (const std::exception& e) {
+    line.done();
     std::fprintf(stderr, "fivsim continue: %s\n", e.what());
     return kExitError;
   }

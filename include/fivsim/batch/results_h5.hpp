@@ -79,7 +79,7 @@ void join_results_h5(const std::vector<std::filesystem::path>& parts, const std:
 // the root's "summary" attribute
 nlohmann::json results_h5_summary(const std::filesystem::path& file);
 
-// small tables held in memory (`fivsim continue`'s branches, bifurcations, orbit points) as one
+// small tables held in memory (`fivsim continue`'s branches, bifurcations, orbit points, curves) as one
 // HDF5 file in the layout above: a group per table, a dataset per column (float64, int64 where
 // every value is a whole number, variable-length UTF-8 strings for a text column), attribute
 // "columns", pointer columns named with dots; `format` and `summary` on the root. Replaces `file`
