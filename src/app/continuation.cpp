@@ -583,6 +583,9 @@ struct Followed {
   std::vector<Curve> curves;                 // of its folds and doublings in the second parameter
 };
 
+// the name of a state's component i in the tables: q0 … then u0 …
+std::string state_column(int i, int nq) { return i < nq ? "q" + std::to_string(i) : "u" + std::to_string(i - nq); }
+
 Followed followed_branch(int period_n, ContinuationBranch branch, long from_branch = -1, long from_bifurcation = -1) {
   Followed f;
   f.period_n = period_n;
@@ -709,18 +712,30 @@ std::vector<Followed> follow_orbit(const batch::SweepPlan& plan, const batch::Sw
   return followed;
 }
 
-// the plan of a fold's or doubling's curve: the continued parameter, then the second one
-SweepSpec curve_spec(const ContinuationBlock& b) {
+// the sweep plan's view of the continued parameters: each one zipped over its range (path, a, b),
+// so that the plan writes a row of their values into the model
+SweepSpec zip_spec(const std::vector<std::tuple<std::string, double, double>>& ranges) {
   SweepSpec spec;
   spec.mode = SweepMode::zip;
-  for (const auto& [path, lo, hi] :
-       {std::tuple{b.parameter, b.lo, b.hi}, std::tuple{b.second, b.curve_settings.p_min, b.curve_settings.p_max}}) {
+  for (const auto& [path, lo, hi] : ranges) {
     SweepParameter par;
     par.path = path;
     par.values = {lo, hi};
     spec.parameters.push_back(par);
   }
   return spec;
+}
+
+// the plan of a fold's or doubling's curve: the continued parameter, then the second one
+SweepSpec curve_spec(const ContinuationBlock& b) {
+  return zip_spec({{b.parameter, b.lo, b.hi}, {b.second, b.curve_settings.p_min, b.curve_settings.p_max}});
+}
+
+// a parameter that moves nothing of the model cannot be continued
+void require_moves_model(const batch::SweepPlan& plan, std::size_t slot, const std::string& pointer,
+                         const std::string& path) {
+  if (plan.slots()[slot].targets.empty() && !plan.slots()[slot].rebuilds_model())
+    throw InputError(pointer, "'" + path + "' changes nothing of the model");
 }
 
 // a branch's start in a sweep's results: the middle case of a family of cases on stable periodic
@@ -849,15 +864,14 @@ std::vector<Followed> follow_sweep_orbits(const ContinuationBlock& b, const Swee
 template <class D>
 ContinuationRun continue_scenario(const json& document, const Scenario& sc, const ContinuationBlock& b, int threads,
                                   const ContinuationProgress& progress) {
-  SweepSpec spec;
-  spec.mode = SweepMode::zip;
-  SweepParameter par;
-  par.path = b.parameter;
-  par.values = {b.lo, b.hi};
-  spec.parameters.push_back(par);
+  const SweepSpec spec = zip_spec({{b.parameter, b.lo, b.hi}});
   const batch::SweepPlan plan(sc, spec);
-  if (plan.slots()[0].targets.empty() && !plan.slots()[0].rebuilds_model())
-    throw InputError("/continuation/parameter", "'" + b.parameter + "' changes nothing of the model");
+  require_moves_model(plan, 0, "/continuation/parameter", b.parameter);
+  std::unique_ptr<batch::SweepPlan> plan2;  // the curves': both parameters
+  if (!b.second.empty()) {
+    plan2 = std::make_unique<batch::SweepPlan>(sc, curve_spec(b));
+    require_moves_model(*plan2, 1, "/continuation/curves/parameter", b.second);
+  }
   const SwitchingSettings set = sc.integrator.switching_settings();
   const auto started = std::chrono::steady_clock::now();
   const double p0 = b.direction > 0 ? b.lo : b.hi;
@@ -883,12 +897,6 @@ ContinuationRun continue_scenario(const json& document, const Scenario& sc, cons
       followed = follow_sweep_orbits<D>(b, spec, starts, threads, progress);
     } else {
       const double settle = b.settle > 0.0 ? b.settle : sc.analysis.t_transient;
-      std::unique_ptr<batch::SweepPlan> plan2;
-      if (!b.second.empty()) {
-        plan2 = std::make_unique<batch::SweepPlan>(sc, curve_spec(b));
-        if (plan2->slots()[1].targets.empty() && !plan2->slots()[1].rebuilds_model())
-          throw InputError("/continuation/curves/parameter", "'" + b.second + "' changes nothing of the model");
-      }
       followed = follow_orbit<D>(plan, plan2.get(), b.second_base, an, set, b, b.period_n, p0, b.direction, settle);
       if (followed.empty())
         throw InputError("/continuation/range", "no periodic-" + std::to_string(b.period_n) + " orbit found at " +
@@ -940,9 +948,7 @@ ContinuationRun continue_scenario(const json& document, const Scenario& sc, cons
   } else {
     column("max_real", [](const ContinuationPoint& p) { return p.max_real; });
   }
-  for (int i = 0; i < nq; ++i) column("q" + std::to_string(i), [i](const ContinuationPoint& p) { return p.x(i); });
-  for (int i = 0; i < nq; ++i)
-    column("u" + std::to_string(i), [i, nq](const ContinuationPoint& p) { return p.x(nq + i); });
+  for (int i = 0; i < ny; ++i) column(state_column(i, nq), [i](const ContinuationPoint& p) { return p.x(i); });
   // the eigenvalues (an orbit: its multipliers, two fewer than the state's size on the section)
   for (int i = 0; i < n - conditions; ++i) {
     const auto part = [i](const ContinuationPoint& p, bool re) {
@@ -973,8 +979,7 @@ ContinuationRun continue_scenario(const json& document, const Scenario& sc, cons
   bcolumn(b.parameter, [](const Bifurcation& f) { return f.p; });
   bcolumn("test", [](const Bifurcation& f) { return f.test; });
   bcolumn("frequency", [](const Bifurcation& f) { return f.frequency; });
-  for (int i = 0; i < nq; ++i) bcolumn("q" + std::to_string(i), [i](const Bifurcation& f) { return f.x(i); });
-  for (int i = 0; i < nq; ++i) bcolumn("u" + std::to_string(i), [i, nq](const Bifurcation& f) { return f.x(nq + i); });
+  for (int i = 0; i < ny; ++i) bcolumn(state_column(i, nq), [i](const Bifurcation& f) { return f.x(i); });
 
   // curves.csv: each fold's and doubling's curve in the second parameter, a row per point
   std::vector<std::tuple<long, const Curve*>> curves;
@@ -1002,9 +1007,7 @@ ContinuationRun continue_scenario(const json& document, const Scenario& sc, cons
     const std::string heads[7] = {"curve", "point", "branch", "bifurcation", b.parameter, b.second, "period"};
     for (int j = 0; j < 7 + ny; ++j) {
       if (j == 2) run.curves.add_text("kind", kinds_of_rows);
-      const std::string name =
-          j < 7 ? heads[j] : (j - 7 < nq ? "q" + std::to_string(j - 7) : "u" + std::to_string(j - 7 - nq));
-      run.curves.add(name, cols[static_cast<std::size_t>(j)]);
+      run.curves.add(j < 7 ? heads[j] : state_column(j - 7, nq), cols[static_cast<std::size_t>(j)]);
     }
   }
 
@@ -1022,9 +1025,7 @@ ContinuationRun continue_scenario(const json& document, const Scenario& sc, cons
         }
     const std::string heads[4] = {"branch", "point", "crossing", b.parameter};
     for (int j = 0; j < 4 + ny; ++j) {
-      const std::string name =
-          j < 4 ? heads[j] : (j - 4 < nq ? "q" + std::to_string(j - 4) : "u" + std::to_string(j - 4 - nq));
-      run.orbit_points.add(name, cols[static_cast<std::size_t>(j)]);
+      run.orbit_points.add(j < 4 ? heads[j] : state_column(j - 4, nq), cols[static_cast<std::size_t>(j)]);
     }
   }
 
