@@ -21,13 +21,12 @@ VectorXd joined(const VectorXd& x, double p) {
 
 class Corrector {
  public:
-  Corrector(ContinuationProblem& problem, const ContinuationSettings& set) : problem_(problem), set_(set) {
-    n_ = problem.size();
-  }
+  Corrector(ContinuationProblem& problem, const ContinuationSettings& set) : problem_(problem), set_(set) {}
 
   // Newton on [F(z); τᵀ(z − z0) − σ] = 0 from z0 + σ τ; the corrected point in z, its F_x and F_p
   // in Fx / Fp, and the iterations taken; false where it does not converge
   bool correct(const VectorXd& z0, const VectorXd& tau, double sigma, VectorXd& z, int& iterations) {
+    n_ = problem_.size();
     z = z0 + sigma * tau;
     MatrixXd A(n_ + 1, n_ + 1);
     VectorXd rhs(n_ + 1);
@@ -53,7 +52,8 @@ class Corrector {
   }
 
   // the unit tangent at the last corrected point, oriented along `along` (τᵀ along > 0)
-  VectorXd tangent(const VectorXd& along) const {
+  VectorXd tangent(const VectorXd& along) {
+    n_ = problem_.size();
     MatrixXd A(n_ + 1, n_ + 1);
     A.topLeftCorner(n_, n_) = Fx_;
     A.topRightCorner(n_, 1) = Fp_;
@@ -197,22 +197,40 @@ bool changes_sign(double a, double b) {
   return std::isfinite(a) && std::isfinite(b) && ((a < 0.0 && b >= 0.0) || (a >= 0.0 && b < 0.0));
 }
 
+// back to the description of the branch's last point `last` where a restart on a new side failed
+// (a problem that adapted to a point of the other side)
+void adapt_back(ContinuationProblem& problem, const ContinuationPoint& last, int n) {
+  if (problem.size() == n) return;
+  VectorXd x = last.x;
+  problem.adapt(x, last.p);
+}
+
 // the branch restarted at z_at, a point whose signature differs from the last one's (`before`,
-// its tangent τ): the tangent at z_at from its own Jacobians — a nonsmooth orbit's branch has a
-// corner at a grazing point, where the last tangent misses it — oriented so that a short step keeps
-// z_at's signature (along τ where both do); the point in `at`, its tangent in tau_at, the grazing
+// its tangent τ): the problem adapted to the point first; the tangent at z_at from its own
+// Jacobians — a nonsmooth orbit's branch has a corner at a grazing point, where the last tangent
+// misses it — oriented so that a short step keeps z_at's signature (along τ where both do, along
+// τ's parameter where the unknowns changed); the point in `at`, its tangent in tau_at, the grazing
 // point in `bif` (`turns` where the branch turns back in p: two orbits meet and vanish there, a
 // nonsmooth fold). False where neither orientation stays on the new side
 bool restart_on_new_side(ContinuationProblem& problem, Corrector& corr, const ContinuationSettings& set,
-                         const VectorXd& z_at, const VectorXd& tau, const ContinuationPoint& before, double ds,
+                         const VectorXd& z_in, const VectorXd& tau, const ContinuationPoint& before, double ds,
                          ContinuationPoint& at, VectorXd& tau_at, Bifurcation& bif) {
+  const int n_before = static_cast<int>(tau.size()) - 1, n_in = static_cast<int>(z_in.size()) - 1;
+  VectorXd x_at = z_in.head(n_in);
+  if (!problem.adapt(x_at, z_in(n_in))) return false;
   const int n = problem.size();
+  const VectorXd z_at = joined(x_at, z_in(n_in));
+  VectorXd along = tau;
+  if (n != n_before) {
+    along = VectorXd::Zero(n + 1);
+    along(n) = tau(n_before) >= 0.0 ? 1.0 : -1.0;
+  }
   const long signature = problem.signature(z_at.head(n), z_at(n));
   VectorXd F, Fp, zx;
   MatrixXd Fx;
   if (!problem.evaluate(z_at.head(n), z_at(n), F, &Fx, &Fp)) return false;
   corr.set_jacobians(Fx, Fp);
-  const VectorXd t = corr.tangent(tau);
+  const VectorXd t = corr.tangent(along);
   const double sigma = std::clamp(0.1 * ds, set.ds_min, set.ds_max);
   bool found = false;
   for (const double sign : {1.0, -1.0}) {
@@ -227,12 +245,14 @@ bool restart_on_new_side(ContinuationProblem& problem, Corrector& corr, const Co
   at.x = z_at.head(n);
   at.p = z_at(n);
   judge(problem, Fx, tau_at, at);
+  // a problem that adapted back to the branch's own description found no new side
+  if (at.signature == before.signature) return false;
   bif.kind = BifurcationKind::grazing;
   bif.p = at.p;
   bif.x = at.x;
   bif.signature_before = before.signature;
   bif.signature_after = at.signature;
-  bif.turns = (tau_at(n) > 0.0) != (tau(n) > 0.0);
+  bif.turns = (tau_at(n) > 0.0) != (tau(n_before) > 0.0);
   return true;
 }
 
@@ -256,33 +276,38 @@ bool cross_signature_change(ContinuationProblem& problem, Corrector& corr, const
       z_at = zx;
     }
   }
-  if (!restart_on_new_side(problem, corr, set, z_at, tau, prev, ds, at, tau_at, bif)) return false;
+  if (!restart_on_new_side(problem, corr, set, z_at, tau, prev, ds, at, tau_at, bif)) {
+    adapt_back(problem, prev, n);
+    return false;
+  }
   bif.test = pb - pa;
   return true;
 }
 
-// Where the steps fail below ds_min at `last` (z, τ) and the problem has a signature: a branch that
+// Where the steps fail below ds_min at `last` (its tangent τ) and the problem has a signature: a branch that
 // ends at a nonsmooth fold, where it meets another orbit's (a stick phase of zero length: the
 // stick-slip cycle and the slip cycle that grazes). The other branch passes through the same point:
 // Newton at last's parameter from last's state moved a little along each coordinate, by 1e-9
 // to 1e-2 of its size, until it converges to a point of another signature nearby; then
 // the branch restarts there. False where none is found
-bool jump_at_stall(ContinuationProblem& problem, Corrector& corr, const ContinuationSettings& set, const VectorXd& z,
-                   const VectorXd& tau, const ContinuationPoint& last, ContinuationPoint& at, VectorXd& tau_at,
-                   Bifurcation& bif) {
-  const int n = problem.size();
-  const double scale = 1.0 + last.x.cwiseAbs().maxCoeff();
+bool jump_at_stall(ContinuationProblem& problem, Corrector& corr, const ContinuationSettings& set, const VectorXd& tau,
+                   const ContinuationPoint& last, ContinuationPoint& at, VectorXd& tau_at, Bifurcation& bif) {
+  const int n = problem.size(), np = problem.point_size();
+  const double scale = 1.0 + last.x.head(np).cwiseAbs().maxCoeff();
   for (const double eps : {1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2})
-    for (int i = 0; i < n; ++i)
+    for (int i = 0; i < np; ++i)
       for (const double sign : {1.0, -1.0}) {
         VectorXd x = last.x;
         x(i) += sign * eps * scale;
-        if (!solve_at_fixed_parameter(problem, x, last.p, set) || problem.signature(x, last.p) == last.signature ||
-            (x - last.x).cwiseAbs().maxCoeff() > 1e2 * eps * scale)
-          continue;
-        if (!restart_on_new_side(problem, corr, set, joined(x, last.p), tau, last, set.ds, at, tau_at, bif)) continue;
-        bif.test = (joined(x, last.p) - z).norm();
-        return true;
+        // the point moved, then described (and corrected) as the problem describes it there
+        const bool found = problem.adapt(x, last.p) && solve_at_fixed_parameter(problem, x, last.p, set) &&
+                           problem.signature(x, last.p) != last.signature &&
+                           (x.head(np) - last.x.head(np)).cwiseAbs().maxCoeff() <= 1e2 * eps * scale;
+        if (found && restart_on_new_side(problem, corr, set, joined(x, last.p), tau, last, set.ds, at, tau_at, bif)) {
+          bif.test = (x.head(np) - last.x.head(np)).norm();
+          return true;
+        }
+        adapt_back(problem, last, n);
       }
   return false;
 }
@@ -353,7 +378,12 @@ ContinuationBranch continue_branch(ContinuationProblem& problem, const VectorXd&
       bif.after_point = static_cast<long>(branch.points.size()) - 1;
       branch.bifurcations.push_back(bif);
     }
-    at.s = branch.points.back().s + (joined(at.x, at.p) - z).norm();
+    // the arclength on: in the section point and p where the unknowns changed at the restart
+    const VectorXd z_at = joined(at.x, at.p);
+    const int np = problem.point_size();
+    at.s = branch.points.back().s + (z_at.size() == z.size()
+                                         ? (z_at - z).norm()
+                                         : std::hypot((at.x.head(np) - z.head(np)).norm(), at.p - z(z.size() - 1)));
     branch.points.push_back(at);
     z = joined(at.x, at.p);
     tau = tau_at;
@@ -367,7 +397,7 @@ ContinuationBranch continue_branch(ContinuationProblem& problem, const VectorXd&
       VectorXd tau_at;
       Bifurcation bif;
       if (ds < set.ds_min && branch.points.back().signature != 0 && jumps < 8 &&
-          jump_at_stall(problem, corr, set, z, tau, branch.points.back(), at, tau_at, bif)) {
+          jump_at_stall(problem, corr, set, tau, branch.points.back(), at, tau_at, bif)) {
         ++jumps;
         restart_from(at, tau_at, bif);
         ds = std::clamp(set.ds, set.ds_min, set.ds_max);

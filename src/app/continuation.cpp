@@ -36,11 +36,12 @@ struct ContinuationBlock {
   std::string parameter;
   double lo = 0.0, hi = 0.0;
   int direction = 1;
-  bool orbit = false;   // start "orbit" or "sweep": periodic orbits, else an equilibrium
-  std::string from;     // start "sweep": the sweep's results folder, a branch from each family of its orbits
-  int period_n = 1;     // the orbit's period in break-away crossings
-  int doublings = 1;    // levels of period doublings whose doubled orbit is followed too
-  double settle = 0.0;  // seconds of the run before its first shot (0: the scenario's t_transient)
+  bool orbit = false;     // start "orbit" or "sweep": periodic orbits, else an equilibrium
+  std::string from;       // start "sweep": the sweep's results folder, a branch from each family of its orbits
+  bool multiple = false;  // orbits by multiple shooting, a segment per mode between events (else single shooting)
+  int period_n = 1;       // the orbit's period in break-away crossings
+  int doublings = 1;      // levels of period doublings whose doubled orbit is followed too
+  double settle = 0.0;    // seconds of the run before its first shot (0: the scenario's t_transient)
   ContinuationSettings settings;
   std::string second;                   // "curves": the second parameter of the folds' and doublings' curves
   double second_base = 0.0;             // its value in the scenario, where each curve starts
@@ -93,6 +94,9 @@ ContinuationBlock parse_block(const json& doc) {
   } else if (c.has("from")) {
     throw InputError(c.pointer_of("from"), "is read with \"start\": \"sweep\" alone");
   }
+  if (c.has("shooting") && !b.orbit)
+    throw InputError(c.pointer_of("shooting"), "is read for orbits (start orbit or sweep)");
+  b.multiple = c.choice_or("shooting", "single", {"single", "multiple"}) == "multiple";
   b.period_n = static_cast<int>(c.integer_or("period_n", 1, 1));
   if (b.period_n > 32) throw InputError(c.pointer_of("period_n"), "must be <= 32");
   b.settle = c.number_or("settle", 0.0, NumberRule::non_negative);
@@ -216,13 +220,31 @@ class EquilibriumProblem : public ContinuationProblem {
 // is another branch, and the step is refused. A velocity section {u_d = c} has one, and the
 // orbit's events may change along the branch (a stick phase that appears at a grazing point: the
 // signature, the events a period, changes). F_p by central differences; the multipliers are DP's
-// on the section
+// on the section.
+//
+// With `multiple` shooting (integrate/switching_orbit.hpp) the unknowns are the segments' start
+// states x_0 … x_{m−1} (x_0 the section point) and durations T_0 … T_{m−1}, one segment per mode
+// between events, F = [φ_i(x_i, T_i) − x_{i+1}; h_i(φ_i(x_i, T_i))] with Jacobian blocks Φ_i, −I,
+// f_i and ∇h_iᵀ(Φ_i, f_i). The segments' modes and boundaries are those of a run of the orbit
+// and stay fixed along a branch; the signature is the events a period of a run from x_0 (negative:
+// as many in another order), and where it changes the segments are laid again from such a run
+// (adapt). The multipliers: DP = P_{m−1}Φ_{m−1}S_{m−2}Φ_{m−2} ⋯ S_0Φ_0, S_i the boundaries'
+// saltation matrices and P the last boundary's projection onto the section
 template <class D>
 class OrbitProblem : public ContinuationProblem {
+  using T = typename D::scalar;
+  using Modes = std::array<ContactState, D::max_contacts>;
+
  public:
   OrbitProblem(const batch::SweepPlan& plan, double stick_tol, SwitchingSettings set, const SweepAnalysis& an,
-               int crossings)
-      : plan_(plan), stick_tol_(stick_tol), set_(set), contact_(an.contact), crossings_(crossings) {
+               int crossings, bool multiple = false, const ContinuationSettings& newton = {})
+      : plan_(plan),
+        stick_tol_(stick_tol),
+        set_(set),
+        contact_(an.contact),
+        crossings_(crossings),
+        multiple_(multiple),
+        newton_(newton) {
     plan_.uniform_setup(stick_tol_, *uniform_);
     ny_ = 2 * uniform_->model.n_dof;
     if (an.section == SectionKind::velocity) {
@@ -230,11 +252,18 @@ class OrbitProblem : public ContinuationProblem {
       nc_ = 1;
     }
   }
-  int size() const override { return ny_ + nc_; }
+  int size() const override { return multiple_ ? static_cast<int>(segment_modes_.size()) * (ny_ + 1) : ny_ + nc_; }
+  int point_size() const override { return multiple_ ? ny_ : size(); }
   bool multipliers() const override { return true; }
   // the events of the last orbit shot where that was this point's (judging a point shoots it for
   // its multipliers first), else a shot
   long signature(const VectorXd& z, double p) override {
+    if (multiple_) {
+      Layout run;
+      if (!layout_from_run(z.head(ny_), p, run)) return -1;
+      const long events = static_cast<long>(run.slots.size()) - (nc_ == 1 ? 1 : 0);
+      return run.modes == segment_modes_ && run.slots == segment_slots_ ? events : -events;
+    }
     if (nc_ != 1) return 0;
     if (p == shot_p_ && z == shot_z_) return work_->events;
     VectorXd F(ny_ + nc_);
@@ -243,10 +272,33 @@ class OrbitProblem : public ContinuationProblem {
   // the section's conditions: two on the break-away section, one on a velocity section
   int conditions() const { return nc_; }
 
+  // multiple shooting: the segments laid again from a run of x's section point at p, and x on them
+  // corrected by Newton
+  bool adapt(VectorXd& x, double p) override {
+    if (!multiple_) return true;
+    Layout run;
+    if (!layout_from_run(x.head(ny_), p, run)) return false;
+    segment_modes_ = run.modes;
+    segment_slots_ = run.slots;
+    segments_p_ = nan("");
+    x = run.z;
+    return solve_at_fixed_parameter(*this, x, p, newton_);
+  }
+
   // the first orbit at p: a run from the scenario's start for `settle` seconds, its next break-away,
-  // the period between two, then Newton; false where none converges
+  // the period between two, then Newton (and the segments of its run, with multiple shooting);
+  // false where none converges
   bool first_orbit(double p, double settle, VectorXd& z) {
-    using T = typename D::scalar;
+    if (!single_orbit(p, settle, z)) return false;
+    if (!multiple_) return true;
+    VectorXd x = z.head(ny_);
+    if (!adapt(x, p)) return false;
+    z = x;
+    return true;
+  }
+
+  // single shooting's first orbit (the run the segments are laid from)
+  bool single_orbit(double p, double settle, VectorXd& z) {
     setup_at(p);
     const Model<D>& m = setup_->model;
     auto sink = [](const SwitchingEvent<T>&) {};
@@ -292,6 +344,7 @@ class OrbitProblem : public ContinuationProblem {
   }
 
   bool evaluate(const VectorXd& z, double p, VectorXd& F, MatrixXd* Fx, VectorXd* Fp) override {
+    if (multiple_) return evaluate_segments(z, p, F, Fx, Fp);
     F.resize(ny_ + nc_);
     if (!residual(z, p, F.data())) return false;
     if (Fx) {
@@ -325,8 +378,23 @@ class OrbitProblem : public ContinuationProblem {
     VectorXd F(ny_ + nc_);
     typename D::scalar re[2 * D::max_dof], im[2 * D::max_dof];
     period_ = 0.0;
-    if (!residual(z, p, F.data())) return Eigen::VectorXcd();
-    period_ = work_->t_end;
+    if (multiple_) {
+      MatrixXd dp;
+      if (!return_map_jacobian(z, p, dp)) return Eigen::VectorXcd();
+      for (int i = 0; i < ny_; ++i)
+        for (int j = 0; j < ny_; ++j) work_->dp[i][j] = dp(i, j);
+      period_ = z.tail(static_cast<Eigen::Index>(segment_modes_.size())).sum();
+      if (nc_ == 2) {
+        typename D::scalar x[2 * D::max_dof];
+        for (int i = 0; i < ny_; ++i) x[i] = z(i);
+        setup_at(p);
+        if (!breakaway_constraints(setup_->model, set_, *work_, 0.0, x, segment_modes_[0].data(), contact_))
+          return Eigen::VectorXcd();
+      }
+    } else {
+      if (!residual(z, p, F.data())) return Eigen::VectorXcd();
+      period_ = work_->t_end;
+    }
     const int n = nc_ == 1 ? orbit_multipliers(setup_->model, section_, *work_, re, im)
                            : breakaway_multipliers(setup_->model, *work_, re, im);
     Eigen::VectorXcd mu(n > 0 ? n : 0);
@@ -337,12 +405,45 @@ class OrbitProblem : public ContinuationProblem {
 
   // the return map's Jacobian DP (full state) at the orbit through z at p
   bool return_map_jacobian(const VectorXd& z, double p, MatrixXd& dp) {
+    if (multiple_) {
+      if (!(p == segments_p_ && z == segments_z_)) {
+        VectorXd F;
+        if (!evaluate_segments(z, p, F, nullptr, nullptr)) return false;
+      }
+      // Φ of each segment, then the saltation of its boundary (the last: the section's projection)
+      const int m = static_cast<int>(segment_modes_.size());
+      dp = MatrixXd::Identity(ny_, ny_);
+      for (int i = 0; i < m; ++i) {
+        dp = phi_[static_cast<std::size_t>(i)] * dp;
+        const SegmentBoundary<D>& b = boundaries_[static_cast<std::size_t>(i)];
+        VectorXd jump(ny_), grad(ny_);
+        double speed = 0.0;
+        for (int c = 0; c < ny_; ++c) {
+          grad(c) = b.grad[c];
+          speed += b.grad[c] * b.f_before[c];
+          jump(c) = i + 1 < m ? b.f_after[c] - b.f_before[c] : -b.f_before[c];
+        }
+        if (!(std::abs(speed) > 0.0)) return false;
+        dp += jump * (grad.transpose() * dp) / speed;
+      }
+      return true;
+    }
     VectorXd F(ny_ + nc_);
     if (!residual(z, p, F.data())) return false;
     dp.resize(ny_, ny_);
     for (int i = 0; i < ny_; ++i)
       for (int j = 0; j < ny_; ++j) dp(i, j) = work_->dp[i][j];
     return true;
+  }
+  // the matrix that is singular where the orbit's multiplier crosses −1: DP + I, or with multiple
+  // shooting the Jacobian of the segments with the period's closing condition antiperiodic
+  // (φ_{m−1} + x_0), whose chain of projected segment maps is DP itself
+  MatrixXd doubling_matrix(const MatrixXd& J) const {
+    if (!multiple_) return J.topLeftCorner(ny_, ny_) + 2.0 * MatrixXd::Identity(ny_, ny_);
+    MatrixXd M = J;
+    const int last = static_cast<int>(segment_modes_.size()) - 1;
+    M.block(last * ny_, 0, ny_, ny_) += 2.0 * MatrixXd::Identity(ny_, ny_);
+    return M;
   }
   // the orbit of `crossings` that doubles `o`'s: the same modes after the break-away, twice the time
   void doubling_of(const OrbitProblem& o) {
@@ -381,11 +482,180 @@ class OrbitProblem : public ContinuationProblem {
   int state_size() const { return ny_; }
   // a plan of two parameters (a two-parameter curve): the second one's value from now on
   void set_second(double value) {
-    if (value != second_) shot_p_ = nan("");  // the last shot was of another model
+    if (value != second_) shot_p_ = segments_p_ = nan("");  // the last shot was of another model
     second_ = value;
   }
 
  private:
+  // a segmented orbit: each segment's modes and the event function of the boundary that ends it,
+  // and the unknowns (x_i, then T_i) of the run they were found in
+  struct Layout {
+    std::vector<Modes> modes;
+    std::vector<int> slots;
+    VectorXd z;
+  };
+
+  // a run's mode events in time order, each with the event function that crossed and the state
+  // and modes just after it (switching_advance's hooks); none once `closed`
+  struct EventLog {
+    struct Entry {
+      double t = 0.0;
+      int slot = -1;
+      Modes after{};
+      VectorXd y;
+    };
+    std::vector<Entry> entries;
+    bool closed = false, ok = true;
+    int slot = -1;
+    void piece(const Model<D>&, SwitchingWorkspace<D>&, double) {}
+    void before_event(const Model<D>&, SwitchingWorkspace<D>&, double, int crossed) { slot = crossed; }
+    void after_event(const Model<D>& m, SwitchingWorkspace<D>& ws, double te) {
+      if (closed) return;
+      ok = ok && slot >= 0;
+      Entry e;
+      e.t = te;
+      e.slot = slot;
+      for (int i = 0; i < m.n_contacts; ++i) e.after[static_cast<std::size_t>(i)] = ws.mode[i];
+      e.y.resize(2 * m.n_dof);
+      for (int i = 0; i < 2 * m.n_dof; ++i) e.y(i) = ws.y[i];
+      entries.push_back(std::move(e));
+    }
+  };
+
+  // the segments of a run from the section point x at p over the orbit's N crossings (a velocity
+  // section's last crossing is a boundary of its own); false where the run fails, ends in other
+  // modes than it began, or has a segment of no duration
+  bool layout_from_run(const VectorXd& x, double p, Layout& out) {
+    setup_at(p);
+    segments_p_ = nan("");
+    const Model<D>& m = setup_->model;
+    const int nq = ny_ / 2;
+    SwitchingWorkspace<D>& ws = work_->ws;
+    ws.started = false;
+    EventLog log;
+    int seen = 0;
+    double t_end = 0.0;
+    auto sink = [&](const SwitchingEvent<T>& e) {
+      const bool crossing =
+          nc_ == 1 ? e.section
+                   : !e.section && e.contact == contact_ && e.from == ContactState::stick && e.to != ContactState::free;
+      if (log.closed || !crossing || ++seen < crossings_) return;
+      log.closed = true;
+      t_end = e.t;
+    };
+    // on a velocity section exactly (a point a rounding above it would cross it at once)
+    VectorXd start = x;
+    if (nc_ == 1) start(section_coordinate(section_, nq)) = section_.value;
+    T y[2 * D::max_dof];
+    for (int i = 0; i < ny_; ++i) y[i] = start(i);
+    const SwitchingSection section = nc_ == 1 ? section_ : SwitchingSection{};
+    const Status started = nc_ == 1 ? switching_start(m, set_, section, ws, 0.0, y, y + nq, true, sink)
+                                    : switching_start(m, set_, section, ws, 0.0, y, y + nq, false, sink, modes_);
+    if (started != Status::ok) return false;
+    Modes first{};
+    for (int i = 0; i < m.n_contacts; ++i) first[static_cast<std::size_t>(i)] = ws.mode[i];
+    if (!orbit_detail::advance_until(
+            m, set_, section, ws, 0.0, max_time_, [&] { return log.closed; }, sink, log) ||
+        !log.ok || !log.closed)
+      return false;
+    // a velocity section's crossing inside a mode ends the last segment; the events after it are not the orbit's
+    std::vector<typename EventLog::Entry>& ev = log.entries;
+    while (nc_ == 1 && !ev.empty() && ev.back().t >= t_end) ev.pop_back();
+    if (nc_ == 1) {
+      typename EventLog::Entry closing;
+      closing.t = t_end;
+      closing.slot = kSectionBoundary;
+      closing.after = ev.empty() ? first : ev.back().after;
+      ev.push_back(closing);
+    }
+    if (ev.empty() || ev.back().after != first) return false;
+    const int segments = static_cast<int>(ev.size());
+    out.modes.assign(1, first);
+    out.slots.clear();
+    out.z.resize(segments * (ny_ + 1));
+    out.z.head(ny_) = start;
+    double t = 0.0;
+    for (int i = 0; i < segments; ++i) {
+      const typename EventLog::Entry& e = ev[static_cast<std::size_t>(i)];
+      if (!(e.t > t)) return false;
+      out.z(segments * ny_ + i) = e.t - t;
+      out.slots.push_back(e.slot);
+      if (i + 1 < segments) {
+        out.modes.push_back(e.after);
+        out.z.segment((i + 1) * ny_, ny_) = e.y;
+      }
+      t = e.t;
+    }
+    return true;
+  }
+
+  // the segments' residual (and Jacobian) at (z, p), keeping each segment's Φ and boundary
+  bool evaluate_segments(const VectorXd& z, double p, VectorXd& F, MatrixXd* Fx, VectorXd* Fp) {
+    const int n = size();
+    if (segment_modes_.empty() || z.size() != n) return false;
+    F.resize(n);
+    if (Fp) {
+      const double h = 1e-6 * (1.0 + std::abs(p));
+      VectorXd up(n), down(n);
+      if (!segment_rows(z, p + h, up, nullptr) || !segment_rows(z, p - h, down, nullptr)) return false;
+      *Fp = (up - down) / (2.0 * h);
+    }
+    // the point's own segments last: their Φ_i and boundaries give its multipliers
+    return segment_rows(z, p, F, Fx);
+  }
+
+  bool segment_rows(const VectorXd& z, double p, VectorXd& F, MatrixXd* J) {
+    segments_p_ = nan("");
+    setup_at(p);
+    const Model<D>& model = setup_->model;
+    const int m = static_cast<int>(segment_modes_.size()), n = size();
+    if (J) J->setZero(n, n);
+    phi_.resize(static_cast<std::size_t>(m));
+    boundaries_.resize(static_cast<std::size_t>(m));
+    T x[2 * D::max_dof];
+    double size = 1.0;
+    for (int i = 0; i < ny_; ++i) size = std::max(size, std::abs(z(i)));
+    for (int i = 0; i < m; ++i) {
+      const std::size_t si = static_cast<std::size_t>(i);
+      const int next = (i + 1) % m;
+      for (int c = 0; c < ny_; ++c) x[c] = z(i * ny_ + c);
+      SegmentBoundary<D>& b = boundaries_[si];
+      if (!switching_segment(model, set_, *work_, x, segment_modes_[si].data(), z(m * ny_ + i)) ||
+          !switching_boundary(model, set_, section_, *work_, work_->x_end, segment_modes_[si].data(),
+                              segment_slots_[si], segment_modes_[static_cast<std::size_t>(next)].data(), b))
+        return false;
+      MatrixXd& phi = phi_[si];
+      phi.resize(ny_, ny_);
+      for (int r = 0; r < ny_; ++r) {
+        for (int c = 0; c < ny_; ++c) phi(r, c) = work_->dp[r][c];
+        F(i * ny_ + r) = work_->x_end[r] - z(next * ny_ + r);
+      }
+      F(m * ny_ + i) = b.h;
+      if (segment_slots_[si] == kSectionBoundary) {
+        // an orbit that has shrunk onto an equilibrium (a Hopf point) meets the section at rest
+        if (!(std::abs(static_cast<double>(b.f_before[section_coordinate(section_, ny_ / 2)])) > 1e-4 * size))
+          return false;
+      }
+      if (!J) continue;
+      J->block(i * ny_, i * ny_, ny_, ny_) += phi;
+      J->block(i * ny_, next * ny_, ny_, ny_) -= MatrixXd::Identity(ny_, ny_);
+      double rate = 0.0;
+      for (int r = 0; r < ny_; ++r) {
+        (*J)(i * ny_ + r, m * ny_ + i) = b.f_before[r];
+        rate += b.grad[r] * b.f_before[r];
+      }
+      for (int c = 0; c < ny_; ++c) {
+        double g = 0.0;
+        for (int r = 0; r < ny_; ++r) g += b.grad[r] * phi(r, c);
+        (*J)(m * ny_ + i, i * ny_ + c) = g;
+      }
+      (*J)(m * ny_ + i, m * ny_ + i) = rate;
+    }
+    segments_z_ = z;
+    segments_p_ = p;
+    return true;
+  }
+
   // the model at p (and the second parameter, where the plan has one)
   void setup_at(double p) {
     const double row[2] = {p, second_};
@@ -442,6 +712,14 @@ class OrbitProblem : public ContinuationProblem {
   double max_time_ = 1e3, period_ = 0.0;
   double second_ = nan("");
   ContactState modes_[D::max_contacts] = {};
+  bool multiple_ = false;
+  ContinuationSettings newton_;  // multiple shooting: Newton on newly laid segments
+  std::vector<Modes> segment_modes_;
+  std::vector<int> segment_slots_;
+  std::vector<MatrixXd> phi_;  // the last segments evaluated (at segments_z_, segments_p_): each Φ_i
+  std::vector<SegmentBoundary<D>> boundaries_;
+  VectorXd segments_z_;
+  double segments_p_ = nan("");
   std::unique_ptr<CaseSetup<D>> uniform_ = std::make_unique<CaseSetup<D>>();
   std::unique_ptr<CaseSetup<D>> setup_ = std::make_unique<CaseSetup<D>>();
   std::unique_ptr<OrbitWork<D>> work_ = std::make_unique<OrbitWork<D>>();
@@ -519,11 +797,7 @@ class CurveProblem : public ContinuationProblem {
   }
 
  private:
-  MatrixXd matrix(const MatrixXd& J) const {
-    if (kind_ == BifurcationKind::fold) return J;
-    const int ny = orbit_.state_size();
-    return J.topLeftCorner(ny, ny) + 2.0 * MatrixXd::Identity(ny, ny);  // DP + I
-  }
+  MatrixXd matrix(const MatrixXd& J) const { return kind_ == BifurcationKind::fold ? J : orbit_.doubling_matrix(J); }
   // the orbit's residual and Jacobian at (z, p1, p2), F_p1 where asked, and g
   bool orbit_rows(const VectorXd& w, double p2, VectorXd& Fo, MatrixXd& J, VectorXd* Fp1, double& g) {
     const int n = orbit_.size();
@@ -612,9 +886,11 @@ bool switch_at_doubling(OrbitProblem<D>& one, OrbitProblem<D>& two, const Contin
       const double ps = pd.p + side * shift * width;
       if (ps <= b.lo || ps >= b.hi) continue;
       VectorXd z1 = VectorXd::Zero(one.size());
-      z1.head(ny) = pd.x;
+      z1.head(ny) = pd.x.head(ny);
       MatrixXd dp;
-      if (!solve_at_fixed_parameter(one, z1, ps, b.settings) || !one.return_map_jacobian(z1, ps, dp)) continue;
+      if (!one.adapt(z1, ps) || !solve_at_fixed_parameter(one, z1, ps, b.settings) ||
+          !one.return_map_jacobian(z1, ps, dp))
+        continue;
       const Eigen::EigenSolver<MatrixXd> eig(dp);
       int k = 0;
       for (int i = 1; i < ny; ++i)
@@ -625,9 +901,9 @@ bool switch_at_doubling(OrbitProblem<D>& one, OrbitProblem<D>& two, const Contin
       const double scale = 1.0 + z1.head(ny).cwiseAbs().maxCoeff();
       for (const double eps : {1e-3, 1e-2, 3e-2, 1e-1}) {
         for (const double sign : {1.0, -1.0}) {
-          VectorXd z2 = z1;
-          z2.head(ny) += sign * eps * scale * v;
-          if (!solve_at_fixed_parameter(two, z2, ps, b.settings)) continue;
+          VectorXd z2 = VectorXd::Zero(std::max(two.size(), two.point_size()));  // before its segments are laid
+          z2.head(ny) = z1.head(ny) + sign * eps * scale * v;
+          if (!two.adapt(z2, ps) || !solve_at_fixed_parameter(two, z2, ps, b.settings)) continue;
           // the period-N orbit itself is a period-2N one too: only another orbit counts
           if ((z2.head(ny) - z1.head(ny)).cwiseAbs().maxCoeff() <= 1e-6 * scale) continue;
           ContinuationSettings s = b.settings;
@@ -651,7 +927,8 @@ std::vector<Followed> follow_orbit(const batch::SweepPlan& plan, const batch::Sw
                                    const SweepAnalysis& an, const SwitchingSettings& set, const ContinuationBlock& b,
                                    int period_n, double p0, int direction, double settle) {
   std::vector<std::unique_ptr<OrbitProblem<D>>> problems;
-  problems.push_back(std::make_unique<OrbitProblem<D>>(plan, StepOptions{}.stick_tol, set, an, period_n));
+  problems.push_back(
+      std::make_unique<OrbitProblem<D>>(plan, StepOptions{}.stick_tol, set, an, period_n, b.multiple, b.settings));
   const int ny = problems[0]->state_size();
   VectorXd z0;
   if (!problems[0]->first_orbit(p0, settle, z0)) return {};
@@ -669,8 +946,8 @@ std::vector<Followed> follow_orbit(const batch::SweepPlan& plan, const batch::Sw
     for (std::size_t f = 0; f < followed[k].branch.bifurcations.size(); ++f) {
       const Bifurcation& pd = followed[k].branch.bifurcations[f];
       if (pd.kind != BifurcationKind::period_doubling || followed[k].period_n * 2 > 32) continue;
-      problems.push_back(
-          std::make_unique<OrbitProblem<D>>(plan, StepOptions{}.stick_tol, set, an, 2 * followed[k].period_n));
+      problems.push_back(std::make_unique<OrbitProblem<D>>(plan, StepOptions{}.stick_tol, set, an,
+                                                           2 * followed[k].period_n, b.multiple, b.settings));
       problems.back()->doubling_of(*problems[k]);
       ContinuationBranch doubled;
       if (switch_at_doubling(*problems[k], *problems.back(), followed[k].branch, pd, b, doubled))
@@ -696,11 +973,15 @@ std::vector<Followed> follow_orbit(const batch::SweepPlan& plan, const batch::Sw
       for (std::size_t f = 0; f < followed[k].branch.bifurcations.size(); ++f) {
         const Bifurcation& bif = followed[k].branch.bifurcations[f];
         if (bif.kind != BifurcationKind::fold && bif.kind != BifurcationKind::period_doubling) continue;
-        OrbitProblem<D> orbit(*plan2, StepOptions{}.stick_tol, set, an, followed[k].period_n);
+        OrbitProblem<D> orbit(*plan2, StepOptions{}.stick_tol, set, an, followed[k].period_n, b.multiple, b.settings);
         orbit.same_orbit_as(*problems[k]);
+        orbit.set_second(second);
+        // the point's unknowns as this problem lays them (its segments, with multiple shooting)
+        VectorXd z = bif.x;
+        if (!orbit.adapt(z, bif.p)) continue;
         CurveProblem<D> curve(orbit, bif.kind);
         VectorXd w(orbit.size() + 1);
-        w.head(orbit.size()) = bif.x;
+        w.head(orbit.size()) = z;
         w(orbit.size()) = bif.p;
         if (!curve.border_at(w, second) || !solve_at_fixed_parameter(curve, w, second, b.curve_settings)) continue;
         for (const int way : {-1, 1}) {

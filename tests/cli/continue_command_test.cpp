@@ -3,8 +3,8 @@
 // equals the law's negative slope times the load (c = −Fn μ'(v0)), in the belt speed and in the load;
 // the flutter point of Model II (seed 000), which `fivsim stability` finds from its own
 // linearisation; the Coulomb slider's stick-slip cycle and its period; the demo chain's period
-// doublings; bSTAB's stick-slip cycle, its grazing point and the basin it bounds; a smooth fold of
-// cycles against SciPy; and bad input.
+// doublings, by single shooting and by multiple shooting; bSTAB's stick-slip cycle, its grazing
+// point and the basin it bounds; a smooth fold of cycles against SciPy; and bad input.
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -190,32 +190,72 @@ TEST(ContinueCommand, CoulombSlidersStickSlipCycleIsTheClosedForm) {
     "integrator": {"method": "switching", "dt": 0.01, "t_end": 100},
     "analysis": {"t_transient": 20}})";
   const double d = 0.2, xk = 0.4;
-  for (const std::string section : {R"({"section":"stick_to_slip","contact":0})",
-                                    R"({"section":"velocity","dof":0,"value":0,"direction":"down"})"}) {
-    const bool breakaway = section.find("stick_to_slip") != std::string::npos;
-    const fs::path out = dir / (breakaway ? "breakaway" : "velocity");
-    const Result r =
-        run_fivsim("continue " + scenario.string() + " --set '/analysis/poincare=" + section +
-                   R"(' --set '/continuation={"parameter":"/model/v0","range":[0.2,1.5],"start":"orbit"}')" +
-                   " --out " + out.string());
-    ASSERT_EQ(r.code, 0) << r.err;
-    const auto s = summary_of(out);
-    EXPECT_EQ(s["stop"], "p_max reached");
-    EXPECT_EQ(s["bifurcations"].size(), 0u) << s["bifurcations"].dump();
-    const auto rows = csv_rows(out / "branches.csv");
-    ASSERT_GE(rows.size(), 10u);
-    EXPECT_DOUBLE_EQ(rows.back().at("/model/v0"), 1.5);
-    for (const auto& row : rows) {
-      const double v0 = row.at("/model/v0");
-      const double period = M_PI + 2.0 * std::atan2(v0, d) + 2.0 * d / v0;
-      EXPECT_NEAR(row.at("period"), period, 1e-8 * period) << "v0 = " << v0;
-      EXPECT_EQ(row.at("stable"), 1.0);
-      EXPECT_NEAR(row.at("q0"), breakaway ? 0.6 : xk + std::hypot(d, v0), 1e-9) << "v0 = " << v0;
-      EXPECT_NEAR(row.at("u0"), breakaway ? v0 : 0.0, 1e-9) << "v0 = " << v0;
-      if (!breakaway) EXPECT_LT(row.at("max_modulus"), 1e-9) << "v0 = " << v0;
+  for (const std::string shooting : {"single", "multiple"})
+    for (const std::string section : {R"({"section":"stick_to_slip","contact":0})",
+                                      R"({"section":"velocity","dof":0,"value":0,"direction":"down"})"}) {
+      SCOPED_TRACE(shooting + " shooting, section " + section);
+      const bool breakaway = section.find("stick_to_slip") != std::string::npos;
+      const fs::path out = dir / (shooting + (breakaway ? "_breakaway" : "_velocity"));
+      const Result r =
+          run_fivsim("continue " + scenario.string() + " --set '/analysis/poincare=" + section +
+                     R"(' --set '/continuation={"parameter":"/model/v0","range":[0.2,1.5],"start":"orbit",)" +
+                     R"("shooting":")" + shooting + R"("}' --out )" + out.string());
+      ASSERT_EQ(r.code, 0) << r.err;
+      const auto s = summary_of(out);
+      EXPECT_EQ(s["stop"], "p_max reached");
+      EXPECT_EQ(s["bifurcations"].size(), 0u) << s["bifurcations"].dump();
+      const auto rows = csv_rows(out / "branches.csv");
+      ASSERT_GE(rows.size(), 10u);
+      EXPECT_DOUBLE_EQ(rows.back().at("/model/v0"), 1.5);
+      for (const auto& row : rows) {
+        const double v0 = row.at("/model/v0");
+        const double period = M_PI + 2.0 * std::atan2(v0, d) + 2.0 * d / v0;
+        EXPECT_NEAR(row.at("period"), period, 1e-8 * period) << "v0 = " << v0;
+        EXPECT_EQ(row.at("stable"), 1.0);
+        EXPECT_NEAR(row.at("q0"), breakaway ? 0.6 : xk + std::hypot(d, v0), 1e-9) << "v0 = " << v0;
+        EXPECT_NEAR(row.at("u0"), breakaway ? v0 : 0.0, 1e-9) << "v0 = " << v0;
+        if (!breakaway) EXPECT_LT(row.at("max_modulus"), 1e-9) << "v0 = " << v0;
+      }
     }
-  }
   fs::remove_all(dir);
+}
+
+// multiple shooting (a segment per mode between events) against single shooting on the demo
+// chain's first period doubling: the same orbit (section point, period, multipliers at the first
+// point to the variational equations' accuracy), the doubling at the same load to 3e-8 N (each
+// locates its multiplier's −1 to the integrator's tolerance), and the doubled branch switched onto
+TEST(ContinueCommand, MultipleShootingFindsSingleShootingsOrbitsAndDoubling) {
+  std::map<std::string, nlohmann::json> summary;
+  std::map<std::string, std::vector<std::map<std::string, double>>> rows;
+  for (const std::string shooting : {"single", "multiple"}) {
+    const fs::path out = fresh_dir("fivsim_cli_continue_" + shooting);
+    const Result r = run_fivsim("continue " + kScenarios + "chain2_bifurcation.json" +
+                                R"( --set '/continuation={"parameter":"/model/Fn","range":[7,9],"direction":"down",)" +
+                                R"("start":"orbit","shooting":")" + shooting + R"("}' --out )" + out.string());
+    ASSERT_EQ(r.code, 0) << r.err;
+    summary[shooting] = summary_of(out);
+    rows[shooting] = csv_rows(out / "branches.csv");
+    fs::remove_all(out);
+  }
+  const auto& one = summary["single"];
+  const auto& many = summary["multiple"];
+  ASSERT_EQ(many["bifurcations"].size(), 1u) << many["bifurcations"].dump();
+  EXPECT_EQ(many["bifurcations"][0]["kind"], "period_doubling");
+  EXPECT_NEAR(many["bifurcations"][0]["parameter"].get<double>(), one["bifurcations"][0]["parameter"].get<double>(),
+              3e-8);
+  ASSERT_EQ(many["branches"].size(), 2u) << many["branches"].dump();
+  EXPECT_EQ(many["branches"][1]["period_n"], 2);
+  EXPECT_EQ(many["branches"][1]["stop"], "p_min reached");
+  const auto& a = rows["single"].front();
+  const auto& b = rows["multiple"].front();
+  for (const std::string col : {"q0", "q1", "u0", "u1", "period", "re0", "re1"})
+    EXPECT_NEAR(b.at(col), a.at(col), 1e-8 * (1.0 + std::abs(a.at(col)))) << col;
+  // the doubled branch's first orbit: twice the period where it is born
+  for (const auto& row : rows["multiple"])
+    if (row.at("branch") == 1.0) {
+      EXPECT_NEAR(row.at("period"), 2.0 * b.at("period"), 0.05 * b.at("period"));
+      break;
+    }
 }
 
 // the three nearest rows of `rows` (one branch, in order) to p, a quadratic through them at p:
@@ -502,6 +542,10 @@ TEST(ContinueCommand, BadBlocksAreBadInputAndWriteNothing) {
       {R"(--set '/continuation={"parameter":"/model/v0","range":[1,2],"start":"sweep"}')", "/continuation/from"},
       {R"(--set '/continuation={"parameter":"/model/v0","range":[1,2],"start":"orbit","from":"x"}')",
        "/continuation/from"},
+      {R"(--set '/continuation={"parameter":"/model/v0","range":[1,2],"shooting":"multiple"}')",
+       "/continuation/shooting"},
+      {R"(--set '/continuation={"parameter":"/model/v0","range":[1,2],"start":"orbit","shooting":"double"}')",
+       "/continuation/shooting"},
       {R"(--set '/continuation={"parameter":"/model/v0","range":[1,2],"start":"sweep","from":")" +
            (out.parent_path() / "fivsim_no_such_sweep_folder").string() + R"("}')",
        "/continuation/from"},

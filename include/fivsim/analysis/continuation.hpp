@@ -56,6 +56,14 @@ class ContinuationProblem {
   // stick phase that appears adds two): where it differs between two points of the branch, the
   // trajectory grazes a switching surface between them, and the point is located (0: nothing)
   virtual long signature(const Eigen::VectorXd&, double) { return 0; }
+  // at a point whose signature differs from the branch's so far: x rewritten in the unknowns that
+  // describe the solution there (a multiple-shooting orbit's segments follow its events, so that a
+  // stick phase that appears adds two) and corrected at p; size() may change. False where none
+  // converges. Nothing to rewrite by default
+  virtual bool adapt(Eigen::VectorXd&, double) { return true; }
+  // how many leading unknowns say where the solution is (the rest follow from them: a segmented
+  // orbit's section point)
+  virtual int point_size() const { return size(); }
 };
 
 struct ContinuationPoint {

@@ -67,6 +67,10 @@ struct SwitchingWorkspace {
   double t_step_end = 0.0;
   double valid_until = 0.0;  // the dense output holds up to here (the step's end, or its first event)
   bool has_step = false, event_pending = false;
+  // the modes held whatever the event functions do: no function is armed (a segment of a
+  // multiple-shooting orbit runs its mode's flow for a given time, switching_orbit.hpp)
+  bool hold_modes = false;
+  double hold_until = 0.0;  // while the modes are held: the flow's end, where its last step lands
   ContactState mode[NC];
   bool armed[kSlots * NC];
   T mu_plus0[NC], mu_minus0[NC];  // static friction bounds, found once
@@ -106,6 +110,20 @@ template <class D>
 FIVSIM_HD inline bool smooth_law(const Model<D>& m, int i) {
   return friction_is_smooth(m.law[i].kind);
 }
+// μ of contact i slipping in its mode at relative velocity v (the mode's sign, not v's): its law
+// at |v|. A held mode (a multiple-shooting segment, switching_orbit.hpp) that runs past v = 0 runs
+// on the law's odd continuation 2μ(0) − μ(|v|), so that its field stays C¹ there (`beyond` set)
+template <class D>
+FIVSIM_HD inline typename D::scalar slip_magnitude(const Model<D>& m, const SwitchingWorkspace<D>& ws, int i,
+                                                   typename D::scalar v, bool& beyond) {
+  using T = typename D::scalar;
+  const bool pos = ws.mode[i] == ContactState::slip_pos;
+  const T s = v < T(0) ? -v : v;
+  beyond = ws.hold_modes && (pos ? v < T(0) : v > T(0));
+  const T mu = sliding_magnitude(m.law[i], pos ? s : -s);  // on the mode's side (an asymmetric law)
+  return beyond ? T(2) * sliding_magnitude(m.law[i], T(0)) - mu : mu;
+}
+
 FIVSIM_HD inline ContactState slip_state(double gamma) {
   return gamma > 0 ? ContactState::slip_pos : ContactState::slip_neg;
 }
@@ -145,12 +163,11 @@ FIVSIM_HD_NOINLINE bool evaluate(const Model<D>& m, SwitchingWorkspace<D>& ws, d
       stick[ns++] = i;
     } else if (md != ContactState::free) {
       // the sign comes from the mode, so that the force stays smooth up to the event
+      bool beyond = false;
       if (smooth_law(m, i))
         lt = -friction_coefficient(m.law[i], v) * ln;
-      else if (md == ContactState::slip_pos)
-        lt = -sliding_magnitude(m.law[i], v < T(0) ? -v : v) * ln;
       else
-        lt = sliding_magnitude(m.law[i], v > T(0) ? -v : v) * ln;
+        lt = (md == ContactState::slip_pos ? -ln : ln) * slip_magnitude(m, ws, i, v, beyond);
     }
     ws.lamN[i] = ln;
     ws.lamT[i] = lt;
@@ -485,7 +502,7 @@ FIVSIM_HD inline bool arm(const Model<D>& m, SwitchingWorkspace<D>& ws) {
     ws.k[0][nq + i] = ws.acc[i];
   }
   event_values(m, ws, ws.fn);
-  for (int s = 0; s < 3 * nc; ++s) ws.armed[s] = ws.fn[s] > 0;
+  for (int s = 0; s < 3 * nc; ++s) ws.armed[s] = !ws.hold_modes && ws.fn[s] > 0;
   ws.has_step = false;
   ws.event_pending = false;
   ws.section_count = 0;
@@ -652,6 +669,8 @@ FIVSIM_HD inline Status switching_advance(const Model<D>& m, const SwitchingSett
 
     // one accepted Dormand–Prince step
     double h = ws.h < ws.max_step ? ws.h : ws.max_step;
+    // a held flow's end on a step's end: its state and Φ there of the fifth-order step itself
+    if (ws.hold_modes && ws.t + h > ws.hold_until && ws.hold_until > ws.t) h = ws.hold_until - ws.t;
     if (section.kind == SwitchingSectionKind::stroboscopic && section.period > 0.0 && h > section.period)
       h = section.period;
     for (;;) {
@@ -739,7 +758,7 @@ FIVSIM_HD inline Status switching_advance(const Model<D>& m, const SwitchingSett
     }
     // functions that rose from zero take part from now on
     for (int s = 0; s < nf; ++s)
-      if (!ws.armed[s] && ws.fn_b[s] > T(0)) ws.armed[s] = true;
+      if (!ws.armed[s] && !ws.hold_modes && ws.fn_b[s] > T(0)) ws.armed[s] = true;
     if (t_event <= ws.t_step_end) {
       ws.valid_until = t_event;
       ws.event_pending = true;

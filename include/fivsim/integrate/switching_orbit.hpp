@@ -433,4 +433,89 @@ FIVSIM_HD inline int breakaway_multipliers(const Model<D>& m, OrbitWork<D>& w, t
   return n;
 }
 
+// Multiple shooting on the switching model (one segment per mode between events, the hybrid
+// periodic orbits of COCO: Dankowicz & Schilder, Recipes for Continuation, 2013, ch. 14; Leine &
+// Nijmeijer 2004 §3.5). An orbit is a cyclic sequence of segments: segment i starts at x_i, runs
+// its modes' smooth flow φ_i for a time T_i and ends where the event function h_i of its boundary
+// vanishes; the next segment starts there in the modes after the event. The segments' flows hold
+// their modes (no event ends them early), so that Newton on
+//   φ_i(x_i, T_i) − x_{i+1} = 0,  h_i(φ_i(x_i, T_i)) = 0  (x_m = x_0)
+// sees each mode's smooth field alone. The functions here are one segment's flow and one
+// boundary's event function, fields and saltation matrix; the host assembles them
+// (app/continuation.cpp).
+
+// a boundary's event function: one of switching.hpp's (3 per contact: gap, then the two
+// tangential ones) or, this value, the velocity section u_d = c
+constexpr int kSectionBoundary = -2;
+
+// the flow of the modes `modes` held from x for `duration` > 0 (no event ends it): the end state
+// into w.x_end and Φ = ∂y(T)/∂x into w.dp; false where a step failed
+template <class D>
+FIVSIM_HD_NOINLINE inline bool switching_segment(const Model<D>& m, const SwitchingSettings& set, OrbitWork<D>& w,
+                                                 const typename D::scalar* x, const ContactState* modes,
+                                                 double duration) {
+  using T = typename D::scalar;
+  const int nq = dof_count(m), ny = 2 * nq;
+  if (!(duration > 0.0)) return false;
+  auto sink = [](const SwitchingEvent<T>&) {};
+  w.ws.started = false;
+  w.ws.hold_modes = true;
+  w.ws.hold_until = duration;
+  bool ok = switching_start(m, set, SwitchingSection{}, w.ws, 0.0, x, x + nq, false, sink, modes) == Status::ok;
+  if (ok) {
+    tangent_reset(m, w.tan);
+    TangentHooks<D> hooks{w.tan};
+    ok = orbit_detail::advance_until(
+             m, set, SwitchingSection{}, w.ws, 0.0, duration, [] { return false; }, sink, hooks) &&
+         hooks.ok && tangent_at(m, w.ws, w.tan, duration, w.dp);
+    switching_detail::state_at(w.ws, ny, duration, w.x_end);
+  }
+  w.ws.hold_modes = false;
+  return ok;
+}
+
+// a boundary at the state y: the event function `slot` of the modes `before` (or the velocity
+// section's u_d − c) and its gradient, the fields of `before` and `after` there
+template <class D>
+struct SegmentBoundary {
+  using T = typename D::scalar;
+  T h = T(0);
+  T grad[2 * D::max_dof];
+  T f_before[2 * D::max_dof], f_after[2 * D::max_dof];
+};
+
+template <class D>
+FIVSIM_HD_NOINLINE inline bool switching_boundary(const Model<D>& m, const SwitchingSettings& set,
+                                                  const SwitchingSection& section, OrbitWork<D>& w,
+                                                  const typename D::scalar* y, const ContactState* before, int slot,
+                                                  const ContactState* after, SegmentBoundary<D>& out) {
+  using T = typename D::scalar;
+  namespace sd = switching_detail;
+  const int nq = dof_count(m), ny = 2 * nq, nc = contact_count(m);
+  sd::prepare(m, set, w.ws);
+  for (int i = 0; i < nc; ++i) w.ws.mode[i] = before[i];
+  if (!sd::mode_jacobian(m, w.ws, w.tan, 0.0, y)) return false;
+  for (int i = 0; i < nq; ++i) {
+    out.f_before[i] = y[nq + i];
+    out.f_before[nq + i] = w.ws.acc[i];
+  }
+  if (slot == kSectionBoundary) {
+    const int k = section_coordinate(section, nq);
+    for (int i = 0; i < ny; ++i) out.grad[i] = i == k ? T(1) : T(0);
+    out.h = y[k] - T(section.value);
+  } else {
+    sd::event_values(m, w.ws, w.ws.fn);
+    sd::event_gradient(m, w.ws, w.tan, slot);
+    out.h = w.ws.fn[slot];
+    for (int i = 0; i < ny; ++i) out.grad[i] = w.tan.grad[i];
+  }
+  for (int i = 0; i < nc; ++i) w.ws.mode[i] = after[i];
+  if (!sd::evaluate(m, w.ws, 0.0, y)) return false;
+  for (int i = 0; i < nq; ++i) {
+    out.f_after[i] = y[nq + i];
+    out.f_after[nq + i] = w.ws.acc[i];
+  }
+  return true;
+}
+
 }  // namespace fivsim

@@ -79,12 +79,13 @@ FIVSIM_HD_NOINLINE inline bool mode_jacobian(const Model<D>& m, SwitchingWorkspa
       if (smooth_law(m, i)) {
         ratio = -friction_coefficient(m.law[i], v);
         slope = -friction_magnitude_slope(m.law[i], v) * ln;
-      } else if (md == ContactState::slip_pos) {
-        ratio = -sliding_magnitude(m.law[i], v < T(0) ? -v : v);
-        slope = -friction_magnitude_slope(m.law[i], v < T(0) ? -v : v) * sg * ln;
       } else {
-        ratio = sliding_magnitude(m.law[i], v > T(0) ? -v : v);
-        slope = friction_magnitude_slope(m.law[i], v > T(0) ? -v : v) * sg * ln;
+        // the mode's sign carries the force; past v = 0 a held mode's odd continuation has the slope at |v|
+        bool beyond = false;
+        const T mode_sign = md == ContactState::slip_pos ? T(1) : T(-1);
+        ratio = -mode_sign * slip_magnitude(m, ws, i, v, beyond);
+        const T side = md == ContactState::slip_pos ? (v < T(0) ? -v : v) : (v > T(0) ? -v : v);
+        slope = -mode_sign * friction_magnitude_slope(m.law[i], side) * (beyond ? mode_sign : sg) * ln;
       }
       for (int c = 0; c < nq; ++c) {
         tan.dlt[i][c] = ratio * tan.dln[i][c];
