@@ -198,9 +198,9 @@ bool changes_sign(double a, double b) {
 }
 
 // back to the description of the branch's last point `last` where a restart on a new side failed
-// (a problem that adapted to a point of the other side)
+// (a problem that adapts may have laid itself out for the other side, in as many unknowns or not)
 void adapt_back(ContinuationProblem& problem, const ContinuationPoint& last, int n) {
-  if (problem.size() == n) return;
+  if (problem.size() == n && problem.point_size() == n) return;
   VectorXd x = last.x;
   problem.adapt(x, last.p);
 }
