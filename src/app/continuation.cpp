@@ -375,7 +375,6 @@ class OrbitProblem : public ContinuationProblem {
   }
 
   Eigen::VectorXcd eigenvalues(const VectorXd& z, double p, const MatrixXd&) override {
-    VectorXd F(ny_ + nc_);
     typename D::scalar re[2 * D::max_dof], im[2 * D::max_dof];
     period_ = 0.0;
     if (multiple_) {
@@ -392,6 +391,7 @@ class OrbitProblem : public ContinuationProblem {
           return Eigen::VectorXcd();
       }
     } else {
+      VectorXd F(ny_ + nc_);
       if (!residual(z, p, F.data())) return Eigen::VectorXcd();
       period_ = work_->t_end;
     }
@@ -613,8 +613,8 @@ class OrbitProblem : public ContinuationProblem {
     phi_.resize(static_cast<std::size_t>(m));
     boundaries_.resize(static_cast<std::size_t>(m));
     T x[2 * D::max_dof];
-    double size = 1.0;
-    for (int i = 0; i < ny_; ++i) size = std::max(size, std::abs(z(i)));
+    double scale = 1.0;
+    for (int i = 0; i < ny_; ++i) scale = std::max(scale, std::abs(z(i)));
     for (int i = 0; i < m; ++i) {
       const std::size_t si = static_cast<std::size_t>(i);
       const int next = (i + 1) % m;
@@ -633,7 +633,7 @@ class OrbitProblem : public ContinuationProblem {
       F(m * ny_ + i) = b.h;
       if (segment_slots_[si] == kSectionBoundary) {
         // an orbit that has shrunk onto an equilibrium (a Hopf point) meets the section at rest
-        if (!(std::abs(static_cast<double>(b.f_before[section_coordinate(section_, ny_ / 2)])) > 1e-4 * size))
+        if (!(std::abs(static_cast<double>(b.f_before[section_coordinate(section_, ny_ / 2)])) > 1e-4 * scale))
           return false;
       }
       if (!J) continue;
