@@ -287,13 +287,31 @@ bool cross_signature_change(ContinuationProblem& problem, Corrector& corr, const
 // Where the steps fail below ds_min at `last` (its tangent τ) and the problem has a signature: a branch that
 // ends at a nonsmooth fold, where it meets another orbit's (a stick phase of zero length: the
 // stick-slip cycle and the slip cycle that grazes). The other branch passes through the same point:
-// Newton at last's parameter from last's state moved a little along each coordinate, by 1e-9
-// to 1e-2 of its size, until it converges to a point of another signature nearby; then
-// the branch restarts there. False where none is found
+// Newton at last's parameter from the problem's own guesses of it, then from last's state moved a
+// little along each coordinate, by 1e-9 to 1e-2 of its size, until it converges to a point of
+// another signature nearby; then the branch restarts there. False where none is found
 bool jump_at_stall(ContinuationProblem& problem, Corrector& corr, const ContinuationSettings& set, const VectorXd& tau,
                    const ContinuationPoint& last, ContinuationPoint& at, VectorXd& tau_at, Bifurcation& bif) {
   const int n = problem.size(), np = problem.point_size();
   const double scale = 1.0 + last.x.head(np).cwiseAbs().maxCoeff();
+  // the problem's own guesses first (a vanishing segment dropped), corrected a little back along
+  // the branch (1e-8 to 1e-6 of the parameter's size): at the stall the two orbits are too close for
+  // a run to tell their events apart; then moved points
+  for (int k = 0;; ++k) {
+    VectorXd guess = last.x;
+    if (!problem.other_branch_guess(guess, last.p, k)) break;
+    for (const double back : {1e-8, 1e-7, 1e-6}) {
+      const double p = last.p - std::copysign(back * (1.0 + std::abs(last.p)), tau(n));
+      VectorXd x = guess;
+      const bool found = solve_at_fixed_parameter(problem, x, p, set) && problem.signature(x, p) != last.signature &&
+                         (x.head(np) - last.x.head(np)).cwiseAbs().maxCoeff() <= 1e-3 * scale;
+      if (found && restart_on_new_side(problem, corr, set, joined(x, p), tau, last, set.ds, at, tau_at, bif)) {
+        bif.test = (x.head(np) - last.x.head(np)).norm();
+        return true;
+      }
+    }
+    adapt_back(problem, last, n);
+  }
   for (const double eps : {1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2})
     for (int i = 0; i < np; ++i)
       for (const double sign : {1.0, -1.0}) {
@@ -350,7 +368,7 @@ bool solve_at_fixed_parameter(ContinuationProblem& problem, VectorXd& x, double 
 
 ContinuationBranch continue_branch(ContinuationProblem& problem, const VectorXd& x0, double p0,
                                    const ContinuationSettings& set) {
-  const int n = problem.size();
+  const int n0 = problem.size();
   ContinuationBranch branch;
   Corrector corr(problem, set);
   // the first point and its tangent, oriented towards the direction asked
@@ -361,8 +379,8 @@ ContinuationBranch continue_branch(ContinuationProblem& problem, const VectorXd&
     return branch;
   }
   corr.set_jacobians(Fx, Fp);
-  VectorXd along = VectorXd::Zero(n + 1);
-  along(n) = set.direction >= 0 ? 1.0 : -1.0;
+  VectorXd along = VectorXd::Zero(n0 + 1);
+  along(n0) = set.direction >= 0 ? 1.0 : -1.0;
   VectorXd z = joined(x0, p0), tau = corr.tangent(along);
   ContinuationPoint first;
   first.x = x0;
@@ -409,6 +427,8 @@ ContinuationBranch continue_branch(ContinuationProblem& problem, const VectorXd&
       }
       continue;
     }
+    // the problem's unknowns now (a restart on a new side may have laid them out again)
+    const int n = problem.size();
     const VectorXd tau_new = corr.tangent(tau);
     const MatrixXd Fx_new = corr.Fx();
     const VectorXd Fp_new = corr.Fp();

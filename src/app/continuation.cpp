@@ -285,6 +285,51 @@ class OrbitProblem : public ContinuationProblem {
     return solve_at_fixed_parameter(*this, x, p, newton_);
   }
 
+  // multiple shooting where the branch stalls: the orbit without its k-th shortest interior segment
+  // (of at most a twentieth of the period), the segments either side joined where they run in the
+  // same modes — at a nonsmooth fold a stick phase's duration reaches zero, and the orbit that
+  // meets the branch there has none (a slip reversal where the modes either side differ)
+  bool other_branch_guess(VectorXd& x, double, int k) override {
+    const int m = static_cast<int>(segment_modes_.size());
+    if (!multiple_ || x.size() != m * (ny_ + 1)) return false;
+    const VectorXd durations = x.tail(m);
+    std::vector<int> short_ones;
+    for (int i = 1; i + 1 < m; ++i)
+      if (durations(i) >= 0.0 && durations(i) <= 0.05 * durations.sum()) short_ones.push_back(i);
+    std::sort(short_ones.begin(), short_ones.end(), [&](int a, int b) { return durations(a) < durations(b); });
+    if (k < 0 || k >= static_cast<int>(short_ones.size())) return false;
+    const int drop = short_ones[static_cast<std::size_t>(k)];
+    const bool join =
+        segment_modes_[static_cast<std::size_t>(drop - 1)] == segment_modes_[static_cast<std::size_t>(drop + 1)];
+    std::vector<Modes> modes;
+    std::vector<int> slots;
+    std::vector<VectorXd> starts;
+    std::vector<double> times;
+    for (int i = 0; i < m; ++i) {
+      const std::size_t si = static_cast<std::size_t>(i);
+      if (i == drop || (join && i == drop + 1)) {
+        // the vanished segment's time to its predecessor, which a joined one's boundary ends
+        times.back() += durations(i);
+        if (i != drop) slots.back() = segment_slots_[si];
+        continue;
+      }
+      modes.push_back(segment_modes_[si]);
+      slots.push_back(segment_slots_[si]);
+      starts.push_back(x.segment(i * ny_, ny_));
+      times.push_back(durations(i));
+    }
+    const int left = static_cast<int>(modes.size());
+    segment_modes_ = std::move(modes);
+    segment_slots_ = std::move(slots);
+    segments_p_ = nan("");
+    x.resize(left * (ny_ + 1));
+    for (int i = 0; i < left; ++i) {
+      x.segment(i * ny_, ny_) = starts[static_cast<std::size_t>(i)];
+      x(left * ny_ + i) = times[static_cast<std::size_t>(i)];
+    }
+    return true;
+  }
+
   // the first orbit at p: a run from the scenario's start for `settle` seconds, its next break-away,
   // the period between two, then Newton (and the segments of its run, with multiple shooting);
   // false where none converges
@@ -632,9 +677,10 @@ class OrbitProblem : public ContinuationProblem {
       }
       F(m * ny_ + i) = b.h;
       if (segment_slots_[si] == kSectionBoundary) {
-        // an orbit that has shrunk onto an equilibrium (a Hopf point) meets the section at rest
-        if (!(std::abs(static_cast<double>(b.f_before[section_coordinate(section_, ny_ / 2)])) > 1e-4 * scale))
-          return false;
+        // an orbit that has shrunk onto an equilibrium (a Hopf point) meets the section at rest, and
+        // past it the segments would close on its mirror image, which crosses the section the other way
+        const double rate = static_cast<double>(b.f_before[section_coordinate(section_, ny_ / 2)]);
+        if (!(std::abs(rate) > 1e-4 * scale) || rate * section_.direction < 0.0) return false;
       }
       if (!J) continue;
       J->block(i * ny_, i * ny_, ny_, ny_) += phi;

@@ -295,50 +295,57 @@ double quadratic_at(const std::vector<std::map<std::string, double>>& rows, cons
 TEST(ContinueCommand, BstabsStickSlipCycleEndsWhereItMeetsTheUnstableCycleThatBoundsTheBasin) {
   const fs::path out = fresh_dir("fivsim_cli_continue_bstab_orbit");
   const std::string scenario = kScenarios + "bstab_friction.json";
-  const Result r = run_fivsim(
-      "continue " + scenario +
-      R"( --set '/analysis/poincare={"section":"velocity","dof":0,"value":0,"direction":"down"}')" +
-      R"( --set '/continuation={"parameter":"/model/v0","range":[1,2],"start":"orbit"}' --out )" + out.string());
-  ASSERT_EQ(r.code, 0) << r.err;
-  const auto s = summary_of(out);
-  ASSERT_EQ(s["bifurcations"].size(), 1u) << s["bifurcations"].dump();
-  const auto& g = s["bifurcations"][0];
-  EXPECT_EQ(g["kind"], "grazing");
-  EXPECT_NEAR(g["parameter"].get<double>(), 1.8366009722, 1e-7);
-  EXPECT_EQ(g["events"], nlohmann::json::array({2, 0}));
-  EXPECT_TRUE(g["turns"].get<bool>());
-  EXPECT_EQ(g["becomes"], "unstable");
-  const auto rows = csv_rows(out / "branches.csv");
-  const long at = g["after_point"].get<long>();
-  std::vector<std::map<std::string, double>> slip(rows.begin() + at + 1, rows.end());
-  for (long i = 0; i <= at; ++i) {
-    EXPECT_EQ(rows[static_cast<std::size_t>(i)].at("stable"), 1.0) << i;
-    EXPECT_LT(rows[static_cast<std::size_t>(i)].at("max_modulus"), 1e-9) << i;
-  }
-  for (const auto& row : slip) {
-    EXPECT_EQ(row.at("stable"), 0.0) << row.at("/model/v0");
-    EXPECT_GT(row.at("max_modulus"), 1.0) << row.at("/model/v0");
-  }
-  // the slip cycle where it grazes, and at two speeds inside the branch
-  EXPECT_NEAR(slip.front().at("q0"), 2.4940384524, 1e-6);
-  EXPECT_NEAR(slip.front().at("period"), 6.3040137311, 1e-7);
-  EXPECT_NEAR(slip.front().at("max_modulus"), 2.095782, 1e-4);
   const std::string v0 = "/model/v0";
-  for (const auto& [speed, point, period, multiplier] :
-       {std::tuple{1.5, 1.8551484902, 6.2953347935, 1.492750}, std::tuple{1.7, 2.2496962068, 6.3007442028, 1.833357}}) {
-    EXPECT_NEAR(quadratic_at(slip, v0, "q0", speed), point, 1e-5) << speed;
-    EXPECT_NEAR(quadratic_at(slip, v0, "period", speed), period, 1e-6) << speed;
-    EXPECT_NEAR(quadratic_at(slip, v0, "max_modulus", speed), multiplier, 1e-4) << speed;
+  double edge = 0.0;
+  // multiple shooting's stick segment vanishes at the grazing point: the orbit without it goes on
+  for (const std::string shooting : {"single", "multiple"}) {
+    SCOPED_TRACE(shooting + " shooting");
+    const Result r =
+        run_fivsim("continue " + scenario +
+                   R"( --set '/analysis/poincare={"section":"velocity","dof":0,"value":0,"direction":"down"}')" +
+                   R"( --set '/continuation={"parameter":"/model/v0","range":[1,2],"start":"orbit","shooting":")" +
+                   shooting + R"("}' --out )" + (out / shooting).string());
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto s = summary_of(out / shooting);
+    ASSERT_EQ(s["bifurcations"].size(), 1u) << s["bifurcations"].dump();
+    const auto& g = s["bifurcations"][0];
+    EXPECT_EQ(g["kind"], "grazing");
+    EXPECT_NEAR(g["parameter"].get<double>(), 1.8366009722, 1e-7);
+    EXPECT_EQ(g["events"], nlohmann::json::array({2, 0}));
+    EXPECT_TRUE(g["turns"].get<bool>());
+    EXPECT_EQ(g["becomes"], "unstable");
+    const auto rows = csv_rows(out / shooting / "branches.csv");
+    const long at = g["after_point"].get<long>();
+    std::vector<std::map<std::string, double>> slip(rows.begin() + at + 1, rows.end());
+    for (long i = 0; i <= at; ++i) {
+      EXPECT_EQ(rows[static_cast<std::size_t>(i)].at("stable"), 1.0) << i;
+      EXPECT_LT(rows[static_cast<std::size_t>(i)].at("max_modulus"), 1e-9) << i;
+    }
+    for (const auto& row : slip) {
+      EXPECT_EQ(row.at("stable"), 0.0) << row.at(v0);
+      EXPECT_GT(row.at("max_modulus"), 1.0) << row.at(v0);
+    }
+    ASSERT_FALSE(slip.empty());
+    // the slip cycle where it grazes, and at two speeds inside the branch
+    EXPECT_NEAR(slip.front().at("q0"), 2.4940384524, 1e-6);
+    EXPECT_NEAR(slip.front().at("period"), 6.3040137311, 1e-7);
+    EXPECT_NEAR(slip.front().at("max_modulus"), 2.095782, 1e-4);
+    for (const auto& [speed, point, period, multiplier] : {std::tuple{1.5, 1.8551484902, 6.2953347935, 1.492750},
+                                                           std::tuple{1.7, 2.2496962068, 6.3007442028, 1.833357}}) {
+      EXPECT_NEAR(quadratic_at(slip, v0, "q0", speed), point, 1e-5) << speed;
+      EXPECT_NEAR(quadratic_at(slip, v0, "period", speed), period, 1e-6) << speed;
+      EXPECT_NEAR(quadratic_at(slip, v0, "max_modulus", speed), multiplier, 1e-4) << speed;
+    }
+    // its end: the Hopf point, the cycle shrunk onto steady sliding x = 0.5 + 0.5 e^(−2 v0)
+    EXPECT_EQ(s["stop"], "step below ds_min");
+    const double hopf = 0.5 * std::log(10.0);
+    EXPECT_NEAR(slip.back().at(v0), hopf, 1e-5);
+    EXPECT_NEAR(slip.back().at("period"), 2.0 * M_PI, 1e-5);
+    EXPECT_NEAR(slip.back().at("q0"), 0.55, 1e-3);
+    edge = quadratic_at(slip, v0, "q0", 1.5);
   }
-  // its end: the Hopf point, the cycle shrunk onto steady sliding x = 0.5 + 0.5 e^(−2 v0)
-  EXPECT_EQ(s["stop"], "step below ds_min");
-  const double hopf = 0.5 * std::log(10.0);
-  EXPECT_NEAR(slip.back().at(v0), hopf, 1e-5);
-  EXPECT_NEAR(slip.back().at("period"), 2.0 * M_PI, 1e-5);
-  EXPECT_NEAR(slip.back().at("q0"), 0.55, 1e-3);
 
   // the basins it bounds: two starts on the section either side of the unstable cycle at 1.5
-  const double edge = quadratic_at(slip, v0, "q0", 1.5);
   const fs::path sides = fresh_dir("fivsim_cli_continue_bstab_sides");
   std::ostringstream sweep;
   sweep << "sweep " << scenario << " --device cpu -q --set /model/v0=1.5 --set "

@@ -64,6 +64,11 @@ class ContinuationProblem {
   // how many leading unknowns say where the solution is (the rest follow from them: a segmented
   // orbit's section point)
   virtual int point_size() const { return size(); }
+  // where the branch stalls at (x, p): the k-th guess (k = 0, 1, …) of a point of another solution
+  // through it, rewritten in that solution's unknowns (size() may change) — a multiple-shooting
+  // orbit whose short segment vanishes at a nonsmooth fold, without that segment. False where the
+  // problem has no k-th guess (none by default)
+  virtual bool other_branch_guess(Eigen::VectorXd&, double, int) { return false; }
 };
 
 struct ContinuationPoint {
