@@ -26,6 +26,8 @@ import shutil
 import subprocess
 import sys
 
+import profile_sweep_kernels
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCENARIO = os.path.join(HERE, "..", "..", "scenarios", "chain2_bench_random.json")
 
@@ -43,27 +45,18 @@ def sweep(fivsim, out, *extra):
 
 
 def fp64_per_case_step(fivsim, out):
-    """FP64 operations per case-step of the sweep kernel, counted by Nsight Compute"""
-    metrics = ["sm__sass_thread_inst_executed_op_dadd_pred_on.sum", "sm__sass_thread_inst_executed_op_dmul_pred_on.sum",
-               "sm__sass_thread_inst_executed_op_dfma_pred_on.sum"]
+    """FP64 operations per case-step of the sweep kernel (bifurcation observers), counted by Nsight
+    Compute (profile_sweep_kernels.py has the whole profile, the peer's kernel beside)"""
     cases, steps = 20000, 2000
-    cmd = ["ncu", "--clock-control", "none", "--kernel-name", "regex:belt_kernel|sweep_kernel", "-c", "1", "--metrics",
-           ",".join(metrics), "--csv", fivsim, "sweep", SCENARIO, "-q", "--out", out, "--device", "cuda",
-           "--set", "/sweep/samples=%d" % cases, "--set", "/integrator/t_end=%g" % (steps * 1e-3),
-           "--set", "/analysis/t_transient=%g" % (steps * 0.5e-3)]
-    print("$", " ".join(cmd), flush=True)
-    res = subprocess.run(cmd, capture_output=True, text=True)
-    counts = {}
-    for row in csv.reader(res.stdout.splitlines()):
-        for m in metrics:
-            if m in row:
-                # the last field is the value, printed with thousands separators
-                counts[m] = float(row[-1].replace(",", ""))
-    if len(counts) != 3:
-        print("ncu gave no counts:\n" + res.stdout[-2000:] + res.stderr[-2000:])
+    cmd = [fivsim, "sweep", SCENARIO, "-q", "--out", out, "--device", "cuda", "--set", "/sweep/samples=%d" % cases,
+           "--set", "/integrator/t_end=%g" % (steps * 1e-3), "--set", "/analysis/t_transient=%g" % (steps * 0.5e-3)]
+    launch = profile_sweep_kernels.heaviest(
+        profile_sweep_kernels.profile(cmd, profile_sweep_kernels.FP64, "belt_kernel|sweep_kernel", count=1))
+    if not launch:
         return None
-    flops = counts[metrics[0]] + counts[metrics[1]] + 2 * counts[metrics[2]]
-    return {"flops_per_case_step": flops / (cases * steps), "counts": counts, "command": " ".join(cmd)}
+    row = profile_sweep_kernels.summarise(launch, float(cases) * steps)
+    return {"flops_per_case_step": row["fp64_per_case_step"], "counts": {m: launch[m] for m in profile_sweep_kernels.FP64},
+            "command": " ".join(cmd)}
 
 
 def kernel_resources(fivsim):

@@ -17,6 +17,9 @@
 #   sweep     the kernel against the JAX peers, lean and with the full observers, with registers and
 #             the FP64 count (bench_sweep_gpu.py; JAX from $PEER_PYTHON, default
 #             /opt/torch/.venv/bin/python3 where it exists)
+#   profile   the sweep kernel beside the JAX Pallas peer's in Nsight Compute: FP64 operations and
+#             instructions a case-step, registers, occupancy, FP64 pipe and DRAM shares
+#             (profile_sweep_kernels.py)
 #   host      the host's cost per case up to 10^7 cases, with peak memory (bench_sweep_host.py)
 #   backends  every bundled sweep on both backends (compare_sweep_backends.py)
 #   greybox   grey-box candidates as device sweeps against simulations one by one
@@ -45,7 +48,7 @@ if [[ "${1:-}" == --dry ]]; then
   shift
 fi
 stages=("$@")
-[[ ${#stages[@]} -eq 0 ]] && stages=(tests mpi memory scaling sweep host backends greybox switching pinn mlp)
+[[ ${#stages[@]} -eq 0 ]] && stages=(tests mpi memory scaling sweep profile host backends greybox switching pinn mlp)
 logs=/tmp/fivsim_gpu_checks
 work=$(mktemp -d /tmp/fivsim_gpu_checks.XXXX)
 results="${RESULTS:-${OUT:-gpu_checks_results}}"
@@ -294,6 +297,14 @@ PY
       bench bench_sweep_gpu "GPU sweep benchmark against JAX" "$peer_python" scripts/bench/bench_sweep_gpu.py \
         --fivsim "$fivsim" "${size[@]}" --out "$work/bench" --json "$logs/bench_sweep_gpu.json"
       ;;
+    profile)
+      if [[ $dry == 1 ]] || ! command -v ncu >/dev/null; then
+        skip "kernels in Nsight Compute" "$([[ $dry == 1 ]] && echo "not on this machine (--dry)" || echo "no ncu here")"
+      else
+        bench profile_sweep_kernels "kernels in Nsight Compute" python3 scripts/bench/profile_sweep_kernels.py \
+          --fivsim "$fivsim" --peer-python "$peer_python" --seconds 45 --out "$work/profile" --json "$logs/profile_sweep_kernels.json"
+      fi
+      ;;
     host)
       cases=$([[ $dry == 1 ]] && echo 20000 || echo 200000,1000000,10000000)
       bench bench_sweep_host "host cost per case" python3 scripts/bench/bench_sweep_host.py --fivsim "$fivsim" \
@@ -350,7 +361,7 @@ PY
       fi
       ;;
     *)
-      echo "gpu_checks: unknown stage '$stage' (build, tests, mpi, memory, scaling, sweep, host, backends, greybox, switching, pinn, mlp)" >&2
+      echo "gpu_checks: unknown stage '$stage' (build, tests, mpi, memory, scaling, sweep, profile, host, backends, greybox, switching, pinn, mlp)" >&2
       exit 2
       ;;
     esac

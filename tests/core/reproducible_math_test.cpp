@@ -41,6 +41,15 @@ TEST(ReproducibleMath, ExpIsExpToTwoUlps) {
   EXPECT_EQ(reproducible_exp(710.0), HUGE_VAL);
   EXPECT_EQ(reproducible_exp(-746.0), 0.0);
   EXPECT_TRUE(std::isnan(reproducible_exp(NAN)));
+  EXPECT_EQ(reproducible_exp(HUGE_VAL), HUGE_VAL);
+  EXPECT_EQ(reproducible_exp(-HUGE_VAL), 0.0);
+  // near the limits: the largest finite result, and the smallest subnormal
+  EXPECT_EQ(reproducible_exp(709.782712893384), 1.7976931348622732e308);
+  EXPECT_EQ(reproducible_exp(-745.0), 4.9406564584124654e-324);
+}
+
+TEST(ReproducibleMath, PowerOfTwoIsLdexpOfOne) {
+  for (int k = -1022; k <= 1023; ++k) EXPECT_EQ(power_of_two(k), std::ldexp(1.0, k)) << k;
 }
 
 }  // namespace

@@ -184,6 +184,52 @@ FIVSIM_HD inline void belt_load_lane(const BeltModel<D>& b, const CaseBatch<D>& 
   x.failed[l] = false;
 }
 
+// one lane's parameters of a contact's law, as a law reads them (p[q])
+template <int W>
+struct LaneParameters {
+  const double (&p)[kFrictionMaxParams][W];
+  int lane;
+  FIVSIM_HD double operator[](int q) const { return p[q][lane]; }
+};
+
+// the friction bounds of contact i in every lane at the start-of-step slip velocity, for the law
+// K: the law's kind a constant, its switch folds away, and a law of arithmetic alone
+// (reproducible_exp included) leaves a loop the compiler vectorises over the lanes
+template <FrictionLawKind K, class D, int W>
+FIVSIM_HD inline void belt_friction_lanes(int i, BeltLanes<D, W>& x) {
+  FIVSIM_LANES(l, W) {
+    // the lane's parameters read in place (a law copied per lane would be an array the loop stores to)
+    const LaneParameters<W> p{x.law_p[i], l};
+    friction_bounds_of(K, p, x.u[i][l] - x.vs[i][l], x.mu_plus[i][l], x.mu_minus[i][l]);
+  }
+}
+
+// the same for any law: a call per lane (the transcendental functions of the other laws are the
+// platform's, as in every other path)
+template <class D, int W>
+FIVSIM_HD inline void belt_friction_lanes(FrictionLawKind kind, int i, BeltLanes<D, W>& x) {
+  switch (kind) {
+    case FrictionLawKind::stribeck_exp:
+      belt_friction_lanes<FrictionLawKind::stribeck_exp>(i, x);
+      return;
+    case FrictionLawKind::stribeck_rational:
+      belt_friction_lanes<FrictionLawKind::stribeck_rational>(i, x);
+      return;
+    case FrictionLawKind::coulomb:
+      belt_friction_lanes<FrictionLawKind::coulomb>(i, x);
+      return;
+    default:
+      break;
+  }
+  for (int l = 0; l < W; ++l) {
+    // the lane's law, made where it is used (a law kept in the lanes would sit in local memory)
+    FrictionLaw law;
+    law.kind = kind;
+    for (int p = 0; p < kFrictionMaxParams; ++p) law.p[p] = x.law_p[i][p][l];
+    friction_bounds(law, x.u[i][l] - x.vs[i][l], x.mu_plus[i][l], x.mu_minus[i][l]);
+  }
+}
+
 // lane l's running numbers into its CaseResult (what run_case_with keeps), after `count` settled
 // steps
 template <class D, int W>
@@ -263,15 +309,8 @@ FIVSIM_HD inline void run_belt_lanes(const BeltModel<D>& b, const CaseBatch<D>& 
     for (int i = 0; i < N; ++i) {
       FIVSIM_LANES(l, W) { x.uf[i][l] = x.u[i][l] + dt * (T(0) + b.minv[i] * x.uf[i][l]); }
     }
-    // the friction coefficients at the start-of-step slip velocity (a call per lane: the law's
-    // transcendental functions are the platform's, as in every other path)
-    FIVSIM_UNROLL for (int i = 0; i < N; ++i) for (int l = 0; l < W; ++l) {
-      // the lane's law, made where it is used (a law kept in the lanes would sit in local memory)
-      FrictionLaw law;
-      law.kind = b.law[i].kind;
-      for (int p = 0; p < kFrictionMaxParams; ++p) law.p[p] = x.law_p[i][p][l];
-      friction_bounds(law, x.u[i][l] - x.vs[i][l], x.mu_plus[i][l], x.mu_minus[i][l]);
-    }
+    // the friction coefficients at the start-of-step slip velocity
+    FIVSIM_UNROLL for (int i = 0; i < N; ++i) detail::belt_friction_lanes(b.law[i].kind, i, x);
     // the closed-form friction impulse, the velocity and position update
     for (int i = 0; i < N; ++i) {
       FIVSIM_LANES(l, W) {

@@ -71,12 +71,12 @@ inline constexpr FrictionLawInfo kFrictionLawInfo[kFrictionLawCount] = {
 FIVSIM_HD inline double law_exp(double x) { return reproducible_exp(x); }
 FIVSIM_HD inline float law_exp(float x) { return expf(x); }
 
-// μ ≥ 0 for sliding at relative velocity v (only the asymmetric law looks at the sign of v)
-template <class T>
-FIVSIM_HD inline T friction_magnitude(const FrictionLaw& law, T v) {
+// μ ≥ 0 for sliding at relative velocity v of the law `kind` with parameters p[0], p[1], … (only the
+// asymmetric law looks at the sign of v): p a law's own array, or one lane's of the belt runner's
+template <class T, class Params>
+FIVSIM_HD inline T friction_magnitude_of(FrictionLawKind kind, const Params& p, T v) {
   const T s = v < T(0) ? -v : v;
-  const double* p = law.p;
-  switch (law.kind) {
+  switch (kind) {
     case FrictionLawKind::coulomb:
       return T(p[0]);
     case FrictionLawKind::coulomb_viscous:
@@ -100,6 +100,12 @@ FIVSIM_HD inline T friction_magnitude(const FrictionLaw& law, T v) {
       return T(s > T(0) ? p[1] : p[0]);
   }
   return T(0);
+}
+
+// μ of a law for sliding at relative velocity v (friction_magnitude_of with the law's parameters)
+template <class T>
+FIVSIM_HD inline T friction_magnitude(const FrictionLaw& law, T v) {
+  return friction_magnitude_of(law.kind, law.p, v);
 }
 
 // μ of a contact in a slip mode at relative velocity v: friction_magnitude, except that a slip
@@ -158,12 +164,16 @@ FIVSIM_HD inline T friction_coefficient(const FrictionLaw& law, T v) {
 }
 
 // coefficients for the two sliding directions, evaluated at |v| (the start-of-step relative
-// velocity in Moreau stepping, docs/DESIGN.md §7)
+// velocity in Moreau stepping, docs/DESIGN.md §7), of the law `kind` with parameters p
+template <class T, class Params>
+FIVSIM_HD inline void friction_bounds_of(FrictionLawKind kind, const Params& p, T v, T& mu_plus, T& mu_minus) {
+  const T s = v < T(0) ? -v : v;
+  mu_plus = friction_magnitude_of(kind, p, s);
+  mu_minus = kind == FrictionLawKind::asymmetric ? friction_magnitude_of(kind, p, -s) : mu_plus;
+}
 template <class T>
 FIVSIM_HD inline void friction_bounds(const FrictionLaw& law, T v, T& mu_plus, T& mu_minus) {
-  const T s = v < T(0) ? -v : v;
-  mu_plus = friction_magnitude(law, s);
-  mu_minus = law.kind == FrictionLawKind::asymmetric ? friction_magnitude(law, -s) : mu_plus;
+  friction_bounds_of(law.kind, law.p, v, mu_plus, mu_minus);
 }
 
 // true for laws whose signed curve is continuous through v = 0 (no set-valued stick)
