@@ -13,7 +13,7 @@ Also printed: fivsim's whole command (end to end) and how close the two sides' R
 then part ways, so the share of cases within 1e-9 is the figure, not the largest difference).
 
 usage: scripts/bench/bench_sweep_cpu.py [--fivsim build/fivsim] [--cases 100000] [--steps 10000]
-                                  [--threads 1,2] [--repeat 3] [--json FILE]
+                                  [--threads 1,2] [--repeat 3] [--law exp|rational] [--json FILE]
 """
 import argparse
 import csv
@@ -26,19 +26,28 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def build_peer(out_dir):
+# the laws the benchmark runs: fivsim's settings for each, the peer's compile flags for the same model
+LAWS = {
+    "exp": ([], []),
+    "rational": (["--set", '/friction={"law":"stribeck_rational","mu_s":0.2,"delta":3}', "--set", "/model/v0=0.5"],
+                 ["-DPEER_RATIONAL"]),
+}
+
+
+def build_peer(out_dir, law="exp"):
     exe = os.path.join(out_dir, "chain2_moreau_peer")
     src = os.path.join(ROOT, "scripts", "bench", "chain2_moreau_peer.cpp")
-    subprocess.run(["g++", "-O3", "-march=native", "-fopenmp", "-std=c++17", src, "-o", exe], check=True)
+    subprocess.run(["g++", "-O3", "-march=native", "-fopenmp", "-std=c++17", *LAWS[law][1], src, "-o", exe],
+                   check=True)
     return exe
 
 
-def run_fivsim(fivsim, cases, steps, threads, observers, out):
+def run_fivsim(fivsim, cases, steps, threads, observers, out, law="exp"):
     t_end = steps * 1e-3
     cmd = [fivsim, "sweep", os.path.join(ROOT, "scenarios", "chain2_bench_random.json"), "-q", "--device", "cpu",
            "--threads", str(threads), "--out", out, "--set", f"/sweep/samples={cases}",
            "--set", f"/integrator/t_end={t_end}", "--set", f"/analysis/t_transient={t_end / 2}",
-           "--set", f'/analysis/observers="{observers}"']
+           "--set", f'/analysis/observers="{observers}"', *LAWS[law][0]]
     subprocess.run(cmd, check=True, capture_output=True, text=True)
     with open(os.path.join(out, "summary.json")) as f:
         return json.load(f)
@@ -74,14 +83,17 @@ def main():
     ap.add_argument("--steps", type=int, default=10000)
     ap.add_argument("--threads", default=f"1,{os.cpu_count()}")
     ap.add_argument("--repeat", type=int, default=3, help="runs of each side; the fastest is kept")
+    ap.add_argument("--law", choices=sorted(LAWS), default="exp",
+                    help="the chain's friction law: the exponential Stribeck law (the scenario's) or the rational "
+                         "one (mu_s 0.2, delta 3, belt speed 0.5)")
     ap.add_argument("--json")
     args = ap.parse_args()
     threads = sorted({int(t) for t in args.threads.split(",")})
-    results = {"cases": args.cases, "steps": args.steps, "rows": []}
+    results = {"cases": args.cases, "steps": args.steps, "law": args.law, "rows": []}
     with tempfile.TemporaryDirectory() as tmp:
-        peer = build_peer(tmp)
-        print(f"CPU sweep benchmark: 2-DoF chain, {args.cases} random cases x {args.steps} Moreau steps (double), "
-              f"fastest of {args.repeat}")
+        peer = build_peer(tmp, args.law)
+        print(f"CPU sweep benchmark: 2-DoF chain ({args.law} law), {args.cases} random cases x {args.steps} Moreau "
+              f"steps (double), fastest of {args.repeat}")
         print(f"{'run':44s} {'threads':>7s} {'case-steps/s':>14s} {'fivsim/peer':>12s}")
         for t in threads:
             best_peer = max((run_peer(peer, args.cases, args.steps, t) for _ in range(args.repeat)),
@@ -90,7 +102,7 @@ def main():
             print(f"{'peer: hand-written scalar loop (-O3 -march=native)':44s} {t:7d} {rate_peer:14.4g}")
             results["rows"].append({"run": "peer", "threads": t, "case_steps_per_s": rate_peer})
             for observers in ("lean", "bifurcation"):
-                runs = [run_fivsim(args.fivsim, args.cases, args.steps, t, observers, os.path.join(tmp, "f"))
+                runs = [run_fivsim(args.fivsim, args.cases, args.steps, t, observers, os.path.join(tmp, "f"), args.law)
                         for _ in range(args.repeat)]
                 best = max(runs, key=lambda s: s["case_steps_per_s"])
                 rate = best["case_steps_per_s"]
@@ -105,7 +117,7 @@ def main():
         check_cases = min(args.cases, 20000)
         peer_csv = os.path.join(tmp, "peer.csv")
         run_peer(peer, check_cases, args.steps, threads[-1], peer_csv)
-        run_fivsim(args.fivsim, check_cases, args.steps, threads[-1], "lean", os.path.join(tmp, "check"))
+        run_fivsim(args.fivsim, check_cases, args.steps, threads[-1], "lean", os.path.join(tmp, "check"), args.law)
         share, median = agreement(os.path.join(tmp, "check"), peer_csv)
         print(f"RMS of q, u, lamT on {check_cases} cases: {100 * share:.1f}% agree within 1e-9 relative "
               f"(median difference {median:.2g})")

@@ -2,7 +2,8 @@
 // specialised scalar Moreau loop of seed 001's 2-DoF chain, as a researcher would write it in
 // C++ for one model and compile with -O3 -march=native (g++'s defaults then fuse multiply-adds).
 // No fivsim code: the model is written out (m = k = 1, no damping, belt speed v0, Stribeck law
-// mu = mu_d + (mu_s - mu_d) exp(-alpha |v|)), each case one loop over its steps, the cases
+// mu = mu_d + (mu_s - mu_d) exp(-alpha |v|); compiled with -DPEER_RATIONAL the rational law
+// mu = mu_s / (1 + delta |v|), mu_s 0.2, delta 3, belt speed 0.5), each case one loop over its steps, the cases
 // spread over OpenMP threads. Each case draws Fn, q0[0], q0[1] as scenarios/chain2_bench_random.json
 // does (uniform in [1, 30], [0, 1], [0, 1] from splitmix64 counters, seed 1), runs `steps` steps of
 // dt and keeps the RMS of q0, q1, u0, u1, lamT0, lamT1 over the steps after t_transient (lamN is
@@ -49,7 +50,13 @@ int main(int argc, char** argv) {
   const int threads = std::atoi(argv[5]);
   // the chain: K = [[k1 + k2, -k2], [-k2, k2]] with k1 = k2 = 1, M = I
   const double K00 = 2.0, K01 = -1.0, K10 = -1.0, K11 = 1.0;
+#if defined(PEER_RATIONAL)
+  const double v0 = 0.5, mu_s = 0.2, delta = 3.0;
+  const auto mu = [&](double v) { return mu_s / (1.0 + delta * std::fabs(v - v0)); };
+#else
   const double v0 = 0.8, mu_s = 0.12, mu_d = 0.045, alpha = 6.0;
+  const auto mu = [&](double v) { return mu_d + (mu_s - mu_d) * std::exp(-alpha * std::fabs(v - v0)); };
+#endif
   // the first step whose end time is in the statistics window
   long first_kept = 1;
   while (first_kept <= steps && static_cast<double>(first_kept) * dt < t_transient) ++first_kept;
@@ -67,8 +74,8 @@ int main(int argc, char** argv) {
       const double h0 = -(K00 * q0 + K01 * q1), h1 = -(K10 * q0 + K11 * q1);
       const double uf0 = u0 + dt * h0, uf1 = u1 + dt * h1;
       // the friction bound at the start-of-step slip velocity
-      const double b0 = (mu_d + (mu_s - mu_d) * std::exp(-alpha * std::fabs(u0 - v0))) * pn;
-      const double b1 = (mu_d + (mu_s - mu_d) * std::exp(-alpha * std::fabs(u1 - v0))) * pn;
+      const double b0 = mu(u0) * pn;
+      const double b1 = mu(u1) * pn;
       // the decoupled friction LCP's solution: stick if the bound allows, else slide at the bound
       const double p0 = std::fmin(std::fmax(-(uf0 - v0), -b0), b0);
       const double p1 = std::fmin(std::fmax(-(uf1 - v0), -b1), b1);

@@ -8,8 +8,8 @@ step, or the same work done less efficiently. The problem is BENCHMARKS.md's ben
 fivsim's lean and bifurcation observers and the peer's lean and full ones
 (scripts/bench/bench_sweep_jax.py --formulations pallas).
 
-usage: scripts/bench/profile_sweep_kernels.py --fivsim build/fivsim [--peer-python PY] [--cases 20000]
-                                        [--steps 2000] [--out DIR] [--json FILE] [--no-jax]
+usage: scripts/bench/profile_sweep_kernels.py --fivsim build/fivsim [--peer-python PY] [--cases 1000000]
+                                        [--steps 200] [--out DIR] [--json FILE] [--no-jax] [--seconds 60]
 Needs `ncu` on the PATH; metrics this ncu does not know (`ncu --query-metrics`) are left out.
 """
 import argparse
@@ -83,7 +83,8 @@ def profile(cmd, metrics, kernel_regex=None, count=12, seconds=None, env=None):
         except ValueError:
             continue
         # durations in seconds, whatever unit this ncu prints
-        scale = {"nsecond": 1e-9, "usecond": 1e-6, "msecond": 1e-3, "second": 1.0}.get(r[col["Metric Unit"]], 1.0)
+        scale = {"ns": 1e-9, "nsecond": 1e-9, "us": 1e-6, "usecond": 1e-6, "ms": 1e-3, "msecond": 1e-3, "s": 1.0,
+                 "second": 1.0}.get(r[col["Metric Unit"]], 1e-9)  # ncu's own unit of time, ns, where unnamed
         launch[r[col["Metric Name"]]] = v * (scale if r[col["Metric Name"]] == LAUNCH["seconds"] else 1.0)
     return list(launches.values())
 
@@ -116,8 +117,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--fivsim", required=True)
     ap.add_argument("--peer-python", default=sys.executable, help="the python3 that has JAX")
-    ap.add_argument("--cases", type=int, default=20000)
-    ap.add_argument("--steps", type=int, default=2000)
+    # enough cases to fill the device (20 000 leave an H200's 132 multiprocessors 7 % occupied), few steps
+    ap.add_argument("--cases", type=int, default=1000000)
+    ap.add_argument("--steps", type=int, default=200)
     ap.add_argument("--out", default="runs/profile_sweep_kernels")
     ap.add_argument("--json", default=None)
     ap.add_argument("--no-jax", action="store_true")
