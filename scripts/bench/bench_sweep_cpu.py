@@ -12,6 +12,11 @@ Also printed: fivsim's whole command (end to end) and how close the two sides' R
 (the peer fuses multiply-adds and divides by m = 1 nowhere, so its last bits differ; chaotic cases
 then part ways, so the share of cases within 1e-9 is the figure, not the largest difference).
 
+The roofline: the cores' FP64 peak measured by scripts/bench/fp64_peak.cpp (fused multiply-adds
+on independent vectors, compiled like the peer) at each thread count, and fivsim's stepping rate
+times its flops per case-step (FLOPS below, counted by hand) as a share of it. A step's state
+stays in the L1 cache (a group of lanes is a few KB), so the roof is the FP64 peak, not bandwidth.
+
 usage: scripts/bench/bench_sweep_cpu.py [--fivsim build/fivsim] [--cases 100000] [--steps 10000]
                                   [--threads 1,2] [--repeat 3] [--law exp|rational] [--json FILE]
 """
@@ -32,6 +37,46 @@ LAWS = {
     "rational": (["--set", '/friction={"law":"stribeck_rational","mu_s":0.2,"delta":3}', "--set", "/model/v0=0.5"],
                  ["-DPEER_RATIONAL"]),
 }
+
+
+# fivsim's flops per case-step of the 2-DoF chain, per contact (two contacts), counted by hand from
+# include/fivsim/cases/belt_runner.hpp (the step), friction/static_laws.hpp (the laws) and
+# core/reproducible_math.hpp (the exponential): a division is one flop, a negation, |x|, a
+# comparison or a select none
+FLOPS = {
+    # h = f − Σ_j (C_ij u_j + K_ij q_j) (4 a DoF), u_free = u + dt (0 + M⁻¹ h) (4)
+    "free_flight": 4 * 2 + 4,
+    # the law at the slip velocity v = u − v_s: the exponential one μ_d + (μ_s − μ_d) e^(−α|v|)
+    # (v 1, α|v| 1, e^x 39: reduction 7, r², r⁴, r⁸ 3, Estrin's pairs 20, the tail 5, 2^k 4; the
+    # combination 3); the rational one μ_s / (1 + δ|v|) (v 1, δ|v| 1, the sum 1, the quotient 1)
+    "law": {"exp": 1 + 1 + 39 + 3, "rational": 4},
+    # γ_free, the bounds 2, p_T = −γ/g, γ_end 2, λ_T = p_T/dt, 0 + p_T, u 3, q 2
+    "impulse": 1 + 2 + 1 + 2 + 1 + 1 + 3 + 2,
+    # x − x of q and u and their sum
+    "finite_check": 4,
+    # per settled step: the sum of squares of q, u, λ_N, λ_T (8); the bifurcation observers add
+    # their sums (4) and the changes of q and u over the step (2)
+    "statistics": {"lean": 8, "bifurcation": 14},
+}
+
+
+def flops_per_case_step(law, observers, settled_share):
+    per_contact = (FLOPS["free_flight"] + FLOPS["law"][law] + FLOPS["impulse"] + FLOPS["finite_check"] +
+                   settled_share * FLOPS["statistics"][observers])
+    return 2 * per_contact
+
+
+def build_peak(out_dir):
+    exe = os.path.join(out_dir, "fp64_peak")
+    src = os.path.join(ROOT, "scripts", "bench", "fp64_peak.cpp")
+    subprocess.run(["g++", "-O3", "-march=native", "-mprefer-vector-width=512", "-ffp-contract=fast", "-fopenmp",
+                    "-std=c++17", src, "-o", exe], check=True)
+    return exe
+
+
+def measure_peak(exe, threads, seconds=2.0):
+    return json.loads(subprocess.run([exe, str(seconds), str(threads)], check=True, capture_output=True,
+                                     text=True).stdout)["flops_per_s"]
 
 
 def build_peer(out_dir, law="exp"):
@@ -92,10 +137,17 @@ def main():
     results = {"cases": args.cases, "steps": args.steps, "law": args.law, "rows": []}
     with tempfile.TemporaryDirectory() as tmp:
         peer = build_peer(tmp, args.law)
+        peak = build_peak(tmp)
+        # the share of steps whose end lies in the statistics window (t ≥ t_transient = t_end / 2)
+        settled_share = (args.steps - args.steps // 2) / args.steps
         print(f"CPU sweep benchmark: 2-DoF chain ({args.law} law), {args.cases} random cases x {args.steps} Moreau "
               f"steps (double), fastest of {args.repeat}")
-        print(f"{'run':44s} {'threads':>7s} {'case-steps/s':>14s} {'fivsim/peer':>12s}")
+        print(f"{'run':44s} {'threads':>7s} {'case-steps/s':>14s} {'fivsim/peer':>12s} {'GFLOP/s':>8s} "
+              f"{'of peak':>8s}")
         for t in threads:
+            roof = max(measure_peak(peak, t) for _ in range(args.repeat))
+            print(f"{'FP64 peak (fp64_peak.cpp, FMA)':44s} {t:7d} {'':14s} {'':12s} {roof / 1e9:8.1f}")
+            results["rows"].append({"run": "fp64 peak", "threads": t, "flops_per_s": roof})
             best_peer = max((run_peer(peer, args.cases, args.steps, t) for _ in range(args.repeat)),
                             key=lambda r: r["case_steps_per_s"])
             rate_peer = best_peer["case_steps_per_s"]
@@ -107,12 +159,16 @@ def main():
                 best = max(runs, key=lambda s: s["case_steps_per_s"])
                 rate = best["case_steps_per_s"]
                 e2e = best["end_to_end_case_steps_per_s"]
+                flops = rate * flops_per_case_step(args.law, observers, settled_share)
                 print(f"{'fivsim sweep, ' + observers + ' observers (stepping)':44s} {t:7d} {rate:14.4g} "
-                      f"{rate / rate_peer:11.2f}x")
+                      f"{rate / rate_peer:11.2f}x {flops / 1e9:8.1f} {100 * flops / roof:7.1f}%")
                 print(f"{'fivsim sweep, ' + observers + ' observers (end to end)':44s} {t:7d} {e2e:14.4g} "
                       f"{e2e / rate_peer:11.2f}x")
                 results["rows"].append({"run": f"fivsim {observers}", "threads": t, "case_steps_per_s": rate,
-                                        "end_to_end_case_steps_per_s": e2e, "ratio": rate / rate_peer})
+                                        "end_to_end_case_steps_per_s": e2e, "ratio": rate / rate_peer,
+                                        "flops_per_case_step": flops_per_case_step(args.law, observers,
+                                                                                   settled_share),
+                                        "share_of_peak": flops / roof})
         # the two sides' answers, case by case
         check_cases = min(args.cases, 20000)
         peer_csv = os.path.join(tmp, "peer.csv")

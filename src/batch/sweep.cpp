@@ -143,8 +143,10 @@ namespace {
 
 // the belt runner's lanes on the CPU: W cases per pass, each phase of the step a loop the compiler
 // vectorises; compiled for AVX-512, AVX2 and the baseline with the runner inlined (flatten), picked
-// at run time (the arithmetic is the same in every clone: no contraction, -ffp-contract=off)
-constexpr int kBeltLanes = 8;
+// at run time (the arithmetic is the same in every clone: no contraction, -ffp-contract=off). 32
+// lanes, four AVX-512 registers of each value: a step's chains of dependent operations (the
+// exponential's) then come four or more at a time, which a core overlaps (8 lanes left it waiting)
+constexpr int kBeltLanes = 32;
 #if defined(__GNUC__) && !defined(__clang__)
 #define FIVSIM_BELT_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"), flatten))
 #else

@@ -493,10 +493,12 @@ TEST(ContinueCommand, SweepStartsABranchEachWayFromEveryFamilyOfOrbits) {
 // minimally augmented system), against the one-parameter branches at fixed belt speeds: at the
 // curve's end on the range's bound, 0.29, and at one of its inner points, the load where the
 // period-1 branch in the load doubles is the curve's to 1e-7 N (two methods: a test function
-// located on a branch, Newton on the augmented system)
+// located on a branch, Newton on the augmented system). The orbits are integrated to 1e-12: at the
+// scenario's 1e-10 the variational equations' error leaves the multipliers a noise of 5e-9, which
+// the test function's slope (0.08 per N) makes 7e-8 N in the located load
 TEST(ContinueCommand, PeriodDoublingCurveMeetsTheBranchesAtFixedBeltSpeeds) {
   const fs::path dir = fresh_dir("fivsim_cli_continue_curves");
-  const std::string scenario = kScenarios + "chain2_bifurcation.json";
+  const std::string scenario = kScenarios + "chain2_bifurcation.json --set /integrator/rel_tol=1e-12";
   const std::string branch = R"("parameter":"/model/Fn","range":[7,8.3],"start":"orbit","direction":"down")";
   const Result r =
       run_fivsim("continue " + scenario + " -q --set '/continuation={" + branch +

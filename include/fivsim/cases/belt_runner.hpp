@@ -104,7 +104,6 @@ struct BeltLanes {
   long stick_from[W];
   double margin_1[W], margin_2[W];   // the section contact's stick margins, the last two stick steps
   double mu0_plus[W], mu0_minus[W];  // its static friction coefficients
-  bool finite[W];
   bool failed[W];
 };
 
@@ -113,8 +112,13 @@ namespace detail {
 // the lane loop of one phase: vectorised on the CPU, a single pass on the GPU
 #if defined(__CUDA_ARCH__)
 #define FIVSIM_LANES(l, W) for (int l = 0; l < W; ++l)
+#define FIVSIM_LANES_SUM(l, W, sum) for (int l = 0; l < W; ++l)
 #else
 #define FIVSIM_LANES(l, W) _Pragma("omp simd") for (int l = 0; l < W; ++l)
+// the same with `sum` summed over the lanes (the pragma's text made after `sum` is expanded)
+#define FIVSIM_PRAGMA_TEXT(x) #x
+#define FIVSIM_PRAGMA_OF(x) FIVSIM_PRAGMA_TEXT(x)
+#define FIVSIM_LANES_SUM(l, W, sum) _Pragma(FIVSIM_PRAGMA_OF(omp simd reduction(+ : sum))) for (int l = 0; l < W; ++l)
 #endif
 
 // lane l's case (index c of the batch): the shared values with its row written in, its start state
@@ -192,41 +196,55 @@ struct LaneParameters {
   FIVSIM_HD double operator[](int q) const { return p[q][lane]; }
 };
 
-// the friction bounds of contact i in every lane at the start-of-step slip velocity, for the law
-// K: the law's kind a constant, its switch folds away, and a law of arithmetic alone
-// (reproducible_exp included) leaves a loop the compiler vectorises over the lanes
-template <FrictionLawKind K, class D, int W>
+// the friction bounds of contact i (Every: of every contact, the law's kind theirs alike) in
+// every lane at the start-of-step slip velocity, for the law K: the law's kind a constant, its
+// switch folds away, and a law of arithmetic alone (reproducible_exp included) leaves a loop the
+// compiler vectorises over the lanes; every contact in one loop gives the core their chains side by
+// side (a lane's exponential is a chain of dependent operations, too long to overlap otherwise)
+template <FrictionLawKind K, bool Every, class D, int W>
 FIVSIM_HD inline void belt_friction_lanes(int i, BeltLanes<D, W>& x) {
+  constexpr int N = D::max_dof;
   FIVSIM_LANES(l, W) {
-    // the lane's parameters read in place (a law copied per lane would be an array the loop stores to)
-    const LaneParameters<W> p{x.law_p[i], l};
-    friction_bounds_of(K, p, x.u[i][l] - x.vs[i][l], x.mu_plus[i][l], x.mu_minus[i][l]);
+    FIVSIM_UNROLL for (int j = 0; j < (Every ? N : 1); ++j) {
+      const int c = Every ? j : i;
+      // the lane's parameters read in place (a law copied per lane would be an array the loop stores to)
+      const LaneParameters<W> p{x.law_p[c], l};
+      friction_bounds_of(K, p, x.u[c][l] - x.vs[c][l], x.mu_plus[c][l], x.mu_minus[c][l]);
+    }
   }
 }
 
-// the same for any law: a call per lane (the transcendental functions of the other laws are the
-// platform's, as in every other path)
+// the same for any law, of contact i (or of every contact where i < 0, all of the law `kind`):
+// the kinds above vectorise, any other is a call per lane (the transcendental functions of the
+// other laws are the platform's, as in every other path)
 template <class D, int W>
 FIVSIM_HD inline void belt_friction_lanes(FrictionLawKind kind, int i, BeltLanes<D, W>& x) {
+  constexpr int N = D::max_dof;
   switch (kind) {
     case FrictionLawKind::stribeck_exp:
-      belt_friction_lanes<FrictionLawKind::stribeck_exp>(i, x);
+      i < 0 ? belt_friction_lanes<FrictionLawKind::stribeck_exp, true>(0, x)
+            : belt_friction_lanes<FrictionLawKind::stribeck_exp, false>(i, x);
       return;
     case FrictionLawKind::stribeck_rational:
-      belt_friction_lanes<FrictionLawKind::stribeck_rational>(i, x);
+      i < 0 ? belt_friction_lanes<FrictionLawKind::stribeck_rational, true>(0, x)
+            : belt_friction_lanes<FrictionLawKind::stribeck_rational, false>(i, x);
       return;
     case FrictionLawKind::coulomb:
-      belt_friction_lanes<FrictionLawKind::coulomb>(i, x);
+      i < 0 ? belt_friction_lanes<FrictionLawKind::coulomb, true>(0, x)
+            : belt_friction_lanes<FrictionLawKind::coulomb, false>(i, x);
       return;
     default:
       break;
   }
-  for (int l = 0; l < W; ++l) {
-    // the lane's law, made where it is used (a law kept in the lanes would sit in local memory)
-    FrictionLaw law;
-    law.kind = kind;
-    for (int p = 0; p < kFrictionMaxParams; ++p) law.p[p] = x.law_p[i][p][l];
-    friction_bounds(law, x.u[i][l] - x.vs[i][l], x.mu_plus[i][l], x.mu_minus[i][l]);
+  FIVSIM_UNROLL for (int c = 0; c < N; ++c) {
+    if (i >= 0 && c != i) continue;
+    for (int l = 0; l < W; ++l) {
+      // the lane's law, made where it is used (a law kept in the lanes would sit in local memory)
+      FrictionLaw law;
+      law.kind = kind;
+      for (int p = 0; p < kFrictionMaxParams; ++p) law.p[p] = x.law_p[c][p][l];
+      friction_bounds(law, x.u[c][l] - x.vs[c][l], x.mu_plus[c][l], x.mu_minus[c][l]);
+    }
   }
 }
 
@@ -282,6 +300,9 @@ FIVSIM_HD inline void run_belt_lanes(const BeltModel<D>& b, const CaseBatch<D>& 
       x.mu0_minus[l] = mu.minus;
     }
   }
+  // whether every contact has the same law's kind (then their laws are evaluated together)
+  bool one_law = true;
+  for (int i = 1; i < N; ++i) one_law = one_law && b.law[i].kind == b.law[0].kind;
   for (int l = 0; l < W && l < lanes; ++l) results[l] = CaseResult<D>();
   long settled_steps = 0;
   double next_strobe = grid.t_transient;
@@ -310,7 +331,10 @@ FIVSIM_HD inline void run_belt_lanes(const BeltModel<D>& b, const CaseBatch<D>& 
       FIVSIM_LANES(l, W) { x.uf[i][l] = x.u[i][l] + dt * (T(0) + b.minv[i] * x.uf[i][l]); }
     }
     // the friction coefficients at the start-of-step slip velocity
-    FIVSIM_UNROLL for (int i = 0; i < N; ++i) detail::belt_friction_lanes(b.law[i].kind, i, x);
+    if (one_law)
+      detail::belt_friction_lanes(b.law[0].kind, -1, x);
+    else
+      FIVSIM_UNROLL for (int i = 0; i < N; ++i) detail::belt_friction_lanes(b.law[i].kind, i, x);
     // the closed-form friction impulse, the velocity and position update
     for (int i = 0; i < N; ++i) {
       FIVSIM_LANES(l, W) {
@@ -331,16 +355,19 @@ FIVSIM_HD inline void run_belt_lanes(const BeltModel<D>& b, const CaseBatch<D>& 
         x.q[i][l] += dt * x.u[i][l];
       }
     }
-    bool any_failed = false;
-    FIVSIM_LANES(l, W) {
-      bool finite = true;
-      for (int i = 0; i < N; ++i) finite = finite && is_finite(x.u[i][l]) && is_finite(x.q[i][l]);
-      x.finite[l] = finite;
+    // x − x is 0 for a finite x and NaN otherwise: their sum over every lane's q and u is NaN
+    // where a lane has left the finite numbers (a failed lane stays there), with no branch per
+    // value, so that the check vectorises; the lanes are told apart only then
+    T lanes_zero = T(0);
+    FIVSIM_LANES_SUM(l, W, lanes_zero) {
+      for (int i = 0; i < N; ++i) lanes_zero += (x.u[i][l] - x.u[i][l]) + (x.q[i][l] - x.q[i][l]);
     }
-    for (int l = 0; l < W && l < lanes; ++l) any_failed = any_failed || (!x.finite[l] && !x.failed[l]);
+    const bool any_failed = lanes_zero != lanes_zero;
     if (any_failed)
       for (int l = 0; l < W && l < lanes; ++l) {
-        if (x.finite[l] || x.failed[l]) continue;
+        bool finite = true;
+        for (int i = 0; i < N; ++i) finite = finite && is_finite(x.u[i][l]) && is_finite(x.q[i][l]);
+        if (finite || x.failed[l]) continue;
         // the case ends here as run_case_with ends it: what was kept before this step
         x.failed[l] = true;
         CaseResult<D>& r = results[l];

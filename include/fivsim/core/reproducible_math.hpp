@@ -53,51 +53,44 @@ FIVSIM_HD inline double double_of(unsigned long long bits) {
 // 2^k for an integer k in [−1022, 1023], exactly
 FIVSIM_HD inline double power_of_two(int k) { return double_of(static_cast<unsigned long long>(k + 1023) << 52); }
 
-// e^x to about one ulp (fdlibm's reduction, a Taylor polynomial): x = k ln 2 + r with |r| ≤ ln 2 / 2,
-// ln 2 split Cody–Waite style so that k·ln2_hi is exact; e^r to degree 13 (the remainder
-// r¹⁴/14! < 4e-18); then ·2^k. NaN gives NaN, above 709.782712893384 +∞, below −745.1332191019412
-// zero. Written without branches or calls — the limits as bit masks, floor as a truncation — so
-// that the belt runner's loop over lanes vectorises it (a compare-and-select the vectoriser turns
-// into control flow, and floor, make it refuse)
+// e^x to one ulp (fdlibm's reduction, a Taylor polynomial): x = k ln 2 + r with |r| ≤ ln 2 / 2,
+// ln 2 split Cody–Waite style so that k·ln2_hi is exact; e^r = 1 + r + r²(1/2 + r q(r)) with q to
+// degree 10 (the remainder r¹⁴/14! < 4e-18) by Estrin's scheme, whose products of r², r⁴, r⁸ leave
+// chains a quarter of Horner's length (a core runs many lanes' chains side by side); then ·2^k.
+// The argument is clamped to [−746, 710], where e^x has already reached 0 and +∞ (NaN passes); k
+// is rounded to nearest by adding 1.5·2^52, whose sum holds k in its low bits, from which 2^k is
+// made as 2^h·2^(k−h), h = k/2 rounded, each factor a normal number for every k this reaches (−1076
+// … 1024), so that results near the overflow and subnormal limits round once. Arithmetic and bit
+// operations alone, without branches or calls, so that the belt runner's loop over lanes
+// vectorises it on AVX-512 and AVX2 alike (a compare-and-select, a conversion to int, a 64-bit
+// shift right would make the vectoriser refuse or scalarise).
 FIVSIM_HD inline double reproducible_exp(double x) {
   using u64 = unsigned long long;
-  const u64 bits = bits_of(x), magnitude = bits & 0x7fffffffffffffffULL, negative = bits >> 63;
-  // |x|'s limit on x's side (the bits of positive doubles order as their values)
-  const u64 above = bits_of(709.782712893384), below = bits_of(745.1332191019412);
-  const u64 limit = above + (below - above) * negative;
-  const u64 nan = u64{0} - static_cast<u64>(magnitude > 0x7ff0000000000000ULL);
-  const u64 outside = u64{0} - static_cast<u64>(magnitude > limit);  // NaN too
-  // the polynomial on x inside the limits (0 outside, where its value is not taken)
-  const double a = double_of(bits & ~outside);
+  const u64 low = u64{0} - static_cast<u64>(x < -746.0), high = u64{0} - static_cast<u64>(x > 710.0);
+  const double a = double_of((bits_of(x) & ~(low | high)) | (bits_of(-746.0) & low) | (bits_of(710.0) & high));
+  const double shifter = 6755399441055744.0;  // 1.5·2^52: a sum with it is rounded to an integer
+  const double shifted = a * 1.44269504088896338700 + shifter;
+  const double k = shifted - shifter;
   const double ln2_hi = 6.93147180369123816490e-01, ln2_lo = 1.90821492927058770002e-10;
-  const double t = a * 1.44269504088896338700 + 0.5;
-  const int truncated = static_cast<int>(t);
-  const int ki = truncated - (static_cast<double>(truncated) > t ? 1 : 0);  // floor(t)
-  const double k = static_cast<double>(ki);
   const double r = (a - k * ln2_hi) - k * ln2_lo;
-  // Horner's rule from 1/13! down, written out (an array of the coefficients would be a load the
-  // vectoriser refuses)
-  double p = 1.0 / 6227020800.0;
-  p = p * r + 1.0 / 479001600.0;
-  p = p * r + 1.0 / 39916800.0;
-  p = p * r + 1.0 / 3628800.0;
-  p = p * r + 1.0 / 362880.0;
-  p = p * r + 1.0 / 40320.0;
-  p = p * r + 1.0 / 5040.0;
-  p = p * r + 1.0 / 720.0;
-  p = p * r + 1.0 / 120.0;
-  p = p * r + 1.0 / 24.0;
-  p = p * r + 1.0 / 6.0;
-  p = p * r + 0.5;
-  p = p * r + 1.0;
-  p = p * r + 1.0;
-  // 2^k in two factors, each a normal number for every k this reaches (−1075 … 1024), so that the
-  // first product is exact and results near the overflow and subnormal limits round once, as
-  // ldexp(ldexp(p, k/2), k − k/2) would
-  const int half = ki / 2;
-  const double e = p * power_of_two(half) * power_of_two(ki - half);
-  const u64 limited = 0x7ff0000000000000ULL & (negative - 1);  // +∞ above, +0 below
-  return double_of((bits & nan) | (limited & outside & ~nan) | (bits_of(e) & ~outside));
+  const double r2 = r * r, r4 = r2 * r2, r8 = r4 * r4;
+  // q(r) = Σ_{n=3}^{13} r^(n−3)/n!: pairs, then pairs of pairs (an array of the coefficients would
+  // be a load the vectoriser refuses)
+  const double c0 = 1.0 / 6.0 + r * (1.0 / 24.0);
+  const double c1 = 1.0 / 120.0 + r * (1.0 / 720.0);
+  const double c2 = 1.0 / 5040.0 + r * (1.0 / 40320.0);
+  const double c3 = 1.0 / 362880.0 + r * (1.0 / 3628800.0);
+  const double c4 = 1.0 / 39916800.0 + r * (1.0 / 479001600.0);
+  const double c5 = 1.0 / 6227020800.0;
+  const double q = ((c0 + r2 * c1) + r4 * (c2 + r2 * c3)) + r8 * (c4 + r2 * c5);
+  const double p = 1.0 + (r + r2 * (0.5 + r * q));
+  // 2^h and 2^(k−h) from the bits of the shifted sums (their difference from the shifter's is the
+  // integer, as a two's complement the exponent's bias makes positive)
+  const double shifted_half = k * 0.5 + shifter;
+  const u64 bias = 1023;
+  const u64 h_bits = (bits_of(shifted_half) - bits_of(shifter) + bias) << 52;
+  const u64 rest_bits = (bits_of(shifted) - bits_of(shifted_half) + bias) << 52;
+  return p * double_of(h_bits) * double_of(rest_bits);
 }
 
 }  // namespace fivsim
