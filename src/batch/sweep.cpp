@@ -142,24 +142,61 @@ void prepare_cases(const SweepPlan& plan, const SweepShared<D>& shared, long fir
 namespace {
 
 // the belt runner's lanes on the CPU: W cases per pass, each phase of the step a loop the compiler
-// vectorises; compiled for AVX-512, AVX2 and the baseline with the runner inlined (flatten), picked
-// at run time (the arithmetic is the same in every clone: no contraction, -ffp-contract=off). 32
-// lanes, four AVX-512 registers of each value: a step's chains of dependent operations (the
-// exponential's) then come four or more at a time, which a core overlaps (8 lanes left it waiting)
+// vectorises. 32 lanes, four AVX-512 registers of each value: a step's chains of dependent
+// operations (the exponential's) then come four or more at a time, which a core overlaps (8 lanes
+// left it waiting). Three copies with the runner inlined (flatten), picked once at run time: for
+// AVX-512 (x86-64-v4) and for AVX2 (v3), both with fused multiply-adds, which divide by the step
+// and the masses through their reciprocals as exactly as a division (quotient_from_reciprocal;
+// the divider, one 8-lane division per 16 cycles, was a third of the step), and the baseline,
+// which divides. The arithmetic is otherwise the same in every copy (no contraction).
 constexpr int kBeltLanes = 32;
 #if defined(__GNUC__) && !defined(__clang__)
-#define FIVSIM_BELT_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"), flatten))
+#define FIVSIM_BELT_COPIES 1
+#define FIVSIM_BELT_COPY(arch) __attribute__((target(arch), flatten))
 #else
-// clang multiversions no templates and no flattened function: its builds (the sanitizers') get one
-// baseline copy
-#define FIVSIM_BELT_CLONES
+// clang flattens no such copies well: its builds (the sanitizers') get the baseline one alone
+#define FIVSIM_BELT_COPIES 0
+#define FIVSIM_BELT_COPY(arch)
 #endif
 
 template <class D, unsigned Obs>
-FIVSIM_BELT_CLONES void run_belt_group(const BeltModel<D>& b, const CaseBatch<D>& cases, long first, int n,
-                                       const SweepAnalysis& an, const StepOptions& opt, BeltLanes<D, kBeltLanes>& lanes,
-                                       CaseResult<D>* results, double* points, long per_case) {
-  run_belt_lanes<D, kBeltLanes, Obs>(b, cases, first, n, an, opt, lanes, results, points, per_case);
+using BeltGroup = void (*)(const BeltModel<D>&, const CaseBatch<D>&, long, int, const SweepAnalysis&,
+                           const StepOptions&, BeltLanes<D, kBeltLanes>&, CaseResult<D>*, double*, long);
+
+#if FIVSIM_BELT_COPIES
+template <class D, unsigned Obs>
+FIVSIM_BELT_COPY("arch=x86-64-v4")
+void run_belt_group_v4(const BeltModel<D>& b, const CaseBatch<D>& cases, long first, int n, const SweepAnalysis& an,
+                       const StepOptions& opt, BeltLanes<D, kBeltLanes>& lanes, CaseResult<D>* results, double* points,
+                       long per_case) {
+  run_belt_lanes<D, kBeltLanes, Obs, true>(b, cases, first, n, an, opt, lanes, results, points, per_case);
+}
+template <class D, unsigned Obs>
+FIVSIM_BELT_COPY("arch=x86-64-v3")
+void run_belt_group_v3(const BeltModel<D>& b, const CaseBatch<D>& cases, long first, int n, const SweepAnalysis& an,
+                       const StepOptions& opt, BeltLanes<D, kBeltLanes>& lanes, CaseResult<D>* results, double* points,
+                       long per_case) {
+  run_belt_lanes<D, kBeltLanes, Obs, true>(b, cases, first, n, an, opt, lanes, results, points, per_case);
+}
+#endif
+template <class D, unsigned Obs>
+#if FIVSIM_BELT_COPIES
+__attribute__((flatten))
+#endif
+void run_belt_group_baseline(const BeltModel<D>& b, const CaseBatch<D>& cases, long first, int n,
+                             const SweepAnalysis& an, const StepOptions& opt, BeltLanes<D, kBeltLanes>& lanes,
+                             CaseResult<D>* results, double* points, long per_case) {
+  run_belt_lanes<D, kBeltLanes, Obs, false>(b, cases, first, n, an, opt, lanes, results, points, per_case);
+}
+
+// the copy for this core
+template <class D, unsigned Obs>
+BeltGroup<D, Obs> belt_group_for_this_core() {
+#if FIVSIM_BELT_COPIES
+  if (__builtin_cpu_supports("x86-64-v4")) return &run_belt_group_v4<D, Obs>;
+  if (__builtin_cpu_supports("x86-64-v3")) return &run_belt_group_v3<D, Obs>;
+#endif
+  return &run_belt_group_baseline<D, Obs>;
 }
 
 template <class D, unsigned Obs>
@@ -168,6 +205,7 @@ void run_belt_chunk_cpu(const BeltModel<D>& b, const CaseBatch<D>& cases, const 
                         ChunkTicker* ticker) {
   const long per_case = case_points_size(D::max_dof, an);
   const long groups = (cases.n + kBeltLanes - 1) / kBeltLanes;
+  const BeltGroup<D, Obs> run_belt_group = belt_group_for_this_core<D, Obs>();
 #pragma omp parallel num_threads(threads > 0 ? threads : omp_get_max_threads())
   {
     auto lanes = std::make_unique<BeltLanes<D, kBeltLanes>>();
@@ -176,7 +214,7 @@ void run_belt_chunk_cpu(const BeltModel<D>& b, const CaseBatch<D>& cases, const 
       if (ticker && ticker->stopped()) continue;
       const long first = g * kBeltLanes;
       const int n = static_cast<int>(std::min<long>(kBeltLanes, cases.n - first));
-      run_belt_group<D, Obs>(b, cases, first, n, an, opt, *lanes, results + first, points + first * per_case, per_case);
+      run_belt_group(b, cases, first, n, an, opt, *lanes, results + first, points + first * per_case, per_case);
       if (ticker) ticker->finished(n);
     }
   }

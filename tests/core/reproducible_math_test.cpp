@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 namespace fivsim {
@@ -53,6 +54,34 @@ TEST(ReproducibleMath, ExpIsExpToOneUlp) {
   // near the limits: the largest finite result, and the smallest subnormal
   EXPECT_EQ(reproducible_exp(709.782712893384), 1.7976931348622732e308);
   EXPECT_EQ(reproducible_exp(-745.0), 4.9406564584124654e-324);
+}
+
+// the quotient from the reciprocal is the division's, bit for bit: time steps and masses' inverses
+// as the belt runner divides by, and random significands over exponents from −300 to 300
+TEST(ReproducibleMath, QuotientFromReciprocalIsTheDivisionsBits) {
+  unsigned long long state = 7;
+  const auto uniform = [&] {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<double>(state >> 11) * (1.0 / 9007199254740992.0);
+  };
+  const auto random_double = [&] { return std::ldexp(1.0 + uniform(), static_cast<int>(600.0 * uniform()) - 300); };
+  const auto same = [](double x, double y) { return std::memcmp(&x, &y, sizeof x) == 0; };
+  long differ = 0, n = 0;
+  const double divisors[] = {1e-3, 1e-4, 5e-4, 2.5e-4, 0.01, 1.0, 0.5, 1.0 / 3.0, 0.1, 1e-5, 0.7, 1.9999999999999998};
+  for (const double b : divisors)
+    for (int k = 0; k < 1000000; ++k, ++n) {
+      const double a = (k % 2 ? -1.0 : 1.0) * random_double();
+      differ += same(quotient_from_reciprocal(a, b, 1.0 / b), a / b) ? 0 : 1;
+    }
+  for (int k = 0; k < 4000000; ++k, ++n) {
+    const double a = random_double(), b = random_double();
+    differ += same(quotient_from_reciprocal(a, b, 1.0 / b), a / b) ? 0 : 1;
+  }
+  EXPECT_EQ(differ, 0) << "of " << n;
+  // zeros keep their sign, as a division's
+  EXPECT_TRUE(same(quotient_from_reciprocal(-0.0, 1e-3, 1e3), -0.0));
+  EXPECT_TRUE(same(quotient_from_reciprocal(0.0, 1e-3, 1e3), 0.0));
+  EXPECT_TRUE(same(quotient_from_reciprocal(-0.0, 3.0, 1.0 / 3.0), -0.0));
 }
 
 TEST(ReproducibleMath, PowerOfTwoIsLdexpOfOne) {

@@ -269,8 +269,10 @@ FIVSIM_HD inline void belt_store_lane(const BeltLanes<D, W>& x, int l, long coun
 
 // runs `lanes` (≤ W) cases of a batch, cases first … first + lanes − 1, together: Moreau steps of
 // the belt model, the observers of Obs, results[l] and the point rings of each case (`points` + l ×
-// per_case) as run_case would leave them
-template <class D, int W, unsigned Obs>
+// per_case) as run_case would leave them. Reciprocal: the quotients by the step and the masses
+// from their reciprocals by fused multiply-adds (quotient_from_reciprocal: the same bits, no
+// divider; for targets with an FMA unit)
+template <class D, int W, unsigned Obs, bool Reciprocal = false>
 FIVSIM_HD inline void run_belt_lanes(const BeltModel<D>& b, const CaseBatch<D>& cases, long first, int lanes,
                                      const SweepAnalysis& an, const StepOptions& opt, BeltLanes<D, W>& x,
                                      CaseResult<D>* results, double* points, long per_case) {
@@ -282,6 +284,15 @@ FIVSIM_HD inline void run_belt_lanes(const BeltModel<D>& b, const CaseBatch<D>& 
   const double dtd = grid.dt;
   const T stick_tol = T(opt.stick_tol);
   const T impulse_tol = T(opt.force_tol) * dt;
+  // the reciprocals of the step and of the masses' inverses, for quotient_from_reciprocal
+  const T dt_reciprocal = T(1) / dt;
+  T minv_reciprocal[N];
+  for (int i = 0; i < N; ++i) minv_reciprocal[i] = T(1) / b.minv[i];
+  // what the observers read besides the state: the state before the step (a section crossing's
+  // interpolation, the largest change), the contacts' modes (events, a stick phase's margins, time
+  // fractions); the lean observers neither
+  constexpr bool kKeepsPrevious = (Obs & (kObservePoincare | kObserveMinMax)) != 0;
+  constexpr bool kKeepsStates = (Obs & (kObserveTransitions | kObservePoincare | kObserveFractions)) != 0;
   // lanes past `lanes` run copies of the last case, so that every lane does finite work; every
   // loop over lanes is bounded by W too, so that with W = 1 the lane is a constant and the lanes'
   // arrays stay in registers
@@ -320,8 +331,10 @@ FIVSIM_HD inline void run_belt_lanes(const BeltModel<D>& b, const CaseBatch<D>& 
     // the free flight: h = f − C u − K q, u_free = u + dt M⁻¹ h; the slip velocity at the start
     for (int i = 0; i < N; ++i) {
       FIVSIM_LANES(l, W) {
-        x.q_prev[i][l] = x.q[i][l];
-        x.u_prev[i][l] = x.u[i][l];
+        if constexpr (kKeepsPrevious) {
+          x.q_prev[i][l] = x.q[i][l];
+          x.u_prev[i][l] = x.u[i][l];
+        }
         T acc = f[i];
         for (int j = 0; j < N; ++j) acc -= b.C[i][j] * x.u[j][l] + b.K[i][j] * x.q[j][l];
         x.uf[i][l] = acc;  // h for now
@@ -342,14 +355,15 @@ FIVSIM_HD inline void run_belt_lanes(const BeltModel<D>& b, const CaseBatch<D>& 
         const T gamma_free = x.uf[i][l] - x.vs[i][l];
         const T g = b.minv[i];
         const T lo = -x.mu_plus[i][l] * pn, hi = x.mu_minus[i][l] * pn;
-        T pt = -gamma_free / g;
+        T pt = Reciprocal ? quotient_from_reciprocal(-gamma_free, g, minv_reciprocal[i]) : -gamma_free / g;
         pt = pt < lo ? lo : (pt > hi ? hi : pt);
         const T gamma_end = gamma_free + g * pt;
-        x.lamT[i][l] = pt / dt;
-        x.contact[i][l] = static_cast<int>(!(pn > impulse_tol)      ? ContactState::free
-                                           : gamma_end > stick_tol  ? ContactState::slip_pos
-                                           : gamma_end < -stick_tol ? ContactState::slip_neg
-                                                                    : ContactState::stick);
+        x.lamT[i][l] = Reciprocal ? quotient_from_reciprocal(pt, dt, dt_reciprocal) : pt / dt;
+        if constexpr (kKeepsStates)
+          x.contact[i][l] = static_cast<int>(!(pn > impulse_tol)      ? ContactState::free
+                                             : gamma_end > stick_tol  ? ContactState::slip_pos
+                                             : gamma_end < -stick_tol ? ContactState::slip_neg
+                                                                      : ContactState::stick);
         const T force = T(0) + pt;
         x.u[i][l] = x.uf[i][l] + (T(0) + b.minv[i] * force);
         x.q[i][l] += dt * x.u[i][l];

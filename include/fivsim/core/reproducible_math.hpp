@@ -93,4 +93,17 @@ FIVSIM_HD inline double reproducible_exp(double x) {
   return p * double_of(h_bits) * double_of(rest_bits);
 }
 
+// a / b from y = 1/b (rounded to nearest) with two fused multiply-adds: q = a·y, whose residual
+// r = a − q·b one fma gives exactly, and q + r·y rounded once — the correctly rounded quotient, as
+// a / b (Markstein 1990, IBM J. Res. Dev. 34(1), Theorem 1), where the residual does not
+// underflow (|a| above 2^−969); a zero residual keeps q, and with it the sign of a zero a. A
+// division costs a vector divider 16 cycles for 8 lanes, these two fmas one or two; non-finite a
+// or b give NaN where a / b would give ±∞ (the lanes that reach them have failed already)
+template <class T>
+FIVSIM_HD inline T quotient_from_reciprocal(T a, T b, T y) {
+  const T q = a * y;
+  const T r = fma(-q, b, a);
+  return r == T(0) ? q : fma(r, y, q);
+}
+
 }  // namespace fivsim
