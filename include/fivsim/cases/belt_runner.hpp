@@ -443,9 +443,7 @@ FIVSIM_HD inline void run_belt_lanes(const BeltModel<D>& b, const CaseBatch<D>& 
             }
             const double a = static_cast<double>(before) - an.value;
             const double bb = static_cast<double>(after) - an.value;
-            const bool down = a > -eps && bb <= -eps;
-            const bool up = a < eps && bb >= eps;
-            if ((an.direction <= 0 && down) || (an.direction >= 0 && up)) theta = a / (a - bb);
+            if (fivsim::detail::velocity_crosses(a, bb, eps, an.direction)) theta = a / (a - bb);
           } else if (an.section == SectionKind::stroboscopic && t >= next_strobe) {
             theta = t > t_prev ? (next_strobe - t_prev) / (t - t_prev) : 1.0;
           }

@@ -103,6 +103,15 @@ FIVSIM_HD inline double stick_margin(const StaticFriction& mu, double lamN, doub
 // it, extrapolated linearly to zero (the spring force that breaks the stick grows smoothly), as a
 // fraction of the step; 1 (the step's end, the grid's sample) when they do not close. A sample
 // taken there moves by O(dt²) with the orbit's phase against the time grid, not by O(dt).
+// whether the section's velocity, a before the step and b after it (less the section's value),
+// crosses it in the section's direction (≤ 0 down, ≥ 0 up), leaving the band ±eps
+FIVSIM_HD inline bool velocity_crosses(double a, double b, double eps, int direction) {
+  // bitwise, not short-circuit: no branch, so that a loop over lanes vectorises it
+  const bool down = (a > -eps) & (b <= -eps);
+  const bool up = (a < eps) & (b >= eps);
+  return ((direction <= 0) & down) | ((direction >= 0) & up);
+}
+
 FIVSIM_HD inline double break_away_fraction(double margin_1, double margin_2) {
   if (!(margin_1 >= 0.0) || !(margin_2 > margin_1)) return 1.0;
   const double theta = margin_1 / (margin_2 - margin_1);
@@ -650,9 +659,7 @@ struct CaseRun {
       const double eps = opt->stick_tol;
       const double a = static_cast<double>(u_prev[an->dof]) - an->value;
       const double b = static_cast<double>(s->u[an->dof]) - an->value;
-      const bool down = a > -eps && b <= -eps;
-      const bool up = a < eps && b >= eps;
-      if ((an->direction <= 0 && down) || (an->direction >= 0 && up)) theta = a / (a - b);
+      if (detail::velocity_crosses(a, b, eps, an->direction)) theta = a / (a - b);
     } else if (an->section == SectionKind::stroboscopic && t >= next_strobe) {
       theta = t > t_prev ? (next_strobe - t_prev) / (t - t_prev) : 1.0;
       next_strobe += an->period;
