@@ -9,8 +9,10 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <memory>
 #include <optional>
+#include <string>
 #include <type_traits>
 
 #include "fivsim/integrate/simulation.hpp"
@@ -189,12 +191,18 @@ void run_belt_group_baseline(const BeltModel<D>& b, const CaseBatch<D>& cases, l
   run_belt_lanes<D, kBeltLanes, Obs, false>(b, cases, first, n, an, opt, lanes, results, points, per_case);
 }
 
-// the copy for this core
+// the copy for this core; FIVSIM_BELT_COPY=v3 or baseline asks for a narrower one, so that the
+// tests run every copy the machine can
 template <class D, unsigned Obs>
 BeltGroup<D, Obs> belt_group_for_this_core() {
+  const char* asked = std::getenv("FIVSIM_BELT_COPY");
+  const std::string narrower = asked ? asked : "";
 #if FIVSIM_BELT_COPIES
-  if (__builtin_cpu_supports("x86-64-v4")) return &run_belt_group_v4<D, Obs>;
-  if (__builtin_cpu_supports("x86-64-v3")) return &run_belt_group_v3<D, Obs>;
+  if (narrower != "v3" && narrower != "baseline" && __builtin_cpu_supports("x86-64-v4"))
+    return &run_belt_group_v4<D, Obs>;
+  if (narrower != "baseline" && __builtin_cpu_supports("x86-64-v3")) return &run_belt_group_v3<D, Obs>;
+#else
+  (void)narrower;
 #endif
   return &run_belt_group_baseline<D, Obs>;
 }

@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include <cstring>
 #include <functional>
 #include <memory>
@@ -96,7 +98,7 @@ json chain_random(int samples) {
   json doc = scenario("chain2_load_sweep.json");
   doc["integrator"]["t_end"] = 40.0;
   doc["analysis"]["t_transient"] = 10.0;
-  // 13 cases: one group of 8 lanes and one of 5
+  // 13 cases: one group of lanes, its last ones copies of the 13th case
   doc["sweep"] = {{"mode", "random"},
                   {"samples", samples},
                   {"seed", 11},
@@ -112,6 +114,19 @@ json chain_random(int samples) {
 TEST(BeltRunner, TheTwoDofChainIsMoreauStepBitForBit) {
   expect_belt_equals_general<SweepDimsExact2<double>>(chain_random(13), false);
   expect_belt_equals_general<SweepDimsExact2<float>>(chain_random(13), true);
+}
+
+// the CPU's narrower copies of the runner (AVX2 with fused multiply-adds; the baseline, which
+// divides), where this machine runs them: the same bits as the general runner too
+TEST(BeltRunner, EveryCpuCopyKeepsTheGeneralRunnersNumbers) {
+  for (const char* copy : {"v3", "baseline"}) {
+    SCOPED_TRACE(copy);
+    setenv("FIVSIM_BELT_COPY", copy, 1);
+    expect_belt_equals_general<SweepDimsExact2<double>>(chain_random(13), false);
+    expect_belt_equals_general<SweepDimsExact2<float>>(chain_random(13), true);
+    expect_belt_equals_general<SweepDimsExact2<double>>(chain_random(9), false, kObserveLean);
+    unsetenv("FIVSIM_BELT_COPY");
+  }
 }
 
 TEST(BeltRunner, EveryObserverSetKeepsTheGeneralRunnersNumbers) {
