@@ -154,42 +154,34 @@ namespace {
 constexpr int kBeltLanes = 32;
 #if defined(__GNUC__) && !defined(__clang__)
 #define FIVSIM_BELT_COPIES 1
-#define FIVSIM_BELT_COPY(arch) __attribute__((target(arch), flatten))
+#define FIVSIM_BELT_V4 __attribute__((target("arch=x86-64-v4"), flatten))
+#define FIVSIM_BELT_V3 __attribute__((target("arch=x86-64-v3"), flatten))
+#define FIVSIM_BELT_BASELINE __attribute__((flatten))
 #else
 // clang flattens no such copies well: its builds (the sanitizers') get the baseline one alone
 #define FIVSIM_BELT_COPIES 0
-#define FIVSIM_BELT_COPY(arch)
+#define FIVSIM_BELT_BASELINE
 #endif
 
 template <class D, unsigned Obs>
 using BeltGroup = void (*)(const BeltModel<D>&, const CaseBatch<D>&, long, int, const SweepAnalysis&,
                            const StepOptions&, BeltLanes<D, kBeltLanes>&, CaseResult<D>*, double*, long);
 
+// one copy of a group's run: its name, its attributes (target, flatten) and whether it takes the
+// quotients from reciprocals
+#define FIVSIM_BELT_GROUP(name, attributes, reciprocal)                                                              \
+  template <class D, unsigned Obs>                                                                                   \
+  attributes void name(const BeltModel<D>& b, const CaseBatch<D>& cases, long first, int n, const SweepAnalysis& an, \
+                       const StepOptions& opt, BeltLanes<D, kBeltLanes>& lanes, CaseResult<D>* results,              \
+                       double* points, long per_case) {                                                              \
+    run_belt_lanes<D, kBeltLanes, Obs, reciprocal>(b, cases, first, n, an, opt, lanes, results, points, per_case);   \
+  }
 #if FIVSIM_BELT_COPIES
-template <class D, unsigned Obs>
-FIVSIM_BELT_COPY("arch=x86-64-v4")
-void run_belt_group_v4(const BeltModel<D>& b, const CaseBatch<D>& cases, long first, int n, const SweepAnalysis& an,
-                       const StepOptions& opt, BeltLanes<D, kBeltLanes>& lanes, CaseResult<D>* results, double* points,
-                       long per_case) {
-  run_belt_lanes<D, kBeltLanes, Obs, true>(b, cases, first, n, an, opt, lanes, results, points, per_case);
-}
-template <class D, unsigned Obs>
-FIVSIM_BELT_COPY("arch=x86-64-v3")
-void run_belt_group_v3(const BeltModel<D>& b, const CaseBatch<D>& cases, long first, int n, const SweepAnalysis& an,
-                       const StepOptions& opt, BeltLanes<D, kBeltLanes>& lanes, CaseResult<D>* results, double* points,
-                       long per_case) {
-  run_belt_lanes<D, kBeltLanes, Obs, true>(b, cases, first, n, an, opt, lanes, results, points, per_case);
-}
+FIVSIM_BELT_GROUP(run_belt_group_v4, FIVSIM_BELT_V4, true)
+FIVSIM_BELT_GROUP(run_belt_group_v3, FIVSIM_BELT_V3, true)
 #endif
-template <class D, unsigned Obs>
-#if FIVSIM_BELT_COPIES
-__attribute__((flatten))
-#endif
-void run_belt_group_baseline(const BeltModel<D>& b, const CaseBatch<D>& cases, long first, int n,
-                             const SweepAnalysis& an, const StepOptions& opt, BeltLanes<D, kBeltLanes>& lanes,
-                             CaseResult<D>* results, double* points, long per_case) {
-  run_belt_lanes<D, kBeltLanes, Obs, false>(b, cases, first, n, an, opt, lanes, results, points, per_case);
-}
+FIVSIM_BELT_GROUP(run_belt_group_baseline, FIVSIM_BELT_BASELINE, false)
+#undef FIVSIM_BELT_GROUP
 
 // the copy for this core; FIVSIM_BELT_COPY=v3 or baseline asks for a narrower one, so that the
 // tests run every copy the machine can
