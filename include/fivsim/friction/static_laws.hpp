@@ -116,43 +116,65 @@ FIVSIM_HD inline T sliding_magnitude(const FrictionLaw& law, T v) {
   return law.kind == FrictionLawKind::coulomb_static ? T(law.p[1]) : friction_magnitude(law, v);
 }
 
-// dμ/d|v| of friction_magnitude at |v| (on the side of v's sign for the asymmetric law): the
-// slope the variational equations of the switching model need (switching_tangent.hpp)
+// μ of friction_magnitude at v, and into `slope` dμ/d|v| there (on the side of v's sign for the
+// asymmetric law): what the variational equations of the switching model need at every stage
+// (switching_tangent.hpp), the exponential laws' e^… evaluated once for both
 template <class T>
-FIVSIM_HD inline T friction_magnitude_slope(const FrictionLaw& law, T v) {
+FIVSIM_HD inline T friction_magnitude_and_slope(const FrictionLaw& law, T v, T& slope) {
   const T s = v < T(0) ? -v : v;
   const double* p = law.p;
   switch (law.kind) {
     case FrictionLawKind::coulomb:
-      return T(0);
+    case FrictionLawKind::coulomb_static:
+      slope = T(0);
+      break;
     case FrictionLawKind::coulomb_viscous:
-      return T(p[1]);
+      slope = T(p[1]);
+      break;
     case FrictionLawKind::coulomb_tanh: {
       const T c = cosh(T(p[1]) * s);
-      return T(p[0]) * T(p[1]) / (c * c);
+      slope = T(p[0]) * T(p[1]) / (c * c);
+      break;
     }
     case FrictionLawKind::stribeck_rational: {
       const T d = T(1) + T(p[1]) * s;
-      return -T(p[0]) * T(p[1]) / (d * d);
+      slope = -T(p[0]) * T(p[1]) / (d * d);
+      break;
     }
-    case FrictionLawKind::stribeck_exp:
-      return -(T(p[0]) - T(p[1])) * T(p[2]) * law_exp(-T(p[2]) * s);
+    case FrictionLawKind::stribeck_exp: {
+      // friction_magnitude_of's expression, its bits
+      const T e = law_exp(-T(p[2]) * s);
+      slope = -(T(p[0]) - T(p[1])) * T(p[2]) * e;
+      return T(p[1]) + (T(p[0]) - T(p[1])) * e;
+    }
     case FrictionLawKind::stribeck: {
-      if (!(s > T(0))) return T(p[4]);  // the exponent's slope at 0 for alpha > 1 (the common case)
+      if (!(s > T(0))) {
+        slope = T(p[4]);  // the exponent's slope at 0 for alpha > 1 (the common case)
+        break;
+      }
       const T x = pow(s / T(p[2]), T(p[3]));
-      return -(T(p[0]) - T(p[1])) * exp(-x) * T(p[3]) * x / s + T(p[4]);
+      const T e = exp(-x);
+      slope = -(T(p[0]) - T(p[1])) * e * T(p[3]) * x / s + T(p[4]);
+      return T(p[1]) + (T(p[0]) - T(p[1])) * e + T(p[4]) * s;
     }
     case FrictionLawKind::asymmetric: {
       const bool pos = !(v < T(0));
       const T ts = T(pos ? p[0] : p[1]), t0 = T(pos ? p[2] : p[3]), alpha = T(p[4]), beta = T(p[5]);
       const T d = T(1) + t0 * s, sech = T(1) / cosh(alpha * s), th = tanh(alpha * s);
       const T a = ts / d, b = T(1) + beta * sech;
-      return -ts * t0 / (d * d) * b * th - a * beta * alpha * sech * th * th + a * b * alpha * sech * sech;
+      slope = -ts * t0 / (d * d) * b * th - a * beta * alpha * sech * th * th + a * b * alpha * sech * sech;
+      break;
     }
-    case FrictionLawKind::coulomb_static:
-      return T(0);
   }
-  return T(0);
+  return friction_magnitude(law, v);
+}
+
+// sliding_magnitude at v with its slope (friction_magnitude_and_slope)
+template <class T>
+FIVSIM_HD inline T sliding_magnitude_and_slope(const FrictionLaw& law, T v, T& slope) {
+  if (law.kind != FrictionLawKind::coulomb_static) return friction_magnitude_and_slope(law, v, slope);
+  slope = T(0);
+  return T(law.p[1]);
 }
 
 // the signed coefficient curve μ(v)·sgn(v) of seed 000 Fig. 9 (0 at v = 0)

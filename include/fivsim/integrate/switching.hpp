@@ -82,6 +82,7 @@ struct SwitchingWorkspace {
   T q_out[NQ], u_out[NQ];     // the state last handed out (a caller that moves it restarts the case)
   // scratch of one evaluation
   T acc[NQ], lamN[NC], lamT[NC], gap[NC], gamma[NC], fn[kSlots * NC], fn_b[kSlots * NC], ytmp[NY];
+  T mu[NC], mu_slope[NC];  // a slipping contact's coefficient (signed for smooth laws) and its slope
   long steps = 0, rejected = 0, rhs = 0;
 };
 
@@ -110,18 +111,30 @@ template <class D>
 FIVSIM_HD inline bool smooth_law(const Model<D>& m, int i) {
   return friction_is_smooth(m.law[i].kind);
 }
-// μ of contact i slipping in its mode at relative velocity v (the mode's sign, not v's): its law
-// at |v|. A held mode (a multiple-shooting segment, switching_orbit.hpp) that runs past v = 0 runs
-// on the law's odd continuation 2μ(0) − μ(|v|), so that its field stays C¹ there (`beyond` set)
+// whether contact i's held mode (a multiple-shooting segment, switching_orbit.hpp) has run past
+// v = 0, onto its law's odd continuation (slip_magnitude)
 template <class D>
+FIVSIM_HD inline bool held_past_zero(const SwitchingWorkspace<D>& ws, int i, typename D::scalar v) {
+  using T = typename D::scalar;
+  return ws.hold_modes && (ws.mode[i] == ContactState::slip_pos ? v < T(0) : v > T(0));
+}
+
+// μ of contact i slipping in its mode at relative velocity v (the mode's sign, not v's): its law
+// at |v|. A held mode that runs past v = 0 runs on the law's odd continuation 2μ(0) − μ(|v|), so
+// that its field stays C¹ there (held_past_zero). WithSlope: dμ/d|v| of the law there into slope
+template <bool WithSlope, class D>
 FIVSIM_HD inline typename D::scalar slip_magnitude(const Model<D>& m, const SwitchingWorkspace<D>& ws, int i,
-                                                   typename D::scalar v, bool& beyond) {
+                                                   typename D::scalar v, typename D::scalar& slope) {
   using T = typename D::scalar;
   const bool pos = ws.mode[i] == ContactState::slip_pos;
   const T s = v < T(0) ? -v : v;
-  beyond = ws.hold_modes && (pos ? v < T(0) : v > T(0));
-  const T mu = sliding_magnitude(m.law[i], pos ? s : -s);  // on the mode's side (an asymmetric law)
-  return beyond ? T(2) * sliding_magnitude(m.law[i], T(0)) - mu : mu;
+  const T side = pos ? s : -s;  // the mode's side (an asymmetric law)
+  T mu;
+  if constexpr (WithSlope)
+    mu = sliding_magnitude_and_slope(m.law[i], side, slope);
+  else
+    mu = sliding_magnitude(m.law[i], side);
+  return held_past_zero(ws, i, v) ? T(2) * sliding_magnitude(m.law[i], T(0)) - mu : mu;
 }
 
 FIVSIM_HD inline ContactState slip_state(double gamma) {
@@ -129,9 +142,10 @@ FIVSIM_HD inline ContactState slip_state(double gamma) {
 }
 
 // forces of the current modes and the acceleration at (t, y), into ws.acc / lamN / lamT / gap /
-// gamma; false when the sticking set's system is singular. Device code calls one copy (a dozen
-// call sites would each inline it)
-template <class D>
+// gamma / mu (and mu_slope WithSlope: the variational equations' evaluations); false when the
+// sticking set's system is singular. Device code calls one copy (a dozen call sites would each
+// inline it)
+template <class D, bool WithSlope = false>
 FIVSIM_HD_NOINLINE bool evaluate(const Model<D>& m, SwitchingWorkspace<D>& ws, double t, const typename D::scalar* y) {
   using T = typename D::scalar;
   ++ws.rhs;
@@ -163,11 +177,19 @@ FIVSIM_HD_NOINLINE bool evaluate(const Model<D>& m, SwitchingWorkspace<D>& ws, d
       stick[ns++] = i;
     } else if (md != ContactState::free) {
       // the sign comes from the mode, so that the force stays smooth up to the event
-      bool beyond = false;
-      if (smooth_law(m, i))
-        lt = -friction_coefficient(m.law[i], v) * ln;
-      else
-        lt = (md == ContactState::slip_pos ? -ln : ln) * slip_magnitude(m, ws, i, v, beyond);
+      if (smooth_law(m, i)) {
+        T mag;
+        if constexpr (WithSlope)
+          mag = friction_magnitude_and_slope(m.law[i], v, ws.mu_slope[i]);
+        else
+          mag = friction_magnitude(m.law[i], v);
+        // friction_coefficient's signed curve
+        ws.mu[i] = v > T(0) ? mag : (v < T(0) ? -mag : T(0));
+        lt = -ws.mu[i] * ln;
+      } else {
+        ws.mu[i] = slip_magnitude<WithSlope>(m, ws, i, v, ws.mu_slope[i]);
+        lt = (md == ContactState::slip_pos ? -ln : ln) * ws.mu[i];
+      }
     }
     ws.lamN[i] = ln;
     ws.lamT[i] = lt;

@@ -50,7 +50,7 @@ FIVSIM_HD_NOINLINE inline bool mode_jacobian(const Model<D>& m, SwitchingWorkspa
                                              double t, const typename D::scalar* y) {
   using T = typename D::scalar;
   const int nq = dof_count(m), nc = contact_count(m), ny = 2 * nq;
-  if (!evaluate(m, ws, t, y)) return false;
+  if (!evaluate<D, true>(m, ws, t, y)) return false;
   const T om = m.omega;
   const T sn = om != T(0) ? sin(om * T(t)) : T(0), cs = om != T(0) ? cos(om * T(t)) : T(1);
   for (int i = 0; i < nq; ++i) {
@@ -75,17 +75,16 @@ FIVSIM_HD_NOINLINE inline bool mode_jacobian(const Model<D>& m, SwitchingWorkspa
       // λ_T = −μ(γ)λ_N with the mode's sign: ∂λ_T = (λ_T/λ_N)∂λ_N + (∂λ_T/∂γ) w_T
       const T v = ws.gamma[i], ln = ws.lamN[i];
       const T sg = v < T(0) ? T(-1) : T(1);
+      // μ and its slope as evaluate found them
       T ratio, slope;
       if (smooth_law(m, i)) {
-        ratio = -friction_coefficient(m.law[i], v);
-        slope = -friction_magnitude_slope(m.law[i], v) * ln;
+        ratio = -ws.mu[i];
+        slope = -ws.mu_slope[i] * ln;
       } else {
         // the mode's sign carries the force; past v = 0 a held mode's odd continuation has the slope at |v|
-        bool beyond = false;
         const T mode_sign = md == ContactState::slip_pos ? T(1) : T(-1);
-        ratio = -mode_sign * slip_magnitude(m, ws, i, v, beyond);
-        const T side = md == ContactState::slip_pos ? (v < T(0) ? -v : v) : (v > T(0) ? -v : v);
-        slope = -mode_sign * friction_magnitude_slope(m.law[i], side) * (beyond ? mode_sign : sg) * ln;
+        ratio = -mode_sign * ws.mu[i];
+        slope = -mode_sign * ws.mu_slope[i] * (held_past_zero(ws, i, v) ? mode_sign : sg) * ln;
       }
       for (int c = 0; c < nq; ++c) {
         tan.dlt[i][c] = ratio * tan.dln[i][c];
