@@ -719,8 +719,9 @@ FIVSIM_HD inline Status switching_advance(const Model<D>& m, const SwitchingSett
     ws.event_pending = false;
     ws.valid_until = ws.t_step_end;
 
-    // the earliest crossing among the armed functions (their values at the step's end first)
-    if (!sd::evaluate(m, ws, ws.t_step_end, ws.y_end)) return Status::nonfinite;
+    // the earliest crossing among the armed functions (their values at the step's end first: the
+    // step's last stage evaluated f at (t_step_end, y_end), so ws holds the forces, gaps and slip
+    // velocities there)
     sd::event_values(m, ws, ws.fn_b);
     double t_event = HUGE_VAL;
     for (int s = 0; s < nf; ++s) {
