@@ -287,10 +287,13 @@ std::string attractors_csv(const Basins& b) {
 
 json basins_json(const Basins& b) {
   json groups = json::array();
+  // the attractors are in group order: one pass over them (a sweep of a million starts may have
+  // as many groups)
+  std::size_t next = 0;
   for (std::size_t g = 0; g < b.groups.size(); ++g) {
     json attractors = json::array();
-    for (const Attractor& a : b.attractors) {
-      if (a.group != static_cast<long>(g)) continue;
+    for (; next < b.attractors.size() && b.attractors[next].group == static_cast<long>(g); ++next) {
+      const Attractor& a = b.attractors[next];
       const auto [p, se] = share(a, b.groups[g]);
       attractors.push_back({{"attractor", a.id},
                             {"class", case_class_name(a.klass, a.period_n)},
@@ -309,6 +312,22 @@ json basins_json(const Basins& b) {
   return {{"parameters", b.group_paths}, {"groups", groups}};
 }
 
+bool set_basins_summary(const Basins& b, json& summary) {
+  summary.erase("basins");
+  summary.erase("basins_skipped");
+  const bool shared = std::any_of(b.groups.begin(), b.groups.end(), [](const BasinGroup& g) { return g.cases > 1; });
+  if (shared) {
+    summary["basins"] = basins_json(b);
+    return true;
+  }
+  std::string paths;
+  for (const std::string& p : b.group_paths) paths += (paths.empty() ? "" : ", ") + p;
+  summary["basins_skipped"] = "no two starts share their values of " + (paths.empty() ? "the swept parameters" : paths) +
+                              ": each start is a group of its own, whose one attractor has all of it; sweep those "
+                              "parameters on a grid or as values to measure basins at each";
+  return false;
+}
+
 NamedColumns read_sweep_cases(const fs::path& dir) {
   const fs::path h5 = dir / "results.h5", csv = dir / "cases.csv";
   if (fs::exists(h5) && results_h5_has_table(h5, "cases")) return read_cases_h5(h5);
@@ -320,15 +339,16 @@ NamedColumns read_sweep_cases(const fs::path& dir) {
 std::vector<std::string> write_basins(const fs::path& dir, const std::vector<std::string>& swept_paths, int n_dof,
                                       json& summary) {
   summary.erase("basins");
+  summary.erase("basins_skipped");
   if (!sweeps_initial_conditions(swept_paths)) return {};
   const fs::path h5 = dir / "results.h5";
   if (!(fs::exists(h5) && results_h5_has_table(h5, "cases")) && !fs::exists(dir / "cases.csv")) return {};
   const NamedColumns cols = read_sweep_cases(dir);
   if (!cols.count("class")) return {};
   const Basins b = find_basins(swept_paths, cols, n_dof);
+  if (!set_basins_summary(b, summary)) return {};
   write_text(dir / "basins.csv", basins_csv(b));
   write_text(dir / "attractors.csv", attractors_csv(b));
-  summary["basins"] = basins_json(b);
   return {"basins.csv", "attractors.csv"};
 }
 

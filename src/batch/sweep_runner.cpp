@@ -434,12 +434,13 @@ void append_columns(const ColumnBlock& block, std::vector<std::vector<double>>& 
 // and attractors.csv)
 void add_basins(SweepTables& tables, const std::vector<std::string>& paths, int n_dof, json& summary) {
   summary.erase("basins");
+  summary.erase("basins_skipped");
   if (!sweeps_initial_conditions(paths)) return;
   NamedColumns columns;
   for (int c = 0; c < tables.cases_schema.size(); ++c)
     columns[tables.cases_schema.names[static_cast<std::size_t>(c)]] = tables.cases[static_cast<std::size_t>(c)];
   const Basins b = find_basins(paths, columns, n_dof);
-  summary["basins"] = basins_json(b);
+  if (!set_basins_summary(b, summary)) return;
   tables.cases_schema.add("attractor", ColumnKind::whole);
   tables.cases.emplace_back(b.attractor.begin(), b.attractor.end());
 }

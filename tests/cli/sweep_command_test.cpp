@@ -874,6 +874,27 @@ TEST(SweepCommand, BasinStabilityOfBstabsFrictionOscillator) {
   fs::remove_all(loads);
 }
 
+// starts that share no group: a random load beside random initial positions makes every start a
+// group of its own, where an attractor's share is 1 by construction — no basins, and the summary
+// says why instead of listing a group per case
+TEST(SweepCommand, StartsThatShareNoGroupHaveNoBasins) {
+  const fs::path out = fresh_dir("fivsim_no_shared_group");
+  const Result r = run_fivsim("sweep " + kScenarios +
+                              "chain2_bench_random.json --device cpu -q --format csv --set /sweep/samples=40 "
+                              "--set /integrator/t_end=20 --set /analysis/t_transient=10 --out " +
+                              out.string());
+  ASSERT_EQ(r.code, 0) << r.err;
+  const json s = json::parse(slurp(out / "summary.json"));
+  EXPECT_FALSE(s.contains("basins")) << s.dump(1);
+  ASSERT_TRUE(s.contains("basins_skipped")) << s.dump(1);
+  EXPECT_NE(s["basins_skipped"].get<std::string>().find("/model/Fn"), std::string::npos);
+  EXPECT_FALSE(fs::exists(out / "basins.csv"));
+  EXPECT_FALSE(fs::exists(out / "attractors.csv"));
+  const std::string cases = slurp(out / "cases.csv");
+  EXPECT_EQ(cases.substr(0, cases.find('\n')).find("attractor"), std::string::npos);
+  fs::remove_all(out);
+}
+
 // basins at each value of a parameter (scenarios/bstab_friction_belt.json: bSTAB's oscillator at
 // nine belt speeds, here 200 random starts at each, one scenario): at every speed each class is one
 // attractor (the equilibrium of steady sliding and one stick-slip cycle are unique there, so a

@@ -73,6 +73,10 @@ std::string basins_csv(const Basins& b);
 std::string attractors_csv(const Basins& b);
 // summary.json's "basins": per group its parameters, cases and attractors with their shares
 nlohmann::json basins_json(const Basins& b);
+// "basins" (basins_json) into `summary` and true; or, where no group holds two starts (a
+// continuous random parameter beside the initial conditions: every start a group of its own, each
+// attractor's share 1), "basins_skipped" saying so, and false
+bool set_basins_summary(const Basins& b, nlohmann::json& summary);
 
 // the cases table of a finished sweep folder (results.h5 where it holds one, else cases.csv), "class"
 // as its CaseClass code; throws std::runtime_error where the folder has neither
@@ -80,8 +84,9 @@ NamedColumns read_sweep_cases(const std::filesystem::path& dir);
 
 // the columns basins need from a finished sweep folder (results.h5 where there is one, else
 // cases.csv), its basins into basins.csv and attractors.csv there, and "basins" into `summary`;
-// nothing where the sweep does not vary initial conditions or does not classify its cases.
-// Returns the files written
+// nothing where the sweep does not vary initial conditions or does not classify its cases, and
+// only "basins_skipped" where no two starts share a group (set_basins_summary). Returns the files
+// written
 std::vector<std::string> write_basins(const std::filesystem::path& dir, const std::vector<std::string>& swept_paths,
                                       int n_dof, nlohmann::json& summary);
 
