@@ -332,6 +332,26 @@ bool jump_at_stall(ContinuationProblem& problem, Corrector& corr, const Continua
 
 }  // namespace
 
+Eigen::MatrixXd bialternate_sum(const Eigen::MatrixXd& A) {
+  const int n = static_cast<int>(A.rows()), m = n * (n - 1) / 2;
+  // basis index of the pair (i, j), i > j
+  const auto at = [](int i, int j) { return i * (i - 1) / 2 + j; };
+  Eigen::MatrixXd B = Eigen::MatrixXd::Zero(m, m);
+  for (int p = 1; p < n; ++p)
+    for (int q = 0; q < p; ++q) {
+      // X = A E + E Aᵀ for E = e_p e_qᵀ − e_q e_pᵀ: A's column p in X's column q, −A's column q in
+      // column p, and their transposes in rows p and q
+      Eigen::MatrixXd X = Eigen::MatrixXd::Zero(n, n);
+      X.col(q) += A.col(p);
+      X.col(p) -= A.col(q);
+      X.row(p) += A.col(q).transpose();
+      X.row(q) -= A.col(p).transpose();
+      for (int r = 1; r < n; ++r)
+        for (int c = 0; c < r; ++c) B(at(r, c), at(p, q)) = X(r, c);
+    }
+  return B;
+}
+
 const char* bifurcation_name(BifurcationKind k) {
   switch (k) {
     case BifurcationKind::fold:

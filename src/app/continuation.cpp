@@ -43,7 +43,7 @@ struct ContinuationBlock {
   int doublings = 1;      // levels of period doublings whose doubled orbit is followed too
   double settle = 0.0;    // seconds of the run before its first shot (0: the scenario's t_transient)
   ContinuationSettings settings;
-  std::string second;                   // "curves": the second parameter of the folds' and doublings' curves
+  std::string second;                   // "curves": the second parameter of the bifurcations' curves
   double second_base = 0.0;             // its value in the scenario, where each curve starts
   ContinuationSettings curve_settings;  // p_min, p_max: its range
 };
@@ -111,10 +111,8 @@ ContinuationBlock parse_block(const json& doc) {
   s.max_points = c.integer_or("max_points", s.max_points, 2);
   s.locate_tol = c.number_or("locate_tol", s.locate_tol, NumberRule::positive);
   if (c.has("curves")) {
-    // each fold and period doubling of the orbits followed in a second parameter
+    // each fold and period doubling of the orbits, or Hopf point of the equilibria, followed in a second parameter
     JsonObject cv = c.object("curves");
-    if (!b.orbit)
-      throw InputError(cv.pointer(), "follows the folds and period doublings of orbits (start orbit or sweep)");
     b.second = cv.string("parameter");
     check_parameter(cv, b.second);
     if (b.second == b.parameter)
@@ -180,6 +178,14 @@ class EquilibriumProblem : public ContinuationProblem {
     return Eigen::EigenSolver<MatrixXd>(Fx, false).eigenvalues();
   }
 
+  // a plan of two parameters (a Hopf point's curve): the second one's value from now on
+  void set_second(double value) { second_ = value; }
+  // the matrix singular at a bifurcation of `kind` followed in a second parameter (CurveProblem):
+  // at a Hopf point 2F_x ⊙ I, whose eigenvalues are the sums of F_x's pairs
+  MatrixXd critical_matrix(BifurcationKind, const MatrixXd& J) const { return bialternate_sum(J); }
+  // an equilibrium's period, for a curve's points
+  double period_at(const VectorXd&, double) { return 0.0; }
+
   // the modes at (x, p): stick, slip or free per contact
   void modes_at(const VectorXd& x, double p, std::vector<ContactState>& out) {
     VectorXd F(ny_);
@@ -191,7 +197,8 @@ class EquilibriumProblem : public ContinuationProblem {
 
  private:
   bool field(const VectorXd& x, double p, double* f, const ContactState* fixed, ContactState* taken) {
-    plan_.case_setup(*uniform_, 0, &p, 1, stick_tol_, *setup_);
+    const double row[2] = {p, second_};  // the second where the plan has one
+    plan_.case_setup(*uniform_, 0, row, 1, stick_tol_, *setup_);
     typename D::scalar y[2 * D::max_dof], fy[2 * D::max_dof];
     for (int i = 0; i < ny_; ++i) y[i] = x(i);
     if (!switching_field(setup_->model, set_, *ws_, *tan_, 0.0, y, fy, fixed)) return false;
@@ -205,6 +212,7 @@ class EquilibriumProblem : public ContinuationProblem {
   double stick_tol_;
   SwitchingSettings set_;
   int ny_ = 0;
+  double second_ = 0.0;
   std::unique_ptr<CaseSetup<D>> uniform_ = std::make_unique<CaseSetup<D>>();
   std::unique_ptr<CaseSetup<D>> setup_ = std::make_unique<CaseSetup<D>>();
   std::unique_ptr<SwitchingWorkspace<D>> ws_ = std::make_unique<SwitchingWorkspace<D>>();
@@ -530,6 +538,16 @@ class OrbitProblem : public ContinuationProblem {
     if (value != second_) shot_p_ = segments_p_ = nan("");  // the last shot was of another model
     second_ = value;
   }
+  // the matrix singular at a bifurcation of `kind` followed in a second parameter (CurveProblem):
+  // the bordered Jacobian [[DP − I, Aᵀ], [A, 0]] at a fold, with DP + I at a period doubling
+  MatrixXd critical_matrix(BifurcationKind kind, const MatrixXd& J) const {
+    return kind == BifurcationKind::fold ? J : doubling_matrix(J);
+  }
+  // the orbit's period at (x, p), for a curve's points
+  double period_at(const VectorXd& x, double p) {
+    eigenvalues(x, p, MatrixXd());
+    return period(x, p);
+  }
 
  private:
   // a segmented orbit: each segment's modes and the event function of the boundary that ends it,
@@ -771,25 +789,26 @@ class OrbitProblem : public ContinuationProblem {
   std::unique_ptr<OrbitWork<D>> work_ = std::make_unique<OrbitWork<D>>();
 };
 
-// a fold or period doubling of the orbits followed in a second parameter p2: unknowns w = (z, p1),
-// z the orbit problem's (section point and multipliers of its conditions), F = [the orbit's
-// residual at (p1, p2); g], g the last unknown of the bordered system [[M, b], [cᵀ, 0]] (v, g) =
-// (0, 1) — zero exactly where M is singular: M the orbit's bordered Jacobian [[DP − I, Aᵀ], [A, 0]]
-// at a fold, DP + I at a period doubling; b and c M's singular vectors at the curve's first point
-// (a minimally augmented system: Govaerts 2000 §4; Kuznetsov 2004 §10.2). g's row and F_p2 by
-// forward differences of shots
-template <class D>
+// a bifurcation of the solutions of `Base` followed in a second parameter p2 — a fold or period
+// doubling of orbits (OrbitProblem), a Hopf point of equilibria (EquilibriumProblem): unknowns
+// w = (z, p1), z the base problem's (an orbit's section point and multipliers of its conditions,
+// an equilibrium's state), F = [the base residual at (p1, p2); g], g the last unknown of the
+// bordered system [[M, b], [cᵀ, 0]] (v, g) = (0, 1) — zero exactly where M is singular: M the base
+// problem's critical_matrix of its Jacobian; b and c M's singular vectors at the curve's first
+// point (a minimally augmented system: Govaerts 2000 §4; Kuznetsov 2004 §10.2). g's row and F_p2
+// by forward differences
+template <class Base>
 class CurveProblem : public ContinuationProblem {
  public:
-  CurveProblem(OrbitProblem<D>& orbit, BifurcationKind kind) : orbit_(orbit), kind_(kind) {}
-  int size() const override { return orbit_.size() + 1; }
+  CurveProblem(Base& base, BifurcationKind kind) : base_(base), kind_(kind) {}
+  int size() const override { return base_.size() + 1; }
 
   // b and c from M at w: its smallest singular value's left and right vectors
   bool border_at(const VectorXd& w, double p2) {
     VectorXd Fo;
     MatrixXd J;
-    orbit_.set_second(p2);
-    if (!orbit_.evaluate(w.head(orbit_.size()), w(orbit_.size()), Fo, &J, nullptr)) return false;
+    base_.set_second(p2);
+    if (!base_.evaluate(w.head(base_.size()), w(base_.size()), Fo, &J, nullptr)) return false;
     const MatrixXd M = matrix(J);
     const Eigen::JacobiSVD<MatrixXd> svd(M, Eigen::ComputeFullU | Eigen::ComputeFullV);
     b_ = svd.matrixU().col(M.rows() - 1);
@@ -798,11 +817,11 @@ class CurveProblem : public ContinuationProblem {
   }
 
   bool evaluate(const VectorXd& w, double p2, VectorXd& F, MatrixXd* Fx, VectorXd* Fp) override {
-    const int n = orbit_.size();
+    const int n = base_.size();
     VectorXd Fo, Fp1;
     MatrixXd J;
     double g = 0.0;
-    if (!orbit_rows(w, p2, Fo, J, Fx ? &Fp1 : nullptr, g)) return false;
+    if (!base_rows(w, p2, Fo, J, Fx ? &Fp1 : nullptr, g)) return false;
     F.resize(n + 1);
     F.head(n) = Fo;
     F(n) = g;
@@ -816,7 +835,7 @@ class CurveProblem : public ContinuationProblem {
         const double h = kDifference * (1.0 + std::abs(w(j)));
         wj(j) += h;
         double gj = 0.0;
-        if (!orbit_rows(wj, p2, Fj, Jj, nullptr, gj)) return false;
+        if (!base_rows(wj, p2, Fj, Jj, nullptr, gj)) return false;
         (*Fx)(n, j) = (gj - g) / h;
       }
     }
@@ -825,7 +844,7 @@ class CurveProblem : public ContinuationProblem {
       VectorXd Fh;
       MatrixXd Jh;
       double gh = 0.0;
-      if (!orbit_rows(w, p2 + h, Fh, Jh, nullptr, gh)) return false;
+      if (!base_rows(w, p2 + h, Fh, Jh, nullptr, gh)) return false;
       Fp->resize(n + 1);
       Fp->head(n) = (Fh - Fo) / h;
       (*Fp)(n) = (gh - g) / h;
@@ -833,22 +852,21 @@ class CurveProblem : public ContinuationProblem {
     return true;
   }
 
-  // no stability along a curve: its points are bifurcations of the orbits
+  // no stability along a curve: its points are bifurcations of the base problem's solutions
   Eigen::VectorXcd eigenvalues(const VectorXd&, double, const MatrixXd&) override { return {}; }
   double period(const VectorXd& w, double p2) override {
-    orbit_.set_second(p2);
-    const int n = orbit_.size();
-    orbit_.eigenvalues(w.head(n), w(n), MatrixXd());
-    return orbit_.period(w.head(n), w(n));
+    base_.set_second(p2);
+    const int n = base_.size();
+    return base_.period_at(w.head(n), w(n));
   }
 
  private:
-  MatrixXd matrix(const MatrixXd& J) const { return kind_ == BifurcationKind::fold ? J : orbit_.doubling_matrix(J); }
-  // the orbit's residual and Jacobian at (z, p1, p2), F_p1 where asked, and g
-  bool orbit_rows(const VectorXd& w, double p2, VectorXd& Fo, MatrixXd& J, VectorXd* Fp1, double& g) {
-    const int n = orbit_.size();
-    orbit_.set_second(p2);
-    if (!orbit_.evaluate(w.head(n), w(n), Fo, &J, Fp1)) return false;
+  MatrixXd matrix(const MatrixXd& J) const { return base_.critical_matrix(kind_, J); }
+  // the base residual and Jacobian at (z, p1, p2), F_p1 where asked, and g
+  bool base_rows(const VectorXd& w, double p2, VectorXd& Fo, MatrixXd& J, VectorXd* Fp1, double& g) {
+    const int n = base_.size();
+    base_.set_second(p2);
+    if (!base_.evaluate(w.head(n), w(n), Fo, &J, Fp1)) return false;
     const MatrixXd M = matrix(J);
     const int m = static_cast<int>(M.rows());
     MatrixXd B = MatrixXd::Zero(m + 1, m + 1);
@@ -862,10 +880,10 @@ class CurveProblem : public ContinuationProblem {
     return std::isfinite(g);
   }
 
-  // g holds the error of DP (its variational equations at the integrator's tolerance, ~1e-8 of
-  // its size): differences of 1e-5 keep that error below a percent of g's derivatives
+  // an orbit's g holds the error of DP (its variational equations at the integrator's tolerance,
+  // ~1e-8 of its size): differences of 1e-5 keep that error below a percent of g's derivatives
   static constexpr double kDifference = 1e-5;
-  OrbitProblem<D>& orbit_;
+  Base& base_;
   BifurcationKind kind_;
   VectorXd b_, c_;
 };
@@ -885,13 +903,30 @@ const char* mode_name(ContactState s) {
 
 // a branch followed: an orbit's period in break-aways (0: equilibria), and the branch and
 // bifurcation it was switched onto from (−1: the first)
-// a fold's or period doubling's curve in the second parameter, one way from the branch's point
+// a fold's, period doubling's or Hopf point's curve in the second parameter, one way from the
+// branch's point
 struct Curve {
   BifurcationKind kind = BifurcationKind::fold;
   long bifurcation = 0;       // its index in the branch's bifurcations
   int direction = 1;          // of the second parameter
   ContinuationBranch points;  // each point's x: (z, p1); p: p2
 };
+
+// the curve of bifurcation `f` (at base unknowns z and its parameter) in the second parameter from
+// its value `second`, both ways, into `curves`; nothing where Newton finds no point of it there
+template <class Base>
+void add_curves(CurveProblem<Base>& curve, const VectorXd& z, const Bifurcation& bif, long f, double second,
+                const ContinuationBlock& b, std::vector<Curve>& curves) {
+  VectorXd w(z.size() + 1);
+  w.head(z.size()) = z;
+  w(z.size()) = bif.p;
+  if (!curve.border_at(w, second) || !solve_at_fixed_parameter(curve, w, second, b.curve_settings)) return;
+  for (const int way : {-1, 1}) {
+    ContinuationSettings cs = b.curve_settings;
+    cs.direction = way;
+    curves.push_back({bif.kind, f, way, continue_branch(curve, w, second, cs)});
+  }
+}
 
 struct Followed {
   int period_n = 0;
@@ -900,7 +935,7 @@ struct Followed {
   std::vector<std::vector<VectorXd>> later;  // an orbit's: each point's section crossings after 1 … N − 1 returns
   long start = -1;                           // the sweep's start it grew from (−1: the scenario's run)
   double wall_s = 0.0;                       // the branch's continuation, its doubled branches' left out
-  std::vector<Curve> curves;                 // of its folds and doublings in the second parameter
+  std::vector<Curve> curves;                 // of its folds, doublings and Hopf points in the second parameter
 };
 
 // the name of a state's component i in the tables: q0 … then u0 …
@@ -1025,18 +1060,25 @@ std::vector<Followed> follow_orbit(const batch::SweepPlan& plan, const batch::Sw
         // the point's unknowns as this problem lays them (its segments, with multiple shooting)
         VectorXd z = bif.x;
         if (!orbit.adapt(z, bif.p)) continue;
-        CurveProblem<D> curve(orbit, bif.kind);
-        VectorXd w(orbit.size() + 1);
-        w.head(orbit.size()) = z;
-        w(orbit.size()) = bif.p;
-        if (!curve.border_at(w, second) || !solve_at_fixed_parameter(curve, w, second, b.curve_settings)) continue;
-        for (const int way : {-1, 1}) {
-          ContinuationSettings cs = b.curve_settings;
-          cs.direction = way;
-          followed[k].curves.push_back({bif.kind, static_cast<long>(f), way, continue_branch(curve, w, second, cs)});
-        }
+        CurveProblem<OrbitProblem<D>> curve(orbit, bif.kind);
+        add_curves(curve, z, bif, static_cast<long>(f), second, b, followed[k].curves);
       }
   return followed;
+}
+
+// each Hopf point of an equilibrium branch followed in the second parameter (plan2: the continued
+// parameter and the second), both ways from the scenario's value of it
+template <class D>
+void follow_hopf_curves(const batch::SweepPlan& plan2, const SwitchingSettings& set, const ContinuationBlock& b,
+                        Followed& equilibria) {
+  for (std::size_t f = 0; f < equilibria.branch.bifurcations.size(); ++f) {
+    const Bifurcation& bif = equilibria.branch.bifurcations[f];
+    if (bif.kind != BifurcationKind::hopf) continue;
+    EquilibriumProblem<D> base(plan2, StepOptions{}.stick_tol, set);
+    base.set_second(b.second_base);
+    CurveProblem<EquilibriumProblem<D>> curve(base, bif.kind);
+    add_curves(curve, bif.x, bif, static_cast<long>(f), b.second_base, b, equilibria.curves);
+  }
 }
 
 // the sweep plan's view of the continued parameters: each one zipped over its range (path, a, b),
@@ -1240,6 +1282,7 @@ ContinuationRun continue_scenario(const json& document, const Scenario& sc, cons
                                                   " (Newton from /initial/q at rest does not converge)");
     problem.modes_at(x0, p0, modes0);
     followed.push_back(followed_branch(0, continue_branch(problem, x0, p0, b.settings)));
+    if (plan2) follow_hopf_curves<D>(*plan2, set, b, followed[0]);
   }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   const int n = ny;
@@ -1308,7 +1351,7 @@ ContinuationRun continue_scenario(const json& document, const Scenario& sc, cons
   bcolumn("frequency", [](const Bifurcation& f) { return f.frequency; });
   for (int i = 0; i < ny; ++i) bcolumn(state_column(i, nq), [i](const Bifurcation& f) { return f.x(i); });
 
-  // curves.csv: each fold's and doubling's curve in the second parameter, a row per point
+  // curves.csv: each fold's, doubling's and Hopf point's curve in the second parameter, a row per point
   std::vector<std::tuple<long, const Curve*>> curves;
   for (std::size_t k = 0; k < followed.size(); ++k)
     for (const Curve& c : followed[k].curves) curves.emplace_back(static_cast<long>(k), &c);

@@ -322,7 +322,8 @@ bool set_basins_summary(const Basins& b, json& summary) {
   }
   std::string paths;
   for (const std::string& p : b.group_paths) paths += (paths.empty() ? "" : ", ") + p;
-  summary["basins_skipped"] = "no two starts share their values of " + (paths.empty() ? "the swept parameters" : paths) +
+  summary["basins_skipped"] = "no two starts share their values of " +
+                              (paths.empty() ? "the swept parameters" : paths) +
                               ": each start is a group of its own, whose one attractor has all of it; sweep those "
                               "parameters on a grid or as values to measure basins at each";
   return false;

@@ -4,6 +4,8 @@
 #include "fivsim/analysis/continuation.hpp"
 
 #include <cmath>
+#include <complex>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -117,6 +119,29 @@ TEST(Continuation, LocatesAFlutterPointWhereTwoUndampedPairsCollide) {
   EXPECT_NEAR(b.bifurcations[0].p, 1.0, 1e-8);
   EXPECT_NEAR(b.bifurcations[0].frequency, 2.0, 1e-6);
   EXPECT_FALSE(b.points.front().stable);  // undamped: neutral, not asymptotically stable
+}
+
+// 2A ⊙ I has the sums of A's eigenvalue pairs as its own (the property the Hopf curves rest on),
+// checked against Eigen's eigenvalues of A for a nonsymmetric 5 × 5 with a complex pair
+TEST(Continuation, BialternateSumHasThePairSumsAsEigenvalues) {
+  MatrixXd A(5, 5);
+  A << 0.3, -1.2, 0.5, 0.0, 0.7, 1.1, -0.4, 0.2, 0.9, -0.3, -0.6, 0.8, 0.1, -1.5, 0.4, 0.2, 0.0, 1.3, -0.7, 0.6, 0.9,
+      -0.5, -0.2, 0.3, -1.1;
+  const Eigen::VectorXcd lambda = Eigen::EigenSolver<MatrixXd>(A, false).eigenvalues();
+  const MatrixXd B = bialternate_sum(A);
+  ASSERT_EQ(B.rows(), 10);
+  Eigen::VectorXcd mu = Eigen::EigenSolver<MatrixXd>(B, false).eigenvalues();
+  std::vector<bool> used(10, false);
+  for (int i = 0; i < 5; ++i)
+    for (int j = i + 1; j < 5; ++j) {
+      const std::complex<double> sum = lambda(i) + lambda(j);
+      int best = -1;
+      for (int k = 0; k < 10; ++k)
+        if (!used[static_cast<std::size_t>(k)] && (best < 0 || std::abs(mu(k) - sum) < std::abs(mu(best) - sum)))
+          best = k;
+      EXPECT_NEAR(std::abs(mu(best) - sum), 0.0, 1e-12) << "λ" << i << " + λ" << j;
+      used[static_cast<std::size_t>(best)] = true;
+    }
 }
 
 }  // namespace

@@ -62,6 +62,46 @@ TEST(ContinueCommand, HopfPointsOfSteadySlidingAreTheClosedForm) {
   }
 }
 
+// the Hopf point followed in the load: the curve where the linearised damping 0.1 − Fn e^{−2 v0}
+// vanishes, v0 = ln(10 Fn)/2, with steady sliding at q = Fn μ(v0) = 0.5 Fn + 0.05 on it; both ways
+// from the scenario's Fn = 1 to the ends of the load's range
+TEST(ContinueCommand, HopfCurveOfSteadySlidingIsTheClosedForm) {
+  const fs::path out = fresh_dir("fivsim_cli_continue_hopf_curve");
+  const Result r = run_fivsim("continue " + kScenarios +
+                              R"(bstab_friction.json --set '/continuation={"parameter":"/model/v0","range":[1,2],)"
+                              R"("curves":{"parameter":"/model/Fn","range":[0.5,3]}}' --out )" +
+                              out.string());
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto s = summary_of(out);
+  ASSERT_EQ(s["curves"]["curves"].size(), 2u) << s["curves"].dump();
+  EXPECT_EQ(s["curves"]["curves"][0]["kind"], "hopf");
+  EXPECT_EQ(s["curves"]["curves"][0]["stop"], "p_min reached");
+  EXPECT_EQ(s["curves"]["curves"][1]["stop"], "p_max reached");
+  std::ifstream in(out / "curves.csv");
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line, "curve,point,kind,branch,bifurcation,/model/v0,/model/Fn,period,q0,u0");
+  int rows = 0;
+  double lo = 1.0, hi = 1.0;
+  while (std::getline(in, line)) {
+    std::stringstream cells(line);
+    std::vector<std::string> c;
+    for (std::string cell; std::getline(cells, cell, ',');) c.push_back(cell);
+    ASSERT_EQ(c.size(), 10u) << line;
+    EXPECT_EQ(c[2], "hopf");
+    const double v0 = std::stod(c[5]), fn = std::stod(c[6]);
+    EXPECT_NEAR(v0, 0.5 * std::log(10.0 * fn), 1e-9) << line;
+    EXPECT_NEAR(std::stod(c[8]), 0.5 * fn + 0.05, 1e-9) << line;
+    lo = std::min(lo, fn);
+    hi = std::max(hi, fn);
+    ++rows;
+  }
+  EXPECT_GE(rows, 10);
+  EXPECT_DOUBLE_EQ(lo, 0.5);
+  EXPECT_DOUBLE_EQ(hi, 3.0);
+  fs::remove_all(out);
+}
+
 // Model II (seed 000 §4.3, mode coupling through a spring contact, undamped): the two pairs collide
 // at μ = 61/60, where `fivsim stability` puts the critical friction (tests: StabilityCommand)
 TEST(ContinueCommand, ModelIIFlutterPointIsTheStabilityScans) {
@@ -564,9 +604,9 @@ TEST(ContinueCommand, BadBlocksAreBadInputAndWriteNothing) {
       {R"(--set '/continuation={"parameter":"/model/v0","range":[1,2],"start":"sweep","from":")" +
            (out.parent_path() / "fivsim_no_such_sweep_folder").string() + R"("}')",
        "/continuation/from"},
-      // curves: of orbits only, in another parameter, over a range that holds the scenario's value
-      {R"(--set '/continuation={"parameter":"/model/v0","range":[1,2],"curves":{"parameter":"/model/c","range":[0,1]}}')",
-       "/continuation/curves"},
+      // curves: in another parameter, over a range that holds the scenario's value
+      {R"(--set '/continuation={"parameter":"/model/v0","range":[1,2],"curves":{"parameter":"/model/Fn","range":[2,3]}}')",
+       "/continuation/curves/range"},
       {R"(--set '/continuation={"parameter":"/model/v0","range":[1,2],"start":"orbit","curves":{"parameter":"/model/v0","range":[0,3]}}')",
        "/continuation/curves/parameter"},
       {R"(--set '/continuation={"parameter":"/model/v0","range":[1,2],"start":"orbit","curves":{"parameter":"/model/c","range":[0.2,1]}}')",

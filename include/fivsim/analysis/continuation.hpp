@@ -91,6 +91,12 @@ struct ContinuationPoint {
 enum class BifurcationKind { fold, hopf, period_doubling, torus, grazing };
 const char* bifurcation_name(BifurcationKind k);
 
+// the bialternate product 2A ⊙ I of an n × n matrix, (n(n−1)/2)-square: A X + X Aᵀ on the
+// antisymmetric matrices X, in the basis e_i e_jᵀ − e_j e_iᵀ (i > j, rows then columns). Its
+// eigenvalues are λ_i + λ_j (i < j), so that it is singular where A has a pair λ, −λ: at a Hopf
+// point, where the pair is ±iω (Kuznetsov 2004 §10.2.2; Govaerts 2000 §4.4)
+Eigen::MatrixXd bialternate_sum(const Eigen::MatrixXd& A);
+
 struct Bifurcation {
   BifurcationKind kind = BifurcationKind::fold;
   double p = 0.0;

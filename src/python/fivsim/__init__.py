@@ -437,8 +437,8 @@ class ContinuationResult:
     state, stability and eigenvalues or multipliers), .bifurcations (the columns of
     bifurcations.csv: a row per fold, Hopf, period-doubling, torus or grazing point),
     .orbit_points (orbit_points.csv: every section crossing of each orbit; empty for equilibria),
-    .curves (curves.csv, with a "curves" block: each fold's and period doubling's curve in the
-    second parameter, a row per point)."""
+    .curves (curves.csv, with a "curves" block: each fold's, period doubling's and Hopf point's
+    curve in the second parameter, a row per point)."""
 
     def __init__(self, raw):
         self.report = _json.loads(raw["report"])
