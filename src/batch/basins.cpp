@@ -4,9 +4,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <unordered_map>
 
 #include "fivsim/analysis/classification.hpp"
 #include "fivsim/batch/result_table.hpp"
@@ -105,6 +108,19 @@ NamedColumns read_cases_h5(const fs::path& file) {
   return cols;
 }
 
+// a group's values hashed by their bits (FNV-1a over the words; the swept values are finite)
+struct GroupHash {
+  std::size_t operator()(const std::vector<double>& values) const {
+    std::uint64_t h = 1469598103934665603ull;
+    for (const double v : values) {
+      std::uint64_t bits = 0;
+      std::memcpy(&bits, &v, sizeof bits);
+      h = (h ^ bits) * 1099511628211ull;
+    }
+    return static_cast<std::size_t>(h ^ (h >> 32));
+  }
+};
+
 void write_text(const fs::path& file, const std::string& text) {
   std::ofstream out(file, std::ios::binary);
   out << text;
@@ -158,13 +174,17 @@ Basins find_basins(const std::vector<std::string>& swept_paths, const NamedColum
   }
   const std::size_t nc = coordinate.size();
 
-  // the groups, in the order of their first case
-  std::map<std::vector<double>, long> group_of;
+  // the groups, in the order of their first case (hashed: a sweep of a million random starts may
+  // have as many)
+  std::unordered_map<std::vector<double>, long, GroupHash> group_of;
+  group_of.reserve(static_cast<std::size_t>(std::min<long>(n, 1 << 20)));
   b.group.assign(static_cast<std::size_t>(n), 0);
   b.attractor.assign(static_cast<std::size_t>(n), 0);
   std::vector<double> values(group_columns.size());
   for (long c = 0; c < n; ++c) {
-    for (std::size_t k = 0; k < group_columns.size(); ++k) values[k] = (*group_columns[k])[static_cast<std::size_t>(c)];
+    // −0 joins 0's group, as the values compare
+    for (std::size_t k = 0; k < group_columns.size(); ++k)
+      values[k] = (*group_columns[k])[static_cast<std::size_t>(c)] + 0.0;
     const auto [it, added] = group_of.emplace(values, static_cast<long>(b.groups.size()));
     if (added) b.groups.push_back({values, 0, 0});
     b.group[static_cast<std::size_t>(c)] = it->second;
