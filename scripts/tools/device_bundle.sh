@@ -95,6 +95,8 @@ EOF
 
 mkdir -p .devbundle
 grep -qx '/.devbundle/' .git/info/exclude 2>/dev/null || echo '/.devbundle/' >>.git/info/exclude
-tar czf .devbundle/fivsim-device.tar.gz -C "$stage" .
+# written whole or not at all: a bundle cut short would unpack on the device as a broken build
+tar czf .devbundle/fivsim-device.tar.gz.part -C "$stage" .
+mv .devbundle/fivsim-device.tar.gz.part .devbundle/fivsim-device.tar.gz
 echo "device_bundle: .devbundle/fivsim-device.tar.gz, $(du -h .devbundle/fivsim-device.tar.gz | cut -f1)" \
   "($(ls "$stage/real" | tr '\n' ' ')+ $(ls "$stage/lib" | wc -l) libraries$([[ -d "$stage/mpi" ]] && echo ', OpenMPI'))"
