@@ -3,13 +3,14 @@
 #include "fivsim/app/continuation.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <memory>
+#include <mutex>
+#include <thread>
 #include <tuple>
-
-#include <omp.h>
 
 #include <Eigen/Eigenvalues>
 #include <Eigen/LU>
@@ -17,6 +18,7 @@
 
 #include "fivsim/analysis/continuation.hpp"
 #include "fivsim/batch/basins.hpp"
+#include "fivsim/batch/orbit_shooter.hpp"
 #include "fivsim/batch/results_h5.hpp"
 #include "fivsim/batch/sweep.hpp"
 #include "fivsim/batch/sweep_plan.hpp"
@@ -43,10 +45,19 @@ struct ContinuationBlock {
   int doublings = 1;      // levels of period doublings whose doubled orbit is followed too
   double settle = 0.0;    // seconds of the run before its first shot (0: the scenario's t_transient)
   ContinuationSettings settings;
+  long at_once = 0;                     // start "sweep": branches followed together, their shots one batch (0: all)
   std::string second;                   // "curves": the second parameter of the bifurcations' curves
   double second_base = 0.0;             // its value in the scenario, where each curve starts
   ContinuationSettings curve_settings;  // p_min, p_max: its range
 };
+
+// the shots a continuation ran and the batches they ran in
+struct ShotCounts {
+  long shots = 0, batches = 0;
+};
+
+// branches followed together at most, each on a host thread of its own, where the block says all
+constexpr long kMostAtOnce = 256;
 
 // arclength steps over a parameter's range: by default a hundredth of it to start, a twentieth at
 // most; the block's `step` overrides
@@ -91,8 +102,10 @@ ContinuationBlock parse_block(const json& doc) {
     b.from = c.string("from");
     if (!std::filesystem::is_directory(b.from))
       throw InputError(c.pointer_of("from"), "'" + b.from + "' is not a folder (the output folder of `fivsim sweep`)");
-  } else if (c.has("from")) {
-    throw InputError(c.pointer_of("from"), "is read with \"start\": \"sweep\" alone");
+    b.at_once = c.integer_or("at_once", 0, 0);
+  } else {
+    for (const char* key : {"from", "at_once"})
+      if (c.has(key)) throw InputError(c.pointer_of(key), "is read with \"start\": \"sweep\" alone");
   }
   if (c.has("shooting") && !b.orbit)
     throw InputError(c.pointer_of("shooting"), "is read for orbits (start orbit or sweep)");
@@ -244,9 +257,10 @@ class OrbitProblem : public ContinuationProblem {
   using Modes = std::array<ContactState, D::max_contacts>;
 
  public:
-  OrbitProblem(const batch::SweepPlan& plan, double stick_tol, SwitchingSettings set, const SweepAnalysis& an,
-               int crossings, bool multiple = false, const ContinuationSettings& newton = {})
-      : plan_(plan),
+  OrbitProblem(OrbitShooter<D>& shooter, const batch::SweepPlan& plan, double stick_tol, SwitchingSettings set,
+               const SweepAnalysis& an, int crossings, bool multiple = false, const ContinuationSettings& newton = {})
+      : shooter_(shooter),
+        plan_(plan),
         stick_tol_(stick_tol),
         set_(set),
         contact_(an.contact),
@@ -399,7 +413,21 @@ class OrbitProblem : public ContinuationProblem {
   bool evaluate(const VectorXd& z, double p, VectorXd& F, MatrixXd* Fx, VectorXd* Fp) override {
     if (multiple_) return evaluate_segments(z, p, F, Fx, Fp);
     F.resize(ny_ + nc_);
-    if (!residual(z, p, F.data())) return false;
+    // one batch: both sides of the difference in p, then the point, whose map work_ keeps last
+    const double h = 1e-6 * (1.0 + std::abs(p));
+    VectorXd up(ny_ + nc_), down(ny_ + nc_);
+    bool has_up = false, has_down = false;
+    int up_events = 0, down_events = 0;
+    if (Fp) {
+      shoot(z, {p + h, p - h, p});
+      has_up = residual_of(0, z, p + h, up.data());
+      up_events = work_->events;
+      has_down = residual_of(1, z, p - h, down.data());
+      down_events = work_->events;
+    } else {
+      shoot(z, {p});
+    }
+    if (!residual_of(Fp ? 2 : 0, z, p, F.data())) return false;
     if (Fx) {
       Fx->setZero(ny_ + nc_, ny_ + nc_);
       for (int i = 0; i < ny_; ++i) {
@@ -413,10 +441,8 @@ class OrbitProblem : public ContinuationProblem {
       // central differences; one-sided where a side changes the orbit's events (near a grazing
       // point the map is smooth in p only on each side)
       const int events = work_->events;
-      const double h = 1e-6 * (1.0 + std::abs(p));
-      VectorXd up(ny_ + nc_), down(ny_ + nc_);
-      const bool has_up = residual(z, p + h, up.data()) && (nc_ == 2 || work_->events == events);
-      const bool has_down = residual(z, p - h, down.data()) && (nc_ == 2 || work_->events == events);
+      has_up = has_up && (nc_ == 2 || up_events == events);
+      has_down = has_down && (nc_ == 2 || down_events == events);
       if (has_up && has_down)
         *Fp = (up - down) / (2.0 * h);
       else if (has_up || has_down)
@@ -440,12 +466,14 @@ class OrbitProblem : public ContinuationProblem {
         typename D::scalar x[2 * D::max_dof];
         for (int i = 0; i < ny_; ++i) x[i] = z(i);
         setup_at(p);
+        shot_p_ = nan("");  // work_'s conditions are now those of x_0
         if (!breakaway_constraints(setup_->model, set_, *work_, 0.0, x, segment_modes_[0].data(), contact_))
           return Eigen::VectorXcd();
       }
     } else {
+      // work_ holds the point's map where the corrector's last shot was of this point
       VectorXd F(ny_ + nc_);
-      if (!residual(z, p, F.data())) return Eigen::VectorXcd();
+      if (!(p == shot_p_ && z == shot_z_) && !residual(z, p, F.data())) return Eigen::VectorXcd();
       period_ = work_->t_end;
     }
     const int n = nc_ == 1 ? orbit_multipliers(setup_->model, section_, *work_, re, im)
@@ -657,41 +685,43 @@ class OrbitProblem : public ContinuationProblem {
     const int n = size();
     if (segment_modes_.empty() || z.size() != n) return false;
     F.resize(n);
+    // one batch: every segment at both sides of the difference in p and at the point
+    const double h = 1e-6 * (1.0 + std::abs(p));
     if (Fp) {
-      const double h = 1e-6 * (1.0 + std::abs(p));
+      shoot(z, {p + h, p - h, p});
       VectorXd up(n), down(n);
-      if (!segment_rows(z, p + h, up, nullptr) || !segment_rows(z, p - h, down, nullptr)) return false;
+      if (!segment_rows(0, z, up, nullptr) || !segment_rows(1, z, down, nullptr)) return false;
       *Fp = (up - down) / (2.0 * h);
+    } else {
+      shoot(z, {p});
     }
     // the point's own segments last: their Φ_i and boundaries give its multipliers
-    return segment_rows(z, p, F, Fx);
+    if (!segment_rows(Fp ? 2 : 0, z, F, Fx)) return false;
+    segments_z_ = z;
+    segments_p_ = p;
+    return true;
   }
 
-  bool segment_rows(const VectorXd& z, double p, VectorXd& F, MatrixXd* J) {
-    segments_p_ = nan("");
-    setup_at(p);
-    const Model<D>& model = setup_->model;
+  // the rows of the segments from the at-th parameter's shots of the last batch
+  bool segment_rows(std::size_t at, const VectorXd& z, VectorXd& F, MatrixXd* J) {
     const int m = static_cast<int>(segment_modes_.size()), n = size();
     if (J) J->setZero(n, n);
     phi_.resize(static_cast<std::size_t>(m));
     boundaries_.resize(static_cast<std::size_t>(m));
-    T x[2 * D::max_dof];
     double scale = 1.0;
     for (int i = 0; i < ny_; ++i) scale = std::max(scale, std::abs(z(i)));
     for (int i = 0; i < m; ++i) {
       const std::size_t si = static_cast<std::size_t>(i);
       const int next = (i + 1) % m;
-      for (int c = 0; c < ny_; ++c) x[c] = z(i * ny_ + c);
+      const OrbitShot<D>& shot = shots_[at * static_cast<std::size_t>(m) + si];
+      if (!shot.ok) return false;
       SegmentBoundary<D>& b = boundaries_[si];
-      if (!switching_segment(model, set_, *work_, x, segment_modes_[si].data(), z(m * ny_ + i)) ||
-          !switching_boundary(model, set_, section_, *work_, work_->x_end, segment_modes_[si].data(),
-                              segment_slots_[si], segment_modes_[static_cast<std::size_t>(next)].data(), b))
-        return false;
+      b = shot.boundary;
       MatrixXd& phi = phi_[si];
       phi.resize(ny_, ny_);
       for (int r = 0; r < ny_; ++r) {
-        for (int c = 0; c < ny_; ++c) phi(r, c) = work_->dp[r][c];
-        F(i * ny_ + r) = work_->x_end[r] - z(next * ny_ + r);
+        for (int c = 0; c < ny_; ++c) phi(r, c) = shot.dp[r][c];
+        F(i * ny_ + r) = shot.x_end[r] - z(next * ny_ + r);
       }
       F(m * ny_ + i) = b.h;
       if (segment_slots_[si] == kSectionBoundary) {
@@ -715,13 +745,13 @@ class OrbitProblem : public ContinuationProblem {
       }
       (*J)(m * ny_ + i, m * ny_ + i) = rate;
     }
-    segments_z_ = z;
-    segments_p_ = p;
     return true;
   }
 
-  // the model at p (and the second parameter, where the plan has one)
+  // the model at p (and the second parameter, where the plan has one) for work on the host, which
+  // leaves work_ no longer the last shot's
   void setup_at(double p) {
+    shot_p_ = nan("");
     const double row[2] = {p, second_};
     plan_.case_setup(*uniform_, 0, row, 1, stick_tol_, *setup_);
   }
@@ -734,13 +764,73 @@ class OrbitProblem : public ContinuationProblem {
 
   // F at (z, p), leaving DP and the conditions' gradients at x in work_
   bool residual(const VectorXd& z, double p, double* F) {
-    shot_p_ = nan("");  // work_ is about to hold another shot
-    setup_at(p);
-    const Model<D>& m = setup_->model;
+    shoot(z, {p});
+    return residual_of(0, z, p, F);
+  }
+
+  // the shots of z at each parameter of `ps` as one batch, into shots_: the k-th parameter's from
+  // k × shots_per() on, its model in setups_[k] (single shooting: the map; multiple: each segment)
+  int shots_per() const { return multiple_ ? static_cast<int>(segment_modes_.size()) : 1; }
+  void shoot(const VectorXd& z, std::initializer_list<double> ps) {
+    shot_p_ = segments_p_ = nan("");  // shots_ are about to be others
+    const int per = shots_per(), m = per;
+    shots_.resize(ps.size() * static_cast<std::size_t>(per));
+    while (setups_.size() < ps.size()) setups_.push_back(std::make_unique<CaseSetup<D>>());
+    jobs_.clear();
+    std::size_t k = 0;
+    for (const double p : ps) {
+      const double row[2] = {p, second_};
+      plan_.case_setup(*uniform_, 0, row, 1, stick_tol_, *setups_[k]);
+      for (int i = 0; i < per; ++i) {
+        OrbitShot<D>& s = shots_[k * static_cast<std::size_t>(per) + static_cast<std::size_t>(i)];
+        s.crossings = crossings_;
+        s.contact = contact_;
+        s.time = max_time_;
+        if (!multiple_) {
+          s.kind = nc_ == 1 ? ShotKind::return_map : ShotKind::breakaway_map;
+          for (int c = 0; c < ny_; ++c) s.x[c] = z(c);
+          for (int c = 0; c < D::max_contacts; ++c) s.modes[c] = modes_[c];
+        } else {
+          const std::size_t si = static_cast<std::size_t>(i), next = static_cast<std::size_t>((i + 1) % m);
+          s.kind = ShotKind::segment;
+          for (int c = 0; c < ny_; ++c) s.x[c] = z(i * ny_ + c);
+          for (int c = 0; c < D::max_contacts; ++c) {
+            s.modes[c] = segment_modes_[si][static_cast<std::size_t>(c)];
+            s.after[c] = segment_modes_[next][static_cast<std::size_t>(c)];
+          }
+          s.slot = segment_slots_[si];
+          s.time = z(m * ny_ + i);
+        }
+        jobs_.push_back({&setups_[k]->model, &set_, &section_, &s});
+      }
+      ++k;
+    }
+    shooter_.shoot(jobs_);
+  }
+
+  // a single-shooting shot's outputs into work_, as the map itself leaves them
+  bool adopt(const OrbitShot<D>& s) {
+    if (!s.ok) return false;
+    for (int i = 0; i < ny_; ++i) {
+      work_->x_end[i] = s.x_end[i];
+      for (int j = 0; j < ny_; ++j) work_->dp[i][j] = s.dp[i][j];
+    }
+    work_->t_end = s.t_end;
+    for (int i = 0; i < D::max_contacts; ++i) work_->modes_end[i] = s.modes_end[i];
+    work_->events = s.events;
+    work_->crossing_speed = s.crossing_speed;
+    return true;
+  }
+
+  // F at (z, p) from the at-th parameter's shot of the last batch (p its parameter), leaving DP
+  // and the conditions' gradients at x in work_
+  bool residual_of(std::size_t at, const VectorXd& z, double p, double* F) {
+    shot_p_ = nan("");
+    const Model<D>& m = setups_[at]->model;
     typename D::scalar x[2 * D::max_dof];
     for (int i = 0; i < ny_; ++i) x[i] = z(i);
+    if (!adopt(shots_[at])) return false;
     if (nc_ == 1) {
-      if (!switching_return_map(m, set_, section_, *work_, 0.0, x, crossings_, max_time_)) return false;
       const int k = section_coordinate(section_, ny_ / 2);
       // an orbit that has shrunk onto an equilibrium (a Hopf point: the section meets the flow at
       // rest) is no orbit
@@ -753,26 +843,31 @@ class OrbitProblem : public ContinuationProblem {
       shot_p_ = p;
       return true;
     }
-    if (!switching_breakaway_map(m, set_, *work_, 0.0, x, modes_, contact_, crossings_, max_time_)) return false;
     for (int i = 0; i < m.n_contacts; ++i)
       if (work_->modes_end[i] != modes_[i]) return false;  // another sequence of modes: another branch
     if (!breakaway_constraints(m, set_, *work_, 0.0, x, modes_, contact_)) return false;
     for (int i = 0; i < ny_; ++i) {
       double f = work_->x_end[i] - x[i];
-      for (int k = 0; k < 2; ++k) f += work_->constraint_grad[k][i] * z(ny_ + k);
+      for (int c = 0; c < 2; ++c) f += work_->constraint_grad[c][i] * z(ny_ + c);
       F[i] = f;
     }
-    for (int k = 0; k < 2; ++k) F[ny_ + k] = work_->constraint[k];
+    for (int c = 0; c < 2; ++c) F[ny_ + c] = work_->constraint[c];
+    shot_z_ = z;
+    shot_p_ = p;
     return true;
   }
 
+  OrbitShooter<D>& shooter_;  // runs the shots of the corrector
   const batch::SweepPlan& plan_;
   double stick_tol_;
   SwitchingSettings set_;
   int contact_ = 0, crossings_ = 1, ny_ = 0, nc_ = 2;
   SwitchingSection section_;
-  VectorXd shot_z_;  // velocity sections: the point of the last orbit shot (work_ holds its events)
+  VectorXd shot_z_;  // single shooting: the point whose map and conditions work_ holds
   double shot_p_ = nan("");
+  std::vector<OrbitShot<D>> shots_;  // the last batch's
+  std::vector<ShotJob<D>> jobs_;
+  std::vector<std::unique_ptr<CaseSetup<D>>> setups_;  // the last batch's models, one per parameter
   double max_time_ = 1e3, period_ = 0.0;
   double second_ = nan("");
   ContactState modes_[D::max_contacts] = {};
@@ -1004,12 +1099,13 @@ bool switch_at_doubling(OrbitProblem<D>& one, OrbitProblem<D>& two, const Contin
 // parameter and the curves' second one) each fold's and doubling's curve from the second's value
 // `second`. Empty where no periodic-N orbit is found there
 template <class D>
-std::vector<Followed> follow_orbit(const batch::SweepPlan& plan, const batch::SweepPlan* plan2, double second,
-                                   const SweepAnalysis& an, const SwitchingSettings& set, const ContinuationBlock& b,
-                                   int period_n, double p0, int direction, double settle) {
+std::vector<Followed> follow_orbit(OrbitShooter<D>& shooter, const batch::SweepPlan& plan,
+                                   const batch::SweepPlan* plan2, double second, const SweepAnalysis& an,
+                                   const SwitchingSettings& set, const ContinuationBlock& b, int period_n, double p0,
+                                   int direction, double settle) {
   std::vector<std::unique_ptr<OrbitProblem<D>>> problems;
-  problems.push_back(
-      std::make_unique<OrbitProblem<D>>(plan, StepOptions{}.stick_tol, set, an, period_n, b.multiple, b.settings));
+  problems.push_back(std::make_unique<OrbitProblem<D>>(shooter, plan, StepOptions{}.stick_tol, set, an, period_n,
+                                                       b.multiple, b.settings));
   const int ny = problems[0]->state_size();
   VectorXd z0;
   if (!problems[0]->first_orbit(p0, settle, z0)) return {};
@@ -1027,7 +1123,7 @@ std::vector<Followed> follow_orbit(const batch::SweepPlan& plan, const batch::Sw
     for (std::size_t f = 0; f < followed[k].branch.bifurcations.size(); ++f) {
       const Bifurcation& pd = followed[k].branch.bifurcations[f];
       if (pd.kind != BifurcationKind::period_doubling || followed[k].period_n * 2 > 32) continue;
-      problems.push_back(std::make_unique<OrbitProblem<D>>(plan, StepOptions{}.stick_tol, set, an,
+      problems.push_back(std::make_unique<OrbitProblem<D>>(shooter, plan, StepOptions{}.stick_tol, set, an,
                                                            2 * followed[k].period_n, b.multiple, b.settings));
       problems.back()->doubling_of(*problems[k]);
       ContinuationBranch doubled;
@@ -1054,7 +1150,8 @@ std::vector<Followed> follow_orbit(const batch::SweepPlan& plan, const batch::Sw
       for (std::size_t f = 0; f < followed[k].branch.bifurcations.size(); ++f) {
         const Bifurcation& bif = followed[k].branch.bifurcations[f];
         if (bif.kind != BifurcationKind::fold && bif.kind != BifurcationKind::period_doubling) continue;
-        OrbitProblem<D> orbit(*plan2, StepOptions{}.stick_tol, set, an, followed[k].period_n, b.multiple, b.settings);
+        OrbitProblem<D> orbit(shooter, *plan2, StepOptions{}.stick_tol, set, an, followed[k].period_n, b.multiple,
+                              b.settings);
         orbit.same_orbit_as(*problems[k]);
         orbit.set_second(second);
         // the point's unknowns as this problem lays them (its segments, with multiple shooting)
@@ -1177,18 +1274,21 @@ std::vector<SweepStart> sweep_starts(const json& document, const ContinuationBlo
   return starts;
 }
 
-// a branch each way from every start, side by side on `threads` CPU threads (0: all), in the
-// starts' order; a start whose run finds no orbit gives none
+// a branch each way from every start, `b.at_once` of them (0: all) followed together each on a host
+// thread of its own, the shots of their corrector iterations one batch on `shooter`; in the
+// starts' order. A start whose run finds no orbit gives none
 template <class D>
 std::vector<Followed> follow_sweep_orbits(const ContinuationBlock& b, const SweepSpec& spec,
-                                          const std::vector<SweepStart>& starts, int threads,
-                                          const ContinuationProgress& progress) {
+                                          const std::vector<SweepStart>& starts, OrbitShooter<D>& shooter,
+                                          ShotCounts& counts, const ContinuationProgress& progress) {
   const long tasks = 2 * static_cast<long>(starts.size());
   long done = 0, points = 0;
   std::vector<std::vector<Followed>> grown(static_cast<std::size_t>(tasks));
   std::vector<std::string> errors(static_cast<std::size_t>(tasks));
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads > 0 ? threads : omp_get_max_threads())
-  for (long t = 0; t < tasks; ++t) {
+  LockstepShooter<D> lockstep(shooter);
+  std::atomic<long> next{0};
+  std::mutex progress_mutex;
+  const auto follow = [&](long t) {
     const SweepStart& st = starts[static_cast<std::size_t>(t / 2)];
     const int direction = t % 2 == 0 ? -1 : 1;
     try {
@@ -1204,18 +1304,31 @@ std::vector<Followed> follow_sweep_orbits(const ContinuationBlock& b, const Swee
       }
       const double settle = b.settle > 0.0 ? b.settle : sc.analysis.t_transient;
       grown[static_cast<std::size_t>(t)] =
-          follow_orbit<D>(plan, plan2.get(), second, batch::sweep_analysis(sc), sc.integrator.switching_settings(), b,
-                          st.period_n, st.p, direction, settle);
+          follow_orbit<D>(lockstep, plan, plan2.get(), second, batch::sweep_analysis(sc),
+                          sc.integrator.switching_settings(), b, st.period_n, st.p, direction, settle);
     } catch (const std::exception& e) {
       errors[static_cast<std::size_t>(t)] = e.what();
     }
-#pragma omp critical(fivsim_continuation_progress)
-    {
-      ++done;
-      for (const Followed& f : grown[static_cast<std::size_t>(t)]) points += static_cast<long>(f.branch.points.size());
+    const std::lock_guard<std::mutex> lock(progress_mutex);
+    ++done;
+    for (const Followed& f : grown[static_cast<std::size_t>(t)]) points += static_cast<long>(f.branch.points.size());
+    try {
       if (progress) progress(done, tasks, points);
+    } catch (const std::exception& e) {
+      errors[static_cast<std::size_t>(t)] = e.what();
     }
-  }
+  };
+  const long at_once = std::min<long>(b.at_once > 0 ? b.at_once : kMostAtOnce, tasks);
+  std::vector<std::thread> branches;
+  for (long i = 0; i < at_once; ++i) lockstep.join();  // the first batch waits for each
+  for (long i = 0; i < at_once; ++i)
+    branches.emplace_back([&] {
+      for (long t = next++; t < tasks; t = next++) follow(t);
+      lockstep.leave();
+    });
+  for (std::thread& th : branches) th.join();
+  counts.batches += lockstep.batches();
+  counts.shots += lockstep.shots();
   for (const std::string& e : errors)
     if (!e.empty()) throw std::runtime_error("a start of /continuation/from: " + e);
   std::vector<Followed> followed;
@@ -1242,6 +1355,8 @@ ContinuationRun continue_scenario(const json& document, const Scenario& sc, cons
     require_moves_model(*plan2, 1, "/continuation/curves/parameter", b.second);
   }
   const SwitchingSettings set = sc.integrator.switching_settings();
+  CpuOrbitShooter<D> shooter(threads);
+  ShotCounts counts;
   const auto started = std::chrono::steady_clock::now();
   const double p0 = b.direction > 0 ? b.lo : b.hi;
   const int nq = sc.model.dof(), ny = 2 * nq;
@@ -1263,10 +1378,16 @@ ContinuationRun continue_scenario(const json& document, const Scenario& sc, cons
       if (starts.empty())
         throw InputError("/continuation/from", "no case of '" + b.from + "' ends on a stable periodic orbit with " +
                                                    b.parameter + " in the range");
-      followed = follow_sweep_orbits<D>(b, spec, starts, threads, progress);
+      followed = follow_sweep_orbits<D>(b, spec, starts, shooter, counts, progress);
     } else {
       const double settle = b.settle > 0.0 ? b.settle : sc.analysis.t_transient;
-      followed = follow_orbit<D>(plan, plan2.get(), b.second_base, an, set, b, b.period_n, p0, b.direction, settle);
+      LockstepShooter<D> alone(shooter);
+      alone.join();
+      followed =
+          follow_orbit<D>(alone, plan, plan2.get(), b.second_base, an, set, b, b.period_n, p0, b.direction, settle);
+      alone.leave();
+      counts.batches += alone.batches();
+      counts.shots += alone.shots();
       if (followed.empty())
         throw InputError("/continuation/range", "no periodic-" + std::to_string(b.period_n) + " orbit found at " +
                                                     b.parameter + " = " + format_double(p0) + " after " +
@@ -1421,7 +1542,13 @@ ContinuationRun continue_scenario(const json& document, const Scenario& sc, cons
     }
     r["from"] = b.from;
     r["starts"] = js;
+    r["at_once"] = b.at_once;
+  }
+  if (b.orbit) {
+    // the corrector's shots and the batches they ran in, on `threads` CPU threads
     r["threads"] = threads;
+    r["shots"] = counts.shots;
+    r["shot_batches"] = counts.batches;
   }
   json modes = json::array();
   for (ContactState m : modes0) modes.push_back(mode_name(m));
