@@ -472,7 +472,8 @@ TEST(ContinueCommand, SmoothFoldOfCyclesIsSciPys) {
 // 7.4–7.5 N periodic-2 and 7.6–8.3 N periodic-1 by their orbits; a branch down and up from the
 // middle case of each family. The period-1 branch down meets the doubling where
 // ContinueCommand.TheDemoChainsPeriodDoublings puts it (7.5752337 N); the period-2 orbit's period
-// there is twice the period-1 orbit's. One thread or two: the same branches, byte for byte
+// there is twice the period-1 orbit's. One thread or two, the four branches' shots batched together
+// or a branch at a time: the same branches, byte for byte
 TEST(ContinueCommand, SweepStartsABranchEachWayFromEveryFamilyOfOrbits) {
   const fs::path dir = fresh_dir("fivsim_cli_continue_sweep_starts");
   const std::string scenario = kScenarios + "chain2_bifurcation.json";
@@ -488,8 +489,16 @@ TEST(ContinueCommand, SweepStartsABranchEachWayFromEveryFamilyOfOrbits) {
                    " --set '/continuation=" + block + "' --out " + (dir / std::to_string(threads)).string());
     ASSERT_EQ(r.code, 0) << r.err;
   }
+  const Result alone = run_fivsim("continue " + scenario + " -q --threads 2 --set '/continuation=" + block +
+                                  "' --set /continuation/at_once=1 --out " + (dir / "alone").string());
+  ASSERT_EQ(alone.code, 0) << alone.err;
   EXPECT_EQ(slurp(dir / "1" / "branches.csv"), slurp(dir / "2" / "branches.csv"));
+  EXPECT_EQ(slurp(dir / "1" / "branches.csv"), slurp(dir / "alone" / "branches.csv"));
   const auto s = summary_of(dir / "1");
+  // four branches in lockstep make fewer, larger batches than one branch at a time
+  const auto one_at_a_time = summary_of(dir / "alone");
+  EXPECT_EQ(s["shots"], one_at_a_time["shots"]);
+  EXPECT_LT(s["shot_batches"].get<double>(), 0.75 * one_at_a_time["shot_batches"].get<double>());
   EXPECT_EQ(s["start"], "sweep");
   ASSERT_EQ(s["starts"].size(), 2u) << s["starts"].dump();
   const auto& two = s["starts"][0];
@@ -597,6 +606,11 @@ TEST(ContinueCommand, BadBlocksAreBadInputAndWriteNothing) {
       {R"(--set '/continuation={"parameter":"/model/v0","range":[1,2],"start":"sweep"}')", "/continuation/from"},
       {R"(--set '/continuation={"parameter":"/model/v0","range":[1,2],"start":"orbit","from":"x"}')",
        "/continuation/from"},
+      {R"(--set '/continuation={"parameter":"/model/v0","range":[1,2],"start":"orbit","at_once":4}')",
+       "/continuation/at_once"},
+      {R"(--set '/continuation={"parameter":"/model/v0","range":[1,2],"start":"sweep","from":")" + other.string() +
+           R"(","at_once":-1}')",
+       "/continuation/at_once"},
       {R"(--set '/continuation={"parameter":"/model/v0","range":[1,2],"shooting":"multiple"}')",
        "/continuation/shooting"},
       {R"(--set '/continuation={"parameter":"/model/v0","range":[1,2],"start":"orbit","shooting":"double"}')",

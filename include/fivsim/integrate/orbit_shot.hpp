@@ -34,16 +34,17 @@ struct OrbitShot {
   T x_end[NY];
   T dp[NY][NY];
   double t_end = 0.0;
-  ContactState modes_end[D::max_contacts];
-  int events = 0;
-  T crossing_speed = T(0);
-  SegmentBoundary<D> boundary;  // segment: its boundary at x_end
+  ContactState modes_end[D::max_contacts];  // break-away: the modes just after the N-th (else `modes`)
+  int events = 0;                           // return map: the mode changes before the N-th crossing
+  T crossing_speed = T(0);                  // return map: the section coordinate's rate there
+  SegmentBoundary<D> boundary;              // segment: its boundary at x_end
 };
 
 // the shot s on model m, scratch w (any state: every shot starts its run afresh)
 template <class D>
 FIVSIM_HD_NOINLINE inline void run_orbit_shot(const Model<D>& m, const SwitchingSettings& set,
                                               const SwitchingSection& section, OrbitShot<D>& s, OrbitWork<D>& w) {
+  using T = typename D::scalar;
   const int ny = 2 * dof_count(m), nc = contact_count(m);
   switch (s.kind) {
     case ShotKind::return_map:
@@ -64,9 +65,11 @@ FIVSIM_HD_NOINLINE inline void run_orbit_shot(const Model<D>& m, const Switching
     for (int j = 0; j < ny; ++j) s.dp[i][j] = w.dp[i][j];
   }
   s.t_end = w.t_end;
-  for (int i = 0; i < nc; ++i) s.modes_end[i] = w.modes_end[i];
-  s.events = w.events;
-  s.crossing_speed = w.crossing_speed;
+  // what only one kind gives, from it alone (the scratch holds an earlier shot's otherwise)
+  const bool returns = s.kind == ShotKind::return_map, breaks_away = s.kind == ShotKind::breakaway_map;
+  for (int i = 0; i < nc; ++i) s.modes_end[i] = breaks_away ? w.modes_end[i] : s.modes[i];
+  s.events = returns ? w.events : 0;
+  s.crossing_speed = returns ? w.crossing_speed : T(0);
 }
 
 }  // namespace fivsim

@@ -1,0 +1,136 @@
+// tests/batch/orbit_shooter_test.cpp — the backends of a continuation's shots
+// (batch/orbit_shooter.hpp): the lockstep makes one batch of one shot request from every branch
+// thread that takes part, and fewer as branches leave; the CPU backend's threads give the shots
+// of a serial loop over run_orbit_shot bit for bit.
+#include "fivsim/batch/orbit_shooter.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "fivsim/io/scenario.hpp"
+#include "fivsim/model/presets.hpp"
+
+namespace fivsim {
+namespace {
+
+using D = Dims<double, 2, 2>;
+
+// a backend that keeps which shots each batch held (a shot's `contact` says its thread)
+class RecordingShooter final : public OrbitShooter<D> {
+ public:
+  void shoot(const std::vector<ShotJob<D>>& jobs) override {
+    std::vector<int> threads;
+    for (const ShotJob<D>& j : jobs) {
+      threads.push_back(j.shot->contact);
+      j.shot->ok = true;
+    }
+    std::sort(threads.begin(), threads.end());
+    batches.push_back(threads);
+  }
+  std::vector<std::vector<int>> batches;
+};
+
+// six branch threads, thread i asking for i + 1 shots one at a time with pauses of its own between
+// them: the first batch holds a shot of every thread, each later one a shot of each thread still
+// shooting — 6, 5, …, 1 — and every shot has run when its thread goes on
+TEST(OrbitShooter, LockstepBatchesOneShotOfEveryBranchStillShooting) {
+  RecordingShooter backend;
+  LockstepShooter<D> lockstep(backend);
+  constexpr int kThreads = 6;
+  for (int i = 0; i < kThreads; ++i) lockstep.join();
+  std::vector<int> unfinished(kThreads, 0);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kThreads; ++i)
+    threads.emplace_back([&, i] {
+      auto shot = std::make_unique<OrbitShot<D>>();
+      shot->contact = i;
+      for (int k = 0; k <= i; ++k) {
+        std::this_thread::sleep_for(std::chrono::microseconds(200 * ((i * 7 + k * 3) % 5)));
+        shot->ok = false;
+        lockstep.shoot({ShotJob<D>{nullptr, nullptr, nullptr, shot.get()}});
+        if (!shot->ok) ++unfinished[static_cast<std::size_t>(i)];
+      }
+      lockstep.leave();
+    });
+  for (std::thread& t : threads) t.join();
+  ASSERT_EQ(backend.batches.size(), static_cast<std::size_t>(kThreads));
+  for (int b = 0; b < kThreads; ++b) {
+    std::vector<int> expect;
+    for (int i = b; i < kThreads; ++i) expect.push_back(i);
+    EXPECT_EQ(backend.batches[static_cast<std::size_t>(b)], expect) << "batch " << b;
+  }
+  for (int i = 0; i < kThreads; ++i) EXPECT_EQ(unfinished[static_cast<std::size_t>(i)], 0) << "thread " << i;
+  EXPECT_EQ(lockstep.batches(), kThreads);
+  EXPECT_EQ(lockstep.shots(), kThreads * (kThreads + 1) / 2);
+}
+
+// the demo chain at 8 N (v0 = 0.3), its outer slider's velocity falling through half the belt speed
+std::unique_ptr<Model<D>> chain() {
+  json doc = load_json_file(FIVSIM_SOURCE_DIR "/scenarios/chain2_bifurcation.json");
+  doc["model"]["Fn"] = 8.0;
+  doc.erase("sweep");
+  const Scenario s = parse_scenario(doc);
+  auto m = std::make_unique<Model<D>>();
+  make_model(s.model, *m);
+  return m;
+}
+
+// 48 shots of three kinds (return maps from points of the section, break-away maps, segments of
+// both slip directions), three threads against a serial loop on one scratch: the same outputs,
+// every bit, and most shots found their return
+TEST(OrbitShooter, CpuThreadsGiveTheSerialLoopsShotsBitForBit) {
+  const std::unique_ptr<Model<D>> model = chain();
+  const SwitchingSettings set;
+  SwitchingSection section;
+  section.kind = SwitchingSectionKind::velocity;
+  section.dof = 1;
+  section.value = 0.15;
+  section.direction = -1;
+  constexpr int kShots = 48;
+  std::vector<OrbitShot<D>> serial(kShots), threaded(kShots);
+  for (int i = 0; i < kShots; ++i) {
+    OrbitShot<D>& s = serial[static_cast<std::size_t>(i)];
+    const double a = 0.02 * (i / 3);
+    s.x[0] = 0.3 + a;
+    s.x[1] = 0.6 - a;
+    s.x[2] = 0.1;
+    s.x[3] = 0.15;
+    s.time = 200.0;
+    s.kind = static_cast<ShotKind>(i % 3);
+    s.modes[0] = s.modes[1] = i % 2 == 0 ? ContactState::slip_neg : ContactState::slip_pos;
+    s.after[0] = s.after[1] = ContactState::stick;
+    s.slot = 1;
+    if (s.kind == ShotKind::segment) s.time = 0.5 + 0.1 * i;
+    threaded[static_cast<std::size_t>(i)] = s;
+  }
+  auto work = std::make_unique<OrbitWork<D>>();
+  for (OrbitShot<D>& s : serial) run_orbit_shot(*model, set, section, s, *work);
+  CpuOrbitShooter<D> cpu(3);
+  std::vector<ShotJob<D>> jobs;
+  for (OrbitShot<D>& s : threaded) jobs.push_back({model.get(), &set, &section, &s});
+  cpu.shoot(jobs);
+  int ok = 0;
+  for (int i = 0; i < kShots; ++i) {
+    const OrbitShot<D>& a = serial[static_cast<std::size_t>(i)];
+    const OrbitShot<D>& b = threaded[static_cast<std::size_t>(i)];
+    ASSERT_EQ(a.ok, b.ok) << "shot " << i;
+    if (!a.ok) continue;
+    ++ok;
+    EXPECT_EQ(std::memcmp(a.x_end, b.x_end, sizeof a.x_end), 0) << "shot " << i;
+    EXPECT_EQ(std::memcmp(a.dp, b.dp, sizeof a.dp), 0) << "shot " << i;
+    EXPECT_EQ(a.t_end, b.t_end) << "shot " << i;
+    EXPECT_EQ(a.events, b.events) << "shot " << i;
+    if (a.kind == ShotKind::segment) EXPECT_EQ(std::memcmp(&a.boundary, &b.boundary, sizeof a.boundary), 0);
+  }
+  EXPECT_GE(ok, kShots / 2);
+}
+
+}  // namespace
+}  // namespace fivsim
