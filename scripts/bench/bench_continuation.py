@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """Many branches at once against one at a time (`fivsim continue` with "start": "sweep",
 docs/SCENARIOS.md): a sweep of the demo chain over the load with its orbit observer, then a branch
-down and up from every family of its stable orbits, continued once with one CPU thread (the
-branches one after another, as a serial tool follows them) and once with all the threads asked
-for (side by side), in the same command. Prints each run's branches, points, wall time, branches
-and points per second, the ratio of the two, and whether both wrote the same branches.csv (the
-branches do not depend on the threads).
+down and up from every family of its stable orbits, continued in the same command three ways: one
+branch at a time on one thread (as a serial tool follows them), one branch at a time with its
+corrector's shots spread over the threads asked for ("at_once": 1), and every branch together, the
+shots of all their corrector iterations one batch over those threads ("at_once": 0, the default).
+Prints each run's branches, points, shots and batches, wall time, branches and points per second,
+the ratios, and whether all wrote the same branches.csv (the branches do not depend on how the
+shots are batched).
 
 usage: scripts/bench/bench_continuation.py --fivsim build/fivsim [--threads 2] [--loads 120]
-                                           [--range 5,29] [--json FILE]
+                                           [--range 5,29] [--shooting single] [--json FILE]
 """
 import argparse
 import filecmp
@@ -30,42 +32,51 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--fivsim", required=True)
     ap.add_argument("--scenario", default=os.path.join(ROOT, "scenarios", "chain2_bifurcation.json"))
-    ap.add_argument("--threads", type=int, default=2, help="threads of the side-by-side run (default 2)")
+    ap.add_argument("--threads", type=int, default=2, help="threads of the batched runs (default 2)")
     ap.add_argument("--loads", type=int, default=120, help="loads of the sweep the branches start from")
     ap.add_argument("--range", default="5,29", help="the loads swept and continued over (default 5,29)")
+    ap.add_argument("--shooting", default="single", choices=["single", "multiple"])
     ap.add_argument("--json", default=None, help="write the figures here too")
     a = ap.parse_args()
     lo, hi = (float(x) for x in a.range.split(","))
+    kinds = [("serial", 1, 1, "one at a time, 1 thread"),
+             ("alone", a.threads, 1, "one at a time, %d threads" % a.threads),
+             ("batched", a.threads, 0, "all at once, %d threads" % a.threads)]
     with tempfile.TemporaryDirectory() as tmp:
         sweep = os.path.join(tmp, "sweep")
         run([a.fivsim, "sweep", a.scenario, "-q", "--device", "cpu", "--out", sweep,
              "--set", "/sweep/parameters/0/linspace=[%g,%g,%d]" % (lo, hi, a.loads)])
-        block = json.dumps({"parameter": "/model/Fn", "range": [lo, hi], "start": "sweep", "from": sweep})
         runs = {}
-        for threads in (1, a.threads):
-            out = os.path.join(tmp, "continue_%d" % threads)
+        for key, threads, at_once, label in kinds:
+            block = json.dumps({"parameter": "/model/Fn", "range": [lo, hi], "start": "sweep", "from": sweep,
+                                "shooting": a.shooting, "at_once": at_once})
+            out = os.path.join(tmp, key)
             run([a.fivsim, "continue", a.scenario, "-q", "--threads", str(threads), "--out", out,
                  "--set", "/continuation=" + block])
             with open(os.path.join(out, "summary.json")) as f:
                 s = json.load(f)
-            runs[threads] = {"branches": len(s["branches"]), "families": len(s["starts"]), "points": s["points"],
-                             "wall_s": s["wall_s"], "out": out}
-        same = filecmp.cmp(os.path.join(runs[1]["out"], "branches.csv"),
-                           os.path.join(runs[a.threads]["out"], "branches.csv"), shallow=False)
-    print("\n%d loads in [%g, %g] N; branches from %d families of stable orbits" % (a.loads, lo, hi,
-                                                                                    runs[1]["families"]))
-    print("%-28s %9s %8s %9s %12s %10s" % ("run", "branches", "points", "wall s", "branches/s", "points/s"))
-    for threads, r in runs.items():
-        label = "one at a time (1 thread)" if threads == 1 else "side by side (%d threads)" % threads
-        print("%-28s %9d %8d %9.2f %12.3f %10.1f" % (label, r["branches"], r["points"], r["wall_s"],
-                                                     r["branches"] / r["wall_s"], r["points"] / r["wall_s"]))
-    ratio = runs[1]["wall_s"] / runs[a.threads]["wall_s"]
-    print("side by side / one at a time: %.2fx; branches.csv identical: %s" % (ratio, "yes" if same else "NO"))
+            runs[key] = {"label": label, "threads": threads, "at_once": at_once, "branches": len(s["branches"]),
+                         "families": len(s["starts"]), "points": s["points"], "shots": s["shots"],
+                         "batches": s["shot_batches"], "wall_s": s["wall_s"], "out": out}
+        same = all(filecmp.cmp(os.path.join(runs["serial"]["out"], "branches.csv"),
+                               os.path.join(r["out"], "branches.csv"), shallow=False) for r in runs.values())
+    print("\n%d loads in [%g, %g] N; branches from %d families of stable orbits, %s shooting"
+          % (a.loads, lo, hi, runs["serial"]["families"], a.shooting))
+    print("%-26s %8s %7s %8s %8s %8s %11s %9s" % ("run", "branches", "points", "shots", "batches", "wall s",
+                                                  "branches/s", "points/s"))
+    for r in runs.values():
+        print("%-26s %8d %7d %8d %8d %8.2f %11.3f %9.1f" % (r["label"], r["branches"], r["points"], r["shots"],
+                                                           r["batches"], r["wall_s"], r["branches"] / r["wall_s"],
+                                                           r["points"] / r["wall_s"]))
+    alone = runs["serial"]["wall_s"] / runs["alone"]["wall_s"]
+    batched = runs["alone"]["wall_s"] / runs["batched"]["wall_s"]
+    print("one at a time, %d threads / 1 thread: %.2fx; all at once / one at a time (%d threads): %.2fx; "
+          "branches.csv identical: %s" % (a.threads, alone, a.threads, batched, "yes" if same else "NO"))
     if a.json:
         with open(a.json, "w") as f:
-            json.dump({"loads": a.loads, "range": [lo, hi], "runs": {str(k): {x: v for x, v in r.items() if x != "out"}
-                                                                      for k, r in runs.items()},
-                       "ratio": ratio, "identical": same}, f, indent=1)
+            json.dump({"loads": a.loads, "range": [lo, hi], "shooting": a.shooting,
+                       "runs": {k: {x: v for x, v in r.items() if x != "out"} for k, r in runs.items()},
+                       "threads_ratio": alone, "batched_ratio": batched, "identical": same}, f, indent=1)
     return 0 if same else 1
 
 

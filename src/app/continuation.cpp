@@ -536,28 +536,46 @@ class OrbitProblem : public ContinuationProblem {
     for (int i = 0; i < D::max_contacts; ++i) modes_[i] = o.modes_[i];
     max_time_ = o.max_time_;
   }
-  // the orbit's section crossings after 1 … N − 1 returns from x (the point itself is x), each a
-  // shot of one return from the one before (in the modes just after it), into pts (ny values
-  // each); false where a shot fails
-  bool later_points(const VectorXd& z, double p, std::vector<VectorXd>& pts) {
-    shot_p_ = nan("");
-    setup_at(p);
-    typename D::scalar x[2 * D::max_dof];
-    ContactState modes[D::max_contacts];
-    for (int i = 0; i < ny_; ++i) x[i] = z(i);
-    for (int i = 0; i < D::max_contacts; ++i) modes[i] = modes_[i];
-    pts.clear();
-    for (int k = 1; k < crossings_; ++k) {
-      if (nc_ == 1 ? !switching_return_map(setup_->model, set_, section_, *work_, 0.0, x, 1, max_time_)
-                   : !switching_breakaway_map(setup_->model, set_, *work_, 0.0, x, modes, contact_, 1, max_time_))
-        return false;
-      VectorXd y(ny_);
-      for (int i = 0; i < ny_; ++i) x[i] = y(i) = work_->x_end[i];
-      if (nc_ == 2)
-        for (int i = 0; i < setup_->model.n_contacts; ++i) modes[i] = work_->modes_end[i];
-      pts.push_back(y);
+  // each point's section crossings after 1 … N − 1 returns (the point itself is the first), each a
+  // shot of one return from the one before, in the modes just after it: the k-th returns of up to
+  // kPointsABatch points one batch. A point whose shot fails gets N − 1 rows of NaN
+  void later_points(const std::vector<ContinuationPoint>& points, std::vector<std::vector<VectorXd>>& out) {
+    constexpr std::size_t kPointsABatch = 256;
+    out.assign(points.size(), {});
+    shot_p_ = segments_p_ = nan("");  // shots_ are about to be others
+    for (std::size_t a = 0; a < points.size(); a += kPointsABatch) {
+      const std::size_t n = std::min(kPointsABatch, points.size() - a);
+      shots_.resize(n);
+      while (setups_.size() < n) setups_.push_back(std::make_unique<CaseSetup<D>>());
+      std::vector<bool> alive(n, true);
+      for (std::size_t i = 0; i < n; ++i) {
+        const double row[2] = {points[a + i].p, second_};
+        plan_.case_setup(*uniform_, 0, row, 1, stick_tol_, *setups_[i]);
+        OrbitShot<D>& s = shots_[i];
+        s.kind = nc_ == 1 ? ShotKind::return_map : ShotKind::breakaway_map;
+        s.crossings = 1;
+        s.contact = contact_;
+        s.time = max_time_;
+        for (int c = 0; c < ny_; ++c) s.x[c] = points[a + i].x(c);
+        for (int c = 0; c < D::max_contacts; ++c) s.modes[c] = modes_[c];
+      }
+      for (int k = 1; k < crossings_; ++k) {
+        jobs_.clear();
+        for (std::size_t i = 0; i < n; ++i)
+          if (alive[i]) jobs_.push_back({&setups_[i]->model, &set_, &section_, &shots_[i]});
+        shooter_.shoot(jobs_);
+        for (std::size_t i = 0; i < n; ++i) {
+          OrbitShot<D>& s = shots_[i];
+          if (!alive[i] || !(alive[i] = s.ok)) continue;
+          VectorXd y(ny_);
+          for (int c = 0; c < ny_; ++c) s.x[c] = y(c) = s.x_end[c];
+          for (int c = 0; c < D::max_contacts; ++c) s.modes[c] = s.modes_end[c];
+          out[a + i].push_back(y);
+        }
+      }
+      for (std::size_t i = 0; i < n; ++i)
+        if (!alive[i]) out[a + i].assign(static_cast<std::size_t>(crossings_ - 1), VectorXd::Constant(ny_, nan("")));
     }
-    return true;
   }
   int crossings() const { return crossings_; }
   int state_size() const { return ny_; }
@@ -1106,7 +1124,6 @@ std::vector<Followed> follow_orbit(OrbitShooter<D>& shooter, const batch::SweepP
   std::vector<std::unique_ptr<OrbitProblem<D>>> problems;
   problems.push_back(std::make_unique<OrbitProblem<D>>(shooter, plan, StepOptions{}.stick_tol, set, an, period_n,
                                                        b.multiple, b.settings));
-  const int ny = problems[0]->state_size();
   VectorXd z0;
   if (!problems[0]->first_orbit(p0, settle, z0)) return {};
   ContinuationSettings first = b.settings;
@@ -1135,15 +1152,8 @@ std::vector<Followed> follow_orbit(OrbitShooter<D>& shooter, const batch::SweepP
     }
   }
   // every section crossing of each orbit, for the diagram (orbit_points.csv)
-  for (std::size_t k = 0; k < followed.size(); ++k) {
-    OrbitProblem<D>& pr = *problems[k];
-    for (const ContinuationPoint& pt : followed[k].branch.points) {
-      std::vector<VectorXd> pts;
-      if (!pr.later_points(pt.x, pt.p, pts))
-        pts.assign(static_cast<std::size_t>(pr.crossings() - 1), VectorXd::Constant(ny, nan("")));
-      followed[k].later.push_back(pts);
-    }
-  }
+  for (std::size_t k = 0; k < followed.size(); ++k)
+    problems[k]->later_points(followed[k].branch.points, followed[k].later);
   // each fold and doubling followed in the second parameter, both ways from the scenario's value
   if (plan2)
     for (std::size_t k = 0; k < followed.size(); ++k)

@@ -45,7 +45,7 @@ struct StabilityArgs : ScenarioArgs {
 
 struct ContinueArgs : ScenarioArgs {
   std::string out;  // empty: runs/<name>_continuation
-  int threads = 0;  // a sweep's branches side by side (0: all cores)
+  int threads = 0;  // the CPU threads that run the orbits' shots (0: all cores)
   bool quiet = false;
 };
 

@@ -5,7 +5,8 @@
 // them. Equilibria are zeros of the exact switching model's vector field in the modes it takes
 // there (integrate/switching_tangent.hpp switching_field); orbits are shot on a Poincaré section
 // (integrate/switching_orbit.hpp), the first from a run of the scenario or from each family of
-// stable orbits in a sweep's results, whose branches run side by side on CPU threads. The parameter
+// stable orbits in a sweep's results, whose branches are followed together, the shots of their
+// corrector iterations one batch over CPU threads (batch/orbit_shooter.hpp). The parameter
 // is set by the sweep engine's plan (batch/sweep_plan.hpp), so that what is continued is the model
 // a sweep runs. With a `curves` block each fold and period doubling of the orbits is followed in a
 // second parameter (a minimally augmented system).
@@ -36,7 +37,7 @@ struct ContinuationRun {
 };
 
 // the scenario document (overrides applied) continued as its `continuation` block says; the
-// branches of a sweep's starts side by side on `threads` CPU threads (0: all cores). Bad input is
+// shots of the orbits' correctors on `threads` CPU threads (0: all cores). Bad input is
 // an InputError naming the pointer
 // `progress` (where set) hears of each finished branch of a sweep's starts: branches done of
 // all, and their points so far
