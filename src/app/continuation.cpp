@@ -156,6 +156,14 @@ ContinuationBlock parse_block(const json& doc) {
   return b;
 }
 
+// an evaluation of a problem announced before it is asked for (prefetch): at (z, p) with the second
+// parameter `second`, F_p too where `with_fp`
+struct PendingEvaluation {
+  VectorXd z;
+  double p = 0.0, second = 0.0;
+  bool with_fp = false;
+};
+
 // the equilibria of the switching model: F(y, p) = f(y) of the modes it takes at y, with the
 // parameter written into the model by the sweep plan; F_p by central differences at fixed modes
 template <class D>
@@ -198,6 +206,8 @@ class EquilibriumProblem : public ContinuationProblem {
   MatrixXd critical_matrix(BifurcationKind, const MatrixXd& J) const { return bialternate_sum(J); }
   // an equilibrium's period, for a curve's points
   double period_at(const VectorXd&, double) { return 0.0; }
+  // an equilibrium's field is evaluated when asked: nothing to shoot ahead
+  void prefetch(const std::vector<PendingEvaluation>&) {}
 
   // the modes at (x, p): stick, slip or free per contact
   void modes_at(const VectorXd& x, double p, std::vector<ContactState>& out) {
@@ -300,6 +310,7 @@ class OrbitProblem : public ContinuationProblem {
     if (!multiple_) return true;
     Layout run;
     if (!layout_from_run(x.head(ny_), p, run)) return false;
+    ahead_.clear();  // shot on the segments before
     segment_modes_ = run.modes;
     segment_slots_ = run.slots;
     segments_p_ = nan("");
@@ -341,6 +352,7 @@ class OrbitProblem : public ContinuationProblem {
       times.push_back(durations(i));
     }
     const int left = static_cast<int>(modes.size());
+    ahead_.clear();  // shot on the segments before
     segment_modes_ = std::move(modes);
     segment_slots_ = std::move(slots);
     segments_p_ = nan("");
@@ -414,7 +426,7 @@ class OrbitProblem : public ContinuationProblem {
     if (multiple_) return evaluate_segments(z, p, F, Fx, Fp);
     F.resize(ny_ + nc_);
     // one batch: both sides of the difference in p, then the point, whose map work_ keeps last
-    const double h = 1e-6 * (1.0 + std::abs(p));
+    const double h = difference_step(p);
     VectorXd up(ny_ + nc_), down(ny_ + nc_);
     bool has_up = false, has_down = false;
     int up_events = 0, down_events = 0;
@@ -595,6 +607,33 @@ class OrbitProblem : public ContinuationProblem {
     return period(x, p);
   }
 
+  // the evaluations about to be asked for (CurveProblem: its base rows and their differences) shot
+  // as one batch now; evaluate() at one of them takes its shots from here. Until the next call
+  void prefetch(const std::vector<PendingEvaluation>& at) {
+    ahead_.clear();
+    for (const PendingEvaluation& e : at) {
+      const double h = difference_step(e.p);
+      if (e.with_fp) {
+        ahead_.push_back({e.z, e.p + h, e.second});
+        ahead_.push_back({e.z, e.p - h, e.second});
+      }
+      ahead_.push_back({e.z, e.p, e.second});
+    }
+    const std::size_t per = static_cast<std::size_t>(shots_per());
+    ahead_shots_.resize(ahead_.size() * per);
+    while (ahead_setups_.size() < ahead_.size()) ahead_setups_.push_back(std::make_unique<CaseSetup<D>>());
+    jobs_.clear();
+    for (std::size_t k = 0; k < ahead_.size(); ++k) {
+      const double row[2] = {ahead_[k].p, ahead_[k].second};
+      plan_.case_setup(*uniform_, 0, row, 1, stick_tol_, *ahead_setups_[k]);
+      for (std::size_t i = 0; i < per; ++i) {
+        lay_shot(ahead_[k].z, static_cast<int>(i), ahead_shots_[k * per + i]);
+        jobs_.push_back({&ahead_setups_[k]->model, &set_, &section_, &ahead_shots_[k * per + i]});
+      }
+    }
+    shooter_.shoot(jobs_);
+  }
+
  private:
   // a segmented orbit: each segment's modes and the event function of the boundary that ends it,
   // and the unknowns (x_i, then T_i) of the run they were found in
@@ -704,7 +743,7 @@ class OrbitProblem : public ContinuationProblem {
     if (segment_modes_.empty() || z.size() != n) return false;
     F.resize(n);
     // one batch: every segment at both sides of the difference in p and at the point
-    const double h = 1e-6 * (1.0 + std::abs(p));
+    const double h = difference_step(p);
     if (Fp) {
       shoot(z, {p + h, p - h, p});
       VectorXd up(n), down(n);
@@ -791,39 +830,55 @@ class OrbitProblem : public ContinuationProblem {
   int shots_per() const { return multiple_ ? static_cast<int>(segment_modes_.size()) : 1; }
   void shoot(const VectorXd& z, std::initializer_list<double> ps) {
     shot_p_ = segments_p_ = nan("");  // shots_ are about to be others
-    const int per = shots_per(), m = per;
-    shots_.resize(ps.size() * static_cast<std::size_t>(per));
+    const std::size_t per = static_cast<std::size_t>(shots_per());
+    shots_.resize(ps.size() * per);
     while (setups_.size() < ps.size()) setups_.push_back(std::make_unique<CaseSetup<D>>());
     jobs_.clear();
     std::size_t k = 0;
     for (const double p : ps) {
       const double row[2] = {p, second_};
       plan_.case_setup(*uniform_, 0, row, 1, stick_tol_, *setups_[k]);
-      for (int i = 0; i < per; ++i) {
-        OrbitShot<D>& s = shots_[k * static_cast<std::size_t>(per) + static_cast<std::size_t>(i)];
-        s.crossings = crossings_;
-        s.contact = contact_;
-        s.time = max_time_;
-        if (!multiple_) {
-          s.kind = nc_ == 1 ? ShotKind::return_map : ShotKind::breakaway_map;
-          for (int c = 0; c < ny_; ++c) s.x[c] = z(c);
-          for (int c = 0; c < D::max_contacts; ++c) s.modes[c] = modes_[c];
+      // shot already where the evaluations were announced (prefetch)
+      std::size_t a = 0;
+      while (a < ahead_.size() && !(ahead_[a].p == p && ahead_[a].second == second_ && ahead_[a].z == z)) ++a;
+      for (std::size_t i = 0; i < per; ++i) {
+        OrbitShot<D>& s = shots_[k * per + i];
+        if (a < ahead_.size()) {
+          s = ahead_shots_[a * per + i];
         } else {
-          const std::size_t si = static_cast<std::size_t>(i), next = static_cast<std::size_t>((i + 1) % m);
-          s.kind = ShotKind::segment;
-          for (int c = 0; c < ny_; ++c) s.x[c] = z(i * ny_ + c);
-          for (int c = 0; c < D::max_contacts; ++c) {
-            s.modes[c] = segment_modes_[si][static_cast<std::size_t>(c)];
-            s.after[c] = segment_modes_[next][static_cast<std::size_t>(c)];
-          }
-          s.slot = segment_slots_[si];
-          s.time = z(m * ny_ + i);
+          lay_shot(z, static_cast<int>(i), s);
+          jobs_.push_back({&setups_[k]->model, &set_, &section_, &s});
         }
-        jobs_.push_back({&setups_[k]->model, &set_, &section_, &s});
       }
       ++k;
     }
-    shooter_.shoot(jobs_);
+    if (!jobs_.empty()) shooter_.shoot(jobs_);
+  }
+
+  // the parameters an evaluation at p shoots at: with F_p both sides of its difference, then p
+  static double difference_step(double p) { return 1e-6 * (1.0 + std::abs(p)); }
+
+  // shot i of z: its map (single shooting), or its i-th segment
+  void lay_shot(const VectorXd& z, int i, OrbitShot<D>& s) const {
+    s.crossings = crossings_;
+    s.contact = contact_;
+    s.time = max_time_;
+    if (!multiple_) {
+      s.kind = nc_ == 1 ? ShotKind::return_map : ShotKind::breakaway_map;
+      for (int c = 0; c < ny_; ++c) s.x[c] = z(c);
+      for (int c = 0; c < D::max_contacts; ++c) s.modes[c] = modes_[c];
+      return;
+    }
+    const int m = static_cast<int>(segment_modes_.size());
+    const std::size_t si = static_cast<std::size_t>(i), next = static_cast<std::size_t>((i + 1) % m);
+    s.kind = ShotKind::segment;
+    for (int c = 0; c < ny_; ++c) s.x[c] = z(i * ny_ + c);
+    for (int c = 0; c < D::max_contacts; ++c) {
+      s.modes[c] = segment_modes_[si][static_cast<std::size_t>(c)];
+      s.after[c] = segment_modes_[next][static_cast<std::size_t>(c)];
+    }
+    s.slot = segment_slots_[si];
+    s.time = z(m * ny_ + i);
   }
 
   // a single-shooting shot's outputs into work_, as the map itself leaves them
@@ -886,6 +941,13 @@ class OrbitProblem : public ContinuationProblem {
   std::vector<OrbitShot<D>> shots_;  // the last batch's
   std::vector<ShotJob<D>> jobs_;
   std::vector<std::unique_ptr<CaseSetup<D>>> setups_;  // the last batch's models, one per parameter
+  struct Ahead {
+    VectorXd z;
+    double p = 0.0, second = 0.0;
+  };
+  std::vector<Ahead> ahead_;  // the announced evaluations' points (prefetch), their shots and models
+  std::vector<OrbitShot<D>> ahead_shots_;
+  std::vector<std::unique_ptr<CaseSetup<D>>> ahead_setups_;
   double max_time_ = 1e3, period_ = 0.0;
   double second_ = nan("");
   ContactState modes_[D::max_contacts] = {};
@@ -931,6 +993,18 @@ class CurveProblem : public ContinuationProblem {
 
   bool evaluate(const VectorXd& w, double p2, VectorXd& F, MatrixXd* Fx, VectorXd* Fp) override {
     const int n = base_.size();
+    // the points of g's differences, and every base evaluation below announced: one batch of shots
+    std::vector<VectorXd> shifted;
+    if (Fx)
+      for (int j = 0; j <= n; ++j) {
+        shifted.push_back(w);
+        shifted.back()(j) += kDifference * (1.0 + std::abs(w(j)));
+      }
+    const double hp = kDifference * (1.0 + std::abs(p2));
+    std::vector<PendingEvaluation> ahead{{w.head(n), w(n), p2, Fx != nullptr}};
+    for (const VectorXd& wj : shifted) ahead.push_back({wj.head(n), wj(n), p2, false});
+    if (Fp) ahead.push_back({w.head(n), w(n), p2 + hp, false});
+    base_.prefetch(ahead);
     VectorXd Fo, Fp1;
     MatrixXd J;
     double g = 0.0;
@@ -943,24 +1017,22 @@ class CurveProblem : public ContinuationProblem {
       Fx->topLeftCorner(n, n) = J;
       Fx->block(0, n, n, 1) = Fp1;
       for (int j = 0; j <= n; ++j) {
-        VectorXd wj = w, Fj;
+        const VectorXd& wj = shifted[static_cast<std::size_t>(j)];
+        VectorXd Fj;
         MatrixXd Jj;
-        const double h = kDifference * (1.0 + std::abs(w(j)));
-        wj(j) += h;
         double gj = 0.0;
         if (!base_rows(wj, p2, Fj, Jj, nullptr, gj)) return false;
-        (*Fx)(n, j) = (gj - g) / h;
+        (*Fx)(n, j) = (gj - g) / (kDifference * (1.0 + std::abs(w(j))));
       }
     }
     if (Fp) {
-      const double h = kDifference * (1.0 + std::abs(p2));
       VectorXd Fh;
       MatrixXd Jh;
       double gh = 0.0;
-      if (!base_rows(w, p2 + h, Fh, Jh, nullptr, gh)) return false;
+      if (!base_rows(w, p2 + hp, Fh, Jh, nullptr, gh)) return false;
       Fp->resize(n + 1);
-      Fp->head(n) = (Fh - Fo) / h;
-      (*Fp)(n) = (gh - g) / h;
+      Fp->head(n) = (Fh - Fo) / hp;
+      (*Fp)(n) = (gh - g) / hp;
     }
     return true;
   }
