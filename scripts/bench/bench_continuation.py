@@ -5,17 +5,20 @@ down and up from every family of its stable orbits, continued in the same comman
 branch at a time on one thread (as a serial tool follows them), one branch at a time with its
 corrector's shots spread over the threads asked for ("at_once": 1), and every branch together, the
 shots of all their corrector iterations one batch over those threads ("at_once": 0, the default).
-Prints each run's branches, points, shots and batches, wall time, branches and points per second,
+Prints each run's branches, points, shots and batches, wall time (the best of --repeat runs),
+branches and points per second,
 the ratios, and whether all wrote the same branches.csv (the branches do not depend on how the
 shots are batched).
 
 usage: scripts/bench/bench_continuation.py --fivsim build/fivsim [--threads 2] [--loads 120]
-                                           [--range 5,29] [--shooting single] [--json FILE]
+                                           [--range 5,29] [--shooting single] [--repeat 1]
+                                           [--json FILE]
 """
 import argparse
 import filecmp
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -36,6 +39,7 @@ def main():
     ap.add_argument("--loads", type=int, default=120, help="loads of the sweep the branches start from")
     ap.add_argument("--range", default="5,29", help="the loads swept and continued over (default 5,29)")
     ap.add_argument("--shooting", default="single", choices=["single", "multiple"])
+    ap.add_argument("--repeat", type=int, default=1, help="runs of each kind, the best wall time kept (default 1)")
     ap.add_argument("--json", default=None, help="write the figures here too")
     a = ap.parse_args()
     lo, hi = (float(x) for x in a.range.split(","))
@@ -51,13 +55,17 @@ def main():
             block = json.dumps({"parameter": "/model/Fn", "range": [lo, hi], "start": "sweep", "from": sweep,
                                 "shooting": a.shooting, "at_once": at_once})
             out = os.path.join(tmp, key)
-            run([a.fivsim, "continue", a.scenario, "-q", "--threads", str(threads), "--out", out,
-                 "--set", "/continuation=" + block])
-            with open(os.path.join(out, "summary.json")) as f:
-                s = json.load(f)
+            walls = []
+            for _ in range(max(1, a.repeat)):
+                shutil.rmtree(out, ignore_errors=True)
+                run([a.fivsim, "continue", a.scenario, "-q", "--threads", str(threads), "--out", out,
+                     "--set", "/continuation=" + block])
+                with open(os.path.join(out, "summary.json")) as f:
+                    s = json.load(f)
+                walls.append(s["wall_s"])
             runs[key] = {"label": label, "threads": threads, "at_once": at_once, "branches": len(s["branches"]),
                          "families": len(s["starts"]), "points": s["points"], "shots": s["shots"],
-                         "batches": s["shot_batches"], "wall_s": s["wall_s"], "out": out}
+                         "batches": s["shot_batches"], "wall_s": min(walls), "walls": walls, "out": out}
         same = all(filecmp.cmp(os.path.join(runs["serial"]["out"], "branches.csv"),
                                os.path.join(r["out"], "branches.csv"), shallow=False) for r in runs.values())
     print("\n%d loads in [%g, %g] N; branches from %d families of stable orbits, %s shooting"

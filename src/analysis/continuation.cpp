@@ -80,6 +80,26 @@ class Corrector {
   MatrixXd Fx_;
 };
 
+// a map's fixed point: its multipliers pt.eig sorted by modulus, its stability and the test
+// functions of its multipliers
+void judge_multipliers(ContinuationPoint& pt) {
+  std::sort(pt.eig.data(), pt.eig.data() + pt.eig.size(),
+            [](const std::complex<double>& a, const std::complex<double>& b) {
+              return std::abs(a) != std::abs(b) ? std::abs(a) > std::abs(b) : a.imag() > b.imag();
+            });
+  pt.max_real = pt.eig.size() > 0 ? std::abs(pt.eig(0)) : 0.0;  // the largest modulus
+  pt.stable = pt.max_real < 1.0 - 1e-9;
+  pt.hopf_test = -HUGE_VAL;
+  pt.pd_test = HUGE_VAL;
+  pt.torus_test = -HUGE_VAL;
+  for (int i = 0; i < pt.eig.size(); ++i) {
+    if (std::abs(pt.eig(i).imag()) <= 1e-9 * (1.0 + std::abs(pt.eig(i))))
+      pt.pd_test = std::min(pt.pd_test, pt.eig(i).real() + 1.0);
+    else
+      pt.torus_test = std::max(pt.torus_test, std::abs(pt.eig(i)) - 1.0);
+  }
+}
+
 // the point's eigenvalues (largest real part first) and test functions
 void judge(ContinuationProblem& problem, const MatrixXd& Fx, const VectorXd& tau, ContinuationPoint& pt) {
   pt.eig = problem.eigenvalues(pt.x, pt.p, Fx);
@@ -87,21 +107,7 @@ void judge(ContinuationProblem& problem, const MatrixXd& Fx, const VectorXd& tau
   pt.period = problem.period(pt.x, pt.p);
   pt.signature = problem.signature(pt.x, pt.p);
   if (problem.multipliers()) {
-    std::sort(pt.eig.data(), pt.eig.data() + pt.eig.size(),
-              [](const std::complex<double>& a, const std::complex<double>& b) {
-                return std::abs(a) != std::abs(b) ? std::abs(a) > std::abs(b) : a.imag() > b.imag();
-              });
-    pt.max_real = pt.eig.size() > 0 ? std::abs(pt.eig(0)) : 0.0;  // the largest modulus
-    pt.stable = pt.max_real < 1.0 - 1e-9;
-    pt.hopf_test = -HUGE_VAL;
-    pt.pd_test = HUGE_VAL;
-    pt.torus_test = -HUGE_VAL;
-    for (int i = 0; i < pt.eig.size(); ++i) {
-      if (std::abs(pt.eig(i).imag()) <= 1e-9 * (1.0 + std::abs(pt.eig(i))))
-        pt.pd_test = std::min(pt.pd_test, pt.eig(i).real() + 1.0);
-      else
-        pt.torus_test = std::max(pt.torus_test, std::abs(pt.eig(i)) - 1.0);
-    }
+    judge_multipliers(pt);
     return;
   }
   pt.pd_test = HUGE_VAL;
@@ -518,6 +524,16 @@ ContinuationBranch continue_branch(ContinuationProblem& problem, const VectorXd&
             re = at.eig(i).real();
             bif.frequency = std::abs(at.eig(i).imag());
           }
+      }
+      // a multiplier's crossing is located on a test that carries the integrator's error: how far
+      // the located p lies from the zero of the test on the orbit solved finer there, by the
+      // test's slope between the bracketing points
+      ContinuationPoint fine;
+      if ((k == BifurcationKind::period_doubling || k == BifurcationKind::torus) &&
+          problem.refined_eigenvalues(at.x, at.p, fine.eig)) {
+        judge_multipliers(fine);
+        const double slope = (test(pt) - test(prev)) / (pt.p - prev.p);
+        if (std::isfinite(test(fine)) && std::abs(slope) > 0.0) bif.p_error = std::abs(test(fine)) / std::abs(slope);
       }
       if (bif.p >= set.p_min && bif.p <= set.p_max) branch.bifurcations.push_back(bif);
     }

@@ -496,6 +496,22 @@ class OrbitProblem : public ContinuationProblem {
   }
   double period(const VectorXd&, double) override { return period_; }
 
+  // the orbit through x at p solved again with the integrator's tolerances a hundredth (not below
+  // 1e-14), and its multipliers
+  bool refined_eigenvalues(const VectorXd& x, double p, Eigen::VectorXcd& eig) override {
+    const SwitchingSettings as_set = set_;
+    set_.rel_tol = std::max(1e-14, 0.01 * set_.rel_tol);
+    set_.abs_tol = std::max(1e-16, 0.01 * set_.abs_tol);
+    shot_p_ = segments_p_ = nan("");  // the caches hold the coarser orbit's
+    ahead_.clear();
+    VectorXd z = x;
+    const bool solved = set_.rel_tol < as_set.rel_tol && solve_at_fixed_parameter(*this, z, p, newton_);
+    if (solved) eig = eigenvalues(z, p, MatrixXd());
+    set_ = as_set;
+    shot_p_ = segments_p_ = nan("");
+    return solved && eig.size() > 0;
+  }
+
   // the return map's Jacobian DP (full state) at the orbit through z at p
   bool return_map_jacobian(const VectorXd& z, double p, MatrixXd& dp) {
     if (multiple_) {
@@ -952,7 +968,7 @@ class OrbitProblem : public ContinuationProblem {
   double second_ = nan("");
   ContactState modes_[D::max_contacts] = {};
   bool multiple_ = false;
-  ContinuationSettings newton_;  // multiple shooting: Newton on newly laid segments
+  ContinuationSettings newton_;  // Newton at a fixed parameter: on newly laid segments, a refined orbit
   std::vector<Modes> segment_modes_;
   std::vector<int> segment_slots_;
   std::vector<MatrixXd> phi_;  // the last segments evaluated (at segments_z_, segments_p_): each Φ_i
@@ -1551,6 +1567,7 @@ ContinuationRun continue_scenario(const json& document, const Scenario& sc, cons
   bcolumn("after_point", [](const Bifurcation& f) { return static_cast<double>(f.after_point); });
   bcolumn(b.parameter, [](const Bifurcation& f) { return f.p; });
   bcolumn("test", [](const Bifurcation& f) { return f.test; });
+  bcolumn("p_error", [](const Bifurcation& f) { return f.p_error; });
   bcolumn("frequency", [](const Bifurcation& f) { return f.frequency; });
   for (int i = 0; i < ny; ++i) bcolumn(state_column(i, nq), [i](const Bifurcation& f) { return f.x(i); });
 
@@ -1650,6 +1667,7 @@ ContinuationRun continue_scenario(const json& document, const Scenario& sc, cons
               {"after_point", f.after_point},
               {"test", f.test}};
     if (f.kind == BifurcationKind::torus) j["angle"] = f.frequency;
+    if (std::isfinite(f.p_error)) j["parameter_error"] = f.p_error;
     if (f.kind == BifurcationKind::grazing) {
       j["events"] = {f.signature_before, f.signature_after};
       j["turns"] = f.turns;

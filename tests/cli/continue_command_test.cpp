@@ -468,6 +468,38 @@ TEST(ContinueCommand, SmoothFoldOfCyclesIsSciPys) {
   fs::remove_all(out);
 }
 
+// a period doubling's stated error (summary.json's parameter_error, bifurcations.csv's p_error):
+// located on a test of the multipliers, which carry the variational equations' error, it is the
+// distance to the zero of the test on the orbit solved at a hundredth of the tolerances. Against
+// the doubling located with the integrator at 1e-12 (the reference: its own stated error below
+// 1e-8), the scenario's 1e-10 puts the doubling that far off to a factor of three
+TEST(ContinueCommand, PeriodDoublingsStatedErrorIsItsDistanceToTheFinerOrbitsDoubling) {
+  const fs::path dir = fresh_dir("fivsim_cli_continue_pd_error");
+  std::map<std::string, nlohmann::json> pd;
+  for (const std::string tol : {"1e-10", "1e-12"}) {
+    const Result r = run_fivsim(
+        "continue " + kScenarios + "chain2_bifurcation.json -q --set /integrator/rel_tol=" + tol +
+        R"( --set '/continuation={"parameter":"/model/Fn","range":[7,8.3],"direction":"down","start":"orbit","doublings":0}' --out )" +
+        (dir / tol).string());
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto s = summary_of(dir / tol);
+    ASSERT_EQ(s["bifurcations"].size(), 1u) << s["bifurcations"].dump();
+    pd[tol] = s["bifurcations"][0];
+    ASSERT_EQ(pd[tol]["kind"], "period_doubling");
+    ASSERT_TRUE(pd[tol].contains("parameter_error")) << pd[tol].dump();
+    const auto rows = csv_rows(dir / tol / "bifurcations.csv");
+    ASSERT_EQ(rows.size(), 1u);
+    EXPECT_DOUBLE_EQ(rows[0].at("p_error"), pd[tol]["parameter_error"].get<double>());
+  }
+  EXPECT_LT(pd["1e-12"]["parameter_error"].get<double>(), 1e-8);
+  const double stated = pd["1e-10"]["parameter_error"].get<double>();
+  const double off = std::abs(pd["1e-10"]["parameter"].get<double>() - pd["1e-12"]["parameter"].get<double>());
+  EXPECT_GT(off, 1e-8);  // the scenario's tolerance leaves an error the reference resolves
+  EXPECT_LT(off, 3.0 * stated);
+  EXPECT_GT(off, stated / 3.0);
+  fs::remove_all(dir);
+}
+
 // branches from a sweep's results: ten loads of the demo chain across its first period doubling,
 // 7.4–7.5 N periodic-2 and 7.6–8.3 N periodic-1 by their orbits; a branch down and up from the
 // middle case of each family. The period-1 branch down meets the doubling where

@@ -17,6 +17,7 @@
 // turn back there (a nonsmooth fold).
 #pragma once
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -69,6 +70,10 @@ class ContinuationProblem {
   // orbit whose short segment vanishes at a nonsmooth fold, without that segment. False where the
   // problem has no k-th guess (none by default)
   virtual bool other_branch_guess(Eigen::VectorXd&, double, int) { return false; }
+  // the eigenvalues at (x, p) of the solution found again at a finer accuracy of what evaluates F
+  // (an orbit's integrator at a hundredth of its tolerances), for a located bifurcation's error;
+  // false where F has no such error (an equilibrium's field is exact) or no solution is found
+  virtual bool refined_eigenvalues(const Eigen::VectorXd&, double, Eigen::VectorXcd&) { return false; }
 };
 
 struct ContinuationPoint {
@@ -103,6 +108,10 @@ struct Bifurcation {
   Eigen::VectorXd x;
   long after_point = 0;    // it lies between this point of the branch and the next
   double test = 0.0;       // the test function's value where it was located
+  // period doubling, torus: the located parameter's error from the test function's noise — how far
+  // it lies from the zero of the test on the orbit solved again at a finer accuracy there
+  // (refined_eigenvalues), by the test's slope in p (NaN: not estimated)
+  double p_error = std::numeric_limits<double>::quiet_NaN();
   double frequency = 0.0;  // Hopf: the imaginary part of the crossing pair (rad/s); torus: the pair's angle
   long signature_before = 0, signature_after = 0;  // grazing: the signature on either side
   bool turns = false;  // grazing: the branch turns back in p there (a nonsmooth fold: two orbits meet)
