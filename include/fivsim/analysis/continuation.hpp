@@ -106,8 +106,8 @@ struct Bifurcation {
   BifurcationKind kind = BifurcationKind::fold;
   double p = 0.0;
   Eigen::VectorXd x;
-  long after_point = 0;    // it lies between this point of the branch and the next
-  double test = 0.0;       // the test function's value where it was located
+  long after_point = 0;  // it lies between this point of the branch and the next
+  double test = 0.0;     // the test function's value where it was located
   // period doubling, torus: the located parameter's error from the test function's noise — how far
   // it lies from the zero of the test on the orbit solved again at a finer accuracy there
   // (refined_eigenvalues), by the test's slope in p (NaN: not estimated)
