@@ -28,7 +28,8 @@ set(FIVSIM_FRONT_END_USES core friction model integrate io app)
 set(FIVSIM_KERNELS_core cuda_util.cuh)
 set(FIVSIM_KERNELS_pinn mlp_batch.cu mlp_group.cuh)
 set(FIVSIM_KERNELS_identify identify_bounds.cu)
-set(FIVSIM_KERNELS_batch sweep_batch.cuh sweep_batch_double.cu sweep_batch_float.cu device_batch.cuh sweep_pinn.cu)
+set(FIVSIM_KERNELS_batch sweep_batch.cuh sweep_batch_double.cu sweep_batch_float.cu device_batch.cuh sweep_pinn.cu
+  orbit_shots.cu)
 
 # FIVSIM_REACH_<part>: what the part may use, its uses' uses included (a lower part's headers come
 # with the link)

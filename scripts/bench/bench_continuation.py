@@ -12,7 +12,7 @@ shots are batched).
 
 usage: scripts/bench/bench_continuation.py --fivsim build/fivsim [--threads 2] [--loads 120]
                                            [--range 5,29] [--shooting single] [--repeat 1]
-                                           [--json FILE]
+                                           [--cuda] [--json FILE]
 """
 import argparse
 import filecmp
@@ -39,35 +39,43 @@ def main():
     ap.add_argument("--loads", type=int, default=120, help="loads of the sweep the branches start from")
     ap.add_argument("--range", default="5,29", help="the loads swept and continued over (default 5,29)")
     ap.add_argument("--shooting", default="single", choices=["single", "multiple"])
+    ap.add_argument("--cuda", action="store_true",
+                    help="also one at a time and all at once with the shots on the GPU (--device cuda)")
     ap.add_argument("--repeat", type=int, default=1, help="runs of each kind, the best wall time kept (default 1)")
     ap.add_argument("--json", default=None, help="write the figures here too")
     a = ap.parse_args()
     lo, hi = (float(x) for x in a.range.split(","))
-    kinds = [("serial", 1, 1, "one at a time, 1 thread"),
-             ("alone", a.threads, 1, "one at a time, %d threads" % a.threads),
-             ("batched", a.threads, 0, "all at once, %d threads" % a.threads)]
+    kinds = [("serial", 1, 1, "cpu", "one at a time, 1 thread"),
+             ("alone", a.threads, 1, "cpu", "one at a time, %d threads" % a.threads),
+             ("batched", a.threads, 0, "cpu", "all at once, %d threads" % a.threads)]
+    if a.cuda:
+        kinds += [("gpu_alone", a.threads, 1, "cuda", "one at a time, cuda"),
+                  ("gpu_batched", a.threads, 0, "cuda", "all at once, cuda")]
     with tempfile.TemporaryDirectory() as tmp:
         sweep = os.path.join(tmp, "sweep")
         run([a.fivsim, "sweep", a.scenario, "-q", "--device", "cpu", "--out", sweep,
              "--set", "/sweep/parameters/0/linspace=[%g,%g,%d]" % (lo, hi, a.loads)])
         runs = {}
-        for key, threads, at_once, label in kinds:
+        for key, threads, at_once, device, label in kinds:
             block = json.dumps({"parameter": "/model/Fn", "range": [lo, hi], "start": "sweep", "from": sweep,
                                 "shooting": a.shooting, "at_once": at_once})
             out = os.path.join(tmp, key)
             walls = []
             for _ in range(max(1, a.repeat)):
                 shutil.rmtree(out, ignore_errors=True)
-                run([a.fivsim, "continue", a.scenario, "-q", "--threads", str(threads), "--out", out,
-                     "--set", "/continuation=" + block])
+                run([a.fivsim, "continue", a.scenario, "-q", "--threads", str(threads), "--device", device,
+                     "--out", out, "--set", "/continuation=" + block])
                 with open(os.path.join(out, "summary.json")) as f:
                     s = json.load(f)
                 walls.append(s["wall_s"])
-            runs[key] = {"label": label, "threads": threads, "at_once": at_once, "branches": len(s["branches"]),
+            runs[key] = {"label": label, "threads": threads, "at_once": at_once, "device": device,
+                         "branches": len(s["branches"]),
                          "families": len(s["starts"]), "points": s["points"], "shots": s["shots"],
                          "batches": s["shot_batches"], "wall_s": min(walls), "walls": walls, "out": out}
+        # on the CPU the branches do not depend on the batching; the device's exp differs in the last bit
         same = all(filecmp.cmp(os.path.join(runs["serial"]["out"], "branches.csv"),
-                               os.path.join(r["out"], "branches.csv"), shallow=False) for r in runs.values())
+                               os.path.join(r["out"], "branches.csv"), shallow=False)
+                   for r in runs.values() if r["device"] == "cpu")
     print("\n%d loads in [%g, %g] N; branches from %d families of stable orbits, %s shooting"
           % (a.loads, lo, hi, runs["serial"]["families"], a.shooting))
     print("%-26s %8s %7s %8s %8s %8s %11s %9s" % ("run", "branches", "points", "shots", "batches", "wall s",
@@ -79,7 +87,11 @@ def main():
     alone = runs["serial"]["wall_s"] / runs["alone"]["wall_s"]
     batched = runs["alone"]["wall_s"] / runs["batched"]["wall_s"]
     print("one at a time, %d threads / 1 thread: %.2fx; all at once / one at a time (%d threads): %.2fx; "
-          "branches.csv identical: %s" % (a.threads, alone, a.threads, batched, "yes" if same else "NO"))
+          "branches.csv identical on the CPU: %s" % (a.threads, alone, a.threads, batched, "yes" if same else "NO"))
+    if a.cuda:
+        print("cuda: all at once / one at a time %.2fx; all at once, cuda / all at once, %d threads: %.2fx"
+              % (runs["gpu_alone"]["wall_s"] / runs["gpu_batched"]["wall_s"], a.threads,
+                 runs["batched"]["wall_s"] / runs["gpu_batched"]["wall_s"]))
     if a.json:
         with open(a.json, "w") as f:
             json.dump({"loads": a.loads, "range": [lo, hi], "shooting": a.shooting,

@@ -26,6 +26,8 @@
 #   switching the event-driven sweep against Moreau on the device (bench_switching.py)
 #   pinn      the lockstep PINN sweep against the CPU backend (bench_pinn_sweep.py)
 #   mlp       the batched networks against PyTorch, double and float (bench_pinn_gpu.py)
+#   continuation  branches of a sweep's starts, their corrector's shots batched, on CPU threads and
+#             on the GPU, one branch at a time and all at once (bench_continuation.py --cuda)
 # Prints one PASS/FAIL/SKIP line per check and exits 1 if any failed.
 #
 # usage: scripts/tools/gpu_checks.sh [--dry] [STAGE...]   (default: every stage but build)
@@ -48,7 +50,7 @@ if [[ "${1:-}" == --dry ]]; then
   shift
 fi
 stages=("$@")
-[[ ${#stages[@]} -eq 0 ]] && stages=(tests mpi memory scaling sweep profile host backends greybox switching pinn mlp)
+[[ ${#stages[@]} -eq 0 ]] && stages=(tests mpi memory scaling sweep profile host backends greybox switching pinn mlp continuation)
 logs=/tmp/fivsim_gpu_checks
 work=$(mktemp -d /tmp/fivsim_gpu_checks.XXXX)
 results="${RESULTS:-${OUT:-gpu_checks_results}}"
@@ -360,8 +362,15 @@ PY
         done
       fi
       ;;
+    continuation)
+      # a sweep's starts over the demo's load range; the shots on the GPU too where there is one
+      size=${SIZE_continuation:-$([[ $dry == 1 ]] && echo "--loads 10 --range 7.4,8.3" || echo "--loads 120 --range 5,29 --cuda")}
+      # shellcheck disable=SC2086
+      bench bench_continuation "continuation's shots batched" python3 scripts/bench/bench_continuation.py \
+        --fivsim "$fivsim" --threads "$(nproc)" $size --json "$logs/bench_continuation.json"
+      ;;
     *)
-      echo "gpu_checks: unknown stage '$stage' (build, tests, mpi, memory, scaling, sweep, profile, host, backends, greybox, switching, pinn, mlp)" >&2
+      echo "gpu_checks: unknown stage '$stage' (build, tests, mpi, memory, scaling, sweep, profile, host, backends, greybox, switching, pinn, mlp, continuation)" >&2
       exit 2
       ;;
     esac

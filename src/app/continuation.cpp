@@ -1443,7 +1443,7 @@ std::vector<Followed> follow_sweep_orbits(const ContinuationBlock& b, const Swee
 
 template <class D>
 ContinuationRun continue_scenario(const json& document, const Scenario& sc, const ContinuationBlock& b, int threads,
-                                  const ContinuationProgress& progress) {
+                                  const ContinuationProgress& progress, ShotDevice device) {
   const SweepSpec spec = zip_spec({{b.parameter, b.lo, b.hi}});
   const batch::SweepPlan plan(sc, spec);
   require_moves_model(plan, 0, "/continuation/parameter", b.parameter);
@@ -1453,7 +1453,10 @@ ContinuationRun continue_scenario(const json& document, const Scenario& sc, cons
     require_moves_model(*plan2, 1, "/continuation/curves/parameter", b.second);
   }
   const SwitchingSettings set = sc.integrator.switching_settings();
-  CpuOrbitShooter<D> shooter(threads);
+  std::unique_ptr<OrbitShooter<D>> shooter_on;
+  if (b.orbit)
+    shooter_on = device == ShotDevice::cuda ? std::unique_ptr<OrbitShooter<D>>(new CudaOrbitShooter<D>())
+                                            : std::unique_ptr<OrbitShooter<D>>(new CpuOrbitShooter<D>(threads));
   ShotCounts counts;
   const auto started = std::chrono::steady_clock::now();
   const double p0 = b.direction > 0 ? b.lo : b.hi;
@@ -1476,10 +1479,10 @@ ContinuationRun continue_scenario(const json& document, const Scenario& sc, cons
       if (starts.empty())
         throw InputError("/continuation/from", "no case of '" + b.from + "' ends on a stable periodic orbit with " +
                                                    b.parameter + " in the range");
-      followed = follow_sweep_orbits<D>(b, spec, starts, shooter, counts, progress);
+      followed = follow_sweep_orbits<D>(b, spec, starts, *shooter_on, counts, progress);
     } else {
       const double settle = b.settle > 0.0 ? b.settle : sc.analysis.t_transient;
-      LockstepShooter<D> alone(shooter);
+      LockstepShooter<D> alone(*shooter_on);
       alone.join();
       followed =
           follow_orbit<D>(alone, plan, plan2.get(), b.second_base, an, set, b, b.period_n, p0, b.direction, settle);
@@ -1644,7 +1647,8 @@ ContinuationRun continue_scenario(const json& document, const Scenario& sc, cons
     r["at_once"] = b.at_once;
   }
   if (b.orbit) {
-    // the corrector's shots and the batches they ran in, on `threads` CPU threads
+    // the corrector's shots and the batches they ran in, on the device (CPU: `threads` threads)
+    r["device"] = device == ShotDevice::cuda ? "cuda" : "cpu";
     r["threads"] = threads;
     r["shots"] = counts.shots;
     r["shot_batches"] = counts.batches;
@@ -1734,17 +1738,18 @@ void write_continuation_h5(const ContinuationRun& run, const std::filesystem::pa
   batch::write_tables_h5(file, tables, batch::kContinuationH5Format, run.report);
 }
 
-ContinuationRun run_continuation(const json& document, int threads, const ContinuationProgress& progress) {
+ContinuationRun run_continuation(const json& document, int threads, const ContinuationProgress& progress,
+                                 ShotDevice device) {
   const ContinuationBlock block = parse_block(document);
   const Scenario sc = parse_scenario(document);
   if (sc.model.omega != 0.0)
     throw InputError("/model", "a forced model (omega > 0) has no equilibria, and its orbits are not continued yet");
   ContinuationRun run;
-  const bool held = batch::with_instantiation(batch::SweepInstantiations<double>{}, sc.model.dof(),
-                                              sc.model.n_contacts(), [&](auto tag) {
-                                                using D = typename decltype(tag)::type;
-                                                run = continue_scenario<D>(document, sc, block, threads, progress);
-                                              });
+  const bool held = batch::with_instantiation(
+      batch::SweepInstantiations<double>{}, sc.model.dof(), sc.model.n_contacts(), [&](auto tag) {
+        using D = typename decltype(tag)::type;
+        run = continue_scenario<D>(document, sc, block, threads, progress, device);
+      });
   if (!held)
     throw InputError("/model", "continuation holds models of up to 24 DoF and 8 contacts; this one has " +
                                    std::to_string(sc.model.dof()) + " DoF and " +

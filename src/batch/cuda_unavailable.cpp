@@ -1,5 +1,8 @@
 // src/batch/cuda_unavailable.cpp — the sweep engine's CUDA backend in a build without CUDA: it says
 // so (core/cuda_device.hpp's built_without_cuda) instead of failing to link.
+#include <stdexcept>
+
+#include "fivsim/batch/orbit_shooter.hpp"
 #include "fivsim/batch/sweep_backend.hpp"
 #include "fivsim/batch/sweep_pinn_backend.hpp"
 
@@ -42,3 +45,23 @@ DeviceOutcome run_chunk_cuda_pinn(const PinnChunk&, const SweepAnalysis&, const 
 }
 
 }  // namespace fivsim::batch
+
+namespace fivsim {
+
+template <class D>
+struct CudaOrbitShooter<D>::Device {};
+template <class D>
+CudaOrbitShooter<D>::CudaOrbitShooter() {
+  throw std::runtime_error(built_without_cuda().error);
+}
+template <class D>
+CudaOrbitShooter<D>::~CudaOrbitShooter() = default;
+template <class D>
+void CudaOrbitShooter<D>::shoot(const std::vector<ShotJob<D>>&) {
+  throw std::runtime_error(built_without_cuda().error);
+}
+
+#define FIVSIM_ORBIT_SHOTS_CUDA_INSTANCE(D) template class CudaOrbitShooter<batch::D>;
+FIVSIM_SWEEP_DIMS_DOUBLE(FIVSIM_ORBIT_SHOTS_CUDA_INSTANCE)
+
+}  // namespace fivsim

@@ -44,8 +44,9 @@ struct StabilityArgs : ScenarioArgs {
 };
 
 struct ContinueArgs : ScenarioArgs {
-  std::string out;  // empty: runs/<name>_continuation
-  int threads = 0;  // the CPU threads that run the orbits' shots (0: all cores)
+  std::string out;             // empty: runs/<name>_continuation
+  int threads = 0;             // the CPU threads that run the orbits' shots (0: all cores)
+  std::string device = "cpu";  // where the orbits' shots run: cpu or cuda
   bool quiet = false;
 };
 

@@ -21,10 +21,14 @@ int continue_command(const ContinueArgs& args) {
                                  ? base["name"].get<std::string>()
                                  : std::string("scenario");
     dir.emplace(output_folder(args.out, name + "_continuation"), std::vector<std::filesystem::path>{args.scenario});
-    run = run_continuation(base, args.threads, [&](long done, long total, long points) {
-      line.set_total(static_cast<double>(total));
-      line.update(static_cast<double>(done), static_cast<double>(points));
-    });
+    const ShotDevice device = args.device == "cuda" ? ShotDevice::cuda : ShotDevice::cpu;
+    run = run_continuation(
+        base, args.threads,
+        [&](long done, long total, long points) {
+          line.set_total(static_cast<double>(total));
+          line.update(static_cast<double>(done), static_cast<double>(points));
+        },
+        device);
     line.done();
   } catch (const InputError& e) {
     line.done();

@@ -125,8 +125,12 @@ int main(int argc, char** argv) {
   continue_cmd->add_option("scenario", cont.scenario, "scenario JSON file with a continuation block")->required();
   continue_cmd->add_option("--out", cont.out, "output folder (default runs/<name>_continuation)");
   continue_cmd->add_option("--set", cont.set, "override a value: /json/pointer=value (repeatable)");
-  continue_cmd->add_option("--threads", cont.threads, "CPU threads for a sweep's branches (default: all cores)")
+  continue_cmd->add_option("--threads", cont.threads, "CPU threads that run the orbits' shots (default: all cores)")
       ->check(integer_in(1, 1024));
+  continue_cmd
+      ->add_option("--device", cont.device,
+                   "where the orbits' shots run: cpu (default) or cuda (each batch of shots one launch)")
+      ->check(CLI::IsMember({"cpu", "cuda"}));
   continue_cmd->add_flag("--quiet,-q", cont.quiet, "print nothing but errors");
 
   FrictionArgs friction;

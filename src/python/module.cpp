@@ -308,12 +308,15 @@ py::dict stability(const std::string& source, bool is_path, const std::vector<st
   return out;
 }
 
-py::dict continuation(const std::string& source, bool is_path, const std::vector<std::string>& overrides, int threads) {
+py::dict continuation(const std::string& source, bool is_path, const std::vector<std::string>& overrides, int threads,
+                      const std::string& device) {
+  if (device != "cpu" && device != "cuda")
+    throw std::invalid_argument("device must be \"cpu\" or \"cuda\", got \"" + device + "\"");
   const json doc = document_of(source, is_path, overrides);
   ContinuationRun run;
   {
     py::gil_scoped_release released;
-    run = run_continuation(doc, threads);
+    run = run_continuation(doc, threads, {}, device == "cuda" ? ShotDevice::cuda : ShotDevice::cpu);
   }
   py::dict out;
   out["report"] = run.report.dump();
@@ -359,7 +362,7 @@ PYBIND11_MODULE(_core, m) {
   m.def("stability", &stability, py::arg("source"), py::arg("is_path"), py::arg("overrides"), py::arg("param"),
         py::arg("linspace"));
   m.def("continuation", &continuation, py::arg("source"), py::arg("is_path"), py::arg("overrides"),
-        py::arg("threads") = 0);
+        py::arg("threads") = 0, py::arg("device") = "cpu");
   m.def("identify_batch", &identify_batch, py::arg("source"), py::arg("is_path"), py::arg("overrides"),
         py::arg("base_dir"), py::arg("progress"));
   m.def("merge", &merge, py::arg("shards"), py::arg("out"));

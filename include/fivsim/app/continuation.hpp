@@ -37,7 +37,7 @@ struct ContinuationRun {
 };
 
 // the scenario document (overrides applied) continued as its `continuation` block says; the
-// shots of the orbits' correctors on `threads` CPU threads (0: all cores). Bad input is
+// shots of the orbits' correctors on `device`, there on `threads` CPU threads (0: all cores). Bad input is
 // an InputError naming the pointer
 // `progress` (where set) hears of each finished branch of a sweep's starts: branches done of
 // all, and their points so far
@@ -46,7 +46,9 @@ struct ContinuationRun {
 void write_continuation_h5(const ContinuationRun& run, const std::filesystem::path& file);
 
 using ContinuationProgress = std::function<void(long done, long total, long points)>;
+// where the orbits' shots run: CPU threads, or the GPU (a batch one launch)
+enum class ShotDevice { cpu, cuda };
 ContinuationRun run_continuation(const nlohmann::json& document, int threads = 0,
-                                 const ContinuationProgress& progress = {});
+                                 const ContinuationProgress& progress = {}, ShotDevice device = ShotDevice::cpu);
 
 }  // namespace fivsim

@@ -114,6 +114,24 @@ class CpuOrbitShooter final : public OrbitShooter<D> {
   bool stop_ = false;
 };
 
+// the CUDA backend (kernels/orbit_shots.cu): a batch's shots one launch, device threads taking
+// them from a queue, each with its OrbitWork in global memory; the models, settings and sections
+// the shots run on copied once a batch. A device error throws std::runtime_error (in a build
+// without CUDA, constructing one does)
+template <class D>
+class CudaOrbitShooter final : public OrbitShooter<D> {
+ public:
+  CudaOrbitShooter();
+  ~CudaOrbitShooter() override;
+  CudaOrbitShooter(const CudaOrbitShooter&) = delete;
+  CudaOrbitShooter& operator=(const CudaOrbitShooter&) = delete;
+  void shoot(const std::vector<ShotJob<D>>& jobs) override;
+
+ private:
+  struct Device;
+  std::unique_ptr<Device> device_;
+};
+
 // the shots of every branch thread that takes part, one batch on `backend` once each has asked
 // (or left): a branch thread join()s before its first shot and leave()s after its last. Any
 // number of threads may shoot at once

@@ -460,13 +460,14 @@ class ContinuationResult:
         return f"<fivsim.ContinuationResult {r.get('name')}: {r.get('parameter')}, {r.get('points')} points; {kinds or 'no bifurcation'}>"
 
 
-def continuation(scenario, set=None, threads=0):
+def continuation(scenario, set=None, threads=0, device="cpu"):
     """The scenario's equilibria or periodic orbits followed as its continuation block says
     (fivsim continue): a ContinuationResult. `set` overrides values (a continuation block too:
-    {"/continuation": {"parameter": "/model/v0", "range": [1, 2]}}); `threads` runs the branches
-    of a sweep's starts ("start": "sweep") side by side (0: all cores)."""
+    {"/continuation": {"parameter": "/model/v0", "range": [1, 2]}}); the orbits' shots, every
+    branch's corrector iteration one batch, run on `device` ("cpu" on `threads` threads, 0: all
+    cores; or "cuda")."""
     text, is_path = _source(scenario)
-    return ContinuationResult(_core.continuation(text, is_path, _overrides(set), int(threads)))
+    return ContinuationResult(_core.continuation(text, is_path, _overrides(set), int(threads), str(device)))
 
 
 class CompareResult:
