@@ -26,8 +26,8 @@
 #   switching the event-driven sweep against Moreau on the device (bench_switching.py)
 #   pinn      the lockstep PINN sweep against the CPU backend (bench_pinn_sweep.py)
 #   mlp       the batched networks against PyTorch, double and float (bench_pinn_gpu.py)
-#   continuation  branches of a sweep's starts, their corrector's shots batched, on CPU threads and
-#             on the GPU, one branch at a time and all at once (bench_continuation.py --cuda)
+#   continuation  branches of a sweep's starts, their corrector's shots batched: on CPU threads one
+#             branch at a time and all at once, and all at once on the GPU (bench_continuation.py --cuda)
 # Prints one PASS/FAIL/SKIP line per check and exits 1 if any failed.
 #
 # usage: scripts/tools/gpu_checks.sh [--dry] [STAGE...]   (default: every stage but build)
@@ -364,7 +364,7 @@ PY
       ;;
     continuation)
       # a sweep's starts over the demo's load range; the shots on the GPU too where there is one
-      size=${SIZE_continuation:-$([[ $dry == 1 ]] && echo "--loads 10 --range 7.4,8.3" || echo "--loads 120 --range 5,29 --cuda")}
+      size=${SIZE_continuation:-$([[ $dry == 1 ]] && echo "--loads 10 --range 7.4,8.3" || echo "--loads 24 --range 7,9 --cuda")}
       # shellcheck disable=SC2086
       bench bench_continuation "continuation's shots batched" python3 scripts/bench/bench_continuation.py \
         --fivsim "$fivsim" --threads "$(nproc)" $size --json "$logs/bench_continuation.json"
