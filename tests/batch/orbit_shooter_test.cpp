@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "integrate/orbit_shot_cases.hpp"
 #include "fivsim/io/scenario.hpp"
 #include "fivsim/model/presets.hpp"
 
@@ -88,28 +89,9 @@ std::unique_ptr<Model<D>> chain() {
 TEST(OrbitShooter, CpuThreadsGiveTheSerialLoopsShotsBitForBit) {
   const std::unique_ptr<Model<D>> model = chain();
   const SwitchingSettings set;
-  SwitchingSection section;
-  section.kind = SwitchingSectionKind::velocity;
-  section.dof = 1;
-  section.value = 0.15;
-  section.direction = -1;
+  const SwitchingSection section = half_belt_section();
   constexpr int kShots = 48;
-  std::vector<OrbitShot<D>> serial(kShots), threaded(kShots);
-  for (int i = 0; i < kShots; ++i) {
-    OrbitShot<D>& s = serial[static_cast<std::size_t>(i)];
-    const double a = 0.02 * (i / 3);
-    s.x[0] = 0.3 + a;
-    s.x[1] = 0.6 - a;
-    s.x[2] = 0.1;
-    s.x[3] = 0.15;
-    s.time = 200.0;
-    s.kind = static_cast<ShotKind>(i % 3);
-    s.modes[0] = s.modes[1] = i % 2 == 0 ? ContactState::slip_neg : ContactState::slip_pos;
-    s.after[0] = s.after[1] = ContactState::stick;
-    s.slot = 1;
-    if (s.kind == ShotKind::segment) s.time = 0.5 + 0.1 * i;
-    threaded[static_cast<std::size_t>(i)] = s;
-  }
+  std::vector<OrbitShot<D>> serial = chain_shots<D>(kShots, 0.02, 0.1), threaded = serial;
   auto work = std::make_unique<OrbitWork<D>>();
   for (OrbitShot<D>& s : serial) run_orbit_shot(*model, set, section, s, *work);
   CpuOrbitShooter<D> cpu(3);

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "integrate/orbit_shot_cases.hpp"
 #include "fivsim/app/continuation.hpp"
 #include "fivsim/batch/orbit_shooter.hpp"
 #include "fivsim/cases/case_batch.hpp"
@@ -40,28 +41,9 @@ TEST(OrbitShotsGpu, DeviceShotsMatchTheCpusToRounding) {
   auto model = std::make_unique<Model<D>>();
   make_model(sc.model, *model);
   const SwitchingSettings set;
-  SwitchingSection section;
-  section.kind = SwitchingSectionKind::velocity;
-  section.dof = 1;
-  section.value = 0.15;
-  section.direction = -1;
+  const SwitchingSection section = half_belt_section();
   constexpr int kShots = 300;
-  std::vector<OrbitShot<D>> host(kShots), device(kShots);
-  for (int i = 0; i < kShots; ++i) {
-    OrbitShot<D>& s = host[static_cast<std::size_t>(i)];
-    const double a = 0.004 * (i / 3);
-    s.x[0] = 0.3 + a;
-    s.x[1] = 0.6 - a;
-    s.x[2] = 0.1;
-    s.x[3] = 0.15;
-    s.time = 200.0;
-    s.kind = static_cast<ShotKind>(i % 3);
-    s.modes[0] = s.modes[1] = i % 2 == 0 ? ContactState::slip_neg : ContactState::slip_pos;
-    s.after[0] = s.after[1] = ContactState::stick;
-    s.slot = 1;
-    if (s.kind == ShotKind::segment) s.time = 0.5 + 0.01 * i;
-    device[static_cast<std::size_t>(i)] = s;
-  }
+  std::vector<OrbitShot<D>> host = chain_shots<D>(kShots, 0.004, 0.01), device = host;
   auto work = std::make_unique<OrbitWork<D>>();
   for (OrbitShot<D>& s : host) run_orbit_shot(*model, set, section, s, *work);
   CudaOrbitShooter<D> gpu;

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "integrate/event_driven_problems.hpp"
+#include "integrate/orbit_shot_cases.hpp"
 #include "fivsim/io/scenario.hpp"
 #include "fivsim/model/presets.hpp"
 
@@ -38,16 +39,6 @@ std::unique_ptr<Model<D>> chain(double Fn) {
   auto m = std::make_unique<Model<D>>();
   make_model(s.model, *m);
   return m;
-}
-
-// the outer slider's velocity falling through half the belt speed
-SwitchingSection half_belt_section() {
-  SwitchingSection sec;
-  sec.kind = SwitchingSectionKind::velocity;
-  sec.dof = 1;
-  sec.value = 0.15;
-  sec.direction = -1;
-  return sec;
 }
 
 // the section samples of a plain run from (0.5, 0.5, 0, 0) up to t_end
