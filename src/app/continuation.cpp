@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <memory>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <tuple>
 
@@ -478,14 +479,14 @@ class OrbitProblem : public ContinuationProblem {
         typename D::scalar x[2 * D::max_dof];
         for (int i = 0; i < ny_; ++i) x[i] = z(i);
         setup_at(p);
-        shot_p_ = nan("");  // work_'s conditions are now those of x_0
         if (!breakaway_constraints(setup_->model, set_, *work_, 0.0, x, segment_modes_[0].data(), contact_))
           return Eigen::VectorXcd();
       }
     } else {
       // work_ holds the point's map where the corrector's last shot was of this point
       VectorXd F(ny_ + nc_);
-      if (!(p == shot_p_ && z == shot_z_) && !residual(z, p, F.data())) return Eigen::VectorXcd();
+      if (!(p == shot_p_ && z.size() == shot_z_.size() && z == shot_z_) && !residual(z, p, F.data()))
+        return Eigen::VectorXcd();
       period_ = work_->t_end;
     }
     const int n = nc_ == 1 ? orbit_multipliers(setup_->model, section_, *work_, re, im)
@@ -856,7 +857,9 @@ class OrbitProblem : public ContinuationProblem {
       plan_.case_setup(*uniform_, 0, row, 1, stick_tol_, *setups_[k]);
       // shot already where the evaluations were announced (prefetch)
       std::size_t a = 0;
-      while (a < ahead_.size() && !(ahead_[a].p == p && ahead_[a].second == second_ && ahead_[a].z == z)) ++a;
+      while (a < ahead_.size() &&
+             !(ahead_[a].p == p && ahead_[a].second == second_ && ahead_[a].z.size() == z.size() && ahead_[a].z == z))
+        ++a;
       for (std::size_t i = 0; i < per; ++i) {
         OrbitShot<D>& s = shots_[k * per + i];
         if (a < ahead_.size()) {
@@ -1417,16 +1420,26 @@ std::vector<Followed> follow_sweep_orbits(const ContinuationBlock& b, const Swee
     }
   };
   const long at_once = std::min<long>(b.at_once > 0 ? b.at_once : kMostAtOnce, tasks);
-  std::vector<std::thread> branches;
+  const auto branch_thread = [&] {
+    for (long t = next++; t < tasks; t = next++) follow(t);
+    lockstep.leave();
+  };
   for (long i = 0; i < at_once; ++i) lockstep.join();  // the first batch waits for each
-  for (long i = 0; i < at_once; ++i)
-    branches.emplace_back([&] {
-      for (long t = next++; t < tasks; t = next++) follow(t);
-      lockstep.leave();
-    });
-  for (std::thread& th : branches) th.join();
+  // this thread follows branches too; where the system gives fewer threads, fewer go together
+  std::vector<std::thread> others;
+  for (long i = 1; i < at_once; ++i) {
+    try {
+      others.emplace_back(branch_thread);
+    } catch (const std::system_error&) {
+      for (long j = i; j < at_once; ++j) lockstep.leave();
+      break;
+    }
+  }
+  branch_thread();
+  for (std::thread& th : others) th.join();
   counts.batches += lockstep.batches();
   counts.shots += lockstep.shots();
+  if (!lockstep.error().empty()) throw std::runtime_error(lockstep.error());
   for (const std::string& e : errors)
     if (!e.empty()) throw std::runtime_error("a start of /continuation/from: " + e);
   std::vector<Followed> followed;
@@ -1489,6 +1502,7 @@ ContinuationRun continue_scenario(const json& document, const Scenario& sc, cons
       alone.leave();
       counts.batches += alone.batches();
       counts.shots += alone.shots();
+      if (!alone.error().empty()) throw std::runtime_error(alone.error());
       if (followed.empty())
         throw InputError("/continuation/range", "no periodic-" + std::to_string(b.period_n) + " orbit found at " +
                                                     b.parameter + " = " + format_double(p0) + " after " +

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -70,6 +71,45 @@ TEST(OrbitShooter, LockstepBatchesOneShotOfEveryBranchStillShooting) {
   for (int i = 0; i < kThreads; ++i) EXPECT_EQ(unfinished[static_cast<std::size_t>(i)], 0) << "thread " << i;
   EXPECT_EQ(lockstep.batches(), kThreads);
   EXPECT_EQ(lockstep.shots(), kThreads * (kThreads + 1) / 2);
+}
+
+// a backend that throws from its second batch on (a device lost in the middle of a run)
+class FailingShooter final : public OrbitShooter<D> {
+ public:
+  void shoot(const std::vector<ShotJob<D>>& jobs) override {
+    if (++batches > 1) throw std::runtime_error("the device is gone");
+    for (const ShotJob<D>& j : jobs) j.shot->ok = true;
+  }
+  int batches = 0;
+};
+
+// three branch threads of two shots each on a backend that throws at the second batch: every
+// thread goes on (no batch waits forever), the second batch's shots come back failed, and the
+// lockstep says why
+TEST(OrbitShooter, ABackendThatThrowsFailsItsBatchsShotsAndSaysWhy) {
+  FailingShooter backend;
+  LockstepShooter<D> lockstep(backend);
+  constexpr int kThreads = 3;
+  for (int i = 0; i < kThreads; ++i) lockstep.join();
+  std::vector<int> ok(2 * kThreads, -1);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kThreads; ++i)
+    threads.emplace_back([&, i] {
+      auto shot = std::make_unique<OrbitShot<D>>();
+      for (int k = 0; k < 2; ++k) {
+        shot->ok = false;
+        lockstep.shoot({ShotJob<D>{nullptr, nullptr, nullptr, shot.get()}});
+        ok[static_cast<std::size_t>(2 * i + k)] = shot->ok ? 1 : 0;
+      }
+      lockstep.leave();
+    });
+  for (std::thread& t : threads) t.join();
+  for (int i = 0; i < kThreads; ++i) {
+    EXPECT_EQ(ok[static_cast<std::size_t>(2 * i)], 1) << "thread " << i;
+    EXPECT_EQ(ok[static_cast<std::size_t>(2 * i + 1)], 0) << "thread " << i;
+  }
+  EXPECT_EQ(lockstep.error(), "the device is gone");
+  EXPECT_EQ(lockstep.batches(), 2);
 }
 
 // the demo chain at 8 N (v0 = 0.3), its outer slider's velocity falling through half the belt speed

@@ -39,6 +39,12 @@ def test_a_scenario_without_a_block_is_refused():
     assert e.value.pointer == "/continuation"
 
 
+def test_a_device_other_than_cpu_or_cuda_is_refused():
+    with pytest.raises(ValueError) as e:
+        fivsim.continuation(SCENARIO, device="gpu")
+    assert "cpu" in str(e.value) and "cuda" in str(e.value)
+
+
 def test_orbit_points_match_the_cli_file(tmp_path):
     # bSTAB's stick-slip cycle on the section u = 0, its grazing point and the unstable slip cycle:
     # every crossing of each orbit (orbit_points.csv) as the CLI writes it, one per point of a

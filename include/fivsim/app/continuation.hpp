@@ -37,7 +37,7 @@ struct ContinuationRun {
 };
 
 // the scenario document (overrides applied) continued as its `continuation` block says; the
-// shots of the orbits' correctors on `device`, there on `threads` CPU threads (0: all cores). Bad input is
+// shots of the orbits' correctors on `device` (the CPU's on `threads` threads, 0: all cores). Bad input is
 // an InputError naming the pointer
 // `progress` (where set) hears of each finished branch of a sweep's starts: branches done of
 // all, and their points so far

@@ -13,7 +13,9 @@
 #include <atomic>
 #include <condition_variable>
 #include <memory>
+#include <exception>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -134,7 +136,8 @@ class CudaOrbitShooter final : public OrbitShooter<D> {
 
 // the shots of every branch thread that takes part, one batch on `backend` once each has asked
 // (or left): a branch thread join()s before its first shot and leave()s after its last. Any
-// number of threads may shoot at once
+// number of threads may shoot at once. A batch whose backend throws (a device error) comes back
+// with every shot failed, and error() says why
 template <class D>
 class LockstepShooter final : public OrbitShooter<D> {
  public:
@@ -160,6 +163,11 @@ class LockstepShooter final : public OrbitShooter<D> {
   // batches run and the shots in them
   long batches() const { return batches_; }
   long shots() const { return shots_; }
+  // the first error a batch's backend threw (empty: none)
+  std::string error() const {
+    const std::lock_guard<std::mutex> lock(error_mutex_);
+    return error_;
+  }
 
  private:
   void launch_when_all_wait(std::unique_lock<std::mutex>& lock) {
@@ -170,7 +178,13 @@ class LockstepShooter final : public OrbitShooter<D> {
       const int members = waiting_;
       const long id = open_++;  // shots asked for from now on go to the next batch
       lock.unlock();
-      backend_.shoot(batch);
+      try {
+        backend_.shoot(batch);
+      } catch (const std::exception& e) {
+        for (const ShotJob<D>& j : batch) j.shot->ok = false;
+        const std::lock_guard<std::mutex> first(error_mutex_);
+        if (error_.empty()) error_ = e.what();
+      }
       lock.lock();
       waiting_ -= members;
       done_ = id;
@@ -183,6 +197,8 @@ class LockstepShooter final : public OrbitShooter<D> {
 
   OrbitShooter<D>& backend_;
   std::mutex mutex_;
+  mutable std::mutex error_mutex_;
+  std::string error_;
   std::condition_variable finished_;
   std::vector<ShotJob<D>> pending_;
   int live_ = 0, waiting_ = 0;
