@@ -525,15 +525,20 @@ ContinuationBranch continue_branch(ContinuationProblem& problem, const VectorXd&
             bif.frequency = std::abs(at.eig(i).imag());
           }
       }
-      // a multiplier's crossing is located on a test that carries the integrator's error: how far
-      // the located p lies from the zero of the test on the orbit solved finer there, by the
-      // test's slope between the bracketing points
+      // a multiplier's crossing is located on a test that carries the integrator's error: the
+      // point moves to the zero of the test on the orbit solved finer there (one secant step with
+      // the test's slope between the bracketing points), and the step's length is the error of
+      // the coarser location
       ContinuationPoint fine;
       if ((k == BifurcationKind::period_doubling || k == BifurcationKind::torus) &&
           problem.refined_eigenvalues(at.x, at.p, fine.eig)) {
         judge_multipliers(fine);
         const double slope = (test(pt) - test(prev)) / (pt.p - prev.p);
-        if (std::isfinite(test(fine)) && std::abs(slope) > 0.0) bif.p_error = std::abs(test(fine)) / std::abs(slope);
+        const double shift = -test(fine) / slope;
+        if (std::isfinite(shift)) {
+          bif.p_error = std::abs(shift);
+          if (bif.p_error <= std::abs(pt.p - prev.p)) bif.p = at.p + shift;
+        }
       }
       if (bif.p >= set.p_min && bif.p <= set.p_max) branch.bifurcations.push_back(bif);
     }

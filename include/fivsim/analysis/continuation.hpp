@@ -108,9 +108,10 @@ struct Bifurcation {
   Eigen::VectorXd x;
   long after_point = 0;  // it lies between this point of the branch and the next
   double test = 0.0;     // the test function's value where it was located
-  // period doubling, torus: the located parameter's error from the test function's noise — how far
-  // it lies from the zero of the test on the orbit solved again at a finer accuracy there
-  // (refined_eigenvalues), by the test's slope in p (NaN: not estimated)
+  // period doubling, torus: located on a test that carries the integrator's error, p is moved to
+  // the zero of the test on the orbit solved again at a finer accuracy there (refined_eigenvalues;
+  // a secant step with the test's slope in p), and p_error is that step: the coarser location's
+  // error (NaN: not estimated)
   double p_error = std::numeric_limits<double>::quiet_NaN();
   double frequency = 0.0;  // Hopf: the imaginary part of the crossing pair (rad/s); torus: the pair's angle
   long signature_before = 0, signature_after = 0;  // grazing: the signature on either side
