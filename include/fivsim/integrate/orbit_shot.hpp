@@ -46,6 +46,9 @@ FIVSIM_HD_NOINLINE inline void run_orbit_shot(const Model<D>& m, const Switching
                                               const SwitchingSection& section, OrbitShot<D>& s, OrbitWork<D>& w) {
   using T = typename D::scalar;
   const int ny = 2 * dof_count(m), nc = contact_count(m);
+  // scratch fresh from device memory holds anything: a map runs the modes it meets, a segment
+  // holds its own (switching_segment sets and clears this)
+  w.ws.hold_modes = false;
   switch (s.kind) {
     case ShotKind::return_map:
       s.ok = switching_return_map(m, set, section, w, 0.0, s.x, s.crossings, s.time);
