@@ -157,6 +157,9 @@ ContinuationBlock parse_block(const json& doc) {
   return b;
 }
 
+// the step of F_p's central differences at p
+double parameter_step(double p) { return 1e-6 * (1.0 + std::abs(p)); }
+
 // an evaluation of a problem announced before it is asked for (prefetch): at (z, p) with the second
 // parameter `second`, F_p too where `with_fp`
 struct PendingEvaluation {
@@ -188,7 +191,7 @@ class EquilibriumProblem : public ContinuationProblem {
     }
     if (Fp) {
       // the modes of the point itself on both sides: F_p of one vector field
-      const double h = 1e-6 * (1.0 + std::abs(p));
+      const double h = parameter_step(p);
       VectorXd up(ny_), down(ny_);
       if (!field(x, p + h, up.data(), modes, nullptr) || !field(x, p - h, down.data(), modes, nullptr)) return false;
       *Fp = (up - down) / (2.0 * h);
@@ -427,7 +430,7 @@ class OrbitProblem : public ContinuationProblem {
     if (multiple_) return evaluate_segments(z, p, F, Fx, Fp);
     F.resize(ny_ + nc_);
     // one batch: both sides of the difference in p, then the point, whose map work_ keeps last
-    const double h = difference_step(p);
+    const double h = parameter_step(p);
     VectorXd up(ny_ + nc_), down(ny_ + nc_);
     bool has_up = false, has_down = false;
     int up_events = 0, down_events = 0;
@@ -578,8 +581,7 @@ class OrbitProblem : public ContinuationProblem {
       while (setups_.size() < n) setups_.push_back(std::make_unique<CaseSetup<D>>());
       std::vector<bool> alive(n, true);
       for (std::size_t i = 0; i < n; ++i) {
-        const double row[2] = {points[a + i].p, second_};
-        plan_.case_setup(*uniform_, 0, row, 1, stick_tol_, *setups_[i]);
+        model_at(points[a + i].p, second_, *setups_[i]);
         OrbitShot<D>& s = shots_[i];
         s.kind = nc_ == 1 ? ShotKind::return_map : ShotKind::breakaway_map;
         s.crossings = 1;
@@ -606,7 +608,6 @@ class OrbitProblem : public ContinuationProblem {
         if (!alive[i]) out[a + i].assign(static_cast<std::size_t>(crossings_ - 1), VectorXd::Constant(ny_, nan("")));
     }
   }
-  int crossings() const { return crossings_; }
   int state_size() const { return ny_; }
   // a plan of two parameters (a two-parameter curve): the second one's value from now on
   void set_second(double value) {
@@ -629,7 +630,7 @@ class OrbitProblem : public ContinuationProblem {
   void prefetch(const std::vector<PendingEvaluation>& at) {
     ahead_.clear();
     for (const PendingEvaluation& e : at) {
-      const double h = difference_step(e.p);
+      const double h = parameter_step(e.p);
       if (e.with_fp) {
         ahead_.push_back({e.z, e.p + h, e.second});
         ahead_.push_back({e.z, e.p - h, e.second});
@@ -641,8 +642,7 @@ class OrbitProblem : public ContinuationProblem {
     while (ahead_setups_.size() < ahead_.size()) ahead_setups_.push_back(std::make_unique<CaseSetup<D>>());
     jobs_.clear();
     for (std::size_t k = 0; k < ahead_.size(); ++k) {
-      const double row[2] = {ahead_[k].p, ahead_[k].second};
-      plan_.case_setup(*uniform_, 0, row, 1, stick_tol_, *ahead_setups_[k]);
+      model_at(ahead_[k].p, ahead_[k].second, *ahead_setups_[k]);
       for (std::size_t i = 0; i < per; ++i) {
         lay_shot(ahead_[k].z, static_cast<int>(i), ahead_shots_[k * per + i]);
         jobs_.push_back({&ahead_setups_[k]->model, &set_, &section_, &ahead_shots_[k * per + i]});
@@ -760,7 +760,7 @@ class OrbitProblem : public ContinuationProblem {
     if (segment_modes_.empty() || z.size() != n) return false;
     F.resize(n);
     // one batch: every segment at both sides of the difference in p and at the point
-    const double h = difference_step(p);
+    const double h = parameter_step(p);
     if (Fp) {
       shoot(z, {p + h, p - h, p});
       VectorXd up(n), down(n);
@@ -826,8 +826,12 @@ class OrbitProblem : public ContinuationProblem {
   // leaves work_ no longer the last shot's
   void setup_at(double p) {
     shot_p_ = nan("");
-    const double row[2] = {p, second_};
-    plan_.case_setup(*uniform_, 0, row, 1, stick_tol_, *setup_);
+    model_at(p, second_, *setup_);
+  }
+  // the model at (p, second) into `into`
+  void model_at(double p, double second, CaseSetup<D>& into) const {
+    const double row[2] = {p, second};
+    plan_.case_setup(*uniform_, 0, row, 1, stick_tol_, into);
   }
 
   // the gradient of the section's condition k at the last point asked, component j
@@ -853,8 +857,7 @@ class OrbitProblem : public ContinuationProblem {
     jobs_.clear();
     std::size_t k = 0;
     for (const double p : ps) {
-      const double row[2] = {p, second_};
-      plan_.case_setup(*uniform_, 0, row, 1, stick_tol_, *setups_[k]);
+      model_at(p, second_, *setups_[k]);
       // shot already where the evaluations were announced (prefetch)
       std::size_t a = 0;
       while (a < ahead_.size() &&
@@ -873,9 +876,6 @@ class OrbitProblem : public ContinuationProblem {
     }
     if (!jobs_.empty()) shooter_.shoot(jobs_);
   }
-
-  // the parameters an evaluation at p shoots at: with F_p both sides of its difference, then p
-  static double difference_step(double p) { return 1e-6 * (1.0 + std::abs(p)); }
 
   // shot i of z: its map (single shooting), or its i-th segment
   void lay_shot(const VectorXd& z, int i, OrbitShot<D>& s) const {
