@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <stdexcept>
 #include <unordered_map>
@@ -37,50 +38,72 @@ std::string number_text(double v) {
   return s.str();
 }
 
-// the cells of one CSV line (quoted cells as write_columns writes them)
-std::vector<std::string> csv_cells(const std::string& line) {
-  std::vector<std::string> cells(1);
+// the first `most` cells of one CSV line (quoted cells as write_columns writes them) into `cells`,
+// whose strings keep their storage from line to line
+void csv_cells(const std::string& line, std::vector<std::string>& cells,
+               std::size_t most = std::numeric_limits<std::size_t>::max()) {
+  std::size_t n = 1;
+  const auto cell = [&]() -> std::string& {
+    if (cells.size() < n) cells.resize(n);
+    return cells[n - 1];
+  };
+  cell().clear();
   bool quoted = false;
   for (std::size_t i = 0; i < line.size(); ++i) {
     const char ch = line[i];
     if (quoted) {
       if (ch == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-        cells.back() += '"';
+        cell() += '"';
         ++i;
       } else if (ch == '"') {
         quoted = false;
       } else {
-        cells.back() += ch;
+        cell() += ch;
       }
     } else if (ch == '"') {
       quoted = true;
     } else if (ch == ',') {
-      cells.emplace_back();
+      if (n == most) break;
+      ++n;
+      cell().clear();
     } else {
-      cells.back() += ch;
+      cell() += ch;
     }
   }
-  return cells;
+  cells.resize(n);
 }
 
-// the numeric columns of cases.csv, "class" as its CaseClass code
-NamedColumns read_cases_csv(const fs::path& file) {
+// the numeric columns of cases.csv ("class" as its CaseClass code); `only`, where not empty,
+// names the columns kept
+NamedColumns read_cases_csv(const fs::path& file, const std::vector<std::string>& only) {
   std::ifstream in(file);
   if (!in) throw std::runtime_error(file.string() + ": cannot be read");
   std::string line;
   std::getline(in, line);
-  const std::vector<std::string> names = csv_cells(line);
+  std::vector<std::string> names;
+  csv_cells(line, names);
   std::map<std::string, int> class_codes;
   for (const auto& [word, code] : class_words()) class_codes[word] = code;
   NamedColumns cols;
-  for (const std::string& n : names) cols[n];
+  // per cell of a line: the column it fills, or none
+  std::vector<std::vector<double>*> into(names.size(), nullptr);
+  for (std::size_t c = 0; c < names.size(); ++c)
+    if (only.empty() || std::find(only.begin(), only.end(), names[c]) != only.end()) into[c] = &cols[names[c]];
+  std::size_t read_cells = 0;
+  for (std::size_t c = 0; c < names.size(); ++c)
+    if (into[c]) read_cells = c + 1;
+  const std::size_t class_column =
+      static_cast<std::size_t>(std::find(names.begin(), names.end(), "class") - names.begin());
+  std::vector<std::string> cells;
   while (std::getline(in, line)) {
     if (line.empty()) continue;
-    const std::vector<std::string> cells = csv_cells(line);
-    for (std::size_t c = 0; c < names.size(); ++c) {
-      const std::string& cell = c < cells.size() ? cells[c] : std::string();
+    csv_cells(line, cells, read_cells);
+    for (std::size_t c = 0; c < read_cells; ++c) {
+      if (!into[c]) continue;
+      const std::string empty;
+      const std::string& cell = c < cells.size() ? cells[c] : empty;
       double v = std::nan("");
-      if (names[c] == "class") {
+      if (c == class_column) {
         const auto it = class_codes.find(cell);
         v = it == class_codes.end() ? static_cast<double>(CaseClass::undetermined) : class_of_word_code(it->second);
       } else {
@@ -88,15 +111,15 @@ NamedColumns read_cases_csv(const fs::path& file) {
         const double x = std::strtod(cell.c_str(), &end);
         if (end && end != cell.c_str()) v = x;
       }
-      cols[names[c]].push_back(v);
+      into[c]->push_back(v);
     }
   }
   return cols;
 }
 
 // the cases table of results.h5, "class" as its CaseClass code
-NamedColumns read_cases_h5(const fs::path& file) {
-  const H5TableData t = read_results_h5(file, "cases");
+NamedColumns read_cases_h5(const fs::path& file, const std::vector<std::string>& only) {
+  const H5TableData t = read_results_h5(file, "cases", 0, -1, only);
   NamedColumns cols;
   for (int c = 0; c < t.schema.size(); ++c) {
     const double* v = t.rows.column(c);
@@ -120,6 +143,32 @@ struct GroupHash {
     return static_cast<std::size_t>(h ^ (h >> 32));
   }
 };
+
+// whether two rows hold the same values of the group columns (all rows do where there are none):
+// the rows sorted by their values, neighbours compared (a million rows in a tenth of a second,
+// where a hashed set of a million value vectors took most of a second)
+bool starts_share_a_group(const std::vector<std::string>& group_paths, const NamedColumns& cases) {
+  const std::size_t n = cases.at("class").size();
+  if (group_paths.empty()) return n > 1;
+  std::vector<const std::vector<double>*> columns;
+  for (const std::string& p : group_paths) {
+    const auto it = cases.find(p);
+    if (it == cases.end()) throw std::invalid_argument("the cases have no column '" + p + "'");
+    columns.push_back(&it->second);
+  }
+  // −0 and 0 compare equal, so −0 joins 0's group as in find_basins
+  const auto less = [&](std::size_t a, std::size_t b) {
+    for (const std::vector<double>* v : columns)
+      if ((*v)[a] != (*v)[b]) return (*v)[a] < (*v)[b];
+    return false;
+  };
+  std::vector<std::size_t> rows(n);
+  for (std::size_t r = 0; r < n; ++r) rows[r] = r;
+  std::sort(rows.begin(), rows.end(), less);
+  for (std::size_t r = 1; r < n; ++r)
+    if (!less(rows[r - 1], rows[r])) return true;
+  return false;
+}
 
 void write_text(const fs::path& file, const std::string& text) {
   std::ofstream out(file, std::ios::binary);
@@ -340,19 +389,22 @@ bool set_basins_summary(const Basins& b, json& summary) {
     summary["basins"] = basins_json(b);
     return true;
   }
-  std::string paths;
-  for (const std::string& p : b.group_paths) paths += (paths.empty() ? "" : ", ") + p;
-  summary["basins_skipped"] = "no two starts share their values of " +
-                              (paths.empty() ? "the swept parameters" : paths) +
-                              ": each start is a group of its own, whose one attractor has all of it; sweep those "
-                              "parameters on a grid or as values to measure basins at each";
+  summary["basins_skipped"] = basins_skipped_reason(b.group_paths);
   return false;
 }
 
-NamedColumns read_sweep_cases(const fs::path& dir) {
+std::string basins_skipped_reason(const std::vector<std::string>& group_paths) {
+  std::string paths;
+  for (const std::string& p : group_paths) paths += (paths.empty() ? "" : ", ") + p;
+  return "no two starts share their values of " + (paths.empty() ? "the swept parameters" : paths) +
+         ": each start is a group of its own, whose one attractor has all of it; sweep those "
+         "parameters on a grid or as values to measure basins at each";
+}
+
+NamedColumns read_sweep_cases(const fs::path& dir, const std::vector<std::string>& only) {
   const fs::path h5 = dir / "results.h5", csv = dir / "cases.csv";
-  if (fs::exists(h5) && results_h5_has_table(h5, "cases")) return read_cases_h5(h5);
-  if (fs::exists(csv)) return read_cases_csv(csv);
+  if (fs::exists(h5) && results_h5_has_table(h5, "cases")) return read_cases_h5(h5, only);
+  if (fs::exists(csv)) return read_cases_csv(csv, only);
   throw std::runtime_error("'" + dir.string() +
                            "' holds neither results.h5 nor cases.csv (the output of `fivsim sweep`)");
 }
@@ -364,8 +416,27 @@ std::vector<std::string> write_basins(const fs::path& dir, const std::vector<std
   if (!sweeps_initial_conditions(swept_paths)) return {};
   const fs::path h5 = dir / "results.h5";
   if (!(fs::exists(h5) && results_h5_has_table(h5, "cases")) && !fs::exists(dir / "cases.csv")) return {};
-  const NamedColumns cols = read_sweep_cases(dir);
-  if (!cols.count("class")) return {};
+  // first the groups alone: a sweep whose every start is a group of its own (a random parameter
+  // beside the starts) needs none of its other columns read back
+  std::vector<std::string> group_paths;
+  for (const std::string& p : swept_paths)
+    if (!is_initial(p)) group_paths.push_back(p);
+  std::vector<std::string> wanted = group_paths;
+  wanted.push_back("class");
+  const NamedColumns groups = read_sweep_cases(dir, wanted);
+  if (!groups.count("class")) return {};
+  if (!starts_share_a_group(group_paths, groups)) {
+    summary["basins_skipped"] = basins_skipped_reason(group_paths);
+    return {};
+  }
+  // then the columns find_basins reads (the extremes or the RMS values, whichever were kept)
+  wanted.insert(wanted.end(), {"case", "period_n", "period"});
+  for (const std::string& p : swept_paths)
+    if (is_initial(p)) wanted.push_back(p);
+  for (const char* series : {"q", "u"})
+    for (int i = 0; i < n_dof; ++i)
+      for (const char* kind : {"min_", "max_", "rms_"}) wanted.push_back(kind + (series + std::to_string(i)));
+  const NamedColumns cols = read_sweep_cases(dir, wanted);
   const Basins b = find_basins(swept_paths, cols, n_dof);
   if (!set_basins_summary(b, summary)) return {};
   write_text(dir / "basins.csv", basins_csv(b));

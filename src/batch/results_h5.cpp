@@ -402,26 +402,38 @@ json results_h5_summary(const fs::path& file) {
   return json::parse(read_string_attribute(f, "summary"));
 }
 
-H5TableData read_results_h5(const fs::path& file, const std::string& group, long first, long count) {
+H5TableData read_results_h5(const fs::path& file, const std::string& group, long first, long count,
+                            const std::vector<std::string>& only) {
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
   Handle f(H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
   if (f.id < 0) fail("cannot open the file", file);
   Handle g(H5Gopen2(f, group.c_str(), H5P_DEFAULT), H5Gclose);
   if (g.id < 0) fail("no group " + group, file);
   const std::vector<std::string> names = read_strings_attribute(g, "columns");
-  H5TableData out;
-  long total = -1;
+  // the columns read, by their names as in the CSV (a swept column's pointer)
+  std::vector<std::size_t> kept;
+  std::vector<std::string> column_names;
   for (std::size_t c = 0; c < names.size(); ++c) {
     Handle set(H5Dopen2(g, names[c].c_str(), H5P_DEFAULT), H5Dclose);
     if (set.id < 0) fail("no dataset " + names[c], file);
+    const std::string pointer = read_string_attribute(set, "pointer");
+    const std::string name = pointer.empty() ? names[c] : pointer;
+    if (!only.empty() && std::find(only.begin(), only.end(), name) == only.end()) continue;
+    kept.push_back(c);
+    column_names.push_back(name);
+  }
+  H5TableData out;
+  long total = -1;
+  for (std::size_t k = 0; k < kept.size(); ++k) {
+    const std::size_t c = kept[k];
+    Handle set(H5Dopen2(g, names[c].c_str(), H5P_DEFAULT), H5Dclose);
     Handle type(H5Dget_type(set), H5Tclose);
     Handle space(H5Dget_space(set), H5Sclose);
     if (total < 0) {
       total = static_cast<long>(H5Sget_simple_extent_npoints(space));
       if (count < 0 || first + count > total) count = std::max(0L, total - first);
-      out.rows.resize(count, static_cast<int>(names.size()));
+      out.rows.resize(count, static_cast<int>(kept.size()));
     }
-    const std::string pointer = read_string_attribute(set, "pointer");
     ColumnKind kind = ColumnKind::real;
     const H5T_class_t cls = H5Tget_class(type);
     if (cls == H5T_INTEGER) kind = ColumnKind::whole;
@@ -436,12 +448,12 @@ H5TableData read_results_h5(const fs::path& file, const std::string& group, long
       else
         kind = ColumnKind::case_class;
     }
-    out.schema.add(pointer.empty() ? names[c] : pointer, kind);
+    out.schema.add(column_names[k], kind);
     if (count == 0) continue;
     const hsize_t start = static_cast<hsize_t>(first), n = static_cast<hsize_t>(count);
     H5Sselect_hyperslab(space, H5S_SELECT_SET, &start, nullptr, &n, nullptr);
     Handle mem(H5Screate_simple(1, &n, nullptr), H5Sclose);
-    double* col = out.rows.column(static_cast<int>(c));
+    double* col = out.rows.column(static_cast<int>(k));
     herr_t err = 0;
     if (cls == H5T_FLOAT) {
       err = H5Dread(set, H5T_NATIVE_DOUBLE, mem, space, H5P_DEFAULT, col);

@@ -77,10 +77,13 @@ nlohmann::json basins_json(const Basins& b);
 // continuous random parameter beside the initial conditions: every start a group of its own, each
 // attractor's share 1), "basins_skipped" saying so, and false
 bool set_basins_summary(const Basins& b, nlohmann::json& summary);
+// what "basins_skipped" says of a sweep whose groups (the values of these paths) hold a start each
+std::string basins_skipped_reason(const std::vector<std::string>& group_paths);
 
 // the cases table of a finished sweep folder (results.h5 where it holds one, else cases.csv), "class"
-// as its CaseClass code; throws std::runtime_error where the folder has neither
-NamedColumns read_sweep_cases(const std::filesystem::path& dir);
+// as its CaseClass code; `only`, where not empty, names the columns read; throws std::runtime_error
+// where the folder has neither
+NamedColumns read_sweep_cases(const std::filesystem::path& dir, const std::vector<std::string>& only = {});
 
 // the columns basins need from a finished sweep folder (results.h5 where there is one, else
 // cases.csv), its basins into basins.csv and attractors.csv there, and "basins" into `summary`;

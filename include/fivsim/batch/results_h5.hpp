@@ -61,13 +61,14 @@ void set_results_h5_summary(const std::filesystem::path& file, const nlohmann::j
 std::string h5_column_name(const std::string& column);
 
 // reads a table of a results.h5 back: its schema (names as in the CSV) and rows [first, first +
-// count) of every column as doubles (codes as their numbers); count < 0 reads to the end
+// count) of every column as doubles (codes as their numbers); count < 0 reads to the end; `only`,
+// where not empty, names the columns to read (the others are left out, the missing ones ignored)
 struct H5TableData {
   TableSchema schema;
   ColumnBlock rows;
 };
 H5TableData read_results_h5(const std::filesystem::path& file, const std::string& group, long first = 0,
-                            long count = -1);
+                            long count = -1, const std::vector<std::string>& only = {});
 // the number of rows of a table (0 when the file has no such group)
 long results_h5_rows(const std::filesystem::path& file, const std::string& group);
 bool results_h5_has_table(const std::filesystem::path& file, const std::string& group);
