@@ -1,7 +1,8 @@
 // src/batch/results_h5.cpp — results.h5 from a sweep's spill files, and read back
 // (batch/results_h5.hpp). Chunks are shuffled and deflated here, on all threads, and written whole
-// (H5Dwrite_chunk): the bytes are what HDF5's own shuffle and deflate filters would write, so any
-// reader decodes them with the filters the datasets declare.
+// (H5Dwrite_chunk): the bytes are a shuffle and a zlib stream as HDF5's own filters write them (its
+// nearly random byte planes in stored blocks), so any reader decodes them with the filters the
+// datasets declare.
 #include "fivsim/batch/results_h5.hpp"
 
 #include <hdf5.h>
@@ -152,6 +153,27 @@ ColumnType column_type(ColumnKind kind, int n_contacts) {
   return c;
 }
 
+// whether a byte plane's order-0 entropy is above 7.5 bits a byte: deflated, it would keep more
+// than 15/16 of its size
+bool nearly_random(const unsigned char* plane, hsize_t n) {
+  // four histograms, so that equal neighbouring bytes do not wait on each other's count
+  std::uint32_t count[4][256] = {};
+  hsize_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    ++count[0][plane[i]];
+    ++count[1][plane[i + 1]];
+    ++count[2][plane[i + 2]];
+    ++count[3][plane[i + 3]];
+  }
+  for (; i < n; ++i) ++count[0][plane[i]];
+  double bits = 0.0;
+  for (int v = 0; v < 256; ++v) {
+    const std::uint32_t c = count[0][v] + count[1][v] + count[2][v] + count[3][v];
+    if (c > 0) bits -= static_cast<double>(c) * std::log2(static_cast<double>(c) / static_cast<double>(n));
+  }
+  return bits > 7.5 * static_cast<double>(n);
+}
+
 // `count` values as the column's bytes (zero past them up to the chunk's size), shuffled as
 // HDF5's shuffle filter orders them, deflated as its deflate filter does, into `out`. The scratch
 // is the thread's own, kept from chunk to chunk
@@ -181,9 +203,11 @@ void chunk_bytes(const double* values, hsize_t count, ColumnKind kind, std::size
   } else {
     for (hsize_t i = 0; i < count; ++i) raw[i] = static_cast<unsigned char>(static_cast<std::int8_t>(values[i]));
   }
-  const std::vector<unsigned char>* in = &raw;
-  // run-length matches only (Z_RLE): twice as fast as level 1's searches and as small on shuffled
-  // numbers, whose redundancy is runs of equal bytes; any inflater reads it
+  // one zlib stream over the byte planes (the shuffled chunk), each plane deflated with run-length
+  // matches (Z_RLE: twice as fast as level 1's searches and as small on shuffled numbers, whose
+  // redundancy is runs of equal bytes), or stored where its bytes are nearly random (the low
+  // mantissa bytes of measured values: deflate would take most of the time to win a few
+  // percent). Any inflater reads the mixed blocks
   struct Stream {
     z_stream z{};
     Stream() {
@@ -195,12 +219,25 @@ void chunk_bytes(const double* values, hsize_t count, ColumnKind kind, std::size
   thread_local Stream stream;
   z_stream& z = stream.z;
   deflateReset(&z);
-  out.resize(deflateBound(&z, static_cast<uLong>(in->size())));
-  z.next_in = const_cast<Bytef*>(in->data());
-  z.avail_in = static_cast<uInt>(in->size());
+  deflateParams(&z, kDeflateLevel, Z_RLE);
+  // stored blocks add 5 bytes a 64 KiB, a switch of level a block end
+  out.resize(deflateBound(&z, static_cast<uLong>(raw.size())) + 64 * size + 1024);
   z.next_out = out.data();
   z.avail_out = static_cast<uInt>(out.size());
-  if (deflate(&z, Z_FINISH) != Z_STREAM_END) throw std::runtime_error("results.h5: deflate failed");
+  int level = kDeflateLevel;
+  for (std::size_t b = 0; b < size; ++b) {
+    const unsigned char* plane = raw.data() + b * kChunkRows;
+    const int wanted = nearly_random(plane, kChunkRows) ? 0 : kDeflateLevel;
+    if (wanted != level) {
+      if (deflateParams(&z, wanted, Z_RLE) != Z_OK) throw std::runtime_error("results.h5: deflate failed");
+      level = wanted;
+    }
+    z.next_in = const_cast<Bytef*>(plane);
+    z.avail_in = static_cast<uInt>(kChunkRows);
+    const int flush = b + 1 == size ? Z_FINISH : Z_NO_FLUSH;
+    if (deflate(&z, flush) != (flush == Z_FINISH ? Z_STREAM_END : Z_OK) || z.avail_in != 0)
+      throw std::runtime_error("results.h5: deflate failed");
+  }
   out.resize(out.size() - z.avail_out);
 }
 
