@@ -5,16 +5,22 @@
 // datasets declare.
 #include "fivsim/batch/results_h5.hpp"
 
+#include <fcntl.h>
 #include <hdf5.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <condition_variable>
+#include <exception>
 #include <fstream>
 #include <memory>
+#include <mutex>
 #include <stdexcept>
+#include <thread>
 #include <utility>
 
 namespace fivsim::batch {
@@ -154,24 +160,29 @@ ColumnType column_type(ColumnKind kind, int n_contacts) {
 }
 
 // whether a byte plane's order-0 entropy is above 7.5 bits a byte: deflated, it would keep more
-// than 15/16 of its size
+// than 15/16 of its size. Estimated from every fourth byte (16384 of a chunk's plane: the estimate
+// of 8 bits is then low by about 0.01)
 bool nearly_random(const unsigned char* plane, hsize_t n) {
-  // four histograms, so that equal neighbouring bytes do not wait on each other's count
+  // four histograms, so that equal bytes in a row do not wait on each other's count
   std::uint32_t count[4][256] = {};
   hsize_t i = 0;
-  for (; i + 4 <= n; i += 4) {
+  for (; i + 16 <= n; i += 16) {
     ++count[0][plane[i]];
-    ++count[1][plane[i + 1]];
-    ++count[2][plane[i + 2]];
-    ++count[3][plane[i + 3]];
+    ++count[1][plane[i + 4]];
+    ++count[2][plane[i + 8]];
+    ++count[3][plane[i + 12]];
   }
-  for (; i < n; ++i) ++count[0][plane[i]];
+  double sampled = static_cast<double>(i / 4);
+  for (; i < n; i += 4) {
+    ++count[0][plane[i]];
+    sampled += 1.0;
+  }
   double bits = 0.0;
   for (int v = 0; v < 256; ++v) {
     const std::uint32_t c = count[0][v] + count[1][v] + count[2][v] + count[3][v];
-    if (c > 0) bits -= static_cast<double>(c) * std::log2(static_cast<double>(c) / static_cast<double>(n));
+    if (c > 0) bits -= static_cast<double>(c) * std::log2(static_cast<double>(c) / sampled);
   }
-  return bits > 7.5 * static_cast<double>(n);
+  return bits > 7.5 * sampled;
 }
 
 // `count` values as the column's bytes (zero past them up to the chunk's size), shuffled as
@@ -241,117 +252,120 @@ void chunk_bytes(const double* values, hsize_t count, ColumnKind kind, std::size
   out.resize(out.size() - z.avail_out);
 }
 
-// the blocks of a spill file, one at a time
-class SpillReader {
+// a table of results.h5 as its rows come: the group and its datasets (of no rows at first), then
+// the rows gathered into chunks of kChunkRows, each chunk's columns packed on all threads and
+// written whole; close() writes the last, partial chunk and sets the table's length
+class TablePacker {
  public:
-  explicit SpillReader(const fs::path& file) : in_(file, std::ios::binary), file_(file) {
-    if (!in_) fail("cannot read its spill", file);
+  TablePacker(hid_t root, const H5Table& t) : t_(t), nc_(t.schema.size()) {
+    // no modification times in the objects: the same sweep gives the same bytes
+    Handle gcpl(H5Pcreate(H5P_GROUP_CREATE), H5Pclose);
+    H5Pset_obj_track_times(gcpl, 0);
+    Handle group(H5Gcreate2(root, t.group.c_str(), H5P_DEFAULT, gcpl, H5P_DEFAULT), H5Gclose);
+    for (const auto& n : t.schema.names) names_.push_back(h5_column_name(n));
+    write_strings_attribute(group, "columns", names_);
+    const hsize_t none = 0, chunk = kChunkRows, unlimited = H5S_UNLIMITED;
+    Handle space(H5Screate_simple(1, &none, &unlimited), H5Sclose);
+    for (int c = 0; c < nc_; ++c) {
+      const std::size_t cc = static_cast<std::size_t>(c);
+      types_.push_back(column_type(t.schema.kinds[cc], t.n_contacts));
+      Handle dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+      H5Pset_chunk(dcpl, 1, &chunk);
+      H5Pset_obj_track_times(dcpl, 0);
+      if (types_.back().size > 1) H5Pset_shuffle(dcpl);
+      H5Pset_deflate(dcpl, kDeflateLevel);
+      sets_.emplace_back(H5Dcreate2(group, names_[cc].c_str(), types_.back().type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT),
+                         H5Dclose);
+      if (sets_.back().id < 0) fail("cannot create dataset " + names_[cc], t.spill);
+      if (names_[cc] != t.schema.names[cc]) write_string_attribute(sets_.back(), "pointer", t.schema.names[cc]);
+    }
+    buffer_.resize(static_cast<std::size_t>(kChunkRows) * static_cast<std::size_t>(nc_));
+    packed_.resize(static_cast<std::size_t>(nc_));
+    class_col_ = t.schema.column("class");
+    period_col_ = t.schema.column("period_n");
   }
-  // the next block (false at the end)
-  bool next(long& rows, long& columns, std::vector<double>& values) {
-    std::int64_t head[2];
-    if (!in_.read(reinterpret_cast<char*>(head), sizeof head)) return false;
-    rows = head[0];
-    columns = head[1];
-    values.resize(static_cast<std::size_t>(rows * columns));
-    if (!in_.read(reinterpret_cast<char*>(values.data()), static_cast<std::streamsize>(values.size() * sizeof(double))))
-      fail("a spill block is cut short", file_);
-    return true;
+
+  // a spill block: `rows` rows of `columns` columns, column after column
+  void add(long rows, long columns, const double* values) {
+    if (columns != nc_)
+      fail("a spill block has " + std::to_string(columns) + " columns, not " + std::to_string(nc_), t_.spill);
+    for (long at = 0; at < rows;) {
+      const long take = std::min<long>(rows - at, static_cast<long>(kChunkRows - filled_));
+      for (int c = 0; c < nc_; ++c)
+        std::memcpy(column(c) + filled_, values + static_cast<std::size_t>(c) * static_cast<std::size_t>(rows) + at,
+                    static_cast<std::size_t>(take) * sizeof(double));
+      // the class written as its word ("periodic-2"), from the class and the row's period_n
+      if (class_col_ >= 0 && period_col_ >= 0)
+        for (hsize_t i = filled_; i < filled_ + static_cast<hsize_t>(take); ++i)
+          column(class_col_)[i] = class_word_code(column(class_col_)[i], column(period_col_)[i]);
+      filled_ += static_cast<hsize_t>(take);
+      at += take;
+      if (filled_ == kChunkRows) flush();
+    }
   }
-  // the next block's size alone, its values passed over (false at the end)
-  bool skip(long& rows, long& columns) {
-    std::int64_t head[2];
-    if (!in_.read(reinterpret_cast<char*>(head), sizeof head)) return false;
-    rows = head[0];
-    columns = head[1];
-    if (!in_.seekg(static_cast<std::streamoff>(rows * columns * static_cast<long>(sizeof(double))), std::ios::cur))
-      fail("a spill block is cut short", file_);
-    return true;
+
+  void close() {
+    flush();
+    for (int c = 0; c < nc_; ++c)
+      if (H5Dset_extent(sets_[static_cast<std::size_t>(c)], &rows_) < 0)
+        fail("cannot size " + names_[static_cast<std::size_t>(c)], t_.spill);
   }
 
  private:
-  std::ifstream in_;
-  fs::path file_;
+  double* column(int c) { return buffer_.data() + static_cast<std::size_t>(c) * kChunkRows; }
+
+  void flush() {
+    if (filled_ == 0) return;
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int c = 0; c < nc_; ++c)
+      chunk_bytes(column(c), filled_, t_.schema.kinds[static_cast<std::size_t>(c)],
+                  types_[static_cast<std::size_t>(c)].size, packed_[static_cast<std::size_t>(c)]);
+    const hsize_t offset = chunk_index_ * kChunkRows, end = offset + kChunkRows;
+    for (int c = 0; c < nc_; ++c) {
+      const std::size_t cc = static_cast<std::size_t>(c);
+      if (H5Dset_extent(sets_[cc], &end) < 0 ||
+          H5Dwrite_chunk(sets_[cc], H5P_DEFAULT, 0, &offset, packed_[cc].size(), packed_[cc].data()) < 0)
+        fail("cannot write a chunk of " + names_[cc], t_.spill);
+    }
+    ++chunk_index_;
+    rows_ += filled_;
+    filled_ = 0;
+  }
+
+  const H5Table& t_;
+  int nc_;
+  std::vector<std::string> names_;
+  std::vector<ColumnType> types_;
+  std::vector<Handle> sets_;
+  std::vector<double> buffer_;
+  std::vector<std::vector<unsigned char>> packed_;
+  int class_col_ = -1, period_col_ = -1;
+  hsize_t filled_ = 0, chunk_index_ = 0, rows_ = 0;
 };
 
-void write_table(hid_t root, const H5Table& t) {
-  long total = 0, rows = 0, columns = 0;
-  std::vector<double> values;
-  {
-    SpillReader r(t.spill);
-    while (r.skip(rows, columns)) total += rows;
+// a spill file open for reading
+struct SpillFile {
+  int fd = -1;
+  explicit SpillFile(int f) : fd(f) {}
+  SpillFile(SpillFile&& o) noexcept : fd(std::exchange(o.fd, -1)) {}
+  SpillFile(const SpillFile&) = delete;
+  SpillFile& operator=(const SpillFile&) = delete;
+  SpillFile& operator=(SpillFile&&) = delete;
+  ~SpillFile() {
+    if (fd >= 0) ::close(fd);
   }
-  const int nc = t.schema.size();
-  // no modification times in the objects: the same sweep gives the same bytes
-  Handle gcpl(H5Pcreate(H5P_GROUP_CREATE), H5Pclose);
-  H5Pset_obj_track_times(gcpl, 0);
-  Handle group(H5Gcreate2(root, t.group.c_str(), H5P_DEFAULT, gcpl, H5P_DEFAULT), H5Gclose);
-  std::vector<std::string> names;
-  for (const auto& n : t.schema.names) names.push_back(h5_column_name(n));
-  write_strings_attribute(group, "columns", names);
-  const hsize_t dims = static_cast<hsize_t>(total), chunk = kChunkRows, unlimited = H5S_UNLIMITED;
-  Handle space(H5Screate_simple(1, &dims, &unlimited), H5Sclose);
-  std::vector<Handle> sets;
-  std::vector<ColumnType> types;
-  for (int c = 0; c < nc; ++c) {
-    types.push_back(column_type(t.schema.kinds[static_cast<std::size_t>(c)], t.n_contacts));
-    Handle dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
-    H5Pset_chunk(dcpl, 1, &chunk);
-    H5Pset_obj_track_times(dcpl, 0);
-    if (types.back().size > 1) H5Pset_shuffle(dcpl);
-    H5Pset_deflate(dcpl, kDeflateLevel);
-    sets.emplace_back(H5Dcreate2(group, names[static_cast<std::size_t>(c)].c_str(), types.back().type, space,
-                                 H5P_DEFAULT, dcpl, H5P_DEFAULT),
-                      H5Dclose);
-    if (sets.back().id < 0) fail("cannot create dataset " + names[static_cast<std::size_t>(c)], t.spill);
-    if (names[static_cast<std::size_t>(c)] != t.schema.names[static_cast<std::size_t>(c)])
-      write_string_attribute(sets.back(), "pointer", t.schema.names[static_cast<std::size_t>(c)]);
+};
+
+// `size` bytes of a file from `offset` (the spill's blocks, read where they were written)
+void read_at(int fd, long offset, void* into, std::size_t size, const fs::path& file) {
+  auto* p = static_cast<char*>(into);
+  while (size > 0) {
+    const ssize_t got = ::pread(fd, p, size, static_cast<off_t>(offset));
+    if (got <= 0) fail("a spill block is cut short", file);
+    p += got;
+    offset += got;
+    size -= static_cast<std::size_t>(got);
   }
-  // the rows gathered a chunk at a time, column by column
-  std::vector<double> buffer(static_cast<std::size_t>(kChunkRows) * static_cast<std::size_t>(nc));
-  hsize_t filled = 0, chunk_index = 0;
-  std::vector<std::vector<unsigned char>> packed(static_cast<std::size_t>(nc));
-  const auto flush = [&] {
-    if (filled == 0) return;
-#pragma omp parallel for schedule(dynamic, 1)
-    for (int c = 0; c < nc; ++c)
-      chunk_bytes(buffer.data() + static_cast<std::size_t>(c) * kChunkRows, filled,
-                  t.schema.kinds[static_cast<std::size_t>(c)], types[static_cast<std::size_t>(c)].size,
-                  packed[static_cast<std::size_t>(c)]);
-    const hsize_t offset = chunk_index * kChunkRows;
-    for (int c = 0; c < nc; ++c) {
-      const auto& bytes = packed[static_cast<std::size_t>(c)];
-      if (H5Dwrite_chunk(sets[static_cast<std::size_t>(c)], H5P_DEFAULT, 0, &offset, bytes.size(), bytes.data()) < 0)
-        fail("cannot write a chunk of " + names[static_cast<std::size_t>(c)], t.spill);
-    }
-    ++chunk_index;
-    filled = 0;
-  };
-  // the class written as its word ("periodic-2"), from the class and the row's period_n
-  const int class_col = t.schema.column("class"), period_col = t.schema.column("period_n");
-  SpillReader r(t.spill);
-  while (r.next(rows, columns, values)) {
-    if (columns != nc)
-      fail("a spill block has " + std::to_string(columns) + " columns, not " + std::to_string(nc), t.spill);
-    for (long at = 0; at < rows;) {
-      const long take = std::min<long>(rows - at, static_cast<long>(kChunkRows - filled));
-      for (int c = 0; c < nc; ++c)
-        std::memcpy(buffer.data() + static_cast<std::size_t>(c) * kChunkRows + filled,
-                    values.data() + static_cast<std::size_t>(c) * static_cast<std::size_t>(rows) + at,
-                    static_cast<std::size_t>(take) * sizeof(double));
-      if (class_col >= 0 && period_col >= 0)
-        for (long i = 0; i < take; ++i) {
-          double& klass =
-              buffer[static_cast<std::size_t>(class_col) * kChunkRows + filled + static_cast<std::size_t>(i)];
-          klass = class_word_code(
-              klass, buffer[static_cast<std::size_t>(period_col) * kChunkRows + filled + static_cast<std::size_t>(i)]);
-        }
-      filled += static_cast<hsize_t>(take);
-      at += take;
-      if (filled == kChunkRows) flush();
-    }
-  }
-  flush();
 }
 
 }  // namespace
@@ -371,14 +385,111 @@ std::string h5_column_name(const std::string& column) {
   return name;
 }
 
-void write_results_h5(const fs::path& file, const std::vector<H5Table>& tables, const json& summary) {
-  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-  Handle f(H5Fcreate(file.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
-  if (f.id < 0) fail("cannot create the file", file);
-  write_string_attribute(f, "format", kResultsH5Format);
-  write_string_attribute(f, "summary", summary.dump());
-  for (const H5Table& t : tables) write_table(f, t);
-  if (H5Fflush(f, H5F_SCOPE_GLOBAL) < 0) fail("cannot write the file", file);
+struct ResultsH5Writer::State {
+  fs::path file;
+  std::vector<H5Table> tables;
+  std::vector<long> announced, packed;
+  std::mutex m;
+  std::condition_variable more;
+  bool finishing = false, stopping = false;
+  std::exception_ptr error;
+  std::thread thread;
+
+  // packs every table's blocks up to what was announced, until finish() or a stop; HDF5 is called
+  // on this thread alone
+  void run() {
+    try {
+      H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+      Handle f(H5Fcreate(file.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
+      if (f.id < 0) fail("cannot create the file", file);
+      write_string_attribute(f, "format", kResultsH5Format);
+      write_string_attribute(f, "summary", json::object().dump());
+      std::vector<std::unique_ptr<TablePacker>> packers;
+      std::vector<SpillFile> spills;
+      for (const H5Table& t : tables) {
+        packers.push_back(std::make_unique<TablePacker>(f, t));
+        spills.emplace_back(::open(t.spill.c_str(), O_RDONLY | O_CLOEXEC));
+        if (spills.back().fd < 0) fail("cannot read its spill", t.spill);
+      }
+      std::vector<double> values;
+      for (;;) {
+        std::vector<long> ends;
+        bool last = false;
+        {
+          std::unique_lock<std::mutex> lock(m);
+          more.wait(lock, [&] { return stopping || finishing || announced != packed; });
+          if (stopping) return;
+          ends = announced;
+          last = finishing;
+        }
+        for (std::size_t k = 0; k < tables.size(); ++k) {
+          long at = packed[k];
+          while (at < ends[k]) {
+            SpillHead head{};
+            read_at(spills[k].fd, at, head.words, sizeof head.words, tables[k].spill);
+            values.resize(static_cast<std::size_t>(head.words[0] * head.words[1]));
+            read_at(spills[k].fd, at + static_cast<long>(sizeof head.words), values.data(),
+                    values.size() * sizeof(double), tables[k].spill);
+            packers[k]->add(head.words[0], head.words[1], values.data());
+            at += static_cast<long>(sizeof head.words + values.size() * sizeof(double));
+          }
+          std::lock_guard<std::mutex> lock(m);
+          packed[k] = at;
+        }
+        if (last) break;
+      }
+      for (auto& p : packers) p->close();
+      packers.clear();
+      if (H5Fflush(f, H5F_SCOPE_GLOBAL) < 0) fail("cannot write the file", file);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(m);
+      error = std::current_exception();
+    }
+  }
+};
+
+ResultsH5Writer::ResultsH5Writer(fs::path file, std::vector<H5Table> tables) : s_(std::make_unique<State>()) {
+  s_->file = std::move(file);
+  s_->tables = std::move(tables);
+  s_->announced.assign(s_->tables.size(), 0);
+  s_->packed.assign(s_->tables.size(), 0);
+  s_->thread = std::thread([state = s_.get()] { state->run(); });
+}
+
+ResultsH5Writer::~ResultsH5Writer() {
+  if (!s_->thread.joinable()) return;
+  {
+    std::lock_guard<std::mutex> lock(s_->m);
+    s_->stopping = true;
+  }
+  s_->more.notify_one();
+  s_->thread.join();
+}
+
+void ResultsH5Writer::complete_to(const std::vector<long>& ends) {
+  {
+    std::lock_guard<std::mutex> lock(s_->m);
+    s_->announced = ends;
+  }
+  s_->more.notify_one();
+}
+
+void ResultsH5Writer::finish() {
+  {
+    std::lock_guard<std::mutex> lock(s_->m);
+    s_->finishing = true;
+  }
+  s_->more.notify_one();
+  s_->thread.join();
+  if (s_->error) std::rethrow_exception(s_->error);
+}
+
+void write_results_h5(const fs::path& file, const std::vector<H5Table>& tables) {
+  std::vector<long> ends;
+  for (const H5Table& t : tables) ends.push_back(static_cast<long>(fs::file_size(t.spill)));
+  ResultsH5Writer w(file, tables);
+  w.complete_to(ends);
+  w.finish();
 }
 
 void set_results_h5_summary(const fs::path& file, const json& summary) {
@@ -432,7 +543,8 @@ void join_results_h5(const std::vector<fs::path>& parts, const fs::path& file, c
     if (!spill) fail("cannot write a spill", t.spill);
     tables.push_back(std::move(t));
   }
-  write_results_h5(file, tables, summary);
+  write_results_h5(file, tables);
+  set_results_h5_summary(file, summary);
   for (const H5Table& t : tables) fs::remove(t.spill);
 }
 

@@ -475,6 +475,13 @@ class SweepFiles {
       for (const auto& [name, file] : files_) ends[name] = file->end();
       journal.set_headers(ends);
     }
+    // results.h5 packed as the spills grow (a resumed sweep's from what the journal kept)
+    if (h5_) {
+      h5_tables_ = {{"cases", cases_schema_, dir_ / "cases.bin", n_contacts_}};
+      if (with_points_) h5_tables_.push_back({"points", points_schema_, dir_ / "points.bin", n_contacts_});
+      h5_writer_.emplace(dir_ / "results.h5", h5_tables_);
+      announce_spills();
+    }
   }
 
   // a chunk's rows, written and synced: the marks the journal records
@@ -502,18 +509,18 @@ class SweepFiles {
       };
       spill("cases.bin", o.cases, cases_schema_.size());
       if (with_points_) spill("points.bin", o.points, points_schema_.size());
+      announce_spills();
     }
     return marks;
   }
 
-  // results.h5 from the spills, which then go
+  // results.h5 finished from the spills, which then go
   void finish() {
     files_.clear();
     if (!h5_) return;
-    std::vector<H5Table> tables{{"cases", cases_schema_, dir_ / "cases.bin", n_contacts_}};
-    if (with_points_) tables.push_back({"points", points_schema_, dir_ / "points.bin", n_contacts_});
-    write_results_h5(dir_ / "results.h5", tables, json::object());
-    for (const H5Table& t : tables) fs::remove(t.spill);
+    h5_writer_->finish();
+    h5_writer_.reset();
+    for (const H5Table& t : h5_tables_) fs::remove(t.spill);
   }
   // the summary, in results.h5 too; then the checksums of the finished files join it in
   // summary.json ("checksums", what `fivsim merge` verifies a shard by)
@@ -540,6 +547,15 @@ class SweepFiles {
   bool with_points_, csv_, h5_;
   int n_contacts_;
   std::map<std::string, std::unique_ptr<AppendFile>> files_;
+  std::vector<H5Table> h5_tables_;
+  std::optional<ResultsH5Writer> h5_writer_;
+
+  // the spills' whole blocks so far, to results.h5's writer
+  void announce_spills() {
+    std::vector<long> ends;
+    for (const H5Table& t : h5_tables_) ends.push_back(files_.at(t.spill.filename().string())->end());
+    h5_writer_->complete_to(ends);
+  }
 };
 
 // every rank but 0: runs the ranges rank 0 hands out; a failure goes to rank 0, which reports it

@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -50,9 +51,30 @@ struct H5Table {
   int n_contacts = 0;  // for the names of point kinds
 };
 
-// writes `file` (replacing it) from the tables' spills, summary as the root's attribute
-void write_results_h5(const std::filesystem::path& file, const std::vector<H5Table>& tables,
-                      const nlohmann::json& summary);
+// results.h5 written beside a running sweep: a thread of its own packs each table's spill as far
+// as the sweep says it is complete, so that compressing the rows overlaps the stepping; finish()
+// packs the rest and closes the file, whose root's summary attribute is "{}" until
+// set_results_h5_summary. Between construction and finish() nothing else may call HDF5 (its
+// serial build holds no locks); the destructor of an unfinished writer stops its thread and leaves
+// the file unfinished
+class ResultsH5Writer {
+ public:
+  ResultsH5Writer(std::filesystem::path file, std::vector<H5Table> tables);
+  ~ResultsH5Writer();
+  ResultsH5Writer(const ResultsH5Writer&) = delete;
+  ResultsH5Writer& operator=(const ResultsH5Writer&) = delete;
+  // each table's spill (in the tables' order) holds whole blocks up to these byte offsets
+  void complete_to(const std::vector<long>& ends);
+  // waits for the thread to pack everything announced; rethrows what stopped it
+  void finish();
+
+ private:
+  struct State;
+  std::unique_ptr<State> s_;
+};
+
+// writes `file` (replacing it) from the tables' whole spills, as ResultsH5Writer does
+void write_results_h5(const std::filesystem::path& file, const std::vector<H5Table>& tables);
 // sets (or replaces) the root's summary attribute of a written file: a sweep's summary knows its
 // wall time only once the file is written
 void set_results_h5_summary(const std::filesystem::path& file, const nlohmann::json& summary);
