@@ -8,13 +8,15 @@ shots of all their corrector iterations one batch over those threads ("at_once":
 Prints each run's branches, points, shots and batches, wall time (the best of --repeat runs),
 branches and points per second,
 the ratios, and whether all wrote the same branches.csv (the branches do not depend on how the
-shots are batched).
+shots are batched). --cuda adds both ways with the shots on the GPU and the device's branches
+against the CPU's (its exp may differ in the last bit: the largest relative difference).
 
 usage: scripts/bench/bench_continuation.py --fivsim build/fivsim [--threads 2] [--loads 120]
                                            [--range 5,29] [--shooting single] [--repeat 1]
                                            [--cuda] [--json FILE]
 """
 import argparse
+import csv
 import filecmp
 import json
 import os
@@ -31,6 +33,18 @@ def run(cmd):
     subprocess.run(cmd, check=True)
 
 
+def read_numbers(path):
+    """branches.csv's rows as numbers (a cell that is not one, such as "stable", as 0 or 1)"""
+    with open(path) as f:
+        rows = list(csv.reader(f))[1:]
+    def number(cell):
+        try:
+            return float(cell)
+        except ValueError:
+            return float(cell in ("true", "stable", "yes"))
+    return [[number(c) for c in r] for r in rows]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--fivsim", required=True)
@@ -40,8 +54,7 @@ def main():
     ap.add_argument("--range", default="5,29", help="the loads swept and continued over (default 5,29)")
     ap.add_argument("--shooting", default="single", choices=["single", "multiple"])
     ap.add_argument("--cuda", action="store_true",
-                    help="also all at once with the shots on the GPU (--device cuda; one branch at a time there "
-                         "would launch a handful of shots a batch)")
+                    help="also with the shots on the GPU (--device cuda), one branch at a time and all at once")
     ap.add_argument("--repeat", type=int, default=1, help="runs of each kind, the best wall time kept (default 1)")
     ap.add_argument("--json", default=None, help="write the figures here too")
     a = ap.parse_args()
@@ -50,6 +63,7 @@ def main():
              ("alone", a.threads, 1, "cpu", "one at a time, %d threads" % a.threads),
              ("batched", a.threads, 0, "cpu", "all at once, %d threads" % a.threads)]
     if a.cuda:
+        kinds.append(("gpu_alone", a.threads, 1, "cuda", "one at a time, cuda"))
         kinds.append(("gpu_batched", a.threads, 0, "cuda", "all at once, cuda"))
     with tempfile.TemporaryDirectory() as tmp:
         sweep = os.path.join(tmp, "sweep")
@@ -76,6 +90,14 @@ def main():
         same = all(filecmp.cmp(os.path.join(runs["serial"]["out"], "branches.csv"),
                                os.path.join(r["out"], "branches.csv"), shallow=False)
                    for r in runs.values() if r["device"] == "cpu")
+        # the device's branches against the CPU's: the same points, their numbers within rounding
+        device_diff = None
+        if a.cuda:
+            cpu_rows = read_numbers(os.path.join(runs["serial"]["out"], "branches.csv"))
+            gpu_rows = read_numbers(os.path.join(runs["gpu_batched"]["out"], "branches.csv"))
+            if len(cpu_rows) == len(gpu_rows):
+                device_diff = max((abs(x - y) / max(1.0, abs(x)) for r, q in zip(cpu_rows, gpu_rows)
+                                   for x, y in zip(r, q)), default=0.0)
     print("\n%d loads in [%g, %g] N; branches from %d families of stable orbits, %s shooting"
           % (a.loads, lo, hi, runs["serial"]["families"], a.shooting))
     print("%-26s %8s %7s %8s %8s %8s %11s %9s" % ("run", "branches", "points", "shots", "batches", "wall s",
@@ -89,13 +111,17 @@ def main():
     print("one at a time, %d threads / 1 thread: %.2fx; all at once / one at a time (%d threads): %.2fx; "
           "branches.csv identical on the CPU: %s" % (a.threads, alone, a.threads, batched, "yes" if same else "NO"))
     if a.cuda:
-        print("all at once, cuda / all at once, %d threads: %.2fx"
-              % (a.threads, runs["batched"]["wall_s"] / runs["gpu_batched"]["wall_s"]))
+        print("all at once / one at a time (cuda): %.2fx; all at once, cuda / all at once, %d threads: %.2fx; "
+              "the device's branches.csv against the CPU's: %s"
+              % (runs["gpu_alone"]["wall_s"] / runs["gpu_batched"]["wall_s"], a.threads,
+                 runs["batched"]["wall_s"] / runs["gpu_batched"]["wall_s"],
+                 "other points" if device_diff is None else "largest relative difference %.1e" % device_diff))
     if a.json:
         with open(a.json, "w") as f:
             json.dump({"loads": a.loads, "range": [lo, hi], "shooting": a.shooting,
                        "runs": {k: {x: v for x, v in r.items() if x != "out"} for k, r in runs.items()},
-                       "threads_ratio": alone, "batched_ratio": batched, "identical": same}, f, indent=1)
+                       "threads_ratio": alone, "batched_ratio": batched, "identical": same,
+                       "device_difference": device_diff}, f, indent=1)
     return 0 if same else 1
 
 

@@ -26,13 +26,14 @@
 #   switching the event-driven sweep against Moreau on the device (bench_switching.py)
 #   pinn      the lockstep PINN sweep against the CPU backend (bench_pinn_sweep.py)
 #   mlp       the batched networks against PyTorch, double and float (bench_pinn_gpu.py)
-#   continuation  branches of a sweep's starts, their corrector's shots batched: on CPU threads one
-#             branch at a time and all at once, and all at once on the GPU (bench_continuation.py --cuda)
+#   continuation  branches of a sweep's starts, their corrector's shots batched: one branch at a time
+#             and all at once, on CPU threads and on the GPU (bench_continuation.py --cuda)
 # Prints one PASS/FAIL/SKIP line per check and exits 1 if any failed.
 #
 # usage: scripts/tools/gpu_checks.sh [--dry] [STAGE...]   (default: every stage but build)
 #   STAGE_SECONDS (480) caps every stage, STAGE_SECONDS_<stage> one of them, COMMAND_SECONDS (570)
-#   the whole command; SIZE_pinn and SIZE_switching replace those benchmarks' sizes, for a short lease
+#   the whole command; SIZE_pinn and SIZE_switching replace those benchmarks' sizes, for a short lease;
+#   PRECISIONS_mlp ("double float") the networks' precisions
 #   --dry   the whole driver on the CPU (--device cpu, small sizes), so that CI keeps it from
 #           rotting (ctest GpuChecks.DryRun); what needs a GPU or a peer this machine lacks (the
 #           memory holder, JAX, PyTorch, Nsight Compute, mpirun) is a SKIP line
@@ -355,7 +356,7 @@ PY
       if [[ $dry == 1 ]] && ! "$peer_python" -c "import torch" 2>/dev/null; then
         skip "batched networks against PyTorch" "no PyTorch here (--dry)"
       else
-        for precision in double float; do
+        for precision in ${PRECISIONS_mlp:-double float}; do
           bench "bench_pinn_gpu_$precision" "batched networks against PyTorch ($precision)" python3 \
             scripts/bench/bench_pinn_gpu.py --bench "$bench_mlp" --networks 10000 --precision "$precision" \
             --python "$peer_python" --json "$logs/bench_pinn_gpu_$precision.json"
