@@ -63,6 +63,16 @@ std::string block(const std::vector<std::vector<double>>& c, long first, long n)
 // the blocks of a sweep's chunks: sizes that cross the HDF5 chunks' edges
 const std::vector<long> kBlocks = {70000, 1, 49999, 30000};
 
+// the blocks as one spill file
+void write_spill(const fs::path& file, const std::vector<std::vector<double>>& c) {
+  std::ofstream spill(file, std::ios::binary);
+  long at = 0;
+  for (const long n : kBlocks) {
+    spill << block(c, at, n);
+    at += n;
+  }
+}
+
 std::string slurp_bytes(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
@@ -72,14 +82,7 @@ TEST(ResultsH5, NearlyRandomBytePlanesStoredBesideDeflatedOnesReadBackBitForBit)
   const fs::path dir = fresh_dir("fivsim_results_h5_planes");
   fs::create_directories(dir);
   const auto c = columns();
-  {
-    std::ofstream spill(dir / "cases.bin", std::ios::binary);
-    long at = 0;
-    for (const long n : kBlocks) {
-      spill << block(c, at, n);
-      at += n;
-    }
-  }
+  write_spill(dir / "cases.bin", c);
   fivsim::batch::write_results_h5(dir / "results.h5", {{"cases", schema(), dir / "cases.bin", 1}});
   // read through HDF5's own shuffle and deflate filters: the decoder is the library's, not ours
   const fivsim::batch::H5TableData back = fivsim::batch::read_results_h5(dir / "results.h5", "cases");
@@ -102,14 +105,7 @@ TEST(ResultsH5, AFilePackedAsItsSpillGrowsIsTheFilePackedFromTheWholeSpill) {
   fs::create_directories(dir);
   const auto c = columns();
   // all at once
-  {
-    std::ofstream spill(dir / "whole.bin", std::ios::binary);
-    long at = 0;
-    for (const long n : kBlocks) {
-      spill << block(c, at, n);
-      at += n;
-    }
-  }
+  write_spill(dir / "whole.bin", c);
   fivsim::batch::write_results_h5(dir / "whole.h5", {{"cases", schema(), dir / "whole.bin", 1}});
   // block by block, each announced once it is written, as a sweep's chunks come
   {
