@@ -274,8 +274,8 @@ class TablePacker {
       H5Pset_obj_track_times(dcpl, 0);
       if (types_.back().size > 1) H5Pset_shuffle(dcpl);
       H5Pset_deflate(dcpl, kDeflateLevel);
-      sets_.emplace_back(H5Dcreate2(group, names_[cc].c_str(), types_.back().type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT),
-                         H5Dclose);
+      sets_.emplace_back(
+          H5Dcreate2(group, names_[cc].c_str(), types_.back().type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT), H5Dclose);
       if (sets_.back().id < 0) fail("cannot create dataset " + names_[cc], t.spill);
       if (names_[cc] != t.schema.names[cc]) write_string_attribute(sets_.back(), "pointer", t.schema.names[cc]);
     }
