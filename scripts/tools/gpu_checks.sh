@@ -365,7 +365,7 @@ PY
       ;;
     continuation)
       # a sweep's starts over the demo's load range; the shots on the GPU too where there is one
-      size=${SIZE_continuation:-$([[ $dry == 1 ]] && echo "--loads 10 --range 7.4,8.3" || echo "--loads 24 --range 7,9 --cuda")}
+      size=${SIZE_continuation:-$([[ $dry == 1 ]] && echo "--loads 4 --range 7.8,8.0" || echo "--loads 24 --range 7,9 --cuda")}
       # shellcheck disable=SC2086
       bench bench_continuation "continuation's shots batched" python3 scripts/bench/bench_continuation.py \
         --fivsim "$fivsim" --threads "$(nproc)" $size --json "$logs/bench_continuation.json"
