@@ -1467,9 +1467,10 @@ ContinuationRun continue_scenario(const json& document, const Scenario& sc, cons
   }
   const SwitchingSettings set = sc.integrator.switching_settings();
   std::unique_ptr<OrbitShooter<D>> shooter_on;
-  if (b.orbit)
-    shooter_on = device == ShotDevice::cuda ? std::unique_ptr<OrbitShooter<D>>(new CudaOrbitShooter<D>())
-                                            : std::unique_ptr<OrbitShooter<D>>(new CpuOrbitShooter<D>(threads));
+  if (b.orbit && device == ShotDevice::cuda)
+    shooter_on = std::make_unique<CudaOrbitShooter<D>>();
+  else if (b.orbit)
+    shooter_on = std::make_unique<CpuOrbitShooter<D>>(threads);
   ShotCounts counts;
   const auto started = std::chrono::steady_clock::now();
   const double p0 = b.direction > 0 ? b.lo : b.hi;

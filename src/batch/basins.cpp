@@ -176,6 +176,17 @@ void write_text(const fs::path& file, const std::string& text) {
   if (!out) throw std::runtime_error(file.string() + ": cannot be written");
 }
 
+// the columns find_basins reads: the swept paths, class, period_n, period, case, and each q and
+// u's extremes or RMS values (whichever the sweep kept)
+std::vector<std::string> basin_columns(const std::vector<std::string>& swept_paths, int n_dof) {
+  std::vector<std::string> c = swept_paths;
+  c.insert(c.end(), {"class", "case", "period_n", "period"});
+  for (const char* series : {"q", "u"})
+    for (int i = 0; i < n_dof; ++i)
+      for (const char* kind : {"min_", "max_", "rms_"}) c.push_back(kind + (series + std::to_string(i)));
+  return c;
+}
+
 }  // namespace
 
 bool sweeps_initial_conditions(const std::vector<std::string>& swept_paths) {
@@ -429,14 +440,8 @@ std::vector<std::string> write_basins(const fs::path& dir, const std::vector<std
     summary["basins_skipped"] = basins_skipped_reason(group_paths);
     return {};
   }
-  // then the columns find_basins reads (the extremes or the RMS values, whichever were kept)
-  wanted.insert(wanted.end(), {"case", "period_n", "period"});
-  for (const std::string& p : swept_paths)
-    if (is_initial(p)) wanted.push_back(p);
-  for (const char* series : {"q", "u"})
-    for (int i = 0; i < n_dof; ++i)
-      for (const char* kind : {"min_", "max_", "rms_"}) wanted.push_back(kind + (series + std::to_string(i)));
-  const NamedColumns cols = read_sweep_cases(dir, wanted);
+  // then the columns find_basins reads
+  const NamedColumns cols = read_sweep_cases(dir, basin_columns(swept_paths, n_dof));
   const Basins b = find_basins(swept_paths, cols, n_dof);
   if (!set_basins_summary(b, summary)) return {};
   write_text(dir / "basins.csv", basins_csv(b));
