@@ -32,7 +32,8 @@
 #
 # usage: scripts/tools/gpu_checks.sh [--dry] [STAGE...]   (default: every stage but build)
 #   STAGE_SECONDS (480) caps every stage, STAGE_SECONDS_<stage> one of them, COMMAND_SECONDS (570)
-#   the whole command; SIZE_pinn and SIZE_switching replace those benchmarks' sizes, for a short lease;
+#   the whole command; SIZE_pinn, SIZE_switching, SIZE_host and SIZE_continuation replace those
+#   benchmarks' sizes (and SIZE_host its --repeat), for a short lease;
 #   PRECISIONS_mlp ("double float") the networks' precisions
 #   --dry   the whole driver on the CPU (--device cpu, small sizes), so that CI keeps it from
 #           rotting (ctest GpuChecks.DryRun); what needs a GPU or a peer this machine lacks (the
@@ -309,9 +310,10 @@ PY
       fi
       ;;
     host)
-      cases=$([[ $dry == 1 ]] && echo 20000 || echo 200000,1000000,10000000)
+      size=${SIZE_host:-$([[ $dry == 1 ]] && echo "--cases 20000" || echo "--cases 200000,1000000,10000000")}
+      # shellcheck disable=SC2086
       bench bench_sweep_host "host cost per case" python3 scripts/bench/bench_sweep_host.py --fivsim "$fivsim" \
-        --device "$dev" --cases "$cases" --json "$logs/bench_sweep_host.json"
+        --device "$dev" $size --json "$logs/bench_sweep_host.json"
       ;;
     backends)
       # every bundled sweep (with --dry the chain load sweep alone, on the CPU twice)
