@@ -290,6 +290,15 @@ bool cross_signature_change(ContinuationProblem& problem, Corrector& corr, const
   return true;
 }
 
+// a multiplier within 1e-3 of one: where a branch of orbits stalls there, its cause is smooth (the
+// augmented Jacobian singular with DP − I: a branch point, such as a doubled orbit's end on the
+// orbit it doubles), not a nonsmooth fold another orbit's branch meets
+bool has_unit_multiplier(const ContinuationPoint& pt) {
+  for (int i = 0; i < pt.eig.size(); ++i)
+    if (std::abs(pt.eig(i) - 1.0) < 1e-3) return true;
+  return false;
+}
+
 // Where the steps fail below ds_min at `last` (its tangent τ) and the problem has a signature: a branch that
 // ends at a nonsmooth fold, where it meets another orbit's (a stick phase of zero length: the
 // stick-slip cycle and the slip cycle that grazes). The other branch passes through the same point:
@@ -441,6 +450,7 @@ ContinuationBranch continue_branch(ContinuationProblem& problem, const VectorXd&
       VectorXd tau_at;
       Bifurcation bif;
       if (ds < set.ds_min && branch.points.back().signature != 0 && jumps < 8 &&
+          !(problem.multipliers() && has_unit_multiplier(branch.points.back())) &&
           jump_at_stall(problem, corr, set, tau, branch.points.back(), at, tau_at, bif)) {
         ++jumps;
         restart_from(at, tau_at, bif);

@@ -252,7 +252,7 @@ class EquilibriumProblem : public ContinuationProblem {
 // Jacobian [[DP − I, Aᵀ], [A, 0]] is the bordered system of the orbit's Newton; ν is zero on the
 // branch. The break-away section of a contact has two conditions (γ_c = 0, the stick margin = 0),
 // and the modes just after the break-away stay those of the first orbit: a return in other modes
-// is another branch, and the step is refused. A velocity section {u_d = c} has one, and the
+// is another branch, and the step is refused. A velocity section {u_d = c} has one. On either the
 // orbit's events may change along the branch (a stick phase that appears at a grazing point: the
 // signature, the events a period, changes). F_p by central differences; the multipliers are DP's
 // on the section.
@@ -300,7 +300,6 @@ class OrbitProblem : public ContinuationProblem {
       const long events = static_cast<long>(run.slots.size()) - (nc_ == 1 ? 1 : 0);
       return run.modes == segment_modes_ && run.slots == segment_slots_ ? events : -events;
     }
-    if (nc_ != 1) return 0;
     if (p == shot_p_ && z == shot_z_) return work_->events;
     VectorXd F(ny_ + nc_);
     return residual(z, p, F.data()) ? work_->events : 0;
@@ -457,8 +456,8 @@ class OrbitProblem : public ContinuationProblem {
       // central differences; one-sided where a side changes the orbit's events (near a grazing
       // point the map is smooth in p only on each side)
       const int events = work_->events;
-      has_up = has_up && (nc_ == 2 || up_events == events);
-      has_down = has_down && (nc_ == 2 || down_events == events);
+      has_up = has_up && up_events == events;
+      has_down = has_down && down_events == events;
       if (has_up && has_down)
         *Fp = (up - down) / (2.0 * h);
       else if (has_up || has_down)

@@ -570,6 +570,73 @@ TEST(ContinueCommand, SweepStartsABranchEachWayFromEveryFamilyOfOrbits) {
   fs::remove_all(dir);
 }
 
+// a grazing-sliding of the demo chain's period-1 orbit on the break-away section (the sweeps'
+// default): at v0 0.27326 the orbit's multiplier nears −1 as the load falls from 5.8 N, until
+// contact 0's short stick phase after contact 1's break-away vanishes and the multiplier jumps
+// past −1.5. The break-away map counts the mode changes of a period, so the branch locates the
+// point where that count drops by two. Against the same orbits on another section (u1 = 0.1
+// upwards, another map and other unknowns, its start the branch's first section point): the same
+// load to 1e-8 N; and against plain runs of one period from the points either side: their events
+// between the two break-aways are the counts either side, contact 0 sticking once more above
+TEST(ContinueCommand, GrazingOnTheBreakAwaySectionIsTheVelocitySectionsGrazing) {
+  const fs::path dir = fresh_dir("fivsim_cli_continue_breakaway_grazing");
+  const std::string scenario = kScenarios + "chain2_bifurcation.json";
+  const std::string at = " --set /model/v0=0.27326 --set /model/Fn=5.8";
+  const std::string block = R"( --set '/continuation={"parameter":"/model/Fn","range":[5.7,5.8],"start":"orbit",)"
+                            R"("direction":"down"}')";
+  const Result r = run_fivsim("continue " + scenario + " -q" + at + block + " --out " + (dir / "breakaway").string());
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto s = summary_of(dir / "breakaway");
+  ASSERT_EQ(s["bifurcations"].size(), 1u) << s["bifurcations"].dump();
+  const auto& g = s["bifurcations"][0];
+  EXPECT_EQ(g["kind"], "grazing");
+  EXPECT_EQ(g["events"], nlohmann::json::array({7, 5}));
+  EXPECT_FALSE(g["turns"].get<bool>());
+  const double load = g["parameter"].get<double>();
+  const auto rows = csv_rows(dir / "breakaway" / "branches.csv");
+  const std::size_t after = g["after_point"].get<std::size_t>();
+  ASSERT_LT(after + 2, rows.size());
+  EXPECT_GT(std::abs(rows[after + 2].at("re0")), 1.5);
+  EXPECT_LT(std::abs(rows[after].at("re0")), 1.05);
+
+  std::ostringstream start;
+  start.precision(17);
+  start << " --set /analysis/orbit=false --set /analysis/t_transient=0 --set '/initial/q=[" << rows[0].at("q0") << ","
+        << rows[0].at("q1") << "]' --set '/initial/u=[" << rows[0].at("u0") << "," << rows[0].at("u1") << "]'"
+        << R"( --set '/analysis/poincare={"section":"velocity","dof":1,"value":0.1,"direction":"up"}')";
+  const Result rv =
+      run_fivsim("continue " + scenario + " -q" + at + start.str() + block + " --out " + (dir / "velocity").string());
+  ASSERT_EQ(rv.code, 0) << rv.err;
+  const auto sv = summary_of(dir / "velocity");
+  ASSERT_EQ(sv["bifurcations"].size(), 1u) << sv["bifurcations"].dump();
+  EXPECT_EQ(sv["bifurcations"][0]["kind"], "grazing");
+  EXPECT_NEAR(sv["bifurcations"][0]["parameter"].get<double>(), load, 1e-8);
+
+  // one period of a plain run from the last point above and the first past the grazing point
+  for (const auto& [row, events, sticks] : {std::tuple{after, 7, 3}, std::tuple{after + 2, 5, 2}}) {
+    const auto& pt = rows[row];
+    std::ostringstream run;
+    run.precision(17);
+    run << "run " << scenario << " -q --set /model/v0=0.27326 --set /model/Fn=" << pt.at("/model/Fn")
+        << " --set '/initial/q=[" << pt.at("q0") << "," << pt.at("q1") << "]' --set '/initial/u=[" << pt.at("u0") << ","
+        << pt.at("u1") << "]' --set /integrator/t_end=" << pt.at("period") << " --set /analysis/t_transient=0 --out "
+        << (dir / ("run" + std::to_string(row))).string();
+    const Result rr = run_fivsim(run.str());
+    ASSERT_EQ(rr.code, 0) << rr.err;
+    int inside = 0, contact0_sticks = 0;
+    const auto summary = summary_of(dir / ("run" + std::to_string(row)));
+    for (const auto& e : summary["events"]) {
+      const double t = e["t"].get<double>();
+      if (t <= 1e-9 || t >= pt.at("period") - 1e-6) continue;
+      ++inside;
+      if (e["contact"] == 0 && e["to"] == "stick") ++contact0_sticks;
+    }
+    EXPECT_EQ(inside, events) << pt.at("/model/Fn");
+    EXPECT_EQ(contact0_sticks, sticks) << pt.at("/model/Fn");
+  }
+  fs::remove_all(dir);
+}
+
 // the demo chain's first period doubling followed in the belt speed (a `curves` block: the
 // minimally augmented system), against the one-parameter branches at fixed belt speeds: at the
 // curve's end on the range's bound, 0.29, and at one of its inner points, the load where the

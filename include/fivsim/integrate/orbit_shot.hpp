@@ -35,7 +35,7 @@ struct OrbitShot {
   T dp[NY][NY];
   double t_end = 0.0;
   ContactState modes_end[D::max_contacts];  // break-away: the modes just after the N-th (else `modes`)
-  int events = 0;                           // return map: the mode changes before the N-th crossing
+  int events = 0;                           // maps: the mode changes before the N-th crossing or break-away
   T crossing_speed = T(0);                  // return map: the section coordinate's rate there
   SegmentBoundary<D> boundary;              // segment: its boundary at x_end
 };
@@ -71,7 +71,7 @@ FIVSIM_HD_NOINLINE inline void run_orbit_shot(const Model<D>& m, const Switching
   // what only one kind gives, from it alone (the scratch holds an earlier shot's otherwise)
   const bool returns = s.kind == ShotKind::return_map, breaks_away = s.kind == ShotKind::breakaway_map;
   for (int i = 0; i < nc; ++i) s.modes_end[i] = breaks_away ? w.modes_end[i] : s.modes[i];
-  s.events = returns ? w.events : 0;
+  s.events = returns || breaks_away ? w.events : 0;
   s.crossing_speed = returns ? w.crossing_speed : T(0);
 }
 

@@ -30,8 +30,8 @@ struct OrbitWork {
   // constraints (γ_c = 0, the stick margin = 0) with their gradients at the last point asked
   ContactState modes_end[D::max_contacts];
   T constraint[2], constraint_grad[2][NY];
-  // velocity sections: the mode changes the last return map met before its N-th crossing (an
-  // orbit's event sequence, by count: a stick phase or a slip reversal that appears adds two)
+  // the mode changes the last map met before its N-th crossing or break-away (an orbit's event
+  // sequence, by count: a stick phase or a slip reversal that appears adds two)
   int events = 0;
   T crossing_speed = T(0);  // velocity sections: the section coordinate's rate at the last crossing
   // scratch of a Newton step on the break-away section (the bordered system) and of its
@@ -229,11 +229,15 @@ FIVSIM_HD_NOINLINE inline bool switching_breakaway_map(const Model<D>& m, const 
   w.ws.started = false;
   int seen = 0;
   bool ok = true;
+  w.events = 0;
   auto sink = [&](const SwitchingEvent<T>& e) {
+    if (seen >= crossings) return;
+    // every mode change before the N-th break-away, the earlier break-aways included
     if (e.section || e.contact != contact || e.from != ContactState::stick || e.to == ContactState::free ||
-        seen >= crossings)
+        ++seen < crossings) {
+      ++w.events;
       return;
-    if (++seen < crossings) return;
+    }
     w.t_end = e.t;
     for (int i = 0; i < nq; ++i) {
       w.x_end[i] = e.q[i];
