@@ -262,28 +262,119 @@ bool restart_on_new_side(ContinuationProblem& problem, Corrector& corr, const Co
   return true;
 }
 
+// the test functions' sign changes between `prev` and `pt` (ds along τ from z, prev's point; z_pt
+// pt's), each located on the arclength from prev by the Illinois method, every trial corrected onto
+// the branch; into `found` (after branch point `after_point`) where it lies in [p_min, p_max]
+void locate_test_zeros(ContinuationProblem& problem, Corrector& corr, const ContinuationSettings& set,
+                       const VectorXd& z, const VectorXd& tau, double ds, const ContinuationPoint& prev,
+                       const ContinuationPoint& pt, const VectorXd& z_pt, long after_point,
+                       std::vector<Bifurcation>& found) {
+  const int n = problem.size();
+  for (BifurcationKind k :
+       {BifurcationKind::fold, BifurcationKind::hopf, BifurcationKind::period_doubling, BifurcationKind::torus}) {
+    if (!changes_sign(test_of(prev, k), test_of(pt, k))) continue;
+    const LocatingTest test = locating_test(k, prev, pt);
+    double fa = test(prev), fb = test(pt);
+    double a = 0.0, b = ds, pa = prev.p, pb = pt.p;
+    VectorXd zx = z_pt;
+    ContinuationPoint at = pt;
+    int side = 0;
+    for (int it = 0; it < 100 && std::abs(pb - pa) > set.locate_tol; ++it) {
+      double sigma = (a * fb - b * fa) / (fb - fa);
+      if (!(sigma > a && sigma < b)) sigma = 0.5 * (a + b);
+      int its = 0;
+      if (!corr.correct(z, tau, sigma, zx, its)) break;
+      at.x = zx.head(n);
+      at.p = zx(n);
+      judge(problem, corr.Fx(), corr.tangent(tau), at);
+      const double f = test(at);
+      if (!std::isfinite(f)) break;
+      if (changes_sign(fa, f)) {
+        b = sigma, fb = f, pb = at.p;
+        if (side == -1) fa *= 0.5;
+        side = -1;
+      } else {
+        a = sigma, fa = f, pa = at.p;
+        if (side == 1) fb *= 0.5;
+        side = 1;
+      }
+    }
+    Bifurcation bif;
+    bif.kind = k;
+    bif.p = at.p;
+    bif.x = at.x;
+    bif.after_point = after_point;
+    bif.test = test(at);
+    // a torus point's pair: its angle on the circle
+    if (k == BifurcationKind::torus)
+      for (int i = 0; i < at.eig.size(); ++i)
+        if (std::abs(at.eig(i).imag()) > 0.0) bif.frequency = std::max(bif.frequency, std::abs(std::arg(at.eig(i))));
+    // the crossing pair's frequency: the complex pair of largest real part
+    if (k == BifurcationKind::hopf) {
+      double re = -HUGE_VAL;
+      for (int i = 0; i < at.eig.size(); ++i)
+        if (std::abs(at.eig(i).imag()) > 0.0 && at.eig(i).real() > re) {
+          re = at.eig(i).real();
+          bif.frequency = std::abs(at.eig(i).imag());
+        }
+    }
+    // a multiplier's crossing is located on a test that carries the integrator's error: the
+    // point moves to the zero of the test on the orbit solved finer there (one secant step with
+    // the test's slope between the bracketing points), and the step's length is the error of
+    // the coarser location
+    ContinuationPoint fine;
+    if ((k == BifurcationKind::period_doubling || k == BifurcationKind::torus) &&
+        problem.refined_eigenvalues(at.x, at.p, fine.eig)) {
+      judge_multipliers(fine);
+      const double slope = (test(pt) - test(prev)) / (pt.p - prev.p);
+      const double shift = -test(fine) / slope;
+      if (std::isfinite(shift)) {
+        bif.p_error = std::abs(shift);
+        if (bif.p_error <= std::abs(pt.p - prev.p)) bif.p = at.p + shift;
+      }
+    }
+    if (bif.p >= set.p_min && bif.p <= set.p_max) found.push_back(bif);
+  }
+}
+
 // A change of the problem's signature between `prev` and `pt` (z, τ the last point's, ds the step
 // to pt): located by bisection on the arclength from prev (each trial corrected onto the branch)
-// to locate_tol in p, and the branch restarted at the first point found on the new side
+// to locate_tol in p, and the branch restarted at the first point found on the new side. The test
+// functions' zeros between prev and the grazing point's old side are located first, into
+// `before` (after branch point `after_point`): the multipliers jump at the grazing point, so that
+// a sign change across it is no crossing, while one short of it is
 bool cross_signature_change(ContinuationProblem& problem, Corrector& corr, const ContinuationSettings& set,
                             const VectorXd& z, const VectorXd& tau, double ds, const ContinuationPoint& prev,
-                            const ContinuationPoint& pt, ContinuationPoint& at, VectorXd& tau_at, Bifurcation& bif) {
+                            const ContinuationPoint& pt, long after_point, std::vector<Bifurcation>& before,
+                            ContinuationPoint& at, VectorXd& tau_at, Bifurcation& bif) {
   const int n = problem.size();
   double a = 0.0, b = ds, pa = prev.p, pb = pt.p;
-  VectorXd zx, z_at = joined(pt.x, pt.p);
+  VectorXd zx, z_at = joined(pt.x, pt.p), z_old = z;
   for (int it = 0; it < 100 && std::abs(pb - pa) > set.locate_tol; ++it) {
     const double sigma = 0.5 * (a + b);
     int its = 0;
     if (!corr.correct(z, tau, sigma, zx, its)) break;
     if (problem.signature(zx.head(n), zx(n)) == prev.signature) {
       a = sigma, pa = zx(n);
+      z_old = zx;
     } else {
       b = sigma, pb = zx(n);
       z_at = zx;
     }
   }
+  ContinuationPoint old;
+  old.x = z_old.head(n);
+  old.p = z_old(n);
+  VectorXd F, Fp;
+  MatrixXd Fx;
+  if (a > 0.0 && problem.evaluate(old.x, old.p, F, &Fx, &Fp)) {
+    corr.set_jacobians(Fx, Fp);
+    judge(problem, Fx, corr.tangent(tau), old);
+    locate_test_zeros(problem, corr, set, z, tau, a, prev, old, z_old, after_point, before);
+  }
   if (!restart_on_new_side(problem, corr, set, z_at, tau, prev, ds, at, tau_at, bif)) {
     adapt_back(problem, prev, n);
+    before.clear();
     return false;
   }
   bif.test = pb - pa;
@@ -449,8 +540,8 @@ ContinuationBranch continue_branch(ContinuationProblem& problem, const VectorXd&
       ContinuationPoint at;
       VectorXd tau_at;
       Bifurcation bif;
-      if (ds < set.ds_min && branch.points.back().signature != 0 && jumps < 8 &&
-          !(problem.multipliers() && has_unit_multiplier(branch.points.back())) &&
+      if (ds < set.ds_min && branch.points.back().signature != 0 && jumps < 8 && problem.multipliers() &&
+          !has_unit_multiplier(branch.points.back()) &&
           jump_at_stall(problem, corr, set, tau, branch.points.back(), at, tau_at, bif)) {
         ++jumps;
         restart_from(at, tau_at, bif);
@@ -480,78 +571,17 @@ ContinuationBranch continue_branch(ContinuationProblem& problem, const VectorXd&
       ContinuationPoint at;
       VectorXd tau_at;
       Bifurcation bif;
-      if (cross_signature_change(problem, corr, set, z, tau, ds, prev, pt, at, tau_at, bif)) {
+      std::vector<Bifurcation> before;
+      if (cross_signature_change(problem, corr, set, z, tau, ds, prev, pt, static_cast<long>(branch.points.size()) - 1,
+                                 before, at, tau_at, bif)) {
+        branch.bifurcations.insert(branch.bifurcations.end(), before.begin(), before.end());
         restart_from(at, tau_at, bif);
         continue;
       }
     }
-    // a sign change of a test function between the last point and this one: located on the
-    // arclength from the last point by the Illinois method, each trial corrected onto the branch
-    for (BifurcationKind k :
-         {BifurcationKind::fold, BifurcationKind::hopf, BifurcationKind::period_doubling, BifurcationKind::torus}) {
-      if (!changes_sign(test_of(prev, k), test_of(pt, k))) continue;
-      const LocatingTest test = locating_test(k, prev, pt);
-      double fa = test(prev), fb = test(pt);
-      double a = 0.0, b = ds, pa = prev.p, pb = pt.p;
-      VectorXd zx = z_new;
-      ContinuationPoint at = pt;
-      int side = 0;
-      for (int it = 0; it < 100 && std::abs(pb - pa) > set.locate_tol; ++it) {
-        double sigma = (a * fb - b * fa) / (fb - fa);
-        if (!(sigma > a && sigma < b)) sigma = 0.5 * (a + b);
-        int its = 0;
-        if (!corr.correct(z, tau, sigma, zx, its)) break;
-        at.x = zx.head(n);
-        at.p = zx(n);
-        judge(problem, corr.Fx(), corr.tangent(tau), at);
-        const double f = test(at);
-        if (!std::isfinite(f)) break;
-        if (changes_sign(fa, f)) {
-          b = sigma, fb = f, pb = at.p;
-          if (side == -1) fa *= 0.5;
-          side = -1;
-        } else {
-          a = sigma, fa = f, pa = at.p;
-          if (side == 1) fb *= 0.5;
-          side = 1;
-        }
-      }
-      Bifurcation bif;
-      bif.kind = k;
-      bif.p = at.p;
-      bif.x = at.x;
-      bif.after_point = static_cast<long>(branch.points.size()) - 1;
-      bif.test = test(at);
-      // a torus point's pair: its angle on the circle
-      if (k == BifurcationKind::torus)
-        for (int i = 0; i < at.eig.size(); ++i)
-          if (std::abs(at.eig(i).imag()) > 0.0) bif.frequency = std::max(bif.frequency, std::abs(std::arg(at.eig(i))));
-      // the crossing pair's frequency: the complex pair of largest real part
-      if (k == BifurcationKind::hopf) {
-        double re = -HUGE_VAL;
-        for (int i = 0; i < at.eig.size(); ++i)
-          if (std::abs(at.eig(i).imag()) > 0.0 && at.eig(i).real() > re) {
-            re = at.eig(i).real();
-            bif.frequency = std::abs(at.eig(i).imag());
-          }
-      }
-      // a multiplier's crossing is located on a test that carries the integrator's error: the
-      // point moves to the zero of the test on the orbit solved finer there (one secant step with
-      // the test's slope between the bracketing points), and the step's length is the error of
-      // the coarser location
-      ContinuationPoint fine;
-      if ((k == BifurcationKind::period_doubling || k == BifurcationKind::torus) &&
-          problem.refined_eigenvalues(at.x, at.p, fine.eig)) {
-        judge_multipliers(fine);
-        const double slope = (test(pt) - test(prev)) / (pt.p - prev.p);
-        const double shift = -test(fine) / slope;
-        if (std::isfinite(shift)) {
-          bif.p_error = std::abs(shift);
-          if (bif.p_error <= std::abs(pt.p - prev.p)) bif.p = at.p + shift;
-        }
-      }
-      if (bif.p >= set.p_min && bif.p <= set.p_max) branch.bifurcations.push_back(bif);
-    }
+    // a sign change of a test function between the last point and this one
+    locate_test_zeros(problem, corr, set, z, tau, ds, prev, pt, z_new, static_cast<long>(branch.points.size()) - 1,
+                      branch.bifurcations);
     // out of [p_min, p_max]: the last point on the bound, corrected at that fixed p
     const bool above = pt.p > set.p_max, below = pt.p < set.p_min;
     if (above || below) {

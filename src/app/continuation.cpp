@@ -1055,6 +1055,13 @@ class CurveProblem : public ContinuationProblem {
     return true;
   }
 
+  // the base problem's at the curve's point (an orbit's events a period): where it changes, the
+  // orbits whose bifurcation the curve follows graze
+  long signature(const VectorXd& w, double p2) override {
+    base_.set_second(p2);
+    const int n = base_.size();
+    return base_.signature(w.head(n), w(n));
+  }
   // no stability along a curve: its points are bifurcations of the base problem's solutions
   Eigen::VectorXcd eigenvalues(const VectorXd&, double, const MatrixXd&) override { return {}; }
   double period(const VectorXd& w, double p2) override {

@@ -571,24 +571,28 @@ TEST(ContinueCommand, SweepStartsABranchEachWayFromEveryFamilyOfOrbits) {
 }
 
 // a grazing-sliding of the demo chain's period-1 orbit on the break-away section (the sweeps'
-// default): at v0 0.27326 the orbit's multiplier nears −1 as the load falls from 5.8 N, until
-// contact 0's short stick phase after contact 1's break-away vanishes and the multiplier jumps
-// past −1.5. The break-away map counts the mode changes of a period, so the branch locates the
-// point where that count drops by two. Against the same orbits on another section (u1 = 0.1
-// upwards, another map and other unknowns, its start the branch's first section point): the same
-// load to 1e-8 N; and against plain runs of one period from the points either side: their events
-// between the two break-aways are the counts either side, contact 0 sticking once more above
+// default): at v0 0.27326 the orbit's multiplier nears −1 as the load falls from 5.8 N and passes
+// it (a doubling) 0.3 mN before contact 0's short stick phase after contact 1's break-away
+// vanishes, where the multiplier jumps past −1.5. The break-away map counts the mode changes of a
+// period, so the branch locates the point where that count drops by two. Against the same orbits
+// on another section (u1 = 0.1 upwards, another map and other unknowns, its start the branch's
+// first section point): the same loads to 1e-8 N; and against plain runs of one period from the
+// points either side: their events between the two break-aways are the counts either side,
+// contact 0 sticking once more above
 TEST(ContinueCommand, GrazingOnTheBreakAwaySectionIsTheVelocitySectionsGrazing) {
   const fs::path dir = fresh_dir("fivsim_cli_continue_breakaway_grazing");
   const std::string scenario = kScenarios + "chain2_bifurcation.json";
   const std::string at = " --set /model/v0=0.27326 --set /model/Fn=5.8";
   const std::string block = R"( --set '/continuation={"parameter":"/model/Fn","range":[5.7,5.8],"start":"orbit",)"
-                            R"("direction":"down"}')";
+                            R"("direction":"down","doublings":0}')";
   const Result r = run_fivsim("continue " + scenario + " -q" + at + block + " --out " + (dir / "breakaway").string());
   ASSERT_EQ(r.code, 0) << r.err;
   const auto s = summary_of(dir / "breakaway");
-  ASSERT_EQ(s["bifurcations"].size(), 1u) << s["bifurcations"].dump();
-  const auto& g = s["bifurcations"][0];
+  ASSERT_EQ(s["bifurcations"].size(), 2u) << s["bifurcations"].dump();
+  const auto& pd = s["bifurcations"][0];
+  EXPECT_EQ(pd["kind"], "period_doubling");
+  EXPECT_EQ(pd["becomes"], "stable");
+  const auto& g = s["bifurcations"][1];
   EXPECT_EQ(g["kind"], "grazing");
   EXPECT_EQ(g["events"], nlohmann::json::array({7, 5}));
   EXPECT_FALSE(g["turns"].get<bool>());
@@ -608,9 +612,11 @@ TEST(ContinueCommand, GrazingOnTheBreakAwaySectionIsTheVelocitySectionsGrazing) 
       run_fivsim("continue " + scenario + " -q" + at + start.str() + block + " --out " + (dir / "velocity").string());
   ASSERT_EQ(rv.code, 0) << rv.err;
   const auto sv = summary_of(dir / "velocity");
-  ASSERT_EQ(sv["bifurcations"].size(), 1u) << sv["bifurcations"].dump();
-  EXPECT_EQ(sv["bifurcations"][0]["kind"], "grazing");
-  EXPECT_NEAR(sv["bifurcations"][0]["parameter"].get<double>(), load, 1e-8);
+  ASSERT_EQ(sv["bifurcations"].size(), 2u) << sv["bifurcations"].dump();
+  EXPECT_EQ(sv["bifurcations"][0]["kind"], "period_doubling");
+  EXPECT_NEAR(sv["bifurcations"][0]["parameter"].get<double>(), pd["parameter"].get<double>(), 1e-8);
+  EXPECT_EQ(sv["bifurcations"][1]["kind"], "grazing");
+  EXPECT_NEAR(sv["bifurcations"][1]["parameter"].get<double>(), load, 1e-8);
 
   // one period of a plain run from the last point above and the first past the grazing point
   for (const auto& [row, events, sticks] : {std::tuple{after, 7, 3}, std::tuple{after + 2, 5, 2}}) {
@@ -634,6 +640,34 @@ TEST(ContinueCommand, GrazingOnTheBreakAwaySectionIsTheVelocitySectionsGrazing) 
     EXPECT_EQ(inside, events) << pt.at("/model/Fn");
     EXPECT_EQ(contact0_sticks, sticks) << pt.at("/model/Fn");
   }
+  fs::remove_all(dir);
+}
+
+// near that grazing point a doubling lies 0.57 mN above it (v0 0.2736): from 5.8 N down the
+// default steps take both in one step, across which the multiplier jumps past −1.5. The doubling
+// is located between the last point and the grazing point's near side (where the multiplier
+// passes −1), as a branch from 5.74 N whose steps take the two apart locates it
+TEST(ContinueCommand, ADoublingShortOfAGrazingInOneStepIsLocatedOnTheGrazingsNearSide) {
+  const fs::path dir = fresh_dir("fivsim_cli_continue_doubling_by_grazing");
+  std::map<std::string, nlohmann::json> found;
+  for (const std::string from : {"5.8", "5.74"}) {
+    const Result r =
+        run_fivsim("continue " + kScenarios + "chain2_bifurcation.json -q --set /model/v0=0.2736" +
+                   " --set /model/Fn=" + from + R"( --set '/continuation={"parameter":"/model/Fn","range":[5.73,)" +
+                   from + R"(],"start":"orbit","direction":"down","doublings":0}' --out )" + (dir / from).string());
+    ASSERT_EQ(r.code, 0) << r.err;
+    found[from] = summary_of(dir / from)["bifurcations"];
+    ASSERT_EQ(found[from].size(), 2u) << found[from].dump();
+    EXPECT_EQ(found[from][0]["kind"], "period_doubling");
+    EXPECT_EQ(found[from][0]["becomes"], "stable");
+    EXPECT_EQ(found[from][1]["kind"], "grazing");
+  }
+  // one step from 5.8, two from 5.74
+  EXPECT_EQ(found["5.8"][0]["after_point"], found["5.8"][1]["after_point"]);
+  EXPECT_LT(found["5.74"][0]["after_point"].get<long>(), found["5.74"][1]["after_point"].get<long>());
+  for (const int k : {0, 1})
+    EXPECT_NEAR(found["5.8"][k]["parameter"].get<double>(), found["5.74"][k]["parameter"].get<double>(), 1e-8) << k;
+  EXPECT_NEAR(found["5.8"][0]["parameter"].get<double>() - found["5.8"][1]["parameter"].get<double>(), 5.7e-4, 1e-5);
   fs::remove_all(dir);
 }
 
