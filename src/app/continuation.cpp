@@ -212,6 +212,8 @@ class EquilibriumProblem : public ContinuationProblem {
   double period_at(const VectorXd&, double) { return 0.0; }
   // an equilibrium's field is evaluated when asked: nothing to shoot ahead
   void prefetch(const std::vector<PendingEvaluation>&) {}
+  // an equilibrium has no events
+  long last_events() const { return 0; }
 
   // the modes at (x, p): stick, slip or free per contact
   void modes_at(const VectorXd& x, double p, std::vector<ContactState>& out) {
@@ -306,6 +308,9 @@ class OrbitProblem : public ContinuationProblem {
   }
   // the section's conditions: two on the break-away section, one on a velocity section
   int conditions() const { return nc_; }
+  // single shooting: the events a period of the orbit last evaluated (0: multiple shooting, whose
+  // segments hold their events fixed)
+  long last_events() const { return multiple_ ? 0 : work_->events; }
 
   // multiple shooting: the segments laid again from a run of x's section point at p, and x on them
   // corrected by Newton
@@ -1018,7 +1023,7 @@ class CurveProblem : public ContinuationProblem {
         shifted.push_back(w);
         shifted.back()(j) += kDifference * (1.0 + std::abs(w(j)));
       }
-    const double hp = kDifference * (1.0 + std::abs(p2));
+    double hp = kDifference * (1.0 + std::abs(p2));
     std::vector<PendingEvaluation> ahead{{w.head(n), w(n), p2, Fx != nullptr}};
     for (const VectorXd& wj : shifted) ahead.push_back({wj.head(n), wj(n), p2, false});
     if (Fp) ahead.push_back({w.head(n), w(n), p2 + hp, false});
@@ -1027,6 +1032,7 @@ class CurveProblem : public ContinuationProblem {
     MatrixXd J;
     double g = 0.0;
     if (!base_rows(w, p2, Fo, J, Fx ? &Fp1 : nullptr, g)) return false;
+    const long events = base_.last_events();
     F.resize(n + 1);
     F.head(n) = Fo;
     F(n) = g;
@@ -1035,19 +1041,17 @@ class CurveProblem : public ContinuationProblem {
       Fx->topLeftCorner(n, n) = J;
       Fx->block(0, n, n, 1) = Fp1;
       for (int j = 0; j <= n; ++j) {
-        const VectorXd& wj = shifted[static_cast<std::size_t>(j)];
+        double h = kDifference * (1.0 + std::abs(w(j)));
         VectorXd Fj;
-        MatrixXd Jj;
         double gj = 0.0;
-        if (!base_rows(wj, p2, Fj, Jj, nullptr, gj)) return false;
-        (*Fx)(n, j) = (gj - g) / (kDifference * (1.0 + std::abs(w(j))));
+        if (!one_side(w, j, h, p2, events, Fj, gj)) return false;
+        (*Fx)(n, j) = (gj - g) / h;
       }
     }
     if (Fp) {
       VectorXd Fh;
-      MatrixXd Jh;
       double gh = 0.0;
-      if (!base_rows(w, p2 + hp, Fh, Jh, nullptr, gh)) return false;
+      if (!one_side(w, n + 1, hp, p2, events, Fh, gh)) return false;
       Fp->resize(n + 1);
       Fp->head(n) = (Fh - Fo) / hp;
       (*Fp)(n) = (gh - g) / hp;
@@ -1088,6 +1092,30 @@ class CurveProblem : public ContinuationProblem {
     const VectorXd v = B.partialPivLu().solve(rhs);
     g = v(m);
     return std::isfinite(g);
+  }
+
+  // the base rows and g a difference h along unknown j of w (j = n + 1: along p2) forward; where
+  // the orbit there has other events than at w and the one backward has not (a grazing point
+  // within h: the map is smooth on each side only) backward, h returned negative
+  bool one_side(const VectorXd& w, int j, double& h, double p2, long events, VectorXd& Fj, double& gj) {
+    const int n = base_.size();
+    const auto at = [&](double step, VectorXd& Fs, double& gs) {
+      VectorXd ws = w;
+      double p2s = p2;
+      (j <= n ? ws(j) : p2s) += step;
+      MatrixXd Js;
+      return base_rows(ws, p2s, Fs, Js, nullptr, gs);
+    };
+    if (!at(h, Fj, gj)) return false;
+    if (events == 0 || base_.last_events() == events) return true;
+    VectorXd Fb;
+    double gb = 0.0;
+    if (at(-h, Fb, gb) && base_.last_events() == events) {
+      Fj = Fb;
+      gj = gb;
+      h = -h;
+    }
+    return true;
   }
 
   // an orbit's g holds the error of DP (its variational equations at the integrator's tolerance,

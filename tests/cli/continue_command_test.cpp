@@ -671,6 +671,42 @@ TEST(ContinueCommand, ADoublingShortOfAGrazingInOneStepIsLocatedOnTheGrazingsNea
   fs::remove_all(dir);
 }
 
+// the doubling's curve in the belt speed 0.06 to 0.13 mN above the grazing point: the curve's g
+// is differenced by 1e-5 of each unknown, and a difference that crosses the grazing point (the
+// return map's Jacobian jumps there) is taken on the other side. From v0 0.2729 down to 0.2727 the
+// curve's end is the doubling of the one-parameter branch at 0.2727 (Newton on another system) to
+// 1e-7 N, with the grazing point still below it
+TEST(ContinueCommand, DoublingCurveNextToAGrazingPointIsTheBranchesDoubling) {
+  const fs::path dir = fresh_dir("fivsim_cli_continue_doubling_curve_by_grazing");
+  const std::string scenario = kScenarios + "chain2_bifurcation.json";
+  const std::string block = R"( --set /model/Fn=5.8 --set '/continuation={"parameter":"/model/Fn","range":[5.7,5.8],)"
+                            R"("start":"orbit","direction":"down","doublings":0)";
+  const Result rb = run_fivsim("continue " + scenario + " -q --set /model/v0=0.2727" + block + "}' --out " +
+                               (dir / "branch").string());
+  ASSERT_EQ(rb.code, 0) << rb.err;
+  const auto branch = summary_of(dir / "branch")["bifurcations"];
+  ASSERT_EQ(branch.size(), 2u) << branch.dump();
+  ASSERT_EQ(branch[0]["kind"], "period_doubling");
+  ASSERT_EQ(branch[1]["kind"], "grazing");
+  const double doubling = branch[0]["parameter"].get<double>(), grazing = branch[1]["parameter"].get<double>();
+  EXPECT_LT(doubling - grazing, 1e-4);
+  const Result rc =
+      run_fivsim("continue " + scenario + " -q --set /model/v0=0.2729" + block +
+                 R"(,"curves":{"parameter":"/model/v0","range":[0.2727,0.2729]}}' --out )" + (dir / "curve").string());
+  ASSERT_EQ(rc.code, 0) << rc.err;
+  const auto s = summary_of(dir / "curve");
+  ASSERT_EQ(s["curves"]["curves"].size(), 2u) << s["curves"].dump();
+  EXPECT_EQ(s["curves"]["curves"][0]["stop"], "p_min reached");
+  std::map<std::string, double> end;
+  for (const auto& row : csv_rows(dir / "curve" / "curves.csv"))
+    if (row.at("curve") == 0.0) end = row;
+  ASSERT_FALSE(end.empty());
+  EXPECT_EQ(end.at("/model/v0"), 0.2727);
+  EXPECT_NEAR(end.at("/model/Fn"), doubling, 1e-7);
+  EXPECT_GT(end.at("/model/Fn"), grazing);
+  fs::remove_all(dir);
+}
+
 // the demo chain's first period doubling followed in the belt speed (a `curves` block: the
 // minimally augmented system), against the one-parameter branches at fixed belt speeds: at the
 // curve's end on the range's bound, 0.29, and at one of its inner points, the load where the
