@@ -7,6 +7,7 @@
 // point and the basin it bounds; a smooth fold of cycles against SciPy; and bad input.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <tuple>
 #include <map>
@@ -704,6 +705,72 @@ TEST(ContinueCommand, DoublingCurveNextToAGrazingPointIsTheBranchesDoubling) {
   EXPECT_EQ(end.at("/model/v0"), 0.2727);
   EXPECT_NEAR(end.at("/model/Fn"), doubling, 1e-7);
   EXPECT_GT(end.at("/model/Fn"), grazing);
+  fs::remove_all(dir);
+}
+
+// a torus (Neimark–Sacker) point of the demo chain at v0 0.2: the period-1 orbit of 4.2 s from
+// 2.6 N up has a complex pair of multipliers whose modulus passes one near 2.82 N. Located by
+// single shooting on the break-away section and by multiple shooting (a segment per mode, other
+// unknowns and other Jacobians): the same load to 1e-8 N. Against plain runs of 60 periods from
+// the orbit's section point moved by 1e-5: the distance of their break-aways from it shrinks below
+// the torus point and grows above it, by the pair's modulus a period (a least-squares fit of its
+// logarithm) to 1 %
+TEST(ContinueCommand, TorusPointIsWherePlainRunsTurnFromDecayToGrowth) {
+  const fs::path dir = fresh_dir("fivsim_cli_continue_torus");
+  const std::string scenario = kScenarios + "chain2_bifurcation.json";
+  std::map<std::string, double> torus;
+  for (const std::string shooting : {"single", "multiple"}) {
+    const Result r = run_fivsim("continue " + scenario + " -q --set /model/v0=0.2 --set /model/Fn=2.6" +
+                                R"( --set '/continuation={"parameter":"/model/Fn","range":[2.5,2.9],"start":"orbit",)" +
+                                R"("direction":"up","doublings":0,"shooting":")" + shooting + R"("}' --out )" +
+                                (dir / shooting).string());
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto s = summary_of(dir / shooting);
+    ASSERT_EQ(s["bifurcations"].size(), 1u) << s["bifurcations"].dump();
+    const auto& t = s["bifurcations"][0];
+    EXPECT_EQ(t["kind"], "torus");
+    EXPECT_EQ(t["becomes"], "unstable");
+    EXPECT_GT(t["angle"].get<double>(), 0.0);
+    EXPECT_LT(t["angle"].get<double>(), M_PI);
+    torus[shooting] = t["parameter"].get<double>();
+  }
+  EXPECT_NEAR(torus["single"], torus["multiple"], 1e-8);
+  const auto rows = csv_rows(dir / "single" / "branches.csv");
+  for (const double load : {2.72, 2.9}) {
+    std::size_t i = 0;
+    while (i + 1 < rows.size() && rows[i].at("/model/Fn") < load - 1e-9) ++i;
+    const auto& pt = rows[i];
+    const double modulus = pt.at("max_modulus");
+    EXPECT_EQ(modulus < 1.0, pt.at("/model/Fn") < torus["single"]) << pt.at("/model/Fn");
+    std::ostringstream run;
+    run.precision(17);
+    run << "run " << scenario << " -q --set /model/v0=0.2 --set /model/Fn=" << pt.at("/model/Fn")
+        << " --set '/initial/q=[" << pt.at("q0") + 1e-5 << "," << pt.at("q1") << "]' --set '/initial/u=[" << pt.at("u0")
+        << "," << pt.at("u1") << "]' --set /integrator/t_end=" << 60.0 * pt.at("period")
+        << " --set /analysis/t_transient=0 --out " << (dir / ("run" + std::to_string(i))).string();
+    const Result rr = run_fivsim(run.str());
+    ASSERT_EQ(rr.code, 0) << rr.err;
+    const auto summary = summary_of(dir / ("run" + std::to_string(i)));
+    std::vector<double> logs;
+    for (const auto& e : summary["events"])
+      if (e["contact"] == 1 && e["type"] == "stick_to_slip" && e["t"].get<double>() > 1e-6)
+        logs.push_back(
+            std::log(std::hypot(e["q"][0].get<double>() - pt.at("q0"), e["q"][1].get<double>() - pt.at("q1"))));
+    ASSERT_GE(logs.size(), 50u);
+    // the slope of log distance against the break-away's count
+    const double n = static_cast<double>(logs.size()), mean_k = 0.5 * (n - 1.0);
+    double mean_log = 0.0, sxy = 0.0, sxx = 0.0;
+    for (const double l : logs) mean_log += l / n;
+    for (std::size_t k = 0; k < logs.size(); ++k) {
+      sxy += (static_cast<double>(k) - mean_k) * (logs[k] - mean_log);
+      sxx += (static_cast<double>(k) - mean_k) * (static_cast<double>(k) - mean_k);
+    }
+    const double measured = std::exp(sxy / sxx);
+    std::printf("%.6g N: plain runs' growth a period %.5f, the pair's modulus %.5f\n", pt.at("/model/Fn"), measured,
+                modulus);
+    EXPECT_NEAR(measured, modulus, 0.01 * modulus) << pt.at("/model/Fn");
+    EXPECT_EQ(measured < 1.0, modulus < 1.0) << pt.at("/model/Fn");
+  }
   fs::remove_all(dir);
 }
 
