@@ -117,7 +117,8 @@ def check_sweep(sweep, summary, branch_curves, branch_periods, located, coords, 
     """every periodic-N case of the sweep on a stable period-N branch: (checked, failures) with the
     failures as (case, parameter, class, distance, what); cases outside the parameter range of the
     branches of their period are not checked. A case whose class its exact orbit decided
-    (cases.csv's orbit_n = N, orbit_residual below 1e-8): its orbit's period against the branch's
+    (cases.csv's orbit_n = N and an orbit_settle_t: the observer's Newton converged to its own
+    tolerance on a stable orbit): its orbit's period against the branch's
     at its parameter, relative, in units of period_tol; otherwise its last N samples (its last
     orbit) against the branch's orbit, each coordinate in units of tol times its range over the case's
     trajectory (the sweep's periodic_tol)"""
@@ -131,7 +132,7 @@ def check_sweep(sweep, summary, branch_curves, branch_periods, located, coords, 
         except (KeyError, ValueError):
             pass
         try:
-            if int(float(r["orbit_n"])) > 0 and float(r["orbit_residual"]) < 1e-8:
+            if int(float(r["orbit_n"])) > 0 and np.isfinite(float(r["orbit_settle_t"])):
                 orbit_period[c] = (int(float(r["orbit_n"])), float(r["orbit_period"]))
         except (KeyError, ValueError):
             pass
