@@ -103,5 +103,41 @@ TEST(OrbitObserver, ClassesAreWhatLongRunsSettleOn) {
   EXPECT_LT(total, 0.5 * sample_total);
 }
 
+// two loads of the README diagram whose samples come to an unstable period-1 orbit along its stable
+// manifold and then leave it slowly: at 29.507 N (multiplier −1.039) they alternate about it, which
+// ten confirmations took for period 2, at 6.890 N (1.014) they repeat. The orbit observer finds that
+// unstable orbit by the samples, so they confirm nothing and the case runs to its 3000 s, undetermined.
+// Runs of 20 000 s settle elsewhere: on period-2 orbits, at 29.507 N one of period 83.40 s, not twice
+// the unstable orbit's 41.78
+TEST(OrbitObserver, SamplesByAnUnstableOrbitHaveNotSettled) {
+  json doc = load_json_file(FIVSIM_SOURCE_DIR "/scenarios/chain2_bifurcation.json");
+  doc["sweep"] = {{"mode", "grid"},
+                  {"parameters", {{{"path", "/model/Fn"}, {"values", {29.506753376688344, 6.889944972486243}}}}}};
+  Columns orbit, samples, long_run;
+  sweep(doc, orbit);
+  doc["analysis"]["orbit"] = false;
+  sweep(doc, samples);
+  doc["analysis"]["adaptive"] = false;
+  doc["integrator"]["t_end"] = 20000.0;
+  doc["analysis"]["t_transient"] = 15000.0;
+  sweep(doc, long_run);
+  const std::vector<double> klass = orbit["class"], n = orbit["orbit_n"], multiplier = orbit["orbit_multiplier"],
+                            period = orbit["orbit_period"], steps = orbit["steps"];
+  const std::vector<double> sample_class = samples["class"], long_class = long_run["class"],
+                            long_n = long_run["period_n"], long_period = long_run["period"];
+  ASSERT_EQ(klass.size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(n[i], 1.0) << i;
+    EXPECT_GT(multiplier[i], 1.0) << i;
+    EXPECT_EQ(klass[i], static_cast<double>(CaseClass::undetermined)) << i;
+    EXPECT_EQ(steps[i], 300000.0) << i;  // the whole 3000 s
+    // the samples alone stop early on a class the long run does not settle on
+    EXPECT_EQ(sample_class[i], static_cast<double>(CaseClass::periodic)) << i;
+    EXPECT_EQ(long_class[i], static_cast<double>(CaseClass::periodic)) << i;
+    EXPECT_EQ(long_n[i], 2.0) << i;
+  }
+  EXPECT_GT(std::abs(long_period[0] - 2.0 * period[0]), 1e-3 * long_period[0]);
+}
+
 }  // namespace
 }  // namespace fivsim

@@ -76,6 +76,7 @@ FIVSIM_HD inline double recurrence(const double* points, const SweepAnalysis& an
 struct OrbitVerdict {
   int n = 0;
   bool stable = false;
+  bool near = false;  // the landed sample within os.near of it
   double residual = 0.0, period = 0.0, multiplier = 0.0, multiplier_arg = 0.0;
   double settle_t = 0.0;  // when the samples will be within the classification's tolerance of it
 };
@@ -157,6 +158,7 @@ FIVSIM_HD_NOINLINE inline OrbitVerdict shoot_case_orbit(const CaseSetup<D>& setu
     if (stable || v.n == 0) {
       v.n = n;
       v.stable = stable;
+      v.near = dist <= os.near;
       v.residual = o.residual;
       v.period = o.period;
       v.multiplier = lambda;
@@ -192,6 +194,9 @@ FIVSIM_HD inline void decide_by_orbit(const CaseSetup<D>& setup, const Switching
     const OrbitVerdict v = shoot_case_orbit(setup, set, os, an, points, w, r);
     if (v.n == 0) return;
     record_orbit(v, r);
+    // samples repeating by an unstable orbit of a divisor of their period have not settled
+    if (!v.stable && v.near && r.klass == CaseClass::periodic && r.period_n % v.n == 0)
+      r.klass = CaseClass::undetermined;
     if (!v.stable) return;
   }
   if (r.status != Status::ok) return;
@@ -239,6 +244,8 @@ struct OrbitProbingStepper : SwitchingCaseStepper<D> {
     if (shoot_below < 0.0) shoot_below = os.reach;
     if (hint == 0 || !(distance <= shoot_below) || missed >= os.max_missed_shots) return;
     const OrbitVerdict v = shoot_case_orbit(*run.setup, this->set, os, *run.an, run.points, *work, *run.r, hint);
+    // samples by an unstable orbit have not settled, whatever their recurrence says
+    run.unstable_near = !v.stable && v.near ? v.n : 0;
     if (!v.stable) {
       // the next shot once the samples have closed in by half
       shoot_below = 0.5 * distance;

@@ -175,9 +175,12 @@ FIVSIM_HD inline void restart_statistics(CaseResult<D>& r) {
 // an adaptive case's new section sample: whether the case is done. Once the last (K+1)·N samples
 // confirm periodic-N, the case records when that window began, starts its statistics afresh and
 // runs one more orbit (N samples) over which they are taken.
+// A period that is a multiple of `unsettled` (an unstable periodic-`unsettled` orbit the samples lie
+// by: a negative multiplier's alternation repeats every second sample while it grows) confirms
+// nothing.
 template <class D>
 FIVSIM_HD inline bool adaptive_sample(const double* points, const SweepAnalysis& an, int nq, CaseResult<D>& r,
-                                      long& confirmed_until) {
+                                      long& confirmed_until, int unsettled = 0) {
   if (confirmed_until >= 0) return r.section_hits >= confirmed_until;
   const int stride = point_stride(nq);
   SampleSet set{points, 1, r.points_seen[1], -2.0, 0, an.capacity, stride};
@@ -185,7 +188,7 @@ FIVSIM_HD inline bool adaptive_sample(const double* points, const SweepAnalysis&
   double relative = 0.0;
   int first = 0;
   const int N = find_period(set, true, an, nq, r, relative, first);
-  if (N == 0) return false;
+  if (N == 0 || (unsettled > 0 && N % unsettled == 0)) return false;
   r.settled_at = set.at(first)[0];
   r.period_n = N;
   confirmed_until = r.section_hits + N;
@@ -412,6 +415,7 @@ struct CaseRun {
   long confirmed_until = -1;        // adaptive: the section hit that ends the case once periodic-N is confirmed
   double confirmed_until_t = -1.0;  // or the time, where its transition points confirmed it
   bool sampled = false;             // a section sample came in the last step
+  int unstable_near = 0;            // the period of an unstable orbit the orbit observer last found by the samples
   // exact events (the switching stepper)
   bool stop = false, sink_on = true;
   double stick_since = -1.0;  // when the section contact began its current stick (−1: not sticking)
@@ -474,7 +478,8 @@ struct CaseRun {
       r->lyapunov_blocks.add(r->lyapunov_block_sum / r->lyapunov_block_time);
       r->lyapunov_block_sum = r->lyapunov_block_time = 0.0;
     }
-    if (an->adaptive && confirmed_until_t < 0.0 && detail::adaptive_sample(points, *an, nq, *r, confirmed_until))
+    if (an->adaptive && confirmed_until_t < 0.0 &&
+        detail::adaptive_sample(points, *an, nq, *r, confirmed_until, unstable_near))
       return true;
     // chaos shows in the exponent's sign, whatever the samples do (judged as a block closes),
     // until periodic-N is confirmed: its last orbit then runs to its end
