@@ -1017,15 +1017,14 @@ class CurveProblem : public ContinuationProblem {
   bool evaluate(const VectorXd& w, double p2, VectorXd& F, MatrixXd* Fx, VectorXd* Fp) override {
     const int n = base_.size();
     // the points of g's differences, and every base evaluation below announced: one batch of shots
-    std::vector<VectorXd> shifted;
+    std::vector<PendingEvaluation> ahead{{w.head(n), w(n), p2, Fx != nullptr}};
     if (Fx)
       for (int j = 0; j <= n; ++j) {
-        shifted.push_back(w);
-        shifted.back()(j) += kDifference * (1.0 + std::abs(w(j)));
+        VectorXd wj = w;
+        wj(j) += difference_step(w(j));
+        ahead.push_back({wj.head(n), wj(n), p2, false});
       }
-    double hp = kDifference * (1.0 + std::abs(p2));
-    std::vector<PendingEvaluation> ahead{{w.head(n), w(n), p2, Fx != nullptr}};
-    for (const VectorXd& wj : shifted) ahead.push_back({wj.head(n), wj(n), p2, false});
+    double hp = difference_step(p2);
     if (Fp) ahead.push_back({w.head(n), w(n), p2 + hp, false});
     base_.prefetch(ahead);
     VectorXd Fo, Fp1;
@@ -1041,7 +1040,7 @@ class CurveProblem : public ContinuationProblem {
       Fx->topLeftCorner(n, n) = J;
       Fx->block(0, n, n, 1) = Fp1;
       for (int j = 0; j <= n; ++j) {
-        double h = kDifference * (1.0 + std::abs(w(j)));
+        double h = difference_step(w(j));
         VectorXd Fj;
         double gj = 0.0;
         if (!one_side(w, j, h, p2, events, Fj, gj)) return false;
@@ -1121,6 +1120,7 @@ class CurveProblem : public ContinuationProblem {
   // an orbit's g holds the error of DP (its variational equations at the integrator's tolerance,
   // ~1e-8 of its size): differences of 1e-5 keep that error below a percent of g's derivatives
   static constexpr double kDifference = 1e-5;
+  static double difference_step(double v) { return kDifference * (1.0 + std::abs(v)); }
   Base& base_;
   BifurcationKind kind_;
   VectorXd b_, c_;
