@@ -102,6 +102,7 @@ struct BeltLanes {
   long in_state[4][W];
   int last[N][W];
   long stick_from[W];
+  int events[W];  // how many contacts changed mode in the step, and whether it crossed the velocity section
   double margin_1[W], margin_2[W];   // the section contact's stick margins, the last two stick steps
   double mu0_plus[W], mu0_minus[W];  // its static friction coefficients
   bool failed[W];
@@ -112,13 +113,15 @@ namespace detail {
 // the lane loop of one phase: vectorised on the CPU, a single pass on the GPU
 #if defined(__CUDA_ARCH__)
 #define FIVSIM_LANES(l, W) for (int l = 0; l < W; ++l)
-#define FIVSIM_LANES_SUM(l, W, sum) for (int l = 0; l < W; ++l)
+#define FIVSIM_LANES_SUM(l, W, ...) for (int l = 0; l < W; ++l)
 #else
 #define FIVSIM_LANES(l, W) _Pragma("omp simd") for (int l = 0; l < W; ++l)
-// the same with `sum` summed over the lanes (the pragma's text made after `sum` is expanded)
+// the same with the variables after W summed over the lanes (the pragma's text made after they are
+// expanded)
 #define FIVSIM_PRAGMA_TEXT(x) #x
 #define FIVSIM_PRAGMA_OF(x) FIVSIM_PRAGMA_TEXT(x)
-#define FIVSIM_LANES_SUM(l, W, sum) _Pragma(FIVSIM_PRAGMA_OF(omp simd reduction(+ : sum))) for (int l = 0; l < W; ++l)
+#define FIVSIM_LANES_SUM(l, W, ...) \
+  _Pragma(FIVSIM_PRAGMA_OF(omp simd reduction(+ : __VA_ARGS__))) for (int l = 0; l < W; ++l)
 #endif
 
 // lane l's case (index c of the batch): the shared values with its row written in, its start state
@@ -394,8 +397,50 @@ FIVSIM_HD inline void run_belt_lanes(const BeltModel<D>& b, const CaseBatch<D>& 
     const bool settled = t >= grid.t_transient;
 
     if constexpr ((Obs & (kObserveTransitions | kObservePoincare)) != 0) {
-      for (int l = 0; l < W && l < lanes; ++l) {
-        if (x.failed[l]) continue;
+      // what vectorises of the observers' per-lane work: the section contact's stick margins (the
+      // index a constant of the unrolled loop), and whether any lane had an event this step (a
+      // contact's mode changed, the velocity section crossed, a stroboscopic sample due); only then
+      // are the lanes looked at one by one
+      FIVSIM_UNROLL for (int i = 0; i < N; ++i) {
+        if (i != an.contact || an.section != SectionKind::stick_to_slip) continue;
+        FIVSIM_LANES(l, W) {
+          const bool stick = x.contact[i][l] == static_cast<int>(ContactState::stick);
+          const double m = fivsim::detail::stick_margin(
+              {x.mu0_plus[l], x.mu0_minus[l]}, static_cast<double>(x.lamN[i][l]), static_cast<double>(x.lamT[i][l]));
+          x.margin_2[l] = stick ? x.margin_1[l] : x.margin_2[l];
+          x.margin_1[l] = stick ? m : x.margin_1[l];
+        }
+      }
+      int events = 0;
+      FIVSIM_LANES_SUM(l, W, events) {
+        int e = 0;
+        for (int i = 0; i < N; ++i) e += x.contact[i][l] != x.last[i][l] ? 1 : 0;
+        x.events[l] = e;
+        events += e;
+      }
+      if constexpr ((Obs & kObservePoincare) != 0)
+        if (settled && an.section == SectionKind::velocity) {
+          FIVSIM_LANES_SUM(l, W, events) {
+            // the section DoF's velocity as a sum weighted 1 and 0 (below)
+            T before = T(0), after = T(0);
+            for (int j = 0; j < N; ++j) {
+              const T w = j == an.dof ? T(1) : T(0);
+              before += w * x.u_prev[j][l];
+              after += w * x.u[j][l];
+            }
+            const int e =
+                fivsim::detail::velocity_crosses(static_cast<double>(before) - an.value,
+                                                 static_cast<double>(after) - an.value, opt.stick_tol, an.direction)
+                    ? 1
+                    : 0;
+            x.events[l] += e;
+            events += e;
+          }
+        }
+      const bool strobe =
+          (Obs & kObservePoincare) != 0 && settled && an.section == SectionKind::stroboscopic && t >= next_strobe;
+      for (int l = 0; l < W && l < lanes && (events > 0 || strobe); ++l) {
+        if (x.failed[l] || (x.events[l] == 0 && !strobe)) continue;
         bool break_away = false;
         CaseResult<D>& r = results[l];
         FIVSIM_UNROLL for (int i = 0; i < N; ++i) {
@@ -416,12 +461,6 @@ FIVSIM_HD inline void run_belt_lanes(const BeltModel<D>& b, const CaseBatch<D>& 
             break_away = break_away || (e == EventKind::stick_to_slip && i == an.contact && k - x.stick_from[l] > 1);
           }
           if (i == an.contact && to == ContactState::stick && from != ContactState::stick) x.stick_from[l] = k;
-          if (i == an.contact && to == ContactState::stick && an.section == SectionKind::stick_to_slip) {
-            x.margin_2[l] = x.margin_1[l];
-            x.margin_1[l] = fivsim::detail::stick_margin(
-                {x.mu0_plus[l], x.mu0_minus[l]}, static_cast<double>(x.lamN[i][l]), static_cast<double>(x.lamT[i][l]));
-          }
-          x.last[i][l] = x.contact[i][l];
         }
         if constexpr ((Obs & kObservePoincare) != 0) {
           if (!settled) continue;
@@ -444,7 +483,7 @@ FIVSIM_HD inline void run_belt_lanes(const BeltModel<D>& b, const CaseBatch<D>& 
             const double a = static_cast<double>(before) - an.value;
             const double bb = static_cast<double>(after) - an.value;
             if (fivsim::detail::velocity_crosses(a, bb, eps, an.direction)) theta = a / (a - bb);
-          } else if (an.section == SectionKind::stroboscopic && t >= next_strobe) {
+          } else if (strobe) {
             theta = t > t_prev ? (next_strobe - t_prev) / (t - t_prev) : 1.0;
           }
           if (theta >= 0.0 && t_prev >= grid.t_transient) {
@@ -460,8 +499,13 @@ FIVSIM_HD inline void run_belt_lanes(const BeltModel<D>& b, const CaseBatch<D>& 
           }
         }
       }
-      if constexpr ((Obs & kObservePoincare) != 0)
-        if (settled && an.section == SectionKind::stroboscopic && t >= next_strobe) next_strobe += an.period;
+      if (strobe) next_strobe += an.period;
+      // the modes after the step are the next step's modes before it (every lane's: a lane that
+      // failed, or a copy past `lanes`, would otherwise count as an event at every step)
+      if (events > 0)
+        for (int i = 0; i < N; ++i) {
+          FIVSIM_LANES(l, W) { x.last[i][l] = x.contact[i][l]; }
+        }
     }
     if (!settled) continue;
     ++settled_steps;
