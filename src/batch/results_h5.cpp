@@ -23,6 +23,8 @@
 #include <thread>
 #include <utility>
 
+#include "fivsim/batch/host_memory.hpp"
+
 namespace fivsim::batch {
 namespace {
 
@@ -191,7 +193,8 @@ bool nearly_random(const unsigned char* plane, hsize_t n) {
 void chunk_bytes(const double* values, hsize_t count, ColumnKind kind, std::size_t size,
                  std::vector<unsigned char>& out) {
   thread_local std::vector<unsigned char> raw;
-  raw.assign(kChunkRows * size, 0);
+  resize_for_writing(raw, kChunkRows * size);
+  std::memset(raw.data(), 0, raw.size());
   if (size == 8) {
     // the values' bytes straight into their shuffled places: byte b of value i at b·rows + i
     for (hsize_t i = 0; i < count; ++i) {
@@ -232,7 +235,7 @@ void chunk_bytes(const double* values, hsize_t count, ColumnKind kind, std::size
   deflateReset(&z);
   deflateParams(&z, kDeflateLevel, Z_RLE);
   // stored blocks add 5 bytes a 64 KiB, a switch of level a block end
-  out.resize(deflateBound(&z, static_cast<uLong>(raw.size())) + 64 * size + 1024);
+  resize_for_writing(out, deflateBound(&z, static_cast<uLong>(raw.size())) + 64 * size + 1024);
   z.next_out = out.data();
   z.avail_out = static_cast<uInt>(out.size());
   int level = kDeflateLevel;
@@ -279,7 +282,7 @@ class TablePacker {
       if (sets_.back().id < 0) fail("cannot create dataset " + names_[cc], t.spill);
       if (names_[cc] != t.schema.names[cc]) write_string_attribute(sets_.back(), "pointer", t.schema.names[cc]);
     }
-    buffer_.resize(static_cast<std::size_t>(kChunkRows) * static_cast<std::size_t>(nc_));
+    resize_for_writing(buffer_, static_cast<std::size_t>(kChunkRows) * static_cast<std::size_t>(nc_));
     packed_.resize(static_cast<std::size_t>(nc_));
     class_col_ = t.schema.column("class");
     period_col_ = t.schema.column("period_n");
@@ -320,7 +323,10 @@ class TablePacker {
     for (int c = 0; c < nc_; ++c)
       chunk_bytes(column(c), filled_, t_.schema.kinds[static_cast<std::size_t>(c)],
                   types_[static_cast<std::size_t>(c)].size, packed_[static_cast<std::size_t>(c)]);
-    const hsize_t offset = chunk_index_ * kChunkRows, end = offset + kChunkRows;
+    // the table's extent up to its last row, never past it: an extent cut back through a written
+    // chunk makes HDF5 read, refill and deflate that chunk again (with its own deflate, for every
+    // column of a table whose rows end inside a chunk)
+    const hsize_t offset = chunk_index_ * kChunkRows, end = offset + filled_;
     for (int c = 0; c < nc_; ++c) {
       const std::size_t cc = static_cast<std::size_t>(c);
       if (H5Dset_extent(sets_[cc], &end) < 0 ||
@@ -427,7 +433,7 @@ struct ResultsH5Writer::State {
           while (at < ends[k]) {
             SpillHead head{};
             read_at(spills[k].fd, at, head.words, sizeof head.words, tables[k].spill);
-            values.resize(static_cast<std::size_t>(head.words[0] * head.words[1]));
+            resize_for_writing(values, static_cast<std::size_t>(head.words[0] * head.words[1]));
             read_at(spills[k].fd, at + static_cast<long>(sizeof head.words), values.data(),
                     values.size() * sizeof(double), tables[k].spill);
             packers[k]->add(head.words[0], head.words[1], values.data());

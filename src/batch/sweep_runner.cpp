@@ -28,6 +28,7 @@
 #include "fivsim/batch/memory_budget.hpp"
 #include "fivsim/batch/result_table.hpp"
 #include "fivsim/batch/results_h5.hpp"
+#include "fivsim/batch/host_memory.hpp"
 #include "fivsim/batch/sweep.hpp"
 #include "fivsim/batch/sweep_journal.hpp"
 #include "fivsim/integrate/simulation.hpp"
@@ -114,6 +115,7 @@ class RingBuffer {
     if (n > capacity_) {
       data_.reset(new double[n]);
       capacity_ = n;
+      advise_huge_pages(data_.get(), n * sizeof(double));
     }
   }
   double* data() { return data_.get(); }
@@ -145,7 +147,7 @@ Chunk<D> prepare_chunk(const RunContext& ctx, const ChunkSettings& set, const Sw
   ch.first = first;
   ch.n = n;
   prepare_cases(ctx.plan, shared, first, n, ch.cases);
-  ch.results.resize(static_cast<std::size_t>(n));
+  resize_for_writing(ch.results, static_cast<std::size_t>(n));
   if (ctx.pinn()) ch.pinn.resize(static_cast<std::size_t>(n));
   ch.points.resize(static_cast<std::size_t>(n * case_points_size(set.nq, set.an)));
   ch.setup_s = seconds_since(t0);

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "fivsim/batch/host_memory.hpp"
 #include "fivsim/cases/case_runner.hpp"
 #include "fivsim/integrate/pinn_step.hpp"
 
@@ -36,7 +37,7 @@ struct ColumnBlock {
   // room for n_rows × n_columns values (what the block held is not kept in place)
   void resize(long n_rows, int n_columns) {
     rows = n_rows;
-    values.resize(static_cast<std::size_t>(n_rows) * static_cast<std::size_t>(n_columns));
+    resize_for_writing(values, static_cast<std::size_t>(n_rows) * static_cast<std::size_t>(n_columns));
   }
   double* column(int c) { return values.data() + static_cast<long>(c) * rows; }
   const double* column(int c) const { return values.data() + static_cast<long>(c) * rows; }
