@@ -18,7 +18,7 @@ times its flops per case-step (FLOPS below, counted by hand) as a share of it. A
 stays in the L1 cache (a group of lanes is a few KB), so the roof is the FP64 peak, not bandwidth.
 
 usage: scripts/bench/bench_sweep_cpu.py [--fivsim build/fivsim] [--cases 100000] [--steps 10000]
-                                  [--threads 1,2] [--repeat 3] [--law exp|rational] [--json FILE]
+                                  [--threads 1,2] [--repeat 3] [--law exp|rational|tanh] [--json FILE]
 """
 import argparse
 import csv
@@ -36,6 +36,7 @@ LAWS = {
     "exp": ([], []),
     "rational": (["--set", '/friction={"law":"stribeck_rational","mu_s":0.2,"delta":3}', "--set", "/model/v0=0.5"],
                  ["-DPEER_RATIONAL"]),
+    "tanh": (["--set", '/friction={"law":"coulomb_tanh","mu":0.1,"eps":20}'], ["-DPEER_TANH"]),
 }
 
 
@@ -48,8 +49,10 @@ FLOPS = {
     "free_flight": 4 * 2 + 4,
     # the law at the slip velocity v = u − v_s: the exponential one μ_d + (μ_s − μ_d) e^(−α|v|)
     # (v 1, α|v| 1, e^x 39: reduction 7, r², r⁴, r⁸ 3, Estrin's pairs 20, the tail 5, 2^k 4; the
-    # combination 3); the rational one μ_s / (1 + δ|v|) (v 1, δ|v| 1, the sum 1, the quotient 1)
-    "law": {"exp": 1 + 1 + 39 + 3, "rational": 4},
+    # combination 3); the rational one μ_s / (1 + δ|v|) (v 1, δ|v| 1, the sum 1, the quotient 1); the
+    # smooth one μ_0 tanh(ε|v|) (v 1, ε|v| 1, tanh 78, both of its forms: 1 − 2/(e^(2|x|) + 1) 43, the
+    # polynomial's powers 4, pairs 14 and their sums 14, x + x·y·P 3; the product 1)
+    "law": {"exp": 1 + 1 + 39 + 3, "rational": 4, "tanh": 1 + 1 + 43 + 4 + 14 + 14 + 3 + 1},
     # γ_free, the bounds 2, p_T = −γ/g, γ_end 2, λ_T = p_T/dt, 0 + p_T, u 3, q 2
     "impulse": 1 + 2 + 1 + 2 + 1 + 1 + 3 + 2,
     # x − x of q and u and their sum
@@ -129,8 +132,8 @@ def main():
     ap.add_argument("--threads", default=f"1,{os.cpu_count()}")
     ap.add_argument("--repeat", type=int, default=3, help="runs of each side; the fastest is kept")
     ap.add_argument("--law", choices=sorted(LAWS), default="exp",
-                    help="the chain's friction law: the exponential Stribeck law (the scenario's) or the rational "
-                         "one (mu_s 0.2, delta 3, belt speed 0.5)")
+                    help="the chain's friction law: the exponential Stribeck law (the scenario's), the rational "
+                         "one (mu_s 0.2, delta 3, belt speed 0.5) or the smooth tanh one (mu 0.1, eps 20)")
     ap.add_argument("--json")
     args = ap.parse_args()
     threads = sorted({int(t) for t in args.threads.split(",")})

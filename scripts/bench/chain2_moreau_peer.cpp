@@ -3,7 +3,8 @@
 // C++ for one model and compile with -O3 -march=native (g++'s defaults then fuse multiply-adds).
 // No fivsim code: the model is written out (m = k = 1, no damping, belt speed v0, Stribeck law
 // mu = mu_d + (mu_s - mu_d) exp(-alpha |v|); compiled with -DPEER_RATIONAL the rational law
-// mu = mu_s / (1 + delta |v|), mu_s 0.2, delta 3, belt speed 0.5), each case one loop over its steps, the cases
+// mu = mu_s / (1 + delta |v|), mu_s 0.2, delta 3, belt speed 0.5; with -DPEER_TANH the smooth law
+// mu = mu_0 tanh(eps |v|), mu_0 0.1, eps 20, belt speed 0.8), each case one loop over its steps, the cases
 // spread over OpenMP threads. Each case draws Fn, q0[0], q0[1] as scenarios/chain2_bench_random.json
 // does (uniform in [1, 30], [0, 1], [0, 1] from splitmix64 counters, seed 1), runs `steps` steps of
 // dt and keeps the RMS of q0, q1, u0, u1, lamT0, lamT1 over the steps after t_transient (lamN is
@@ -53,6 +54,9 @@ int main(int argc, char** argv) {
 #if defined(PEER_RATIONAL)
   const double v0 = 0.5, mu_s = 0.2, delta = 3.0;
   const auto mu = [&](double v) { return mu_s / (1.0 + delta * std::fabs(v - v0)); };
+#elif defined(PEER_TANH)
+  const double v0 = 0.8, mu_0 = 0.1, eps = 20.0;
+  const auto mu = [&](double v) { return mu_0 * std::tanh(eps * std::fabs(v - v0)); };
 #else
   const double v0 = 0.8, mu_s = 0.12, mu_d = 0.045, alpha = 6.0;
   const auto mu = [&](double v) { return mu_d + (mu_s - mu_d) * std::exp(-alpha * std::fabs(v - v0)); };

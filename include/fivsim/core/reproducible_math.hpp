@@ -93,6 +93,34 @@ FIVSIM_HD inline double reproducible_exp(double x) {
   return p * double_of(h_bits) * double_of(rest_bits);
 }
 
+// tanh(x) from arithmetic and reproducible_exp alone, as reproducible on every platform and as
+// free of branches (both forms evaluated, one kept), so that a loop over lanes vectorises it:
+// 1 − 2/(e^(2|x|) + 1) where |x| ≥ 0.875 (no cancellation: the quotient is below 0.3), and
+// x + x·y·P(y), y = x², below it, P the degree-14 Chebyshev fit of (tanh x − x)/x³ on [0, 0.875²]
+// (mpmath.chebyfit, error 1.8e-18; its coefficients rounded to double) by Estrin's scheme; the
+// sign is x's, −0 kept (ReproducibleMath.TanhIsTanhToOneUlp)
+FIVSIM_HD inline double reproducible_tanh(double x) {
+  using u64 = unsigned long long;
+  const u64 sign = u64{1} << 63;
+  const double ax = double_of(bits_of(x) & ~sign);
+  const double big = 1.0 - 2.0 / (reproducible_exp(2.0 * ax) + 1.0);
+  const double y = ax * ax, y2 = y * y, y4 = y2 * y2, y8 = y4 * y4;
+  const double d0 = -0.3333333333333333 + y * 0.13333333333333228;
+  const double d1 = -0.053968253968150824 + y * 0.021869488532160076;
+  const double d2 = -0.00886323544861719 + y * 0.003592127037088968;
+  const double d3 = -0.0014558263309485413 + y * 0.0005899826658036132;
+  const double d4 = -0.0002389519301249939 + y * 9.640640221692903e-05;
+  const double d5 = -3.820653633317692e-05 + y * 1.4261086694241563e-05;
+  const double d6 = -4.5755399255996345e-06 + y * 1.070360309846551e-06;
+  const double d7 = -1.3037928719242213e-07;
+  const double poly = ((d0 + y2 * d1) + y4 * (d2 + y2 * d3)) + y8 * ((d4 + y2 * d5) + y4 * (d6 + y2 * d7));
+  const double small = ax + ax * (y * poly);
+  // the choice as bit masks: a conditional choice lets the compiler move the division into a branch
+  // (it may trap), and a branch keeps a loop over lanes scalar
+  const u64 below = u64{0} - static_cast<u64>(ax < 0.875);
+  return double_of((bits_of(small) & below) | (bits_of(big) & ~below) | (bits_of(x) & sign));
+}
+
 // a / b from y = 1/b (rounded to nearest) with two fused multiply-adds: q = a·y, whose residual
 // r = a − q·b one fma gives exactly, and q + r·y rounded once — the correctly rounded quotient, as
 // a / b (Markstein 1990, IBM J. Res. Dev. 34(1), Theorem 1), where the residual does not

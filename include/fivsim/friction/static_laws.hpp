@@ -66,10 +66,13 @@ inline constexpr FrictionLawInfo kFrictionLawInfo[kFrictionLawCount] = {
     {"coulomb_static", 2, {"mu_s", "mu_k"}},
 };
 
-// e^x of the laws: in double the same bits on the CPU and the GPU (reproducible_math.hpp), so that a
-// device sweep keeps the CPU's trajectories; float keeps the fast library function
+// e^x and tanh x of the laws: in double the same bits on the CPU and the GPU (reproducible_math.hpp),
+// so that a device sweep keeps the CPU's trajectories, and arithmetic the belt runner's lanes
+// vectorise; float keeps the fast library functions
 FIVSIM_HD inline double law_exp(double x) { return reproducible_exp(x); }
 FIVSIM_HD inline float law_exp(float x) { return expf(x); }
+FIVSIM_HD inline double law_tanh(double x) { return reproducible_tanh(x); }
+FIVSIM_HD inline float law_tanh(float x) { return tanhf(x); }
 
 // μ ≥ 0 for sliding at relative velocity v of the law `kind` with parameters p[0], p[1], … (only the
 // asymmetric law looks at the sign of v): p a law's own array, or one lane's of the belt runner's
@@ -82,7 +85,7 @@ FIVSIM_HD inline T friction_magnitude_of(FrictionLawKind kind, const Params& p, 
     case FrictionLawKind::coulomb_viscous:
       return T(p[0]) + T(p[1]) * s;
     case FrictionLawKind::coulomb_tanh:
-      return T(p[0]) * tanh(T(p[1]) * s);
+      return T(p[0]) * law_tanh(T(p[1]) * s);
     case FrictionLawKind::stribeck_rational:
       return T(p[0]) / (T(1) + T(p[1]) * s);
     case FrictionLawKind::stribeck_exp:
