@@ -102,7 +102,7 @@ struct BeltLanes {
   long in_state[4][W];
   int last[N][W];
   long stick_from[W];
-  int events[W];  // how many contacts changed mode in the step, and whether it crossed the velocity section
+  int events[W];  // the step's events: contacts that changed mode, and a crossing of the velocity section
   double margin_1[W], margin_2[W];   // the section contact's stick margins, the last two stick steps
   double mu0_plus[W], mu0_minus[W];  // its static friction coefficients
   bool failed[W];
@@ -201,9 +201,10 @@ struct LaneParameters {
 
 // the friction bounds of contact i (Every: of every contact, the law's kind theirs alike) in
 // every lane at the start-of-step slip velocity, for the law K: the law's kind a constant, its
-// switch folds away, and a law of arithmetic alone (reproducible_exp and _tanh included) leaves a loop the
-// compiler vectorises over the lanes; every contact in one loop gives the core their chains side by
-// side (a lane's exponential is a chain of dependent operations, too long to overlap otherwise)
+// switch folds away, and a law of arithmetic alone (reproducible_exp and reproducible_tanh
+// included) leaves a loop the compiler vectorises over the lanes; every contact in one loop gives
+// the core their chains side by side (a lane's exponential is a chain of dependent operations, too
+// long to overlap otherwise)
 template <FrictionLawKind K, bool Every, class D, int W>
 FIVSIM_HD inline void belt_friction_lanes(int i, BeltLanes<D, W>& x) {
   constexpr int N = D::max_dof;
