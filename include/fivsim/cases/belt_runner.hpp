@@ -256,6 +256,24 @@ FIVSIM_HD inline void belt_friction_lanes(FrictionLawKind kind, int i, BeltLanes
   }
 }
 
+// lane l's velocity on the velocity section (its DoF's) before and after the step, less the
+// section's value: a sum weighted 1 and 0, not u[an.dof] or a pick by index, which the device
+// compiler turns into one load at a run-time index and so puts every lane array in local memory;
+// the zero terms add ±0 to a finite value (a case that is not finite has failed)
+template <class D, int W>
+FIVSIM_HD inline void belt_section_velocity(const BeltLanes<D, W>& x, int l, const SweepAnalysis& an, double& before,
+                                            double& after) {
+  using T = typename D::scalar;
+  T b = T(0), a = T(0);
+  for (int j = 0; j < D::max_dof; ++j) {
+    const T w = j == an.dof ? T(1) : T(0);
+    b += w * x.u_prev[j][l];
+    a += w * x.u[j][l];
+  }
+  before = static_cast<double>(b) - an.value;
+  after = static_cast<double>(a) - an.value;
+}
+
 // lane l's running numbers into its CaseResult (what run_case_with keeps), after `count` settled
 // steps
 template <class D, int W>
@@ -426,18 +444,9 @@ FIVSIM_HD inline void run_belt_lanes(const BeltModel<D>& b, const CaseBatch<D>& 
       if constexpr ((Obs & kObservePoincare) != 0)
         if (settled && an.section == SectionKind::velocity) {
           FIVSIM_LANES_SUM(l, W, events) {
-            // the section DoF's velocity as a sum weighted 1 and 0 (below)
-            T before = T(0), after = T(0);
-            for (int j = 0; j < N; ++j) {
-              const T w = j == an.dof ? T(1) : T(0);
-              before += w * x.u_prev[j][l];
-              after += w * x.u[j][l];
-            }
-            const int e =
-                fivsim::detail::velocity_crosses(static_cast<double>(before) - an.value,
-                                                 static_cast<double>(after) - an.value, opt.stick_tol, an.direction)
-                    ? 1
-                    : 0;
+            double a, bb;
+            detail::belt_section_velocity(x, l, an, a, bb);
+            const int e = fivsim::detail::velocity_crosses(a, bb, opt.stick_tol, an.direction) ? 1 : 0;
             x.events[l] += e;
             events += e;
           }
@@ -474,20 +483,9 @@ FIVSIM_HD inline void run_belt_lanes(const BeltModel<D>& b, const CaseBatch<D>& 
           if (an.section == SectionKind::stick_to_slip && break_away) {
             theta = fivsim::detail::break_away_fraction(x.margin_1[l], x.margin_2[l]);
           } else if (an.section == SectionKind::velocity) {
-            const double eps = opt.stick_tol;
-            // the section DoF's velocity as a sum weighted 1 and 0, not as u[an.dof] or a pick by
-            // index, which the device compiler turns into one load at a run-time index and so puts
-            // every lane array in local memory; the zero terms add ±0 to a finite value (a case that
-            // is not finite has failed above)
-            T before = T(0), after = T(0);
-            for (int j = 0; j < N; ++j) {
-              const T w = j == an.dof ? T(1) : T(0);
-              before += w * x.u_prev[j][l];
-              after += w * x.u[j][l];
-            }
-            const double a = static_cast<double>(before) - an.value;
-            const double bb = static_cast<double>(after) - an.value;
-            if (fivsim::detail::velocity_crosses(a, bb, eps, an.direction)) theta = a / (a - bb);
+            double a, bb;
+            detail::belt_section_velocity(x, l, an, a, bb);
+            if (fivsim::detail::velocity_crosses(a, bb, opt.stick_tol, an.direction)) theta = a / (a - bb);
           } else if (strobe) {
             theta = t > t_prev ? (next_strobe - t_prev) / (t - t_prev) : 1.0;
           }

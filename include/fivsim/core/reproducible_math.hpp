@@ -98,7 +98,7 @@ FIVSIM_HD inline double reproducible_exp(double x) {
 // 1 − 2/(e^(2|x|) + 1) where |x| ≥ 0.875 (no cancellation: the quotient is below 0.3), and
 // x + x·y·P(y), y = x², below it, P the degree-14 Chebyshev fit of (tanh x − x)/x³ on [0, 0.875²]
 // (mpmath.chebyfit, error 1.8e-18; its coefficients rounded to double) by Estrin's scheme; the
-// sign is x's, −0 kept (ReproducibleMath.TanhIsTanhToOneUlp)
+// sign is x's, −0 kept (ReproducibleMath.TanhIsTanhWithinAnUlpAndAThird)
 FIVSIM_HD inline double reproducible_tanh(double x) {
   using u64 = unsigned long long;
   const u64 sign = u64{1} << 63;
