@@ -5,6 +5,7 @@
 
 #include "fivsim/cases/belt_runner.hpp"
 #include "fivsim/cases/case_orbit.hpp"
+#include "fivsim/cases/case_shape.hpp"
 
 #include <omp.h>
 
@@ -286,6 +287,41 @@ void ChunkTicker::finished(long count) {
 
 namespace {
 
+// the shapes of model that the 2 × 2 capacity instantiation holds and the general runner steps in
+// an exact instantiation of its own (case_shape.hpp): 2 DoF with one contact (the seeds'
+// mode-coupling oscillator, the classic of brake squeal). Only on the CPU and only for the general
+// runner: each shape costs compile time
+using ExactShapesOf2x2 = DimsList<Dims<double, 2, 1, true>, EndOfDims>;
+
+// FIVSIM_GENERAL_SHAPES=capacity keeps such cases in the capacity instantiation, so that the tests
+// compare the two
+bool exact_shapes_wanted() {
+  const char* asked = std::getenv("FIVSIM_GENERAL_SHAPES");
+  return !(asked && std::string(asked) == "capacity");
+}
+
+// the cases of a capacity instantiation D stepped in the exact instantiation X of their shape:
+// each case's setup (and step map) copied into X, its result copied back
+template <class X, class D>
+void step_cases_in_shape(const CaseBatch<D>& cases, const SweepAnalysis& an, const StepOptions& opt,
+                         CaseResult<D>* results, double* points, long per_case, int threads, ChunkTicker* ticker) {
+  struct Scratch {
+    CaseSetup<D> wide;
+    StepperScratch<X> exact;
+    RkStepMap<X> map;
+    CaseResult<X> result;
+  };
+  for_each_case<Scratch>(cases.n, threads, 16, ticker, [&](Scratch& x, long c) {
+    const CaseSetup<D>& setup = cases.setup(c, x.wide);
+    copy_case_setup(setup, x.exact.setup);
+    const RkStepMap<D>* map = cases.map(c);
+    if (map) copy_rk_step_map(*map, x.map);
+    run_case(x.exact.setup, map ? &x.map : nullptr, an, opt, x.exact.ws, x.exact.s, x.result, points + c * per_case,
+             &x.exact.twin);
+    copy_case_result(x.result, results[c], setup.model.n_dof, setup.model.n_contacts);
+  });
+}
+
 // the chunk's cases stepped (run_chunk_cpu without the orbit observer's pass)
 template <class D>
 void step_chunk_cpu(const CaseBatch<D>& cases, const SweepAnalysis& an, const StepOptions& opt, CaseResult<D>* results,
@@ -318,6 +354,13 @@ void step_chunk_cpu(const CaseBatch<D>& cases, const SweepAnalysis& an, const St
       });
       return;
     }
+  }
+  if constexpr (std::is_same_v<D, SweepDims2<double>>) {
+    const Model<D>& m = cases.setups[0].model;
+    if (exact_shapes_wanted() && with_instantiation(ExactShapesOf2x2{}, m.n_dof, m.n_contacts, [&](auto tag) {
+          step_cases_in_shape<typename decltype(tag)::type>(cases, an, opt, results, points, per_case, threads, ticker);
+        }))
+      return;
   }
   for_each_case<StepperScratch<D>>(cases.n, threads, 16, ticker, [&](StepperScratch<D>& x, long c) {
     run_case(cases.setup(c, x.setup), cases.map(c), an, opt, x.ws, x.s, results[c], points + c * per_case, &x.twin);

@@ -45,17 +45,14 @@ struct CaseSetup {
   double t_transient = 0.0;
 };
 
-template <class D>
-struct CaseResult {
-  static constexpr int NS = 2 * D::max_dof + 2 * D::max_contacts;
+// what a case's run found, apart from its per-series arrays (sized by the instantiation)
+struct CaseFindings {
   Status status = Status::ok;
-  long steps = 0;                               // steps completed
-  double failed_at = 0.0;                       // start time of the failing step
-  RunningStats series[NS];                      // q.., u.., lamN.., lamT.. after t_transient
-  double max_step_change[2 * D::max_dof] = {};  // largest |Δq_i|, |Δu_i| over one step after t_transient
-  long in_state[4] = {0, 0, 0, 0};              // contact-steps in free / stick / slip− / slip+
-  long transitions = 0;                         // events after t_transient, all contacts
-  long section_hits = 0;                        // Poincaré samples after t_transient
+  long steps = 0;                   // steps completed
+  double failed_at = 0.0;           // start time of the failing step
+  long in_state[4] = {0, 0, 0, 0};  // contact-steps in free / stick / slip− / slip+
+  long transitions = 0;             // events after t_transient, all contacts
+  long section_hits = 0;            // Poincaré samples after t_transient
   double max_lcp_residual = 0.0;
   double output_sse = 0.0;  // output_error: Σ (q[dof] − reference)² over the steps compared
   long output_samples = 0;
@@ -80,6 +77,13 @@ struct CaseResult {
   double orbit_multiplier = 0.0;      // the largest Floquet multiplier's modulus
   double orbit_multiplier_arg = 0.0;  // and argument (rad)
   double orbit_settle_t = -1.0;       // a stable orbit: when the samples come within periodic_tol of it
+};
+
+template <class D>
+struct CaseResult : CaseFindings {
+  static constexpr int NS = 2 * D::max_dof + 2 * D::max_contacts;
+  RunningStats series[NS];                      // q.., u.., lamN.., lamT.. after t_transient
+  double max_step_change[2 * D::max_dof] = {};  // largest |Δq_i|, |Δu_i| over one step after t_transient
 };
 
 namespace detail {
