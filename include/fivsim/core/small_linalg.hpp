@@ -47,6 +47,16 @@ FIVSIM_HD inline T min_value(T a, T b) {
   return a < b ? a : b;
 }
 
+// on the host, storage of at most this many entries is filled whole by resize, at a compile-time
+// count: g++ turns a fill of a run-time count into a memset call, which costs more than the few
+// stores (the general runner's step made one per row of its LCP). Entries past the size are not
+// the vector's, so the values it holds are the same; device code fills the size only
+#if defined(__CUDA_ARCH__)
+inline constexpr int kFillWholeUpTo = 0;
+#else
+inline constexpr int kFillWholeUpTo = 64;
+#endif
+
 template <class T, int Cap>
 struct Vec {
   int n = 0;
@@ -56,7 +66,11 @@ struct Vec {
   FIVSIM_HD const T& operator[](int i) const { return v[i]; }
   FIVSIM_HD void resize(int size, T fill = T(0)) {
     n = size;
-    for (int i = 0; i < n; ++i) v[i] = fill;
+    if constexpr (Cap <= kFillWholeUpTo) {
+      for (int i = 0; i < Cap; ++i) v[i] = fill;
+    } else {
+      for (int i = 0; i < n; ++i) v[i] = fill;
+    }
   }
 };
 
@@ -71,8 +85,12 @@ struct Mat {
   FIVSIM_HD void resize(int r, int c, T fill = T(0)) {
     rows = r;
     cols = c;
-    for (int i = 0; i < r; ++i)
-      for (int j = 0; j < c; ++j) (*this)(i, j) = fill;
+    if constexpr (RCap * CCap <= kFillWholeUpTo) {
+      for (int i = 0; i < RCap * CCap; ++i) a[i] = fill;
+    } else {
+      for (int i = 0; i < r; ++i)
+        for (int j = 0; j < c; ++j) (*this)(i, j) = fill;
+    }
   }
 };
 
