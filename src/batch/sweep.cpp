@@ -300,8 +300,9 @@ bool exact_shapes_wanted() {
   return !(asked && std::string(asked) == "capacity");
 }
 
-// the cases of a capacity instantiation D stepped in the exact instantiation X of their shape:
-// each case's setup (and step map) copied into X, its result copied back
+// the cases of a capacity instantiation D stepped in the exact instantiation X of their shape (a
+// sweep's cases share one: the plan refuses a parameter that changes it): each case's setup (and
+// step map) copied into X, its result copied back
 template <class X, class D>
 void step_cases_in_shape(const CaseBatch<D>& cases, const SweepAnalysis& an, const StepOptions& opt,
                          CaseResult<D>* results, double* points, long per_case, int threads, ChunkTicker* ticker) {

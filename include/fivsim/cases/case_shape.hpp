@@ -3,11 +3,11 @@
 // (Dims<T, 2, 1, true>), and its result moved back.
 //
 // In an exact instantiation the model's sizes are compile-time constants (config.hpp), so the
-// step's loops unroll, its small vectors are filled without a memset call per row and a value just
-// stored is read back from a register rather than through a store the core must forward
-// (BENCHMARKS.md, "Where the general and the switching runners' time goes"). The numbers are the
-// same: entries are stored by their index within the model's sizes in both (model.hpp,
-// rk_lcp.hpp, case_runner.hpp), and every loop runs the same operations in the same order.
+// step's loops unroll and a value just stored is read back from a register rather than through a
+// store the core must forward (BENCHMARKS.md, "The general runner in the exact instantiation of its
+// model's shape"). The numbers are the same: entries are stored by their index within the model's
+// sizes in both (model.hpp, rk_lcp.hpp, case_runner.hpp), and every loop runs the same operations
+// in the same order.
 #pragma once
 
 #include "fivsim/cases/case_runner.hpp"
