@@ -18,7 +18,7 @@ times its flops per case-step (FLOPS below, counted by hand) as a share of it. A
 stays in the L1 cache (a group of lanes is a few KB), so the roof is the FP64 peak, not bandwidth.
 
 usage: scripts/bench/bench_sweep_cpu.py [--fivsim build/fivsim] [--cases 100000] [--steps 10000]
-                                  [--threads 1,2] [--repeat 3] [--law exp|rational|tanh] [--json FILE]
+                                  [--threads 1,2] [--repeat 3] [--law exp|rational|tanh|asymmetric] [--json FILE]
 """
 import argparse
 import csv
@@ -37,6 +37,8 @@ LAWS = {
     "rational": (["--set", '/friction={"law":"stribeck_rational","mu_s":0.2,"delta":3}', "--set", "/model/v0=0.5"],
                  ["-DPEER_RATIONAL"]),
     "tanh": (["--set", '/friction={"law":"coulomb_tanh","mu":0.1,"eps":20}'], ["-DPEER_TANH"]),
+    "asymmetric": (["--set", '/friction={"law":"asymmetric","Ts_l":0.2328,"Ts_r":0.0928,"T0_l":0.2188,'
+                    '"T0_r":0.0917,"alpha":92.6465,"beta":0.0928}'], ["-DPEER_ASYMMETRIC"]),
 }
 
 
@@ -51,8 +53,11 @@ FLOPS = {
     # (v 1, α|v| 1, e^x 39: reduction 7, r², r⁴, r⁸ 3, Estrin's pairs 20, the tail 5, 2^k 4; the
     # combination 3); the rational one μ_s / (1 + δ|v|) (v 1, δ|v| 1, the sum 1, the quotient 1); the
     # smooth one μ_0 tanh(ε|v|) (v 1, ε|v| 1, tanh 78, both of its forms: 1 − 2/(e^(2|x|) + 1) 43, the
-    # polynomial's powers 4, pairs 14 and their sums 14, x + x·y·P 3; the product 1)
-    "law": {"exp": 1 + 1 + 39 + 3, "rational": 4, "tanh": 1 + 1 + 43 + 4 + 14 + 14 + 3 + 1},
+    # polynomial's powers 4, pairs 14 and their sums 14, x + x·y·P 3; the product 1); the asymmetric
+    # one, both directions at |v| (v 1, α|v| 1, sech 43: e^x 39, m² 1, 1 + m² 1, 2m 1, the quotient 1;
+    # tanh 78; per direction 1 + T0|v| 2, Ts/(…) 1, 1 + β sech 2, the two products 2)
+    "law": {"exp": 1 + 1 + 39 + 3, "rational": 4, "tanh": 1 + 1 + 43 + 4 + 14 + 14 + 3 + 1,
+            "asymmetric": 1 + 1 + 43 + 78 + 2 * 7},
     # γ_free, the bounds 2, p_T = −γ/g, γ_end 2, λ_T = p_T/dt, 0 + p_T, u 3, q 2
     "impulse": 1 + 2 + 1 + 2 + 1 + 1 + 3 + 2,
     # x − x of q and u and their sum
@@ -133,7 +138,8 @@ def main():
     ap.add_argument("--repeat", type=int, default=3, help="runs of each side; the fastest is kept")
     ap.add_argument("--law", choices=sorted(LAWS), default="exp",
                     help="the chain's friction law: the exponential Stribeck law (the scenario's), the rational "
-                         "one (mu_s 0.2, delta 3, belt speed 0.5) or the smooth tanh one (mu 0.1, eps 20)")
+                         "one (mu_s 0.2, delta 3, belt speed 0.5), the smooth tanh one (mu 0.1, eps 20) or seed "
+                         "002's asymmetric one")
     ap.add_argument("--json")
     args = ap.parse_args()
     threads = sorted({int(t) for t in args.threads.split(",")})

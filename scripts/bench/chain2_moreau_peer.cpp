@@ -4,7 +4,8 @@
 // No fivsim code: the model is written out (m = k = 1, no damping, belt speed v0, Stribeck law
 // mu = mu_d + (mu_s - mu_d) exp(-alpha |v|); compiled with -DPEER_RATIONAL the rational law
 // mu = mu_s / (1 + delta |v|), mu_s 0.2, delta 3, belt speed 0.5; with -DPEER_TANH the smooth law
-// mu = mu_0 tanh(eps |v|), mu_0 0.1, eps 20, belt speed 0.8), each case one loop over its steps, the cases
+// mu = mu_0 tanh(eps |v|), mu_0 0.1, eps 20, belt speed 0.8; with -DPEER_ASYMMETRIC seed 002's
+// asymmetric law, its two directions' values bounding the impulse), each case one loop over its steps, the cases
 // spread over OpenMP threads. Each case draws Fn, q0[0], q0[1] as scenarios/chain2_bench_random.json
 // does (uniform in [1, 30], [0, 1], [0, 1] from splitmix64 counters, seed 1), runs `steps` steps of
 // dt and keeps the RMS of q0, q1, u0, u1, lamT0, lamT1 over the steps after t_transient (lamN is
@@ -57,6 +58,14 @@ int main(int argc, char** argv) {
 #elif defined(PEER_TANH)
   const double v0 = 0.8, mu_0 = 0.1, eps = 20.0;
   const auto mu = [&](double v) { return mu_0 * std::tanh(eps * std::fabs(v - v0)); };
+#elif defined(PEER_ASYMMETRIC)
+  // seed 002's identified law: its forward and backward values at |v − v0| bound the two directions
+  const double v0 = 0.8, ts_l = 0.2328, ts_r = 0.0928, t0_l = 0.2188, t0_r = 0.0917, a = 92.6465, beta = 0.0928;
+  const auto law = [&](double s, double ts, double t0) {
+    return ts / (1.0 + t0 * s) * (1.0 + beta / std::cosh(a * s)) * std::tanh(a * s);
+  };
+  const auto mu = [&](double v) { return law(std::fabs(v - v0), ts_l, t0_l); };
+  const auto mu_minus = [&](double v) { return law(std::fabs(v - v0), ts_r, t0_r); };
 #else
   const double v0 = 0.8, mu_s = 0.12, mu_d = 0.045, alpha = 6.0;
   const auto mu = [&](double v) { return mu_d + (mu_s - mu_d) * std::exp(-alpha * std::fabs(v - v0)); };
@@ -80,9 +89,14 @@ int main(int argc, char** argv) {
       // the friction bound at the start-of-step slip velocity
       const double b0 = mu(u0) * pn;
       const double b1 = mu(u1) * pn;
-      // the decoupled friction LCP's solution: stick if the bound allows, else slide at the bound
-      const double p0 = std::fmin(std::fmax(-(uf0 - v0), -b0), b0);
-      const double p1 = std::fmin(std::fmax(-(uf1 - v0), -b1), b1);
+#if defined(PEER_ASYMMETRIC)
+      const double c0 = mu_minus(u0) * pn, c1 = mu_minus(u1) * pn;
+#else
+      const double c0 = b0, c1 = b1;
+#endif
+      // the decoupled friction LCP's solution: stick if the bounds allow, else slide at a bound
+      const double p0 = std::fmin(std::fmax(-(uf0 - v0), -b0), c0);
+      const double p1 = std::fmin(std::fmax(-(uf1 - v0), -b1), c1);
       u0 = uf0 + p0;
       u1 = uf1 + p1;
       q0 += dt * u0;

@@ -14,32 +14,10 @@
 #include <memory>
 
 #include "fivsim/batch/sweep.hpp"
+#include "prepared_sweep.hpp"
 
 namespace fivsim::batch {
 namespace {
-
-json scenario(const std::string& file) { return load_json_file(FIVSIM_SOURCE_DIR "/scenarios/" + file); }
-
-// a sweep's cases as `fivsim sweep` prepares one chunk of them
-template <class D>
-struct Prepared {
-  Scenario base;
-  SweepSpec spec;
-  std::unique_ptr<SweepPlan> plan;
-  std::unique_ptr<SweepShared<D>> shared;
-  PreparedCases<D> cases;
-  SweepAnalysis an;
-  StepOptions opt;
-  Prepared(const json& doc, bool single) {
-    base = parse_scenario(doc);
-    spec = parse_sweep(doc);
-    plan = std::make_unique<SweepPlan>(base, spec);
-    an = sweep_analysis(base);
-    opt = sweep_step_options(base, single);
-    shared = std::make_unique<SweepShared<D>>(*plan, opt.stick_tol);
-    prepare_cases(*plan, *shared, 0, spec.n_cases(), cases);
-  }
-};
 
 template <class D>
 void expect_same_bits(const CaseResult<D>& a, const CaseResult<D>& b, long c, int nq, int nc) {
@@ -67,8 +45,8 @@ void expect_same_bits(const CaseResult<D>& a, const CaseResult<D>& b, long c, in
 // `edit`: a change to the prepared cases before they run
 template <class D>
 void expect_belt_equals_general(const json& doc, bool single, unsigned observers = kObserveBifurcation,
-                                const std::function<void(Prepared<D>&)>& edit = {}) {
-  Prepared<D> p(doc, single);
+                                const std::function<void(PreparedSweep<D>&)>& edit = {}) {
+  PreparedSweep<D> p(doc, single);
   if (edit) edit(p);
   SweepAnalysis an = p.an;
   an.observers = observers;
@@ -95,7 +73,7 @@ void expect_belt_equals_general(const json& doc, bool single, unsigned observers
 }
 
 json chain_random(int samples) {
-  json doc = scenario("chain2_load_sweep.json");
+  json doc = scenario_file("chain2_load_sweep.json");
   doc["integrator"]["t_end"] = 40.0;
   doc["analysis"]["t_transient"] = 10.0;
   // 13 cases: one group of lanes, its last ones copies of the 13th case
@@ -139,12 +117,12 @@ TEST(BeltRunner, EveryObserverSetKeepsTheGeneralRunnersNumbers) {
 }
 
 TEST(BeltRunner, FiveSlidersAndASliderAreMoreauStepBitForBit) {
-  json chain5 = scenario("chain5_F15.json");
+  json chain5 = scenario_file("chain5_F15.json");
   chain5["integrator"]["t_end"] = 30.0;
   chain5["analysis"]["t_transient"] = 10.0;
   chain5["sweep"] = {{"mode", "grid"}, {"parameters", {{{"path", "/model/Fn"}, {"linspace", {5, 25, 11}}}}}};
   expect_belt_equals_general<SweepDimsExact5<double>>(chain5, false);
-  json model1 = scenario("model1_v0_delta_grid.json");
+  json model1 = scenario_file("model1_v0_delta_grid.json");
   model1["integrator"]["t_end"] = 100.0;
   model1["analysis"]["t_transient"] = 50.0;
   model1["friction"] = {{"law", "coulomb_tanh"}, {"mu", 0.1}, {"eps", 20}};
@@ -155,7 +133,7 @@ TEST(BeltRunner, FiveSlidersAndASliderAreMoreauStepBitForBit) {
 // the base-excited oscillator (seed 003): forcing evaluated at each step's start, a stroboscopic
 // section at the forcing period
 TEST(BeltRunner, AForcedOscillatorIsMoreauStepBitForBit) {
-  json doc = scenario("sdof_base_two_stop.json");
+  json doc = scenario_file("sdof_base_two_stop.json");
   doc["integrator"]["t_end"] = 8.0;
   doc["analysis"]["t_transient"] = 3.0;
   doc["sweep"] = {
@@ -171,9 +149,9 @@ TEST(BeltRunner, ACaseThatBlowsUpEndsAsInTheGeneralRunner) {
   doc["sweep"] = {{"mode", "grid"}, {"parameters", {{{"path", "/initial/q/0"}, {"values", {0.5, 0.7, 0.2}}}}}};
   // a start at 1e308 m, beyond what a scenario may say (±1e100), put into the prepared row: it
   // overflows within a step
-  const auto blow_up = [](Prepared<SweepDimsExact2<double>>& q) { q.cases.rows[1] = 1e308; };
+  const auto blow_up = [](PreparedSweep<SweepDimsExact2<double>>& q) { q.cases.rows[1] = 1e308; };
   expect_belt_equals_general<SweepDimsExact2<double>>(doc, false, kObserveBifurcation, blow_up);
-  Prepared<SweepDimsExact2<double>> p(doc, false);
+  PreparedSweep<SweepDimsExact2<double>> p(doc, false);
   blow_up(p);
   std::vector<CaseResult<SweepDimsExact2<double>>> r(3);
   std::vector<double> points(3 * case_points_size(2, p.an));
@@ -186,13 +164,13 @@ TEST(BeltRunner, ACaseThatBlowsUpEndsAsInTheGeneralRunner) {
 
 // Model II (a spring contact), a per-case model and the Lyapunov twin go through the general runner
 TEST(BeltRunner, TakesOnlyBeltModelsSharingOneSetup) {
-  const Prepared<SweepDims2<double>> m2(scenario("model2_mu_scan.json"), false);
+  const PreparedSweep<SweepDims2<double>> m2(scenario_file("model2_mu_scan.json"), false);
   EXPECT_FALSE(runs_as_belt(m2.cases.batch(), m2.an, m2.opt));
   json structural = chain_random(4);
   structural["sweep"]["parameters"][0] = {{"path", "/model/k/1"}, {"range", {0.5, 2}}};
-  const Prepared<SweepDimsExact2<double>> per_case(structural, false);
+  const PreparedSweep<SweepDimsExact2<double>> per_case(structural, false);
   EXPECT_FALSE(runs_as_belt(per_case.cases.batch(), per_case.an, per_case.opt));
-  const Prepared<SweepDimsExact2<double>> chain(chain_random(4), false);
+  const PreparedSweep<SweepDimsExact2<double>> chain(chain_random(4), false);
   EXPECT_TRUE(runs_as_belt(chain.cases.batch(), chain.an, chain.opt));
   SweepAnalysis twin = chain.an;
   twin.lyapunov_every = 10;

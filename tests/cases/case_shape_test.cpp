@@ -12,34 +12,13 @@
 #include <vector>
 
 #include "fivsim/batch/sweep.hpp"
+#include "prepared_sweep.hpp"
 
 namespace fivsim::batch {
 namespace {
 
 using Capacity = SweepDims2<double>;
 using Exact = Dims<double, 2, 1, true>;
-
-json scenario(const std::string& file) { return load_json_file(FIVSIM_SOURCE_DIR "/scenarios/" + file); }
-
-// the sweep's cases as `fivsim sweep` prepares one chunk of them, in the capacity instantiation
-struct Prepared {
-  Scenario base;
-  SweepSpec spec;
-  std::unique_ptr<SweepPlan> plan;
-  std::unique_ptr<SweepShared<Capacity>> shared;
-  PreparedCases<Capacity> cases;
-  SweepAnalysis an;
-  StepOptions opt;
-  explicit Prepared(const json& doc) {
-    base = parse_scenario(doc);
-    spec = parse_sweep(doc);
-    plan = std::make_unique<SweepPlan>(base, spec);
-    an = sweep_analysis(base);
-    opt = sweep_step_options(base, false);
-    shared = std::make_unique<SweepShared<Capacity>>(*plan, opt.stick_tol);
-    prepare_cases(*plan, *shared, 0, spec.n_cases(), cases);
-  }
-};
 
 bool same(double x, double y) { return std::memcmp(&x, &y, sizeof x) == 0; }
 
@@ -71,7 +50,7 @@ void expect_same_bits(const CaseResult<Capacity>& a, const CaseResult<Capacity>&
 // run_case in the capacity instantiation; returns the latter's results, so that a caller can check
 // what the cases did
 std::vector<CaseResult<Capacity>> expect_exact_equals_capacity(const json& doc) {
-  Prepared p(doc);
+  PreparedSweep<Capacity> p(doc, false);
   const CaseBatch<Capacity> batch = p.cases.batch();
   const Model<Capacity>& m = batch.setups[0].model;
   EXPECT_EQ(m.n_dof, 2);
@@ -97,7 +76,7 @@ std::vector<CaseResult<Capacity>> expect_exact_equals_capacity(const json& doc) 
 // the seeds' mode-coupling oscillator (a spring contact) across the flutter threshold, with its
 // start varied: cases that stay small and cases that grow into stick-slip and separation
 json mode_coupling(const char* method) {
-  json doc = scenario("model2_mu_scan.json");
+  json doc = scenario_file("model2_mu_scan.json");
   doc["integrator"]["method"] = method;
   doc["integrator"]["t_end"] = 6.0;
   doc["analysis"]["t_transient"] = 2.0;
@@ -191,7 +170,7 @@ TEST(CaseShape, ACaseThatBlowsUpFailsAlikeInBoth) {
 
 // the copies themselves: a setup moved to the exact shape and back holds the entries it had
 TEST(CaseShape, ASetupMovedThereAndBackIsUnchanged) {
-  Prepared p(multibody("rigid"));
+  PreparedSweep<Capacity> p(multibody("rigid"), false);
   const CaseSetup<Capacity>& a = p.cases.setups[0];
   auto exact = std::make_unique<CaseSetup<Exact>>();
   auto back = std::make_unique<CaseSetup<Capacity>>();

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 
@@ -85,6 +86,35 @@ TEST(ReproducibleMath, TanhIsTanhWithinAnUlpAndAThird) {
   EXPECT_EQ(reproducible_tanh(-HUGE_VAL), -1.0);
   EXPECT_EQ(reproducible_tanh(1e300), 1.0);
   EXPECT_TRUE(std::isnan(reproducible_tanh(NAN)));
+}
+
+// sech against 1/cosh in long double over every binade where it is a normal number, and its
+// limits; the bound is what 2m/(1 + m²) allows: m's ulp (reproducible_exp's), half an ulp from
+// each of m², 1 + m² and the quotient
+TEST(ReproducibleMath, SechIsOneOverCoshWithinTwoAndAHalfUlps) {
+  double worst = 0.0;
+  const auto check = [&](double x) {
+    const long double ref = 1.0L / std::cosh(static_cast<long double>(x));
+    const double r = static_cast<double>(ref);
+    if (r < 2.2250738585072014e-308) return;  // 1/cosh below the normal numbers: checked apart
+    const double ulp = std::nextafter(r, HUGE_VAL) - r;
+    worst = std::max(worst, static_cast<double>(std::abs(reproducible_sech(x) - ref) / ulp));
+    EXPECT_EQ(reproducible_sech(-x), reproducible_sech(x)) << x;
+  };
+  for (double x = 0.0; x < 40.0; x += 0.0000731) check(x);
+  unsigned long long state = 5;
+  for (int n = 0; n < 1000000; ++n) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    const double u = 1.0 + static_cast<double>(state >> 11) * (1.0 / 9007199254740992.0);
+    check(std::ldexp(u, static_cast<int>(state % 1084) - 1075));
+  }
+  EXPECT_LE(worst, 2.5);
+  EXPECT_EQ(reproducible_sech(0.0), 1.0);
+  EXPECT_EQ(reproducible_sech(1e-300), 1.0);
+  EXPECT_EQ(reproducible_sech(750.0), 0.0);
+  EXPECT_EQ(reproducible_sech(-HUGE_VAL), 0.0);
+  EXPECT_TRUE(std::isnan(reproducible_sech(NAN)));
+  std::printf("sech: worst %.3f ulp\n", worst);
 }
 
 // the quotient from the reciprocal is the division's, bit for bit: time steps and masses' inverses

@@ -201,10 +201,10 @@ struct LaneParameters {
 
 // the friction bounds of contact i (Every: of every contact, the law's kind theirs alike) in
 // every lane at the start-of-step slip velocity, for the law K: the law's kind a constant, its
-// switch folds away, and a law of arithmetic alone (reproducible_exp and reproducible_tanh
-// included) leaves a loop the compiler vectorises over the lanes; every contact in one loop gives
-// the core their chains side by side (a lane's exponential is a chain of dependent operations, too
-// long to overlap otherwise)
+// switch folds away, and a law of arithmetic alone (reproducible_exp, _tanh and _sech included)
+// leaves a loop the compiler vectorises over the lanes; every contact in one loop gives the core
+// their chains side by side (a lane's exponential is a chain of dependent operations, too long to
+// overlap otherwise)
 template <FrictionLawKind K, bool Every, class D, int W>
 FIVSIM_HD inline void belt_friction_lanes(int i, BeltLanes<D, W>& x) {
   constexpr int N = D::max_dof;
@@ -240,6 +240,10 @@ FIVSIM_HD inline void belt_friction_lanes(FrictionLawKind kind, int i, BeltLanes
     case FrictionLawKind::coulomb_tanh:
       i < 0 ? belt_friction_lanes<FrictionLawKind::coulomb_tanh, true>(0, x)
             : belt_friction_lanes<FrictionLawKind::coulomb_tanh, false>(i, x);
+      return;
+    case FrictionLawKind::asymmetric:
+      i < 0 ? belt_friction_lanes<FrictionLawKind::asymmetric, true>(0, x)
+            : belt_friction_lanes<FrictionLawKind::asymmetric, false>(i, x);
       return;
     default:
       break;

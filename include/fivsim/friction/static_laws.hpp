@@ -66,13 +66,15 @@ inline constexpr FrictionLawInfo kFrictionLawInfo[kFrictionLawCount] = {
     {"coulomb_static", 2, {"mu_s", "mu_k"}},
 };
 
-// e^x and tanh x of the laws: in double the same bits on the CPU and the GPU (reproducible_math.hpp),
+// e^x, tanh x and sech x of the laws: in double the same bits on the CPU and the GPU (reproducible_math.hpp),
 // so that a device sweep keeps the CPU's trajectories, and arithmetic the belt runner's lanes
 // vectorise; float keeps the fast library functions
 FIVSIM_HD inline double law_exp(double x) { return reproducible_exp(x); }
 FIVSIM_HD inline float law_exp(float x) { return expf(x); }
 FIVSIM_HD inline double law_tanh(double x) { return reproducible_tanh(x); }
 FIVSIM_HD inline float law_tanh(float x) { return tanhf(x); }
+FIVSIM_HD inline double law_sech(double x) { return reproducible_sech(x); }
+FIVSIM_HD inline float law_sech(float x) { return 1.0f / coshf(x); }
 
 // μ ≥ 0 for sliding at relative velocity v of the law `kind` with parameters p[0], p[1], … (only the
 // asymmetric law looks at the sign of v): p a law's own array, or one lane's of the belt runner's
@@ -97,7 +99,7 @@ FIVSIM_HD inline T friction_magnitude_of(FrictionLawKind kind, const Params& p, 
       const T ts = T(pos ? p[0] : p[1]);
       const T t0 = T(pos ? p[2] : p[3]);
       const T alpha = T(p[4]);
-      return ts / (T(1) + t0 * s) * (T(1) + T(p[5]) / cosh(alpha * s)) * tanh(alpha * s);
+      return ts / (T(1) + t0 * s) * (T(1) + T(p[5]) * law_sech(alpha * s)) * law_tanh(alpha * s);
     }
     case FrictionLawKind::coulomb_static:
       return T(s > T(0) ? p[1] : p[0]);
@@ -163,7 +165,7 @@ FIVSIM_HD inline T friction_magnitude_and_slope(const FrictionLaw& law, T v, T& 
     case FrictionLawKind::asymmetric: {
       const bool pos = !(v < T(0));
       const T ts = T(pos ? p[0] : p[1]), t0 = T(pos ? p[2] : p[3]), alpha = T(p[4]), beta = T(p[5]);
-      const T d = T(1) + t0 * s, sech = T(1) / cosh(alpha * s), th = tanh(alpha * s);
+      const T d = T(1) + t0 * s, sech = law_sech(alpha * s), th = law_tanh(alpha * s);
       const T a = ts / d, b = T(1) + beta * sech;
       slope = -ts * t0 / (d * d) * b * th - a * beta * alpha * sech * th * th + a * b * alpha * sech * sech;
       break;
