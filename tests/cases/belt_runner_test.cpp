@@ -89,6 +89,17 @@ json chain_random(int samples) {
   return doc;
 }
 
+// seed 002's asymmetric law, vectorised over the lanes (reproducible_sech and _tanh), with its
+// direction's parameters and its steepness swept
+json chain_asymmetric() {
+  json doc = chain_random(11);
+  doc["friction"] = {{"law", "asymmetric"}, {"Ts_l", 0.2328},   {"Ts_r", 0.0928}, {"T0_l", 0.2188},
+                     {"T0_r", 0.0917},      {"alpha", 92.6465}, {"beta", 0.0928}};
+  doc["sweep"]["parameters"][4] = {{"path", "/friction/alpha"}, {"range", {5, 150}}};
+  doc["sweep"]["parameters"].push_back({{"path", "/friction/Ts_r"}, {"range", {0.05, 0.3}}});
+  return doc;
+}
+
 TEST(BeltRunner, TheTwoDofChainIsMoreauStepBitForBit) {
   expect_belt_equals_general<SweepDimsExact2<double>>(chain_random(13), false);
   expect_belt_equals_general<SweepDimsExact2<float>>(chain_random(13), true);
@@ -103,6 +114,7 @@ TEST(BeltRunner, EveryCpuCopyKeepsTheGeneralRunnersNumbers) {
     expect_belt_equals_general<SweepDimsExact2<double>>(chain_random(13), false);
     expect_belt_equals_general<SweepDimsExact2<float>>(chain_random(13), true);
     expect_belt_equals_general<SweepDimsExact2<double>>(chain_random(9), false, kObserveLean);
+    expect_belt_equals_general<SweepDimsExact2<double>>(chain_asymmetric(), false);
     unsetenv("FIVSIM_BELT_COPY");
   }
 }
@@ -114,6 +126,11 @@ TEST(BeltRunner, EveryObserverSetKeepsTheGeneralRunnersNumbers) {
   json doc = chain_random(9);
   doc["analysis"]["poincare"] = {{"section", "velocity"}, {"dof", 1}, {"value", 0.3}, {"direction", "both"}};
   expect_belt_equals_general<SweepDimsExact2<double>>(doc, false);
+}
+
+TEST(BeltRunner, TheAsymmetricLawIsMoreauStepBitForBit) {
+  expect_belt_equals_general<SweepDimsExact2<double>>(chain_asymmetric(), false);
+  expect_belt_equals_general<SweepDimsExact2<float>>(chain_asymmetric(), true);
 }
 
 TEST(BeltRunner, FiveSlidersAndASliderAreMoreauStepBitForBit) {
