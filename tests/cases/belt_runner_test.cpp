@@ -19,28 +19,6 @@
 namespace fivsim::batch {
 namespace {
 
-template <class D>
-void expect_same_bits(const CaseResult<D>& a, const CaseResult<D>& b, long c, int nq, int nc) {
-  const auto same = [](double x, double y) { return std::memcmp(&x, &y, sizeof x) == 0; };
-  EXPECT_EQ(a.status, b.status) << "case " << c;
-  EXPECT_EQ(a.steps, b.steps) << "case " << c;
-  EXPECT_TRUE(same(a.failed_at, b.failed_at)) << "case " << c;
-  for (int s = 0; s < 2 * nq + 2 * nc; ++s) {
-    const RunningStats &x = a.series[s], &y = b.series[s];
-    EXPECT_TRUE(same(x.sum_sq, y.sum_sq) && same(x.min, y.min) && same(x.max, y.max) && x.count == y.count)
-        << "case " << c << " series " << s << ": " << x.rms() << " " << y.rms() << " " << x.min << " " << y.min;
-  }
-  for (int s = 0; s < 2 * nq; ++s) EXPECT_TRUE(same(a.max_step_change[s], b.max_step_change[s])) << "case " << c;
-  for (int k = 0; k < 4; ++k) EXPECT_EQ(a.in_state[k], b.in_state[k]) << "case " << c;
-  EXPECT_EQ(a.transitions, b.transitions) << "case " << c;
-  EXPECT_EQ(a.section_hits, b.section_hits) << "case " << c;
-  EXPECT_EQ(a.points_seen[0], b.points_seen[0]) << "case " << c;
-  EXPECT_EQ(a.points_seen[1], b.points_seen[1]) << "case " << c;
-  EXPECT_EQ(a.klass, b.klass) << "case " << c;
-  EXPECT_EQ(a.period_n, b.period_n) << "case " << c;
-  EXPECT_TRUE(same(a.period_s, b.period_s)) << "case " << c;
-}
-
 // every case once through the belt runner (run_chunk_cpu takes it) and once through run_case
 // `edit`: a change to the prepared cases before they run
 template <class D>
@@ -64,8 +42,8 @@ void expect_belt_equals_general(const json& doc, bool single, unsigned observers
     run_case<D>(batch.setup(c, *scratch), nullptr, an, p.opt, *ws, *s, general[static_cast<std::size_t>(c)],
                 general_points.data() + c * per_case);
   for (long c = 0; c < n; ++c)
-    expect_same_bits(belt[static_cast<std::size_t>(c)], general[static_cast<std::size_t>(c)], c, D::max_dof,
-                     D::max_dof);
+    expect_same_case_bits(belt[static_cast<std::size_t>(c)], general[static_cast<std::size_t>(c)], c, D::max_dof,
+                          D::max_dof);
   // byte for byte (memcmp takes no null pointer, which empty vectors may hold: lean keeps no points)
   if (!belt_points.empty()) {
     EXPECT_EQ(std::memcmp(belt_points.data(), general_points.data(), sizeof(double) * belt_points.size()), 0);

@@ -20,32 +20,6 @@ namespace {
 using Capacity = SweepDims2<double>;
 using Exact = Dims<double, 2, 1, true>;
 
-bool same(double x, double y) { return std::memcmp(&x, &y, sizeof x) == 0; }
-
-void expect_same_bits(const CaseResult<Capacity>& a, const CaseResult<Capacity>& b, long c) {
-  EXPECT_EQ(a.status, b.status) << "case " << c;
-  EXPECT_EQ(a.steps, b.steps) << "case " << c;
-  EXPECT_TRUE(same(a.failed_at, b.failed_at)) << "case " << c;
-  for (int s = 0; s < CaseResult<Capacity>::NS; ++s) {
-    const RunningStats &x = a.series[s], &y = b.series[s];
-    EXPECT_TRUE(same(x.sum_sq, y.sum_sq) && same(x.min, y.min) && same(x.max, y.max) && x.count == y.count)
-        << "case " << c << " series " << s << ": " << x.rms() << " " << y.rms();
-  }
-  for (int s = 0; s < 4; ++s) EXPECT_TRUE(same(a.max_step_change[s], b.max_step_change[s])) << "case " << c;
-  for (int k = 0; k < 4; ++k) EXPECT_EQ(a.in_state[k], b.in_state[k]) << "case " << c;
-  EXPECT_EQ(a.transitions, b.transitions) << "case " << c;
-  EXPECT_EQ(a.section_hits, b.section_hits) << "case " << c;
-  EXPECT_EQ(a.points_seen[0], b.points_seen[0]) << "case " << c;
-  EXPECT_EQ(a.points_seen[1], b.points_seen[1]) << "case " << c;
-  EXPECT_TRUE(same(a.max_lcp_residual, b.max_lcp_residual)) << "case " << c;
-  EXPECT_TRUE(same(a.lyapunov, b.lyapunov)) << "case " << c;
-  EXPECT_TRUE(same(a.lyapunov_time, b.lyapunov_time)) << "case " << c;
-  EXPECT_EQ(a.klass, b.klass) << "case " << c;
-  EXPECT_EQ(a.period_n, b.period_n) << "case " << c;
-  EXPECT_TRUE(same(a.period_s, b.period_s)) << "case " << c;
-  EXPECT_TRUE(same(a.recurrence, b.recurrence)) << "case " << c;
-}
-
 // every case once through the CPU backend (which moves it to the exact shape) and once through
 // run_case in the capacity instantiation; returns the latter's results, so that a caller can check
 // what the cases did
@@ -67,7 +41,7 @@ std::vector<CaseResult<Capacity>> expect_exact_equals_capacity(const json& doc) 
   for (long c = 0; c < n; ++c) {
     run_case<Capacity>(batch.setup(c, *scratch), batch.map(c), p.an, p.opt, *ws, *s,
                        capacity[static_cast<std::size_t>(c)], capacity_points.data() + c * per_case, twin.get());
-    expect_same_bits(exact[static_cast<std::size_t>(c)], capacity[static_cast<std::size_t>(c)], c);
+    expect_same_case_bits(exact[static_cast<std::size_t>(c)], capacity[static_cast<std::size_t>(c)], c, 2, 1);
   }
   EXPECT_EQ(std::memcmp(exact_points.data(), capacity_points.data(), sizeof(double) * exact_points.size()), 0);
   return capacity;
@@ -181,19 +155,21 @@ TEST(CaseShape, ASetupMovedThereAndBackIsUnchanged) {
   EXPECT_EQ(mb.n_contacts, 1);
   EXPECT_EQ(mb.n_normal, ma.n_normal);
   for (int i = 0; i < 2; ++i) {
-    EXPECT_TRUE(same(mb.f0[i], ma.f0[i]) && same(mb.f_sin[i], ma.f_sin[i]) && same(mb.f_cos[i], ma.f_cos[i]));
-    EXPECT_TRUE(same(mb.WN(i, 0), ma.WN(i, 0)) && same(mb.WT(i, 0), ma.WT(i, 0)));
+    EXPECT_TRUE(same_bits(mb.f0[i], ma.f0[i]) && same_bits(mb.f_sin[i], ma.f_sin[i]) &&
+                same_bits(mb.f_cos[i], ma.f_cos[i]));
+    EXPECT_TRUE(same_bits(mb.WN(i, 0), ma.WN(i, 0)) && same_bits(mb.WT(i, 0), ma.WT(i, 0)));
     for (int j = 0; j < 2; ++j)
-      EXPECT_TRUE(same(mb.M(i, j), ma.M(i, j)) && same(mb.Minv(i, j), ma.Minv(i, j)) && same(mb.C(i, j), ma.C(i, j)) &&
-                  same(mb.K(i, j), ma.K(i, j)));
+      EXPECT_TRUE(same_bits(mb.M(i, j), ma.M(i, j)) && same_bits(mb.Minv(i, j), ma.Minv(i, j)) &&
+                  same_bits(mb.C(i, j), ma.C(i, j)) && same_bits(mb.K(i, j), ma.K(i, j)));
   }
-  EXPECT_TRUE(same(mb.omega, ma.omega) && same(mb.gap0[0], ma.gap0[0]) && same(mb.v_surface[0], ma.v_surface[0]));
-  EXPECT_TRUE(same(mb.GNN(0, 0), ma.GNN(0, 0)) && same(mb.GNT(0, 0), ma.GNT(0, 0)) &&
-              same(mb.GTN(0, 0), ma.GTN(0, 0)) && same(mb.GTT(0, 0), ma.GTT(0, 0)));
+  EXPECT_TRUE(same_bits(mb.omega, ma.omega) && same_bits(mb.gap0[0], ma.gap0[0]) &&
+              same_bits(mb.v_surface[0], ma.v_surface[0]));
+  EXPECT_TRUE(same_bits(mb.GNN(0, 0), ma.GNN(0, 0)) && same_bits(mb.GNT(0, 0), ma.GNT(0, 0)) &&
+              same_bits(mb.GTN(0, 0), ma.GTN(0, 0)) && same_bits(mb.GTT(0, 0), ma.GTT(0, 0)));
   EXPECT_EQ(mb.law[0].kind, ma.law[0].kind);
   EXPECT_EQ(mb.normal_slot[0], ma.normal_slot[0]);
   EXPECT_EQ(back->steps, a.steps);
-  EXPECT_TRUE(same(back->dt, a.dt) && same(back->t_transient, a.t_transient));
+  EXPECT_TRUE(same_bits(back->dt, a.dt) && same_bits(back->t_transient, a.t_transient));
 }
 
 }  // namespace

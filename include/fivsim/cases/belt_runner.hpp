@@ -218,6 +218,12 @@ FIVSIM_HD inline void belt_friction_lanes(int i, BeltLanes<D, W>& x) {
   }
 }
 
+// belt_friction_lanes for the law K, of contact i or (i < 0) of every contact
+template <FrictionLawKind K, class D, int W>
+FIVSIM_HD inline void belt_friction_lanes_of(int i, BeltLanes<D, W>& x) {
+  i < 0 ? belt_friction_lanes<K, true>(0, x) : belt_friction_lanes<K, false>(i, x);
+}
+
 // the same for any law, of contact i (or of every contact where i < 0, all of the law `kind`):
 // the kinds above vectorise, any other is a call per lane (the transcendental functions of the
 // other laws are the platform's, as in every other path)
@@ -226,25 +232,15 @@ FIVSIM_HD inline void belt_friction_lanes(FrictionLawKind kind, int i, BeltLanes
   constexpr int N = D::max_dof;
   switch (kind) {
     case FrictionLawKind::stribeck_exp:
-      i < 0 ? belt_friction_lanes<FrictionLawKind::stribeck_exp, true>(0, x)
-            : belt_friction_lanes<FrictionLawKind::stribeck_exp, false>(i, x);
-      return;
+      return belt_friction_lanes_of<FrictionLawKind::stribeck_exp>(i, x);
     case FrictionLawKind::stribeck_rational:
-      i < 0 ? belt_friction_lanes<FrictionLawKind::stribeck_rational, true>(0, x)
-            : belt_friction_lanes<FrictionLawKind::stribeck_rational, false>(i, x);
-      return;
+      return belt_friction_lanes_of<FrictionLawKind::stribeck_rational>(i, x);
     case FrictionLawKind::coulomb:
-      i < 0 ? belt_friction_lanes<FrictionLawKind::coulomb, true>(0, x)
-            : belt_friction_lanes<FrictionLawKind::coulomb, false>(i, x);
-      return;
+      return belt_friction_lanes_of<FrictionLawKind::coulomb>(i, x);
     case FrictionLawKind::coulomb_tanh:
-      i < 0 ? belt_friction_lanes<FrictionLawKind::coulomb_tanh, true>(0, x)
-            : belt_friction_lanes<FrictionLawKind::coulomb_tanh, false>(i, x);
-      return;
+      return belt_friction_lanes_of<FrictionLawKind::coulomb_tanh>(i, x);
     case FrictionLawKind::asymmetric:
-      i < 0 ? belt_friction_lanes<FrictionLawKind::asymmetric, true>(0, x)
-            : belt_friction_lanes<FrictionLawKind::asymmetric, false>(i, x);
-      return;
+      return belt_friction_lanes_of<FrictionLawKind::asymmetric>(i, x);
     default:
       break;
   }

@@ -76,6 +76,13 @@ FIVSIM_HD inline float law_tanh(float x) { return tanhf(x); }
 FIVSIM_HD inline double law_sech(double x) { return reproducible_sech(x); }
 FIVSIM_HD inline float law_sech(float x) { return 1.0f / coshf(x); }
 
+// the asymmetric law at s = |v| for one direction's Ts and T0, given its factors that no direction
+// changes, 1 + β sech(αs) and tanh(αs): the two directions share them (friction_bounds_of)
+template <class T>
+FIVSIM_HD inline T asymmetric_magnitude(T ts, T t0, T s, T sech_factor, T th) {
+  return ts / (T(1) + t0 * s) * sech_factor * th;
+}
+
 // μ ≥ 0 for sliding at relative velocity v of the law `kind` with parameters p[0], p[1], … (only the
 // asymmetric law looks at the sign of v): p a law's own array, or one lane's of the belt runner's
 template <class T, class Params>
@@ -99,7 +106,7 @@ FIVSIM_HD inline T friction_magnitude_of(FrictionLawKind kind, const Params& p, 
       const T ts = T(pos ? p[0] : p[1]);
       const T t0 = T(pos ? p[2] : p[3]);
       const T alpha = T(p[4]);
-      return ts / (T(1) + t0 * s) * (T(1) + T(p[5]) * law_sech(alpha * s)) * law_tanh(alpha * s);
+      return asymmetric_magnitude(ts, t0, s, T(1) + T(p[5]) * law_sech(alpha * s), law_tanh(alpha * s));
     }
     case FrictionLawKind::coulomb_static:
       return T(s > T(0) ? p[1] : p[0]);
@@ -195,8 +202,16 @@ FIVSIM_HD inline T friction_coefficient(const FrictionLaw& law, T v) {
 template <class T, class Params>
 FIVSIM_HD inline void friction_bounds_of(FrictionLawKind kind, const Params& p, T v, T& mu_plus, T& mu_minus) {
   const T s = v < T(0) ? -v : v;
+  if (kind == FrictionLawKind::asymmetric) {
+    // its sech and tanh once for both directions
+    const T alpha = T(p[4]);
+    const T sech_factor = T(1) + T(p[5]) * law_sech(alpha * s), th = law_tanh(alpha * s);
+    mu_plus = asymmetric_magnitude(T(p[0]), T(p[2]), s, sech_factor, th);
+    mu_minus = asymmetric_magnitude(T(p[1]), T(p[3]), s, sech_factor, th);
+    return;
+  }
   mu_plus = friction_magnitude_of(kind, p, s);
-  mu_minus = kind == FrictionLawKind::asymmetric ? friction_magnitude_of(kind, p, -s) : mu_plus;
+  mu_minus = mu_plus;
 }
 template <class T>
 FIVSIM_HD inline void friction_bounds(const FrictionLaw& law, T v, T& mu_plus, T& mu_minus) {
