@@ -17,22 +17,22 @@
 namespace fivsim {
 namespace {
 
-using D = Dims<double, 2, 2>;
+using SmallDims = Dims<double, 2, 2>;
 
-struct Trajectory {
+struct RkTrajectory {
   std::vector<double> t, q, u;
   std::vector<ContactState> state;
 };
 
 // method: "moreau", or a tableau with held / ramped stage forces
-Trajectory run(const ModelDescription& d, double q0, double u0, double dt, double t_end, const ButcherTableau* tab,
-               StageForces forces = StageForces::held) {
-  auto m = std::make_unique<Model<D>>();
+RkTrajectory run(const ModelDescription& d, double q0, double u0, double dt, double t_end, const ButcherTableau* tab,
+                 StageForces forces = StageForces::held) {
+  auto m = std::make_unique<Model<SmallDims>>();
   make_model(d, *m);
-  auto s = std::make_unique<State<D>>();
+  auto s = std::make_unique<State<SmallDims>>();
   make_initial_state(*m, Eigen::VectorXd::Constant(1, q0), Eigen::VectorXd::Constant(1, u0), 0.0, 1e-9, *s);
-  Trajectory tr;
-  auto record = [&](const State<D>& st, long, const StepReport&) {
+  RkTrajectory tr;
+  auto record = [&](const State<SmallDims>& st, long, const StepReport&) {
     tr.t.push_back(st.t);
     tr.q.push_back(st.q[0]);
     tr.u.push_back(st.u[0]);
@@ -41,7 +41,7 @@ Trajectory run(const ModelDescription& d, double q0, double u0, double dt, doubl
   const long steps = std::lround(t_end / dt);
   RunOutcome out;
   if (tab) {
-    auto map = std::make_unique<RkStepMap<D>>();
+    auto map = std::make_unique<RkStepMap<SmallDims>>();
     make_rk_step_map(*m, *tab, dt, forces, *map);
     out = simulate_rk_lcp(*m, *map, *s, steps, StepOptions{}, record);
   } else {
@@ -76,7 +76,7 @@ TEST(RkLcp, HighOrderWhileSliding) {
        {Case{classical_rk4(), 0.04, 4.0}, Case{gauss_legendre(2), 0.04, 4.0}, Case{gauss_legendre(3), 0.2, 6.0}}) {
     double err[2];
     for (int k = 0; k < 2; ++k) {
-      const Trajectory tr = run(d, 0.0, 0.5, c.dt / (1 << k), 4.0, &c.tab);
+      const RkTrajectory tr = run(d, 0.0, 0.5, c.dt / (1 << k), 4.0, &c.tab);
       const double t = tr.t.back();
       err[k] = std::abs(tr.q.back() - (1.0 - std::cos(t) + 0.5 * std::sin(t)));
       for (ContactState st : tr.state) ASSERT_EQ(st, ContactState::slip_neg);
@@ -94,7 +94,7 @@ TEST(RkLcp, StickingFollowsTheBelt) {
   const ButcherTableau tab = gauss_legendre(4);
   const double dt = 1e-2;
   for (StageForces f : {StageForces::held, StageForces::ramp}) {
-    const Trajectory tr = run(d, 0.0, 0.5, dt, 2.9, &tab, f);
+    const RkTrajectory tr = run(d, 0.0, 0.5, dt, 2.9, &tab, f);
     double worst_q = 0.0;
     for (std::size_t i = 0; i < tr.t.size(); ++i) {
       ASSERT_EQ(tr.state[i], ContactState::stick) << "t=" << tr.t[i];
@@ -112,7 +112,7 @@ TEST(RkLcp, StickingFollowsTheBelt) {
 }
 
 // times and values of the local maxima of q after t_from (parabola through three samples)
-void maxima(const Trajectory& tr, double t_from, std::vector<double>& times, std::vector<double>& values) {
+void maxima(const RkTrajectory& tr, double t_from, std::vector<double>& times, std::vector<double>& values) {
   for (std::size_t i = 1; i + 1 < tr.q.size(); ++i) {
     if (tr.t[i] < t_from || !(tr.q[i] > tr.q[i - 1] && tr.q[i] >= tr.q[i + 1])) continue;
     const double a = tr.q[i - 1], b = tr.q[i], c = tr.q[i + 1];
@@ -130,7 +130,7 @@ double cycle_error(double dt, const ButcherTableau* tab, StageForces forces = St
   const double xs = 1.5, xd = 1.0, v0 = 0.5;
   const double A = std::hypot(xs - xd, v0);
   const double period = 2 * (xs - xd) / v0 + 2 * M_PI - 2 * std::atan2(xs - xd, v0);
-  const Trajectory tr = run(d, 0.0, v0, dt, 60.0, tab, forces);
+  const RkTrajectory tr = run(d, 0.0, v0, dt, 60.0, tab, forces);
   std::vector<double> times, values;
   maxima(tr, 4.0, times, values);
   EXPECT_GE(times.size(), 5u);

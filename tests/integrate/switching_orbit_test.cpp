@@ -27,23 +27,23 @@
 namespace fivsim {
 namespace {
 
-using D = Dims<double, 2, 2>;
+using ChainDims = Dims<double, 2, 2>;
 constexpr int NY = 4;
 
 // the 2-DoF chain of the bifurcation demo (v0 = 0.3, μ = 0.045 + 0.075 e^(−3|v|)) at load Fn
-std::unique_ptr<Model<D>> chain(double Fn) {
+std::unique_ptr<Model<ChainDims>> chain(double Fn) {
   json doc = load_json_file(FIVSIM_SOURCE_DIR "/scenarios/chain2_bifurcation.json");
   doc["model"]["Fn"] = Fn;
   doc.erase("sweep");
   const Scenario s = parse_scenario(doc);
-  auto m = std::make_unique<Model<D>>();
+  auto m = std::make_unique<Model<ChainDims>>();
   make_model(s.model, *m);
   return m;
 }
 
 // the section samples of a plain run from (0.5, 0.5, 0, 0) up to t_end
-std::vector<std::vector<double>> samples(const Model<D>& m, const SwitchingSection& sec, double t_end) {
-  auto ws = std::make_unique<SwitchingWorkspace<D>>();
+std::vector<std::vector<double>> samples(const Model<ChainDims>& m, const SwitchingSection& sec, double t_end) {
+  auto ws = std::make_unique<SwitchingWorkspace<ChainDims>>();
   std::vector<std::vector<double>> out;
   auto sink = [&](const SwitchingEvent<double>& e) {
     if (e.section) out.push_back({e.q[0], e.q[1], e.u[0], e.u[1]});
@@ -75,10 +75,10 @@ Eigen::MatrixXd reduced(const double (*dp)[NY], int k) {
 }
 
 // central differences of P on the section's coordinates
-Eigen::MatrixXd difference_jacobian(const Model<D>& m, const SwitchingSettings& set, const SwitchingSection& sec,
-                                    const double* x, double h) {
+Eigen::MatrixXd difference_jacobian(const Model<ChainDims>& m, const SwitchingSettings& set,
+                                    const SwitchingSection& sec, const double* x, double h) {
   const int k = section_coordinate(sec, 2);
-  auto w = std::make_unique<OrbitWork<D>>();
+  auto w = std::make_unique<OrbitWork<ChainDims>>();
   Eigen::MatrixXd a(NY - 1, NY - 1);
   for (int j = 0, c = 0; j < NY; ++j) {
     if (j == k) continue;
@@ -109,7 +109,7 @@ TEST(SwitchingOrbit, ReturnMapJacobianMatchesFiniteDifferences) {
   const auto pts = samples(*m, sec, 20.0);
   ASSERT_GE(pts.size(), 1u);
   const double* x = pts[0].data();
-  auto w = std::make_unique<OrbitWork<D>>();
+  auto w = std::make_unique<OrbitWork<ChainDims>>();
   ASSERT_TRUE(switching_return_map(*m, set, sec, *w, 0.0, x, 1, 100.0));
   std::printf("return after %.6f s, %ld saltations\n", w->t_end, w->tan.saltations);
   EXPECT_GE(w->tan.saltations, 2);
@@ -126,8 +126,9 @@ TEST(SwitchingOrbit, NewtonFindsTheStickSlipCycleAndItsMultipliers) {
   const SwitchingSettings set;
   const auto pts = samples(*m, sec, 220.0);
   ASSERT_GE(pts.size(), 12u);
-  auto w = std::make_unique<OrbitWork<D>>();
-  const OrbitResult<D> orbit = switching_periodic_orbit(*m, set, sec, OrbitSettings{}, *w, 0.0, pts.back().data());
+  auto w = std::make_unique<OrbitWork<ChainDims>>();
+  const OrbitResult<ChainDims> orbit =
+      switching_periodic_orbit(*m, set, sec, OrbitSettings{}, *w, 0.0, pts.back().data());
   std::printf("Newton: converged %d after %d iterations, residual %.3g, period %.9f s\n", orbit.converged,
               orbit.iterations, orbit.residual, orbit.period);
   ASSERT_TRUE(orbit.converged);
@@ -167,8 +168,9 @@ TEST(SwitchingOrbit, LyapunovExponentsAgreeWithTheMultipliers) {
   const SwitchingSection sec = half_belt_section();
   const SwitchingSettings set;
   const auto pts = samples(*m, sec, 60.0);
-  auto w = std::make_unique<OrbitWork<D>>();
-  const OrbitResult<D> orbit = switching_periodic_orbit(*m, set, sec, OrbitSettings{}, *w, 0.0, pts.back().data());
+  auto w = std::make_unique<OrbitWork<ChainDims>>();
+  const OrbitResult<ChainDims> orbit =
+      switching_periodic_orbit(*m, set, sec, OrbitSettings{}, *w, 0.0, pts.back().data());
   ASSERT_TRUE(orbit.converged);
   double re[NY], im[NY];
   ASSERT_EQ(orbit_multipliers(*m, sec, *w, re, im), NY - 1);
@@ -194,8 +196,8 @@ struct Breakaway {
   std::vector<double> x;
   ContactState modes[2];
 };
-std::vector<Breakaway> breakaways(const Model<D>& m, int c, double t_end) {
-  auto ws = std::make_unique<SwitchingWorkspace<D>>();
+std::vector<Breakaway> breakaways(const Model<ChainDims>& m, int c, double t_end) {
+  auto ws = std::make_unique<SwitchingWorkspace<ChainDims>>();
   std::vector<Breakaway> out;
   auto sink = [&](const SwitchingEvent<double>& e) {
     if (e.section || e.contact != c || e.from != ContactState::stick || e.to == ContactState::free) return;
@@ -217,9 +219,9 @@ TEST(SwitchingOrbit, TheBreakAwaySectionFindsTheSameCycle) {
   const SwitchingSettings set;
   const auto events = breakaways(*m, 1, 60.0);
   ASSERT_GE(events.size(), 3u);
-  auto w = std::make_unique<OrbitWork<D>>();
+  auto w = std::make_unique<OrbitWork<ChainDims>>();
   const Breakaway& last = events.back();
-  const OrbitResult<D> orbit =
+  const OrbitResult<ChainDims> orbit =
       switching_breakaway_orbit(*m, set, OrbitSettings{}, *w, 0.0, last.x.data(), last.modes, 1);
   std::printf("break-away Newton: converged %d after %d iterations, residual %.3g, period %.9f s\n", orbit.converged,
               orbit.iterations, orbit.residual, orbit.period);
@@ -233,8 +235,9 @@ TEST(SwitchingOrbit, TheBreakAwaySectionFindsTheSameCycle) {
   // the velocity section's orbit
   const SwitchingSection sec = half_belt_section();
   const auto pts = samples(*m, sec, 60.0);
-  auto wv = std::make_unique<OrbitWork<D>>();
-  const OrbitResult<D> vel = switching_periodic_orbit(*m, set, sec, OrbitSettings{}, *wv, 0.0, pts.back().data());
+  auto wv = std::make_unique<OrbitWork<ChainDims>>();
+  const OrbitResult<ChainDims> vel =
+      switching_periodic_orbit(*m, set, sec, OrbitSettings{}, *wv, 0.0, pts.back().data());
   ASSERT_TRUE(vel.converged);
   double rv[NY], iv[NY];
   ASSERT_EQ(orbit_multipliers(*m, sec, *wv, rv, iv), NY - 1);
@@ -270,7 +273,7 @@ TEST(SwitchingOrbit, TheBreakAwaySectionFindsTheSameCycle) {
     for (int j = 0; j < NY; ++j) expected[i] += w->dp[i][j] * tdir[j];
   }
   auto on_section = [&](double* y) {
-    auto wc = std::make_unique<OrbitWork<D>>();
+    auto wc = std::make_unique<OrbitWork<ChainDims>>();
     for (int it = 0; it < 6; ++it) {
       ASSERT_TRUE(breakaway_constraints(*m, set, *wc, 0.0, y, last.modes, 1));
       Eigen::Matrix<double, 2, NY> G;

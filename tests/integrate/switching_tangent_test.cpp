@@ -19,7 +19,7 @@
 namespace fivsim {
 namespace {
 
-using D = Dims<double, 4, 4>;
+using TangentDims = Dims<double, 4, 4>;
 
 // every law's dμ/d|v| against a central difference of μ, away from v = 0
 TEST(FrictionSlope, MatchesCentralDifferencesOfEveryLawAndComesWithItsMagnitude) {
@@ -58,10 +58,10 @@ struct TangentRun {
 };
 
 // the switching run from y0 = (q0, u0) at 0 to t_end, with Φ when `tangent`
-TangentRun run(const Model<D>& m, const std::vector<double>& y0, double t_end, bool tangent = true) {
+TangentRun run(const Model<TangentDims>& m, const std::vector<double>& y0, double t_end, bool tangent = true) {
   const int nq = dof_count(m), ny = 2 * nq;
-  auto ws = std::make_unique<SwitchingWorkspace<D>>();
-  auto tan = std::make_unique<SwitchingTangent<D>>();
+  auto ws = std::make_unique<SwitchingWorkspace<TangentDims>>();
+  auto tan = std::make_unique<SwitchingTangent<TangentDims>>();
   SwitchingSettings set;
   set.rel_tol = 1e-12;
   set.abs_tol = 1e-14;
@@ -73,11 +73,11 @@ TangentRun run(const Model<D>& m, const std::vector<double>& y0, double t_end, b
   out.status = switching_start(m, set, SwitchingSection{}, *ws, 0.0, y0.data(), y0.data() + nq, false, sink);
   if (out.status != Status::ok) return out;
   tangent_reset(m, *tan);
-  TangentHooks<D> hooks{*tan};
+  TangentHooks<TangentDims> hooks{*tan};
   out.status = tangent ? switching_advance(m, set, SwitchingSection{}, *ws, t_end, sink, hooks)
                        : switching_advance(m, set, SwitchingSection{}, *ws, t_end, sink);
   if (out.status != Status::ok) return out;
-  State<D> s;
+  State<TangentDims> s;
   switching_output(m, *ws, t_end, s);
   for (int i = 0; i < nq; ++i) out.y.push_back(s.q[i]);
   for (int i = 0; i < nq; ++i) out.y.push_back(s.u[i]);
@@ -91,8 +91,8 @@ TangentRun run(const Model<D>& m, const std::vector<double>& y0, double t_end, b
   return out;
 }
 
-std::unique_ptr<Model<D>> model_of(const ModelDescription& d) {
-  auto m = std::make_unique<Model<D>>();
+std::unique_ptr<Model<TangentDims>> model_of(const ModelDescription& d) {
+  auto m = std::make_unique<Model<TangentDims>>();
   make_model(d, *m);
   return m;
 }
@@ -128,7 +128,7 @@ TEST(SwitchingTangent, CoulombSliderClosedFormThroughStickAndSlip) {
 
 // Φ against central differences of the flow, column by column; returns the largest difference
 // relative to max(1, |Φ|)
-double compare_with_differences(const Model<D>& m, const std::vector<double>& y0, double t_end, double h,
+double compare_with_differences(const Model<TangentDims>& m, const std::vector<double>& y0, double t_end, double h,
                                 long* saltations, TangentRun* run_out = nullptr) {
   const int ny = static_cast<int>(y0.size());
   const TangentRun base = run(m, y0, t_end);
