@@ -18,7 +18,7 @@ times its flops per case-step (FLOPS below, counted by hand) as a share of it. A
 stays in the L1 cache (a group of lanes is a few KB), so the roof is the FP64 peak, not bandwidth.
 
 usage: scripts/bench/bench_sweep_cpu.py [--fivsim build/fivsim] [--cases 100000] [--steps 10000]
-                                  [--threads 1,2] [--repeat 3] [--law exp|rational|tanh|asymmetric] [--json FILE]
+                                  [--threads 1,2] [--repeat 3] [--law exp|rational|tanh|asymmetric|stribeck] [--json FILE]
 """
 import argparse
 import csv
@@ -39,6 +39,8 @@ LAWS = {
     "tanh": (["--set", '/friction={"law":"coulomb_tanh","mu":0.1,"eps":20}'], ["-DPEER_TANH"]),
     "asymmetric": (["--set", '/friction={"law":"asymmetric","Ts_l":0.2328,"Ts_r":0.0928,"T0_l":0.2188,'
                     '"T0_r":0.0917,"alpha":92.6465,"beta":0.0928}'], ["-DPEER_ASYMMETRIC"]),
+    "stribeck": (["--set", '/friction={"law":"stribeck","mu_s":0.12,"mu_c":0.045,"v_s":0.1,"alpha":1.5,"mu_v":0.01}'],
+                 ["-DPEER_STRIBECK"]),
 }
 
 
@@ -55,9 +57,12 @@ FLOPS = {
     # smooth one μ_0 tanh(ε|v|) (v 1, ε|v| 1, tanh 78, both of its forms: 1 − 2/(e^(2|x|) + 1) 43, the
     # polynomial's powers 4, pairs 14 and their sums 14, x + x·y·P 3; the product 1); the asymmetric
     # one, both directions at |v| (v 1, α|v| 1, sech 43: e^x 39, m² 1, 1 + m² 1, 2m 1, the quotient 1;
-    # tanh 78; per direction 1 + T0|v| 2, Ts/(…) 1, 1 + β sech 2, the two products 2)
+    # tanh 78; per direction 1 + T0|v| 2, Ts/(…) 1, 1 + β sech 2, the two products 2); the general
+    # Stribeck one μ_c + (μ_s − μ_c) e^(−(|v|/v_s)^α) + μ_v|v| (v 1, |v|/v_s 1, ln 31: k 1, f 1,
+    # f²/2 2, s 2, s² and s⁴ 2, the two polynomials 5 and 7, their sum 1, the combination 8; α ln 1;
+    # e^x 39; μ_s − μ_c, its product, μ_v|v| and the two sums 5)
     "law": {"exp": 1 + 1 + 39 + 3, "rational": 4, "tanh": 1 + 1 + 43 + 4 + 14 + 14 + 3 + 1,
-            "asymmetric": 1 + 1 + 43 + 78 + 2 * 7},
+            "asymmetric": 1 + 1 + 43 + 78 + 2 * 7, "stribeck": 1 + 1 + 31 + 1 + 39 + 5},
     # γ_free, the bounds 2, p_T = −γ/g, γ_end 2, λ_T = p_T/dt, 0 + p_T, u 3, q 2
     "impulse": 1 + 2 + 1 + 2 + 1 + 1 + 3 + 2,
     # x − x of q and u and their sum
@@ -138,8 +143,9 @@ def main():
     ap.add_argument("--repeat", type=int, default=3, help="runs of each side; the fastest is kept")
     ap.add_argument("--law", choices=sorted(LAWS), default="exp",
                     help="the chain's friction law: the exponential Stribeck law (the scenario's), the rational "
-                         "one (mu_s 0.2, delta 3, belt speed 0.5), the smooth tanh one (mu 0.1, eps 20) or seed "
-                         "002's asymmetric one")
+                         "one (mu_s 0.2, delta 3, belt speed 0.5), the smooth tanh one (mu 0.1, eps 20), seed "
+                         "002's asymmetric one or its general Stribeck one (mu_s 0.12, mu_c 0.045, v_s 0.1, "
+                         "alpha 1.5, mu_v 0.01)")
     ap.add_argument("--json")
     args = ap.parse_args()
     threads = sorted({int(t) for t in args.threads.split(",")})

@@ -5,7 +5,8 @@
 // mu = mu_d + (mu_s - mu_d) exp(-alpha |v|); compiled with -DPEER_RATIONAL the rational law
 // mu = mu_s / (1 + delta |v|), mu_s 0.2, delta 3, belt speed 0.5; with -DPEER_TANH the smooth law
 // mu = mu_0 tanh(eps |v|), mu_0 0.1, eps 20, belt speed 0.8; with -DPEER_ASYMMETRIC seed 002's
-// asymmetric law, its two directions' values bounding the impulse), each case one loop over its steps, the cases
+// asymmetric law, its two directions' values bounding the impulse; with -DPEER_STRIBECK seed 002's
+// general Stribeck law, mu_s 0.12, mu_c 0.045, v_s 0.1, alpha 1.5, mu_v 0.01, belt speed 0.8), each case one loop over its steps, the cases
 // spread over OpenMP threads. Each case draws Fn, q0[0], q0[1] as scenarios/chain2_bench_random.json
 // does (uniform in [1, 30], [0, 1], [0, 1] from splitmix64 counters, seed 1), runs `steps` steps of
 // dt and keeps the RMS of q0, q1, u0, u1, lamT0, lamT1 over the steps after t_transient (lamN is
@@ -66,6 +67,13 @@ int main(int argc, char** argv) {
   };
   const auto mu = [&](double v) { return law(std::fabs(v - v0), ts_l, t0_l); };
   const auto mu_minus = [&](double v) { return law(std::fabs(v - v0), ts_r, t0_r); };
+#elif defined(PEER_STRIBECK)
+  // seed 002's general Stribeck law, glibc's pow and exp
+  const double v0 = 0.8, mu_s = 0.12, mu_c = 0.045, v_s = 0.1, alpha = 1.5, mu_v = 0.01;
+  const auto mu = [&](double v) {
+    const double s = std::fabs(v - v0);
+    return mu_c + (mu_s - mu_c) * std::exp(-std::pow(s / v_s, alpha)) + mu_v * s;
+  };
 #else
   const double v0 = 0.8, mu_s = 0.12, mu_d = 0.045, alpha = 6.0;
   const auto mu = [&](double v) { return mu_d + (mu_s - mu_d) * std::exp(-alpha * std::fabs(v - v0)); };

@@ -78,6 +78,21 @@ json chain_asymmetric() {
   return doc;
 }
 
+// seed 002's general Stribeck law, vectorised over the lanes ((|v|/v_s)^alpha as
+// reproducible_exp(alpha·reproducible_log(|v|/v_s))), its exponent and Stribeck velocity swept
+json chain_stribeck() {
+  json doc = chain_random(11);
+  doc["friction"] = {{"law", "stribeck"}, {"mu_s", 0.6}, {"mu_c", 0.35}, {"v_s", 0.1}, {"alpha", 2.0}, {"mu_v", 0.01}};
+  doc["sweep"]["parameters"][4] = {{"path", "/friction/alpha"}, {"range", {0.5, 3}}};
+  doc["sweep"]["parameters"].push_back({{"path", "/friction/v_s"}, {"range", {0.02, 0.5}}});
+  return doc;
+}
+
+TEST(BeltRunner, TheGeneralStribeckLawIsMoreauStepBitForBit) {
+  expect_belt_equals_general<SweepDimsExact2<double>>(chain_stribeck(), false);
+  expect_belt_equals_general<SweepDimsExact2<float>>(chain_stribeck(), true);
+}
+
 TEST(BeltRunner, TheTwoDofChainIsMoreauStepBitForBit) {
   expect_belt_equals_general<SweepDimsExact2<double>>(chain_random(13), false);
   expect_belt_equals_general<SweepDimsExact2<float>>(chain_random(13), true);
@@ -93,6 +108,7 @@ TEST(BeltRunner, EveryCpuCopyKeepsTheGeneralRunnersNumbers) {
     expect_belt_equals_general<SweepDimsExact2<float>>(chain_random(13), true);
     expect_belt_equals_general<SweepDimsExact2<double>>(chain_random(9), false, kObserveLean);
     expect_belt_equals_general<SweepDimsExact2<double>>(chain_asymmetric(), false);
+    expect_belt_equals_general<SweepDimsExact2<double>>(chain_stribeck(), false);
     unsetenv("FIVSIM_BELT_COPY");
   }
 }

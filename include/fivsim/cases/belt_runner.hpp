@@ -201,7 +201,7 @@ struct LaneParameters {
 
 // the friction bounds of contact i (Every: of every contact, the law's kind theirs alike) in
 // every lane at the start-of-step slip velocity, for the law K: the law's kind a constant, its
-// switch folds away, and a law of arithmetic alone (reproducible_exp, _tanh and _sech included)
+// switch folds away, and a law of arithmetic alone (reproducible_exp, _tanh, _sech and _log included)
 // leaves a loop the compiler vectorises over the lanes; every contact in one loop gives the core
 // their chains side by side (a lane's exponential is a chain of dependent operations, too long to
 // overlap otherwise)
@@ -225,34 +225,26 @@ FIVSIM_HD inline void belt_friction_lanes_of(int i, BeltLanes<D, W>& x) {
 }
 
 // the same for any law, of contact i (or of every contact where i < 0, all of the law `kind`):
-// the kinds above vectorise, any other is a call per lane (the transcendental functions of the
-// other laws are the platform's, as in every other path)
+// every law is arithmetic and the reproducible functions in double, so each kind vectorises
 template <class D, int W>
 FIVSIM_HD inline void belt_friction_lanes(FrictionLawKind kind, int i, BeltLanes<D, W>& x) {
-  constexpr int N = D::max_dof;
   switch (kind) {
-    case FrictionLawKind::stribeck_exp:
-      return belt_friction_lanes_of<FrictionLawKind::stribeck_exp>(i, x);
-    case FrictionLawKind::stribeck_rational:
-      return belt_friction_lanes_of<FrictionLawKind::stribeck_rational>(i, x);
     case FrictionLawKind::coulomb:
       return belt_friction_lanes_of<FrictionLawKind::coulomb>(i, x);
+    case FrictionLawKind::coulomb_viscous:
+      return belt_friction_lanes_of<FrictionLawKind::coulomb_viscous>(i, x);
     case FrictionLawKind::coulomb_tanh:
       return belt_friction_lanes_of<FrictionLawKind::coulomb_tanh>(i, x);
+    case FrictionLawKind::stribeck_rational:
+      return belt_friction_lanes_of<FrictionLawKind::stribeck_rational>(i, x);
+    case FrictionLawKind::stribeck_exp:
+      return belt_friction_lanes_of<FrictionLawKind::stribeck_exp>(i, x);
+    case FrictionLawKind::stribeck:
+      return belt_friction_lanes_of<FrictionLawKind::stribeck>(i, x);
     case FrictionLawKind::asymmetric:
       return belt_friction_lanes_of<FrictionLawKind::asymmetric>(i, x);
-    default:
-      break;
-  }
-  FIVSIM_UNROLL for (int c = 0; c < N; ++c) {
-    if (i >= 0 && c != i) continue;
-    for (int l = 0; l < W; ++l) {
-      // the lane's law, made where it is used (a law kept in the lanes would sit in local memory)
-      FrictionLaw law;
-      law.kind = kind;
-      for (int p = 0; p < kFrictionMaxParams; ++p) law.p[p] = x.law_p[c][p][l];
-      friction_bounds(law, x.u[c][l] - x.vs[c][l], x.mu_plus[c][l], x.mu_minus[c][l]);
-    }
+    case FrictionLawKind::coulomb_static:
+      return belt_friction_lanes_of<FrictionLawKind::coulomb_static>(i, x);
   }
 }
 

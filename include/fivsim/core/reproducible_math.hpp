@@ -131,6 +131,53 @@ FIVSIM_HD inline double reproducible_sech(double x) {
   return 2.0 * m / (1.0 + m * m);
 }
 
+// ln x to about one ulp (fdlibm's e_log.c: its reduction and polynomial): x = 2^k·z with z in
+// [√½, √2), f = z − 1, s = f/(2 + f), ln(1 + f) = f − (f²/2 − s(f²/2 + R(s²))), R fdlibm's
+// Remez polynomial Lg1…Lg7 (error below 2^−58.45), then k·ln 2 split as in reproducible_exp. k and
+// z come from the bits as in musl's log: subtracting √½'s bits moves the exponent's boundary to
+// √½, the difference's top 12 bits are k (as two's complement) and taking them away leaves z;
+// k + 1024 by a logical shift after adding 2^62, made a double by OR-ing it into 2^52's
+// mantissa. A subnormal x is scaled by 2^54 first. 0 gives −∞, +∞ gives +∞, x < 0 and NaN give
+// NaN. Arithmetic and bit operations, the choices as masks, so that a loop over lanes vectorises
+// it (ReproducibleMath.LogIsLogWithinAnUlp)
+FIVSIM_HD inline double reproducible_log(double x) {
+  using u64 = unsigned long long;
+  const u64 subnormal = u64{0} - static_cast<u64>(x < 2.2250738585072014e-308);
+  const u64 xb = (bits_of(x * 18014398509481984.0) & subnormal) | (bits_of(x) & ~subnormal);  // ·2^54
+  const u64 tmp = xb - 0x3fe6a09e667f3bcdULL;                                                 // − √½
+  const u64 k_biased = (tmp + (u64{1} << 62)) >> 52;                                          // k + 1024
+  const double z = double_of(xb - (tmp & 0xfff0000000000000ULL));
+  const double k = (double_of(0x4330000000000000ULL | k_biased) - (4503599627370496.0 + 1024.0)) -
+                   double_of(bits_of(54.0) & subnormal);
+  const double f = z - 1.0;
+  const double hfsq = 0.5 * f * f;
+  const double s = f / (2.0 + f);
+  const double w = s * s, w2 = w * w;
+  const double t1 = w2 * (3.999999999940941908e-01 + w2 * (2.222219843214978396e-01 + w2 * 1.531383769920937332e-01));
+  const double t2 =
+      w * (6.666666666666735130e-01 +
+           w2 * (2.857142874366239149e-01 + w2 * (1.818357216161805012e-01 + w2 * 1.479819860511658591e-01)));
+  const double ln2_hi = 6.93147180369123816490e-01, ln2_lo = 1.90821492927058770002e-10;
+  const double R = t2 + t1;
+  const double r = k * ln2_hi - ((hfsq - (s * (hfsq + R) + k * ln2_lo)) - f);
+  // the special arguments: 0 → −∞, +∞ → +∞, below 0 or NaN → NaN
+  const u64 zero = u64{0} - static_cast<u64>(x == 0.0);
+  const u64 infinite = u64{0} - static_cast<u64>(x == double_of(0x7ff0000000000000ULL));
+  const u64 invalid = u64{0} - static_cast<u64>(!(x >= 0.0));
+  const u64 ordinary = ~(zero | infinite | invalid);
+  return double_of((bits_of(r) & ordinary) | (0xfff0000000000000ULL & zero) | (0x7ff0000000000000ULL & infinite) |
+                   (0x7ff8000000000000ULL & invalid));
+}
+
+// x^y for x ≥ 0 as e^(y ln x) from reproducible_exp and reproducible_log: the logarithm's and the
+// product's rounding make an error in the exponent that grows with |y ln x|, within
+// 2.6|y ln x| + 1 ulp (ReproducibleMath.PowOfNonnegativeIsPowWithinItsExponentsRounding; a few ulp
+// where x^y is near 1, and a law that takes e^(−x^y) loses none of it); 0^y is 0 for y > 0.
+// Vectorises as they do.
+FIVSIM_HD inline double reproducible_pow_of_nonnegative(double x, double y) {
+  return reproducible_exp(y * reproducible_log(x));
+}
+
 // a / b from y = 1/b (rounded to nearest) with two fused multiply-adds: q = a·y, whose residual
 // r = a − q·b one fma gives exactly, and q + r·y rounded once — the correctly rounded quotient, as
 // a / b (Markstein 1990, IBM J. Res. Dev. 34(1), Theorem 1), where the residual does not

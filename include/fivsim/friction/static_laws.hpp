@@ -66,8 +66,8 @@ inline constexpr FrictionLawInfo kFrictionLawInfo[kFrictionLawCount] = {
     {"coulomb_static", 2, {"mu_s", "mu_k"}},
 };
 
-// e^x, tanh x and sech x of the laws: in double the same bits on the CPU and the GPU (reproducible_math.hpp),
-// so that a device sweep keeps the CPU's trajectories, and arithmetic the belt runner's lanes
+// e^x, tanh x, sech x and x^y (x ≥ 0) of the laws: in double the same bits on the CPU and the GPU
+// (reproducible_math.hpp), so that a device sweep keeps the CPU's trajectories, and arithmetic the belt runner's lanes
 // vectorise; float keeps the fast library functions
 FIVSIM_HD inline double law_exp(double x) { return reproducible_exp(x); }
 FIVSIM_HD inline float law_exp(float x) { return expf(x); }
@@ -75,6 +75,8 @@ FIVSIM_HD inline double law_tanh(double x) { return reproducible_tanh(x); }
 FIVSIM_HD inline float law_tanh(float x) { return tanhf(x); }
 FIVSIM_HD inline double law_sech(double x) { return reproducible_sech(x); }
 FIVSIM_HD inline float law_sech(float x) { return 1.0f / coshf(x); }
+FIVSIM_HD inline double law_pow(double x, double y) { return reproducible_pow_of_nonnegative(x, y); }
+FIVSIM_HD inline float law_pow(float x, float y) { return powf(x, y); }
 
 // the asymmetric law at s = |v| for one direction's Ts and T0, given its factors that no direction
 // changes, 1 + β sech(αs) and tanh(αs): the two directions share them (friction_bounds_of)
@@ -100,7 +102,7 @@ FIVSIM_HD inline T friction_magnitude_of(FrictionLawKind kind, const Params& p, 
     case FrictionLawKind::stribeck_exp:
       return T(p[1]) + (T(p[0]) - T(p[1])) * law_exp(-T(p[2]) * s);
     case FrictionLawKind::stribeck:
-      return T(p[1]) + (T(p[0]) - T(p[1])) * exp(-pow(s / T(p[2]), T(p[3]))) + T(p[4]) * s;
+      return T(p[1]) + (T(p[0]) - T(p[1])) * law_exp(-law_pow(s / T(p[2]), T(p[3]))) + T(p[4]) * s;
     case FrictionLawKind::asymmetric: {
       const bool pos = !(v < T(0));
       const T ts = T(pos ? p[0] : p[1]);
@@ -164,8 +166,8 @@ FIVSIM_HD inline T friction_magnitude_and_slope(const FrictionLaw& law, T v, T& 
         slope = T(p[4]);  // the exponent's slope at 0 for alpha > 1 (the common case)
         break;
       }
-      const T x = pow(s / T(p[2]), T(p[3]));
-      const T e = exp(-x);
+      const T x = law_pow(s / T(p[2]), T(p[3]));
+      const T e = law_exp(-x);
       slope = -(T(p[0]) - T(p[1])) * e * T(p[3]) * x / s + T(p[4]);
       return T(p[1]) + (T(p[0]) - T(p[1])) * e + T(p[4]) * s;
     }
