@@ -20,6 +20,15 @@
 #define FIVSIM_HD_NOINLINE FIVSIM_HD
 #endif
 
+// a small FIVSIM_HD function of the host's step path that the compiler would leave a call: inlined,
+// its result stays in registers (a returned struct goes through memory, and read back in wider
+// pieces than it was stored in it waits for the stores to retire)
+#if defined(__CUDA_ARCH__) || !defined(__GNUC__)
+#define FIVSIM_HD_INLINE_ON_HOST FIVSIM_HD inline
+#else
+#define FIVSIM_HD_INLINE_ON_HOST FIVSIM_HD inline __attribute__((always_inline))
+#endif
+
 // a loop that device code must unroll whole: arrays it indexes by its counter then stay in
 // registers (nvcc leaves a loop with a large body rolled, and the arrays in local memory)
 #if defined(__CUDA_ARCH__)

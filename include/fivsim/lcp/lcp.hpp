@@ -53,8 +53,8 @@ FIVSIM_HD inline T lcp_residual(const LcpMatrix<T, Cap>& A, const LcpVector<T, C
 // the acceptance test shared by all solvers, on an x and its y = A x + b: natural-map residual,
 // finiteness (NaN or Inf anywhere in A or b reaches y, since every entry is multiplied), active set
 template <class T, int Cap>
-FIVSIM_HD inline LcpResult lcp_accept(const LcpVector<T, Cap>& b, const LcpVector<T, Cap>& x,
-                                      const LcpVector<T, Cap>& y, const LcpOptions& opt, int iterations) {
+FIVSIM_HD_INLINE_ON_HOST LcpResult lcp_accept(const LcpVector<T, Cap>& b, const LcpVector<T, Cap>& x,
+                                              const LcpVector<T, Cap>& y, const LcpOptions& opt, int iterations) {
   LcpResult res;
   res.iterations = iterations;
   T r = T(0);

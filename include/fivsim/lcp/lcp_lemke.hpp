@@ -11,7 +11,9 @@
 // catches what floating point still lets through (Status::lcp_cycling). The answer is then
 // re-solved on the final basis with partial pivoting (lcp_solve_on_basis), because pivoting
 // loses digits when A mixes scales (a spring contact's 1/(k_c dt²) beside Delassus entries of
-// order 1/m). Problems of up to 6 unknowns run at a compile-time size.
+// order 1/m). Problems of up to 6 unknowns pivot at a compile-time size. On the host the answers
+// before any pivot (x = 0, the warm start's basis: most time steps) are inline in the caller and
+// the pivots one call; device code calls one copy of the whole.
 #pragma once
 
 #include "fivsim/lcp/lcp.hpp"
@@ -121,14 +123,17 @@ FIVSIM_HD inline int lemke_ratio_row(const LemkeDictionary<T, Cap>& d, Size n, i
   return last;
 }
 
+// Lemke's answers before any pivot: x = 0, y = b when b ≥ 0 (first, so that a warm start never
+// changes such an answer), then the warm start's active set, verified like any other answer. True
+// when one of them is the answer (res holds it); otherwise most_negative is the row of the most
+// negative b, which z0 enters against. Inline in the host's callers, where most steps end: its
+// result stays in registers (returned by a call, it went through memory and was read back in
+// wider pieces than its fields were stored in, which store-to-load forwarding cannot serve)
 template <class T, int Cap, class Size>
-FIVSIM_HD_NOINLINE inline LcpResult lemke_core(const LcpMatrix<T, Cap>& A, const LcpVector<T, Cap>& b,
-                                               LcpVector<T, Cap>& x, LcpVector<T, Cap>& y, const LcpOptions& opt,
-                                               Size n) {
-  LcpResult fail;
-  fail.residual = -1.0;
-  // trivial solution x = 0, y = b first, so that a warm start never changes such an answer
-  int most_negative = -1;
+FIVSIM_HD_INLINE_ON_HOST bool lemke_before_pivots(const LcpMatrix<T, Cap>& A, const LcpVector<T, Cap>& b,
+                                                  LcpVector<T, Cap>& x, LcpVector<T, Cap>& y, const LcpOptions& opt,
+                                                  Size n, LcpResult& res, int& most_negative) {
+  most_negative = -1;
   for (int i = 0; i < n; ++i)
     if (b[i] < T(0) && (most_negative < 0 || b[i] < b[most_negative])) most_negative = i;
   if (most_negative < 0) {
@@ -136,19 +141,31 @@ FIVSIM_HD_NOINLINE inline LcpResult lemke_core(const LcpMatrix<T, Cap>& A, const
     y.n = n;
     for (int i = 0; i < n; ++i) y[i] = b[i];
     if (lcp_has_nonfinite(A, b)) {
-      fail.status = Status::nonfinite;
-      return fail;
+      res = LcpResult{};
+      res.residual = -1.0;
+      res.status = Status::nonfinite;
+    } else {
+      res = lcp_accept(b, x, y, opt, 0);
     }
-    return lcp_accept(b, x, y, opt, 0);
+    return true;
   }
-  // warm start: the hinted active set, verified like any other answer
   if (opt.use_basis_hint && n <= kLcpMaskBits) {
     const uint64_t hint = opt.basis_hint & (int(n) == 64 ? ~uint64_t(0) : (uint64_t(1) << int(n)) - 1);
     if (lcp_solve_on_basis(A, b, hint, x, y, T(opt.pivot_tolerance), lcp_basis_rel_tol<T>())) {
-      const LcpResult warm = lcp_accept(b, x, y, opt, 0);
-      if (warm.status == Status::ok) return warm;
+      res = lcp_accept(b, x, y, opt, 0);
+      if (res.status == Status::ok) return true;
     }
   }
+  return false;
+}
+
+// the pivots, from z0 entering against row most_negative to z0 leaving
+template <class T, int Cap, class Size>
+FIVSIM_HD_NOINLINE inline LcpResult lemke_pivots(const LcpMatrix<T, Cap>& A, const LcpVector<T, Cap>& b,
+                                                 LcpVector<T, Cap>& x, LcpVector<T, Cap>& y, const LcpOptions& opt,
+                                                 Size n, int most_negative) {
+  LcpResult fail;
+  fail.residual = -1.0;
   x.resize(n);
   y.resize(n);
   if (lcp_has_nonfinite(A, b)) {
@@ -223,23 +240,36 @@ FIVSIM_HD_NOINLINE inline LcpResult lemke_core(const LcpMatrix<T, Cap>& A, const
   return lcp_finish(A, b, x, y, opt, pivots);
 }
 
-// problems of K ≤ 6 unknowns at a compile-time size (unrolled loops), larger ones at run time
+// the whole method, one copy (device code: its kernels call it)
+template <class T, int Cap, class Size>
+FIVSIM_HD_NOINLINE inline LcpResult lemke_core(const LcpMatrix<T, Cap>& A, const LcpVector<T, Cap>& b,
+                                               LcpVector<T, Cap>& x, LcpVector<T, Cap>& y, const LcpOptions& opt,
+                                               Size n) {
+  LcpResult res;
+  int most_negative = -1;
+  if (lemke_before_pivots(A, b, x, y, opt, n, res, most_negative)) return res;
+  return lemke_pivots(A, b, x, y, opt, n, most_negative);
+}
+
+// the pivots of problems of K ≤ 6 unknowns at a compile-time size (unrolled loops), larger ones
+// at run time
 template <int K, class T, int Cap>
-FIVSIM_HD inline LcpResult lemke_fixed_or_runtime(const LcpMatrix<T, Cap>& A, const LcpVector<T, Cap>& b,
-                                                  LcpVector<T, Cap>& x, LcpVector<T, Cap>& y, const LcpOptions& opt) {
+FIVSIM_HD inline LcpResult lemke_pivots_fixed_or_runtime(const LcpMatrix<T, Cap>& A, const LcpVector<T, Cap>& b,
+                                                         LcpVector<T, Cap>& x, LcpVector<T, Cap>& y,
+                                                         const LcpOptions& opt, int most_negative) {
   if constexpr (K <= Cap && K <= 6) {
-    if (A.rows == K) return lemke_core(A, b, x, y, opt, FixedSize<K>{});
-    return lemke_fixed_or_runtime<K + 1>(A, b, x, y, opt);
+    if (A.rows == K) return lemke_pivots(A, b, x, y, opt, FixedSize<K>{}, most_negative);
+    return lemke_pivots_fixed_or_runtime<K + 1>(A, b, x, y, opt, most_negative);
   } else {
-    return lemke_core(A, b, x, y, opt, A.rows);
+    return lemke_pivots(A, b, x, y, opt, A.rows, most_negative);
   }
 }
 
 }  // namespace detail
 
 template <class T, int Cap>
-FIVSIM_HD inline LcpResult lemke_solve(const LcpMatrix<T, Cap>& A, const LcpVector<T, Cap>& b, LcpVector<T, Cap>& x,
-                                       LcpVector<T, Cap>& y, const LcpOptions& opt = {}) {
+FIVSIM_HD_INLINE_ON_HOST LcpResult lemke_solve(const LcpMatrix<T, Cap>& A, const LcpVector<T, Cap>& b,
+                                               LcpVector<T, Cap>& x, LcpVector<T, Cap>& y, const LcpOptions& opt = {}) {
   if (A.rows > Cap) {
     LcpResult fail;
     fail.status = Status::lcp_too_large;
@@ -251,7 +281,10 @@ FIVSIM_HD inline LcpResult lemke_solve(const LcpMatrix<T, Cap>& A, const LcpVect
   // multiply the kernels' code and compile time for the few cycles their unrolling saves
   return detail::lemke_core(A, b, x, y, opt, A.rows);
 #else
-  return detail::lemke_fixed_or_runtime<1>(A, b, x, y, opt);
+  LcpResult res;
+  int most_negative = -1;
+  if (detail::lemke_before_pivots(A, b, x, y, opt, A.rows, res, most_negative)) return res;
+  return detail::lemke_pivots_fixed_or_runtime<1>(A, b, x, y, opt, most_negative);
 #endif
 }
 

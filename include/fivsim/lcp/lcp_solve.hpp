@@ -22,8 +22,8 @@ FIVSIM_HD inline const char* lcp_solver_name(LcpSolverKind k) {
 }
 
 template <class T, int Cap>
-FIVSIM_HD inline LcpResult lcp_solve(LcpSolverKind kind, const LcpMatrix<T, Cap>& A, const LcpVector<T, Cap>& b,
-                                     LcpVector<T, Cap>& x, LcpVector<T, Cap>& y, const LcpOptions& opt = {}) {
+FIVSIM_HD_INLINE_ON_HOST LcpResult lcp_solve(LcpSolverKind kind, const LcpMatrix<T, Cap>& A, const LcpVector<T, Cap>& b,
+                                             LcpVector<T, Cap>& x, LcpVector<T, Cap>& y, const LcpOptions& opt = {}) {
   switch (kind) {
     case LcpSolverKind::pgs:
       return pgs_solve(A, b, x, y, opt);
