@@ -7,10 +7,10 @@
 // mu = mu_0 tanh(eps |v|), mu_0 0.1, eps 20, belt speed 0.8; with -DPEER_ASYMMETRIC seed 002's
 // asymmetric law, its two directions' values bounding the impulse; with -DPEER_STRIBECK seed 002's
 // general Stribeck law, mu_s 0.12, mu_c 0.045, v_s 0.1, alpha 1.5, mu_v 0.01, belt speed 0.8),
-// each case one loop over its steps, the cases spread over OpenMP threads. Each case draws Fn, q0[0], q0[1] as scenarios/chain2_bench_random.json
-// does (uniform in [1, 30], [0, 1], [0, 1] from splitmix64 counters, seed 1), runs `steps` steps of
-// dt and keeps the RMS of q0, q1, u0, u1, lamT0, lamT1 over the steps after t_transient (lamN is
-// the constant Fn) — what fivsim's lean observers keep.
+// each case one loop over its steps, the cases spread over OpenMP threads. Each case draws Fn, q0[0], q0[1] as
+// scenarios/chain2_bench_random.json does (uniform in [1, 30], [0, 1], [0, 1] from splitmix64 counters, seed 1), runs
+// `steps` steps of dt and keeps the RMS of q0, q1, u0, u1, lamT0, lamT1 over the steps after t_transient (lamN is the
+// constant Fn) — what fivsim's lean observers keep.
 //
 // usage: fivsim_bench_chain2_peer CASES STEPS DT T_TRANSIENT THREADS [RMS_CSV]
 // prints: cases, steps, threads, seconds, case-steps/s, and the mean of each RMS; RMS_CSV gets
