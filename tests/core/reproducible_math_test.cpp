@@ -15,6 +15,15 @@
 namespace fivsim {
 namespace {
 
+// a fixed sequence of doubles uniform in [0, 1): the top 53 bits of Knuth's MMIX generator
+struct UniformSequence {
+  unsigned long long state;
+  double operator()() {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<double>(state >> 11) * (1.0 / 9007199254740992.0);
+  }
+};
+
 TEST(ReproducibleMath, InverseFifthRootIsPowToTwoUlps) {
   double worst = 0.0;
   // every binary exponent's residue mod 5 and mantissas across [0.5, 1), subnormals too
@@ -41,11 +50,8 @@ TEST(ReproducibleMath, ExpIsExpToOneUlp) {
   };
   for (double x = -745.0; x < 709.78; x += 0.00731) check(x);
   // and a million arguments where the friction laws take them, |x| ≤ 40, drawn from a fixed sequence
-  unsigned long long state = 1;
-  for (int n = 0; n < 1000000; ++n) {
-    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-    check(-40.0 + 80.0 * static_cast<double>(state >> 11) * (1.0 / 9007199254740992.0));
-  }
+  UniformSequence uniform{1};
+  for (int n = 0; n < 1000000; ++n) check(-40.0 + 80.0 * uniform());
   EXPECT_LE(worst, 1.0);
   EXPECT_EQ(reproducible_exp(0.0), 1.0);
   EXPECT_EQ(reproducible_exp(710.0), HUGE_VAL);
@@ -63,11 +69,10 @@ TEST(ReproducibleMath, ExpIsExpToOneUlp) {
 template <class F>
 void over_the_binades(double to, int binades, unsigned long long seed, const F& check) {
   for (double x = 0.0; x < to; x += 0.0000731) check(x);
-  unsigned long long state = seed;
+  UniformSequence uniform{seed};
   for (int n = 0; n < 1000000; ++n) {
-    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-    const double u = 1.0 + static_cast<double>(state >> 11) * (1.0 / 9007199254740992.0);
-    check(std::ldexp(u, static_cast<int>(state % static_cast<unsigned long long>(binades)) - 1075));
+    const double u = 1.0 + uniform();
+    check(std::ldexp(u, static_cast<int>(uniform.state % static_cast<unsigned long long>(binades)) - 1075));
   }
 }
 
@@ -155,11 +160,7 @@ TEST(ReproducibleMath, LogIsLogWithinAnUlp) {
 // own ulp the bound is 2.6|y ln x| + 1 ulp of powl. Checked for the exponents and bases of the
 // Stribeck law (y in [0.1, 5], x over forty binades each way); 0^y = 0, 1^y = 1
 TEST(ReproducibleMath, PowOfNonnegativeIsPowWithinItsExponentsRounding) {
-  unsigned long long state = 11;
-  const auto uniform = [&] {
-    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-    return static_cast<double>(state >> 11) * (1.0 / 9007199254740992.0);
-  };
+  UniformSequence uniform{11};
   double worst_excess = -HUGE_VAL;
   for (int n = 0; n < 1000000; ++n) {
     const double x = std::ldexp(1.0 + uniform(), static_cast<int>(80.0 * uniform()) - 40);
@@ -182,11 +183,7 @@ TEST(ReproducibleMath, PowOfNonnegativeIsPowWithinItsExponentsRounding) {
 // the quotient from the reciprocal is the division's, bit for bit: time steps and masses' inverses
 // as the belt runner divides by, and random significands over exponents from −300 to 300
 TEST(ReproducibleMath, QuotientFromReciprocalIsTheDivisionsBits) {
-  unsigned long long state = 7;
-  const auto uniform = [&] {
-    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-    return static_cast<double>(state >> 11) * (1.0 / 9007199254740992.0);
-  };
+  UniformSequence uniform{7};
   const auto random_double = [&] { return std::ldexp(1.0 + uniform(), static_cast<int>(600.0 * uniform()) - 300); };
   const auto same = [](double x, double y) { return std::memcmp(&x, &y, sizeof x) == 0; };
   long differ = 0, n = 0;
