@@ -263,7 +263,7 @@ struct SwitchingCaseStepper {
   SwitchingTangent<D>* tangent = nullptr;  // null: no exponent
   double tangent_from = 0.0;               // the transient's end
   double tangent_t = -1.0;                 // ws.t where the vector was last normalised (−1: not yet started)
-  TangentGrowth growth;                    // since the runner last took it
+  TangentGrowth growth{};                  // since the runner last took it
 
   template <class Sink>
   FIVSIM_HD StepReport step(int, State<D>& s, Sink& sink) {
