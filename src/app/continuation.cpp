@@ -24,6 +24,9 @@
 #include "fivsim/batch/sweep.hpp"
 #include "fivsim/batch/sweep_plan.hpp"
 #include "fivsim/cases/case_runner.hpp"
+#include "fivsim/core/limits.hpp"
+#include "fivsim/core/cuda_device.hpp"
+#include "fivsim/core/output_domain.hpp"
 #include "fivsim/integrate/switching_orbit.hpp"
 #include "fivsim/integrate/switching_tangent.hpp"
 #include "fivsim/io/json_reader.hpp"
@@ -77,12 +80,21 @@ void parse_steps(JsonObject& c, double lo, double hi, ContinuationSettings& s) {
   }
 }
 
-// a JSON pointer that a continuation may vary: a number of /model or /friction
-void check_parameter(const JsonObject& c, const std::string& path) {
+// a JSON pointer that a continuation may vary: a number of /model or /friction that the scenario holds
+void check_parameter(const JsonObject& c, const std::string& path, const json& doc) {
   if (path.rfind("/model/", 0) != 0 && path.rfind("/friction/", 0) != 0)
     throw InputError(
         c.pointer_of("parameter"),
         "'" + path + "' cannot be continued: equilibria and orbits move with the numbers of /model and /friction");
+  bool number = false;
+  try {
+    const json::json_pointer at(path);
+    number = doc.contains(at) && doc[at].is_number();
+  } catch (const json::exception&) {
+  }
+  if (!number)
+    throw InputError(c.pointer_of("parameter"),
+                     "'" + path + "' is not a number of the scenario (name one it gives, such as /model/Fn)");
 }
 
 ContinuationBlock parse_block(const json& doc) {
@@ -91,7 +103,7 @@ ContinuationBlock parse_block(const json& doc) {
   JsonObject c(doc["continuation"], "/continuation");
   ContinuationBlock b;
   b.parameter = c.string("parameter");
-  check_parameter(c, b.parameter);
+  check_parameter(c, b.parameter, doc);
   const std::vector<double> range = c.numbers("range", 2);
   if (!(range[0] < range[1])) throw InputError(c.pointer_of("range"), "must be [a, b] with a < b");
   b.lo = range[0];
@@ -123,19 +135,19 @@ ContinuationBlock parse_block(const json& doc) {
   parse_steps(c, b.lo, b.hi, s);
   s.tol = c.number_or("tol", s.tol, NumberRule::positive);
   s.max_points = c.integer_or("max_points", s.max_points, 2);
+  if (s.max_points > kMaxContinuationPoints)
+    throw InputError(c.pointer_of("max_points"), "must be <= 1e6 (a branch of more points would not end in a day)");
   s.locate_tol = c.number_or("locate_tol", s.locate_tol, NumberRule::positive);
   if (c.has("curves")) {
     // each fold and period doubling of the orbits, or Hopf point of the equilibria, followed in a second parameter
     JsonObject cv = c.object("curves");
     b.second = cv.string("parameter");
-    check_parameter(cv, b.second);
+    check_parameter(cv, b.second, doc);
     if (b.second == b.parameter)
       throw InputError(cv.pointer_of("parameter"), "must differ from /continuation/parameter");
     const std::vector<double> r = cv.numbers("range", 2);
     if (!(r[0] < r[1])) throw InputError(cv.pointer_of("range"), "must be [a, b] with a < b");
     const json::json_pointer at(b.second);
-    if (!doc.contains(at) || !doc[at].is_number())
-      throw InputError(cv.pointer_of("parameter"), "'" + b.second + "' is not a number of the scenario");
     b.second_base = doc[at].get<double>();
     if (!(b.second_base >= r[0] && b.second_base <= r[1]))
       throw InputError(cv.pointer_of("range"), "must hold the scenario's " + b.second + " = " +
@@ -150,6 +162,8 @@ ContinuationBlock parse_block(const json& doc) {
     // integrator's tolerance): a corrector tolerance of 1e-10 is below its noise
     cs.tol = cv.number_or("tol", 1e-8, NumberRule::positive);
     cs.max_points = cv.integer_or("max_points", s.max_points, 2);
+    if (cs.max_points > kMaxContinuationPoints)
+      throw InputError(cv.pointer_of("max_points"), "must be <= 1e6 (a curve of more points would not end in a day)");
     cs.locate_tol = s.locate_tol;
     cv.finish();
   }
@@ -1351,6 +1365,7 @@ struct SweepStart {
 
 std::vector<SweepStart> sweep_starts(const json& document, const ContinuationBlock& b) {
   batch::NamedColumns cols;
+  refuse_input_in_active_output(b.from);
   try {
     cols = batch::read_sweep_cases(b.from);
   } catch (const std::exception& e) {
@@ -1501,8 +1516,12 @@ ContinuationRun continue_scenario(const json& document, const Scenario& sc, cons
   }
   const SwitchingSettings set = sc.integrator.switching_settings();
   std::unique_ptr<OrbitShooter<D>> shooter_on;
-  if (b.orbit && device == ShotDevice::cuda)
+  if (b.orbit && device == ShotDevice::cuda) {
+    // no device is a wrong choice of the command line, said before any work, not a failure in it
+    const CudaDeviceInfo gpu = cuda_device_info();
+    if (!gpu.available) throw InputError("--device", "cuda, but there is " + gpu.description + "; --device cpu runs the shots on the CPU cores");
     shooter_on = std::make_unique<CudaOrbitShooter<D>>();
+  }
   else if (b.orbit)
     shooter_on = std::make_unique<CpuOrbitShooter<D>>(threads);
   ShotCounts counts;
@@ -1785,6 +1804,12 @@ void write_continuation_h5(const ContinuationRun& run, const std::filesystem::pa
   if (!run.orbit_points.names.empty()) tables.emplace_back("orbit_points", &run.orbit_points);
   if (!run.curves.names.empty()) tables.emplace_back("curves", &run.curves);
   batch::write_tables_h5(file, tables, batch::kContinuationH5Format, run.report);
+}
+
+std::vector<std::filesystem::path> continuation_inputs(const json& document) {
+  const ContinuationBlock block = parse_block(document);
+  if (block.from.empty()) return {};
+  return {block.from};
 }
 
 ContinuationRun run_continuation(const json& document, int threads, const ContinuationProgress& progress,

@@ -302,6 +302,7 @@ std::vector<std::filesystem::path> identify_inputs(const std::string& config_fil
   std::vector<std::filesystem::path> inputs;
   if (!config_file.empty()) inputs.emplace_back(config_file);
   if (!config.csv_path.empty()) inputs.emplace_back(config.csv_path);
+  for (const std::string& f : config.scenario_files) inputs.emplace_back(f);
   return inputs;
 }
 

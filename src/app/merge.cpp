@@ -7,10 +7,15 @@
 // takes as wall_s the slowest shard's (the shards ran side by side).
 #include "fivsim/app/merge.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <string>
 #include <vector>
@@ -20,6 +25,9 @@
 #include "fivsim/batch/sweep_counts.hpp"
 #include "fivsim/batch/sweep_journal.hpp"
 #include "fivsim/core/input_error.hpp"
+#include "fivsim/core/input_file.hpp"
+#include "fivsim/core/output_file.hpp"
+#include "fivsim/io/json_reader.hpp"
 #include "fivsim/io/output.hpp"
 
 namespace fivsim {
@@ -36,42 +44,76 @@ struct Shard {
 
 [[noreturn]] void refuse(const std::string& what) { throw InputError("", what); }
 
-// the text of a file, or a refusal naming it
-std::string read_text(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) refuse(file.string() + ": cannot be read");
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+// a shard's file open for reading: a regular file in the shard's folder, never a link, device or
+// pipe (which would be read through or waited on)
+int open_shard_file(const fs::path& file) {
+  const int fd = ::open(file.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  struct stat st {};
+  if (fd >= 0 && ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) return fd;
+  if (fd >= 0) ::close(fd);
+  refuse(file.string() + " is not a regular file (a link, folder, device or pipe): a shard holds the files its sweep wrote");
+}
+
+// the shard's file appended to the descriptor `out` (the merged file `out_path`) from byte `from`
+void copy_shard_file(const fs::path& file, long from, int out, const fs::path& out_path) {
+  const int fd = open_shard_file(file);
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  if (::lseek(fd, from, SEEK_SET) != from) refuse(file.string() + ": cannot be read");
+  std::vector<char> buf(1 << 20);
+  for (;;) {
+    const ssize_t got = ::read(fd, buf.data(), buf.size());
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) refuse(file.string() + ": cannot be read (" + std::strerror(errno) + ")");
+    if (got == 0) break;
+    write_all(out, std::string_view(buf.data(), static_cast<std::size_t>(got)), out_path);
+  }
+}
+
+// the first line of a shard's CSV file, its newline included
+std::string header_line(const fs::path& file) {
+  const int fd = open_shard_file(file);
+  std::string head(1 << 16, '\0');
+  const ssize_t got = ::pread(fd, head.data(), head.size(), 0);
+  ::close(fd);
+  const std::size_t end = got > 0 ? head.find('\n') : std::string::npos;
+  if (end == std::string::npos || end >= static_cast<std::size_t>(got)) refuse(file.string() + " has no header line");
+  return head.substr(0, end + 1);
 }
 
 // a shard's files as its sweep finished them: each file its summary.json's "checksums" names has
-// that length and checksum, and cases.csv a row per case the summary counts (also where a sweep
-// older than the checksums wrote it)
+// that length and checksum, every file merge reads is among them, and cases.csv has a row per case
+// the summary counts
 void verify_files(const Shard& s) {
-  const json none = json::object();
-  const json& checks = s.summary.contains("checksums") ? s.summary["checksums"] : none;
-  if (!checks.is_object()) refuse((s.dir / "summary.json").string() + ": \"checksums\" is not an object");
+  const fs::path summary = s.dir / "summary.json";
+  if (!s.summary.contains("checksums"))
+    refuse(summary.string() + " has no \"checksums\": its files cannot be verified; run shard " +
+           std::to_string(s.index) + " again with this fivsim");
+  const json& checks = s.summary["checksums"];
+  if (!checks.is_object()) refuse(summary.string() + ": \"checksums\" is not an object");
   for (const auto& [name, check] : checks.items()) {
+    if (name != "cases.csv" && name != "points.csv" && name != "results.h5")
+      refuse(summary.string() + ": \"checksums\" names " + printable(name) + ", not a file of a sweep");
     const std::string why = batch::file_check_mismatch(s.dir / name, check);
     if (!why.empty())
       refuse((s.dir / name).string() + " is damaged: " + why + "; run shard " + std::to_string(s.index) +
              " again (or restore its folder)");
   }
-  const fs::path cases = s.dir / "cases.csv";
-  if (!fs::exists(cases)) return;
-  const json check = checks.contains("cases.csv") ? checks["cases.csv"] : batch::file_check(cases);
-  const long rows = check.value("lines", 0L) - 1, expected = s.summary.value("cases", -1L);
-  // a file cut inside a row ends without its newline
-  std::ifstream in(cases, std::ios::binary | std::ios::ate);
-  char last = '\n';
-  if (in && in.tellg() > 0) {
-    in.seekg(-1, std::ios::end);
-    in.get(last);
+  for (const char* name : {"cases.csv", "points.csv", "results.h5"}) {
+    std::error_code ec;
+    if (fs::symlink_status(s.dir / name, ec).type() != fs::file_type::not_found && !checks.contains(name))
+      refuse((s.dir / name).string() + " is not among the files " + summary.string() +
+             " checksums: it cannot be verified; run shard " + std::to_string(s.index) + " again");
   }
-  if (rows != expected || last != '\n')
+  if (!checks.contains("cases.csv")) return;
+  const fs::path cases = s.dir / "cases.csv";
+  const long rows = checks["cases.csv"].value("lines", 0L) - 1, expected = s.summary.value("cases", -1L);
+  if (rows != expected)
     refuse(cases.string() + " is damaged: " + std::to_string(std::max(rows, 0L)) +
-           " rows where its summary.json counts " + std::to_string(expected) + " cases" +
-           (last != '\n' ? ", the last one cut" : "") + "; run shard " + std::to_string(s.index) +
-           " again (or restore its folder)");
+           " rows where its summary.json counts " + std::to_string(expected) + " cases; run shard " +
+           std::to_string(s.index) + " again (or restore its folder)");
 }
 
 // the shards in index order, each checked against the first: same sweep, every index once
@@ -81,11 +123,8 @@ std::vector<Shard> read_shards(const std::vector<std::string>& dirs) {
     Shard s;
     s.dir = d;
     const fs::path file = s.dir / "summary.json";
-    try {
-      s.summary = json::parse(read_text(file));
-    } catch (const json::exception& e) {
-      refuse(file.string() + ": " + e.what());
-    }
+    // strictly, as every file fivsim reads: a regular file, its size capped, its nesting limited
+    s.summary = parse_json_text(read_input_file(file.string(), kMaxJsonFileBytes, "a JSON"), file.string());
     if (!s.summary.contains("shard"))
       refuse(d + " is not a shard (its summary.json has no \"shard\" block: it was not run with --shard i/N)");
     s.index = s.summary["shard"]["index"].get<int>();
@@ -118,16 +157,36 @@ std::vector<Shard> read_shards(const std::vector<std::string>& dirs) {
 
 // the shards' files `name` as one: the first one's header, then every shard's rows
 void join_csv(const std::vector<Shard>& shards, const std::string& name, const fs::path& out) {
-  std::ofstream joined(out, std::ios::binary);
+  const int fd = create_new_file(out);
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  const std::string header = header_line(shards[0].dir / name);
   for (std::size_t k = 0; k < shards.size(); ++k) {
-    const std::string text = read_text(shards[k].dir / name);
-    const std::size_t body = text.find('\n');
-    if (body == std::string::npos) refuse((shards[k].dir / name).string() + " has no header line");
-    if (k > 0 && text.compare(0, body, read_text(shards[0].dir / name), 0, body) != 0)
-      refuse((shards[k].dir / name).string() + " has another header than " + (shards[0].dir / name).string());
-    joined << (k == 0 ? text : text.substr(body + 1));
+    const fs::path file = shards[k].dir / name;
+    if (k > 0 && header_line(file) != header)
+      refuse(file.string() + " has another header than " + (shards[0].dir / name).string());
+    copy_shard_file(file, k == 0 ? 0 : static_cast<long>(header.size()), fd, out);
   }
-  if (!joined) refuse(out.string() + ": cannot be written");
+  if (::fsync(fd) != 0) throw std::runtime_error(cannot_write(out, errno));
+}
+
+// a shard's trajectories, regular files each, copied into `to`
+void copy_trajectories(const fs::path& from, const fs::path& to) {
+  std::error_code ec;
+  if (fs::symlink_status(from, ec).type() != fs::file_type::directory)
+    refuse(from.string() + " is not a folder (a link or a file): a shard holds the trajectories its sweep wrote");
+  fs::create_directories(to);
+  for (const auto& f : fs::directory_iterator(from)) {
+    const fs::path target = to / f.path().filename();
+    const int fd = create_new_file(target);
+    struct Closer {
+      int fd;
+      ~Closer() { ::close(fd); }
+    } closer{fd};
+    copy_shard_file(f.path(), 0, fd, target);
+  }
 }
 
 }  // namespace
@@ -138,17 +197,17 @@ MergeOutcome merge_shards(const std::vector<std::string>& shard_dirs, const std:
     const std::vector<Shard> shards = read_shards(shard_dirs);
     const json& first = shards.front().summary;
     const std::string name = first["name"].get<std::string>();
+    if (!is_file_name(name))
+      refuse((shards.front().dir / "summary.json").string() + ": \"name\" '" + name +
+             "' is not a file name (letters, digits, _ - .); name the merged folder with --out");
     std::vector<fs::path> inputs;
     for (const Shard& s : shards) inputs.push_back(s.dir);
     StagedDirectory dir(output_folder(out, name), std::move(inputs));
     if (fs::exists(shards.front().dir / "cases.csv")) join_csv(shards, "cases.csv", dir.file("cases.csv"));
     if (fs::exists(shards.front().dir / "points.csv")) join_csv(shards, "points.csv", dir.file("points.csv"));
     for (const Shard& s : shards)
-      if (fs::exists(s.dir / "trajectories")) {
-        fs::create_directories(dir.file("trajectories"));
-        for (const auto& f : fs::directory_iterator(s.dir / "trajectories"))
-          fs::copy_file(f.path(), dir.file("trajectories") / f.path().filename(), fs::copy_options::overwrite_existing);
-      }
+      if (fs::exists(fs::symlink_status(s.dir / "trajectories")))
+        copy_trajectories(s.dir / "trajectories", dir.file("trajectories"));
 
     json summary = first;
     summary.erase("shard");

@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "fivsim/analysis/compare.hpp"
+#include "fivsim/core/limits.hpp"
 #include "fivsim/integrate/event_driven.hpp"
 
 namespace fivsim {
@@ -138,6 +139,13 @@ Comparison compare_methods(const LoadedScenario& loaded, const ComparisonOptions
     dts.push_back(v);
   }
   if (dts.empty()) dts.push_back(loaded.scenario.integrator.dt);
+  // each run's series is held in memory: the finest step (and the reference's) within the limit
+  for (double dt : dts)
+    if (loaded.scenario.integrator.t_end / (dt / 10) > kMaxHeldSamples)
+      throw InputError("--dt", "'" + format_double(dt) + "' gives " + format_double(loaded.scenario.integrator.t_end / dt) +
+                                   " steps over t_end = " + format_double(loaded.scenario.integrator.t_end) +
+                                   " s, and compare holds at most 1e7 steps per run (1e8 for its reference at a "
+                                   "tenth of the step): a larger --dt or a shorter /integrator/t_end");
   if (!(options.window >= 0)) throw InputError("--window", "must be >= 0");
   const Scenario& sc = loaded.scenario;
   const double dt_min = *std::min_element(dts.begin(), dts.end());

@@ -6,6 +6,8 @@
 #include <chrono>
 
 #include "fivsim/analysis/statistics.hpp"
+#include "fivsim/app/continuation.hpp"
+#include "fivsim/batch/sweep_spec.hpp"
 #include "fivsim/integrate/method.hpp"
 #include "fivsim/io/output.hpp"
 
@@ -144,6 +146,13 @@ ScenarioRunResult run_scenario(const LoadedScenario& loaded, const RunRowSink& r
   }
   summary["scenario"] = sc.document;
   return result;
+}
+
+LoadedScenario validate_document(const nlohmann::json& document) {
+  LoadedScenario loaded = build_scenario(document);
+  if (document.contains("sweep")) (void)parse_sweep(document);
+  if (document.contains("continuation")) (void)continuation_inputs(document);
+  return loaded;
 }
 
 }  // namespace fivsim

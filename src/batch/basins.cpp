@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <unordered_map>
 
+#include "fivsim/core/output_file.hpp"
 #include "fivsim/analysis/classification.hpp"
 #include "fivsim/batch/result_table.hpp"
 #include "fivsim/batch/results_h5.hpp"
@@ -170,11 +171,7 @@ bool starts_share_a_group(const std::vector<std::string>& group_paths, const Nam
   return false;
 }
 
-void write_text(const fs::path& file, const std::string& text) {
-  std::ofstream out(file, std::ios::binary);
-  out << text;
-  if (!out) throw std::runtime_error(file.string() + ": cannot be written");
-}
+void write_text(const fs::path& file, const std::string& text) { write_new_file(file, text); }
 
 // the columns find_basins reads: the swept paths, class, period_n, period, case, and each q and
 // u's extremes or RMS values (whichever the sweep kept)

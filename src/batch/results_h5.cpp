@@ -24,6 +24,7 @@
 #include <utility>
 
 #include "fivsim/batch/host_memory.hpp"
+#include "fivsim/core/output_file.hpp"
 
 namespace fivsim::batch {
 namespace {
@@ -37,8 +38,42 @@ constexpr int kDeflateLevel = 1;
 // the spill blocks' bytes are the machine's doubles; the file's types are little-endian
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "results.h5 is written from little-endian memory");
 
+// the HDF5 error stack's innermost cause (the system's message, "No space left on device", where
+// the file driver gave one), the stack then cleared: HDF5 never prints it itself
+std::string h5_cause() {
+  std::string cause;
+  H5Ewalk2(
+      H5E_DEFAULT, H5E_WALK_UPWARD,
+      [](unsigned n, const H5E_error2_t* e, void* data) -> herr_t {
+        if (n == 0 && e && e->desc) *static_cast<std::string*>(data) = e->desc;
+        return 0;
+      },
+      &cause);
+  H5Eclear2(H5E_DEFAULT);
+  const std::string mark = "error message = '";
+  const std::size_t at = cause.find(mark);
+  if (at != std::string::npos) {
+    const std::size_t end = cause.find('\'', at + mark.size());
+    cause = cause.substr(at + mark.size(), end == std::string::npos ? std::string::npos : end - at - mark.size());
+  }
+  return cause;
+}
+
 [[noreturn]] void fail(const std::string& what, const fs::path& file) {
-  throw std::runtime_error("results.h5: " + what + " (" + file.string() + ")");
+  const std::string cause = h5_cause();
+  throw std::runtime_error("results.h5: " + what + " (" + file.string() + ")" + (cause.empty() ? "" : ": " + cause));
+}
+
+// HDF5 quiet (its error stack turned into fail()'s messages) and without its exit handler: a file
+// that could not be closed (a full disk) must not be closed again as the process ends, where HDF5
+// would crash; every file is closed by its Handle before then
+void quiet_hdf5() {
+  static const bool once = [] {
+    H5dont_atexit();
+    return true;
+  }();
+  (void)once;
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
 }
 
 // an HDF5 handle closed by its own close function
@@ -57,6 +92,12 @@ struct Handle {
   }
   ~Handle() {
     if (id >= 0 && close) close(id);
+  }
+  // closed now: what the close returns (a full disk shows here, as the last blocks are written)
+  herr_t close_now() {
+    const herr_t r = id >= 0 && close ? close(id) : 0;
+    id = -1;
+    return r;
   }
   operator hid_t() const { return id; }
 };
@@ -405,8 +446,9 @@ struct ResultsH5Writer::State {
   // on this thread alone
   void run() {
     try {
-      H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-      Handle f(H5Fcreate(file.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
+      quiet_hdf5();
+      clear_for_new_file(file);
+      Handle f(H5Fcreate(file.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
       if (f.id < 0) fail("cannot create the file", file);
       write_string_attribute(f, "format", kResultsH5Format);
       write_string_attribute(f, "summary", json::object().dump());
@@ -446,7 +488,7 @@ struct ResultsH5Writer::State {
       }
       for (auto& p : packers) p->close();
       packers.clear();
-      if (H5Fflush(f, H5F_SCOPE_GLOBAL) < 0) fail("cannot write the file", file);
+      if (H5Fflush(f, H5F_SCOPE_GLOBAL) < 0 || f.close_now() < 0) fail("cannot write the file", file);
     } catch (...) {
       std::lock_guard<std::mutex> lock(m);
       error = std::current_exception();
@@ -499,16 +541,16 @@ void write_results_h5(const fs::path& file, const std::vector<H5Table>& tables) 
 }
 
 void set_results_h5_summary(const fs::path& file, const json& summary) {
-  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  quiet_hdf5();
   Handle f(H5Fopen(file.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose);
   if (f.id < 0) fail("cannot open the file", file);
   if (H5Aexists(f, "summary") > 0) H5Adelete(f, "summary");
   write_string_attribute(f, "summary", summary.dump());
-  if (H5Fflush(f, H5F_SCOPE_GLOBAL) < 0) fail("cannot write the file", file);
+  if (H5Fflush(f, H5F_SCOPE_GLOBAL) < 0 || f.close_now() < 0) fail("cannot write the file", file);
 }
 
 long results_h5_rows(const fs::path& file, const std::string& group) {
-  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  quiet_hdf5();
   Handle f(H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
   if (f.id < 0) fail("cannot open the file", file);
   if (H5Lexists(f, group.c_str(), H5P_DEFAULT) <= 0) return 0;
@@ -521,7 +563,7 @@ long results_h5_rows(const fs::path& file, const std::string& group) {
 }
 
 bool results_h5_has_table(const fs::path& file, const std::string& group) {
-  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  quiet_hdf5();
   Handle f(H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
   if (f.id < 0) fail("cannot open the file", file);
   return H5Lexists(f, group.c_str(), H5P_DEFAULT) > 0;
@@ -532,7 +574,11 @@ void join_results_h5(const std::vector<fs::path>& parts, const fs::path& file, c
   for (const std::string group : {"cases", "points"}) {
     if (parts.empty() || !results_h5_has_table(parts[0], group)) continue;
     H5Table t{group, {}, fs::path(file.string() + "." + group + ".bin"), n_contacts};
-    std::ofstream spill(t.spill, std::ios::binary | std::ios::trunc);
+    const int spill = create_new_file(t.spill);
+    struct Closer {
+      int fd;
+      ~Closer() { ::close(fd); }
+    } closer{spill};
     for (std::size_t k = 0; k < parts.size(); ++k) {
       const long rows = results_h5_rows(parts[k], group);
       // block by block: a shard's table need not fit in memory
@@ -542,11 +588,10 @@ void join_results_h5(const std::vector<fs::path>& parts, const fs::path& file, c
         if (d.schema.names != t.schema.names)
           throw std::runtime_error(parts[k].string() + " has other " + group + " columns than " + parts[0].string());
         const std::string bytes = spill_block(d.rows, t.schema.size());
-        spill.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+        write_all(spill, bytes, t.spill);
         if (rows == 0) break;
       }
     }
-    if (!spill) fail("cannot write a spill", t.spill);
     tables.push_back(std::move(t));
   }
   write_results_h5(file, tables);
@@ -555,7 +600,7 @@ void join_results_h5(const std::vector<fs::path>& parts, const fs::path& file, c
 }
 
 json results_h5_summary(const fs::path& file) {
-  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  quiet_hdf5();
   Handle f(H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
   if (f.id < 0) fail("cannot open the file", file);
   return json::parse(read_string_attribute(f, "summary"));
@@ -563,7 +608,7 @@ json results_h5_summary(const fs::path& file) {
 
 H5TableData read_results_h5(const fs::path& file, const std::string& group, long first, long count,
                             const std::vector<std::string>& only) {
-  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  quiet_hdf5();
   Handle f(H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
   if (f.id < 0) fail("cannot open the file", file);
   Handle g(H5Gopen2(f, group.c_str(), H5P_DEFAULT), H5Gclose);
@@ -639,8 +684,9 @@ H5TableData read_results_h5(const fs::path& file, const std::string& group, long
 void write_tables_h5(const fs::path& file,
                      const std::vector<std::pair<std::string, const fivsim::NamedColumns*>>& tables,
                      const std::string& format, const json& summary) {
-  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-  Handle f(H5Fcreate(file.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
+  quiet_hdf5();
+  clear_for_new_file(file);
+  Handle f(H5Fcreate(file.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
   if (f.id < 0) fail("cannot create the file", file);
   write_string_attribute(f, "format", format);
   write_string_attribute(f, "summary", summary.dump());
@@ -684,7 +730,7 @@ void write_tables_h5(const fs::path& file,
       if (names[c] != table->names[c]) write_string_attribute(set, "pointer", table->names[c]);
     }
   }
-  if (H5Fflush(f, H5F_SCOPE_GLOBAL) < 0) fail("cannot write the file", file);
+  if (H5Fflush(f, H5F_SCOPE_GLOBAL) < 0 || f.close_now() < 0) fail("cannot write the file", file);
 }
 
 }  // namespace fivsim::batch

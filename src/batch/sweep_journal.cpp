@@ -13,6 +13,10 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "fivsim/core/input_file.hpp"
+#include "fivsim/core/output_file.hpp"
+#include "fivsim/io/json_reader.hpp"
+
 namespace fivsim::batch {
 namespace {
 
@@ -123,19 +127,30 @@ struct FileScan {
 };
 
 FileScan scan_file(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + file.string());
+  // never through a link, never waiting on a pipe: a file fivsim wrote is a regular file
+  const int fd = ::open(file.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  struct stat st {};
+  if (fd < 0 || ::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    if (fd >= 0) ::close(fd);
+    throw std::runtime_error("cannot read " + file.string() + " (not a regular file fivsim wrote)");
+  }
   FileScan s;
   ByteChecksum sum;
   std::vector<char> buf(1 << 20);
-  while (in) {
-    in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
-    const std::streamsize got = in.gcount();
-    if (got <= 0) break;
+  for (;;) {
+    const ssize_t got = ::read(fd, buf.data(), buf.size());
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) {
+      const int err = errno;
+      ::close(fd);
+      throw std::runtime_error("cannot read " + file.string() + ": " + std::strerror(err));
+    }
+    if (got == 0) break;
     sum.update(buf.data(), static_cast<std::size_t>(got));
     s.bytes += got;
     s.lines += std::count(buf.data(), buf.data() + got, '\n');
   }
+  ::close(fd);
   s.hash = sum.value();
   return s;
 }
@@ -157,7 +172,9 @@ std::string file_check_mismatch(const fs::path& file, const json& check) {
       !check.contains("checksum") || !check["checksum"].is_string())
     return "its record in summary.json's \"checksums\" is not one fivsim writes";
   std::error_code ec;
-  if (!fs::is_regular_file(file, ec)) return "it is missing";
+  const fs::file_type type = fs::symlink_status(file, ec).type();
+  if (type == fs::file_type::not_found) return "it is missing";
+  if (type != fs::file_type::regular) return "it is not a regular file (a link, folder or device)";
   const FileScan s = scan_file(file);
   const long bytes = check["bytes"].get<long>();
   if (s.bytes != bytes) return std::to_string(s.bytes) + " bytes where the sweep wrote " + std::to_string(bytes);
@@ -184,13 +201,14 @@ long SweepJournal::end_of(const std::string& file) const {
   return it == headers_.end() ? 0 : it->second;
 }
 
-std::string SweepJournal::load(long first_case, long end_case) {
+std::string SweepJournal::load(long first_case, long end_case, const std::map<std::string, std::string>& header_texts) {
   json m;
   std::map<std::string, long> headers;
   std::vector<JournalChunk> recorded;
   try {
-    std::ifstream in(dir_ / "manifest.json");
-    m = json::parse(in);
+    // strictly (size, regular file, nesting, keys once), as every file fivsim reads
+    m = parse_json_text(read_file_bytes((dir_ / "manifest.json").string(), kMaxJsonFileBytes, "a JSON"),
+                        (dir_ / "manifest.json").string());
     if (m.value("identity", json()) != identity_)
       return "it holds another sweep (scenario, overrides, precision, format or --shard differ from this command's)";
     for (const auto& item : m.at("headers").items())
@@ -224,6 +242,17 @@ std::string SweepJournal::load(long first_case, long end_case) {
   }
   headers_ = headers;
   chunks_.clear();
+  // a header changed by hand (a column renamed) is a change of every row's meaning
+  for (const auto& [name, text] : header_texts) {
+    const auto it = headers_.find(name);
+    if (it == headers_.end()) continue;
+    std::uint64_t h = 0;
+    ByteChecksum expected;
+    expected.update(text.data(), text.size());
+    if (it->second != static_cast<long>(text.size()) || !file_checksum(dir_ / name, 0, it->second, h) ||
+        h != expected.value())
+      return {};
+  }
   std::map<std::string, long> at = headers_;
   for (JournalChunk& ch : recorded) {
     // a chunk whose bytes changed or went missing is run again, and every chunk after it
@@ -256,8 +285,7 @@ void SweepJournal::write() const {
   // leaves the old manifest or the new one, never half of one or none
   const fs::path tmp = dir_ / "manifest.json.tmp";
   const std::string text = m.dump() + "\n";
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw std::runtime_error("cannot write " + tmp.string() + ": " + std::strerror(errno));
+  const int fd = create_new_file(tmp);
   int err = 0;
   for (std::size_t written = 0; written < text.size() && err == 0;) {
     const ssize_t w = ::write(fd, text.data() + written, text.size() - written);

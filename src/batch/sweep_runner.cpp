@@ -31,6 +31,7 @@
 #include "fivsim/batch/host_memory.hpp"
 #include "fivsim/batch/sweep.hpp"
 #include "fivsim/batch/sweep_journal.hpp"
+#include "fivsim/core/output_file.hpp"
 #include "fivsim/integrate/simulation.hpp"
 #include "fivsim/io/output.hpp"
 #include "fivsim/io/timeseries_csv.hpp"
@@ -380,15 +381,18 @@ void write_trajectory(const SweepTrajectory& tr, int n_dof, const fs::path& file
   csv.close();
 }
 
+// what a sweep writes into its resumable staging folder: a resume refuses anything else there
+const std::vector<std::string> kSweepStagingNames = {
+    "manifest.json", "manifest.json.tmp", "cases.csv",      "points.csv",     "cases.bin",   "points.bin",
+    "results.h5",    "summary.json",      "basins.csv",     "attractors.csv", "trajectories"};
+
 // a file of the staging folder written chunk by chunk: each append synced, its length and the
 // checksum of its bytes returned for the journal
 class AppendFile {
  public:
   // continues `path` after its first `keep` bytes (the rest cut off), or starts it empty
   AppendFile(const fs::path& path, long keep) : path_(path) {
-    fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-    if (fd_ < 0 || ::ftruncate(fd_, keep) != 0 || ::lseek(fd_, keep, SEEK_SET) != keep)
-      throw std::runtime_error("cannot write " + path.string() + ": " + std::strerror(errno));
+    fd_ = keep > 0 ? open_to_continue(path, keep) : create_new_file(path);
     end_ = keep;
   }
   ~AppendFile() {
@@ -401,17 +405,11 @@ class AppendFile {
   FileMark append(std::initializer_list<std::pair<const char*, std::size_t>> pieces) {
     ByteChecksum sum;
     for (const auto& [data, size] : pieces) {
-      for (std::size_t written = 0; written < size;) {
-        const ssize_t w = ::write(fd_, data + written, size - written);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0)
-          throw std::runtime_error("cannot write " + path_.string() + ": " + std::strerror(w < 0 ? errno : EIO));
-        written += static_cast<std::size_t>(w);
-      }
+      write_all(fd_, std::string_view(data, size), path_);
       sum.update(data, size);
       end_ += static_cast<long>(size);
     }
-    if (::fsync(fd_) != 0) throw std::runtime_error("cannot write " + path_.string() + ": " + std::strerror(errno));
+    if (::fsync(fd_) != 0) throw std::runtime_error(cannot_write(path_, errno));
     return FileMark{end_, sum.value()};
   }
   FileMark append(const char* data, std::size_t size) { return append({{data, size}}); }
@@ -647,7 +645,7 @@ SweepOutcome run_writer(const RunContext& ctx) {
   } else {
     // a folder fivsim may replace, one command at a time in it: refused or locked before anything
     // in it is looked at or touched
-    dir.emplace(out_dir, StagedDirectory::Resumable{}, options.inputs, ctx.ranks.host());
+    dir.emplace(out_dir, StagedDirectory::Resumable{kSweepStagingNames}, options.inputs, ctx.ranks.host());
     outcome.warning = dir->unguarded();
   }
   if (!ctx.device_fallback.empty())
@@ -673,7 +671,8 @@ SweepOutcome run_writer(const RunContext& ctx) {
       throw InputError("--resume", dir->path().string() +
                                        " holds an unfinished sweep: --resume continues it; remove that folder to "
                                        "start again");
-    const std::string why = journal->load(first_case, end_case);
+    const std::string why = journal->load(first_case, end_case,
+                                          {{"cases.csv", csv_header(cases_schema)}, {"points.csv", csv_header(points_schema)}});
     if (!why.empty())
       throw InputError("--resume", "cannot continue " + dir->path().string() + ": " + why +
                                        "; remove that folder to start again, or write to another --out");

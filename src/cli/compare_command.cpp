@@ -8,6 +8,7 @@
 
 #include "cli_common.hpp"
 #include "fivsim/app/method_comparison.hpp"
+#include "fivsim/core/output_file.hpp"
 #include "fivsim/io/output.hpp"
 
 namespace fivsim::cli {
@@ -52,10 +53,7 @@ int compare_command(const CompareArgs& args) {
     for (auto& [run, csv] : series) csv->close();
     write_json_file(dir.file("compare.json"), result.report);
     write_columns(result.table, dir.file("compare.csv"));
-    std::FILE* f = std::fopen(dir.file("compare.md").c_str(), "w");
-    if (!f) throw std::runtime_error("cannot write compare.md");
-    std::fwrite(result.markdown.data(), 1, result.markdown.size(), f);
-    std::fclose(f);
+    write_new_file(dir.file("compare.md"), result.markdown);
     dir.commit();
     std::printf("compare %s: %zu runs against the reference -> %s\n", sc.name.c_str(), result.report["runs"].size(),
                 dir.final_path().c_str());

@@ -20,7 +20,9 @@ int continue_command(const ContinueArgs& args) {
     const std::string name = base.is_object() && base.contains("name") && base["name"].is_string()
                                  ? base["name"].get<std::string>()
                                  : std::string("scenario");
-    dir.emplace(output_folder(args.out, name + "_continuation"), std::vector<std::filesystem::path>{args.scenario});
+    std::vector<std::filesystem::path> inputs = continuation_inputs(base);
+    inputs.emplace_back(args.scenario);
+    dir.emplace(output_folder(args.out, name + "_continuation"), inputs);
     const ShotDevice device = args.device == "cuda" ? ShotDevice::cuda : ShotDevice::cpu;
     run = run_continuation(
         base, args.threads,

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "cli_common.hpp"
+#include "fivsim/core/limits.hpp"
 #include "fivsim/friction/friction_response.hpp"
 #include "fivsim/io/output.hpp"
 
@@ -30,8 +31,20 @@ int friction_command(const FrictionArgs& args) {
     if (args.contact < 0 || args.contact >= loaded.scenario.model.n_contacts())
       throw InputError("--contact", "must name one of the model's " +
                                         std::to_string(loaded.scenario.model.n_contacts()) + " contacts");
-    if (!(args.t_end >= 0)) throw InputError("--t-end", "must be > 0 (or 0: two periods)");
-    if (!(args.dt >= 0)) throw InputError("--dt", "must be > 0 (or 0: a 2000th of a period)");
+    if (!(args.t_end >= 0) || !std::isfinite(args.t_end)) throw InputError("--t-end", "must be > 0 (or 0: two periods)");
+    if (!(args.dt >= 0) || !std::isfinite(args.dt)) throw InputError("--dt", "must be > 0 (or 0: a 2000th of a period)");
+    // the samples are held in memory, and a dynamic law's substeps per sample bounded (core/limits.hpp)
+    const double period = 1.0 / f_hz, t_end = args.t_end > 0 ? args.t_end : 2.0 * period;
+    const double dt = args.dt > 0 ? args.dt : period / 2000.0;
+    if (!(t_end / dt <= kMaxHeldSamples))
+      throw InputError(args.t_end > 0 ? "--t-end" : "--dt",
+                       "t_end/dt = " + format_double(t_end / dt) + " samples; fivsim friction holds at most 1e8");
+    const ContactDescription& c = loaded.scenario.model.contacts[static_cast<std::size_t>(args.contact)];
+    const double sub = friction_substeps(c.dynamic, c.dynamic_law, amplitude, dt);
+    if (!(sub <= kMaxFrictionSubsteps))
+      throw InputError("--amplitude", "at |v| = " + format_double(std::abs(amplitude)) + " the law's bristle dynamics need " +
+                                          format_double(sub) +
+                                          " RK4 substeps per sample (at most 1e6): a smaller amplitude or --dt");
   } catch (const InputError& e) {
     std::fprintf(stderr, "fivsim friction: %s\n", e.what());
     return kExitBadInput;

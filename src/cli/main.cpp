@@ -27,6 +27,15 @@ CLI::Validator integer_in(long lo, long hi) {
       "INT in " + range);
 }
 
+// a folder option: never the empty string, which would silently mean runs/<name>
+CLI::Validator named_folder() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        return text.empty() ? "is empty: name the results folder (or leave --out out for runs/<name>)" : "";
+      },
+      "FOLDER");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -41,7 +50,7 @@ int main(int argc, char** argv) {
   std::string device = "auto", precision = "double";
   auto* run_cmd = app.add_subcommand("run", "simulate one scenario; writes timeseries.csv and summary.json into --out");
   run_cmd->add_option("scenario", run.scenario, "scenario JSON file")->required();
-  run_cmd->add_option("--out", run.out, "output folder (default runs/<name>)");
+  run_cmd->add_option("--out", run.out, "output folder (default runs/<name>)")->check(named_folder());
   run_cmd->add_option("--set", run.set, "override a value: /json/pointer=value (repeatable)");
   run_cmd->add_option("--device", device, "where to run: auto|cpu (a single run is CPU work)")
       ->check(CLI::IsMember({"auto", "cpu"}));
@@ -55,7 +64,7 @@ int main(int argc, char** argv) {
       "run every case of the scenario's sweep block (grid, zip, random) on the GPU or all CPU cores; writes "
       "cases.csv, points.csv and/or results.h5 (--format), and summary.json into --out");
   sweep_cmd->add_option("scenario", sweep.scenario, "scenario JSON file with a sweep block")->required();
-  sweep_cmd->add_option("--out", sweep.request.out, "output folder (default runs/<name>)");
+  sweep_cmd->add_option("--out", sweep.request.out, "output folder (default runs/<name>)")->check(named_folder());
   sweep_cmd->add_option("--set", sweep.set, "override a value: /json/pointer=value (repeatable)");
   sweep_cmd->add_option("--device", sweep.request.device, "auto (CUDA when a device is present), cpu or cuda")
       ->capture_default_str();
@@ -85,7 +94,7 @@ int main(int argc, char** argv) {
   auto* merge_cmd = app.add_subcommand(
       "merge", "join the output folders of `fivsim sweep --shard i/N` (i = 0..N-1) into the files one run writes");
   merge_cmd->add_option("shards", merge.shards, "the shards' output folders, in any order")->required();
-  merge_cmd->add_option("--out", merge.out, "output folder (default runs/<name>)");
+  merge_cmd->add_option("--out", merge.out, "output folder (default runs/<name>)")->check(named_folder());
 
   CompareArgs compare;
   auto* compare_cmd =
@@ -96,7 +105,7 @@ int main(int argc, char** argv) {
   compare_cmd->add_option("--methods", compare.methods, std::string("comma-separated: ") + fivsim::kMethodLabels)
       ->capture_default_str();
   compare_cmd->add_option("--dt", compare.dt, "comma-separated step sizes (default: the scenario's dt)");
-  compare_cmd->add_option("--out", compare.out, "output folder (default runs/<name>_compare)");
+  compare_cmd->add_option("--out", compare.out, "output folder (default runs/<name>_compare)")->check(named_folder());
   compare_cmd->add_option("--set", compare.set, "override a value: /json/pointer=value (repeatable)");
   compare_cmd->add_option("--window", compare.window,
                           "pair transitions at most this far apart in time, s (default: a quarter of the shortest "
@@ -113,7 +122,7 @@ int main(int argc, char** argv) {
   stability_cmd->add_option("--param", stability.param,
                             "JSON pointer of the swept value (default: the first coefficient of /friction)");
   stability_cmd->add_option("--linspace", stability.linspace, "start stop count (default 0 1.5 151)")->expected(3);
-  stability_cmd->add_option("--out", stability.out, "output folder (default runs/<name>_stability)");
+  stability_cmd->add_option("--out", stability.out, "output folder (default runs/<name>_stability)")->check(named_folder());
   stability_cmd->add_option("--set", stability.set, "override a value: /json/pointer=value (repeatable)");
 
   ContinueArgs cont;
@@ -123,7 +132,7 @@ int main(int argc, char** argv) {
       "its continuation block says: their eigenvalues and stability, the folds and Hopf points located on the "
       "branch; writes branches.csv, bifurcations.csv and summary.json into --out");
   continue_cmd->add_option("scenario", cont.scenario, "scenario JSON file with a continuation block")->required();
-  continue_cmd->add_option("--out", cont.out, "output folder (default runs/<name>_continuation)");
+  continue_cmd->add_option("--out", cont.out, "output folder (default runs/<name>_continuation)")->check(named_folder());
   continue_cmd->add_option("--set", cont.set, "override a value: /json/pointer=value (repeatable)");
   continue_cmd->add_option("--threads", cont.threads, "CPU threads that run the orbits' shots (default: all cores)")
       ->check(integer_in(1, 1024));
@@ -145,7 +154,7 @@ int main(int argc, char** argv) {
   friction_cmd->add_option("--t-end", friction.t_end, "duration, s (default two periods)");
   friction_cmd->add_option("--dt", friction.dt, "sample interval, s (default a 2000th of a period)");
   friction_cmd->add_option("--contact", friction.contact, "which contact's law (default 0)");
-  friction_cmd->add_option("--out", friction.out, "output folder (default runs/<name>_friction)");
+  friction_cmd->add_option("--out", friction.out, "output folder (default runs/<name>_friction)")->check(named_folder());
   friction_cmd->add_option("--set", friction.set, "override a value: /json/pointer=value (repeatable)");
 
   IdentifyArgs identify;
@@ -157,7 +166,7 @@ int main(int argc, char** argv) {
       "response.csv (and bounds.csv) into --out; a config with a sweep block runs one identification per case "
       "into identifications.csv. Format: docs/IDENTIFY.md");
   identify_cmd->add_option("config", identify.config, "identification JSON file")->required();
-  identify_cmd->add_option("--out", identify.out, "output folder (default runs/<name>)");
+  identify_cmd->add_option("--out", identify.out, "output folder (default runs/<name>)")->check(named_folder());
   identify_cmd->add_option("--set", identify.set, "override a value of the config: /json/pointer=value (repeatable)");
 
   ScenarioArgs validate;

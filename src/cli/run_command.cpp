@@ -12,7 +12,9 @@ namespace fivsim::cli {
 
 int validate_command(const ScenarioArgs& args) {
   try {
-    const LoadedScenario l = load_scenario(args);
+    json doc = load_json_file(args.scenario);
+    for (const auto& s : args.set) apply_override(doc, s);
+    const LoadedScenario l = validate_document(doc);
     const Scenario& sc = l.scenario;
     std::printf("ok: %s — %s, %d DoF, %d contact(s), LCP size %d; %s dt=%g to t=%g (%ld steps), lcp_solver=%s\n",
                 sc.name.c_str(), sc.model.type.c_str(), sc.model.dof(), sc.model.n_contacts(), sc.model.lcp_size(),

@@ -11,10 +11,16 @@
 #include <filesystem>
 
 #include "fivsim/core/input_error.hpp"
+#include "fivsim/core/output_domain.hpp"
 
 namespace fivsim {
 
 std::string read_input_file(const std::string& path, std::uintmax_t max_bytes, const std::string& what) {
+  refuse_input_in_active_output(path);
+  return read_file_bytes(path, max_bytes, what);
+}
+
+std::string read_file_bytes(const std::string& path, std::uintmax_t max_bytes, const std::string& what) {
   namespace fs = std::filesystem;
   // non-blocking, so that a pipe without a writer is refused rather than waited on
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);

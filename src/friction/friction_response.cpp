@@ -29,14 +29,19 @@ void bristle_rates(const DynamicFrictionLaw& d, double& per_speed, double& absol
 
 }  // namespace
 
+double friction_substeps(bool dynamic, const DynamicFrictionLaw& dyn, double speed, double dt) {
+  if (!dynamic) return 1.0;
+  double per_speed = 0.0, absolute = 0.0;
+  bristle_rates(dyn, per_speed, absolute);
+  return std::max(1.0, std::ceil(dt * (per_speed * std::abs(speed) + absolute) / 0.5));
+}
+
 std::vector<FrictionSample> friction_response(const FrictionLaw& law, bool dynamic, const DynamicFrictionLaw& dyn,
                                               const std::function<double(double)>& v, double t_end, double dt) {
   const long n = std::max(1L, static_cast<long>(std::llround(t_end / dt)));
   std::vector<FrictionSample> out;
   out.reserve(static_cast<std::size_t>(n + 1));
   DynamicFrictionState s;
-  double per_speed = 0.0, absolute = 0.0;
-  if (dynamic) bristle_rates(dyn, per_speed, absolute);
   auto sample = [&](double t) {
     FrictionSample f;
     f.t = t;
@@ -57,10 +62,9 @@ std::vector<FrictionSample> friction_response(const FrictionLaw& law, bool dynam
     if (dynamic) {
       // substeps with h·rate ≤ 0.5, inside RK4's stability interval
       const double speed = std::max(std::abs(v(t0)), std::abs(v(t0 + dt)));
-      const double rate = per_speed * speed + absolute;
-      const int sub = std::max(1, static_cast<int>(std::ceil(dt * rate / 0.5)));
+      const long sub = static_cast<long>(std::min(friction_substeps(true, dyn, speed, dt), 1e15));
       const double h = dt / sub;
-      for (int j = 0; j < sub; ++j) {
+      for (long j = 0; j < sub; ++j) {
         const double t = t0 + j * h;
         dynamic_friction_rk4_step(dyn, s, v(t), v(t + h / 2), v(t + h), h);
       }

@@ -53,6 +53,8 @@ Record read_record_csv(const std::string& path, const RecordColumns& columns, co
   }
   std::string line;
   if (!std::getline(in, line)) throw InputError(pointer_join(pointer, "path"), "'" + path + "' is empty");
+  // a spreadsheet's UTF-8 byte-order mark is not part of the first column's name
+  if (line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);
   const std::vector<std::string> header = split_csv_line(line);
   // the column index of each wanted name (−1: not wanted)
   auto index_of = [&](const std::string& key, const std::string& name) {

@@ -30,8 +30,10 @@ GridAxis grid_axis(JsonObject& o, const std::string& key) {
 }
 
 // {"scenario": path, "set": {pointer: value}}: the scenario document after its overrides
-json scenario_with_overrides(JsonObject& block, const std::string& base_dir, std::string& path) {
+json scenario_with_overrides(JsonObject& block, const std::string& base_dir, std::string& path,
+                             std::vector<std::string>& read) {
   path = resolve(base_dir, block.string("scenario"));
+  read.push_back(path);
   json doc;
   try {
     doc = load_json_file(path);
@@ -63,7 +65,7 @@ void parse_data(JsonObject& root, IdentifyConfig& c, const std::string& base_dir
   } else {
     c.simulate = true;
     std::string path;
-    json doc = scenario_with_overrides(data, base_dir, path);
+    json doc = scenario_with_overrides(data, base_dir, path, c.scenario_files);
     c.data_document = doc;
     Scenario sc;
     try {
@@ -156,7 +158,7 @@ void parse_greybox(JsonObject& root, JsonObject& o, IdentifyConfig& c, const std
   if (!search_model) throw InputError("/model", "is required by " + c.greybox_optimizer + " (the scenario to fit)");
   JsonObject mo = root.object("model");
   std::string path;
-  const json model_document = scenario_with_overrides(mo, base_dir, path);
+  const json model_document = scenario_with_overrides(mo, base_dir, path, c.scenario_files);
   mo.finish();
   Scenario sc;
   try {
@@ -330,7 +332,7 @@ IdentifyConfig parse_identify_config(const json& doc, const std::string& base_di
   if (c.method == "joint_terms") {
     JsonObject ko = root.object("known");
     std::string path;
-    const json doc = scenario_with_overrides(ko, base_dir, path);
+    const json doc = scenario_with_overrides(ko, base_dir, path, c.scenario_files);
     ko.finish();
     try {
       c.known_model = parse_scenario(doc).model;

@@ -329,7 +329,7 @@ py::dict continuation(const std::string& source, bool is_path, const std::vector
 
 // the validated document as the library keeps it (overrides applied)
 std::string load(const std::string& source, bool is_path, const std::vector<std::string>& overrides) {
-  const LoadedScenario loaded = build_scenario(document_of(source, is_path, overrides));
+  const LoadedScenario loaded = validate_document(document_of(source, is_path, overrides));
   return loaded.scenario.document.dump();
 }
 

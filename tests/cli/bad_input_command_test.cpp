@@ -177,14 +177,15 @@ TEST(BadInputCommand, MergeRefusesADamagedShard) {
   changed[changed.size() - 5] = changed[changed.size() - 5] == '1' ? '2' : '1';
   std::ofstream(base / "1" / "cases.csv", std::ios::binary | std::ios::trunc) << changed;
   expect_bad_input(run_fivsim("merge " + shards), "merge", "its bytes differ from what the sweep wrote");
-  // a shard without checksums (an older sweep) is still held to its row count
-  std::ofstream(base / "1" / "cases.csv", std::ios::binary | std::ios::trunc) << whole.substr(0, whole.size() / 2);
+  // a shard without checksums cannot be verified: refused, even with its files whole
+  std::ofstream(base / "1" / "cases.csv", std::ios::binary | std::ios::trunc) << whole;
   json old = summary;
   old.erase("checksums");
   std::ofstream(base / "1" / "summary.json", std::ios::trunc) << old.dump();
   expect_bad_input(run_fivsim("merge " + shards), "merge",
-                   "rows where its summary.json counts 100 cases, the last one cut");
-  std::ofstream(base / "1" / "cases.csv", std::ios::binary | std::ios::trunc) << whole;
+                   (base / "1" / "summary.json").string() + " has no \"checksums\": its files cannot be verified");
+  EXPECT_FALSE(fs::exists(base / "all"));
+  std::ofstream(base / "1" / "summary.json", std::ios::trunc) << summary.dump();
   const Result ok = run_fivsim("merge " + shards);
   ASSERT_EQ(ok.code, 0) << ok.err;
   EXPECT_EQ(json::parse(slurp(base / "all" / "summary.json"))["checksums"]["cases.csv"]["lines"], 201);

@@ -79,9 +79,10 @@ inline fs::path fresh_dir(const std::string& name) {
 
 inline const std::string kScenarios = FIVSIM_SOURCE_DIR "/scenarios/";
 
-// `lock_file` locked as another fivsim's (a plain POSIX record lock, holding `note`): its open
-// descriptor, which keeps the lock until closed, or -1
-inline int hold_lock_as_another_fivsim(const fs::path& lock_file, const std::string& note) {
+// `lock_file` locked as another fivsim's (a plain POSIX record lock, holding fivsim's signature and
+// `note`): its open descriptor, which keeps the lock until closed, or -1
+inline int hold_lock_as_another_fivsim(const fs::path& lock_file, const std::string& holder) {
+  const std::string note = "fivsim lock: " + holder;
   const int fd = ::open(lock_file.c_str(), O_RDWR | O_CREAT, 0644);
   if (fd < 0) return -1;
   struct flock whole {};

@@ -297,7 +297,7 @@ TEST(OutputLock, ASecondProcessIsRefusedUntilTheFirstLetsGo) {
   EXPECT_FALSE(fs::exists(lock_file));
   {
     const OutputLock mine(out, "here");
-    EXPECT_EQ(slurp(lock_file), "pid " + std::to_string(::getpid()) + " on here");
+    EXPECT_EQ(slurp(lock_file), "fivsim lock: pid " + std::to_string(::getpid()) + " on here");
   }
   EXPECT_FALSE(fs::exists(lock_file));
 }
@@ -321,7 +321,7 @@ TEST(OutputLock, AKilledHoldersLeftoverFileIsTakenOver) {
   ASSERT_TRUE(fs::exists(OutputLock::path_for(out)));
   {
     const OutputLock mine(out, "here");
-    EXPECT_EQ(slurp(OutputLock::path_for(out)), "pid " + std::to_string(::getpid()) + " on here");
+    EXPECT_EQ(slurp(OutputLock::path_for(out)), "fivsim lock: pid " + std::to_string(::getpid()) + " on here");
   }
   EXPECT_FALSE(fs::exists(OutputLock::path_for(out)));
 }

@@ -45,6 +45,10 @@ struct ContinuationRun {
 // report as the root's summary (batch/results_h5.hpp write_tables_h5); replaces `file`
 void write_continuation_h5(const ContinuationRun& run, const std::filesystem::path& file);
 
+// the paths a continuation reads besides its scenario (the sweep folder of "start": "sweep"), for
+// the output's check against its inputs; the block's errors as run_continuation's
+std::vector<std::filesystem::path> continuation_inputs(const nlohmann::json& document);
+
 using ContinuationProgress = std::function<void(long done, long total, long points)>;
 // where the orbits' shots run: CPU threads, or the GPU (a batch one launch)
 enum class ShotDevice { cpu, cuda };

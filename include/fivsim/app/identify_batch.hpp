@@ -15,13 +15,11 @@
 #include <nlohmann/json.hpp>
 
 #include "fivsim/batch/sweep_spec.hpp"
+#include "fivsim/core/limits.hpp"
 #include "fivsim/io/identify_config.hpp"
 #include "fivsim/io/output.hpp"
 
 namespace fivsim {
-
-// the most identifications a batch holds (each case's config is kept until its turn)
-inline constexpr long kMaxIdentifications = 100000;
 
 struct IdentifyBatch {
   nlohmann::json document;

@@ -16,6 +16,11 @@
 
 namespace fivsim {
 
+// the document checked as every verb that reads it would (the scenario and model, and the sweep and
+// continuation blocks where it has them, with the same limits), so that `fivsim validate` and
+// fivsim.validate accept what the commands accept; every failure an InputError
+LoadedScenario validate_document(const nlohmann::json& document);
+
 // every 1024 steps: the time reached and the steps taken; an exception thrown here ends the run and
 // leaves run_scenario (how a caller stops a long run, Ctrl-C in Python)
 using RunProgress = std::function<void(double t, long steps)>;

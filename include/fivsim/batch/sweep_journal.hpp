@@ -66,8 +66,9 @@ class SweepJournal {
   // order, the first mismatch drops that chunk and all after it); "" or why the folder cannot be
   // resumed (another sweep's manifest, or one that cannot be read: a field missing or of the wrong
   // kind, counts that cannot be added up, chunks that do not tile the start of the cases
-  // [first_case, end_case))
-  std::string load(long first_case, long end_case);
+  // [first_case, end_case)). A file whose first bytes are not `headers[name]` (the header this
+  // sweep writes) keeps no chunk: everything is run again
+  std::string load(long first_case, long end_case, const std::map<std::string, std::string>& headers = {});
   // appends a chunk (its files already synced to the marks it carries) and rewrites the manifest
   void record(JournalChunk chunk);
   void remove_manifest() const;

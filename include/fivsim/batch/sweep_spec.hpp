@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "fivsim/core/limits.hpp"
 #include "fivsim/io/json_reader.hpp"
 
 namespace fivsim {
@@ -42,7 +43,7 @@ struct SweepSpec {
   void case_values(long index, std::vector<double>& out) const;
 };
 
-inline constexpr long kSweepMaxCases = 100'000'000;
+inline constexpr long kSweepMaxCases = kMaxSweepCases;  // core/limits.hpp
 
 // parses doc["sweep"]; every rejection is an InputError naming its pointer
 SweepSpec parse_sweep(const json& doc);

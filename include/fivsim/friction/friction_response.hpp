@@ -18,6 +18,11 @@ struct FrictionSample {
   double z = 0.0;   // the first internal state (0 for static laws)
 };
 
+// the RK4 substeps a dynamic law takes over one sample interval dt at sliding speeds up to `speed`
+// (h·rate <= 0.5, inside RK4's stability interval); 1 for a static law. A double, so that an
+// absurd amplitude shows as a huge count rather than an overflowed one
+double friction_substeps(bool dynamic, const DynamicFrictionLaw& dyn, double speed, double dt);
+
 // samples at k·dt for k = 0..round(t_end/dt); a dynamic law starts from z = 0 and is integrated by
 // classical RK4 on substeps short enough for its bristle rate (σ0 |v| / F, C for GMS)
 std::vector<FrictionSample> friction_response(const FrictionLaw& law, bool dynamic, const DynamicFrictionLaw& dyn,

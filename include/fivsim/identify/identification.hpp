@@ -50,6 +50,7 @@ struct IdentifyConfig {
 
   // the record: a CSV, or simulated from a scenario with the event-driven reference
   std::string csv_path;
+  std::vector<std::string> scenario_files;  // every scenario file the config names (data, model, known)
   RecordColumns columns;
   bool simulate = false;
   ModelDescription model;        // simulate: the scenario's single-DoF model

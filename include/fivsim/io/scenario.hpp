@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "fivsim/core/limits.hpp"
 #include "fivsim/analysis/observers.hpp"
 #include "fivsim/integrate/method.hpp"
 #include "fivsim/integrate/switching.hpp"
@@ -91,8 +92,7 @@ struct ModelParameters {
 };
 
 // steps of a run over [0, t_end] at dt: t_end/dt rounded when it is within 1e-9 of a whole
-// number, else rounded up; at least 1 (the parser refuses more than kMaxSteps)
-inline constexpr double kMaxSteps = 2.0e9;
+// number, else rounded up; at least 1 (the parser refuses more than kMaxSteps, core/limits.hpp)
 long step_count(double dt, double t_end);
 
 // the model description from its numbers

@@ -395,7 +395,12 @@ def merge(shards, out=None):
     """Joins the output folders of `fivsim sweep --shard i/N` (fivsim merge) into `out` (default
     runs/<name>): the files one run of the whole sweep writes. Returns the merged summary (a dict,
     what summary.json holds) with the folder written under "folder"."""
+    # one folder is not a list of shards: a string would be taken letter by letter
+    if isinstance(shards, (str, bytes)) or hasattr(shards, "__fspath__"):
+        raise TypeError("merge: shards must be a list of the shards' folders, got the one folder %r" % (shards,))
     folders = [_os.fspath(f) for f in shards]
+    if out is not None and _os.fspath(out) == "":
+        raise InputError("out: is empty: name the results folder (or leave out= out for runs/<name>)", "out")
     raw, written = _core.merge(folders, "" if out is None else _os.fspath(out))
     summary = _json.loads(raw)
     summary["folder"] = written

@@ -1,0 +1,129 @@
+// fivsim/io/staged_directory.hpp — every command's output transaction: the folder it writes,
+// checked against every path it reads before any work, locked, staged beside it and put in place
+// whole (docs/DESIGN.md §5; README "What --out may name").
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fivsim/core/output_domain.hpp"
+
+namespace fivsim {
+
+// the file that marks a folder as a results folder fivsim wrote: --out replaces only such a
+// folder (or an empty one), never anything else that exists
+inline constexpr const char* kOutputMarker = ".fivsim-output";
+
+// why `out` may not be (re)placed by a results folder, or "" where it may. Paths are compared in
+// canonical form (core/output_domain.hpp). `out` must not exist, or be an empty folder, or a
+// folder holding the marker and no mount point; never a file, a link, a device, `/`, the current
+// folder `cwd` or a folder above it, a name fivsim keeps beside another results folder
+// (<x>.partial, <x>.lock, …), a folder holding an input or its derived names, nor a folder inside
+// an input folder (a sweep read by continue, a shard). Only looks (stat, read), so that the
+// refusal of real system paths can be tested
+std::string output_refusal(const std::filesystem::path& out, const std::filesystem::path& cwd,
+                           const std::vector<std::filesystem::path>& inputs);
+// throws InputError("--out", ...) where output_refusal refuses, from the current folder
+void require_safe_output(const std::filesystem::path& out, const std::vector<std::filesystem::path>& inputs);
+
+// "runs/x/" names the folder runs/x
+std::filesystem::path folder_named(std::filesystem::path out_dir);
+
+// the folder a command writes: `out`, or runs/<default_name> where none is given; a default name
+// that is not one file name (a merged shard's "name": "/abs/dir") is an InputError at /name
+std::filesystem::path output_folder(const std::string& out, const std::string& default_name);
+
+// whether `name` may name a file: letters, digits, _ - . and not "." or ".."
+bool is_file_name(const std::string& name);
+
+// one writer per output folder: an exclusive POSIX record lock (fcntl) on "<out>.lock", held while
+// a command writes the folder, so that a second command into it (a job started twice, or srun
+// starting every task as a process of its own) refuses instead of mixing its files with the
+// first's. The lock file is made whole aside ("<out>.lock-<pid>", locked, then linked into place),
+// so it always starts with fivsim's signature; a file of that name without it is a user's and is
+// never truncated or removed. The kernel drops the lock of a killed process, so a resume after
+// kill -9 takes it.
+class OutputLock {
+ public:
+  // throws std::runtime_error, naming the holder, when another process holds the lock, and
+  // InputError("--out") when "<out>.lock" is something fivsim did not write; `host` (this
+  // machine's name, gethostname where empty) goes into the note a refused command reads. Where the
+  // file system has no record locks, holds none and says so in unguarded()
+  explicit OutputLock(const std::filesystem::path& out_dir, const std::string& host = "");
+  ~OutputLock();
+  OutputLock(const OutputLock&) = delete;
+  OutputLock& operator=(const OutputLock&) = delete;
+  static std::filesystem::path path_for(const std::filesystem::path& out_dir);
+  // "" while the lock is held, or why there is none (for a warning)
+  const std::string& unguarded() const { return unguarded_; }
+
+ private:
+  std::filesystem::path path_;
+  int fd_ = -1;
+  int slot_ = -1;
+  std::string unguarded_;
+};
+
+// the text a lock file of fivsim's starts with ("fivsim lock: pid N on HOST")
+inline constexpr const char* kLockSignature = "fivsim lock: ";
+
+// removes `path` and what it holds without following a link or entering another file system (a
+// mount point inside is left, as is anything that cannot be removed): the paths left, "" if none
+std::vector<std::string> remove_output_tree(const std::filesystem::path& path);
+
+// Files are written into a sibling "<dir>.partial-<pid>" (marked as fivsim's from the start)
+// that commit() puts in place of <dir>: where <dir> is an earlier results folder, the two are
+// swapped in one rename (renameat2 RENAME_EXCHANGE; moved aside and renamed where the file system
+// cannot) and the old one removed, so a reader sees the old folder or the new one, never none or
+// a mix. Without commit() the staging folder is removed, so a failed command leaves nothing
+// half-written. The constructor resolves <dir> canonically, refuses it where output_refusal does
+// (every input the command reads declared in `inputs`), locks it (OutputLock) and, while alive,
+// refuses any input read from its domain (core/output_domain.hpp) — all before any work starts.
+class StagedDirectory {
+ public:
+  explicit StagedDirectory(std::filesystem::path final_dir, std::vector<std::filesystem::path> inputs = {},
+                           const std::string& host = "");
+  // a resumable staging folder: "<dir>.partial" (no pid), kept as it is when it exists, so that a
+  // sweep killed mid-run can go on from what it holds (`fivsim sweep --resume`); one that existed
+  // is kept on failure until restart() or keep_on_failure() says otherwise. Where it exists, every
+  // entry must be a regular file (or a folder of them) named in `names`, else an InputError
+  struct Resumable {
+    std::vector<std::string> names;
+  };
+  StagedDirectory(std::filesystem::path final_dir, Resumable resumable, std::vector<std::filesystem::path> inputs = {},
+                  const std::string& host = "");
+  static std::filesystem::path resumable_staging(std::filesystem::path final_dir);
+  // empties the staging folder (what an earlier attempt left), which is removed again on failure
+  void restart();
+  // from now on a failure leaves the staging folder for a resume instead of removing it
+  void keep_on_failure();
+  ~StagedDirectory();
+  StagedDirectory(const StagedDirectory&) = delete;
+  StagedDirectory& operator=(const StagedDirectory&) = delete;
+
+  const std::filesystem::path& path() const { return staging_; }
+  const std::filesystem::path& final_path() const { return final_; }
+  std::filesystem::path file(const std::string& name) const { return staging_ / name; }
+  // "" while the folder is locked, or why it is not (OutputLock::unguarded)
+  const std::string& unguarded() const { return lock_.unguarded(); }
+  void commit();
+
+ private:
+  void set_keep(bool keep);
+  std::filesystem::path final_;
+  OutputLock lock_;
+  ActiveOutput active_;
+  std::filesystem::path staging_;
+  int slot_ = -1;
+  bool committed_ = false;
+  bool keep_ = false;
+};
+
+// removes the staging folders and lock files of this process's commands when SIGINT, SIGTERM or
+// SIGHUP ends it (a resumable one that holds recorded chunks stays for --resume), then ends it by
+// the signal; installed by the command line (a library must not take an embedding program's signals)
+void remove_staging_on_signals();
+
+}  // namespace fivsim
