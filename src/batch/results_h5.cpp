@@ -372,7 +372,7 @@ class TablePacker {
       const std::size_t cc = static_cast<std::size_t>(c);
       if (H5Dset_extent(sets_[cc], &end) < 0 ||
           H5Dwrite_chunk(sets_[cc], H5P_DEFAULT, 0, &offset, packed_[cc].size(), packed_[cc].data()) < 0)
-        fail("cannot write a chunk of " + names_[cc], t_.spill);
+        fail("cannot write a chunk of " + names_[cc], t_.spill.parent_path());
     }
     ++chunk_index_;
     rows_ += filled_;
