@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <string>
 #include <vector>
@@ -26,6 +27,7 @@
 #include "fivsim/batch/sweep_journal.hpp"
 #include "fivsim/core/input_error.hpp"
 #include "fivsim/core/input_file.hpp"
+#include "fivsim/core/output_domain.hpp"
 #include "fivsim/core/output_file.hpp"
 #include "fivsim/io/json_reader.hpp"
 #include "fivsim/io/output.hpp"
@@ -47,6 +49,7 @@ struct Shard {
 // a shard's file open for reading: a regular file in the shard's folder, never a link, device or
 // pipe (which would be read through or waited on)
 int open_shard_file(const fs::path& file) {
+  if (safety_disabled("strict")) return ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
   const int fd = ::open(file.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   struct stat st {};
   if (fd >= 0 && ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) return fd;
@@ -88,6 +91,7 @@ std::string header_line(const fs::path& file) {
 // the summary counts
 void verify_files(const Shard& s) {
   const fs::path summary = s.dir / "summary.json";
+  if (safety_disabled("strict") && !s.summary.contains("checksums")) return;
   if (!s.summary.contains("checksums"))
     refuse(summary.string() + " has no \"checksums\": its files cannot be verified; run shard " +
            std::to_string(s.index) + " again with this fivsim");
@@ -124,7 +128,12 @@ std::vector<Shard> read_shards(const std::vector<std::string>& dirs) {
     s.dir = d;
     const fs::path file = s.dir / "summary.json";
     // strictly, as every file fivsim reads: a regular file, its size capped, its nesting limited
-    s.summary = parse_json_text(read_input_file(file.string(), kMaxJsonFileBytes, "a JSON"), file.string());
+    if (safety_disabled("strict")) {
+      std::ifstream in(file);
+      s.summary = json::parse(in);
+    } else {
+      s.summary = parse_json_text(read_input_file(file.string(), kMaxJsonFileBytes, "a JSON"), file.string());
+    }
     if (!s.summary.contains("shard"))
       refuse(d + " is not a shard (its summary.json has no \"shard\" block: it was not run with --shard i/N)");
     s.index = s.summary["shard"]["index"].get<int>();

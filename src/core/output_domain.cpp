@@ -2,6 +2,7 @@
 #include "fivsim/core/output_domain.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <mutex>
 #include <vector>
 
@@ -89,7 +90,16 @@ ActiveOutput::~ActiveOutput() {
   if (it != outs.end()) outs.erase(it);
 }
 
+bool safety_disabled(const char* defence) {
+  static const std::string off = [] {
+    const char* v = std::getenv("FIVSIM_TEST_DISABLE_SAFETY");
+    return v ? "," + std::string(v) + "," : std::string();
+  }();
+  return !off.empty() && off.find("," + std::string(defence) + ",") != std::string::npos;
+}
+
 void refuse_input_in_active_output(const std::string& path) {
+  if (safety_disabled("inputs")) return;
   std::vector<fs::path> outs;
   {
     const std::lock_guard<std::mutex> hold(g_active_mutex);

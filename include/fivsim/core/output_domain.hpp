@@ -37,6 +37,11 @@ class ActiveOutput {
   std::filesystem::path out_;
 };
 
+// whether a test turned one of the output transaction's defences off (FIVSIM_TEST_DISABLE_SAFETY=
+// inputs, links or strict, comma-separated): tests/cli/filesystem_adversary.py shows that each one
+// stops violations it would otherwise find. Never set outside that test
+bool safety_disabled(const char* defence);
+
 // an InputError naming `path` (as given) and the folder, when `path` lies in the domain of a
 // folder this process is writing
 void refuse_input_in_active_output(const std::string& path);
