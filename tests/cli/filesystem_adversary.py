@@ -12,7 +12,7 @@ After each command it asserts the README's rules ("What --out may name", "What f
     exit 2 and nothing changed at all; any other ends with exit 0, or 1 on a full disk;
   - never a crash, a signal or a hang; no staging folder or lock left by an ended command.
 
-The first arrangements are the fixed reproductions of the issue that introduced the rules; the rest
+The first arrangements are fixed: the data losses an --out alone once caused; the rest
 are drawn from --seed. With FIVSIM_TEST_DISABLE_SAFETY set to one of the defences (inputs, links,
 strict) the same run must find violations: --expect-violations says so.
 
@@ -480,7 +480,7 @@ def run_arrangement(job):
     return seed, violations
 
 
-# the issue's reproductions that an --out alone makes (the rest are tests/cli/inputs_never_outputs_test.cpp)
+# fixed arrangements first: the data losses an --out alone once caused (the others are tests/cli/inputs_never_outputs_test.cpp)
 FIXED = [
     {"verb": "continue", "out": "S"},
     {"verb": "continue", "out": "S/x"},
