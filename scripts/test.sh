@@ -3,7 +3,8 @@
 # tests (ctest label gpu) skip themselves where no device is present. Then the sanitizer stage
 # (FIVSIM_TEST_SANITIZE=0 skips it): a clang build with AddressSanitizer and
 # UndefinedBehaviorSanitizer runs the unit tests again (all but the long trainings below, which the
-# first build runs) and the libFuzzer harness of the input path for FIVSIM_FUZZ_SECONDS (60).
+# first build runs), the libFuzzer harness of the input path for FIVSIM_FUZZ_SECONDS (60) and that of
+# the files read back from results (merge, --resume) for FIVSIM_FUZZ_RESULTS_SECONDS (60).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 sanitize="${FIVSIM_TEST_SANITIZE:-1}"
@@ -50,6 +51,7 @@ cmake --build "$san_dir" -j "$jobs"
 slow='^(JointTerms\.FindOnlyTheFrictionTermOnSlipSamples|JointTerms\.StickSamplesPullInSpuriousTerms|GreyboxSweeps\.NelderMeadSimplicesBySweepsAreTheSearchBySimulations|Greybox\.OutputErrorIntervalsHoldTheTruthOnNoisyRecords|Identification\.HeldIntervalsHoldTheTruthAtMeasuredRates|Identification\.SindyIntervalsHoldTheTruthWhereTheEquationFits|SweepCommand\.PinnSweepMatchesIrkSweep|SweepCommand\.PinnCaseEqualsRun|Identification\.ExtendedSindyBeatsSindyOnTheTwoStopCase|Identification\.NoisyRecordsStayWithinTheRateStudysBounds|Identification\.HeldStepThreeKeepsTheSlipPrecisionWhereTheGridLosesIt|Greybox\.NelderMeadRecoversTheGeneratingParametersFromASimulatedRecord|IdentifyCommand\.PinnFindsTheLuGreTorqueOfTheTorsionPendulum|PinnStep\.SingleAndAdvancedSingleConvergeToTheirIrkLcpCounterparts|PinnStep\.DualMatchesSingleThroughTheLcpPinn|PinnIdentification\.RecoversTheTorqueOfAClosedFormMotion|PinnIdentification\.TrainableCoefficientsStayInTheirBoundsAndCloseTheBalance|MlpBatch\.FitGradientsMatchFiniteDifferences|CaseRunner\.AdaptiveRunsStopWithTheClassOfALongFixedRun|CaseRunner\.SwitchingAdaptiveRunsStopWithTheClassOfALongFixedRun|SweepCommand\.MpiSweepResumesAndReportsARanksFailureOnce|SweepCommand\.MpiSlowRankHoldsUpNobody|SweepCommand\.BasinStabilityOfBstabsFrictionOscillator|SweepCommand\.BasinStabilityAtEachBeltSpeed|SwitchingOrbit\.LyapunovExponentsAgreeWithTheMultipliers|OrbitObserver\.ClassesAreWhatLongRunsSettleOn|OrbitObserver\.SamplesByAnUnstableOrbitHaveNotSettled|ContinueCommand\.TheDemoChainsPeriodDoublings|ContinueCommand\.MultipleShootingFindsSingleShootingsOrbitsAndDoubling|ContinueCommand\.BstabsStickSlipCycleEndsWhereItMeetsTheUnstableCycleThatBoundsTheBasin|ContinueCommand\.SmoothFoldOfCyclesIsSciPys|ContinueCommand\.PeriodDoublingCurveMeetsTheBranchesAtFixedBeltSpeeds|ContinueCommand\.SweepStartsABranchEachWayFromEveryFamilyOfOrbits|ContinueCommand\.GrazingOnTheBreakAwaySectionIsTheVelocitySectionsGrazing|ContinueCommand\.ADoublingShortOfAGrazingInOneStepIsLocatedOnTheGrazingsNearSide|ContinueCommand\.DoublingCurveNextToAGrazingPointIsTheBranchesDoubling|ContinueCommand\.TorusPointIsWherePlainRunsTurnFromDecayToGrowth|CaseRunner\.SwitchingExponentIsThatOfTheVariationalEquations|BeltRunner\.EveryCpuCopyKeepsTheGeneralRunnersNumbers|Adversary\..*)$'
 export ASAN_OPTIONS="abort_on_error=1:detect_leaks=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+export LSAN_OPTIONS="suppressions=$PWD/scripts/lsan_suppressions.txt:print_suppressions=0"
 ctest --test-dir "$san_dir" --output-on-failure -j "$jobs" -L cpu -E "$slow"
 
 # a short fuzz run from the bundled inputs and past findings; a finding fails the stage
@@ -58,3 +60,9 @@ corpus="$san_dir/corpus"
 mkdir -p "$corpus" "$san_dir/artifacts"
 "$san_dir/fivsim_fuzz_input" -max_total_time="$seconds" -print_final_stats=1 -artifact_prefix="$san_dir/artifacts/" \
   "$corpus" scenarios scenarios/identify tests/fuzz/regressions
+# the files fivsim reads back from its results (a merged shard's, a resumed sweep's manifest), from
+# seeds the harness writes as it starts
+results_seconds="${FIVSIM_FUZZ_RESULTS_SECONDS:-60}"
+mkdir -p "$san_dir/corpus_results"
+"$san_dir/fivsim_fuzz_results" -max_total_time="$results_seconds" -print_final_stats=1 \
+  -artifact_prefix="$san_dir/artifacts/" "$san_dir/corpus_results" tests/fuzz/results_regressions

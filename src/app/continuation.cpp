@@ -1519,10 +1519,11 @@ ContinuationRun continue_scenario(const json& document, const Scenario& sc, cons
   if (b.orbit && device == ShotDevice::cuda) {
     // no device is a wrong choice of the command line, said before any work, not a failure in it
     const CudaDeviceInfo gpu = cuda_device_info();
-    if (!gpu.available) throw InputError("--device", "cuda, but there is " + gpu.description + "; --device cpu runs the shots on the CPU cores");
+    if (!gpu.available)
+      throw InputError("--device",
+                       "cuda, but there is " + gpu.description + "; --device cpu runs the shots on the CPU cores");
     shooter_on = std::make_unique<CudaOrbitShooter<D>>();
-  }
-  else if (b.orbit)
+  } else if (b.orbit)
     shooter_on = std::make_unique<CpuOrbitShooter<D>>(threads);
   ShotCounts counts;
   const auto started = std::chrono::steady_clock::now();

@@ -54,7 +54,8 @@ int open_shard_file(const fs::path& file) {
   struct stat st {};
   if (fd >= 0 && ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) return fd;
   if (fd >= 0) ::close(fd);
-  refuse(file.string() + " is not a regular file (a link, folder, device or pipe): a shard holds the files its sweep wrote");
+  refuse(file.string() +
+         " is not a regular file (a link, folder, device or pipe): a shard holds the files its sweep wrote");
 }
 
 // the shard's file appended to the descriptor `out` (the merged file `out_path`) from byte `from`
@@ -95,7 +96,7 @@ void verify_files(const Shard& s) {
   if (!s.summary.contains("checksums"))
     refuse(summary.string() + " has no \"checksums\": its files cannot be verified; run shard " +
            std::to_string(s.index) + " again with this fivsim");
-  const json& checks = s.summary["checksums"];
+  const json& checks = s.summary.at("checksums");
   if (!checks.is_object()) refuse(summary.string() + ": \"checksums\" is not an object");
   for (const auto& [name, check] : checks.items()) {
     if (name != "cases.csv" && name != "points.csv" && name != "results.h5")
@@ -113,7 +114,7 @@ void verify_files(const Shard& s) {
   }
   if (!checks.contains("cases.csv")) return;
   const fs::path cases = s.dir / "cases.csv";
-  const long rows = checks["cases.csv"].value("lines", 0L) - 1, expected = s.summary.value("cases", -1L);
+  const long rows = checks.at("cases.csv").value("lines", 0L) - 1, expected = s.summary.value("cases", -1L);
   if (rows != expected)
     refuse(cases.string() + " is damaged: " + std::to_string(std::max(rows, 0L)) +
            " rows where its summary.json counts " + std::to_string(expected) + " cases; run shard " +
@@ -136,24 +137,24 @@ std::vector<Shard> read_shards(const std::vector<std::string>& dirs) {
     }
     if (!s.summary.contains("shard"))
       refuse(d + " is not a shard (its summary.json has no \"shard\" block: it was not run with --shard i/N)");
-    s.index = s.summary["shard"]["index"].get<int>();
+    s.index = s.summary.at("shard").at("index").get<int>();
     shards.push_back(std::move(s));
   }
   std::sort(shards.begin(), shards.end(), [](const Shard& a, const Shard& b) { return a.index < b.index; });
   const json& first = shards.front().summary;
-  const int count = first["shard"]["count"].get<int>();
+  const int count = first.at("shard").at("count").get<int>();
   for (std::size_t k = 0; k < shards.size(); ++k) {
     const json& s = shards[k].summary;
     const std::string dir = shards[k].dir.string();
-    if (s["shard"]["count"].get<int>() != count)
-      refuse(dir + " is shard " + std::to_string(shards[k].index) + " of " + s["shard"]["count"].dump() + ", " +
+    if (s.at("shard").at("count").get<int>() != count)
+      refuse(dir + " is shard " + std::to_string(shards[k].index) + " of " + s.at("shard").at("count").dump() + ", " +
              shards.front().dir.string() + " one of " + std::to_string(count));
-    if (s["scenario"] != first["scenario"])
+    if (s.at("scenario") != first.at("scenario"))
       refuse(dir + " ran another scenario than " + shards.front().dir.string() + " (its summary.json's \"scenario\")");
     for (const char* key : {"precision", "method"})
-      if (s[key] != first[key])
-        refuse(dir + " ran " + std::string(key) + " " + s[key].dump() + ", " + shards.front().dir.string() + " " +
-               first[key].dump());
+      if (s.at(key) != first.at(key))
+        refuse(dir + " ran " + std::string(key) + " " + s.at(key).dump() + ", " + shards.front().dir.string() + " " +
+               first.at(key).dump());
     if (k > 0 && shards[k].index == shards[k - 1].index)
       refuse(dir + " and " + shards[k - 1].dir.string() + " are both shard " + std::to_string(shards[k].index));
   }
@@ -205,7 +206,7 @@ MergeOutcome merge_shards(const std::vector<std::string>& shard_dirs, const std:
   try {
     const std::vector<Shard> shards = read_shards(shard_dirs);
     const json& first = shards.front().summary;
-    const std::string name = first["name"].get<std::string>();
+    const std::string name = first.at("name").get<std::string>();
     if (!is_file_name(name))
       refuse((shards.front().dir / "summary.json").string() + ": \"name\" '" + name +
              "' is not a file name (letters, digits, _ - .); name the merged folder with --out");
@@ -240,12 +241,12 @@ MergeOutcome merge_shards(const std::vector<std::string>& shard_dirs, const std:
       }
       per_shard.push_back({{"index", s.index},
                            {"folder", s.dir.string()},
-                           {"cases", j["cases"]},
-                           {"first_case", j["shard"]["first_case"]},
-                           {"backend", j["backend"]},
-                           {"device", j["device"]},
-                           {"wall_s", j["wall_s"]},
-                           {"case_steps_per_s", j["case_steps_per_s"]}});
+                           {"cases", j.at("cases")},
+                           {"first_case", j.at("shard").at("first_case")},
+                           {"backend", j.at("backend")},
+                           {"device", j.at("device")},
+                           {"wall_s", j.at("wall_s")},
+                           {"case_steps_per_s", j.at("case_steps_per_s")}});
     }
     batch::write_totals(totals, summary);
     summary["shards"] = per_shard;

@@ -142,7 +142,8 @@ Comparison compare_methods(const LoadedScenario& loaded, const ComparisonOptions
   // each run's series is held in memory: the finest step (and the reference's) within the limit
   for (double dt : dts)
     if (loaded.scenario.integrator.t_end / (dt / 10) > kMaxHeldSamples)
-      throw InputError("--dt", "'" + format_double(dt) + "' gives " + format_double(loaded.scenario.integrator.t_end / dt) +
+      throw InputError("--dt", "'" + format_double(dt) + "' gives " +
+                                   format_double(loaded.scenario.integrator.t_end / dt) +
                                    " steps over t_end = " + format_double(loaded.scenario.integrator.t_end) +
                                    " s, and compare holds at most 1e7 steps per run (1e8 for its reference at a "
                                    "tenth of the step): a larger --dt or a shorter /integrator/t_end");

@@ -12,10 +12,11 @@
 #include <stdexcept>
 #include <unordered_map>
 
-#include "fivsim/core/output_file.hpp"
 #include "fivsim/analysis/classification.hpp"
 #include "fivsim/batch/result_table.hpp"
 #include "fivsim/batch/results_h5.hpp"
+#include "fivsim/core/input_file.hpp"
+#include "fivsim/core/output_file.hpp"
 
 namespace fivsim::batch {
 
@@ -411,8 +412,16 @@ std::string basins_skipped_reason(const std::vector<std::string>& group_paths) {
 
 NamedColumns read_sweep_cases(const fs::path& dir, const std::vector<std::string>& only) {
   const fs::path h5 = dir / "results.h5", csv = dir / "cases.csv";
-  if (fs::exists(h5) && results_h5_has_table(h5, "cases")) return read_cases_h5(h5, only);
-  if (fs::exists(csv)) return read_cases_csv(csv, only);
+  // regular files only: HDF5 and the CSV reader would wait on a pipe or read a device for ever
+  constexpr std::uintmax_t any_size = std::uintmax_t{1} << 50;
+  if (fs::exists(h5)) {
+    check_input_file(h5.string(), any_size, "an HDF5");
+    if (results_h5_has_table(h5, "cases")) return read_cases_h5(h5, only);
+  }
+  if (fs::exists(csv)) {
+    check_input_file(csv.string(), any_size, "a CSV");
+    return read_cases_csv(csv, only);
+  }
   throw std::runtime_error("'" + dir.string() +
                            "' holds neither results.h5 nor cases.csv (the output of `fivsim sweep`)");
 }

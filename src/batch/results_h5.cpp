@@ -16,7 +16,6 @@
 #include <cstring>
 #include <condition_variable>
 #include <exception>
-#include <fstream>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
@@ -25,6 +24,7 @@
 
 #include "fivsim/batch/host_memory.hpp"
 #include "fivsim/core/output_file.hpp"
+#include "fivsim/io/json_reader.hpp"
 
 namespace fivsim::batch {
 namespace {
@@ -603,7 +603,8 @@ json results_h5_summary(const fs::path& file) {
   quiet_hdf5();
   Handle f(H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
   if (f.id < 0) fail("cannot open the file", file);
-  return json::parse(read_string_attribute(f, "summary"));
+  // strictly, as every file fivsim reads: a results.h5 may come from anywhere
+  return parse_json_text(read_string_attribute(f, "summary"), file.string());
 }
 
 H5TableData read_results_h5(const fs::path& file, const std::string& group, long first, long count,

@@ -131,7 +131,7 @@ SweepTotals read_totals(const json& s) {
   for (const auto& [name, count] : s.at("classes").items()) t.counts.classes[name] = count.get<long>();
   for (const auto& [name, count] : s.at("status").items()) t.counts.status[name] = count.get<long>();
   if (s.contains("pinn")) {
-    const json& p = s["pinn"];
+    const json& p = s.at("pinn");
     t.counts.has_pinn = true;
     t.counts.pinn = PinnTotals{p.at("dynamic_iterations").get<long>(), p.at("lcp_iterations").get<long>(),
                                p.at("max_dynamic_loss").get<double>(), p.at("unconverged_steps").get<long>()};

@@ -383,8 +383,8 @@ void write_trajectory(const SweepTrajectory& tr, int n_dof, const fs::path& file
 
 // what a sweep writes into its resumable staging folder: a resume refuses anything else there
 const std::vector<std::string> kSweepStagingNames = {
-    "manifest.json", "manifest.json.tmp", "cases.csv",      "points.csv",     "cases.bin",   "points.bin",
-    "results.h5",    "summary.json",      "basins.csv",     "attractors.csv", "trajectories"};
+    "manifest.json", "manifest.json.tmp", "cases.csv",  "points.csv",     "cases.bin",   "points.bin",
+    "results.h5",    "summary.json",      "basins.csv", "attractors.csv", "trajectories"};
 
 // a file of the staging folder written chunk by chunk: each append synced, its length and the
 // checksum of its bytes returned for the journal
@@ -671,8 +671,8 @@ SweepOutcome run_writer(const RunContext& ctx) {
       throw InputError("--resume", dir->path().string() +
                                        " holds an unfinished sweep: --resume continues it; remove that folder to "
                                        "start again");
-    const std::string why = journal->load(first_case, end_case,
-                                          {{"cases.csv", csv_header(cases_schema)}, {"points.csv", csv_header(points_schema)}});
+    const std::string why = journal->load(
+        first_case, end_case, {{"cases.csv", csv_header(cases_schema)}, {"points.csv", csv_header(points_schema)}});
     if (!why.empty())
       throw InputError("--resume", "cannot continue " + dir->path().string() + ": " + why +
                                        "; remove that folder to start again, or write to another --out");

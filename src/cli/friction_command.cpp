@@ -13,7 +13,7 @@ namespace fivsim::cli {
 
 int friction_command(const FrictionArgs& args) {
   LoadedScenario loaded;
-  double amplitude = args.amplitude, f_hz = args.f_hz;
+  double amplitude = args.amplitude, f_hz = args.f_hz, t_end = 0.0, dt = 0.0;
   try {
     loaded = load_scenario(args);
     const json& doc = loaded.scenario.document;
@@ -31,19 +31,22 @@ int friction_command(const FrictionArgs& args) {
     if (args.contact < 0 || args.contact >= loaded.scenario.model.n_contacts())
       throw InputError("--contact", "must name one of the model's " +
                                         std::to_string(loaded.scenario.model.n_contacts()) + " contacts");
-    if (!(args.t_end >= 0) || !std::isfinite(args.t_end)) throw InputError("--t-end", "must be > 0 (or 0: two periods)");
-    if (!(args.dt >= 0) || !std::isfinite(args.dt)) throw InputError("--dt", "must be > 0 (or 0: a 2000th of a period)");
+    if (!(args.t_end >= 0) || !std::isfinite(args.t_end))
+      throw InputError("--t-end", "must be > 0 (or 0: two periods)");
+    if (!(args.dt >= 0) || !std::isfinite(args.dt))
+      throw InputError("--dt", "must be > 0 (or 0: a 2000th of a period)");
     // the samples are held in memory, and a dynamic law's substeps per sample bounded (core/limits.hpp)
-    const double period = 1.0 / f_hz, t_end = args.t_end > 0 ? args.t_end : 2.0 * period;
-    const double dt = args.dt > 0 ? args.dt : period / 2000.0;
+    const double period = 1.0 / f_hz;
+    t_end = args.t_end > 0 ? args.t_end : 2.0 * period;
+    dt = args.dt > 0 ? args.dt : period / 2000.0;
     if (!(t_end / dt <= kMaxHeldSamples))
       throw InputError(args.t_end > 0 ? "--t-end" : "--dt",
                        "t_end/dt = " + format_double(t_end / dt) + " samples; fivsim friction holds at most 1e8");
     const ContactDescription& c = loaded.scenario.model.contacts[static_cast<std::size_t>(args.contact)];
     const double sub = friction_substeps(c.dynamic, c.dynamic_law, amplitude, dt);
     if (!(sub <= kMaxFrictionSubsteps))
-      throw InputError("--amplitude", "at |v| = " + format_double(std::abs(amplitude)) + " the law's bristle dynamics need " +
-                                          format_double(sub) +
+      throw InputError("--amplitude", "at |v| = " + format_double(std::abs(amplitude)) +
+                                          " the law's bristle dynamics need " + format_double(sub) +
                                           " RK4 substeps per sample (at most 1e6): a smaller amplitude or --dt");
   } catch (const InputError& e) {
     std::fprintf(stderr, "fivsim friction: %s\n", e.what());
@@ -52,8 +55,6 @@ int friction_command(const FrictionArgs& args) {
   try {
     const Scenario& sc = loaded.scenario;
     const ContactDescription& c = sc.model.contacts[static_cast<std::size_t>(args.contact)];
-    const double period = 1.0 / f_hz, t_end = args.t_end > 0 ? args.t_end : 2.0 * period;
-    const double dt = args.dt > 0 ? args.dt : period / 2000.0;
     const double w = 2.0 * M_PI * f_hz;
     StagedDirectory dir(output_folder(args.out, sc.name + "_friction"), {args.scenario});
     const std::vector<FrictionSample> samples = friction_response(

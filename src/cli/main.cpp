@@ -122,7 +122,8 @@ int main(int argc, char** argv) {
   stability_cmd->add_option("--param", stability.param,
                             "JSON pointer of the swept value (default: the first coefficient of /friction)");
   stability_cmd->add_option("--linspace", stability.linspace, "start stop count (default 0 1.5 151)")->expected(3);
-  stability_cmd->add_option("--out", stability.out, "output folder (default runs/<name>_stability)")->check(named_folder());
+  stability_cmd->add_option("--out", stability.out, "output folder (default runs/<name>_stability)")
+      ->check(named_folder());
   stability_cmd->add_option("--set", stability.set, "override a value: /json/pointer=value (repeatable)");
 
   ContinueArgs cont;
@@ -132,7 +133,8 @@ int main(int argc, char** argv) {
       "its continuation block says: their eigenvalues and stability, the folds and Hopf points located on the "
       "branch; writes branches.csv, bifurcations.csv and summary.json into --out");
   continue_cmd->add_option("scenario", cont.scenario, "scenario JSON file with a continuation block")->required();
-  continue_cmd->add_option("--out", cont.out, "output folder (default runs/<name>_continuation)")->check(named_folder());
+  continue_cmd->add_option("--out", cont.out, "output folder (default runs/<name>_continuation)")
+      ->check(named_folder());
   continue_cmd->add_option("--set", cont.set, "override a value: /json/pointer=value (repeatable)");
   continue_cmd->add_option("--threads", cont.threads, "CPU threads that run the orbits' shots (default: all cores)")
       ->check(integer_in(1, 1024));
@@ -154,7 +156,8 @@ int main(int argc, char** argv) {
   friction_cmd->add_option("--t-end", friction.t_end, "duration, s (default two periods)");
   friction_cmd->add_option("--dt", friction.dt, "sample interval, s (default a 2000th of a period)");
   friction_cmd->add_option("--contact", friction.contact, "which contact's law (default 0)");
-  friction_cmd->add_option("--out", friction.out, "output folder (default runs/<name>_friction)")->check(named_folder());
+  friction_cmd->add_option("--out", friction.out, "output folder (default runs/<name>_friction)")
+      ->check(named_folder());
   friction_cmd->add_option("--set", friction.set, "override a value: /json/pointer=value (repeatable)");
 
   IdentifyArgs identify;

@@ -20,7 +20,10 @@ std::string read_input_file(const std::string& path, std::uintmax_t max_bytes, c
   return read_file_bytes(path, max_bytes, what);
 }
 
-std::string read_file_bytes(const std::string& path, std::uintmax_t max_bytes, const std::string& what) {
+namespace {
+
+// the file's bytes (or, where !read, only its checks)
+std::string checked_bytes(const std::string& path, std::uintmax_t max_bytes, const std::string& what, bool read) {
   namespace fs = std::filesystem;
   // non-blocking, so that a pipe without a writer is refused rather than waited on
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
@@ -46,6 +49,7 @@ std::string read_file_bytes(const std::string& path, std::uintmax_t max_bytes, c
         path, "is larger than " + std::to_string(max_bytes >> 20) + " MiB, the most fivsim reads as " + what + " file");
   };
   if (static_cast<std::uintmax_t>(st.st_size) > max_bytes) throw too_large();
+  if (!read) return {};
   std::string text(static_cast<std::size_t>(st.st_size), '\0');
   std::size_t got = 0;
   for (;;) {
@@ -67,6 +71,16 @@ std::string read_file_bytes(const std::string& path, std::uintmax_t max_bytes, c
   }
   text.resize(got);
   return text;
+}
+
+}  // namespace
+
+std::string read_file_bytes(const std::string& path, std::uintmax_t max_bytes, const std::string& what) {
+  return checked_bytes(path, max_bytes, what, true);
+}
+
+void check_input_file(const std::string& path, std::uintmax_t max_bytes, const std::string& what) {
+  (void)checked_bytes(path, max_bytes, what, false);
 }
 
 }  // namespace fivsim

@@ -16,7 +16,9 @@ namespace fivsim {
 
 namespace fs = std::filesystem;
 
-std::string cannot_write(const fs::path& path, int err) { return "cannot write " + path.string() + ": " + std::strerror(err); }
+std::string cannot_write(const fs::path& path, int err) {
+  return "cannot write " + path.string() + ": " + std::strerror(err);
+}
 
 namespace {
 

@@ -97,7 +97,7 @@ bool remove_entry_at(int parent_fd, const char* name, Removal& r, int depth) {
     gone = errno == ENOENT;
   } else if (!S_ISDIR(mode)) {
     gone = ::unlinkat(parent_fd, name, 0) == 0 || errno == ENOENT;
-  } else if (!other && depth <= 64) {
+  } else if (!other && depth <= 32) {
     const int fd = ::openat(parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd >= 0) {
       alignas(8) char buf[2048];
@@ -178,6 +178,9 @@ std::vector<std::string> remove_output_tree(const fs::path& path) {
   std::error_code ec;
   const fs::path abs = fs::absolute(path, ec);
   remove_tree((ec ? path : abs).c_str(), &left);
+  // a folder listed again after removals names what stays once more
+  std::sort(left.begin(), left.end());
+  left.erase(std::unique(left.begin(), left.end()), left.end());
   return left;
 }
 
@@ -387,7 +390,8 @@ int make_lock_file(const fs::path& path, const std::string& note, int& lock_err)
   for (int n = 0; n < 100 && fd < 0; ++n) {
     aside = path.string() + "-" + std::to_string(::getpid()) + (n ? "-" + std::to_string(n) : "");
     fd = ::open(aside.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-    if (fd < 0 && errno != EEXIST) throw std::runtime_error("cannot create " + aside.string() + ": " + std::strerror(errno));
+    if (fd < 0 && errno != EEXIST)
+      throw std::runtime_error("cannot create " + aside.string() + ": " + std::strerror(errno));
   }
   if (fd < 0) throw std::runtime_error("cannot create a lock file beside " + path.string());
   struct flock whole {};
@@ -416,8 +420,8 @@ int make_lock_file(const fs::path& path, const std::string& note, int& lock_err)
 
 OutputLock::OutputLock(const fs::path& out_dir, const std::string& host) : path_(path_for(out_dir)) {
   if (path_.has_parent_path()) fs::create_directories(path_.parent_path());
-  const std::string note = std::string(kLockSignature) + "pid " + std::to_string(::getpid()) + " on " +
-                           (host.empty() ? this_host() : host);
+  const std::string note =
+      std::string(kLockSignature) + "pid " + std::to_string(::getpid()) + " on " + (host.empty() ? this_host() : host);
   // another command holds the lock (or locking failed otherwise): refused, naming the holder
   const auto refused_by = [&](int err, const std::string& holder) {
     if (err != EACCES && err != EAGAIN)
@@ -547,8 +551,10 @@ void check_staging_entries(const fs::path& staging, const std::vector<std::strin
   struct stat top {};
   if (safety_disabled("links") || ::lstat(staging.c_str(), &top) != 0) return;
   const auto refuse = [&](const fs::path& p, const std::string& what) {
-    throw InputError("--out", p.string() + " is " + what + ", not a file fivsim writes there; fivsim resumes only from "
-                              "its own files: move it, or remove " + staging.string() + " to start again");
+    throw InputError("--out", p.string() + " is " + what +
+                                  ", not a file fivsim writes there; fivsim resumes only from "
+                                  "its own files: move it, or remove " +
+                                  staging.string() + " to start again");
   };
   std::error_code ec;
   for (fs::recursive_directory_iterator it(staging, ec), end; !ec && it != end; it.increment(ec)) {
@@ -577,7 +583,8 @@ void say_left(const std::vector<std::string>& left, const fs::path& what) {
   std::string list;
   for (std::size_t i = 0; i < left.size() && i < 5; ++i) list += (i ? ", " : "") + printable(left[i]);
   if (left.size() > 5) list += ", …";
-  std::fprintf(stderr, "fivsim: warning: left %s in %s (not fivsim's to remove: a mount point or a file it cannot remove)\n",
+  std::fprintf(stderr,
+               "fivsim: warning: left %s in %s (not fivsim's to remove: a mount point or a file it cannot remove)\n",
                list.c_str(), printable(what.string()).c_str());
 }
 
@@ -654,7 +661,6 @@ void StagedDirectory::commit() {
     throw std::runtime_error(final_.string() + " " + why + " (it changed while fivsim ran); the results are in " +
                              staging_.string());
   }
-  clear_for_new_file(staging_ / kOutputMarker);
   write_marker(staging_);
   if (::renameat2(AT_FDCWD, staging_.c_str(), AT_FDCWD, final_.c_str(), RENAME_NOREPLACE) == 0) {
     committed_ = true;

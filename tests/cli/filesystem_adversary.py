@@ -2,8 +2,9 @@
 """The filesystem adversary: seeded arrangements of temporary trees in which every fivsim command
 that writes a folder is pointed at an --out chosen to hurt (equal to, inside or above an input; a
 name fivsim keeps beside a results folder; `.` and `..` spellings; links at every level; a user's
-folder and lock file; a mount point inside a result; a full file system), with planted links in a
-resumed sweep's staging folder and damaged, linked or special files in merged shards.
+folder and lock file; a read-only folder; a mount point inside a result; a full file system), with
+planted links in a resumed sweep's staging folder and damaged, linked or special files in merged
+shards.
 
 After each command it asserts the README's rules ("What --out may name", "What fivsim reads"):
   - no input changed, and nothing outside the output's domain (the folder and the names fivsim keeps
@@ -240,6 +241,9 @@ class Arrangement:
         os.symlink("R", os.path.join(work, "Rlink"))
         os.symlink("in", os.path.join(work, "inlink"))
         os.makedirs(os.path.join(work, "D"))
+        # a folder its owner may not write (root writes it all the same)
+        os.makedirs(os.path.join(work, "ro"))
+        os.chmod(os.path.join(work, "ro"), 0o555)
         # the scenario: beside the inputs, or inside a result or a user's folder
         where = r.choice(["in", "in", "R", "U", "R/sub"])
         os.makedirs(os.path.join(work, where), exist_ok=True)
@@ -324,7 +328,8 @@ class Arrangement:
         choices = ["new", "new/deeper", "R", "R/", "R/.", "R/sub", "U", "U/new", "Rlink", "Rlink/.",
                    "inlink/out", "in", "in/..", ".", "..", "D/.", "D/x/..", "R.partial", "R.lock",
                    "R.partial-99", "K.partial", "S", "S/x", "shard0", "shard1", "in/s.json",
-                   self.scenario, os.path.dirname(self.scenario) or ".", "victim.txt", "R/link", "R/dlink"]
+                   self.scenario, os.path.dirname(self.scenario) or ".", "victim.txt", "R/link", "R/dlink",
+                   "ro/out"]
         if self.full:
             choices += ["full/out"] * 10
         pick = r.choice(choices)
@@ -456,7 +461,9 @@ def run_arrangement(job):
             violations.append(what + ": refused, yet changed: " + ", ".join(changed[:5]))
         if not expected and rc == 2:
             violations.append(what + ": refused what the rules allow: " + err.strip()[-200:])
-        if not expected and rc == 1 and not (a.full and "No space left on device" in err):
+        read_only = domain and within(domain, os.path.join(work, "ro")) and not IS_ROOT
+        if not expected and rc == 1 and not (a.full and "No space left on device" in err) and \
+                not (read_only and "Permission denied" in err):
             violations.append(what + ": failed: " + err.strip()[-200:])
         if rc in (1, 2) and err.count("\n") != 1:
             violations.append(what + ": not one line: " + err.strip()[-300:])
@@ -476,6 +483,8 @@ def run_arrangement(job):
         violations.append("seed %d: the harness failed: %r" % (seed, e))
     finally:
         a.unmount()
+        if os.path.isdir(os.path.join(work, "ro")):
+            os.chmod(os.path.join(work, "ro"), 0o755)
         shutil.rmtree(work, ignore_errors=True)
     return seed, violations
 

@@ -77,9 +77,9 @@ fs::path arena(const std::string& name) {
 }
 
 std::string sweep_of_loads(int cases, int t_end) {
-  return "sweep " + kScenarioDir + "chain2_load_sweep.json --device cpu -q --set /integrator/t_end=" +
-         std::to_string(t_end) + " --set /analysis/t_transient=1 --set /sweep/parameters/0/linspace=[1,30," +
-         std::to_string(cases) + "]";
+  return "sweep " + kScenarioDir +
+         "chain2_load_sweep.json --device cpu -q --set /integrator/t_end=" + std::to_string(t_end) +
+         " --set /analysis/t_transient=1 --set /sweep/parameters/0/linspace=[1,30," + std::to_string(cases) + "]";
 }
 
 // an unfinished sweep as kill -9 leaves it after one chunk of 64 cases: <out>.partial (its lock
@@ -117,8 +117,9 @@ TEST(InputsNeverOutputs, ContinueNeverReplacesTheSweepItReads) {
                             (base / "S").string();
   ASSERT_EQ(run_fivsim(sweep).code, 0);
   const auto before = snapshot(base);
-  const std::string block = R"( --set '/continuation={"parameter":"/model/Fn","range":[10,12],"start":"sweep","from":")" +
-                            (base / "S").string() + R"("}')";
+  const std::string block =
+      R"( --set '/continuation={"parameter":"/model/Fn","range":[10,12],"start":"sweep","from":")" +
+      (base / "S").string() + R"("}')";
   const std::string cont = "continue " + kScenarioDir + "chain2_bifurcation.json -q" + block;
   expect_refused(run_fivsim(cont + " --out " + (base / "S").string()), "continue", "an input of this command");
   expect_refused(run_fivsim(cont + " --out " + (base / "S" / "sub").string()), "continue",
@@ -155,8 +156,8 @@ TEST(InputsNeverOutputs, ResumeNeverWritesThroughAPlantedLink) {
     fs::remove(partial / name);  // results.h5 is there already: the link takes its place
     fs::create_symlink(folder ? base / "victims" : base / "victim.txt", partial / name);
     const auto before = snapshot(base);
-    expect_refused(run_fivsim(sweep + " --chunk 64 --resume --set /output/trajectories=[0] --out " + out.string()), "sweep",
-                   (partial / name).string() + " is a symbolic link, not a file fivsim writes there");
+    expect_refused(run_fivsim(sweep + " --chunk 64 --resume --set /output/trajectories=[0] --out " + out.string()),
+                   "sweep", (partial / name).string() + " is a symbolic link, not a file fivsim writes there");
     EXPECT_EQ(changed(before, snapshot(base)), std::vector<std::string>{}) << name;
     fs::remove(partial / name);
   }
@@ -254,15 +255,14 @@ TEST(InputsNeverOutputs, AFullDiskEndsWithOneMessage) {
   for (const char* size : {"64k", "700k", "5200k", "6800k", "7200k", "7600k"}) {
     Tmpfs full(base / "full", size);
     if (!full.mounted) GTEST_SKIP() << "mount refused here";
-    const Result r = run_fivsim(sweep_of_loads(20000, 2) + " --chunk 100000 --format h5 --out " +
-                                (base / "full" / "S").string());
+    const Result r =
+        run_fivsim(sweep_of_loads(20000, 2) + " --chunk 100000 --format h5 --out " + (base / "full" / "S").string());
     ++ran;
     EXPECT_EQ(r.code, 1) << size << ": " << r.err;
     EXPECT_NE(r.err.find("No space left on device"), std::string::npos) << size << ": " << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
     // what is left is the sweep's own, for --resume
-    for (const auto& e : fs::directory_iterator(base / "full"))
-      EXPECT_EQ(e.path().filename(), "S.partial") << size;
+    for (const auto& e : fs::directory_iterator(base / "full")) EXPECT_EQ(e.path().filename(), "S.partial") << size;
     if (std::string(size) == "64k") {
       const Result m = run_fivsim("merge " + (base / "0").string() + " " + (base / "1").string() + " --out " +
                                   (base / "full" / "M").string());
@@ -281,9 +281,9 @@ TEST(InputsNeverOutputs, DeepNestingInShardAndManifestFilesIsRefused) {
   make_shards(base);
   const std::string deep = std::string(100000, '[') + std::string(100000, ']');
   std::ofstream(base / "1" / "summary.json", std::ios::trunc) << deep;
-  expect_refused(run_fivsim("merge " + (base / "0").string() + " " + (base / "1").string() + " --out " +
-                            (base / "M").string()),
-                 "merge", "nests deeper than 64 levels");
+  expect_refused(
+      run_fivsim("merge " + (base / "0").string() + " " + (base / "1").string() + " --out " + (base / "M").string()),
+      "merge", "nests deeper than 64 levels");
   const std::string sweep = sweep_of_loads(400, 4);
   unfinished_sweep(sweep, base / "X");
   std::ofstream(base / "X.partial" / "manifest.json", std::ios::trunc) << deep;
@@ -296,10 +296,12 @@ TEST(InputsNeverOutputs, DeepNestingInShardAndManifestFilesIsRefused) {
 TEST(InputsNeverOutputs, NoCommandAllocatesPastItsLimits) {
   const fs::path base = arena("fivsim_inout_limits");
   const std::string out = " --out " + (base / "out").string();
-  expect_refused(run_fivsim("continue " + kScenarioDir +
-                            R"(chain2_bifurcation.json -q --set '/continuation={"parameter":"/model/Fn","range":[10,12],"max_points":2000000000}')" +
-                            out),
-                 "continue", "/continuation/max_points: must be <= 1e6");
+  expect_refused(
+      run_fivsim(
+          "continue " + kScenarioDir +
+          R"(chain2_bifurcation.json -q --set '/continuation={"parameter":"/model/Fn","range":[10,12],"max_points":2000000000}')" +
+          out),
+      "continue", "/continuation/max_points: must be <= 1e6");
   const std::string lugre = "friction " + kScenarioDir + "torsion_pendulum_lugre.json";
   expect_refused(run_fivsim(lugre + " --amplitude 1e10" + out), "friction", "--amplitude: ");
   expect_refused(run_fivsim(lugre + " --t-end inf" + out), "friction", "--t-end: ");
@@ -326,9 +328,9 @@ TEST(InputsNeverOutputs, MergeRefusesShardsItCannotVerify) {
   cases[cases.size() - 3] = cases[cases.size() - 3] == '1' ? '2' : '1';
   std::ofstream(base / "1" / "cases.csv", std::ios::trunc) << cases;
   edit_summary(base / "1", [](json& s) { s.erase("checksums"); });
-  expect_refused(run_fivsim("merge " + (base / "0").string() + " " + (base / "1").string() + " --out " +
-                            (base / "M").string()),
-                 "merge", "has no \"checksums\": its files cannot be verified");
+  expect_refused(
+      run_fivsim("merge " + (base / "0").string() + " " + (base / "1").string() + " --out " + (base / "M").string()),
+      "merge", "has no \"checksums\": its files cannot be verified");
   EXPECT_FALSE(fs::exists(base / "M"));
   fs::remove_all(base);
 }
@@ -396,8 +398,8 @@ TEST(InputsNeverOutputs, MergeReadsOnlyRegularFiles) {
   fs::rename(base / "1" / "summary.json", base / "summary.saved");
   ASSERT_EQ(::mkfifo((base / "1" / "summary.json").c_str(), 0644), 0);
   // (a merge that waited on the pipe would be ended by timeout, exit 124)
-  Result r = run_command_line("timeout 60 ", "merge " + (base / "0").string() + " " + (base / "1").string() + " --out " +
-                                      (base / "M").string());
+  Result r = run_command_line("timeout 60 ", "merge " + (base / "0").string() + " " + (base / "1").string() +
+                                                 " --out " + (base / "M").string());
   expect_refused(r, "merge", "is not a regular file");
   fs::remove(base / "1" / "summary.json");
   fs::create_symlink("/dev/zero", base / "1" / "summary.json");
@@ -416,9 +418,9 @@ TEST(InputsNeverOutputs, MergeNeverCopiesThroughLinks) {
   ASSERT_TRUE(fs::exists(traj));
   fs::remove(traj);
   fs::create_symlink(base / "victim.txt", traj);
-  expect_refused(run_fivsim("merge " + (base / "0").string() + " " + (base / "1").string() + " --out " +
-                            (base / "M").string()),
-                 "merge", traj.string() + " is not a regular file");
+  expect_refused(
+      run_fivsim("merge " + (base / "0").string() + " " + (base / "1").string() + " --out " + (base / "M").string()),
+      "merge", traj.string() + " is not a regular file");
   EXPECT_FALSE(fs::exists(base / "M"));
   EXPECT_EQ(slurp(base / "victim.txt"), "secret");
   fs::remove_all(base);

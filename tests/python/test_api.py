@@ -205,6 +205,26 @@ def test_merge_joins_shards_into_the_files_of_one_run(tmp_path):
     with pytest.raises(fivsim.InputError, match="shard 1 of 3 is missing"):
         fivsim.merge([shards[0], shards[2]], out=tmp_path / "refused")
     assert not (tmp_path / "refused").exists()
+    # one folder is not a list of shards (a string would be taken letter by letter), and an empty
+    # out is not runs/<name>
+    for one in (str(shards[0]), shards[0]):
+        with pytest.raises(TypeError, match="shards must be a list"):
+            fivsim.merge(one, out=tmp_path / "refused")
+    with pytest.raises(fivsim.InputError, match="out: is empty"):
+        fivsim.merge(shards, out="")
+    assert not (tmp_path / "refused").exists()
+
+
+def test_validate_refuses_the_sweep_and_continuation_blocks_the_commands_refuse():
+    r = cli("validate", SWEEP_SCENARIO, "--set", "/sweep/samples=2000000000")
+    assert r.returncode == 2 and "/sweep/samples: must be <= 1e8" in r.stderr
+    with pytest.raises(fivsim.InputError) as e:
+        fivsim.validate(SWEEP_SCENARIO, set={"/sweep/samples": 2000000000})
+    assert e.value.pointer == "/sweep/samples"
+    with pytest.raises(fivsim.InputError) as e:
+        fivsim.validate(SCENARIOS / "chain2_bifurcation.json",
+                        set={"/continuation": {"parameter": "/model/Fn", "range": [10, 12], "max_points": 2000000000}})
+    assert e.value.pointer == "/continuation/max_points"
 
 
 def test_progress_moves_within_a_chunk_and_prints_lines_off_a_terminal(capsys):

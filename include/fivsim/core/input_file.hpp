@@ -14,6 +14,10 @@ namespace fivsim {
 // An input lying in a folder this process is writing (core/output_domain.hpp) is refused too
 std::string read_input_file(const std::string& path, std::uintmax_t max_bytes, const std::string& what);
 
+// the checks of read_file_bytes without the reading, for a file a library reads itself (HDF5, a
+// streamed CSV): a regular file of at most `max_bytes`, else an InputError naming it
+void check_input_file(const std::string& path, std::uintmax_t max_bytes, const std::string& what);
+
 // the same checks and limits for a file of the command's own output (a resumed sweep's manifest)
 std::string read_file_bytes(const std::string& path, std::uintmax_t max_bytes, const std::string& what);
 
