@@ -590,9 +590,28 @@ void say_left(const std::vector<std::string>& left, const fs::path& what) {
 
 }  // namespace
 
+StagedDirectory::MadeFolders::MadeFolders(const fs::path& below) {
+  std::vector<fs::path> missing;
+  for (fs::path up = below.parent_path(); !up.empty() && up != up.parent_path(); up = up.parent_path()) {
+    std::error_code ec;
+    if (fs::symlink_status(up, ec).type() != fs::file_type::not_found) break;
+    missing.push_back(up);
+  }
+  for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
+    if (::mkdir(it->c_str(), 0777) != 0 && errno != EEXIST)
+      throw std::runtime_error("cannot create " + it->string() + ": " + std::strerror(errno));
+    made_.push_back(*it);
+  }
+}
+
+StagedDirectory::MadeFolders::~MadeFolders() {
+  // innermost first; a folder something else was put into meanwhile stays
+  for (auto it = made_.rbegin(); it != made_.rend(); ++it)
+    if (::rmdir(it->c_str()) != 0) break;
+}
+
 StagedDirectory::StagedDirectory(fs::path final_dir, std::vector<fs::path> inputs, const std::string& host)
-    : final_(checked(final_dir, inputs)), lock_(final_, host), active_(final_) {
-  if (final_.has_parent_path()) fs::create_directories(final_.parent_path());
+    : final_(checked(final_dir, inputs)), made_(final_), lock_(final_, host), active_(final_) {
   const std::string base = final_.string() + ".partial-" + std::to_string(::getpid());
   // a leftover of an earlier process with this pid is fivsim's to remove; anything else is passed by
   for (int n = 0;; ++n) {
@@ -615,9 +634,8 @@ fs::path StagedDirectory::resumable_staging(fs::path final_dir) {
 
 StagedDirectory::StagedDirectory(fs::path final_dir, Resumable resumable, std::vector<fs::path> inputs,
                                  const std::string& host)
-    : final_(checked(final_dir, inputs)), lock_(final_, host), active_(final_) {
+    : final_(checked(final_dir, inputs)), made_(final_), lock_(final_, host), active_(final_) {
   staging_ = resumable_staging(final_);
-  if (final_.has_parent_path()) fs::create_directories(final_.parent_path());
   if (!make_marked_folder(staging_)) {
     // an unfinished sweep's folder (its manifest, from before the marker too) or fivsim's own
     std::error_code ec;
@@ -636,6 +654,7 @@ StagedDirectory::StagedDirectory(fs::path final_dir, Resumable resumable, std::v
 
 void StagedDirectory::set_keep(bool keep) {
   keep_ = keep;
+  if (keep) made_.keep();
   set_slot(slot_, keep ? kSlotKeep : kSlotRemove);
 }
 
@@ -684,6 +703,7 @@ void StagedDirectory::commit() {
     committed_ = true;
     if (had_old) say_left(remove_output_tree(aside), aside);
   }
+  made_.keep();
   release_slot(slot_);
   slot_ = -1;
 }

@@ -112,7 +112,21 @@ class StagedDirectory {
 
  private:
   void set_keep(bool keep);
+  // the folders above <dir> this command made, removed again (where still empty) when it leaves
+  // nothing behind: a refusal touches nothing
+  class MadeFolders {
+   public:
+    explicit MadeFolders(const std::filesystem::path& below);
+    ~MadeFolders();
+    MadeFolders(const MadeFolders&) = delete;
+    MadeFolders& operator=(const MadeFolders&) = delete;
+    void keep() { made_.clear(); }
+
+   private:
+    std::vector<std::filesystem::path> made_;  // outermost first
+  };
   std::filesystem::path final_;
+  MadeFolders made_;
   OutputLock lock_;
   ActiveOutput active_;
   std::filesystem::path staging_;
