@@ -187,7 +187,7 @@ void copy_trajectories(const fs::path& from, const fs::path& to) {
   std::error_code ec;
   if (fs::symlink_status(from, ec).type() != fs::file_type::directory)
     refuse(from.string() + " is not a folder (a link or a file): a shard holds the trajectories its sweep wrote");
-  fs::create_directories(to);
+  make_output_folder(to);
   for (const auto& f : fs::directory_iterator(from)) {
     const fs::path target = to / f.path().filename();
     const int fd = create_new_file(target);

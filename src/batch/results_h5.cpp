@@ -102,6 +102,14 @@ struct Handle {
   operator hid_t() const { return id; }
 };
 
+// a new HDF5 file at `file`, created exclusively from its pinned folder (core/output_file.hpp):
+// never through a link planted there
+Handle create_h5(const fs::path& file) {
+  clear_for_new_file(file);
+  const OutputEntry at(file);
+  return Handle(H5Fcreate(at.stable_path().c_str(), H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
+}
+
 // a variable-length UTF-8 string type
 Handle string_type() {
   Handle t(H5Tcopy(H5T_C_S1), H5Tclose);
@@ -447,8 +455,7 @@ struct ResultsH5Writer::State {
   void run() {
     try {
       quiet_hdf5();
-      clear_for_new_file(file);
-      Handle f(H5Fcreate(file.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
+      Handle f = create_h5(file);
       if (f.id < 0) fail("cannot create the file", file);
       write_string_attribute(f, "format", kResultsH5Format);
       write_string_attribute(f, "summary", json::object().dump());
@@ -542,7 +549,8 @@ void write_results_h5(const fs::path& file, const std::vector<H5Table>& tables) 
 
 void set_results_h5_summary(const fs::path& file, const json& summary) {
   quiet_hdf5();
-  Handle f(H5Fopen(file.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose);
+  const OutputEntry at(file);
+  Handle f(H5Fopen(at.stable_path().c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose);
   if (f.id < 0) fail("cannot open the file", file);
   if (H5Aexists(f, "summary") > 0) H5Adelete(f, "summary");
   write_string_attribute(f, "summary", summary.dump());
@@ -596,7 +604,7 @@ void join_results_h5(const std::vector<fs::path>& parts, const fs::path& file, c
   }
   write_results_h5(file, tables);
   set_results_h5_summary(file, summary);
-  for (const H5Table& t : tables) fs::remove(t.spill);
+  for (const H5Table& t : tables) remove_output_file(t.spill);
 }
 
 json results_h5_summary(const fs::path& file) {
@@ -686,8 +694,7 @@ void write_tables_h5(const fs::path& file,
                      const std::vector<std::pair<std::string, const fivsim::NamedColumns*>>& tables,
                      const std::string& format, const json& summary) {
   quiet_hdf5();
-  clear_for_new_file(file);
-  Handle f(H5Fcreate(file.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
+  Handle f = create_h5(file);
   if (f.id < 0) fail("cannot create the file", file);
   write_string_attribute(f, "format", format);
   write_string_attribute(f, "summary", summary.dump());

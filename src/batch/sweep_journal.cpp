@@ -299,13 +299,10 @@ void SweepJournal::write() const {
   if (err == 0 && ::fsync(fd) != 0) err = errno;
   ::close(fd);
   if (err != 0) throw std::runtime_error("cannot write " + tmp.string() + ": " + std::strerror(err));
-  fs::rename(tmp, dir_ / "manifest.json");
+  rename_output_file(tmp, dir_ / "manifest.json");
   sync_folder(dir_);
 }
 
-void SweepJournal::remove_manifest() const {
-  std::error_code ec;
-  fs::remove(dir_ / "manifest.json", ec);
-}
+void SweepJournal::remove_manifest() const { remove_output_file(dir_ / "manifest.json"); }
 
 }  // namespace fivsim::batch

@@ -520,7 +520,7 @@ class SweepFiles {
     if (!h5_) return;
     h5_writer_->finish();
     h5_writer_.reset();
-    for (const H5Table& t : h5_tables_) fs::remove(t.spill);
+    for (const H5Table& t : h5_tables_) remove_output_file(t.spill);
   }
   // the summary, in results.h5 too; then the checksums of the finished files join it in
   // summary.json ("checksums", what `fivsim merge` verifies a shard by)
@@ -749,7 +749,7 @@ SweepOutcome run_writer(const RunContext& ctx) {
   writer_ctx.chunk_progress = &in_chunk;
   run_chunks<D>(writer_ctx, set, *exchange, pool);
   exchange->finish();
-  if (dir && !base.output.trajectories.empty()) fs::create_directories(dir->file("trajectories"));
+  if (dir && !base.output.trajectories.empty()) make_output_folder(dir->file("trajectories"));
   for (long c : base.output.trajectories) {
     if (c < first_case || c >= end_case) continue;
     SweepTrajectory tr = case_trajectory(ctx, c);

@@ -32,7 +32,7 @@ int compare_command(const CompareArgs& args) {
     // --series: series/<run>.csv, every step
     std::map<std::string, std::unique_ptr<TimeseriesCsv>> series;
     if (args.series) {
-      std::filesystem::create_directories(dir.path() / "series");
+      make_output_folder(dir.path() / "series");
       options.series = [&](const std::string& run) {
         auto& csv = series[run] = std::make_unique<TimeseriesCsv>(dir.path() / "series" / (run + ".csv"),
                                                                   loaded.model->n_dof, loaded.model->n_contacts);

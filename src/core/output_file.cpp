@@ -7,6 +7,9 @@
 
 #include <cerrno>
 #include <cstring>
+#include <mutex>
+#include <utility>
+#include <vector>
 #include <stdexcept>
 
 #include "fivsim/core/input_error.hpp"
@@ -36,22 +39,104 @@ const char* kind_of(mode_t mode) {
 
 }  // namespace
 
-void clear_for_new_file(const fs::path& path) {
+namespace {
+
+std::mutex g_pins_mutex;
+std::vector<std::pair<fs::path, int>>& pins() {
+  static std::vector<std::pair<fs::path, int>> p;
+  return p;
+}
+
+// the pinned folder `path` lies under (the longest), or -1
+int pin_of(const fs::path& path, fs::path& dir) {
+  const std::lock_guard<std::mutex> hold(g_pins_mutex);
+  int fd = -1;
+  std::size_t best = 0;
+  for (const auto& [d, f] : pins()) {
+    const std::string text = d.string();
+    if (path.string().size() > text.size() && path.string().compare(0, text.size(), text) == 0 &&
+        path.string()[text.size()] == '/' && text.size() > best) {
+      best = text.size();
+      fd = f;
+      dir = d;
+    }
+  }
+  return fd;
+}
+
+}  // namespace
+
+void pin_output_folder(const fs::path& dir, int fd) {
+  const std::lock_guard<std::mutex> hold(g_pins_mutex);
+  pins().emplace_back(dir, fd);
+}
+
+void unpin_output_folder(const fs::path& dir) {
+  const std::lock_guard<std::mutex> hold(g_pins_mutex);
+  auto& p = pins();
+  for (auto it = p.begin(); it != p.end(); ++it)
+    if (it->first == dir) {
+      p.erase(it);
+      return;
+    }
+}
+
+OutputEntry::OutputEntry(const fs::path& path) : path_(path), fd_(AT_FDCWD), name_(path.string()) {
+  fs::path dir;
+  const int pin = safety_disabled("links") ? -1 : pin_of(path, dir);
+  if (pin < 0) return;
+  std::vector<std::string> parts;
+  for (const fs::path& c : path.lexically_relative(dir)) parts.push_back(c.string());
+  fd_ = pin;
+  for (std::size_t k = 0; k + 1 < parts.size(); ++k) {
+    const int next = ::openat(fd_, parts[k].c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    const int err = errno;
+    if (owned_) ::close(fd_);
+    owned_ = next >= 0;
+    fd_ = next >= 0 ? next : AT_FDCWD;
+    if (next < 0) {
+      fs::path at = dir;
+      for (std::size_t j = 0; j <= k; ++j) at /= parts[j];
+      if (err == ELOOP || err == ENOTDIR) refuse_entry(at, "a symbolic link or a file where a folder belongs");
+      throw std::runtime_error(cannot_write(path, err));
+    }
+  }
+  name_ = parts.empty() ? "." : parts.back();
+}
+
+OutputEntry::~OutputEntry() {
+  if (owned_) ::close(fd_);
+}
+
+std::string OutputEntry::stable_path() const {
+  if (fd_ == AT_FDCWD) return path_.string();
+  return "/proc/self/fd/" + std::to_string(fd_) + "/" + name_;
+}
+
+namespace {
+
+// the entry made ready for a new file (see clear_for_new_file), within its folder
+void clear_entry(const OutputEntry& e, const fs::path& path) {
   if (safety_disabled("links")) return;
   struct stat st {};
-  if (::lstat(path.c_str(), &st) != 0) {
+  if (::fstatat(e.folder(), e.name(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
     if (errno == ENOENT) return;
     throw std::runtime_error(cannot_write(path, errno));
   }
   if (!S_ISREG(st.st_mode)) refuse_entry(path, kind_of(st.st_mode));
-  if (::unlink(path.c_str()) != 0 && errno != ENOENT) throw std::runtime_error(cannot_write(path, errno));
+  if (::unlinkat(e.folder(), e.name(), 0) != 0 && errno != ENOENT) throw std::runtime_error(cannot_write(path, errno));
 }
 
+}  // namespace
+
+void clear_for_new_file(const fs::path& path) { clear_entry(OutputEntry(path), path); }
+
 int create_new_file(const fs::path& path) {
-  clear_for_new_file(path);
+  const OutputEntry e(path);
+  clear_entry(e, path);
   const int flags = safety_disabled("links") ? O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC
                                              : O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
-  const int fd = ::open(path.c_str(), flags, 0644);
+  const int fd = ::openat(e.folder(), e.name(), flags, 0644);
   if (fd < 0) {
     const int err = errno;
     // something was put there since it was cleared
@@ -62,12 +147,14 @@ int create_new_file(const fs::path& path) {
 }
 
 int open_to_continue(const fs::path& path, long keep) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+  const OutputEntry e(path);
+  const int fd = ::openat(e.folder(), e.name(), O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
     const int err = errno;
     if (err == ENOENT && keep == 0) return create_new_file(path);
     struct stat st {};
-    if (::lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) refuse_entry(path, kind_of(st.st_mode));
+    if (::fstatat(e.folder(), e.name(), &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st.st_mode))
+      refuse_entry(path, kind_of(st.st_mode));
     throw std::runtime_error(cannot_write(path, err));
   }
   struct stat st {};
@@ -84,6 +171,36 @@ int open_to_continue(const fs::path& path, long keep) {
     throw std::runtime_error(cannot_write(path, err));
   }
   return fd;
+}
+
+void make_output_folder(const fs::path& path) {
+  fs::path dir;
+  if (safety_disabled("links") || pin_of(path, dir) < 0) {
+    fs::create_directories(path);
+    return;
+  }
+  // each folder on the way made (where missing) from the one above, then entered without a link
+  fs::path at = dir;
+  for (const fs::path& c : path.lexically_relative(dir)) {
+    at /= c;
+    const OutputEntry e(at);
+    if (::mkdirat(e.folder(), e.name(), 0777) != 0 && errno != EEXIST)
+      throw std::runtime_error(cannot_write(at, errno));
+    struct stat st {};
+    if (::fstatat(e.folder(), e.name(), &st, AT_SYMLINK_NOFOLLOW) != 0)
+      throw std::runtime_error(cannot_write(at, errno));
+    if (!S_ISDIR(st.st_mode)) refuse_entry(at, kind_of(st.st_mode));
+  }
+}
+
+void rename_output_file(const fs::path& from, const fs::path& to) {
+  const OutputEntry a(from), b(to);
+  if (::renameat(a.folder(), a.name(), b.folder(), b.name()) != 0) throw std::runtime_error(cannot_write(to, errno));
+}
+
+void remove_output_file(const fs::path& path) {
+  const OutputEntry e(path);
+  if (::unlinkat(e.folder(), e.name(), 0) != 0 && errno != ENOENT) throw std::runtime_error(cannot_write(path, errno));
 }
 
 std::FILE* create_new_stream(const fs::path& path) {

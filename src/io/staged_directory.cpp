@@ -530,13 +530,12 @@ fs::path checked(const fs::path& dir, const std::vector<fs::path>& inputs) {
 
 void write_marker(const fs::path& dir) { write_new_file(dir / kOutputMarker, "{\"written_by\": \"fivsim\"}\n"); }
 
-// makes the folder `dir` with its marker; false where something of that name exists
-bool make_marked_folder(const fs::path& dir) {
+// makes the folder `dir`; false where something of that name exists
+bool make_folder(const fs::path& dir) {
   if (::mkdir(dir.c_str(), 0777) != 0) {
     if (errno == EEXIST) return false;
     throw std::runtime_error("cannot create " + dir.string() + ": " + std::strerror(errno));
   }
-  write_marker(dir);
   return true;
 }
 
@@ -610,20 +609,59 @@ StagedDirectory::MadeFolders::~MadeFolders() {
     if (::rmdir(it->c_str()) != 0) break;
 }
 
+StagedDirectory::OwnedFd::~OwnedFd() {
+  if (fd >= 0) ::close(fd);
+}
+
+void StagedDirectory::Pinned::pin(const fs::path& d) {
+  unpin();
+  folder.fd = ::open(d.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  struct stat opened {
+  }, named{};
+  if (folder.fd < 0 || ::fstat(folder.fd, &opened) != 0 || ::lstat(d.c_str(), &named) != 0 ||
+      opened.st_ino != named.st_ino || opened.st_dev != named.st_dev)
+    throw std::runtime_error("cannot open " + d.string() + ": it was replaced as it was made");
+  dir = d;
+  pin_output_folder(dir, folder.fd);
+}
+
+void StagedDirectory::Pinned::unpin() {
+  if (!dir.empty()) unpin_output_folder(dir);
+  dir.clear();
+  if (folder.fd >= 0) ::close(folder.fd);
+  folder.fd = -1;
+}
+
+void StagedDirectory::make_staging(bool made) {
+  try {
+    pinned_.pin(staging_);
+    if (made) write_marker(staging_);
+  } catch (...) {
+    pinned_.unpin();
+    if (made) remove_output_tree(staging_);
+    release_slot(slot_);
+    slot_ = -1;
+    throw;
+  }
+}
+
 StagedDirectory::StagedDirectory(fs::path final_dir, std::vector<fs::path> inputs, const std::string& host)
     : final_(checked(final_dir, inputs)), made_(final_), lock_(final_, host), active_(final_) {
+  parent_.fd = ::open(final_.parent_path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (parent_.fd < 0) throw std::runtime_error(cannot_write(final_.parent_path(), errno));
   const std::string base = final_.string() + ".partial-" + std::to_string(::getpid());
   // a leftover of an earlier process with this pid is fivsim's to remove; anything else is passed by
   for (int n = 0;; ++n) {
     staging_ = n == 0 ? fs::path(base) : fs::path(base + "-" + std::to_string(n));
-    if (make_marked_folder(staging_)) break;
+    if (make_folder(staging_)) break;
     if (is_real_folder(staging_) && folder_refusal(staging_).empty() && mount_point_inside(staging_).empty()) {
       say_left(remove_output_tree(staging_), staging_);
-      if (make_marked_folder(staging_)) break;
+      if (make_folder(staging_)) break;
     }
     if (n > 100) throw std::runtime_error("cannot create a staging folder beside " + final_.string());
   }
   slot_ = claim_slot(staging_, kSlotRemove);
+  make_staging(true);
 }
 
 fs::path StagedDirectory::resumable_staging(fs::path final_dir) {
@@ -635,8 +673,11 @@ fs::path StagedDirectory::resumable_staging(fs::path final_dir) {
 StagedDirectory::StagedDirectory(fs::path final_dir, Resumable resumable, std::vector<fs::path> inputs,
                                  const std::string& host)
     : final_(checked(final_dir, inputs)), made_(final_), lock_(final_, host), active_(final_) {
+  parent_.fd = ::open(final_.parent_path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (parent_.fd < 0) throw std::runtime_error(cannot_write(final_.parent_path(), errno));
   staging_ = resumable_staging(final_);
-  if (!make_marked_folder(staging_)) {
+  const bool made = make_folder(staging_);
+  if (!made) {
     // an unfinished sweep's folder (its manifest, from before the marker too) or fivsim's own
     std::error_code ec;
     const bool ours = is_real_folder(staging_) &&
@@ -650,6 +691,7 @@ StagedDirectory::StagedDirectory(fs::path final_dir, Resumable resumable, std::v
     keep_ = true;
   }
   slot_ = claim_slot(staging_, keep_ ? kSlotKeep : kSlotRemove);
+  make_staging(made);
 }
 
 void StagedDirectory::set_keep(bool keep) {
@@ -661,14 +703,18 @@ void StagedDirectory::set_keep(bool keep) {
 void StagedDirectory::keep_on_failure() { set_keep(true); }
 
 void StagedDirectory::restart() {
+  pinned_.unpin();
   const std::vector<std::string> left = remove_output_tree(staging_);
   if (!left.empty()) throw std::runtime_error("cannot empty " + staging_.string() + ": " + left.front() + " stays");
-  if (!make_marked_folder(staging_)) throw std::runtime_error("cannot create " + staging_.string());
+  if (!make_folder(staging_)) throw std::runtime_error("cannot create " + staging_.string());
+  pinned_.pin(staging_);
+  write_marker(staging_);
   set_keep(false);
 }
 
 StagedDirectory::~StagedDirectory() {
   release_slot(slot_);
+  pinned_.unpin();
   if (!committed_ && !keep_) say_left(remove_output_tree(staging_), staging_);
 }
 
@@ -681,11 +727,14 @@ void StagedDirectory::commit() {
                              staging_.string());
   }
   write_marker(staging_);
-  if (::renameat2(AT_FDCWD, staging_.c_str(), AT_FDCWD, final_.c_str(), RENAME_NOREPLACE) == 0) {
+  pinned_.unpin();
+  // within the folder opened when the command began: a folder above swapped meanwhile moves nothing
+  const std::string from = staging_.filename().string(), to = final_.filename().string();
+  if (::renameat2(parent_.fd, from.c_str(), parent_.fd, to.c_str(), RENAME_NOREPLACE) == 0) {
     committed_ = true;
   } else if (errno == EEXIST) {
     // an earlier results folder: the two swap places in one step, then the old one goes
-    if (::renameat2(AT_FDCWD, staging_.c_str(), AT_FDCWD, final_.c_str(), RENAME_EXCHANGE) == 0) {
+    if (::renameat2(parent_.fd, from.c_str(), parent_.fd, to.c_str(), RENAME_EXCHANGE) == 0) {
       committed_ = true;
       say_left(remove_output_tree(staging_), staging_);
     }

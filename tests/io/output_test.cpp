@@ -18,6 +18,7 @@
 
 #include "cli/cli_test_util.hpp"
 #include "fivsim/core/input_error.hpp"
+#include "fivsim/core/output_file.hpp"
 #include "fivsim/io/output.hpp"
 
 namespace {
@@ -150,6 +151,29 @@ TEST(StagedDirectory, ReplacesAnEarlierResultsFolderAndLeavesNothingOnFailure) {
   int entries = 0;
   for ([[maybe_unused]] const auto& e : fs::directory_iterator(base)) ++entries;
   EXPECT_EQ(entries, 1);  // r alone: no staging folder, no lock file
+  fs::remove_all(base);
+}
+
+// the staging folder swapped for a link to another folder while the command writes: its files and
+// folders still go into the folder it made (pinned by a descriptor), never into the link's target
+TEST(StagedDirectory, WritesStayInTheFolderItMadeWhenItsPathIsSwapped) {
+  const fs::path base = fresh_dir("fivsim_staged_pinned");
+  fs::create_directories(base / "victim");
+  {
+    StagedDirectory dir(base / "r");
+    const fs::path staging = dir.path();
+    fs::rename(staging, base / "moved");
+    fs::create_directory_symlink(base / "victim", staging);
+    fivsim::write_new_file(dir.file("summary.json"), "new");
+    fivsim::make_output_folder(dir.file("trajectories"));
+    fivsim::write_new_file(dir.file("trajectories") / "case_0.csv", "t\n");
+    EXPECT_EQ(slurp(base / "moved" / "summary.json"), "new");
+    EXPECT_EQ(slurp(base / "moved" / "trajectories" / "case_0.csv"), "t\n");
+  }
+  int entries = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(base / "victim")) ++entries;
+  EXPECT_EQ(entries, 0);
+  EXPECT_FALSE(fs::exists(fs::symlink_status(base / ("r.partial-" + std::to_string(::getpid())))));
   fs::remove_all(base);
 }
 

@@ -112,6 +112,8 @@ class StagedDirectory {
 
  private:
   void set_keep(bool keep);
+  // the staging folder made and pinned with its marker; what was made is removed again on failure
+  void make_staging(bool made);
   // the folders above <dir> this command made, removed again (where still empty) when it leaves
   // nothing behind: a refusal touches nothing
   class MadeFolders {
@@ -129,7 +131,26 @@ class StagedDirectory {
   MadeFolders made_;
   OutputLock lock_;
   ActiveOutput active_;
+  // a descriptor closed with its owner
+  struct OwnedFd {
+    int fd = -1;
+    OwnedFd() = default;
+    OwnedFd(const OwnedFd&) = delete;
+    OwnedFd& operator=(const OwnedFd&) = delete;
+    ~OwnedFd();
+  };
+  // the staging folder pinned (core/output_file.hpp): every file under it reached from its
+  // descriptor, until unpinned
+  struct Pinned {
+    std::filesystem::path dir;
+    OwnedFd folder;
+    void pin(const std::filesystem::path& d);
+    void unpin();
+    ~Pinned() { unpin(); }
+  };
+  OwnedFd parent_;  // the folder of <dir> and its staging folder, opened once
   std::filesystem::path staging_;
+  Pinned pinned_;
   int slot_ = -1;
   bool committed_ = false;
   bool keep_ = false;
