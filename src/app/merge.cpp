@@ -44,7 +44,7 @@ struct Shard {
   int index = 0;
 };
 
-[[noreturn]] void refuse(const std::string& what) { throw InputError("", what); }
+[[noreturn]] void refuse(const std::string& what) { throw InputError::message(what); }
 
 // a shard's file open for reading: a regular file in the shard's folder, never a link, device or
 // pipe (which would be read through or waited on)

@@ -29,6 +29,7 @@ void ProgressLine::update(double done, double work) {
 
 void ProgressLine::done() {
   if (shown_) std::fprintf(stderr, "\n");
+  shown_ = false;
 }
 
 }  // namespace fivsim::cli

@@ -19,7 +19,7 @@ using Clock = std::chrono::steady_clock;
 LoadedScenario load_scenario(const ScenarioArgs& args);
 
 // body() with its failures as the exit codes of commands.hpp: bad input (an InputError) 2, any
-// other failure 1, each said on stderr as "fivsim <verb>: …"
+// other failure 1, each said on stderr as "fivsim <verb>: …". Every verb runs through it
 template <class Body>
 int exit_code_of(const char* verb, Body&& body) {
   try {
@@ -41,6 +41,10 @@ inline double seconds_since(Clock::time_point t0) { return std::chrono::duration
 class ProgressLine {
  public:
   ProgressLine(bool enabled, double total, const char* what, const char* unit, const char* rate_unit);
+  // a line still shown (the work failed) is ended, so that the message starts a line of its own
+  ~ProgressLine() { done(); }
+  ProgressLine(const ProgressLine&) = delete;
+  ProgressLine& operator=(const ProgressLine&) = delete;
   // done of total, and the work (steps, case-steps) behind the rate
   void update(double done, double work);
   void set_total(double total) { total_ = total; }

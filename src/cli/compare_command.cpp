@@ -14,15 +14,9 @@
 namespace fivsim::cli {
 
 int compare_command(const CompareArgs& args) {
-  LoadedScenario loaded;
-  try {
-    loaded = load_scenario(args);
-  } catch (const InputError& e) {
-    std::fprintf(stderr, "fivsim compare: %s\n", e.what());
-    return kExitBadInput;
-  }
-  const Scenario& sc = loaded.scenario;
-  try {
+  return exit_code_of("compare", [&] {
+    const LoadedScenario loaded = load_scenario(args);
+    const Scenario& sc = loaded.scenario;
     StagedDirectory dir(output_folder(args.out, sc.name + "_compare"), {args.scenario});
     ComparisonOptions options;
     options.methods = args.methods;
@@ -39,13 +33,7 @@ int compare_command(const CompareArgs& args) {
         return csv->sink();
       };
     }
-    Comparison result;
-    try {
-      result = compare_methods(loaded, options);
-    } catch (const InputError& e) {
-      std::fprintf(stderr, "fivsim compare: %s\n", e.what());
-      return kExitBadInput;
-    }
+    const Comparison result = compare_methods(loaded, options);
     if (!result.reference_ok) {
       std::fprintf(stderr, "fivsim compare: %s\n", result.failure.c_str());
       return kExitNumerical;
@@ -58,13 +46,7 @@ int compare_command(const CompareArgs& args) {
     std::printf("compare %s: %zu runs against the reference -> %s\n", sc.name.c_str(), result.report["runs"].size(),
                 dir.final_path().c_str());
     return kExitOk;
-  } catch (const InputError& e) {
-    std::fprintf(stderr, "fivsim compare: %s\n", e.what());
-    return kExitBadInput;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "fivsim compare: %s\n", e.what());
-    return kExitError;
-  }
+  });
 }
 
 }  // namespace fivsim::cli

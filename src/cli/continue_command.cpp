@@ -2,7 +2,6 @@
 // branches.csv (one row per point), bifurcations.csv (one row per bifurcation), orbit_points.csv
 // (orbits), the same tables in results.h5, and summary.json, with one line per bifurcation on stdout.
 #include <cstdio>
-#include <optional>
 
 #include "cli_common.hpp"
 #include "fivsim/app/continuation.hpp"
@@ -11,10 +10,7 @@
 namespace fivsim::cli {
 
 int continue_command(const ContinueArgs& args) {
-  ContinuationRun run;
-  std::optional<StagedDirectory> dir;
-  ProgressLine line(!args.quiet, 1.0, "branches", "", "points/s");
-  try {
+  return exit_code_of("continue", [&] {
     json base = load_json_file(args.scenario);
     for (const auto& s : args.set) apply_override(base, s);
     const std::string name = base.is_object() && base.contains("name") && base["name"].is_string()
@@ -22,9 +18,10 @@ int continue_command(const ContinueArgs& args) {
                                  : std::string("scenario");
     std::vector<std::filesystem::path> inputs = continuation_inputs(base);
     inputs.emplace_back(args.scenario);
-    dir.emplace(output_folder(args.out, name + "_continuation"), inputs);
+    StagedDirectory dir(output_folder(args.out, name + "_continuation"), inputs);
     const ShotDevice device = args.device == "cuda" ? ShotDevice::cuda : ShotDevice::cpu;
-    run = run_continuation(
+    ProgressLine line(!args.quiet, 1.0, "branches", "", "points/s");
+    const ContinuationRun run = run_continuation(
         base, args.threads,
         [&](long done, long total, long points) {
           line.set_total(static_cast<double>(total));
@@ -32,34 +29,24 @@ int continue_command(const ContinueArgs& args) {
         },
         device);
     line.done();
-  } catch (const InputError& e) {
-    line.done();
-    std::fprintf(stderr, "fivsim continue: %s\n", e.what());
-    return kExitBadInput;
-  } catch (const std::exception& e) {
-    line.done();
-    std::fprintf(stderr, "fivsim continue: %s\n", e.what());
-    return kExitError;
-  }
-  try {
     const json& r = run.report;
-    write_columns(run.branches, dir->file("branches.csv"));
-    write_columns(run.bifurcations, dir->file("bifurcations.csv"));
-    if (!run.orbit_points.names.empty()) write_columns(run.orbit_points, dir->file("orbit_points.csv"));
-    if (!run.curves.names.empty()) write_columns(run.curves, dir->file("curves.csv"));
-    write_continuation_h5(run, dir->file("results.h5"));
-    write_json_file(dir->file("summary.json"), r);
-    dir->commit();
+    write_columns(run.branches, dir.file("branches.csv"));
+    write_columns(run.bifurcations, dir.file("bifurcations.csv"));
+    if (!run.orbit_points.names.empty()) write_columns(run.orbit_points, dir.file("orbit_points.csv"));
+    if (!run.curves.names.empty()) write_columns(run.curves, dir.file("curves.csv"));
+    write_continuation_h5(run, dir.file("results.h5"));
+    write_json_file(dir.file("summary.json"), r);
+    dir.commit();
     if (!args.quiet) {
       if (r.contains("starts"))
         std::printf("continue %s: %zu orbit branches over %s from %zu families of %s, %zu points -> %s\n",
                     r["name"].get<std::string>().c_str(), r["branches"].size(), run.parameter.c_str(),
                     r["starts"].size(), r["from"].get<std::string>().c_str(), r["points"].get<std::size_t>(),
-                    dir->final_path().c_str());
+                    dir.final_path().c_str());
       else
         std::printf("continue %s: %s branch over %s, %zu points (%s) -> %s\n", r["name"].get<std::string>().c_str(),
                     r["start"].get<std::string>().c_str(), run.parameter.c_str(), r["points"].get<std::size_t>(),
-                    r["stop"].get<std::string>().c_str(), dir->final_path().c_str());
+                    r["stop"].get<std::string>().c_str(), dir.final_path().c_str());
       for (const auto& b : r["bifurcations"]) {
         const std::string kind = b["kind"].get<std::string>();
         std::printf("  %s at %s = %.10g", kind.c_str(), run.parameter.c_str(), b["parameter"].get<double>());
@@ -82,10 +69,7 @@ int continue_command(const ContinueArgs& args) {
                       c["stop"].get<std::string>().c_str());
     }
     return kExitOk;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "fivsim continue: %s\n", e.what());
-    return kExitError;
-  }
+  });
 }
 
 }  // namespace fivsim::cli

@@ -12,10 +12,9 @@
 namespace fivsim::cli {
 
 int friction_command(const FrictionArgs& args) {
-  LoadedScenario loaded;
-  double amplitude = args.amplitude, f_hz = args.f_hz, t_end = 0.0, dt = 0.0;
-  try {
-    loaded = load_scenario(args);
+  return exit_code_of("friction", [&] {
+    const LoadedScenario loaded = load_scenario(args);
+    double amplitude = args.amplitude, f_hz = args.f_hz;
     const json& doc = loaded.scenario.document;
     const bool pendulum = loaded.scenario.model.type == "torsion_pendulum";
     if (std::isnan(amplitude)) {
@@ -37,8 +36,8 @@ int friction_command(const FrictionArgs& args) {
       throw InputError("--dt", "must be > 0 (or 0: a 2000th of a period)");
     // the samples are held in memory, and a dynamic law's substeps per sample bounded (core/limits.hpp)
     const double period = 1.0 / f_hz;
-    t_end = args.t_end > 0 ? args.t_end : 2.0 * period;
-    dt = args.dt > 0 ? args.dt : period / 2000.0;
+    const double t_end = args.t_end > 0 ? args.t_end : 2.0 * period;
+    const double dt = args.dt > 0 ? args.dt : period / 2000.0;
     if (!(t_end / dt <= kMaxHeldSamples))
       throw InputError(args.t_end > 0 ? "--t-end" : "--dt",
                        "t_end/dt = " + format_double(t_end / dt) + " samples; fivsim friction holds at most 1e8");
@@ -48,13 +47,7 @@ int friction_command(const FrictionArgs& args) {
       throw InputError("--amplitude", "at |v| = " + format_double(std::abs(amplitude)) +
                                           " the law's bristle dynamics need " + format_double(sub) +
                                           " RK4 substeps per sample (at most 1e6): a smaller amplitude or --dt");
-  } catch (const InputError& e) {
-    std::fprintf(stderr, "fivsim friction: %s\n", e.what());
-    return kExitBadInput;
-  }
-  try {
     const Scenario& sc = loaded.scenario;
-    const ContactDescription& c = sc.model.contacts[static_cast<std::size_t>(args.contact)];
     const double w = 2.0 * M_PI * f_hz;
     StagedDirectory dir(output_folder(args.out, sc.name + "_friction"), {args.scenario});
     const std::vector<FrictionSample> samples = friction_response(
@@ -82,13 +75,7 @@ int friction_command(const FrictionArgs& args) {
     std::printf("friction %s (%s): v = %g sin(2π·%g t), %zu samples, F in [%.6g, %.6g] -> %s\n", sc.name.c_str(),
                 law.c_str(), amplitude, f_hz, samples.size(), lo, hi, dir.final_path().c_str());
     return kExitOk;
-  } catch (const InputError& e) {
-    std::fprintf(stderr, "fivsim friction: %s\n", e.what());
-    return kExitBadInput;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "fivsim friction: %s\n", e.what());
-    return kExitError;
-  }
+  });
 }
 
 }  // namespace fivsim::cli

@@ -54,42 +54,35 @@ void print_report(const char* label, const SindyReport& r, const IdentifyConfig&
 // a config with a sweep block: one identification per case (app/identify_batch.hpp), written as
 // identifications.csv and summary.json
 int identify_batch_command(const json& doc, const IdentifyArgs& args) {
-  return exit_code_of("identify", [&] {
-    // every case's config is checked before the folder is made
-    const IdentifyBatch batch =
-        plan_identify_batch(doc, args.config, std::filesystem::path(args.config).parent_path().string());
-    StagedDirectory dir(output_folder(args.out, batch.name()), batch.inputs);
-    const long n = static_cast<long>(batch.configs.size());
-    ProgressLine progress(true, static_cast<double>(n), "identifications", "", "identifications/s");
-    const IdentifyBatchResult r =
-        run_identify_batch(batch, [&](long done, long) { progress.update(double(done), double(done)); });
-    progress.done();
-    write_columns(r.table, dir.file("identifications.csv"));
-    write_json_file(dir.file("summary.json"), r.summary);
-    dir.commit();
-    std::printf("identify %s (%s): %ld identifications in %.3g s -> %s\n", batch.name().c_str(), batch.method().c_str(),
-                n, r.summary["wall_s"].get<double>(), dir.final_path().c_str());
-    for (const auto& [name, count] : r.summary["status"].items())
-      std::printf("  %-8s %ld\n", name.c_str(), count.get<long>());
-    return kExitOk;
-  });
+  // every case's config is checked before the folder is made
+  const IdentifyBatch batch =
+      plan_identify_batch(doc, args.config, std::filesystem::path(args.config).parent_path().string());
+  StagedDirectory dir(output_folder(args.out, batch.name()), batch.inputs);
+  const long n = static_cast<long>(batch.configs.size());
+  ProgressLine progress(true, static_cast<double>(n), "identifications", "", "identifications/s");
+  const IdentifyBatchResult r =
+      run_identify_batch(batch, [&](long done, long) { progress.update(double(done), double(done)); });
+  progress.done();
+  write_columns(r.table, dir.file("identifications.csv"));
+  write_json_file(dir.file("summary.json"), r.summary);
+  dir.commit();
+  std::printf("identify %s (%s): %ld identifications in %.3g s -> %s\n", batch.name().c_str(), batch.method().c_str(),
+              n, r.summary["wall_s"].get<double>(), dir.final_path().c_str());
+  for (const auto& [name, count] : r.summary["status"].items())
+    std::printf("  %-8s %ld\n", name.c_str(), count.get<long>());
+  return kExitOk;
 }
 
 }  // namespace
 
 int identify_command(const IdentifyArgs& args) {
-  LoadedIdentification loaded;
-  try {
+  return exit_code_of("identify", [&] {
     json doc = load_json_file(args.config);
     for (const auto& s : args.set) apply_override(doc, s);
     if (doc.is_object() && doc.contains("sweep")) return identify_batch_command(doc, args);
-    loaded = load_identification(doc, std::filesystem::path(args.config).parent_path().string());
-  } catch (const InputError& e) {
-    std::fprintf(stderr, "fivsim identify: %s\n", e.what());
-    return kExitBadInput;
-  }
-  const IdentifyConfig& config = loaded.config;
-  return exit_code_of("identify", [&] {
+    const LoadedIdentification loaded =
+        load_identification(doc, std::filesystem::path(args.config).parent_path().string());
+    const IdentifyConfig& config = loaded.config;
     StagedDirectory dir(output_folder(args.out, config.name), identify_inputs(args.config, config));
     const IdentifyOutcome outcome = run_identification(loaded);
     const IdentificationResult& result = outcome.result;

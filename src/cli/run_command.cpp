@@ -11,7 +11,7 @@
 namespace fivsim::cli {
 
 int validate_command(const ScenarioArgs& args) {
-  try {
+  return exit_code_of("validate", [&] {
     json doc = load_json_file(args.scenario);
     for (const auto& s : args.set) apply_override(doc, s);
     const LoadedScenario l = validate_document(doc);
@@ -21,28 +21,17 @@ int validate_command(const ScenarioArgs& args) {
                 sc.integrator.method.c_str(), sc.integrator.dt, sc.integrator.t_end, sc.integrator.steps,
                 lcp_solver_name(sc.integrator.step.solver));
     return kExitOk;
-  } catch (const InputError& e) {
-    std::fprintf(stderr, "fivsim validate: %s\n", e.what());
-    return kExitBadInput;
-  }
+  });
 }
 
 int run_command(const RunArgs& args) {
-  LoadedScenario loaded;
-  try {
-    loaded = load_scenario(args);
-  } catch (const InputError& e) {
-    std::fprintf(stderr, "fivsim run: %s\n", e.what());
-    return kExitBadInput;
-  }
-  const Scenario& sc = loaded.scenario;
-  const int nc = loaded.model->n_contacts;
-
-  try {
+  return exit_code_of("run", [&] {
+    const LoadedScenario loaded = load_scenario(args);
+    const Scenario& sc = loaded.scenario;
     StagedDirectory dir(output_folder(args.out, sc.name), {args.scenario});
     std::unique_ptr<TimeseriesCsv> csv;
     if (sc.output.timeseries)
-      csv = std::make_unique<TimeseriesCsv>(dir.file("timeseries.csv"), loaded.model->n_dof, nc);
+      csv = std::make_unique<TimeseriesCsv>(dir.file("timeseries.csv"), loaded.model->n_dof, loaded.model->n_contacts);
     ProgressLine progress(!args.quiet, sc.integrator.t_end, "t", " s", "steps/s");
     const ScenarioRunResult result = run_scenario(loaded, csv ? csv->sink() : RunRowSink(), [&](double t, long steps) {
       progress.update(t, static_cast<double>(steps));
@@ -65,13 +54,7 @@ int run_command(const RunArgs& args) {
       return kExitNumerical;
     }
     return kExitOk;
-  } catch (const InputError& e) {
-    std::fprintf(stderr, "fivsim run: %s\n", e.what());
-    return kExitBadInput;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "fivsim run: %s\n", e.what());
-    return kExitError;
-  }
+  });
 }
 
 }  // namespace fivsim::cli

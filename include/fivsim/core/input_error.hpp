@@ -40,6 +40,12 @@ struct InputError : std::runtime_error {
       : std::runtime_error(printable((pointer.empty() ? std::string("/") : pointer) + ": " + rule)),
         pointer(pointer),
         rule(rule) {}
+  // an error that no pointer names (a refused shard of a merge): the message alone
+  static InputError message(const std::string& text) {
+    InputError e("", text);
+    static_cast<std::runtime_error&>(e) = std::runtime_error(printable(text));
+    return e;
+  }
   // an error about a whole file (unreadable, malformed JSON): "<path>: <rule>"
   static InputError in_file(const std::string& path, const std::string& rule) {
     InputError e("", rule);
