@@ -62,4 +62,18 @@ std::size_t host_available_bytes() {
   return 0;
 }
 
+long sweep_chunk_cases(long requested, long cases, const ChunkFootprint& f, const MemoryFigures* device, long steps,
+                       int threads, bool pinn) {
+  long chunk = requested;
+  if (chunk <= 0 && device) {
+    const ChunkBudget budget = chunk_budget(*device, f);
+    if (budget.cases == 0) throw std::runtime_error("CUDA backend: " + budget.why + " (--device cpu runs it on the CPU)");
+    chunk = std::min(budget.cases, 1L << 21);
+  } else if (chunk <= 0) {
+    const long t = threads;
+    chunk = pinn ? 4L * t : std::clamp((1L << 26) / std::max(1L, steps), 256L * t, std::max(256L * t, 1L << 16));
+  }
+  return std::max(1L, std::min(chunk, cases));
+}
+
 }  // namespace fivsim::batch

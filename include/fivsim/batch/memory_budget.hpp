@@ -55,6 +55,15 @@ struct ChunkBudget {
 
 ChunkBudget chunk_budget(const MemoryFigures& m, const ChunkFootprint& f);
 
+// the cases of a sweep's chunk: `requested` where given; on a device (`device` set) what its memory
+// holds (chunk_budget: both slots, the kernels' local memory, the runtime's reserve, the host
+// copies), at most 2^21, a std::runtime_error where not one case fits; on the CPU some 2^26
+// case-steps (a chunk of short cases costs its fsyncs and its manifest, not its stepping), at
+// least 256 cases per thread and at most 2^16 cases (4 a thread for the PINN methods): small enough
+// for the progress line to move, large enough that a chunk's overhead vanishes. At most `cases`
+long sweep_chunk_cases(long requested, long cases, const ChunkFootprint& f, const MemoryFigures* device, long steps,
+                       int threads, bool pinn);
+
 // the footprint of a case of instantiation D: own_setup / own_map where the plan makes each case
 // its own (else one is shared), n_params swept values, points_per_case values of point rings,
 // case_columns columns of its row, extra_device_bytes of its own on the device (the PINN blocks)

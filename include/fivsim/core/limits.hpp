@@ -1,5 +1,5 @@
 // fivsim/core/limits.hpp — the most of each quantity fivsim takes: one table read by every
-// command, `fivsim validate` and the Python API (README "Limits"). Beyond these a run would not
+// command, `fivsim validate` and the Python API (README "What fivsim reads"). Beyond these a run would not
 // end in a working day or its arrays would not fit in memory; below them every product that sizes
 // an array (steps × samples, cases × columns) stays far from overflowing.
 #pragma once
