@@ -1,6 +1,6 @@
 // fivsim/batch/chunk_backend.hpp — the backend a sweep's chunks run on, chosen once per run: a
 // pipeline of two slots (launch a batch of cases into slot 0 or 1, finish the slot) with CPU, CUDA
-// and PINN implementations (src/batch/chunk_backends.cpp). One chunk loop (sweep_runner.cpp) drives
+// and PINN implementations (src/batch/chunk_backend.cpp). One chunk loop (batch/sweep_chunk_loop.hpp) drives
 // every backend: the next chunk prepared while one runs, a chunk the device cannot hold halved and
 // retried, the slots' buffers reused, so that each CPU test run proves the loop a GPU runs.
 #pragma once

@@ -1,5 +1,5 @@
 // fivsim/batch/sweep_backend.hpp — what the batch engine's backends run a chunk of prepared cases
-// with: CPU (OpenMP over the case runner, src/batch/sweep.cpp) and CUDA (kernels/sweep_batch.cuh,
+// with: CPU (OpenMP over the case runner, src/batch/cpu_backend.cpp) and CUDA (kernels/sweep_batch.cuh,
 // one thread per case), the outcome of a backend call and the allocation failures a test injects.
 // Plain structs only (no Eigen, no JSON), so that nvcc never compiles host-only libraries; the
 // backend objects the chunk loop drives are in chunk_backend.hpp.

@@ -1,7 +1,7 @@
 // fivsim/batch/sweep_pinn_backend.hpp — the two backends of a PINN sweep over a chunk of cases,
 // both the lockstep orchestration of pinn_case.hpp (all cases one time step at a time, their
 // trainings advanced together) with each case's networks in its own memory blocks: CPU (OpenMP
-// loops per phase, src/batch/sweep.cpp) and CUDA (a kernel per phase, kernels/sweep_pinn.cu).
+// loops per phase, src/batch/cpu_backend.cpp) and CUDA (a kernel per phase, kernels/sweep_pinn.cu).
 // Plain structs only, so that nvcc compiles this header.
 #pragma once
 

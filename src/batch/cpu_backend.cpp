@@ -1,4 +1,4 @@
-// src/batch/sweep.cpp — host side of the batch engine: the chunk's cases prepared from the plan,
+// src/batch/cpu_backend.cpp — the sweep engine's host side: the chunk's cases prepared from the plan,
 // and the CPU backend (an OpenMP loop over the shared case runner, with the classical steppers or
 // the PINN steppers).
 #include "fivsim/batch/sweep.hpp"
