@@ -20,14 +20,6 @@ using nlohmann::json;
 // (from the macro, not kScenarios: clang orders an inline variable's initialization after this one)
 const std::string kScenario = FIVSIM_SOURCE_DIR "/scenarios/model1_slow_stribeck.json";
 
-// exit 2, one line that starts with the verb and holds `part`
-void expect_bad_input(const Result& r, const std::string& verb, const std::string& part) {
-  EXPECT_EQ(r.code, 2) << r.err;
-  EXPECT_EQ(r.err.rfind("fivsim " + verb + ": ", 0), 0u) << r.err;
-  EXPECT_NE(r.err.find(part), std::string::npos) << r.err;
-  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
-}
-
 // the scenario's text with `from` replaced by `to`, in a file of its own
 fs::path edited_scenario(const fs::path& dir, const std::string& from, const std::string& to) {
   fs::create_directories(dir);

@@ -3,6 +3,9 @@
 // without locks.
 #pragma once
 
+#include <gtest/gtest.h>
+
+#include <algorithm>
 #include <csignal>
 #include <cstddef>
 #include <cstdlib>
@@ -70,6 +73,14 @@ inline Result run_fivsim_ranks(int ranks, const std::string& args) {
       args);
 }
 #endif
+
+// bad input as every verb reports it: exit 2, one line that starts "fivsim <verb>: " and holds `part`
+inline void expect_bad_input(const Result& r, const std::string& verb, const std::string& part) {
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_EQ(r.err.rfind("fivsim " + verb + ": ", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find(part), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
 
 inline fs::path fresh_dir(const std::string& name) {
   const fs::path p = fs::temp_directory_path() / (name + "_" + std::to_string(::getpid()));

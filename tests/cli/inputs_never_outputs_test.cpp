@@ -60,14 +60,6 @@ std::vector<std::string> changed(const std::map<std::string, std::string>& befor
   return names;
 }
 
-// exit 2 with one line starting "fivsim <verb>: " and holding `part`
-void expect_refused(const Result& r, const std::string& verb, const std::string& part) {
-  EXPECT_EQ(r.code, 2) << r.err;
-  EXPECT_EQ(r.err.rfind("fivsim " + verb + ": ", 0), 0u) << r.err;
-  EXPECT_NE(r.err.find(part), std::string::npos) << r.err;
-  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
-}
-
 // a fresh folder holding a copy of the scenarios the tests edit
 fs::path arena(const std::string& name) {
   const fs::path base = fresh_dir(name);
@@ -121,9 +113,9 @@ TEST(InputsNeverOutputs, ContinueNeverReplacesTheSweepItReads) {
       R"( --set '/continuation={"parameter":"/model/Fn","range":[10,12],"start":"sweep","from":")" +
       (base / "S").string() + R"("}')";
   const std::string cont = "continue " + kScenarioDir + "chain2_bifurcation.json -q" + block;
-  expect_refused(run_fivsim(cont + " --out " + (base / "S").string()), "continue", "an input of this command");
-  expect_refused(run_fivsim(cont + " --out " + (base / "S" / "sub").string()), "continue",
-                 "lies inside " + (base / "S").string() + ", an input of this command");
+  expect_bad_input(run_fivsim(cont + " --out " + (base / "S").string()), "continue", "an input of this command");
+  expect_bad_input(run_fivsim(cont + " --out " + (base / "S" / "sub").string()), "continue",
+                   "lies inside " + (base / "S").string() + ", an input of this command");
   EXPECT_EQ(changed(before, snapshot(base)), std::vector<std::string>{});
   EXPECT_EQ(run_fivsim(cont + " --out " + (base / "C").string()).code, 0);
   fs::remove_all(base);
@@ -137,8 +129,8 @@ TEST(InputsNeverOutputs, IdentifyNeverReplacesAFolderHoldingItsScenario) {
   std::ofstream(base / "id.json") << R"({"name": "id", "method": "sindy",
       "data": {"scenario": "R/model.json", "t_end": 2, "sample_dt": 2e-3}})";
   const auto before = snapshot(base);
-  expect_refused(run_fivsim("identify " + (base / "id.json").string() + " --out " + (base / "R").string()), "identify",
-                 "holds " + (base / "R" / "model.json").string() + ", an input of this command");
+  expect_bad_input(run_fivsim("identify " + (base / "id.json").string() + " --out " + (base / "R").string()),
+                   "identify", "holds " + (base / "R" / "model.json").string() + ", an input of this command");
   EXPECT_EQ(changed(before, snapshot(base)), std::vector<std::string>{});
   fs::remove_all(base);
 }
@@ -156,8 +148,8 @@ TEST(InputsNeverOutputs, ResumeNeverWritesThroughAPlantedLink) {
     fs::remove(partial / name);  // results.h5 is there already: the link takes its place
     fs::create_symlink(folder ? base / "victims" : base / "victim.txt", partial / name);
     const auto before = snapshot(base);
-    expect_refused(run_fivsim(sweep + " --chunk 64 --resume --set /output/trajectories=[0] --out " + out.string()),
-                   "sweep", (partial / name).string() + " is a symbolic link, not a file fivsim writes there");
+    expect_bad_input(run_fivsim(sweep + " --chunk 64 --resume --set /output/trajectories=[0] --out " + out.string()),
+                     "sweep", (partial / name).string() + " is a symbolic link, not a file fivsim writes there");
     EXPECT_EQ(changed(before, snapshot(base)), std::vector<std::string>{}) << name;
     fs::remove(partial / name);
   }
@@ -165,7 +157,7 @@ TEST(InputsNeverOutputs, ResumeNeverWritesThroughAPlantedLink) {
   // a hard link to a file outside is refused too: writing it would change the outside file
   fs::remove(partial / "cases.csv");
   fs::create_hard_link(base / "victim.txt", partial / "cases.csv");
-  expect_refused(run_fivsim(sweep + " --chunk 64 --resume --out " + out.string()), "sweep", "(a hard link)");
+  expect_bad_input(run_fivsim(sweep + " --chunk 64 --resume --out " + out.string()), "sweep", "(a hard link)");
   EXPECT_EQ(slurp(base / "victim.txt"), "victim");
   fs::remove_all(base);
 }
@@ -179,8 +171,8 @@ TEST(InputsNeverOutputs, NamesBesideAResultsFolderAreNeverAnOutput) {
   ASSERT_GE(held, 0);
   const auto before = snapshot(base);
   for (const char* name : {"X.partial", "X.partial-123", "X.lock", "X.lock-7", "X.old-9"})
-    expect_refused(run_fivsim("run " + (base / "s.json").string() + kShort + " --out " + (base / name).string()), "run",
-                   "is a name fivsim keeps beside the results folder " + (base / "X").string());
+    expect_bad_input(run_fivsim("run " + (base / "s.json").string() + kShort + " --out " + (base / name).string()),
+                     "run", "is a name fivsim keeps beside the results folder " + (base / "X").string());
   EXPECT_EQ(changed(before, snapshot(base)), std::vector<std::string>{});
   ::close(held);
   fs::remove_all(base);
@@ -196,8 +188,8 @@ TEST(InputsNeverOutputs, AMountPointInsideAResultIsNeverEntered) {
     if (!mnt.mounted) GTEST_SKIP() << "mount refused here";
     std::ofstream(base / "R" / "mnt" / "data.txt") << "precious";
     const auto before = snapshot(base);
-    expect_refused(run_fivsim("run " + (base / "s.json").string() + kShort + " --out " + (base / "R").string()), "run",
-                   "holds " + (base / "R" / "mnt").string() + ", a mount point");
+    expect_bad_input(run_fivsim("run " + (base / "s.json").string() + kShort + " --out " + (base / "R").string()),
+                     "run", "holds " + (base / "R" / "mnt").string() + ", a mount point");
     EXPECT_EQ(changed(before, snapshot(base)), std::vector<std::string>{});
   }
   fs::remove_all(base);
@@ -209,8 +201,8 @@ TEST(InputsNeverOutputs, AUsersLockFileIsNeverDeleted) {
   for (const std::string text : {"", "pid 12 on x", "my notes"}) {
     std::ofstream(base / "L.lock") << text;
     const auto before = snapshot(base);
-    expect_refused(run_fivsim("run " + (base / "s.json").string() + kShort + " --out " + (base / "L").string()), "run",
-                   "exists and is not a fivsim lock file");
+    expect_bad_input(run_fivsim("run " + (base / "s.json").string() + kShort + " --out " + (base / "L").string()),
+                     "run", "exists and is not a fivsim lock file");
     EXPECT_EQ(changed(before, snapshot(base)), std::vector<std::string>{}) << text;
   }
   fs::remove_all(base);
@@ -239,7 +231,7 @@ TEST(InputsNeverOutputs, MergeTakesOnlyAFileNameFromTheShards) {
     edit_summary(base / std::to_string(i), [&](json& s) { s["name"] = (base / "elsewhere").string(); });
   const auto before = snapshot(base);
   const Result r = run_command_line("cd " + base.string() + " && ", "merge 0 1");
-  expect_refused(r, "merge", "is not a file name");
+  expect_bad_input(r, "merge", "is not a file name");
   EXPECT_EQ(changed(before, snapshot(base)), std::vector<std::string>{});
   EXPECT_FALSE(fs::exists(base / "elsewhere"));
   fs::remove_all(base);
@@ -281,14 +273,14 @@ TEST(InputsNeverOutputs, DeepNestingInShardAndManifestFilesIsRefused) {
   make_shards(base);
   const std::string deep = std::string(100000, '[') + std::string(100000, ']');
   std::ofstream(base / "1" / "summary.json", std::ios::trunc) << deep;
-  expect_refused(
+  expect_bad_input(
       run_fivsim("merge " + (base / "0").string() + " " + (base / "1").string() + " --out " + (base / "M").string()),
       "merge", "nests deeper than 64 levels");
   const std::string sweep = sweep_of_loads(400, 4);
   unfinished_sweep(sweep, base / "X");
   std::ofstream(base / "X.partial" / "manifest.json", std::ios::trunc) << deep;
-  expect_refused(run_fivsim(sweep + " --chunk 64 --resume --out " + (base / "X").string()), "sweep",
-                 "nests deeper than 64 levels");
+  expect_bad_input(run_fivsim(sweep + " --chunk 64 --resume --out " + (base / "X").string()), "sweep",
+                   "nests deeper than 64 levels");
   fs::remove_all(base);
 }
 
@@ -296,23 +288,23 @@ TEST(InputsNeverOutputs, DeepNestingInShardAndManifestFilesIsRefused) {
 TEST(InputsNeverOutputs, NoCommandAllocatesPastItsLimits) {
   const fs::path base = arena("fivsim_inout_limits");
   const std::string out = " --out " + (base / "out").string();
-  expect_refused(
+  expect_bad_input(
       run_fivsim(
           "continue " + kScenarioDir +
           R"(chain2_bifurcation.json -q --set '/continuation={"parameter":"/model/Fn","range":[10,12],"max_points":2000000000}')" +
           out),
       "continue", "/continuation/max_points: must be <= 1e6");
   const std::string lugre = "friction " + kScenarioDir + "torsion_pendulum_lugre.json";
-  expect_refused(run_fivsim(lugre + " --amplitude 1e10" + out), "friction", "--amplitude: ");
-  expect_refused(run_fivsim(lugre + " --t-end inf" + out), "friction", "--t-end: ");
-  expect_refused(run_fivsim(lugre + " --dt 1e-300" + out), "friction", "--dt: ");
-  expect_refused(run_fivsim(lugre + " --t-end 1e12" + out), "friction", "at most 1e8");
-  expect_refused(run_fivsim("compare " + kScenarioDir + "model2_example2.json --methods moreau --dt 1e-12 -q" + out),
-                 "compare", "--dt: ");
+  expect_bad_input(run_fivsim(lugre + " --amplitude 1e10" + out), "friction", "--amplitude: ");
+  expect_bad_input(run_fivsim(lugre + " --t-end inf" + out), "friction", "--t-end: ");
+  expect_bad_input(run_fivsim(lugre + " --dt 1e-300" + out), "friction", "--dt: ");
+  expect_bad_input(run_fivsim(lugre + " --t-end 1e12" + out), "friction", "at most 1e8");
+  expect_bad_input(run_fivsim("compare " + kScenarioDir + "model2_example2.json --methods moreau --dt 1e-12 -q" + out),
+                   "compare", "--dt: ");
   // validate refuses what sweep refuses
   const std::string samples = kScenarioDir + "chain2_load_sweep.json --set /sweep/samples=2000000000";
-  expect_refused(run_fivsim("validate " + samples), "validate", "/sweep/samples: must be <= 1e8");
-  expect_refused(run_fivsim("sweep " + samples + " -q" + out), "sweep", "/sweep/samples: must be <= 1e8");
+  expect_bad_input(run_fivsim("validate " + samples), "validate", "/sweep/samples: must be <= 1e8");
+  expect_bad_input(run_fivsim("sweep " + samples + " -q" + out), "sweep", "/sweep/samples: must be <= 1e8");
   EXPECT_FALSE(fs::exists(base / "out"));
   fs::remove_all(base);
 }
@@ -328,7 +320,7 @@ TEST(InputsNeverOutputs, MergeRefusesShardsItCannotVerify) {
   cases[cases.size() - 3] = cases[cases.size() - 3] == '1' ? '2' : '1';
   std::ofstream(base / "1" / "cases.csv", std::ios::trunc) << cases;
   edit_summary(base / "1", [](json& s) { s.erase("checksums"); });
-  expect_refused(
+  expect_bad_input(
       run_fivsim("merge " + (base / "0").string() + " " + (base / "1").string() + " --out " + (base / "M").string()),
       "merge", "has no \"checksums\": its files cannot be verified");
   EXPECT_FALSE(fs::exists(base / "M"));
@@ -372,7 +364,7 @@ TEST(InputsNeverOutputs, DotsInOutNameTheFolderTheyResolveTo) {
   EXPECT_NE(locked.err.find("is being written by another fivsim command (pid 4242 on node17)"), std::string::npos);
   ::close(held);
   fs::create_directory_symlink(base / "D", base / "link");
-  expect_refused(run_fivsim(run + (base / "link/.").string()), "run", "is a symbolic link");
+  expect_bad_input(run_fivsim(run + (base / "link/.").string()), "run", "is a symbolic link");
   fs::remove_all(base);
 }
 
@@ -381,12 +373,12 @@ TEST(InputsNeverOutputs, DotsInOutNameTheFolderTheyResolveTo) {
 TEST(InputsNeverOutputs, ContinueNamesWhatIsWrongWithItsInput) {
   const fs::path base = arena("fivsim_inout_continue_input");
   const std::string cont = "continue " + kScenarioDir + "chain2_bifurcation.json -q --out " + (base / "C").string();
-  expect_refused(run_fivsim(cont + R"( --set '/continuation={"parameter":"/model/zeta","range":[10,12]}')"), "continue",
-                 "/continuation/parameter: '/model/zeta' is not a number of the scenario");
+  expect_bad_input(run_fivsim(cont + R"( --set '/continuation={"parameter":"/model/zeta","range":[10,12]}')"),
+                   "continue", "/continuation/parameter: '/model/zeta' is not a number of the scenario");
   const Result r = run_fivsim(
       cont + R"( --device cuda --set '/continuation={"parameter":"/model/Fn","range":[10,12],"start":"orbit"}')");
   if (r.err.find("--device: cuda, but there is") != std::string::npos)
-    expect_refused(r, "continue", "--device: cuda, but there is");
+    expect_bad_input(r, "continue", "--device: cuda, but there is");
   EXPECT_NE(r.code, 1) << r.err;
   fs::remove_all(base);
 }
@@ -400,11 +392,11 @@ TEST(InputsNeverOutputs, MergeReadsOnlyRegularFiles) {
   // (a merge that waited on the pipe would be ended by timeout, exit 124)
   Result r = run_command_line("timeout 60 ", "merge " + (base / "0").string() + " " + (base / "1").string() +
                                                  " --out " + (base / "M").string());
-  expect_refused(r, "merge", "is not a regular file");
+  expect_bad_input(r, "merge", "is not a regular file");
   fs::remove(base / "1" / "summary.json");
   fs::create_symlink("/dev/zero", base / "1" / "summary.json");
   r = run_fivsim("merge " + (base / "0").string() + " " + (base / "1").string() + " --out " + (base / "M").string());
-  expect_refused(r, "merge", "is not a regular file");
+  expect_bad_input(r, "merge", "is not a regular file");
   EXPECT_FALSE(fs::exists(base / "M"));
   fs::remove_all(base);
 }
@@ -418,7 +410,7 @@ TEST(InputsNeverOutputs, MergeNeverCopiesThroughLinks) {
   ASSERT_TRUE(fs::exists(traj));
   fs::remove(traj);
   fs::create_symlink(base / "victim.txt", traj);
-  expect_refused(
+  expect_bad_input(
       run_fivsim("merge " + (base / "0").string() + " " + (base / "1").string() + " --out " + (base / "M").string()),
       "merge", traj.string() + " is not a regular file");
   EXPECT_FALSE(fs::exists(base / "M"));
