@@ -67,7 +67,8 @@ long sweep_chunk_cases(long requested, long cases, const ChunkFootprint& f, cons
   long chunk = requested;
   if (chunk <= 0 && device) {
     const ChunkBudget budget = chunk_budget(*device, f);
-    if (budget.cases == 0) throw std::runtime_error("CUDA backend: " + budget.why + " (--device cpu runs it on the CPU)");
+    if (budget.cases == 0)
+      throw std::runtime_error("CUDA backend: " + budget.why + " (--device cpu runs it on the CPU)");
     chunk = std::min(budget.cases, 1L << 21);
   } else if (chunk <= 0) {
     const long t = threads;
