@@ -1,5 +1,5 @@
 // kernels/sweep_pinn.cu — the CUDA backend of a PINN sweep: the chunk's cases trained in lockstep
-// (cases/pinn_case.hpp, docs/METHODS.md "Lockstep PINN training"). Every case's runner, steppers,
+// (cases/pinn_case.hpp, docs/DESIGN.md "Lockstep PINN training"). Every case's runner, steppers,
 // networks and optimizer histories stay on the device; the host only moves the cases on:
 //
 //   per time step   begin_kernel    one thread per active case: the step's contact LCP, solved by the

@@ -3,7 +3,7 @@
 // PINN steppers (pinn_step.hpp), one for the case and one for its Lyapunov twin, over the case's own
 // memory blocks.
 //
-// A time step of a PINN sweep is three phases over all active cases (docs/METHODS.md "Lockstep
+// A time step of a PINN sweep is three phases over all active cases (docs/DESIGN.md "Lockstep
 // PINN training"):
 //   1. pinn_case_step_begin — per case: the step's contact LCP, solved by the classical solver or
 //      handed to the case's LCP-PINN, whose training starts;

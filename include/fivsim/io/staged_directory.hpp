@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "fivsim/core/output_domain.hpp"
+#include "fivsim/io/output_cleanup.hpp"
+#include "fivsim/io/output_lock.hpp"
 
 namespace fivsim {
 
@@ -37,41 +39,6 @@ std::filesystem::path output_folder(const std::string& out, const std::string& d
 
 // whether `name` may name a file: letters, digits, _ - . and not "." or ".."
 bool is_file_name(const std::string& name);
-
-// one writer per output folder: an exclusive POSIX record lock (fcntl) on "<out>.lock", held while
-// a command writes the folder, so that a second command into it (a job started twice, or srun
-// starting every task as a process of its own) refuses instead of mixing its files with the
-// first's. The lock file is made whole aside ("<out>.lock-<pid>", locked, then linked into place),
-// so it always starts with fivsim's signature; a file of that name without it is a user's and is
-// never truncated or removed. The kernel drops the lock of a killed process, so a resume after
-// kill -9 takes it.
-class OutputLock {
- public:
-  // throws std::runtime_error, naming the holder, when another process holds the lock, and
-  // InputError("--out") when "<out>.lock" is something fivsim did not write; `host` (this
-  // machine's name, gethostname where empty) goes into the note a refused command reads. Where the
-  // file system has no record locks, holds none and says so in unguarded()
-  explicit OutputLock(const std::filesystem::path& out_dir, const std::string& host = "");
-  ~OutputLock();
-  OutputLock(const OutputLock&) = delete;
-  OutputLock& operator=(const OutputLock&) = delete;
-  static std::filesystem::path path_for(const std::filesystem::path& out_dir);
-  // "" while the lock is held, or why there is none (for a warning)
-  const std::string& unguarded() const { return unguarded_; }
-
- private:
-  std::filesystem::path path_;
-  int fd_ = -1;
-  int slot_ = -1;
-  std::string unguarded_;
-};
-
-// the text a lock file of fivsim's starts with ("fivsim lock: pid N on HOST")
-inline constexpr const char* kLockSignature = "fivsim lock: ";
-
-// removes `path` and what it holds without following a link or entering another file system (a
-// mount point inside is left, as is anything that cannot be removed): the paths left, "" if none
-std::vector<std::string> remove_output_tree(const std::filesystem::path& path);
 
 // Files are written into a sibling "<dir>.partial-<pid>" (marked as fivsim's from the start)
 // that commit() puts in place of <dir>: where <dir> is an earlier results folder, the two are
@@ -155,10 +122,5 @@ class StagedDirectory {
   bool committed_ = false;
   bool keep_ = false;
 };
-
-// removes the staging folders and lock files of this process's commands when SIGINT, SIGTERM or
-// SIGHUP ends it (a resumable one that holds recorded chunks stays for --resume), then ends it by
-// the signal; installed by the command line (a library must not take an embedding program's signals)
-void remove_staging_on_signals();
 
 }  // namespace fivsim
