@@ -1,6 +1,7 @@
 # cmake/check_layers.cmake — fails when a part's file includes a part it may not use
 # (cmake/fivsim_layers.cmake): every header under include/fivsim/<part>/, source under src/<part>/
-# and kernel of the part, and the front ends' files (src/cli/, src/python/) against what front ends may use. Run by the build (target fivsim_layers) and by ctest (Layers):
+# and kernel of the part, and the front ends' files (src/cli/, src/python/) against what front ends
+# may use; and when a kernel reaches Eigen or nlohmann/json through any header (the device line). Run by the build (target fivsim_layers) and by ctest (Layers):
 #   cmake -DROOT=<source tree> -P cmake/check_layers.cmake
 if(NOT DEFINED ROOT)
   message(FATAL_ERROR "check_layers: -DROOT=<source tree> is required")
@@ -54,6 +55,35 @@ foreach(_front IN LISTS FIVSIM_FRONT_ENDS)
       endif()
     endforeach()
   endforeach()
+endforeach()
+
+# the device line: what nvcc compiles (every kernel, and every header it reaches) includes neither
+# Eigen nor nlohmann/json, host libraries that device code never sees
+file(GLOB _kernels ${ROOT}/kernels/*.cu ${ROOT}/kernels/*.cuh)
+foreach(_kernel IN LISTS _kernels)
+  file(RELATIVE_PATH _kernel_rel ${ROOT} ${_kernel})
+  set(_todo ${_kernel})
+  set(_seen "")
+  while(_todo)
+    list(POP_FRONT _todo _file)
+    list(FIND _seen ${_file} _at)
+    if(_at GREATER -1)
+      continue()
+    endif()
+    list(APPEND _seen ${_file})
+    math(EXPR _checked "${_checked} + 1")
+    file(STRINGS ${_file} _lines REGEX "^[ \t]*#[ \t]*include[ \t]*[<\"]")
+    foreach(_line IN LISTS _lines)
+      if(_line MATCHES "[<\"](Eigen|nlohmann)/")
+        file(RELATIVE_PATH _rel ${ROOT} ${_file})
+        string(APPEND _violations "\n  ${_kernel_rel} reaches ${_rel}, which includes ${CMAKE_MATCH_1}: device code never sees a host library (keep ${CMAKE_MATCH_1} in a host file and hand the kernel plain arrays)")
+      elseif(_line MATCHES "[<\"](fivsim/[^>\"]+)[>\"]" AND EXISTS ${ROOT}/include/${CMAKE_MATCH_1})
+        list(APPEND _todo ${ROOT}/include/${CMAKE_MATCH_1})
+      elseif(_line MATCHES "\"([A-Za-z0-9_]+\\.cuh)\"" AND EXISTS ${ROOT}/kernels/${CMAKE_MATCH_1})
+        list(APPEND _todo ${ROOT}/kernels/${CMAKE_MATCH_1})
+      endif()
+    endforeach()
+  endwhile()
 endforeach()
 
 if(NOT _violations STREQUAL "")

@@ -1,5 +1,5 @@
 // kernels/identify_bounds.cu — the CUDA backend of the extended-SINDy bound grid (seed 003
-// Eqs. 16–17; identify/extended_sindy.hpp): one thread per (k̂, ĉ) grid point running the same
+// Eqs. 16–17; identify/stick_slip_bounds.hpp, plain arrays): one thread per (k̂, ĉ) grid point running the same
 // FIVSIM_HD loops as the OpenMP backend over the stop and slip samples, which every thread reads
 // in the same order (broadcast through the caches). nvcc does not contract to FMA
 // (CMakeLists.txt), so the surfaces equal the CPU's.
@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "cuda_util.cuh"
-#include "fivsim/identify/extended_sindy.hpp"
+#include "fivsim/identify/stick_slip_bounds.hpp"
 
 namespace fivsim {
 namespace {
@@ -44,36 +44,27 @@ BoundSamples to_device(const BoundSamples& s, std::vector<cuda::DevicePtr<double
 
 }  // namespace
 
-DeviceOutcome stick_slip_bounds_cuda(const BoundSamples& stop, const BoundSamples& slip, const GridAxis& k,
-                                     const GridAxis& c, BoundSurfaces& out) {
+DeviceOutcome stick_slip_bound_grid_cuda(const BoundSamples& stop, const BoundSamples& slip, const GridAxis& k,
+                                         const GridAxis& c, std::vector<double>& phi1, std::vector<double>& phi2,
+                                         double& seconds) {
   cudaError_t err = cudaSuccess;
   std::vector<cuda::DevicePtr<double>> keep;
   const BoundSamples d_stop = to_device(stop, keep, err);
   const BoundSamples d_slip = to_device(slip, keep, err);
   const long points = static_cast<long>(k.n) * c.n;
   if (points <= 0) return DeviceOutcome("CUDA: the bound grid has no points (k and c need at least one value each)");
-  auto phi1 = cuda::device_alloc<double>(static_cast<std::size_t>(points), err);
-  auto phi2 = cuda::device_alloc<double>(static_cast<std::size_t>(points), err);
+  auto d_phi1 = cuda::device_alloc<double>(static_cast<std::size_t>(points), err);
+  auto d_phi2 = cuda::device_alloc<double>(static_cast<std::size_t>(points), err);
   if (err != cudaSuccess) return device_outcome(err);
   const int block = kBoundGridBlock;
   const unsigned grid = static_cast<unsigned>((points + block - 1) / block);
-  double seconds = 0.0;
   err = cuda::timed_launches(
-      1, [&] { bound_grid_kernel<<<grid, block>>>(d_stop, d_slip, k, c, phi1.get(), phi2.get()); }, seconds);
-  std::vector<double> h1(static_cast<std::size_t>(points)), h2(static_cast<std::size_t>(points));
-  if (err == cudaSuccess) err = cudaMemcpy(h1.data(), phi1.get(), sizeof(double) * points, cudaMemcpyDeviceToHost);
-  if (err == cudaSuccess) err = cudaMemcpy(h2.data(), phi2.get(), sizeof(double) * points, cudaMemcpyDeviceToHost);
+      1, [&] { bound_grid_kernel<<<grid, block>>>(d_stop, d_slip, k, c, d_phi1.get(), d_phi2.get()); }, seconds);
+  phi1.resize(static_cast<std::size_t>(points));
+  phi2.resize(static_cast<std::size_t>(points));
+  if (err == cudaSuccess) err = cudaMemcpy(phi1.data(), d_phi1.get(), sizeof(double) * points, cudaMemcpyDeviceToHost);
+  if (err == cudaSuccess) err = cudaMemcpy(phi2.data(), d_phi2.get(), sizeof(double) * points, cudaMemcpyDeviceToHost);
   if (err != cudaSuccess) return device_outcome(err);
-  out.k = k;
-  out.c = c;
-  out.phi1.resize(k.n, c.n);
-  out.phi2.resize(k.n, c.n);
-  for (long p = 0; p < points; ++p) {
-    out.phi1(p / c.n, p % c.n) = h1[p];
-    out.phi2(p / c.n, p % c.n) = h2[p];
-  }
-  out.wall_s = seconds;
-  select_bound_minimum(out);
   return {};
 }
 

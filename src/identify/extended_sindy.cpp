@@ -40,6 +40,25 @@ BoundSurfaces stick_slip_bounds(const BoundSamples& stop, const BoundSamples& sl
   return b;
 }
 
+DeviceOutcome stick_slip_bounds_cuda(const BoundSamples& stop, const BoundSamples& slip, const GridAxis& k,
+                                     const GridAxis& c, BoundSurfaces& out) {
+  std::vector<double> phi1, phi2;
+  double seconds = 0.0;
+  const DeviceOutcome done = stick_slip_bound_grid_cuda(stop, slip, k, c, phi1, phi2, seconds);
+  if (!done.error.empty()) return done;
+  out.k = k;
+  out.c = c;
+  out.phi1.resize(k.n, c.n);
+  out.phi2.resize(k.n, c.n);
+  for (long p = 0; p < static_cast<long>(k.n) * c.n; ++p) {
+    out.phi1(p / c.n, p % c.n) = phi1[static_cast<std::size_t>(p)];
+    out.phi2(p / c.n, p % c.n) = phi2[static_cast<std::size_t>(p)];
+  }
+  out.wall_s = seconds;
+  select_bound_minimum(out);
+  return done;
+}
+
 void select_bound_minimum(BoundSurfaces& b) {
   // Eqs. 18–20: the first grid point of least distance (row-major order: deterministic)
   const GridAxis& k = b.k;

@@ -5,7 +5,10 @@
 
 #include <math.h>
 
+#include <vector>
+
 #include "fivsim/core/config.hpp"
+#include "fivsim/core/cuda_device.hpp"
 
 namespace fivsim {
 
@@ -46,5 +49,12 @@ struct GridAxis {
   int n = 0;
   FIVSIM_HD double at(int i) const { return n > 1 ? a + (b - a) * i / (n - 1) : a; }
 };
+
+// the grid of both bounds on the CUDA device, one thread per grid point (kernels/identify_bounds.cu;
+// a build without CUDA says it has none): Φ1 and Φ2 row-major (k.n × c.n) and the kernels' seconds,
+// complete only on success. Plain arrays: device code never sees Eigen
+DeviceOutcome stick_slip_bound_grid_cuda(const BoundSamples& stop, const BoundSamples& slip, const GridAxis& k,
+                                         const GridAxis& c, std::vector<double>& phi1, std::vector<double>& phi2,
+                                         double& seconds);
 
 }  // namespace fivsim
