@@ -1,4 +1,5 @@
-// src/core/output_file.cpp — new files created exclusively, never through links (output_file.hpp).
+// src/core/output_file.cpp — new files created exclusively from a pinned staging folder, never
+// through links (output_file.hpp).
 #include "fivsim/core/output_file.hpp"
 
 #include <fcntl.h>
@@ -8,9 +9,9 @@
 #include <cerrno>
 #include <cstring>
 #include <mutex>
+#include <stdexcept>
 #include <utility>
 #include <vector>
-#include <stdexcept>
 
 #include "fivsim/core/input_error.hpp"
 #include "fivsim/core/output_domain.hpp"
@@ -37,10 +38,7 @@ const char* kind_of(mode_t mode) {
   return "a special file (a device, pipe or socket)";
 }
 
-}  // namespace
-
-namespace {
-
+// the pinned staging folders of this process's commands, with their descriptors
 std::mutex g_pins_mutex;
 std::vector<std::pair<fs::path, int>>& pins() {
   static std::vector<std::pair<fs::path, int>> p;
