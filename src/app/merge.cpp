@@ -29,6 +29,7 @@
 #include "fivsim/core/input_file.hpp"
 #include "fivsim/core/output_domain.hpp"
 #include "fivsim/core/output_file.hpp"
+#include "fivsim/core/unique_fd.hpp"
 #include "fivsim/io/json_reader.hpp"
 #include "fivsim/io/output.hpp"
 
@@ -48,27 +49,22 @@ struct Shard {
 
 // a shard's file open for reading: a regular file in the shard's folder, never a link, device or
 // pipe (which would be read through or waited on)
-int open_shard_file(const fs::path& file) {
-  if (safety_disabled("strict")) return ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
-  const int fd = ::open(file.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+UniqueFd open_shard_file(const fs::path& file) {
+  if (safety_disabled("strict")) return UniqueFd(::open(file.c_str(), O_RDONLY | O_CLOEXEC));
+  UniqueFd fd(::open(file.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
   struct stat st {};
-  if (fd >= 0 && ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) return fd;
-  if (fd >= 0) ::close(fd);
+  if (fd.get() >= 0 && ::fstat(fd.get(), &st) == 0 && S_ISREG(st.st_mode)) return fd;
   refuse(file.string() +
          " is not a regular file (a link, folder, device or pipe): a shard holds the files its sweep wrote");
 }
 
 // the shard's file appended to the descriptor `out` (the merged file `out_path`) from byte `from`
 void copy_shard_file(const fs::path& file, long from, int out, const fs::path& out_path) {
-  const int fd = open_shard_file(file);
-  struct Closer {
-    int fd;
-    ~Closer() { ::close(fd); }
-  } closer{fd};
-  if (::lseek(fd, from, SEEK_SET) != from) refuse(file.string() + ": cannot be read");
+  const UniqueFd fd = open_shard_file(file);
+  if (::lseek(fd.get(), from, SEEK_SET) != from) refuse(file.string() + ": cannot be read");
   std::vector<char> buf(1 << 20);
   for (;;) {
-    const ssize_t got = ::read(fd, buf.data(), buf.size());
+    const ssize_t got = ::read(fd.get(), buf.data(), buf.size());
     if (got < 0 && errno == EINTR) continue;
     if (got < 0) refuse(file.string() + ": cannot be read (" + std::strerror(errno) + ")");
     if (got == 0) break;
@@ -78,10 +74,8 @@ void copy_shard_file(const fs::path& file, long from, int out, const fs::path& o
 
 // the first line of a shard's CSV file, its newline included
 std::string header_line(const fs::path& file) {
-  const int fd = open_shard_file(file);
   std::string head(1 << 16, '\0');
-  const ssize_t got = ::pread(fd, head.data(), head.size(), 0);
-  ::close(fd);
+  const ssize_t got = ::pread(open_shard_file(file).get(), head.data(), head.size(), 0);
   const std::size_t end = got > 0 ? head.find('\n') : std::string::npos;
   if (end == std::string::npos || end >= static_cast<std::size_t>(got)) refuse(file.string() + " has no header line");
   return head.substr(0, end + 1);
@@ -167,19 +161,15 @@ std::vector<Shard> read_shards(const std::vector<std::string>& dirs) {
 
 // the shards' files `name` as one: the first one's header, then every shard's rows
 void join_csv(const std::vector<Shard>& shards, const std::string& name, const fs::path& out) {
-  const int fd = create_new_file(out);
-  struct Closer {
-    int fd;
-    ~Closer() { ::close(fd); }
-  } closer{fd};
+  const UniqueFd fd(create_new_file(out));
   const std::string header = header_line(shards[0].dir / name);
   for (std::size_t k = 0; k < shards.size(); ++k) {
     const fs::path file = shards[k].dir / name;
     if (k > 0 && header_line(file) != header)
       refuse(file.string() + " has another header than " + (shards[0].dir / name).string());
-    copy_shard_file(file, k == 0 ? 0 : static_cast<long>(header.size()), fd, out);
+    copy_shard_file(file, k == 0 ? 0 : static_cast<long>(header.size()), fd.get(), out);
   }
-  if (::fsync(fd) != 0) throw std::runtime_error(cannot_write(out, errno));
+  if (::fsync(fd.get()) != 0) throw std::runtime_error(cannot_write(out, errno));
 }
 
 // a shard's trajectories, regular files each, copied into `to`
@@ -190,12 +180,8 @@ void copy_trajectories(const fs::path& from, const fs::path& to) {
   make_output_folder(to);
   for (const auto& f : fs::directory_iterator(from)) {
     const fs::path target = to / f.path().filename();
-    const int fd = create_new_file(target);
-    struct Closer {
-      int fd;
-      ~Closer() { ::close(fd); }
-    } closer{fd};
-    copy_shard_file(f.path(), 0, fd, target);
+    const UniqueFd fd(create_new_file(target));
+    copy_shard_file(f.path(), 0, fd.get(), target);
   }
 }
 

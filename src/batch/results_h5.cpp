@@ -1,6 +1,6 @@
-// src/batch/results_h5.cpp — results.h5 from a sweep's spill files, and read back
-// (batch/results_h5.hpp). Chunks are shuffled and deflated here, on all threads, and written whole
-// (H5Dwrite_chunk): the bytes are a shuffle and a zlib stream as HDF5's own filters write them (its
+// src/batch/results_h5.cpp — results.h5 written from a sweep's spill files, or from named columns
+// (batch/results_h5.hpp; read back by results_h5_read.cpp). Chunks are shuffled and deflated here, on all threads, and
+// written whole (H5Dwrite_chunk): the bytes are a shuffle and a zlib stream as HDF5's own filters write them (its
 // nearly random byte planes in stored blocks), so any reader decodes them with the filters the
 // datasets declare.
 #include "fivsim/batch/results_h5.hpp"
@@ -23,7 +23,9 @@
 #include <utility>
 
 #include "fivsim/batch/host_memory.hpp"
+#include "fivsim/batch/h5_file.hpp"
 #include "fivsim/core/output_file.hpp"
+#include "fivsim/core/unique_fd.hpp"
 #include "fivsim/io/json_reader.hpp"
 
 namespace fivsim::batch {
@@ -38,134 +40,9 @@ constexpr int kDeflateLevel = 1;
 // the spill blocks' bytes are the machine's doubles; the file's types are little-endian
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "results.h5 is written from little-endian memory");
 
-// the HDF5 error stack's innermost cause (the system's message, "No space left on device", where
-// the file driver gave one), the stack then cleared: HDF5 never prints it itself
-std::string h5_cause() {
-  std::string cause;
-  H5Ewalk2(
-      H5E_DEFAULT, H5E_WALK_UPWARD,
-      [](unsigned n, const H5E_error2_t* e, void* data) -> herr_t {
-        if (n == 0 && e && e->desc) *static_cast<std::string*>(data) = e->desc;
-        return 0;
-      },
-      &cause);
-  H5Eclear2(H5E_DEFAULT);
-  const std::string mark = "error message = '";
-  const std::size_t at = cause.find(mark);
-  if (at != std::string::npos) {
-    const std::size_t end = cause.find('\'', at + mark.size());
-    cause = cause.substr(at + mark.size(), end == std::string::npos ? std::string::npos : end - at - mark.size());
-  }
-  return cause;
-}
-
-[[noreturn]] void fail(const std::string& what, const fs::path& file) {
-  const std::string cause = h5_cause();
-  throw std::runtime_error("results.h5: " + what + " (" + file.string() + ")" + (cause.empty() ? "" : ": " + cause));
-}
-
-// HDF5 quiet (its error stack turned into fail()'s messages) and without its exit handler: a file
-// that could not be closed (a full disk) must not be closed again as the process ends, where HDF5
-// would crash; every file is closed by its Handle before then
-void quiet_hdf5() {
-  static const bool once = [] {
-    H5dont_atexit();
-    return true;
-  }();
-  (void)once;
-  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-}
-
-// an HDF5 handle closed by its own close function
-struct Handle {
-  hid_t id = -1;
-  herr_t (*close)(hid_t) = nullptr;
-  Handle() = default;
-  Handle(hid_t i, herr_t (*c)(hid_t)) : id(i), close(c) {}
-  Handle(const Handle&) = delete;
-  Handle& operator=(const Handle&) = delete;
-  Handle(Handle&& o) noexcept : id(o.id), close(o.close) { o.id = -1; }
-  Handle& operator=(Handle&& o) noexcept {
-    std::swap(id, o.id);
-    std::swap(close, o.close);
-    return *this;
-  }
-  ~Handle() {
-    if (id >= 0 && close) close(id);
-  }
-  // closed now: what the close returns (a full disk shows here, as the last blocks are written)
-  herr_t close_now() {
-    const herr_t r = id >= 0 && close ? close(id) : 0;
-    id = -1;
-    return r;
-  }
-  operator hid_t() const { return id; }
-};
-
-// a new HDF5 file at `file`, created exclusively from its pinned folder (core/output_file.hpp):
-// never through a link planted there
-Handle create_h5(const fs::path& file) {
-  clear_for_new_file(file);
-  const OutputEntry at(file);
-  return Handle(H5Fcreate(at.stable_path().c_str(), H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
-}
-
-// a variable-length UTF-8 string type
-Handle string_type() {
-  Handle t(H5Tcopy(H5T_C_S1), H5Tclose);
-  H5Tset_size(t, H5T_VARIABLE);
-  H5Tset_cset(t, H5T_CSET_UTF8);
-  return t;
-}
-
-void write_string_attribute(hid_t where, const char* name, const std::string& value) {
-  Handle type = string_type();
-  Handle space(H5Screate(H5S_SCALAR), H5Sclose);
-  Handle attr(H5Acreate2(where, name, type, space, H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
-  const char* text = value.c_str();
-  H5Awrite(attr, type, &text);
-}
-
-void write_strings_attribute(hid_t where, const char* name, const std::vector<std::string>& values) {
-  Handle type = string_type();
-  const hsize_t n = values.size();
-  Handle space(H5Screate_simple(1, &n, nullptr), H5Sclose);
-  Handle attr(H5Acreate2(where, name, type, space, H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
-  std::vector<const char*> texts;
-  for (const auto& v : values) texts.push_back(v.c_str());
-  H5Awrite(attr, type, texts.data());
-}
-
-std::string read_string_attribute(hid_t where, const char* name) {
-  Handle attr(H5Aopen(where, name, H5P_DEFAULT), H5Aclose);
-  if (attr.id < 0) return {};
-  Handle type = string_type();
-  char* text = nullptr;
-  if (H5Aread(attr, type, &text) < 0 || !text) return {};
-  std::string s(text);
-  H5free_memory(text);
-  return s;
-}
-
-std::vector<std::string> read_strings_attribute(hid_t where, const char* name) {
-  Handle attr(H5Aopen(where, name, H5P_DEFAULT), H5Aclose);
-  if (attr.id < 0) return {};
-  Handle space(H5Aget_space(attr), H5Sclose);
-  const hssize_t n = H5Sget_simple_extent_npoints(space);
-  Handle type = string_type();
-  std::vector<char*> texts(static_cast<std::size_t>(n > 0 ? n : 0), nullptr);
-  std::vector<std::string> out;
-  if (n > 0 && H5Aread(attr, type, texts.data()) >= 0)
-    for (char* t : texts) {
-      out.emplace_back(t ? t : "");
-      H5free_memory(t);
-    }
-  return out;
-}
-
 // the file type of a column, and the bytes of one value of it
 struct ColumnType {
-  Handle type;
+  H5Handle type;
   std::size_t size = 8;
 };
 
@@ -173,13 +50,13 @@ ColumnType column_type(ColumnKind kind, int n_contacts) {
   ColumnType c;
   switch (kind) {
     case ColumnKind::real:
-      c.type = Handle(H5Tcopy(H5T_IEEE_F64LE), H5Tclose);
+      c.type = H5Handle(H5Tcopy(H5T_IEEE_F64LE), H5Tclose);
       break;
     case ColumnKind::whole:
-      c.type = Handle(H5Tcopy(H5T_STD_I64LE), H5Tclose);
+      c.type = H5Handle(H5Tcopy(H5T_STD_I64LE), H5Tclose);
       break;
     case ColumnKind::case_class: {
-      c.type = Handle(H5Tenum_create(H5T_STD_I8LE), H5Tclose);
+      c.type = H5Handle(H5Tenum_create(H5T_STD_I8LE), H5Tclose);
       c.size = 1;
       for (const auto& [word, code] : class_words()) {
         const std::int8_t v = static_cast<std::int8_t>(code);
@@ -188,7 +65,7 @@ ColumnType column_type(ColumnKind kind, int n_contacts) {
       break;
     }
     case ColumnKind::status: {
-      c.type = Handle(H5Tenum_create(H5T_STD_I8LE), H5Tclose);
+      c.type = H5Handle(H5Tenum_create(H5T_STD_I8LE), H5Tclose);
       c.size = 1;
       const auto names = status_names();
       for (std::size_t i = 0; i < names.size(); ++i) {
@@ -198,7 +75,7 @@ ColumnType column_type(ColumnKind kind, int n_contacts) {
       break;
     }
     case ColumnKind::point_kind: {
-      c.type = Handle(H5Tenum_create(H5T_STD_I16LE), H5Tclose);
+      c.type = H5Handle(H5Tenum_create(H5T_STD_I16LE), H5Tclose);
       c.size = 2;
       for (const auto& [name, code] : point_kind_names(n_contacts)) {
         const std::int16_t v = static_cast<std::int16_t>(code);
@@ -311,24 +188,24 @@ class TablePacker {
  public:
   TablePacker(hid_t root, const H5Table& t) : t_(t), nc_(t.schema.size()) {
     // no modification times in the objects: the same sweep gives the same bytes
-    Handle gcpl(H5Pcreate(H5P_GROUP_CREATE), H5Pclose);
+    H5Handle gcpl(H5Pcreate(H5P_GROUP_CREATE), H5Pclose);
     H5Pset_obj_track_times(gcpl, 0);
-    Handle group(H5Gcreate2(root, t.group.c_str(), H5P_DEFAULT, gcpl, H5P_DEFAULT), H5Gclose);
+    H5Handle group(H5Gcreate2(root, t.group.c_str(), H5P_DEFAULT, gcpl, H5P_DEFAULT), H5Gclose);
     for (const auto& n : t.schema.names) names_.push_back(h5_column_name(n));
     write_strings_attribute(group, "columns", names_);
     const hsize_t none = 0, chunk = kChunkRows, unlimited = H5S_UNLIMITED;
-    Handle space(H5Screate_simple(1, &none, &unlimited), H5Sclose);
+    H5Handle space(H5Screate_simple(1, &none, &unlimited), H5Sclose);
     for (int c = 0; c < nc_; ++c) {
       const std::size_t cc = static_cast<std::size_t>(c);
       types_.push_back(column_type(t.schema.kinds[cc], t.n_contacts));
-      Handle dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+      H5Handle dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
       H5Pset_chunk(dcpl, 1, &chunk);
       H5Pset_obj_track_times(dcpl, 0);
       if (types_.back().size > 1) H5Pset_shuffle(dcpl);
       H5Pset_deflate(dcpl, kDeflateLevel);
       sets_.emplace_back(
           H5Dcreate2(group, names_[cc].c_str(), types_.back().type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT), H5Dclose);
-      if (sets_.back().id < 0) fail("cannot create dataset " + names_[cc], t.spill);
+      if (sets_.back().id < 0) h5_fail("cannot create dataset " + names_[cc], t.spill);
       if (names_[cc] != t.schema.names[cc]) write_string_attribute(sets_.back(), "pointer", t.schema.names[cc]);
     }
     resize_for_writing(buffer_, static_cast<std::size_t>(kChunkRows) * static_cast<std::size_t>(nc_));
@@ -340,7 +217,7 @@ class TablePacker {
   // a spill block: `rows` rows of `columns` columns, column after column
   void add(long rows, long columns, const double* values) {
     if (columns != nc_)
-      fail("a spill block has " + std::to_string(columns) + " columns, not " + std::to_string(nc_), t_.spill);
+      h5_fail("a spill block has " + std::to_string(columns) + " columns, not " + std::to_string(nc_), t_.spill);
     for (long at = 0; at < rows;) {
       const long take = std::min<long>(rows - at, static_cast<long>(kChunkRows - filled_));
       for (int c = 0; c < nc_; ++c)
@@ -360,7 +237,7 @@ class TablePacker {
     flush();
     for (int c = 0; c < nc_; ++c)
       if (H5Dset_extent(sets_[static_cast<std::size_t>(c)], &rows_) < 0)
-        fail("cannot size " + names_[static_cast<std::size_t>(c)], t_.spill);
+        h5_fail("cannot size " + names_[static_cast<std::size_t>(c)], t_.spill);
   }
 
  private:
@@ -380,7 +257,7 @@ class TablePacker {
       const std::size_t cc = static_cast<std::size_t>(c);
       if (H5Dset_extent(sets_[cc], &end) < 0 ||
           H5Dwrite_chunk(sets_[cc], H5P_DEFAULT, 0, &offset, packed_[cc].size(), packed_[cc].data()) < 0)
-        fail("cannot write a chunk of " + names_[cc], t_.spill.parent_path());
+        h5_fail("cannot write a chunk of " + names_[cc], t_.spill.parent_path());
     }
     ++chunk_index_;
     rows_ += filled_;
@@ -391,7 +268,7 @@ class TablePacker {
   int nc_;
   std::vector<std::string> names_;
   std::vector<ColumnType> types_;
-  std::vector<Handle> sets_;
+  std::vector<H5Handle> sets_;
   std::vector<double> buffer_;
   std::vector<std::vector<unsigned char>> packed_;
   int class_col_ = -1, period_col_ = -1;
@@ -416,7 +293,7 @@ void read_at(int fd, long offset, void* into, std::size_t size, const fs::path& 
   auto* p = static_cast<char*>(into);
   while (size > 0) {
     const ssize_t got = ::pread(fd, p, size, static_cast<off_t>(offset));
-    if (got <= 0) fail("a spill block is cut short", file);
+    if (got <= 0) h5_fail("a spill block is cut short", file);
     p += got;
     offset += got;
     size -= static_cast<std::size_t>(got);
@@ -455,8 +332,8 @@ struct ResultsH5Writer::State {
   void run() {
     try {
       quiet_hdf5();
-      Handle f = create_h5(file);
-      if (f.id < 0) fail("cannot create the file", file);
+      H5Handle f = create_h5(file);
+      if (f.id < 0) h5_fail("cannot create the file", file);
       write_string_attribute(f, "format", kResultsH5Format);
       write_string_attribute(f, "summary", json::object().dump());
       std::vector<std::unique_ptr<TablePacker>> packers;
@@ -464,7 +341,7 @@ struct ResultsH5Writer::State {
       for (const H5Table& t : tables) {
         packers.push_back(std::make_unique<TablePacker>(f, t));
         spills.emplace_back(::open(t.spill.c_str(), O_RDONLY | O_CLOEXEC));
-        if (spills.back().fd < 0) fail("cannot read its spill", t.spill);
+        if (spills.back().fd < 0) h5_fail("cannot read its spill", t.spill);
       }
       std::vector<double> values;
       for (;;) {
@@ -495,7 +372,7 @@ struct ResultsH5Writer::State {
       }
       for (auto& p : packers) p->close();
       packers.clear();
-      if (H5Fflush(f, H5F_SCOPE_GLOBAL) < 0 || f.close_now() < 0) fail("cannot write the file", file);
+      if (H5Fflush(f, H5F_SCOPE_GLOBAL) < 0 || f.close_now() < 0) h5_fail("cannot write the file", file);
     } catch (...) {
       std::lock_guard<std::mutex> lock(m);
       error = std::current_exception();
@@ -550,31 +427,11 @@ void write_results_h5(const fs::path& file, const std::vector<H5Table>& tables) 
 void set_results_h5_summary(const fs::path& file, const json& summary) {
   quiet_hdf5();
   const OutputEntry at(file);
-  Handle f(H5Fopen(at.stable_path().c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose);
-  if (f.id < 0) fail("cannot open the file", file);
+  H5Handle f(H5Fopen(at.stable_path().c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose);
+  if (f.id < 0) h5_fail("cannot open the file", file);
   if (H5Aexists(f, "summary") > 0) H5Adelete(f, "summary");
   write_string_attribute(f, "summary", summary.dump());
-  if (H5Fflush(f, H5F_SCOPE_GLOBAL) < 0 || f.close_now() < 0) fail("cannot write the file", file);
-}
-
-long results_h5_rows(const fs::path& file, const std::string& group) {
-  quiet_hdf5();
-  Handle f(H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
-  if (f.id < 0) fail("cannot open the file", file);
-  if (H5Lexists(f, group.c_str(), H5P_DEFAULT) <= 0) return 0;
-  Handle g(H5Gopen2(f, group.c_str(), H5P_DEFAULT), H5Gclose);
-  const std::vector<std::string> names = read_strings_attribute(g, "columns");
-  if (names.empty()) fail("group " + group + " lists no columns", file);
-  Handle set(H5Dopen2(g, names[0].c_str(), H5P_DEFAULT), H5Dclose);
-  Handle space(H5Dget_space(set), H5Sclose);
-  return static_cast<long>(H5Sget_simple_extent_npoints(space));
-}
-
-bool results_h5_has_table(const fs::path& file, const std::string& group) {
-  quiet_hdf5();
-  Handle f(H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
-  if (f.id < 0) fail("cannot open the file", file);
-  return H5Lexists(f, group.c_str(), H5P_DEFAULT) > 0;
+  if (H5Fflush(f, H5F_SCOPE_GLOBAL) < 0 || f.close_now() < 0) h5_fail("cannot write the file", file);
 }
 
 void join_results_h5(const std::vector<fs::path>& parts, const fs::path& file, const json& summary, int n_contacts) {
@@ -582,11 +439,7 @@ void join_results_h5(const std::vector<fs::path>& parts, const fs::path& file, c
   for (const std::string group : {"cases", "points"}) {
     if (parts.empty() || !results_h5_has_table(parts[0], group)) continue;
     H5Table t{group, {}, fs::path(file.string() + "." + group + ".bin"), n_contacts};
-    const int spill = create_new_file(t.spill);
-    struct Closer {
-      int fd;
-      ~Closer() { ::close(fd); }
-    } closer{spill};
+    const UniqueFd spill(create_new_file(t.spill));
     for (std::size_t k = 0; k < parts.size(); ++k) {
       const long rows = results_h5_rows(parts[k], group);
       // block by block: a shard's table need not fit in memory
@@ -596,7 +449,7 @@ void join_results_h5(const std::vector<fs::path>& parts, const fs::path& file, c
         if (d.schema.names != t.schema.names)
           throw std::runtime_error(parts[k].string() + " has other " + group + " columns than " + parts[0].string());
         const std::string bytes = spill_block(d.rows, t.schema.size());
-        write_all(spill, bytes, t.spill);
+        write_all(spill.get(), bytes, t.spill);
         if (rows == 0) break;
       }
     }
@@ -607,105 +460,22 @@ void join_results_h5(const std::vector<fs::path>& parts, const fs::path& file, c
   for (const H5Table& t : tables) remove_output_file(t.spill);
 }
 
-json results_h5_summary(const fs::path& file) {
-  quiet_hdf5();
-  Handle f(H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
-  if (f.id < 0) fail("cannot open the file", file);
-  // strictly, as every file fivsim reads: a results.h5 may come from anywhere
-  return parse_json_text(read_string_attribute(f, "summary"), file.string());
-}
-
-H5TableData read_results_h5(const fs::path& file, const std::string& group, long first, long count,
-                            const std::vector<std::string>& only) {
-  quiet_hdf5();
-  Handle f(H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
-  if (f.id < 0) fail("cannot open the file", file);
-  Handle g(H5Gopen2(f, group.c_str(), H5P_DEFAULT), H5Gclose);
-  if (g.id < 0) fail("no group " + group, file);
-  const std::vector<std::string> names = read_strings_attribute(g, "columns");
-  // the columns read, by their names as in the CSV (a swept column's pointer)
-  std::vector<std::size_t> kept;
-  std::vector<std::string> column_names;
-  for (std::size_t c = 0; c < names.size(); ++c) {
-    Handle set(H5Dopen2(g, names[c].c_str(), H5P_DEFAULT), H5Dclose);
-    if (set.id < 0) fail("no dataset " + names[c], file);
-    const std::string pointer = read_string_attribute(set, "pointer");
-    const std::string name = pointer.empty() ? names[c] : pointer;
-    if (!only.empty() && std::find(only.begin(), only.end(), name) == only.end()) continue;
-    kept.push_back(c);
-    column_names.push_back(name);
-  }
-  H5TableData out;
-  long total = -1;
-  for (std::size_t k = 0; k < kept.size(); ++k) {
-    const std::size_t c = kept[k];
-    Handle set(H5Dopen2(g, names[c].c_str(), H5P_DEFAULT), H5Dclose);
-    Handle type(H5Dget_type(set), H5Tclose);
-    Handle space(H5Dget_space(set), H5Sclose);
-    if (total < 0) {
-      total = static_cast<long>(H5Sget_simple_extent_npoints(space));
-      if (count < 0 || first + count > total) count = std::max(0L, total - first);
-      out.rows.resize(count, static_cast<int>(kept.size()));
-    }
-    ColumnKind kind = ColumnKind::real;
-    const H5T_class_t cls = H5Tget_class(type);
-    if (cls == H5T_INTEGER) kind = ColumnKind::whole;
-    if (cls == H5T_ENUM) {
-      // the three enumerations told apart by their size and the name of 0
-      char name[64] = {};
-      const std::int8_t zero = 0;
-      if (H5Tget_size(type) == 2)
-        kind = ColumnKind::point_kind;
-      else if (H5Tenum_nameof(type, &zero, name, sizeof name) >= 0 && std::string(name) == "ok")
-        kind = ColumnKind::status;
-      else
-        kind = ColumnKind::case_class;
-    }
-    out.schema.add(column_names[k], kind);
-    if (count == 0) continue;
-    const hsize_t start = static_cast<hsize_t>(first), n = static_cast<hsize_t>(count);
-    H5Sselect_hyperslab(space, H5S_SELECT_SET, &start, nullptr, &n, nullptr);
-    Handle mem(H5Screate_simple(1, &n, nullptr), H5Sclose);
-    double* col = out.rows.column(static_cast<int>(k));
-    herr_t err = 0;
-    if (cls == H5T_FLOAT) {
-      err = H5Dread(set, H5T_NATIVE_DOUBLE, mem, space, H5P_DEFAULT, col);
-    } else if (cls == H5T_INTEGER) {
-      std::vector<long long> v(n);
-      err = H5Dread(set, H5T_NATIVE_LLONG, mem, space, H5P_DEFAULT, v.data());
-      for (hsize_t i = 0; i < n; ++i) col[i] = static_cast<double>(v[i]);
-    } else {
-      const std::size_t size = H5Tget_size(type);
-      std::vector<unsigned char> v(n * size);
-      err = H5Dread(set, type, mem, space, H5P_DEFAULT, v.data());
-      for (hsize_t i = 0; i < n; ++i) {
-        std::int16_t x16 = 0;
-        if (size == 2) std::memcpy(&x16, &v[i * 2], 2);
-        col[i] = size == 2 ? static_cast<double>(x16) : static_cast<double>(static_cast<std::int8_t>(v[i]));
-        if (kind == ColumnKind::case_class) col[i] = class_of_word_code(col[i]);
-      }
-    }
-    if (err < 0) fail("cannot read " + names[c], file);
-  }
-  return out;
-}
-
 void write_tables_h5(const fs::path& file,
                      const std::vector<std::pair<std::string, const fivsim::NamedColumns*>>& tables,
                      const std::string& format, const json& summary) {
   quiet_hdf5();
-  Handle f = create_h5(file);
-  if (f.id < 0) fail("cannot create the file", file);
+  H5Handle f = create_h5(file);
+  if (f.id < 0) h5_fail("cannot create the file", file);
   write_string_attribute(f, "format", format);
   write_string_attribute(f, "summary", summary.dump());
   // no modification times in the objects: the same run gives the same bytes
-  Handle cpl(H5Pcreate(H5P_GROUP_CREATE), H5Pclose);
+  H5Handle cpl(H5Pcreate(H5P_GROUP_CREATE), H5Pclose);
   H5Pset_obj_track_times(cpl, 0);
-  Handle dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+  H5Handle dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
   H5Pset_obj_track_times(dcpl, 0);
   for (const auto& [name, table] : tables) {
-    Handle group(H5Gcreate2(f, name.c_str(), H5P_DEFAULT, cpl, H5P_DEFAULT), H5Gclose);
-    if (group.id < 0) fail("cannot create group " + name, file);
+    H5Handle group(H5Gcreate2(f, name.c_str(), H5P_DEFAULT, cpl, H5P_DEFAULT), H5Gclose);
+    if (group.id < 0) h5_fail("cannot create group " + name, file);
     std::vector<std::string> names;
     for (const std::string& n : table->names) names.push_back(h5_column_name(n));
     write_strings_attribute(group, "columns", names);
@@ -713,16 +483,16 @@ void write_tables_h5(const fs::path& file,
       const bool text = table->text[c];
       const std::vector<double>& v = table->columns[c];
       const hsize_t n = text ? table->texts[c].size() : v.size();
-      Handle space(H5Screate_simple(1, &n, nullptr), H5Sclose);
+      H5Handle space(H5Screate_simple(1, &n, nullptr), H5Sclose);
       // whole numbers (a branch's index, a point's) as integers, so that readers index with them
       const bool whole = !text && std::all_of(v.begin(), v.end(), [](double x) {
         return std::isfinite(x) && x == std::trunc(x) && std::abs(x) < 9.0e15;
       });
-      Handle type = text    ? string_type()
-                    : whole ? Handle(H5Tcopy(H5T_STD_I64LE), H5Tclose)
-                            : Handle(H5Tcopy(H5T_IEEE_F64LE), H5Tclose);
-      Handle set(H5Dcreate2(group, names[c].c_str(), type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT), H5Dclose);
-      if (set.id < 0) fail("cannot create dataset " + name + "/" + names[c], file);
+      H5Handle type = text    ? h5_string_type()
+                      : whole ? H5Handle(H5Tcopy(H5T_STD_I64LE), H5Tclose)
+                              : H5Handle(H5Tcopy(H5T_IEEE_F64LE), H5Tclose);
+      H5Handle set(H5Dcreate2(group, names[c].c_str(), type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT), H5Dclose);
+      if (set.id < 0) h5_fail("cannot create dataset " + name + "/" + names[c], file);
       herr_t written = 0;
       if (text) {
         std::vector<const char*> cells;
@@ -734,11 +504,11 @@ void write_tables_h5(const fs::path& file,
       } else if (n > 0) {
         written = H5Dwrite(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data());
       }
-      if (written < 0) fail("cannot write dataset " + name + "/" + names[c], file);
+      if (written < 0) h5_fail("cannot write dataset " + name + "/" + names[c], file);
       if (names[c] != table->names[c]) write_string_attribute(set, "pointer", table->names[c]);
     }
   }
-  if (H5Fflush(f, H5F_SCOPE_GLOBAL) < 0 || f.close_now() < 0) fail("cannot write the file", file);
+  if (H5Fflush(f, H5F_SCOPE_GLOBAL) < 0 || f.close_now() < 0) h5_fail("cannot write the file", file);
 }
 
 }  // namespace fivsim::batch

@@ -12,6 +12,7 @@
 
 #include "fivsim/core/input_error.hpp"
 #include "fivsim/core/output_domain.hpp"
+#include "fivsim/core/unique_fd.hpp"
 
 namespace fivsim {
 
@@ -35,10 +36,7 @@ std::string checked_bytes(const std::string& path, std::uintmax_t max_bytes, con
                                                            : " (the folder " + folder.string() + " does not exist)";
     throw InputError::in_file(path, std::string("cannot be opened: ") + std::strerror(err) + where);
   }
-  struct FdCloser {
-    int fd;
-    ~FdCloser() { ::close(fd); }
-  } closer{fd};
+  const UniqueFd closer(fd);
   struct stat st {};
   if (::fstat(fd, &st) != 0) throw InputError::in_file(path, std::string("cannot be read: ") + std::strerror(errno));
   if (S_ISDIR(st.st_mode)) throw InputError::in_file(path, "is a folder, not " + what + " file");

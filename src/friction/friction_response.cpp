@@ -27,13 +27,18 @@ void bristle_rates(const DynamicFrictionLaw& d, double& per_speed, double& absol
   }
 }
 
+// substeps with h·rate ≤ 0.5, inside RK4's stability interval, for the bristle rates of a law
+double substeps_at(double per_speed, double absolute, double speed, double dt) {
+  return std::max(1.0, std::ceil(dt * (per_speed * std::abs(speed) + absolute) / 0.5));
+}
+
 }  // namespace
 
 double friction_substeps(bool dynamic, const DynamicFrictionLaw& dyn, double speed, double dt) {
   if (!dynamic) return 1.0;
   double per_speed = 0.0, absolute = 0.0;
   bristle_rates(dyn, per_speed, absolute);
-  return std::max(1.0, std::ceil(dt * (per_speed * std::abs(speed) + absolute) / 0.5));
+  return substeps_at(per_speed, absolute, speed, dt);
 }
 
 std::vector<FrictionSample> friction_response(const FrictionLaw& law, bool dynamic, const DynamicFrictionLaw& dyn,
@@ -42,6 +47,8 @@ std::vector<FrictionSample> friction_response(const FrictionLaw& law, bool dynam
   std::vector<FrictionSample> out;
   out.reserve(static_cast<std::size_t>(n + 1));
   DynamicFrictionState s;
+  double per_speed = 0.0, absolute = 0.0;
+  if (dynamic) bristle_rates(dyn, per_speed, absolute);
   auto sample = [&](double t) {
     FrictionSample f;
     f.t = t;
@@ -60,9 +67,8 @@ std::vector<FrictionSample> friction_response(const FrictionLaw& law, bool dynam
   for (long k = 0; k < n; ++k) {
     const double t0 = k * dt;
     if (dynamic) {
-      // substeps with h·rate ≤ 0.5, inside RK4's stability interval
       const double speed = std::max(std::abs(v(t0)), std::abs(v(t0 + dt)));
-      const long sub = static_cast<long>(std::min(friction_substeps(true, dyn, speed, dt), 1e15));
+      const long sub = static_cast<long>(std::min(substeps_at(per_speed, absolute, speed, dt), 1e15));
       const double h = dt / sub;
       for (long j = 0; j < sub; ++j) {
         const double t = t0 + j * h;

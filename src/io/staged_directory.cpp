@@ -246,27 +246,27 @@ StagedDirectory::MadeFolders::~MadeFolders() {
     if (::rmdir(it->c_str()) != 0) break;
 }
 
-StagedDirectory::OwnedFd::~OwnedFd() {
-  if (fd >= 0) ::close(fd);
+void StagedDirectory::open_parent() {
+  parent_.reset(::open(final_.parent_path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (parent_.get() < 0) throw std::runtime_error(cannot_write(final_.parent_path(), errno));
 }
 
 void StagedDirectory::Pinned::pin(const fs::path& d) {
   unpin();
-  folder.fd = ::open(d.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  folder.reset(::open(d.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   struct stat opened {
   }, named{};
-  if (folder.fd < 0 || ::fstat(folder.fd, &opened) != 0 || ::lstat(d.c_str(), &named) != 0 ||
+  if (folder.get() < 0 || ::fstat(folder.get(), &opened) != 0 || ::lstat(d.c_str(), &named) != 0 ||
       opened.st_ino != named.st_ino || opened.st_dev != named.st_dev)
     throw std::runtime_error("cannot open " + d.string() + ": it was replaced as it was made");
   dir = d;
-  pin_output_folder(dir, folder.fd);
+  pin_output_folder(dir, folder.get());
 }
 
 void StagedDirectory::Pinned::unpin() {
   if (!dir.empty()) unpin_output_folder(dir);
   dir.clear();
-  if (folder.fd >= 0) ::close(folder.fd);
-  folder.fd = -1;
+  folder.reset();
 }
 
 void StagedDirectory::make_staging(bool made) {
@@ -284,8 +284,7 @@ void StagedDirectory::make_staging(bool made) {
 
 StagedDirectory::StagedDirectory(fs::path final_dir, std::vector<fs::path> inputs, const std::string& host)
     : final_(checked(final_dir, inputs)), made_(final_), lock_(final_, host), active_(final_) {
-  parent_.fd = ::open(final_.parent_path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (parent_.fd < 0) throw std::runtime_error(cannot_write(final_.parent_path(), errno));
+  open_parent();
   const std::string base = final_.string() + ".partial-" + std::to_string(::getpid());
   // a leftover of an earlier process with this pid is fivsim's to remove; anything else is passed by
   for (int n = 0;; ++n) {
@@ -310,8 +309,7 @@ fs::path StagedDirectory::resumable_staging(fs::path final_dir) {
 StagedDirectory::StagedDirectory(fs::path final_dir, Resumable resumable, std::vector<fs::path> inputs,
                                  const std::string& host)
     : final_(checked(final_dir, inputs)), made_(final_), lock_(final_, host), active_(final_) {
-  parent_.fd = ::open(final_.parent_path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (parent_.fd < 0) throw std::runtime_error(cannot_write(final_.parent_path(), errno));
+  open_parent();
   staging_ = resumable_staging(final_);
   const bool made = make_folder(staging_);
   if (!made) {
@@ -367,11 +365,11 @@ void StagedDirectory::commit() {
   pinned_.unpin();
   // within the folder opened when the command began: a folder above swapped meanwhile moves nothing
   const std::string from = staging_.filename().string(), to = final_.filename().string();
-  if (::renameat2(parent_.fd, from.c_str(), parent_.fd, to.c_str(), RENAME_NOREPLACE) == 0) {
+  if (::renameat2(parent_.get(), from.c_str(), parent_.get(), to.c_str(), RENAME_NOREPLACE) == 0) {
     committed_ = true;
   } else if (errno == EEXIST) {
     // an earlier results folder: the two swap places in one step, then the old one goes
-    if (::renameat2(parent_.fd, from.c_str(), parent_.fd, to.c_str(), RENAME_EXCHANGE) == 0) {
+    if (::renameat2(parent_.get(), from.c_str(), parent_.get(), to.c_str(), RENAME_EXCHANGE) == 0) {
       committed_ = true;
       say_left(remove_output_tree(staging_), staging_);
     }

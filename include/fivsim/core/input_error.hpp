@@ -48,8 +48,8 @@ struct InputError : std::runtime_error {
   }
   // an error about a whole file (unreadable, malformed JSON): "<path>: <rule>"
   static InputError in_file(const std::string& path, const std::string& rule) {
-    InputError e("", rule);
-    static_cast<std::runtime_error&>(e) = std::runtime_error(printable(path + ": " + rule));
+    InputError e = message(path + ": " + rule);
+    e.rule = rule;
     return e;
   }
   std::string pointer;

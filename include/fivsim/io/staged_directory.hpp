@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "fivsim/core/output_domain.hpp"
+#include "fivsim/core/unique_fd.hpp"
 #include "fivsim/io/output_cleanup.hpp"
 #include "fivsim/io/output_lock.hpp"
 
@@ -81,6 +82,8 @@ class StagedDirectory {
   void set_keep(bool keep);
   // the staging folder made and pinned with its marker; what was made is removed again on failure
   void make_staging(bool made);
+  // the folder of <dir> opened, for the swap within it
+  void open_parent();
   // the folders above <dir> this command made, removed again (where still empty) when it leaves
   // nothing behind: a refusal touches nothing
   class MadeFolders {
@@ -98,24 +101,16 @@ class StagedDirectory {
   MadeFolders made_;
   OutputLock lock_;
   ActiveOutput active_;
-  // a descriptor closed with its owner
-  struct OwnedFd {
-    int fd = -1;
-    OwnedFd() = default;
-    OwnedFd(const OwnedFd&) = delete;
-    OwnedFd& operator=(const OwnedFd&) = delete;
-    ~OwnedFd();
-  };
   // the staging folder pinned (core/output_file.hpp): every file under it reached from its
   // descriptor, until unpinned
   struct Pinned {
     std::filesystem::path dir;
-    OwnedFd folder;
+    UniqueFd folder;
     void pin(const std::filesystem::path& d);
     void unpin();
     ~Pinned() { unpin(); }
   };
-  OwnedFd parent_;  // the folder of <dir> and its staging folder, opened once
+  UniqueFd parent_;  // the folder of <dir> and its staging folder, opened once
   std::filesystem::path staging_;
   Pinned pinned_;
   int slot_ = -1;
