@@ -304,8 +304,8 @@ void SweepPlan::uniform_setup(double stick_tol, CaseSetup<D>& out) const {
 }
 
 template <class D>
-void SweepPlan::case_setup(const CaseSetup<D>& uniform, long index, const double* row, long stride, double stick_tol,
-                           CaseSetup<D>& out) const {
+void SweepPlan::case_model(const CaseSetup<D>& uniform, long index, const double* row, long stride, double stick_tol,
+                           Model<D>& model, State<D>& start) const {
   if (rebuilds_) {
     ModelParameters p = base_.model_parameters;
     std::size_t at = 0;
@@ -315,15 +315,20 @@ void SweepPlan::case_setup(const CaseSetup<D>& uniform, long index, const double
       ++at;
     });
     try {
-      make_model(describe_model(p), out.model);
+      make_model(describe_model(p), model);
     } catch (const ModelError& e) {
       throw InputError("/model", std::string(e.what()) + " in " + describe_case(index));
     }
-    out.start = uniform.start;
   } else {
-    out.model = uniform.model;
-    out.start = uniform.start;
+    model = uniform.model;
   }
+  start = uniform.start;
+  apply_row(targets_, row, stride, typename D::scalar(stick_tol), model, start);
+}
+
+template <class D>
+void SweepPlan::case_setup(const CaseSetup<D>& uniform, long index, const double* row, long stride, double stick_tol,
+                           CaseSetup<D>& out) const {
   out.dt = uniform.dt;
   out.steps = uniform.steps;
   out.t_transient = uniform.t_transient;
@@ -337,12 +342,14 @@ void SweepPlan::case_setup(const CaseSetup<D>& uniform, long index, const double
     }
     out.steps = step_count(out.dt, t_end);
   }
-  apply_row(targets_, row, stride, typename D::scalar(stick_tol), out.model, out.start);
+  case_model(uniform, index, row, stride, stick_tol, out.model, out.start);
 }
 
-#define FIVSIM_SWEEP_PLAN_INSTANTIATE(D)                                  \
-  template void SweepPlan::uniform_setup<D>(double, CaseSetup<D>&) const; \
-  template void SweepPlan::case_setup<D>(const CaseSetup<D>&, long, const double*, long, double, CaseSetup<D>&) const;
+#define FIVSIM_SWEEP_PLAN_INSTANTIATE(D)                                                                               \
+  template void SweepPlan::uniform_setup<D>(double, CaseSetup<D>&) const;                                              \
+  template void SweepPlan::case_setup<D>(const CaseSetup<D>&, long, const double*, long, double, CaseSetup<D>&) const; \
+  template void SweepPlan::case_model<D>(const CaseSetup<D>&, long, const double*, long, double, Model<D>&, State<D>&) \
+      const;
 FIVSIM_SWEEP_FOR_EACH_DIMS(FIVSIM_SWEEP_PLAN_INSTANTIATE)
 #undef FIVSIM_SWEEP_PLAN_INSTANTIATE
 

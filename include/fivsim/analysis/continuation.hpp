@@ -1,6 +1,7 @@
 // fivsim/analysis/continuation.hpp — pseudo-arclength continuation of the zeros of F(x, p) = 0 in
 // one parameter p, with test functions that locate folds and Hopf points on the branch. Host code
-// over a problem that says what F is (an equilibrium of the switching model: app/continuation.hpp).
+// over a problem that says what F is (analysis/equilibrium_problem.hpp, orbit_problem.hpp,
+// curve_problem.hpp).
 //
 // Keller's pseudo-arclength method (Keller 1977; Allgower & Georg, Introduction to Numerical
 // Continuation Methods, 2003, §2–§5; Kuznetsov, Elements of Applied Bifurcation Theory, 2004,
@@ -17,6 +18,7 @@
 // turn back there (a nonsmooth fold).
 #pragma once
 
+#include <cmath>
 #include <limits>
 #include <string>
 #include <vector>
@@ -33,6 +35,15 @@ struct ContinuationSettings {
   int max_newton = 10;
   long max_points = 2000;
   double locate_tol = 1e-10;  // a bifurcation's parameter, to this
+};
+
+// how the branches grown from a first point and their bifurcations' curves are followed
+// (analysis/branch_tree.hpp)
+struct BranchOptions {
+  ContinuationSettings settings;        // the branches' (p_min, p_max: the continued parameter's range)
+  ContinuationSettings curve_settings;  // the curves' in the second parameter (p_min, p_max: its range)
+  int doublings = 1;                    // levels of period doublings whose doubled orbit is followed too
+  bool multiple = false;                // orbits by multiple shooting, a segment per mode between events
 };
 
 // what is continued: F: Rⁿ × R → Rⁿ with its Jacobians, and the eigenvalues that judge a point
@@ -74,6 +85,18 @@ class ContinuationProblem {
   // (an orbit's integrator at a hundredth of its tolerances), for a located bifurcation's error;
   // false where F has no such error (an equilibrium's field is exact) or no solution is found
   virtual bool refined_eigenvalues(const Eigen::VectorXd&, double, Eigen::VectorXcd&) { return false; }
+};
+
+// the step of F_p's central differences at p
+inline double parameter_step(double p) { return 1e-6 * (1.0 + std::abs(p)); }
+
+// an evaluation of a problem announced before it is asked for, so that a problem whose evaluations
+// are shots runs them as one batch (a bifurcation's curve: analysis/curve_problem.hpp): at (z, p)
+// with the second parameter `second`, F_p too where `with_fp`
+struct PendingEvaluation {
+  Eigen::VectorXd z;
+  double p = 0.0, second = 0.0;
+  bool with_fp = false;
 };
 
 struct ContinuationPoint {

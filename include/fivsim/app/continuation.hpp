@@ -1,15 +1,7 @@
 // fivsim/app/continuation.hpp — `fivsim continue` and fivsim.continuation as one library call:
-// the scenario's equilibria (steady sliding) or periodic orbits through stick-slip followed in one
-// parameter by pseudo-arclength continuation (analysis/continuation.hpp), with their eigenvalues or
-// Floquet multipliers, stability and the folds, Hopf, period-doubling, torus and grazing points on
-// them. Equilibria are zeros of the exact switching model's vector field in the modes it takes
-// there (integrate/switching_tangent.hpp switching_field); orbits are shot on a Poincaré section
-// (integrate/switching_orbit.hpp), the first from a run of the scenario or from each family of
-// stable orbits in a sweep's results, whose branches are followed together, the shots of their
-// corrector iterations one batch over CPU threads (batch/orbit_shooter.hpp). The parameter
-// is set by the sweep engine's plan (batch/sweep_plan.hpp), so that what is continued is the model
-// a sweep runs. With a `curves` block each fold and period doubling of the orbits is followed in a
-// second parameter (a minimally augmented system).
+// the scenario's equilibria or periodic orbits followed in one parameter (analysis/continuation.hpp,
+// docs/METHODS.md), with their stability and bifurcations, and each fold's, doubling's or Hopf
+// point's curve in a second parameter. The block (docs/SCENARIOS.md):
 //
 //   "continuation": {"parameter": "/model/v0", "range": [1.0, 2.0], "direction": "up",
 //                    "start": "equilibrium" | "orbit" | "sweep", "from": "runs/sweep_folder",
@@ -36,11 +28,6 @@ struct ContinuationRun {
   NamedColumns curves;        // curves.csv (a `curves` block): the folds' and doublings' curves in a second parameter
 };
 
-// the scenario document (overrides applied) continued as its `continuation` block says; the
-// shots of the orbits' correctors on `device` (the CPU's on `threads` threads, 0: all cores). Bad input is
-// an InputError naming the pointer
-// `progress` (where set) hears of each finished branch of a sweep's starts: branches done of
-// all, and their points so far
 // the run's tables (branches, bifurcations, orbit points, curves) as groups of one HDF5 file, its
 // report as the root's summary (batch/results_h5.hpp write_tables_h5); replaces `file`
 void write_continuation_h5(const ContinuationRun& run, const std::filesystem::path& file);
@@ -49,9 +36,13 @@ void write_continuation_h5(const ContinuationRun& run, const std::filesystem::pa
 // the output's check against its inputs; the block's errors as run_continuation's
 std::vector<std::filesystem::path> continuation_inputs(const nlohmann::json& document);
 
+// hears of each finished branch of a sweep's starts: branches done of all, and their points so far
 using ContinuationProgress = std::function<void(long done, long total, long points)>;
 // where the orbits' shots run: CPU threads, or the GPU (a batch one launch)
 enum class ShotDevice { cpu, cuda };
+// the scenario document (overrides applied) continued as its `continuation` block says; the
+// shots of the orbits' correctors on `device` (the CPU's on `threads` threads, 0: all cores). Bad
+// input is an InputError naming the pointer
 ContinuationRun run_continuation(const nlohmann::json& document, int threads = 0,
                                  const ContinuationProgress& progress = {}, ShotDevice device = ShotDevice::cpu);
 

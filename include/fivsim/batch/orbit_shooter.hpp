@@ -1,12 +1,8 @@
-// fivsim/batch/orbit_shooter.hpp — backends that run a batch of orbit shots (integrate/orbit_shot.hpp),
-// and the lockstep that makes one batch of the shots of many branches. A continuation's corrector
-// asks for its shots (a map, or every segment, at the point and both sides of the parameter's
-// difference) as one batch; with many branches followed together each on its own host thread,
-// the lockstep holds every batch until all the branches that take part have asked, then runs
-// their shots as one batch on the backend (Dankowicz & Schilder 2013 run branches one after
-// another; here a corrector iteration of every branch is one launch, as a sweep is). The shots
-// are the same per-case code whichever thread runs them, so a branch's points do not depend on
-// how the batches are cut.
+// fivsim/batch/orbit_shooter.hpp — the backends of continuation's shot interface
+// (analysis/continuation_shots.hpp): CPU threads, the device, and the lockstep that makes the
+// shots of many branches' corrector iterations, each on its own host thread, one batch (one launch,
+// as a sweep is). A shot is the same per-case code on any thread, so a branch's points do not
+// depend on how the batches are cut.
 #pragma once
 
 #include <algorithm>
@@ -19,26 +15,9 @@
 #include <thread>
 #include <vector>
 
-#include "fivsim/integrate/orbit_shot.hpp"
+#include "fivsim/analysis/continuation_shots.hpp"
 
 namespace fivsim {
-
-// a shot and the model it runs on (which outlive the batch)
-template <class D>
-struct ShotJob {
-  const Model<D>* model = nullptr;
-  const SwitchingSettings* settings = nullptr;
-  const SwitchingSection* section = nullptr;
-  OrbitShot<D>* shot = nullptr;
-};
-
-// what runs a batch of shots; a batch's shots are independent. One caller at a time
-template <class D>
-class OrbitShooter {
- public:
-  virtual ~OrbitShooter() = default;
-  virtual void shoot(const std::vector<ShotJob<D>>& jobs) = 0;
-};
 
 // the CPU backend: a batch's shots spread over `threads` threads (the caller's one of them), each
 // with its own scratch; a pool of its own rather than OpenMP's, whose teams belong to the thread

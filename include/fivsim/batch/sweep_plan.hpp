@@ -73,6 +73,10 @@ class SweepPlan {
   template <class D>
   void case_setup(const CaseSetup<D>& uniform, long index, const double* row, long stride, double stick_tol,
                   CaseSetup<D>& out) const;
+  // case_setup's model and start state alone (a continued model at a point of its parameters)
+  template <class D>
+  void case_model(const CaseSetup<D>& uniform, long index, const double* row, long stride, double stick_tol,
+                  Model<D>& model, State<D>& start) const;
 
   // "case 7 (/model/Fn = 3, /initial/q/0 = 0.5)", for messages
   std::string describe_case(long index) const;
@@ -102,7 +106,9 @@ Scenario case_scenario(const json& base, const SweepSpec& spec, long index, std:
 #define FIVSIM_SWEEP_PLAN_EXTERN(D)                                                                                    \
   extern template void SweepPlan::uniform_setup<D>(double, CaseSetup<D>&) const;                                       \
   extern template void SweepPlan::case_setup<D>(const CaseSetup<D>&, long, const double*, long, double, CaseSetup<D>&) \
-      const;
+      const;                                                                                                           \
+  extern template void SweepPlan::case_model<D>(const CaseSetup<D>&, long, const double*, long, double, Model<D>&,     \
+                                                State<D>&) const;
 FIVSIM_SWEEP_FOR_EACH_DIMS(FIVSIM_SWEEP_PLAN_EXTERN)
 #undef FIVSIM_SWEEP_PLAN_EXTERN
 

@@ -12,21 +12,18 @@
 
 namespace fivsim {
 
-struct ContinuationBlock {
+// the branch options (settings, curve_settings, doublings, multiple) and where the branches start
+struct ContinuationBlock : BranchOptions {
   std::string parameter;
   double lo = 0.0, hi = 0.0;
   int direction = 1;
-  bool orbit = false;     // start "orbit" or "sweep": periodic orbits, else an equilibrium
-  std::string from;       // start "sweep": the sweep's results folder, a branch from each family of its orbits
-  bool multiple = false;  // orbits by multiple shooting, a segment per mode between events (else single shooting)
-  int period_n = 1;       // the orbit's period in break-away crossings
-  int doublings = 1;      // levels of period doublings whose doubled orbit is followed too
-  double settle = 0.0;    // seconds of the run before its first shot (0: the scenario's t_transient)
-  ContinuationSettings settings;
-  long at_once = 0;                     // start "sweep": branches followed together, their shots one batch (0: all)
-  std::string second;                   // "curves": the second parameter of the bifurcations' curves
-  double second_base = 0.0;             // its value in the scenario, where each curve starts
-  ContinuationSettings curve_settings;  // p_min, p_max: its range
+  bool orbit = false;        // start "orbit" or "sweep": periodic orbits, else an equilibrium
+  std::string from;          // start "sweep": the sweep's results folder, a branch from each family of its orbits
+  int period_n = 1;          // the orbit's period in break-away crossings
+  double settle = 0.0;       // seconds of the run before its first shot (0: the scenario's t_transient)
+  long at_once = 0;          // start "sweep": branches followed together, their shots one batch (0: all)
+  std::string second;        // "curves": the second parameter of the bifurcations' curves
+  double second_base = 0.0;  // its value in the scenario, where each curve starts
 };
 
 // the block of `doc` (overrides applied) checked; every rejection an InputError naming its pointer
