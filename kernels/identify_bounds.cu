@@ -44,9 +44,7 @@ BoundSamples to_device(const BoundSamples& s, std::vector<cuda::DevicePtr<double
 
 }  // namespace
 
-DeviceOutcome stick_slip_bound_grid_cuda(const BoundSamples& stop, const BoundSamples& slip, const GridAxis& k,
-                                         const GridAxis& c, std::vector<double>& phi1, std::vector<double>& phi2,
-                                         double& seconds) {
+FIVSIM_STICK_SLIP_BOUND_GRID_CUDA {
   cudaError_t err = cudaSuccess;
   std::vector<cuda::DevicePtr<double>> keep;
   const BoundSamples d_stop = to_device(stop, keep, err);
@@ -59,7 +57,7 @@ DeviceOutcome stick_slip_bound_grid_cuda(const BoundSamples& stop, const BoundSa
   const int block = kBoundGridBlock;
   const unsigned grid = static_cast<unsigned>((points + block - 1) / block);
   err = cuda::timed_launches(
-      1, [&] { bound_grid_kernel<<<grid, block>>>(d_stop, d_slip, k, c, d_phi1.get(), d_phi2.get()); }, seconds);
+      1, [&] { bound_grid_kernel<<<grid, block>>>(d_stop, d_slip, k, c, d_phi1.get(), d_phi2.get()); }, kernel_s);
   phi1.resize(static_cast<std::size_t>(points));
   phi2.resize(static_cast<std::size_t>(points));
   if (err == cudaSuccess) err = cudaMemcpy(phi1.data(), d_phi1.get(), sizeof(double) * points, cudaMemcpyDeviceToHost);

@@ -378,8 +378,7 @@ DeviceOutcome mlp_fit_batch_cuda_points(const MlpLayout& L, const MlpFitBatch<T>
 }  // namespace
 
 template <class T>
-DeviceOutcome mlp_train_batch_cuda(const MlpLayout& L, const MlpTrainBatch<T>& batch, int steps,
-                                   const OptimizerOptions& opt, double& kernel_s) {
+FIVSIM_MLP_TRAIN_BATCH_CUDA(T) {
   kernel_s = 0.0;
   const long B = batch.networks, np = L.param_count(), P = batch.points;
   // no networks: nothing to launch (a grid of zero blocks is a launch error)
@@ -410,8 +409,7 @@ DeviceOutcome mlp_train_batch_cuda(const MlpLayout& L, const MlpTrainBatch<T>& b
 constexpr long kPointsMappingFrom = 32;
 
 template <class T>
-DeviceOutcome mlp_fit_batch_cuda(const MlpLayout& L, const MlpFitBatch<T>& batch, int repeats, double& kernel_s,
-                                 MlpCudaMapping mapping) {
+FIVSIM_MLP_FIT_BATCH_CUDA(T) {
   kernel_s = 0.0;
   const long B = batch.networks, np = L.param_count(), P = batch.points;
   if (B <= 0) return {};
@@ -449,7 +447,7 @@ DeviceOutcome mlp_fit_batch_cuda(const MlpLayout& L, const MlpFitBatch<T>& batch
 }
 
 template <class T>
-DeviceOutcome lcp_pinn_batch_cuda(const MlpLayout& L, const LcpPinnBatch<T>& batch, int repeats, double& kernel_s) {
+FIVSIM_LCP_PINN_BATCH_CUDA(T) {
   kernel_s = 0.0;
   const long B = batch.networks, np = L.param_count(), n = batch.n;
   if (B <= 0) return {};
@@ -478,15 +476,7 @@ DeviceOutcome lcp_pinn_batch_cuda(const MlpLayout& L, const LcpPinnBatch<T>& bat
   return device_outcome(err);
 }
 
-template DeviceOutcome mlp_fit_batch_cuda<double>(const MlpLayout&, const MlpFitBatch<double>&, int, double&,
-                                                  MlpCudaMapping);
-template DeviceOutcome mlp_fit_batch_cuda<float>(const MlpLayout&, const MlpFitBatch<float>&, int, double&,
-                                                 MlpCudaMapping);
-template DeviceOutcome lcp_pinn_batch_cuda<double>(const MlpLayout&, const LcpPinnBatch<double>&, int, double&);
-template DeviceOutcome lcp_pinn_batch_cuda<float>(const MlpLayout&, const LcpPinnBatch<float>&, int, double&);
-template DeviceOutcome mlp_train_batch_cuda<double>(const MlpLayout&, const MlpTrainBatch<double>&, int,
-                                                    const OptimizerOptions&, double&);
-template DeviceOutcome mlp_train_batch_cuda<float>(const MlpLayout&, const MlpTrainBatch<float>&, int,
-                                                   const OptimizerOptions&, double&);
+FIVSIM_MLP_BATCH_CUDA_ENTRIES(template, double)
+FIVSIM_MLP_BATCH_CUDA_ENTRIES(template, float)
 
 }  // namespace fivsim

@@ -27,6 +27,22 @@ __global__ void orbit_shots_kernel(const Model<D>* __restrict__ models, const Sw
 
 }  // namespace batch
 
+namespace {
+
+template <class D>
+class CudaOrbitShooter final : public OrbitShooter<D> {
+ public:
+  CudaOrbitShooter();
+  ~CudaOrbitShooter() override;
+  CudaOrbitShooter(const CudaOrbitShooter&) = delete;
+  CudaOrbitShooter& operator=(const CudaOrbitShooter&) = delete;
+  void shoot(const std::vector<ShotJob<D>>& jobs) override;
+
+ private:
+  struct Device;
+  std::unique_ptr<Device> device_;
+};
+
 template <class D>
 struct CudaOrbitShooter<D>::Device {
   batch::DeviceBuffer<Model<D>> models;
@@ -113,7 +129,14 @@ void CudaOrbitShooter<D>::shoot(const std::vector<ShotJob<D>>& jobs) {
   for (long i = 0; i < n; ++i) *jobs[static_cast<std::size_t>(i)].shot = d.host_shots[static_cast<std::size_t>(i)];
 }
 
-#define FIVSIM_ORBIT_SHOTS_CUDA_INSTANCE(D) template class CudaOrbitShooter<batch::D>;
+}  // namespace
+
+template <class D>
+FIVSIM_CUDA_ORBIT_SHOOTER(D) {
+  return std::make_unique<CudaOrbitShooter<D>>();
+}
+
+#define FIVSIM_ORBIT_SHOTS_CUDA_INSTANCE(D) template FIVSIM_CUDA_ORBIT_SHOOTER(batch::D);
 FIVSIM_SWEEP_DIMS_DOUBLE(FIVSIM_ORBIT_SHOTS_CUDA_INSTANCE)
 
 }  // namespace fivsim

@@ -206,6 +206,21 @@ using PinnedBuffer = KeptBuffer<T, true>;
 }  // namespace
 
 template <class D>
+class CudaPipeline final : public SweepPipeline<D> {
+ public:
+  explicit CudaPipeline(InjectedFailures* inject);
+  ~CudaPipeline() override;
+  CudaPipeline(const CudaPipeline&) = delete;
+  CudaPipeline& operator=(const CudaPipeline&) = delete;
+  DeviceOutcome launch(int slot, const CaseBatch<D>& cases, const SweepAnalysis& an, const StepOptions& opt) override;
+  DeviceOutcome finish(int slot, CaseResult<D>* results, double* points, double& kernel_s) override;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+template <class D>
 struct CudaPipeline<D>::Impl {
   struct Slot {
     cudaStream_t stream = nullptr;
@@ -445,7 +460,12 @@ DeviceOutcome CudaPipeline<D>::finish(int which, CaseResult<D>* results, double*
 }
 
 template <class D>
-std::size_t sweep_kernel_local_bytes() {
+FIVSIM_CUDA_PIPELINE(D) {
+  return std::make_unique<CudaPipeline<D>>(inject);
+}
+
+template <class D>
+FIVSIM_SWEEP_KERNEL_LOCAL_BYTES(D) {
   std::size_t most = 0;
   const auto take = [&](const void* kernel) {
     cudaFuncAttributes attr{};
@@ -467,10 +487,9 @@ std::size_t sweep_kernel_local_bytes() {
 }
 
 template <class D>
-DeviceOutcome run_chunk_cuda(const CaseBatch<D>& cases, const SweepAnalysis& an, const StepOptions& opt,
-                             CaseResult<D>* results, double* points, double& kernel_s) {
+FIVSIM_RUN_CHUNK_CUDA(D) {
   kernel_s = 0.0;
-  CudaPipeline<D> pipeline;
+  CudaPipeline<D> pipeline(nullptr);
   const DeviceOutcome launched = pipeline.launch(0, cases, an, opt);
   if (!launched.ok()) return launched;
   return pipeline.finish(0, results, points, kernel_s);

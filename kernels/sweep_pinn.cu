@@ -253,8 +253,7 @@ cudaError_t read_counts(const int* d_count, int (&values)[2]) {
 
 }  // namespace
 
-DeviceOutcome run_chunk_cuda_pinn(const PinnChunk& ch, const SweepAnalysis& an, const StepOptions& opt,
-                                  CaseResult<D>* results, double* points, PinnTotals* totals, double& kernel_s) {
+FIVSIM_RUN_CHUNK_CUDA_PINN {
   kernel_s = 0.0;
   // the runtime keeps a failed call's error (an allocation that failed before a retry on fewer
   // cases) as its last error, which the launch check below would take for this call's

@@ -237,7 +237,7 @@ ContinuationRun continue_scenario(const json& document, const Scenario& sc, cons
     if (!gpu.available)
       throw InputError("--device",
                        "cuda, but there is " + gpu.description + "; --device cpu runs the shots on the CPU cores");
-    shooter_on = std::make_unique<CudaOrbitShooter<D>>();
+    shooter_on = cuda_orbit_shooter(D{});
   } else if (b.orbit)
     shooter_on = std::make_unique<CpuOrbitShooter<D>>(threads);
   ContinuationFound found;

@@ -80,20 +80,20 @@ class CpuBackend final : public SynchronousBackend<D> {
 template <class D>
 class CudaBackend final : public ChunkBackend<D> {
  public:
-  explicit CudaBackend(const BackendSettings& s) : s_(s), pipeline_(s.inject) {}
+  explicit CudaBackend(const BackendSettings& s) : s_(s), pipeline_(cuda_pipeline(D{}, s.inject)) {}
   const char* name() const override { return "CUDA backend"; }
   bool asynchronous() const override { return true; }
   DeviceOutcome launch(int slot, const SlotWork<D>& w) override {
     out_[slot] = w;
-    return pipeline_.launch(slot, w.cases, s_.an, s_.opt);
+    return pipeline_->launch(slot, w.cases, s_.an, s_.opt);
   }
   DeviceOutcome finish(int slot, double& seconds) override {
-    return pipeline_.finish(slot, out_[slot].results, out_[slot].points, seconds);
+    return pipeline_->finish(slot, out_[slot].results, out_[slot].points, seconds);
   }
 
  private:
   BackendSettings s_;
-  CudaPipeline<D> pipeline_;
+  std::unique_ptr<SweepPipeline<D>> pipeline_;
   SlotWork<D> out_[2];
 };
 

@@ -1,67 +1,33 @@
-// src/batch/cuda_unavailable.cpp — the sweep engine's CUDA backend in a build without CUDA: it says
-// so (core/cuda_device.hpp's built_without_cuda) instead of failing to link.
-#include <stdexcept>
-
+// src/batch/cuda_unavailable.cpp — the sweep engine's CUDA entry points in a build without CUDA:
+// each one's declaration with the body that says so (core/cuda_device.hpp FIVSIM_WITHOUT_CUDA).
 #include "fivsim/batch/orbit_shooter.hpp"
 #include "fivsim/batch/sweep_backend.hpp"
 #include "fivsim/batch/sweep_pinn_backend.hpp"
 
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+
 namespace fivsim::batch {
 
 template <class D>
-struct CudaPipeline<D>::Impl {};
-template <class D>
-CudaPipeline<D>::CudaPipeline(InjectedFailures*) {}
-template <class D>
-CudaPipeline<D>::~CudaPipeline() = default;
-template <class D>
-DeviceOutcome CudaPipeline<D>::launch(int, const CaseBatch<D>&, const SweepAnalysis&, const StepOptions&) {
-  return built_without_cuda();
-}
-template <class D>
-DeviceOutcome CudaPipeline<D>::finish(int, CaseResult<D>*, double*, double& kernel_s) {
-  kernel_s = 0.0;
-  return built_without_cuda();
-}
-
-template <class D>
-DeviceOutcome run_chunk_cuda(const CaseBatch<D>&, const SweepAnalysis&, const StepOptions&, CaseResult<D>*, double*,
-                             double& kernel_s) {
-  kernel_s = 0.0;
-  return built_without_cuda();
-}
-
-template <class D>
-std::size_t sweep_kernel_local_bytes() {
+FIVSIM_CUDA_PIPELINE(D)
+FIVSIM_WITHOUT_CUDA_OBJECT template <class D>
+FIVSIM_RUN_CHUNK_CUDA(D)
+FIVSIM_WITHOUT_CUDA template <class D>
+FIVSIM_SWEEP_KERNEL_LOCAL_BYTES(D) {
   return 0;
 }
-
 FIVSIM_SWEEP_FOR_EACH_DIMS(FIVSIM_SWEEP_CUDA_INSTANCE)
 
-DeviceOutcome run_chunk_cuda_pinn(const PinnChunk&, const SweepAnalysis&, const StepOptions&,
-                                  CaseResult<PinnSweepDims>*, double*, PinnTotals*, double& kernel_s) {
-  kernel_s = 0.0;
-  return built_without_cuda();
-}
+FIVSIM_RUN_CHUNK_CUDA_PINN FIVSIM_WITHOUT_CUDA
 
 }  // namespace fivsim::batch
 
 namespace fivsim {
 
 template <class D>
-struct CudaOrbitShooter<D>::Device {};
-template <class D>
-CudaOrbitShooter<D>::CudaOrbitShooter() {
-  throw std::runtime_error(built_without_cuda().error);
-}
-template <class D>
-CudaOrbitShooter<D>::~CudaOrbitShooter() = default;
-template <class D>
-void CudaOrbitShooter<D>::shoot(const std::vector<ShotJob<D>>&) {
-  throw std::runtime_error(built_without_cuda().error);
-}
-
-#define FIVSIM_ORBIT_SHOTS_CUDA_INSTANCE(D) template class CudaOrbitShooter<batch::D>;
-FIVSIM_SWEEP_DIMS_DOUBLE(FIVSIM_ORBIT_SHOTS_CUDA_INSTANCE)
+FIVSIM_CUDA_ORBIT_SHOOTER(D)
+FIVSIM_WITHOUT_CUDA_OBJECT
+#define FIVSIM_ORBIT_SHOTS_CUDA_STUB(D) template FIVSIM_CUDA_ORBIT_SHOOTER(batch::D);
+    FIVSIM_SWEEP_DIMS_DOUBLE(FIVSIM_ORBIT_SHOTS_CUDA_STUB)
 
 }  // namespace fivsim

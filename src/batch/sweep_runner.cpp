@@ -68,7 +68,7 @@ SweepOutcome run_writer(const RunContext& ctx) {
   const int n_params = static_cast<int>(ctx.spec.parameters.size());
   const ChunkFootprint footprint = case_footprint<D>(
       own_setup, own_map, n_params, case_points_size(set.nq, an), n_params + case_schema(set.layout, {}).size(),
-      set.pinn_block_bytes, ctx.cuda ? sweep_kernel_local_bytes<D>() : 0);
+      set.pinn_block_bytes, ctx.cuda ? sweep_kernel_local_bytes(D{}) : 0);
   MemoryFigures figures;
   if (ctx.cuda) {
     figures.device_free_bytes = ctx.device.free_bytes;

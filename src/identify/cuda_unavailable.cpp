@@ -1,12 +1,11 @@
-// src/identify/cuda_unavailable.cpp — the bound grid's CUDA entry point in a build without CUDA: it
-// says so (core/cuda_device.hpp's built_without_cuda) instead of failing to link.
+// src/identify/cuda_unavailable.cpp — the bound grid's CUDA entry point in a build without CUDA:
+// its one declaration with the body that says so (core/cuda_device.hpp FIVSIM_WITHOUT_CUDA).
 #include "fivsim/identify/stick_slip_bounds.hpp"
+
+#pragma GCC diagnostic ignored "-Wunused-parameter"
 
 namespace fivsim {
 
-DeviceOutcome stick_slip_bound_grid_cuda(const BoundSamples&, const BoundSamples&, const GridAxis&, const GridAxis&,
-                                         std::vector<double>&, std::vector<double>&, double&) {
-  return built_without_cuda();
-}
+FIVSIM_STICK_SLIP_BOUND_GRID_CUDA FIVSIM_WITHOUT_CUDA
 
 }  // namespace fivsim

@@ -46,10 +46,10 @@ TEST(OrbitShotsGpu, DeviceShotsMatchTheCpusToRounding) {
   std::vector<OrbitShot<D>> host = chain_shots<D>(kShots, 0.004, 0.01), device = host;
   auto work = std::make_unique<OrbitWork<D>>();
   for (OrbitShot<D>& s : host) run_orbit_shot(*model, set, section, s, *work);
-  CudaOrbitShooter<D> gpu;
+  const std::unique_ptr<OrbitShooter<D>> gpu = cuda_orbit_shooter(D{});
   std::vector<ShotJob<D>> jobs;
   for (OrbitShot<D>& s : device) jobs.push_back({model.get(), &set, &section, &s});
-  gpu.shoot(jobs);
+  gpu->shoot(jobs);
   int ok = 0;
   for (int i = 0; i < kShots; ++i) {
     const OrbitShot<D>& a = host[static_cast<std::size_t>(i)];

@@ -208,12 +208,12 @@ TEST(SweepGpu, ThePipelinesSlotsKeepTheirChunksApart) {
   std::vector<double> qa(n * per_case), qb(qa.size()), ra(qa.size()), rb(qa.size());
   batch::run_chunk_cpu(pa.cases.batch(), pa.an, pa.opt, ca.data(), qa.data(), 0);
   batch::run_chunk_cpu(pb.cases.batch(), pb.an, pb.opt, cb.data(), qb.data(), 0);
-  batch::CudaPipeline<D> pipeline;
-  ASSERT_EQ(pipeline.launch(0, pa.cases.batch(), pa.an, pa.opt).error, "");
-  ASSERT_EQ(pipeline.launch(1, pb.cases.batch(), pb.an, pb.opt).error, "");
+  const std::unique_ptr<batch::SweepPipeline<D>> pipeline = batch::cuda_pipeline(D{}, nullptr);
+  ASSERT_EQ(pipeline->launch(0, pa.cases.batch(), pa.an, pa.opt).error, "");
+  ASSERT_EQ(pipeline->launch(1, pb.cases.batch(), pb.an, pb.opt).error, "");
   double s0 = 0, s1 = 0;
-  ASSERT_EQ(pipeline.finish(0, ga.data(), ra.data(), s0).error, "");
-  ASSERT_EQ(pipeline.finish(1, gb.data(), rb.data(), s1).error, "");
+  ASSERT_EQ(pipeline->finish(0, ga.data(), ra.data(), s0).error, "");
+  ASSERT_EQ(pipeline->finish(1, gb.data(), rb.data(), s1).error, "");
   EXPECT_GT(s0, 0.0);
   for (long c = 0; c < n; ++c) {
     EXPECT_EQ(ca[c].transitions, ga[c].transitions) << c;

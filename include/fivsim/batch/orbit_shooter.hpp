@@ -98,20 +98,10 @@ class CpuOrbitShooter final : public OrbitShooter<D> {
 // the CUDA backend (kernels/orbit_shots.cu): a batch's shots one launch, device threads taking
 // them from a queue, each with its OrbitWork in global memory; the models, settings and sections
 // the shots run on copied once a batch. A device error throws std::runtime_error (in a build
-// without CUDA, constructing one does)
+// without CUDA, making one does). D is a tag: the instantiation
+#define FIVSIM_CUDA_ORBIT_SHOOTER(D) std::unique_ptr<OrbitShooter<D>> cuda_orbit_shooter(D)
 template <class D>
-class CudaOrbitShooter final : public OrbitShooter<D> {
- public:
-  CudaOrbitShooter();
-  ~CudaOrbitShooter() override;
-  CudaOrbitShooter(const CudaOrbitShooter&) = delete;
-  CudaOrbitShooter& operator=(const CudaOrbitShooter&) = delete;
-  void shoot(const std::vector<ShotJob<D>>& jobs) override;
-
- private:
-  struct Device;
-  std::unique_ptr<Device> device_;
-};
+FIVSIM_CUDA_ORBIT_SHOOTER(D);
 
 // the shots of every branch thread that takes part, one batch on `backend` once each has asked
 // (or left): a branch thread join()s before its first shot and leave()s after its last. Any

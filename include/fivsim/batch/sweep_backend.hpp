@@ -102,47 +102,49 @@ struct InjectedFailures {
   }
 };
 
-// the CUDA backend as a pipeline of two slots: device buffers kept from chunk to chunk (grown as a
-// chunk needs), one stream per slot, results copied back into pinned memory, so that one slot's
-// chunk steps while the other's results come back and are written (kernels/sweep_batch.cuh)
+// a backend as a pipeline of two slots: launch queues a batch on slot 0 or 1 (its setups and rows
+// in, the kernel, its results and rings out) and returns at once; out_of_memory (nothing queued,
+// the slot's memory given back) when the device cannot hold it. The batch's host arrays must stay
+// until finish, which waits for the slot's batch: its results and rings into the caller's arrays,
+// the kernel's time
 template <class D>
-class CudaPipeline {
+class SweepPipeline {
  public:
-  // `inject` (may be null, kept by the caller): failures a test injects at a launch's points
-  explicit CudaPipeline(InjectedFailures* inject = nullptr);
-  ~CudaPipeline();
-  CudaPipeline(const CudaPipeline&) = delete;
-  CudaPipeline& operator=(const CudaPipeline&) = delete;
-  // queues the batch on slot 0 or 1: its setups and rows in, the kernel, its results and rings
-  // out; out_of_memory (nothing queued, the slot's memory given back) when the device cannot hold
-  // it. The batch's host arrays must stay until finish
-  DeviceOutcome launch(int slot, const CaseBatch<D>& cases, const SweepAnalysis& an, const StepOptions& opt);
-  // waits for the slot's batch; its results and rings into the caller's arrays, the kernel's time
-  DeviceOutcome finish(int slot, CaseResult<D>* results, double* points, double& kernel_s);
-
- private:
-  struct Impl;
-  std::unique_ptr<Impl> impl_;
+  virtual ~SweepPipeline() = default;
+  virtual DeviceOutcome launch(int slot, const CaseBatch<D>& cases, const SweepAnalysis& an,
+                               const StepOptions& opt) = 0;
+  virtual DeviceOutcome finish(int slot, CaseResult<D>* results, double* points, double& kernel_s) = 0;
 };
 
+// the CUDA entry points of the sweep engine (kernels/sweep_batch.cuh); D is a tag where nothing
+// else names the instantiation.
+// The CUDA pipeline: device buffers kept from chunk to chunk (grown as a chunk needs), one stream
+// per slot, results copied back into pinned memory, so that one slot's chunk steps while the
+// other's results come back and are written. `inject` (may be null, kept by the caller): failures
+// a test injects at a launch's points
+#define FIVSIM_CUDA_PIPELINE(D) std::unique_ptr<SweepPipeline<D>> cuda_pipeline(D, InjectedFailures* inject)
+template <class D>
+FIVSIM_CUDA_PIPELINE(D);
 // runs the batch on the CUDA device, one thread per case. kernel_s gets the kernel's own time
 // (device events)
+#define FIVSIM_RUN_CHUNK_CUDA(D)                                                                           \
+  DeviceOutcome run_chunk_cuda(const CaseBatch<D>& cases, const SweepAnalysis& an, const StepOptions& opt, \
+                               CaseResult<D>* results, double* points, double& kernel_s)
 template <class D>
-DeviceOutcome run_chunk_cuda(const CaseBatch<D>& cases, const SweepAnalysis& an, const StepOptions& opt,
-                             CaseResult<D>* results, double* points, double& kernel_s);
-
+FIVSIM_RUN_CHUNK_CUDA(D);
 // the most local memory per thread of instantiation D's kernels (cudaFuncGetAttributes), which
 // the driver reserves for every thread the device keeps resident; 0 without CUDA or a device
+#define FIVSIM_SWEEP_KERNEL_LOCAL_BYTES(D) std::size_t sweep_kernel_local_bytes(D)
 template <class D>
-std::size_t sweep_kernel_local_bytes();
+FIVSIM_SWEEP_KERNEL_LOCAL_BYTES(D);
 
+#define FIVSIM_SWEEP_CUDA_ENTRIES(PREFIX, D) \
+  PREFIX FIVSIM_CUDA_PIPELINE(D);            \
+  PREFIX FIVSIM_RUN_CHUNK_CUDA(D);           \
+  PREFIX FIVSIM_SWEEP_KERNEL_LOCAL_BYTES(D);
 // the CUDA backend's instantiation for D: in kernels/sweep_batch_{double,float}.cu, or in
 // src/batch/cuda_unavailable.cpp for a build without CUDA
-#define FIVSIM_SWEEP_CUDA_INSTANCE(D)                                                                     \
-  template class CudaPipeline<D>;                                                                         \
-  template std::size_t sweep_kernel_local_bytes<D>();                                                     \
-  template DeviceOutcome run_chunk_cuda<D>(const CaseBatch<D>&, const SweepAnalysis&, const StepOptions&, \
-                                           CaseResult<D>*, double*, double&);
+#define FIVSIM_SWEEP_CUDA_INSTANCE(D) FIVSIM_SWEEP_CUDA_ENTRIES(template, D)
 
 #define FIVSIM_SWEEP_EXTERN(D)                                                                                         \
   extern template void run_chunk_cpu<D>(const CaseBatch<D>&, const SweepAnalysis&, const StepOptions&, CaseResult<D>*, \
@@ -150,10 +152,7 @@ std::size_t sweep_kernel_local_bytes();
   extern template bool runs_as_belt<D>(const CaseBatch<D>&, const SweepAnalysis&, const StepOptions&);                 \
   extern template void shoot_orbits_cpu<D>(const CaseBatch<D>&, const SweepAnalysis&, CaseResult<D>*, const double*,   \
                                            int);                                                                       \
-  extern template class CudaPipeline<D>;                                                                               \
-  extern template std::size_t sweep_kernel_local_bytes<D>();                                                           \
-  extern template DeviceOutcome run_chunk_cuda<D>(const CaseBatch<D>&, const SweepAnalysis&, const StepOptions&,       \
-                                                  CaseResult<D>*, double*, double&);
+  FIVSIM_SWEEP_CUDA_ENTRIES(extern template, D)
 FIVSIM_SWEEP_FOR_EACH_DIMS(FIVSIM_SWEEP_EXTERN)
 #undef FIVSIM_SWEEP_EXTERN
 

@@ -32,8 +32,10 @@ void run_chunk_cpu_pinn(const PinnChunk& ch, const SweepAnalysis& an, const Step
 
 // runs the chunk on the CUDA device in lockstep; kernel_s gets the device time of all its phases.
 // In a build without CUDA it returns why.
-DeviceOutcome run_chunk_cuda_pinn(const PinnChunk& ch, const SweepAnalysis& an, const StepOptions& opt,
-                                  CaseResult<PinnSweepDims>* results, double* points, PinnTotals* totals,
-                                  double& kernel_s);
+#define FIVSIM_RUN_CHUNK_CUDA_PINN                                                                          \
+  DeviceOutcome run_chunk_cuda_pinn(const PinnChunk& ch, const SweepAnalysis& an, const StepOptions& opt,   \
+                                    CaseResult<PinnSweepDims>* results, double* points, PinnTotals* totals, \
+                                    double& kernel_s)
+FIVSIM_RUN_CHUNK_CUDA_PINN;
 
 }  // namespace fivsim::batch

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <stdexcept>
 #include <string>
 #include <utility>
 
@@ -23,6 +24,18 @@ struct DeviceOutcome {
 
 // the outcome of every CUDA entry point in a build without CUDA (src/<part>/cuda_unavailable.cpp)
 inline DeviceOutcome built_without_cuda() { return DeviceOutcome("fivsim was built without CUDA"); }
+
+// a CUDA entry point is declared once, by a macro of its signature (as Ginkgo's GKO_DECLARE_*): its
+// header declares it, its kernel defines and instantiates it, and a build without CUDA defines it
+// with one of these bodies (src/<part>/cuda_unavailable.cpp). An entry point that returns a
+// DeviceOutcome names its device time `kernel_s`; one that makes a backend object throws
+#define FIVSIM_WITHOUT_CUDA      \
+  {                              \
+    kernel_s = 0.0;              \
+    return built_without_cuda(); \
+  }
+#define FIVSIM_WITHOUT_CUDA_OBJECT \
+  { throw std::runtime_error(built_without_cuda().error); }
 
 struct CudaDeviceInfo {
   bool available = false;

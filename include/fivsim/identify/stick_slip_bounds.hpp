@@ -53,8 +53,10 @@ struct GridAxis {
 // the grid of both bounds on the CUDA device, one thread per grid point (kernels/identify_bounds.cu;
 // a build without CUDA says it has none): Φ1 and Φ2 row-major (k.n × c.n) and the kernels' seconds,
 // complete only on success. Plain arrays: device code never sees Eigen
-DeviceOutcome stick_slip_bound_grid_cuda(const BoundSamples& stop, const BoundSamples& slip, const GridAxis& k,
-                                         const GridAxis& c, std::vector<double>& phi1, std::vector<double>& phi2,
-                                         double& seconds);
+#define FIVSIM_STICK_SLIP_BOUND_GRID_CUDA                                                                           \
+  DeviceOutcome stick_slip_bound_grid_cuda(const BoundSamples& stop, const BoundSamples& slip, const GridAxis& k,   \
+                                           const GridAxis& c, std::vector<double>& phi1, std::vector<double>& phi2, \
+                                           double& kernel_s)
+FIVSIM_STICK_SLIP_BOUND_GRID_CUDA;
 
 }  // namespace fivsim

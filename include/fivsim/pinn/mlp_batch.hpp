@@ -167,29 +167,41 @@ enum class MlpCudaMapping : int { automatic = 0, thread = 1, group = 2, points =
 // CUDA backend: copies the batch to the device, evaluates it `repeats` times (the same answer
 // each time; for timing), copies the answers back. Returns "" or the error; kernel_s gets the
 // device time of all repeats (CUDA events). In a build without CUDA it returns why.
+#define FIVSIM_MLP_FIT_BATCH_CUDA(T)                                                                               \
+  DeviceOutcome mlp_fit_batch_cuda(const MlpLayout& L, const MlpFitBatch<T>& batch, int repeats, double& kernel_s, \
+                                   MlpCudaMapping mapping)
 template <class T>
-DeviceOutcome mlp_fit_batch_cuda(const MlpLayout& L, const MlpFitBatch<T>& batch, int repeats, double& kernel_s,
-                                 MlpCudaMapping mapping = MlpCudaMapping::automatic);
+FIVSIM_MLP_FIT_BATCH_CUDA(T);
+// the mapping chosen by the layers' width and the points per network
 template <class T>
-DeviceOutcome lcp_pinn_batch_cuda(const MlpLayout& L, const LcpPinnBatch<T>& batch, int repeats, double& kernel_s);
+DeviceOutcome mlp_fit_batch_cuda(const MlpLayout& L, const MlpFitBatch<T>& batch, int repeats, double& kernel_s) {
+  return mlp_fit_batch_cuda(L, batch, repeats, kernel_s, MlpCudaMapping::automatic);
+}
+#define FIVSIM_LCP_PINN_BATCH_CUDA(T) \
+  DeviceOutcome lcp_pinn_batch_cuda(const MlpLayout& L, const LcpPinnBatch<T>& batch, int repeats, double& kernel_s)
+template <class T>
+FIVSIM_LCP_PINN_BATCH_CUDA(T);
 // CUDA backend of mlp_train_batch_cpu: one group of lanes per network (layers of at most 32
 // neurons) runs all `steps` steps in one launch — forward and backward passes over the network's
 // points, the gradient summed in shared memory, the optimizer's tell over the group's lanes — with
 // each network's optimizer state in device memory. kernel_s gets the device time of the launch.
+#define FIVSIM_MLP_TRAIN_BATCH_CUDA(T)                                                             \
+  DeviceOutcome mlp_train_batch_cuda(const MlpLayout& L, const MlpTrainBatch<T>& batch, int steps, \
+                                     const OptimizerOptions& opt, double& kernel_s)
 template <class T>
-DeviceOutcome mlp_train_batch_cuda(const MlpLayout& L, const MlpTrainBatch<T>& batch, int steps,
-                                   const OptimizerOptions& opt, double& kernel_s);
+FIVSIM_MLP_TRAIN_BATCH_CUDA(T);
+// every CUDA entry point of the batched networks, for T
+#define FIVSIM_MLP_BATCH_CUDA_ENTRIES(PREFIX, T) \
+  PREFIX FIVSIM_MLP_FIT_BATCH_CUDA(T);           \
+  PREFIX FIVSIM_LCP_PINN_BATCH_CUDA(T);          \
+  PREFIX FIVSIM_MLP_TRAIN_BATCH_CUDA(T);
 
 #define FIVSIM_MLP_BATCH_EXTERN(T)                                                                                     \
   extern template void mlp_fit_batch_cpu<T>(const MlpLayout&, const MlpFitBatch<T>&, int);                             \
   extern template void lcp_pinn_batch_cpu<T>(const MlpLayout&, const LcpPinnBatch<T>&, int);                           \
-  extern template DeviceOutcome mlp_fit_batch_cuda<T>(const MlpLayout&, const MlpFitBatch<T>&, int, double&,           \
-                                                      MlpCudaMapping);                                                 \
-  extern template DeviceOutcome lcp_pinn_batch_cuda<T>(const MlpLayout&, const LcpPinnBatch<T>&, int, double&);        \
   extern template void mlp_train_batch_cpu<T>(const MlpLayout&, const MlpTrainBatch<T>&, int, const OptimizerOptions&, \
                                               int);                                                                    \
-  extern template DeviceOutcome mlp_train_batch_cuda<T>(const MlpLayout&, const MlpTrainBatch<T>&, int,                \
-                                                        const OptimizerOptions&, double&);
+  FIVSIM_MLP_BATCH_CUDA_ENTRIES(extern template, T)
 FIVSIM_MLP_BATCH_EXTERN(double)
 FIVSIM_MLP_BATCH_EXTERN(float)
 #undef FIVSIM_MLP_BATCH_EXTERN
