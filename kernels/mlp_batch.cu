@@ -304,6 +304,30 @@ struct NetworkMajorFit {
   }
 };
 
+// count values of a network-major device array back to the host
+template <class T>
+void copy_back(T* host, const DevicePtr<T>& device, long count, cudaError_t& err) {
+  if (err == cudaSuccess) err = cudaMemcpy(host, device.get(), sizeof(T) * count, cudaMemcpyDeviceToHost);
+}
+
+// the thread mapping's arrays, column-major (a network's values strided by the batch): its
+// parameters copied, loss and gradient allocated, and each thread's cache and scratch
+template <class T>
+struct ColumnMajorNetworks {
+  DevicePtr<T> params, loss, grad, cache, scratch;
+  ColumnMajorNetworks(const MlpLayout& L, long B, const T* host_params, cudaError_t& err)
+      : params(upload_columns(host_params, B, L.param_count(), err)),
+        loss(device_alloc<T>(static_cast<std::size_t>(B), err)),
+        grad(device_alloc<T>(static_cast<std::size_t>(B * L.param_count()), err)),
+        cache(device_alloc<T>(static_cast<std::size_t>(B * L.cache_size()), err)),
+        scratch(device_alloc<T>(static_cast<std::size_t>(B * mlp_batch_scratch_size(L)), err)) {}
+  // loss and gradient back, network-major
+  void download(T* host_loss, T* host_grad, const MlpLayout& L, long B, cudaError_t& err) const {
+    download_columns(host_loss, loss.get(), B, 1, err);
+    download_columns(host_grad, grad.get(), B, L.param_count(), err);
+  }
+};
+
 // the group mapping's launch: two warps a block when a network fills one, else 128 threads; the
 // gradient summed over the points in shared memory when there are several and it fits
 template <class T>
@@ -339,9 +363,8 @@ DeviceOutcome mlp_fit_batch_cuda_group(const MlpLayout& L, const MlpFitBatch<T>&
                                                                        d.loss.get(), d.grad.get());
       },
       kernel_s);
-  if (err == cudaSuccess) err = cudaMemcpy(batch.loss, d.loss.get(), sizeof(T) * B, cudaMemcpyDeviceToHost);
-  if (err == cudaSuccess)
-    err = cudaMemcpy(batch.grad, d.grad.get(), sizeof(T) * B * L.param_count(), cudaMemcpyDeviceToHost);
+  copy_back(batch.loss, d.loss, B, err);
+  copy_back(batch.grad, d.grad, B * L.param_count(), err);
   return device_outcome(err);
 }
 
@@ -369,9 +392,8 @@ DeviceOutcome mlp_fit_batch_cuda_points(const MlpLayout& L, const MlpFitBatch<T>
                                                                            d.targets.get(), d.loss.get(), d.grad.get());
       },
       kernel_s);
-  if (err == cudaSuccess) err = cudaMemcpy(batch.loss, d.loss.get(), sizeof(T) * B, cudaMemcpyDeviceToHost);
-  if (err == cudaSuccess)
-    err = cudaMemcpy(batch.grad, d.grad.get(), sizeof(T) * B * L.param_count(), cudaMemcpyDeviceToHost);
+  copy_back(batch.loss, d.loss, B, err);
+  copy_back(batch.grad, d.grad, B * L.param_count(), err);
   return device_outcome(err);
 }
 
@@ -398,8 +420,8 @@ FIVSIM_MLP_TRAIN_BATCH_CUDA(T) {
             d.targets.get(), d.loss.get(), d.grad.get(), work.get(), work_per);
       },
       kernel_s);
-  if (err == cudaSuccess) err = cudaMemcpy(batch.loss, d.loss.get(), sizeof(T) * B, cudaMemcpyDeviceToHost);
-  if (err == cudaSuccess) err = cudaMemcpy(batch.params, d.params.get(), sizeof(T) * B * np, cudaMemcpyDeviceToHost);
+  copy_back(batch.loss, d.loss, B, err);
+  copy_back(batch.params, d.params, B * np, err);
   return device_outcome(err);
 }
 
@@ -411,7 +433,7 @@ constexpr long kPointsMappingFrom = 32;
 template <class T>
 FIVSIM_MLP_FIT_BATCH_CUDA(T) {
   kernel_s = 0.0;
-  const long B = batch.networks, np = L.param_count(), P = batch.points;
+  const long B = batch.networks, P = batch.points;
   if (B <= 0) return {};
   const int wmax = L.max_width();
   if (mapping == MlpCudaMapping::automatic)
@@ -426,53 +448,44 @@ FIVSIM_MLP_FIT_BATCH_CUDA(T) {
     return mlp_fit_batch_cuda_points(L, batch, repeats, kernel_s);
   }
   cudaError_t err = cudaSuccess;
-  auto params = upload_columns(batch.params, B, np, err);
+  const ColumnMajorNetworks<T> d(L, B, batch.params, err);
   auto inputs = upload_columns(batch.inputs, B, P * L.inputs(), err);
   auto targets = upload_columns(batch.targets, B, P * L.outputs(), err);
-  auto loss = device_alloc<T>(static_cast<std::size_t>(B), err);
-  auto grad = device_alloc<T>(static_cast<std::size_t>(B * np), err);
-  auto cache = device_alloc<T>(static_cast<std::size_t>(B * L.cache_size()), err);
-  auto scratch = device_alloc<T>(static_cast<std::size_t>(B * mlp_batch_scratch_size(L)), err);
   if (err != cudaSuccess) return device_outcome(err);
   err = timed_launches(
       repeats,
       [&] {
-        mlp_fit_kernel<T><<<grid_for(B), kBlock>>>(L, B, batch.points, params.get(), inputs.get(), targets.get(),
-                                                   loss.get(), grad.get(), cache.get(), scratch.get());
+        mlp_fit_kernel<T><<<grid_for(B), kBlock>>>(L, B, batch.points, d.params.get(), inputs.get(), targets.get(),
+                                                   d.loss.get(), d.grad.get(), d.cache.get(), d.scratch.get());
       },
       kernel_s);
-  download_columns(batch.loss, loss.get(), B, 1, err);
-  download_columns(batch.grad, grad.get(), B, np, err);
+  d.download(batch.loss, batch.grad, L, B, err);
   return device_outcome(err);
 }
 
 template <class T>
 FIVSIM_LCP_PINN_BATCH_CUDA(T) {
   kernel_s = 0.0;
-  const long B = batch.networks, np = L.param_count(), n = batch.n;
+  const long B = batch.networks, n = batch.n;
   if (B <= 0) return {};
   if (n < 1 || n > kLcpBatchMax)
     return DeviceOutcome("lcp_pinn_batch_cuda: n must be 1.." + std::to_string(kLcpBatchMax));
   cudaError_t err = cudaSuccess;
-  auto params = upload_columns(batch.params, B, np, err);
+  const ColumnMajorNetworks<T> d(L, B, batch.params, err);
   auto A = upload_columns(batch.A, B, n * n, err);
   auto b = upload_columns(batch.b, B, n, err);
-  auto loss = device_alloc<T>(static_cast<std::size_t>(B), err);
   auto residual = device_alloc<T>(static_cast<std::size_t>(B), err);
-  auto grad = device_alloc<T>(static_cast<std::size_t>(B * np), err);
-  auto cache = device_alloc<T>(static_cast<std::size_t>(B * L.cache_size()), err);
-  auto scratch = device_alloc<T>(static_cast<std::size_t>(B * mlp_batch_scratch_size(L)), err);
   if (err != cudaSuccess) return device_outcome(err);
   err = timed_launches(
       repeats,
       [&] {
-        lcp_pinn_kernel<T><<<grid_for(B), kBlock>>>(L, B, static_cast<int>(n), params.get(), A.get(), b.get(),
-                                                    loss.get(), grad.get(), residual.get(), cache.get(), scratch.get());
+        lcp_pinn_kernel<T><<<grid_for(B), kBlock>>>(L, B, static_cast<int>(n), d.params.get(), A.get(), b.get(),
+                                                    d.loss.get(), d.grad.get(), residual.get(), d.cache.get(),
+                                                    d.scratch.get());
       },
       kernel_s);
-  download_columns(batch.loss, loss.get(), B, 1, err);
+  d.download(batch.loss, batch.grad, L, B, err);
   download_columns(batch.residual, residual.get(), B, 1, err);
-  download_columns(batch.grad, grad.get(), B, np, err);
   return device_outcome(err);
 }
 

@@ -1,5 +1,5 @@
 // src/batch/chunk_backend.cpp — the backends of batch/chunk_backend.hpp: the CPU's (an OpenMP
-// loop over the case runner, run within launch), CUDA's (CudaPipeline: two streams, launch returns
+// loop over the case runner, run within launch), CUDA's (cuda_pipeline: two streams, launch returns
 // at once) and the PINN methods' (the lockstep chunk on the CPU or the device, within launch).
 // Each reaches the points where a device runs out of memory in the same order, so that failures a
 // test injects take the same path on every backend.

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <exception>
 #include <memory>
+#include <utility>
 
 #include "commands.hpp"
 #include "fivsim/io/output.hpp"
@@ -18,19 +19,28 @@ using Clock = std::chrono::steady_clock;
 // file → overrides → validation → model; every failure is an InputError
 LoadedScenario load_scenario(const ScenarioArgs& args);
 
-// body() with its failures as the exit codes of commands.hpp: bad input (an InputError) 2, any
-// other failure 1, each said on stderr as "fivsim <verb>: …". Every verb runs through it
-template <class Body>
-int exit_code_of(const char* verb, Body&& body) {
+// body() with its failures as the exit codes of commands.hpp: bad input (an InputError) 2, a
+// sweep rank's failure its own, any other failure 1, each handed to fail(code, message), which
+// says it and gives the code to exit with. Every verb runs through it
+template <class Body, class Fail>
+int exit_code_of(Body&& body, Fail&& fail) {
   try {
     return body();
   } catch (const InputError& e) {
-    std::fprintf(stderr, "fivsim %s: %s\n", verb, e.what());
-    return kExitBadInput;
+    return fail(kExitBadInput, e.what());
+  } catch (const RankFailure& e) {
+    return fail(e.exit_code, e.what());
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "fivsim %s: %s\n", verb, e.what());
-    return kExitError;
+    return fail(kExitError, e.what());
   }
+}
+// ... each failure said on stderr as "fivsim <verb>: …"
+template <class Body>
+int exit_code_of(const char* verb, Body&& body) {
+  return exit_code_of(std::forward<Body>(body), [verb](int code, const char* message) {
+    std::fprintf(stderr, "fivsim %s: %s\n", verb, message);
+    return code;
+  });
 }
 
 inline double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }

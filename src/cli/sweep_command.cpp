@@ -31,6 +31,29 @@ SweepHooks hooks_from_environment() {
   return h;
 }
 
+// the writer's line: cases, device, rates, folder; then the classes (or statuses)
+void print_outcome(const SweepOutcome& out) {
+  if (!out.warning.empty()) std::fprintf(stderr, "fivsim sweep: warning: %s\n", out.warning.c_str());
+  const json& s = out.summary;
+  const long n_ranks = static_cast<long>(s["ranks"].size());
+  std::printf(
+      "sweep %s: %ld cases × %ld steps on %s (%s)%s in %.3g s: %.3g case-steps/s stepping, %.3g end to "
+      "end -> %s\n",
+      s["name"].get<std::string>().c_str(), s["cases"].get<long>(), s["steps"].get<long>(),
+      s["device"].get<std::string>().c_str(), s["precision"].get<std::string>().c_str(),
+      n_ranks > 1 ? (", " + std::to_string(n_ranks) + " ranks").c_str() : "", s["wall_s"].get<double>(),
+      s["case_steps_per_s"].get<double>(), s["end_to_end_case_steps_per_s"].get<double>(), out.out.c_str());
+  // what stopping each case when its class was known saved
+  if (s.contains("classification") && s["classification"].value("adaptive", false)) {
+    const double fixed = static_cast<double>(s["cases"].get<long>()) * static_cast<double>(s["steps"].get<long>());
+    std::printf("  adaptive: %.4g case-steps, %.3g%% of a fixed-length run's %.4g\n", s["case_steps"].get<double>(),
+                fixed > 0 ? 100.0 * s["case_steps"].get<double>() / fixed : 0.0, fixed);
+  }
+  // the classes, or the statuses of a sweep that does not classify
+  for (const auto& [name, count] : (s["classes"].empty() ? s["status"] : s["classes"]).items())
+    std::printf("  %-28s %ld\n", name.c_str(), count.get<long>());
+}
+
 }  // namespace
 
 int sweep_command(const SweepArgs& args) {
@@ -44,64 +67,34 @@ int sweep_command(const SweepArgs& args) {
     if (!rank || std::atoi(rank) == 0) std::fprintf(stderr, "fivsim sweep: %s\n", e.what());
     return kExitBadInput;
   }
-  // a failure before the runner: rank 0 says it and exits with its code; any other rank hands it
-  // to rank 0 quietly
-  const auto fail = [&](int code, const std::string& message) {
+  ProgressLine progress(!args.quiet && ranks->rank() == 0, 1.0, "cases", "", "case-steps/s");
+  // rank 0 says a failure and exits with its code; any other rank hands it to rank 0 quietly
+  const auto fail = [&](int code, const char* message) {
+    progress.done();
     if (ranks->rank() == 0) {
-      std::fprintf(stderr, "fivsim sweep: %s\n", message.c_str());
+      std::fprintf(stderr, "fivsim sweep: %s\n", message);
       return code;
     }
     make_worker_exchange(*ranks, json::object())->fail(code, message);
     return kExitOk;
   };
-  SweepRequest request = args.request;
-  request.inputs = {args.scenario};
-  request.hooks = hooks_from_environment();
-  try {
-    request.document = load_json_file(args.scenario);
-    for (const auto& s : args.set) apply_override(request.document, s);
-  } catch (const InputError& e) {
-    return fail(kExitBadInput, e.what());
-  }
-  ProgressLine progress(!args.quiet && ranks->rank() == 0, 1.0, "cases", "", "case-steps/s");
-  request.progress = [&](double done, double total, double case_steps) {
-    progress.set_total(total);
-    progress.update(done, case_steps);
-  };
-  try {
-    const SweepOutcome out = run_sweep_request(request, *ranks);
-    progress.done();
-    if (!out.writer) return kExitOk;
-    if (!out.warning.empty()) std::fprintf(stderr, "fivsim sweep: warning: %s\n", out.warning.c_str());
-    const json& s = out.summary;
-    const long n_ranks = static_cast<long>(s["ranks"].size());
-    std::printf(
-        "sweep %s: %ld cases × %ld steps on %s (%s)%s in %.3g s: %.3g case-steps/s stepping, %.3g end to "
-        "end -> %s\n",
-        s["name"].get<std::string>().c_str(), s["cases"].get<long>(), s["steps"].get<long>(),
-        s["device"].get<std::string>().c_str(), s["precision"].get<std::string>().c_str(),
-        n_ranks > 1 ? (", " + std::to_string(n_ranks) + " ranks").c_str() : "", s["wall_s"].get<double>(),
-        s["case_steps_per_s"].get<double>(), s["end_to_end_case_steps_per_s"].get<double>(), out.out.c_str());
-    // what stopping each case when its class was known saved
-    if (s.contains("classification") && s["classification"].value("adaptive", false)) {
-      const double fixed = static_cast<double>(s["cases"].get<long>()) * static_cast<double>(s["steps"].get<long>());
-      std::printf("  adaptive: %.4g case-steps, %.3g%% of a fixed-length run's %.4g\n", s["case_steps"].get<double>(),
-                  fixed > 0 ? 100.0 * s["case_steps"].get<double>() / fixed : 0.0, fixed);
-    }
-    // the classes, or the statuses of a sweep that does not classify
-    for (const auto& [name, count] : (s["classes"].empty() ? s["status"] : s["classes"]).items())
-      std::printf("  %-28s %ld\n", name.c_str(), count.get<long>());
-    return kExitOk;
-  } catch (const InputError& e) {
-    progress.done();
-    return fail(kExitBadInput, e.what());
-  } catch (const RankFailure& e) {
-    progress.done();
-    return fail(e.exit_code, e.what());
-  } catch (const std::exception& e) {
-    progress.done();
-    return fail(kExitError, e.what());
-  }
+  return exit_code_of(
+      [&] {
+        SweepRequest request = args.request;
+        request.inputs = {args.scenario};
+        request.hooks = hooks_from_environment();
+        request.document = load_json_file(args.scenario);
+        for (const auto& s : args.set) apply_override(request.document, s);
+        request.progress = [&](double done, double total, double case_steps) {
+          progress.set_total(total);
+          progress.update(done, case_steps);
+        };
+        const SweepOutcome out = run_sweep_request(request, *ranks);
+        progress.done();
+        if (out.writer) print_outcome(out);
+        return kExitOk;
+      },
+      fail);
 }
 
 }  // namespace fivsim::cli
