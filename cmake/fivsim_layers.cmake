@@ -1,7 +1,7 @@
 # cmake/fivsim_layers.cmake — the engine's parts and which may use which (docs/DESIGN.md §1), read
 # by CMakeLists.txt (one library target per part, linking only these) and by check_layers.cmake
 # (every `#include "fivsim/<part>/…"` of a part's files against them). Lowest first.
-set(FIVSIM_PARTS core friction model lcp pinn integrate analysis identify cases io batch app)
+set(FIVSIM_PARTS core friction model lcp pinn integrate analysis identify cases io sweep app)
 set(FIVSIM_USES_core "")
 set(FIVSIM_USES_friction core)
 set(FIVSIM_USES_model core friction)
@@ -14,11 +14,11 @@ set(FIVSIM_USES_identify core model integrate pinn)
 # kernels compile, below every part that reads files
 set(FIVSIM_USES_cases core model lcp pinn integrate analysis)
 set(FIVSIM_USES_io core model lcp integrate analysis identify)
-set(FIVSIM_USES_batch core model lcp pinn integrate analysis cases io)
+set(FIVSIM_USES_sweep core model lcp pinn integrate analysis cases io)
 # the application: every piece of work a front end starts (run, compare, stability, identify with
 # its populations scored by sweeps, a batch of identifications, sweep, merge) as one library call,
 # the option values parsed once
-set(FIVSIM_USES_app core model lcp pinn integrate analysis identify cases io batch)
+set(FIVSIM_USES_app core model lcp pinn integrate analysis identify cases io sweep)
 # the front ends (src/cli/, src/python/): they start work through app alone; io's files and scenario
 # parsing, the model, friction laws and the core's errors they may read directly
 set(FIVSIM_FRONT_ENDS cli python)
@@ -28,7 +28,7 @@ set(FIVSIM_FRONT_END_USES core friction model integrate io app)
 set(FIVSIM_KERNELS_core cuda_util.cuh)
 set(FIVSIM_KERNELS_pinn mlp_batch.cu mlp_group.cuh)
 set(FIVSIM_KERNELS_identify identify_bounds.cu)
-set(FIVSIM_KERNELS_batch sweep_batch.cuh sweep_batch_double.cu sweep_batch_float.cu device_batch.cuh sweep_pinn.cu
+set(FIVSIM_KERNELS_sweep sweep_batch.cuh sweep_batch_double.cu sweep_batch_float.cu device_batch.cuh sweep_pinn.cu
   orbit_shots.cu)
 
 # FIVSIM_REACH_<part>: what the part may use, its uses' uses included (a lower part's headers come

@@ -1,4 +1,4 @@
-// kernels/device_batch.cuh — a CaseBatch (batch/sweep_backend.hpp) on the device: the setups and
+// kernels/device_batch.cuh — a CaseBatch (sweep/sweep_backend.hpp) on the device: the setups and
 // step maps it points at (a shared one copied once) and each swept parameter's values of its
 // cases, for the sweep kernels of sweep_batch.cuh and sweep_pinn.cu.
 #pragma once
@@ -6,9 +6,9 @@
 #include <cuda_runtime.h>
 
 #include "cuda_util.cuh"
-#include "fivsim/batch/sweep_backend.hpp"
+#include "fivsim/sweep/sweep_backend.hpp"
 
-namespace fivsim::batch {
+namespace fivsim::sweep {
 
 // a batch's setups, maps and rows copied to the device (shared setups and maps once), and the
 // batch that points at them
@@ -43,4 +43,4 @@ struct DeviceBatch {
   }
 };
 
-}  // namespace fivsim::batch
+}  // namespace fivsim::sweep

@@ -1,4 +1,4 @@
-// kernels/orbit_shots.cu — the CUDA backend of a continuation's shots (batch/orbit_shooter.hpp):
+// kernels/orbit_shots.cu — the CUDA backend of a continuation's shots (sweep/orbit_shooter.hpp):
 // a batch of OrbitShot jobs (integrate/orbit_shot.hpp) on the device, persistent threads taking
 // them from a queue as the sweeps' orbit pass takes its cases (sweep_batch.cuh), each thread with
 // its OrbitWork in global scratch rather than local memory.
@@ -6,11 +6,11 @@
 #include <map>
 #include <tuple>
 
-#include "fivsim/batch/orbit_shooter.hpp"
+#include "fivsim/sweep/orbit_shooter.hpp"
 #include "sweep_batch.cuh"
 
 namespace fivsim {
-namespace batch {
+namespace sweep {
 
 // shot i on the models[owner[i]], with its settings and section
 template <class D>
@@ -25,7 +25,7 @@ __global__ void orbit_shots_kernel(const Model<D>* __restrict__ models, const Sw
   }
 }
 
-}  // namespace batch
+}  // namespace sweep
 
 namespace {
 
@@ -45,13 +45,13 @@ class CudaOrbitShooter final : public OrbitShooter<D> {
 
 template <class D>
 struct CudaOrbitShooter<D>::Device {
-  batch::DeviceBuffer<Model<D>> models;
-  batch::DeviceBuffer<SwitchingSettings> settings;
-  batch::DeviceBuffer<SwitchingSection> sections;
-  batch::DeviceBuffer<int> owner;
-  batch::DeviceBuffer<OrbitShot<D>> shots;
-  batch::DeviceBuffer<OrbitWork<D>> work;
-  batch::DeviceBuffer<unsigned long long> queue;
+  sweep::DeviceBuffer<Model<D>> models;
+  sweep::DeviceBuffer<SwitchingSettings> settings;
+  sweep::DeviceBuffer<SwitchingSection> sections;
+  sweep::DeviceBuffer<int> owner;
+  sweep::DeviceBuffer<OrbitShot<D>> shots;
+  sweep::DeviceBuffer<OrbitWork<D>> work;
+  sweep::DeviceBuffer<unsigned long long> queue;
   std::vector<Model<D>> host_models;
   std::vector<SwitchingSettings> host_settings;
   std::vector<SwitchingSection> host_sections;
@@ -88,14 +88,14 @@ void CudaOrbitShooter<D>::shoot(const std::vector<ShotJob<D>>& jobs) {
   }
   const long n = static_cast<long>(jobs.size());
   const std::size_t m = d.host_models.size();
-  const auto kernel = batch::orbit_shots_kernel<D>;
-  const unsigned grid = batch::scratch_grid(kernel, batch::kSweepBlock, n, sizeof(OrbitWork<D>));
+  const auto kernel = sweep::orbit_shots_kernel<D>;
+  const unsigned grid = sweep::scratch_grid(kernel, sweep::kSweepBlock, n, sizeof(OrbitWork<D>));
   cudaError_t err = d.models.ensure(m);
   if (err == cudaSuccess) err = d.settings.ensure(m);
   if (err == cudaSuccess) err = d.sections.ensure(m);
   if (err == cudaSuccess) err = d.owner.ensure(static_cast<std::size_t>(n));
   if (err == cudaSuccess) err = d.shots.ensure(static_cast<std::size_t>(n));
-  if (err == cudaSuccess) err = d.work.ensure(std::size_t{grid} * batch::kSweepBlock);
+  if (err == cudaSuccess) err = d.work.ensure(std::size_t{grid} * sweep::kSweepBlock);
   if (err == cudaSuccess) err = d.queue.ensure(1);
   if (err == cudaSuccess)
     err = cudaMemcpy(d.models.data, d.host_models.data(), sizeof(Model<D>) * m, cudaMemcpyHostToDevice);
@@ -113,14 +113,14 @@ void CudaOrbitShooter<D>::shoot(const std::vector<ShotJob<D>>& jobs) {
   if (err != cudaSuccess)
     throw std::runtime_error(std::string("orbit shots on the device: ") + cudaGetErrorString(err));
   cudaGetLastError();  // an earlier call's error is not this launch's
-  kernel<<<grid, batch::kSweepBlock>>>(d.models.data, d.settings.data, d.sections.data, d.owner.data, d.shots.data, n,
+  kernel<<<grid, sweep::kSweepBlock>>>(d.models.data, d.settings.data, d.sections.data, d.owner.data, d.shots.data, n,
                                        d.queue.data, d.work.data);
   err = cudaGetLastError();
   if (err == cudaSuccess) err = cudaDeviceSynchronize();
   if (err != cudaSuccess)
     throw std::runtime_error(
         "orbit shots on the device: " +
-        batch::launch_failure(err, reinterpret_cast<const void*>(kernel), "orbit shots " + batch::dims_label<D>())
+        sweep::launch_failure(err, reinterpret_cast<const void*>(kernel), "orbit shots " + sweep::dims_label<D>())
             .error);
   err = cudaMemcpy(d.host_shots.data(), d.shots.data, sizeof(OrbitShot<D>) * static_cast<std::size_t>(n),
                    cudaMemcpyDeviceToHost);
@@ -136,7 +136,7 @@ FIVSIM_CUDA_ORBIT_SHOOTER(D) {
   return std::make_unique<CudaOrbitShooter<D>>();
 }
 
-#define FIVSIM_ORBIT_SHOTS_CUDA_INSTANCE(D) template FIVSIM_CUDA_ORBIT_SHOOTER(batch::D);
+#define FIVSIM_ORBIT_SHOTS_CUDA_INSTANCE(D) template FIVSIM_CUDA_ORBIT_SHOOTER(D);
 FIVSIM_SWEEP_DIMS_DOUBLE(FIVSIM_ORBIT_SHOTS_CUDA_INSTANCE)
 
 }  // namespace fivsim

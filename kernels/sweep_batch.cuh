@@ -25,9 +25,9 @@
 #include "cuda_util.cuh"
 #include "fivsim/cases/belt_runner.hpp"
 #include "fivsim/cases/case_orbit.hpp"
-#include "fivsim/batch/sweep_backend.hpp"
+#include "fivsim/sweep/sweep_backend.hpp"
 
-namespace fivsim::batch {
+namespace fivsim::sweep {
 namespace {
 
 // the plain Moreau kernel's stepper (run_case_with's stepper concept): Moreau's step over a
@@ -495,4 +495,4 @@ FIVSIM_RUN_CHUNK_CUDA(D) {
   return pipeline.finish(0, results, points, kernel_s);
 }
 
-}  // namespace fivsim::batch
+}  // namespace fivsim::sweep

@@ -2,8 +2,8 @@
 // (sweep_batch.cuh).
 #include "sweep_batch.cuh"
 
-namespace fivsim::batch {
+namespace fivsim::sweep {
 
 FIVSIM_SWEEP_DIMS_DOUBLE(FIVSIM_SWEEP_CUDA_INSTANCE)
 
-}  // namespace fivsim::batch
+}  // namespace fivsim::sweep

@@ -35,9 +35,9 @@
 #include "cuda_util.cuh"
 #include "device_batch.cuh"
 #include "mlp_group.cuh"
-#include "fivsim/batch/sweep_pinn_backend.hpp"
+#include "fivsim/sweep/sweep_pinn_backend.hpp"
 
-namespace fivsim::batch {
+namespace fivsim::sweep {
 namespace {
 
 using cuda::device_alloc;
@@ -378,4 +378,4 @@ FIVSIM_RUN_CHUNK_CUDA_PINN {
   return device_outcome(err);
 }
 
-}  // namespace fivsim::batch
+}  // namespace fivsim::sweep

@@ -18,12 +18,12 @@
 #include <tuple>
 
 #include "fivsim/analysis/branch_tree.hpp"
-#include "fivsim/batch/basins.hpp"
-#include "fivsim/batch/orbit_shooter.hpp"
-#include "fivsim/batch/plan_model.hpp"
-#include "fivsim/batch/results_h5.hpp"
-#include "fivsim/batch/sweep.hpp"
-#include "fivsim/batch/sweep_plan.hpp"
+#include "fivsim/sweep/basins.hpp"
+#include "fivsim/sweep/orbit_shooter.hpp"
+#include "fivsim/sweep/plan_model.hpp"
+#include "fivsim/sweep/results_h5.hpp"
+#include "fivsim/sweep/sweep.hpp"
+#include "fivsim/sweep/sweep_plan.hpp"
 #include "fivsim/cases/case_runner.hpp"
 #include "fivsim/core/cuda_device.hpp"
 #include "fivsim/core/output_domain.hpp"
@@ -64,17 +64,17 @@ SweepSpec curve_spec(const ContinuationBlock& b) {
 }
 
 // a parameter that moves nothing of the model cannot be continued
-void require_moves_model(const batch::SweepPlan& plan, std::size_t slot, const std::string& pointer,
+void require_moves_model(const sweep::SweepPlan& plan, std::size_t slot, const std::string& pointer,
                          const std::string& path) {
   if (plan.slots()[slot].targets.empty() && !plan.slots()[slot].rebuilds_model())
     throw InputError(pointer, "'" + path + "' changes nothing of the model");
 }
 
 std::vector<SweepStart> sweep_starts(const json& document, const ContinuationBlock& b) {
-  batch::NamedColumns cols;
+  sweep::NamedColumns cols;
   refuse_input_in_active_output(b.from);
   try {
-    cols = batch::read_sweep_cases(b.from);
+    cols = sweep::read_sweep_cases(b.from);
   } catch (const std::exception& e) {
     throw InputError("/continuation/from", e.what());
   }
@@ -150,22 +150,22 @@ std::vector<FollowedBranch> follow_sweep_orbits(const ContinuationBlock& b, cons
     const int direction = t % 2 == 0 ? -1 : 1;
     try {
       const Scenario sc = parse_scenario(st.document);
-      const batch::SweepPlan plan(sc, spec);
-      const batch::PlanModel<D> model(plan, StepOptions{}.stick_tol);
+      const sweep::SweepPlan plan(sc, spec);
+      const sweep::PlanModel<D> model(plan, StepOptions{}.stick_tol);
       // the curves start at the start's own value of the second parameter (a swept one too)
-      std::unique_ptr<batch::SweepPlan> plan2;
-      std::unique_ptr<batch::PlanModel<D>> model2;
+      std::unique_ptr<sweep::SweepPlan> plan2;
+      std::unique_ptr<sweep::PlanModel<D>> model2;
       double second = 0.0;
       if (!b.second.empty()) {
         second = st.document[json::json_pointer(b.second)].get<double>();
         if (second >= b.curve_settings.p_min && second <= b.curve_settings.p_max) {
-          plan2 = std::make_unique<batch::SweepPlan>(sc, curve_spec(b));
-          model2 = std::make_unique<batch::PlanModel<D>>(*plan2, StepOptions{}.stick_tol);
+          plan2 = std::make_unique<sweep::SweepPlan>(sc, curve_spec(b));
+          model2 = std::make_unique<sweep::PlanModel<D>>(*plan2, StepOptions{}.stick_tol);
         }
       }
       const double settle = b.settle > 0.0 ? b.settle : sc.analysis.t_transient;
       grown[static_cast<std::size_t>(t)] =
-          follow_orbit<D>(lockstep, model, model2.get(), second, orbit_section(batch::sweep_analysis(sc)),
+          follow_orbit<D>(lockstep, model, model2.get(), second, orbit_section(sweep::sweep_analysis(sc)),
                           sc.integrator.switching_settings(), b, st.period_n, st.p, direction, settle);
     } catch (const std::exception& e) {
       errors[static_cast<std::size_t>(t)] = e.what();
@@ -219,15 +219,15 @@ template <class D>
 ContinuationRun continue_scenario(const json& document, const Scenario& sc, const ContinuationBlock& b, int threads,
                                   const ContinuationProgress& progress, ShotDevice device) {
   const SweepSpec spec = zip_spec({{b.parameter, b.lo, b.hi}});
-  const batch::SweepPlan plan(sc, spec);
+  const sweep::SweepPlan plan(sc, spec);
   require_moves_model(plan, 0, "/continuation/parameter", b.parameter);
-  const batch::PlanModel<D> model(plan, StepOptions{}.stick_tol);
-  std::unique_ptr<batch::SweepPlan> plan2;  // the curves': both parameters
-  std::unique_ptr<batch::PlanModel<D>> model2;
+  const sweep::PlanModel<D> model(plan, StepOptions{}.stick_tol);
+  std::unique_ptr<sweep::SweepPlan> plan2;  // the curves': both parameters
+  std::unique_ptr<sweep::PlanModel<D>> model2;
   if (!b.second.empty()) {
-    plan2 = std::make_unique<batch::SweepPlan>(sc, curve_spec(b));
+    plan2 = std::make_unique<sweep::SweepPlan>(sc, curve_spec(b));
     require_moves_model(*plan2, 1, "/continuation/curves/parameter", b.second);
-    model2 = std::make_unique<batch::PlanModel<D>>(*plan2, StepOptions{}.stick_tol);
+    model2 = std::make_unique<sweep::PlanModel<D>>(*plan2, StepOptions{}.stick_tol);
   }
   const SwitchingSettings set = sc.integrator.switching_settings();
   std::unique_ptr<OrbitShooter<D>> shooter_on;
@@ -248,7 +248,7 @@ ContinuationRun continue_scenario(const json& document, const Scenario& sc, cons
   std::vector<SweepStart>& starts = found.starts;
   if (b.orbit) {
     // the first orbit from a run at the range's end the branch starts from
-    const SweepAnalysis an = batch::sweep_analysis(sc);
+    const SweepAnalysis an = sweep::sweep_analysis(sc);
     if (!(an.section == SectionKind::stick_to_slip && an.contact < sc.model.n_contacts()) &&
         an.section != SectionKind::velocity)
       throw InputError("/analysis/poincare",
@@ -299,7 +299,7 @@ void write_continuation_h5(const ContinuationRun& run, const std::filesystem::pa
                                                                   {"bifurcations", &run.bifurcations}};
   if (!run.orbit_points.names.empty()) tables.emplace_back("orbit_points", &run.orbit_points);
   if (!run.curves.names.empty()) tables.emplace_back("curves", &run.curves);
-  batch::write_tables_h5(file, tables, batch::kContinuationH5Format, run.report);
+  sweep::write_tables_h5(file, tables, sweep::kContinuationH5Format, run.report);
 }
 
 std::vector<std::filesystem::path> continuation_inputs(const json& document) {
@@ -315,8 +315,8 @@ ContinuationRun run_continuation(const json& document, int threads, const Contin
   if (sc.model.omega != 0.0)
     throw InputError("/model", "a forced model (omega > 0) has no equilibria, and its orbits are not continued yet");
   ContinuationRun run;
-  const bool held = batch::with_instantiation(
-      batch::SweepInstantiations<double>{}, sc.model.dof(), sc.model.n_contacts(), [&](auto tag) {
+  const bool held =
+      with_instantiation(SweepInstantiations<double>{}, sc.model.dof(), sc.model.n_contacts(), [&](auto tag) {
         using D = typename decltype(tag)::type;
         run = continue_scenario<D>(document, sc, block, threads, progress, device);
       });

@@ -7,7 +7,7 @@
 #include <utility>
 
 #include "fivsim/app/sweep.hpp"
-#include "fivsim/batch/greybox_sweeps.hpp"
+#include "fivsim/sweep/greybox_sweeps.hpp"
 
 namespace fivsim {
 namespace {
@@ -307,7 +307,7 @@ std::vector<std::filesystem::path> identify_inputs(const std::string& config_fil
 }
 
 void score_populations_on_options_device(IdentifyConfig& config) {
-  batch::score_populations_by_sweeps(config, parse_sweep_device(config.device, "/options/device"));
+  sweep::score_populations_by_sweeps(config, parse_sweep_device(config.device, "/options/device"));
 }
 
 }  // namespace fivsim

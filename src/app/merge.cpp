@@ -2,7 +2,7 @@
 // --shard i/N` (i = 0 … N−1) into the files one run of the whole sweep writes. The shards are
 // contiguous ranges of case indices, so cases.csv and points.csv are the shards' rows in shard
 // order under one header — byte for byte what a single run writes —, results.h5 holds their rows
-// in the same order (batch/results_h5.hpp), and the decimated trajectories are copied. summary.json adds up the counts
+// in the same order (sweep/results_h5.hpp), and the decimated trajectories are copied. summary.json adds up the counts
 // (cases, case-steps, classes, status, PINN trainings), keeps each shard's throughput and device under "shards", and
 // takes as wall_s the slowest shard's (the shards ran side by side).
 #include "fivsim/app/merge.hpp"
@@ -21,10 +21,10 @@
 #include <string>
 #include <vector>
 
-#include "fivsim/batch/basins.hpp"
-#include "fivsim/batch/results_h5.hpp"
-#include "fivsim/batch/sweep_counts.hpp"
-#include "fivsim/batch/sweep_journal.hpp"
+#include "fivsim/sweep/basins.hpp"
+#include "fivsim/sweep/results_h5.hpp"
+#include "fivsim/sweep/sweep_counts.hpp"
+#include "fivsim/sweep/sweep_journal.hpp"
 #include "fivsim/core/input_error.hpp"
 #include "fivsim/core/input_file.hpp"
 #include "fivsim/core/output_domain.hpp"
@@ -95,7 +95,7 @@ void verify_files(const Shard& s) {
   for (const auto& [name, check] : checks.items()) {
     if (name != "cases.csv" && name != "points.csv" && name != "results.h5")
       refuse(summary.string() + ": \"checksums\" names " + printable(name) + ", not a file of a sweep");
-    const std::string why = batch::file_check_mismatch(s.dir / name, check);
+    const std::string why = sweep::file_check_mismatch(s.dir / name, check);
     if (!why.empty())
       refuse((s.dir / name).string() + " is damaged: " + why + "; run shard " + std::to_string(s.index) +
              " again (or restore its folder)");
@@ -210,11 +210,11 @@ MergeOutcome merge_shards(const std::vector<std::string>& shard_dirs, const std:
     summary.erase("resumed");  // a shard's own story, not the merged run's
     // the counts add up; the shards ran side by side: wall_s is the slowest one's and the stepping
     // rates add up (as the ranks' of one run do)
-    batch::SweepTotals totals;
+    sweep::SweepTotals totals;
     json per_shard = json::array();
     for (const Shard& s : shards) {
       const json& j = s.summary;
-      const batch::SweepTotals t = batch::read_totals(j);
+      const sweep::SweepTotals t = sweep::read_totals(j);
       totals.cases += t.cases;
       totals.chunks += t.chunks;
       totals.counts.add(t.counts);
@@ -234,7 +234,7 @@ MergeOutcome merge_shards(const std::vector<std::string>& shard_dirs, const std:
                            {"wall_s", j.at("wall_s")},
                            {"case_steps_per_s", j.at("case_steps_per_s")}});
     }
-    batch::write_totals(totals, summary);
+    sweep::write_totals(totals, summary);
     summary["shards"] = per_shard;
     if (fs::exists(shards.front().dir / "results.h5")) {
       std::vector<fs::path> parts;
@@ -243,19 +243,19 @@ MergeOutcome merge_shards(const std::vector<std::string>& shard_dirs, const std:
           refuse(s.dir.string() + " has no results.h5, " + shards.front().dir.string() + " has");
         parts.push_back(s.dir / "results.h5");
       }
-      batch::join_results_h5(parts, dir.file("results.h5"), summary, summary.value("n_contacts", 0));
+      sweep::join_results_h5(parts, dir.file("results.h5"), summary, summary.value("n_contacts", 0));
     }
     // a sweep over initial conditions: its attractors and basins, from every shard's cases
     std::vector<std::string> paths;
     for (const json& p : summary["scenario"]["sweep"].value("parameters", json::array()))
       paths.push_back(p.value("path", std::string()));
     if (summary.contains("classification"))
-      for (const std::string& file : batch::write_basins(dir.path(), paths, summary.value("n_dof", 0), summary))
+      for (const std::string& file : sweep::write_basins(dir.path(), paths, summary.value("n_dof", 0), summary))
         summary["files"].push_back(file);
     // the merged files' checksums: the merged folder is verifiable as a shard is
     json checks = json::object();
     for (const char* file : {"cases.csv", "points.csv", "results.h5"})
-      if (fs::exists(dir.file(file))) checks[file] = batch::file_check(dir.file(file));
+      if (fs::exists(dir.file(file))) checks[file] = sweep::file_check(dir.file(file));
     summary["checksums"] = checks;
     write_json_file(dir.file("summary.json"), summary);
     dir.commit();

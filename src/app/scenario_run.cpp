@@ -7,7 +7,7 @@
 
 #include "fivsim/analysis/statistics.hpp"
 #include "fivsim/app/continuation.hpp"
-#include "fivsim/batch/sweep_spec.hpp"
+#include "fivsim/sweep/sweep_spec.hpp"
 #include "fivsim/integrate/method.hpp"
 #include "fivsim/io/output.hpp"
 

@@ -22,21 +22,21 @@ int choice(const std::string& value, std::initializer_list<const char*> choices,
 
 }  // namespace
 
-batch::SweepDevice parse_sweep_device(const std::string& name, const std::string& option) {
-  constexpr batch::SweepDevice devices[] = {batch::SweepDevice::automatic, batch::SweepDevice::cpu,
-                                            batch::SweepDevice::cuda};
+sweep::SweepDevice parse_sweep_device(const std::string& name, const std::string& option) {
+  constexpr sweep::SweepDevice devices[] = {sweep::SweepDevice::automatic, sweep::SweepDevice::cpu,
+                                            sweep::SweepDevice::cuda};
   return devices[choice(name, {"auto", "cpu", "cuda"}, option)];
 }
 
 SweepOutcome run_sweep_request(const SweepRequest& request, Ranks& ranks) {
   const std::string& dash = request.option_prefix;
-  batch::SweepOptions options;
+  sweep::SweepOptions options;
   options.out = request.out;
   options.inputs = request.inputs;
   options.device = parse_sweep_device(request.device, dash + "device");
   options.single_precision = choice(request.precision, {"double", "float"}, dash + "precision") == 1;
-  constexpr batch::SweepFormat formats[] = {batch::SweepFormat::automatic, batch::SweepFormat::csv,
-                                            batch::SweepFormat::h5, batch::SweepFormat::both};
+  constexpr sweep::SweepFormat formats[] = {sweep::SweepFormat::automatic, sweep::SweepFormat::csv,
+                                            sweep::SweepFormat::h5, sweep::SweepFormat::both};
   options.format = formats[choice(request.format, {"auto", "csv", "h5", "both"}, dash + "format")];
   if (!request.shard.empty()) {
     // "i/N": the i-th of N contiguous ranges of case indices; `fivsim merge` joins them (the
@@ -55,7 +55,7 @@ SweepOutcome run_sweep_request(const SweepRequest& request, Ranks& ranks) {
   options.hooks = request.hooks;
   options.tables = request.tables;
   options.progress = request.progress;
-  return batch::run_sweep(request.document, options, ranks);
+  return sweep::run_sweep(request.document, options, ranks);
 }
 
 }  // namespace fivsim

@@ -78,9 +78,9 @@ int main(int argc, char** argv) {
       ->add_option("--chunk", sweep.request.chunk,
                    "cases per chunk (default: half the free GPU memory; on the CPU at least 256 per thread, "
                    "about 2^26 case-steps)")
-      ->check(integer_in(1, fivsim::batch::kMaxSweepChunk));
+      ->check(integer_in(1, fivsim::sweep::kMaxSweepChunk));
   sweep_cmd->add_option("--threads", sweep.request.threads, "CPU backend threads (default: all cores)")
-      ->check(integer_in(1, fivsim::batch::kMaxSweepThreads));
+      ->check(integer_in(1, fivsim::sweep::kMaxSweepThreads));
   sweep_cmd->add_flag("--quiet,-q", sweep.quiet, "no progress line on stderr");
   sweep_cmd->add_option("--shard", sweep.request.shard,
                         "i/N: run only the i-th of N contiguous ranges of cases (0-based); join the N output "

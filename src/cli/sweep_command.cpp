@@ -15,7 +15,7 @@ namespace {
 
 // the runner's test hooks from the environment (tests set them on the command they run):
 // FIVSIM_SWEEP_DEVICE_CASES=n, FIVSIM_SWEEP_EXIT_AFTER_CHUNKS=k, FIVSIM_SWEEP_SLOW_RANK=r:ms,
-// FIVSIM_SWEEP_PREPARE_AHEAD=1, FIVSIM_SWEEP_FAIL=points (batch/chunk_backend.hpp), FIVSIM_SWEEP_STUB_GPU
+// FIVSIM_SWEEP_PREPARE_AHEAD=1, FIVSIM_SWEEP_FAIL=points (sweep/chunk_backend.hpp), FIVSIM_SWEEP_STUB_GPU
 SweepHooks hooks_from_environment() {
   SweepHooks h;
   if (const char* v = std::getenv("FIVSIM_SWEEP_DEVICE_CASES")) h.device_cases = std::atol(v);

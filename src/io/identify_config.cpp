@@ -216,7 +216,7 @@ void parse_greybox(JsonObject& root, JsonObject& o, IdentifyConfig& c, const std
   if (c.greybox_optimizer != "levenberg_marquardt")
     c.search_seed = static_cast<std::uint64_t>(o.integer_or("seed", 1, 0));
   // a batch of candidates (a generation, an iteration's moves, trial steps with their differences)
-  // as one sweep (batch/greybox_sweeps.hpp), or its simulations one by one
+  // as one sweep (sweep/greybox_sweeps.hpp), or its simulations one by one
   c.evaluate = o.choice_or("evaluate", "sweep", {"sweep", "simulations"});
   c.device = o.choice_or("device", "auto", {"auto", "cpu", "cuda"});
 }
@@ -355,7 +355,7 @@ IdentifyConfig parse_identify_config(const json& doc, const std::string& base_di
     c.truth = SdofParameters{t.number("k"), t.number("c"), t.number("F")};
     t.finish();
   }
-  // a batch of identifications (batch/sweep_spec.hpp over this document): `fivsim identify` reads it
+  // a batch of identifications (sweep/sweep_spec.hpp over this document): `fivsim identify` reads it
   if (root.has("sweep")) (void)root.raw("sweep");
   root.finish();
   return c;

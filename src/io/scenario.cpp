@@ -625,7 +625,7 @@ Scenario parse_scenario(const json& doc) {
   if (!valid_name(s.name))
     throw InputError("/name", "must be a file-name-safe word (letters, digits, _ - .), got '" + s.name + "'");
   root.string_or("description", "");
-  // a sweep block is read by `fivsim sweep` (batch/sweep_spec.hpp); the other verbs run the base case
+  // a sweep block is read by `fivsim sweep` (sweep/sweep_spec.hpp); the other verbs run the base case
   root.has("sweep");
   // and a continuation block by `fivsim continue` (app/continuation.hpp)
   root.has("continuation");

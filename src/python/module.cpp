@@ -116,16 +116,16 @@ py::dict run(const std::string& source, bool is_path, const std::vector<std::str
 }
 
 // a table's columns: reals as float64, whole numbers as int64, codes as indices into a name table
-py::dict table_columns(const batch::TableSchema& schema, std::vector<std::vector<double>>& columns) {
+py::dict table_columns(const sweep::TableSchema& schema, std::vector<std::vector<double>>& columns) {
   py::dict out;
   const int period_col = schema.column("period_n");
   for (int c = 0; c < schema.size(); ++c) {
     std::vector<double>& column = columns[static_cast<std::size_t>(c)];
-    const batch::ColumnKind kind = schema.kinds[static_cast<std::size_t>(c)];
+    const sweep::ColumnKind kind = schema.kinds[static_cast<std::size_t>(c)];
     const py::str name(schema.names[static_cast<std::size_t>(c)]);
-    if (kind == batch::ColumnKind::real) {
+    if (kind == sweep::ColumnKind::real) {
       out[name] = to_numpy(std::move(column));
-    } else if (kind == batch::ColumnKind::whole) {
+    } else if (kind == sweep::ColumnKind::whole) {
       std::vector<std::int64_t> whole(column.begin(), column.end());
       out[name] = to_numpy(std::move(whole));
     } else {
@@ -135,7 +135,7 @@ py::dict table_columns(const batch::TableSchema& schema, std::vector<std::vector
       std::vector<std::int32_t> index(column.size());
       for (std::size_t r = 0; r < column.size(); ++r) {
         const double period_n = period_col >= 0 ? columns[static_cast<std::size_t>(period_col)][r] : 0.0;
-        const std::string text = batch::code_text(kind, column[r], period_n);
+        const std::string text = sweep::code_text(kind, column[r], period_n);
         const auto [at, added] = codes.emplace(text, static_cast<std::int32_t>(table.size()));
         if (added) table.push_back(text);
         index[r] = at->second;
@@ -176,7 +176,7 @@ py::dict sweep(const std::string& source, bool is_path, const std::vector<std::s
   out["cases"] = table_columns(tables.cases_schema, tables.cases);
   out["points"] = tables.has_points() ? py::object(table_columns(tables.points_schema, tables.points)) : py::none();
   py::list trajectories;
-  for (batch::SweepTrajectory& tr : tables.trajectories) {
+  for (sweep::SweepTrajectory& tr : tables.trajectories) {
     SeriesColumns series(tr.names, static_cast<int>(tr.states.size()));
     series.t = std::move(tr.t);
     series.values = std::move(tr.values);

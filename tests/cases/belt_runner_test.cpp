@@ -13,10 +13,10 @@
 #include <functional>
 #include <memory>
 
-#include "fivsim/batch/sweep.hpp"
+#include "fivsim/sweep/sweep.hpp"
 #include "prepared_sweep.hpp"
 
-namespace fivsim::batch {
+namespace fivsim::sweep {
 namespace {
 
 // every case once through the belt runner (run_chunk_cpu takes it) and once through run_case
@@ -199,4 +199,4 @@ TEST(BeltRunner, ObserverMasksRoundUpToACompiledSet) {
 }
 
 }  // namespace
-}  // namespace fivsim::batch
+}  // namespace fivsim::sweep

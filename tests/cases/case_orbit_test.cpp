@@ -14,7 +14,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "fivsim/batch/sweep_runner.hpp"
+#include "fivsim/sweep/sweep_runner.hpp"
 #include "fivsim/io/scenario.hpp"
 
 namespace fivsim {
@@ -23,7 +23,7 @@ namespace {
 using nlohmann::json;
 
 struct Columns {
-  batch::SweepTables tables;
+  sweep::SweepTables tables;
   std::vector<double> operator[](const std::string& name) const {
     const int c = tables.cases_schema.column(name);
     EXPECT_GE(c, 0) << name;
@@ -32,11 +32,11 @@ struct Columns {
 };
 
 void sweep(json doc, Columns& out) {
-  batch::SweepOptions options;
-  options.device = batch::SweepDevice::cpu;
+  sweep::SweepOptions options;
+  options.device = sweep::SweepDevice::cpu;
   options.tables = &out.tables;
-  batch::Ranks ranks;
-  batch::run_sweep(doc, options, ranks);
+  sweep::Ranks ranks;
+  sweep::run_sweep(doc, options, ranks);
 }
 
 json demo_near_the_doubling() {

@@ -9,7 +9,7 @@
 #include <memory>
 
 #include "integrate/event_driven_problems.hpp"
-#include "fivsim/batch/sweep.hpp"
+#include "fivsim/sweep/sweep.hpp"
 #include "fivsim/integrate/event_driven.hpp"
 #include "fivsim/integrate/simulation.hpp"
 #include "fivsim/integrate/switching_lyapunov.hpp"
@@ -391,7 +391,7 @@ int reference_period(const Scenario& sc, double t_end, double t_transient, doubl
 
 CaseClass classify_scenario(const Scenario& sc, int& period_n) {
   const auto c = setup_of<D2>(sc.model, sc.q0, sc.u0, sc.integrator.dt, sc.integrator.steps, sc.analysis.t_transient);
-  const auto run = run_one(c, batch::sweep_analysis(sc));
+  const auto run = run_one(c, sweep::sweep_analysis(sc));
   period_n = run.r.period_n;
   return run.r.klass;
 }
@@ -401,7 +401,7 @@ TEST(CaseRunner, ClassesAgreeWithTheEventDrivenReference) {
   {
     const Scenario sc = parse_scenario(load_json_file(FIVSIM_SOURCE_DIR "/scenarios/model1_slow_stribeck.json"));
     const auto c = setup_of<D1>(sc.model, sc.q0, sc.u0, 1e-3, 40000, 10.0);
-    const auto run = run_one(c, batch::sweep_analysis(sc));
+    const auto run = run_one(c, sweep::sweep_analysis(sc));
     EXPECT_EQ(run.r.klass, CaseClass::periodic);
     EXPECT_EQ(run.r.period_n, 1);
     EXPECT_EQ(reference_period(sc, 40.0, 10.0, 1e-3), 1);
@@ -446,7 +446,7 @@ TEST(CaseRunner, AdaptiveRunsStopWithTheClassOfALongFixedRun) {
     const Scenario fixed_sc = parse_scenario(doc);
     const auto fixed_setup = setup_of<D2>(fixed_sc.model, fixed_sc.q0, fixed_sc.u0, fixed_sc.integrator.dt,
                                           fixed_sc.integrator.steps, fixed_sc.analysis.t_transient);
-    const auto fixed = run_one(fixed_setup, batch::sweep_analysis(fixed_sc));
+    const auto fixed = run_one(fixed_setup, sweep::sweep_analysis(fixed_sc));
     EXPECT_EQ(fixed.r.klass, e.klass) << e.fn;
     EXPECT_EQ(fixed.r.period_n, e.period_n) << e.fn;
     // the break-away sampled where its stick margin reaches zero inside the step: a settled
@@ -463,7 +463,7 @@ TEST(CaseRunner, AdaptiveRunsStopWithTheClassOfALongFixedRun) {
     doc["analysis"].erase("adaptive");
     const auto setup =
         setup_of<D2>(sc.model, sc.q0, sc.u0, sc.integrator.dt, sc.integrator.steps, sc.analysis.t_transient);
-    const SweepAnalysis an = batch::sweep_analysis(sc);
+    const SweepAnalysis an = sweep::sweep_analysis(sc);
     ASSERT_TRUE(an.adaptive);
     const auto run = run_one(setup, an);
     EXPECT_EQ(run.r.klass, e.klass) << e.fn;
@@ -526,7 +526,7 @@ TEST(CaseRunner, SwitchingAdaptiveRunsStopWithTheClassOfALongFixedRun) {
       run_switching_case(c, set, an, StepOptions{}, *ws, *st, out.r, out.points.data(), tangent.get());
       return out;
     };
-    const auto fixed = run_switching(*fixed_setup, batch::sweep_analysis(fixed_sc));
+    const auto fixed = run_switching(*fixed_setup, sweep::sweep_analysis(fixed_sc));
     ASSERT_EQ(fixed.r.status, Status::ok);
     EXPECT_EQ(fixed.r.klass, e.klass) << e.fn << " N, " << e.v0 << " m/s";
     EXPECT_EQ(fixed.r.period_n, e.period_n) << e.fn << " N, " << e.v0 << " m/s";
@@ -540,7 +540,7 @@ TEST(CaseRunner, SwitchingAdaptiveRunsStopWithTheClassOfALongFixedRun) {
     const Scenario sc = parse_scenario(doc);
     const auto setup = std::make_unique<CaseSetup<D2>>(
         setup_of<D2>(sc.model, sc.q0, sc.u0, sc.integrator.dt, sc.integrator.steps, 100.0));
-    const SweepAnalysis an = batch::sweep_analysis(sc);
+    const SweepAnalysis an = sweep::sweep_analysis(sc);
     ASSERT_TRUE(an.adaptive);
     const auto run = run_switching(*setup, an);
     EXPECT_EQ(run.r.klass, e.klass) << e.fn << " N, " << e.v0 << " m/s";
@@ -563,7 +563,7 @@ TEST(CaseRunner, AdaptiveRunsWithoutSectionSamplesStopOnTheirTransitions) {
     const auto setup = std::make_unique<CaseSetup<D2>>(
         setup_of<D2>(sc.model, sc.q0, sc.u0, sc.integrator.dt, sc.integrator.steps, sc.analysis.t_transient));
     CaseRun<D2> out;
-    const SweepAnalysis an = batch::sweep_analysis(sc);
+    const SweepAnalysis an = sweep::sweep_analysis(sc);
     out.points.assign(case_points_size(2, an), 0.0);
     auto ws = std::make_unique<SwitchingWorkspace<D2>>();
     auto st = std::make_unique<State<D2>>();
@@ -672,7 +672,7 @@ TEST(CaseRunner, SwitchingExponentIsThatOfTheVariationalEquations) {
     const SwitchingSettings set = sc.integrator.switching_settings();
     const auto setup = std::make_unique<CaseSetup<D2>>(
         setup_of<D2>(sc.model, sc.q0, sc.u0, sc.integrator.dt, sc.integrator.steps, sc.analysis.t_transient));
-    const SweepAnalysis an = batch::sweep_analysis(sc);
+    const SweepAnalysis an = sweep::sweep_analysis(sc);
     ASSERT_GT(an.lyapunov_every, 0);
     CaseRun<D2> run;
     run.points.assign(case_points_size(2, an), 0.0);

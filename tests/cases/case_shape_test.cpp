@@ -11,10 +11,10 @@
 #include <memory>
 #include <vector>
 
-#include "fivsim/batch/sweep.hpp"
+#include "fivsim/sweep/sweep.hpp"
 #include "prepared_sweep.hpp"
 
-namespace fivsim::batch {
+namespace fivsim::sweep {
 namespace {
 
 using Capacity = SweepDims2<double>;
@@ -173,4 +173,4 @@ TEST(CaseShape, ASetupMovedThereAndBackIsUnchanged) {
 }
 
 }  // namespace
-}  // namespace fivsim::batch
+}  // namespace fivsim::sweep

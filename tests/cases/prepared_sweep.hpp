@@ -9,9 +9,9 @@
 #include <memory>
 #include <string>
 
-#include "fivsim/batch/sweep.hpp"
+#include "fivsim/sweep/sweep.hpp"
 
-namespace fivsim::batch {
+namespace fivsim::sweep {
 
 inline json scenario_file(const std::string& file) { return load_json_file(FIVSIM_SOURCE_DIR "/scenarios/" + file); }
 
@@ -66,4 +66,4 @@ void expect_same_case_bits(const CaseResult<D>& a, const CaseResult<D>& b, long 
   EXPECT_TRUE(same_bits(a.recurrence, b.recurrence)) << "case " << c;
 }
 
-}  // namespace fivsim::batch
+}  // namespace fivsim::sweep

@@ -20,8 +20,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_test_util.hpp"
-#include "fivsim/batch/results_h5.hpp"
-#include "fivsim/batch/sweep.hpp"
+#include "fivsim/sweep/results_h5.hpp"
+#include "fivsim/sweep/sweep.hpp"
 
 namespace {
 
@@ -55,7 +55,7 @@ TEST(SweepCommand, FilesDoNotDependOnChunksOrThreads) {
   // the memory one case of a chunk takes: its result (the exact 2-DoF instantiation), its swept
   // value and its rings of 32 points of each kind; the load reaches the one model as it is, so the
   // case has no setup of its own
-  using D = fivsim::batch::SweepDimsExact2<double>;
+  using D = fivsim::SweepDimsExact2<double>;
   EXPECT_EQ(s["case_bytes"].get<double>(), sizeof(fivsim::CaseResult<D>) + 8.0 * (1 + fivsim::case_rings_size(2, 32)));
   const std::string cases = slurp(one / "cases.csv");
   EXPECT_EQ(cases.substr(0, cases.find('\n')).substr(0, 97),
@@ -524,7 +524,7 @@ TEST(SweepCommand, NonFiniteCasesAreFlaggedWithTheirStep) {
   for (const char* stat : {"rms_q0", "rms_u0", "min_q0", "max_u0", "frac_free"})
     EXPECT_EQ(column(rows[1], stat), "nan") << stat;
   for (const std::string& row : rows) EXPECT_EQ(column(row, "period"), "nan");
-  const fivsim::batch::H5TableData h5 = fivsim::batch::read_results_h5(dir / "sweep" / "results.h5", "cases");
+  const fivsim::sweep::H5TableData h5 = fivsim::sweep::read_results_h5(dir / "sweep" / "results.h5", "cases");
   const int rms = h5.schema.column("rms_q0"), period = h5.schema.column("period");
   EXPECT_TRUE(std::isnan(h5.rows.column(rms)[1]));
   EXPECT_DOUBLE_EQ(h5.rows.column(rms)[0], std::stod(column(rows[0], "rms_q0")));
@@ -731,9 +731,9 @@ TEST(SweepCommand, ObserversChooseTheColumnsAndKeepTheirValues) {
 
 // a results.h5 table rendered as the CSV writer renders its rows: equal text means equal values
 std::string h5_as_csv(const fs::path& file, const std::string& group) {
-  const fivsim::batch::H5TableData d = fivsim::batch::read_results_h5(file, group);
-  std::string text = fivsim::batch::csv_header(d.schema);
-  fivsim::batch::csv_rows(d.schema, d.rows, text);
+  const fivsim::sweep::H5TableData d = fivsim::sweep::read_results_h5(file, group);
+  std::string text = fivsim::sweep::csv_header(d.schema);
+  fivsim::sweep::csv_rows(d.schema, d.rows, text);
   return text;
 }
 
@@ -752,7 +752,7 @@ TEST(SweepCommand, ResultsH5HoldsTheCsvValuesInEveryWayOfRunning) {
   // summary.json adds the checksums of the files, results.h5 among them
   json without_checksums = s;
   without_checksums.erase("checksums");
-  EXPECT_EQ(fivsim::batch::results_h5_summary(both / "results.h5"), without_checksums);
+  EXPECT_EQ(fivsim::sweep::results_h5_summary(both / "results.h5"), without_checksums);
   EXPECT_EQ(s["checksums"]["cases.csv"]["bytes"].get<std::size_t>(), cases.size());
   EXPECT_EQ(s["checksums"]["results.h5"]["bytes"].get<std::uintmax_t>(), fs::file_size(both / "results.h5"));
   // whole, as results.h5 alone (the default from 10^6 cases): no CSV, no spill left
@@ -775,7 +775,7 @@ TEST(SweepCommand, ResultsH5HoldsTheCsvValuesInEveryWayOfRunning) {
   ASSERT_EQ(m.code, 0) << m.err;
   EXPECT_EQ(h5_as_csv(merged / "results.h5", "cases"), cases);
   EXPECT_EQ(h5_as_csv(merged / "results.h5", "points"), points);
-  EXPECT_EQ(fivsim::batch::results_h5_summary(merged / "results.h5")["cases"], 24);
+  EXPECT_EQ(fivsim::sweep::results_h5_summary(merged / "results.h5")["cases"], 24);
   // killed after two chunks, then resumed
   const fs::path resumed = fresh_dir("fivsim_h5_resumed");
   fs::remove_all(resumed.string() + ".partial");

@@ -9,7 +9,7 @@
 
 #include "fivsim/core/cuda_device.hpp"
 
-namespace fivsim::batch {
+namespace fivsim::sweep {
 namespace {
 
 // machine code for sm_XY runs on X.Z, Z >= Y, of the same major; PTX for compute_XY on any later
@@ -51,4 +51,4 @@ TEST(KernelImage, AGpuWithoutAnImageIsNotUsedAndSaysWhatToRebuildWith) {
 }
 
 }  // namespace
-}  // namespace fivsim::batch
+}  // namespace fivsim::sweep

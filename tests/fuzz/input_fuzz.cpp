@@ -19,7 +19,7 @@
 #include <string_view>
 #include <vector>
 
-#include "fivsim/batch/sweep.hpp"
+#include "fivsim/sweep/sweep.hpp"
 #include "fivsim/io/identify_config.hpp"
 #include "fivsim/io/json_reader.hpp"
 #include "fivsim/io/scenario.hpp"
@@ -39,15 +39,15 @@ void scenario_path(const json& doc) {
   const long n = spec.n_cases();
   for (long i : {0L, n - 1}) {
     try {
-      (void)fivsim::batch::case_scenario(doc, spec, i, values);
+      (void)fivsim::sweep::case_scenario(doc, spec, i, values);
     } catch (const fivsim::ModelError&) {
     }
   }
   // the plan's probes and checks of every case, and the first case made from it
-  const fivsim::batch::SweepPlan plan(sc, spec);
-  const fivsim::batch::SweepShared<fivsim::batch::SweepDimsGeneric<double>> shared(plan, 1e-9);
-  fivsim::batch::PreparedCases<fivsim::batch::SweepDimsGeneric<double>> cases;
-  fivsim::batch::prepare_cases(plan, shared, 0, 1, cases);
+  const fivsim::sweep::SweepPlan plan(sc, spec);
+  const fivsim::sweep::SweepShared<SweepDimsGeneric<double>> shared(plan, 1e-9);
+  fivsim::sweep::PreparedCases<SweepDimsGeneric<double>> cases;
+  fivsim::sweep::prepare_cases(plan, shared, 0, 1, cases);
 }
 
 // the structured mutations, at a place chosen by `seed`: true when `text` changed

@@ -2,7 +2,7 @@
 // results, where a user's editor, a damaged disk or an attacker may have changed them: a shard's
 // summary.json and cases.csv as `fivsim merge` joins them (app/merge.hpp, beside a valid first
 // shard), and a resumed sweep's manifest.json as `fivsim sweep --resume` loads it
-// (batch/sweep_journal.hpp). The first byte picks the file, the rest is its text. Bad input may end
+// (sweep/sweep_journal.hpp). The first byte picks the file, the rest is its text. Bad input may end
 // only in an InputError (exit 2) or a std::runtime_error naming a file (exit 1); any other
 // exception (a json::exception escaping, bad_alloc), a crash or a sanitizer report is a finding.
 // Initialisation runs two shards and an unfinished sweep in-process and writes each file as it is
@@ -25,8 +25,8 @@
 
 #include "fivsim/app/merge.hpp"
 #include "fivsim/app/sweep.hpp"
-#include "fivsim/batch/result_table.hpp"
-#include "fivsim/batch/sweep_journal.hpp"
+#include "fivsim/sweep/result_table.hpp"
+#include "fivsim/sweep/sweep_journal.hpp"
 #include "fivsim/core/input_error.hpp"
 #include "fivsim/io/json_reader.hpp"
 #include "fivsim/io/scenario.hpp"
@@ -89,14 +89,14 @@ extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
   for (const char* f : {"cases.csv", "points.csv"}) fs::copy_file(g.dir / "shard0" / f, g.dir / "journal" / f);
   g.identity = {{"scenario", small_sweep()}, {"first_case", 0}, {"end_case", 40}};
   {
-    fivsim::batch::SweepJournal j(g.dir / "journal", g.identity);
+    fivsim::sweep::SweepJournal j(g.dir / "journal", g.identity);
     j.set_headers({{"cases.csv", 0}, {"points.csv", 0}});
-    fivsim::batch::JournalChunk c;
+    fivsim::sweep::JournalChunk c;
     c.first = 0;
     c.n = 20;
     for (const char* f : {"cases.csv", "points.csv"}) {
       const std::string bytes = read_all(g.dir / "journal" / f);
-      fivsim::batch::ByteChecksum sum;
+      fivsim::sweep::ByteChecksum sum;
       sum.update(bytes.data(), bytes.size());
       c.files[f] = {static_cast<long>(bytes.size()), sum.value()};
     }
@@ -126,7 +126,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       (void)fivsim::merge_shards({(g.dir / "shard0").string(), (g.dir / "shard1").string()}, out.string());
       fs::remove_all(out);
     } else {
-      fivsim::batch::SweepJournal j(g.dir / "journal", g.identity);
+      fivsim::sweep::SweepJournal j(g.dir / "journal", g.identity);
       (void)j.load(0, 40, {{"cases.csv", ""}});
     }
   } catch (const fivsim::InputError&) {

@@ -1,5 +1,5 @@
 // tests/gpu/greybox_sweeps_gpu_test.cpp — a grey-box population scored by a device sweep
-// (batch/greybox_sweeps.hpp, the output_error observer in kernels/sweep_batch.cuh) against the
+// (sweep/greybox_sweeps.hpp, the output_error observer in kernels/sweep_batch.cuh) against the
 // same population on the CPU backend: the same step functions in double precision without
 // contraction, so equal to rounding; and the residual series a device sweep keeps for
 // Levenberg–Marquardt against the CPU backend's.
@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fivsim/core/cuda_device.hpp"
-#include "fivsim/batch/greybox_sweeps.hpp"
+#include "fivsim/sweep/greybox_sweeps.hpp"
 #include "fivsim/app/identify_run.hpp"
 #include "fivsim/io/scenario.hpp"
 #include "source_tree.hpp"
@@ -19,18 +19,18 @@ namespace {
 
 // seed 000 Model I's Stribeck identification, cut to 10 s of record, its populations scored by
 // sweeps on the given backend
-LoadedIdentification stribeck_scored_on(batch::SweepDevice device) {
+LoadedIdentification stribeck_scored_on(sweep::SweepDevice device) {
   nlohmann::json doc = load_json_file(scenario_path("identify/model1_stribeck_genetic.json"));
   doc["data"]["t_end"] = 10.0;
   LoadedIdentification loaded = load_identification(doc, scenario_path("identify"));
-  batch::score_populations_by_sweeps(loaded.config, device);
+  sweep::score_populations_by_sweeps(loaded.config, device);
   return loaded;
 }
 
 TEST(GreyboxSweepsGpu, PopulationErrorMatchesCpu) {
   if (!cuda_device_info().available) GTEST_SKIP() << cuda_device_info().description;
-  LoadedIdentification cpu = stribeck_scored_on(batch::SweepDevice::cpu);
-  LoadedIdentification gpu = stribeck_scored_on(batch::SweepDevice::cuda);
+  LoadedIdentification cpu = stribeck_scored_on(sweep::SweepDevice::cpu);
+  LoadedIdentification gpu = stribeck_scored_on(sweep::SweepDevice::cuda);
   // 256 candidates over the box
   Eigen::MatrixXd pop(2, 256);
   for (long j = 0; j < pop.cols(); ++j) {
@@ -45,8 +45,8 @@ TEST(GreyboxSweepsGpu, PopulationErrorMatchesCpu) {
 
 TEST(GreyboxSweepsGpu, ResidualSeriesMatchCpu) {
   if (!cuda_device_info().available) GTEST_SKIP() << cuda_device_info().description;
-  LoadedIdentification cpu = stribeck_scored_on(batch::SweepDevice::cpu);
-  LoadedIdentification gpu = stribeck_scored_on(batch::SweepDevice::cuda);
+  LoadedIdentification cpu = stribeck_scored_on(sweep::SweepDevice::cpu);
+  LoadedIdentification gpu = stribeck_scored_on(sweep::SweepDevice::cuda);
   // a point of Levenberg–Marquardt's batch and its two differenced neighbours, and two more
   Eigen::MatrixXd pop(2, 5);
   pop << 0.14, 0.14 + 2.8e-7, 0.14, 0.05, 0.3,  //

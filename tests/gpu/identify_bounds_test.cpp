@@ -3,7 +3,7 @@
 // without a device).
 #include <gtest/gtest.h>
 
-#include "fivsim/batch/sweep_backend.hpp"
+#include "fivsim/sweep/sweep_backend.hpp"
 #include "fivsim/core/random.hpp"
 #include "fivsim/identify/extended_sindy.hpp"
 

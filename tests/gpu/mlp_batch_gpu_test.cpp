@@ -13,7 +13,7 @@
 #include <cmath>
 
 #include "pinn/mlp_batch_problems.hpp"
-#include "fivsim/batch/sweep_backend.hpp"
+#include "fivsim/sweep/sweep_backend.hpp"
 
 namespace fivsim {
 namespace {

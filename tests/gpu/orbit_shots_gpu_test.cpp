@@ -11,7 +11,7 @@
 
 #include "integrate/orbit_shot_cases.hpp"
 #include "fivsim/app/continuation.hpp"
-#include "fivsim/batch/orbit_shooter.hpp"
+#include "fivsim/sweep/orbit_shooter.hpp"
 #include "fivsim/cases/case_batch.hpp"
 #include "fivsim/core/cuda_device.hpp"
 #include "fivsim/io/scenario.hpp"
@@ -21,7 +21,7 @@
 namespace fivsim {
 namespace {
 
-using D = batch::SweepDimsExact2<double>;  // the instantiation the chain runs on
+using D = SweepDimsExact2<double>;  // the instantiation the chain runs on
 
 // the demo chain at 8 N (v0 = 0.3)
 nlohmann::json chain_document() {

@@ -18,8 +18,8 @@
 #endif
 
 #include "fivsim/cases/belt_runner.hpp"
-#include "fivsim/batch/chunk_backend.hpp"
-#include "fivsim/batch/sweep.hpp"
+#include "fivsim/sweep/chunk_backend.hpp"
+#include "fivsim/sweep/sweep.hpp"
 #include "source_tree.hpp"
 
 namespace fivsim {
@@ -30,9 +30,9 @@ template <class D>
 struct Prepared {
   Scenario base;
   SweepSpec spec;
-  std::unique_ptr<batch::SweepPlan> plan;
-  std::unique_ptr<batch::SweepShared<D>> shared;
-  batch::PreparedCases<D> cases;
+  std::unique_ptr<sweep::SweepPlan> plan;
+  std::unique_ptr<sweep::SweepShared<D>> shared;
+  sweep::PreparedCases<D> cases;
   SweepAnalysis an;
   StepOptions opt;
 };
@@ -42,11 +42,11 @@ Prepared<D> prepare(const json& doc, bool single) {
   Prepared<D> p;
   p.base = parse_scenario(doc);
   p.spec = parse_sweep(doc);
-  p.plan = std::make_unique<batch::SweepPlan>(p.base, p.spec);
-  p.an = batch::sweep_analysis(p.base);
-  p.opt = batch::sweep_step_options(p.base, single);
-  p.shared = std::make_unique<batch::SweepShared<D>>(*p.plan, p.opt.stick_tol);
-  batch::prepare_cases(*p.plan, *p.shared, 0, p.spec.n_cases(), p.cases);
+  p.plan = std::make_unique<sweep::SweepPlan>(p.base, p.spec);
+  p.an = sweep::sweep_analysis(p.base);
+  p.opt = sweep::sweep_step_options(p.base, single);
+  p.shared = std::make_unique<sweep::SweepShared<D>>(*p.plan, p.opt.stick_tol);
+  sweep::prepare_cases(*p.plan, *p.shared, 0, p.spec.n_cases(), p.cases);
   return p;
 }
 
@@ -68,10 +68,10 @@ Batch<D> run_both(const json& doc, long n, bool single) {
   b.gpu.resize(n);
   b.points_cpu.assign(n * per_case, 0.0);
   b.points_gpu.assign(n * per_case, 0.0);
-  batch::run_chunk_cpu(p.cases.batch(), b.an, p.opt, b.cpu.data(), b.points_cpu.data(), 0);
+  sweep::run_chunk_cpu(p.cases.batch(), b.an, p.opt, b.cpu.data(), b.points_cpu.data(), 0);
   double kernel_s = 0.0;
   const DeviceOutcome out =
-      batch::run_chunk_cuda(p.cases.batch(), b.an, p.opt, b.gpu.data(), b.points_gpu.data(), kernel_s);
+      sweep::run_chunk_cuda(p.cases.batch(), b.an, p.opt, b.gpu.data(), b.points_gpu.data(), kernel_s);
   EXPECT_EQ(out.error, "");
   return b;
 }
@@ -148,9 +148,9 @@ void expect_device_equals_cpu(const json& doc, unsigned observers) {
   const long n = p.cases.n, per_case = case_points_size(p.base.model.dof(), p.an);
   std::vector<CaseResult<D>> cpu(static_cast<std::size_t>(n)), gpu(cpu.size());
   std::vector<double> pc(static_cast<std::size_t>(n * per_case)), pg(pc.size());
-  batch::run_chunk_cpu(p.cases.batch(), p.an, p.opt, cpu.data(), pc.data(), 0);
+  sweep::run_chunk_cpu(p.cases.batch(), p.an, p.opt, cpu.data(), pc.data(), 0);
   double kernel_s = 0.0;
-  ASSERT_EQ(batch::run_chunk_cuda(p.cases.batch(), p.an, p.opt, gpu.data(), pg.data(), kernel_s).error, "");
+  ASSERT_EQ(sweep::run_chunk_cuda(p.cases.batch(), p.an, p.opt, gpu.data(), pg.data(), kernel_s).error, "");
   for (long c = 0; c < n; ++c) {
     const auto &x = cpu[static_cast<std::size_t>(c)], &y = gpu[static_cast<std::size_t>(c)];
     ASSERT_EQ(x.status, y.status) << "case " << c;
@@ -173,10 +173,9 @@ void expect_device_equals_cpu(const json& doc, unsigned observers) {
 template <class D>
 class SweepGpuInstantiation : public ::testing::Test {};
 using AllInstantiations =
-    ::testing::Types<batch::SweepDims1<double>, batch::SweepDimsExact2<double>, batch::SweepDimsExact5<double>,
-                     batch::SweepDims2<double>, batch::SweepDims8<double>, batch::SweepDimsGeneric<double>,
-                     batch::SweepDims1<float>, batch::SweepDimsExact2<float>, batch::SweepDimsExact5<float>,
-                     batch::SweepDims2<float>, batch::SweepDims8<float>, batch::SweepDimsGeneric<float>>;
+    ::testing::Types<SweepDims1<double>, SweepDimsExact2<double>, SweepDimsExact5<double>, SweepDims2<double>,
+                     SweepDims8<double>, SweepDimsGeneric<double>, SweepDims1<float>, SweepDimsExact2<float>,
+                     SweepDimsExact5<float>, SweepDims2<float>, SweepDims8<float>, SweepDimsGeneric<float>>;
 TYPED_TEST_SUITE(SweepGpuInstantiation, AllInstantiations);
 
 TYPED_TEST(SweepGpuInstantiation, MatchesCpu) {
@@ -186,12 +185,12 @@ TYPED_TEST(SweepGpuInstantiation, MatchesCpu) {
   const json doc = model_for<D>();
   // the model lands on this instantiation
   bool here = false;
-  batch::with_instantiation(batch::SweepInstantiations<typename D::scalar>{}, parse_scenario(doc).model.dof(),
-                            parse_scenario(doc).model.n_contacts(),
-                            [&](auto tag) { here = std::is_same_v<typename decltype(tag)::type, D>; });
+  with_instantiation(SweepInstantiations<typename D::scalar>{}, parse_scenario(doc).model.dof(),
+                     parse_scenario(doc).model.n_contacts(),
+                     [&](auto tag) { here = std::is_same_v<typename decltype(tag)::type, D>; });
   ASSERT_TRUE(here);
   // each observer set of the belt kernel (the others run the general kernel with each mask)
-  for (const unsigned observers : batch::kBeltObserverSets) expect_device_equals_cpu<D>(doc, observers);
+  for (const unsigned observers : kBeltObserverSets) expect_device_equals_cpu<D>(doc, observers);
 }
 
 // two chunks queued on the two slots of the pipeline and finished in turn: each comes back as its
@@ -199,16 +198,16 @@ TYPED_TEST(SweepGpuInstantiation, MatchesCpu) {
 TEST(SweepGpu, ThePipelinesSlotsKeepTheirChunksApart) {
   const auto info = cuda_device_info();
   if (!info.available) GTEST_SKIP() << "no CUDA device: " << info.description;
-  using D = batch::SweepDimsExact2<double>;
+  using D = SweepDimsExact2<double>;
   json a = model_for<D>(), b = a;
   b["model"]["v0"] = 0.5;
   const Prepared<D> pa = prepare<D>(a, false), pb = prepare<D>(b, false);
   const long n = pa.cases.n, per_case = case_points_size(2, pa.an);
   std::vector<CaseResult<D>> ca(n), cb(n), ga(n), gb(n);
   std::vector<double> qa(n * per_case), qb(qa.size()), ra(qa.size()), rb(qa.size());
-  batch::run_chunk_cpu(pa.cases.batch(), pa.an, pa.opt, ca.data(), qa.data(), 0);
-  batch::run_chunk_cpu(pb.cases.batch(), pb.an, pb.opt, cb.data(), qb.data(), 0);
-  const std::unique_ptr<batch::SweepPipeline<D>> pipeline = batch::cuda_pipeline(D{}, nullptr);
+  sweep::run_chunk_cpu(pa.cases.batch(), pa.an, pa.opt, ca.data(), qa.data(), 0);
+  sweep::run_chunk_cpu(pb.cases.batch(), pb.an, pb.opt, cb.data(), qb.data(), 0);
+  const std::unique_ptr<sweep::SweepPipeline<D>> pipeline = sweep::cuda_pipeline(D{}, nullptr);
   ASSERT_EQ(pipeline->launch(0, pa.cases.batch(), pa.an, pa.opt).error, "");
   ASSERT_EQ(pipeline->launch(1, pb.cases.batch(), pb.an, pb.opt).error, "");
   double s0 = 0, s1 = 0;
@@ -223,28 +222,28 @@ TEST(SweepGpu, ThePipelinesSlotsKeepTheirChunksApart) {
   }
 }
 
-// the CUDA backend meets the injected failures at its real points (batch/chunk_backend.hpp): a
+// the CUDA backend meets the injected failures at its real points (sweep/chunk_backend.hpp): a
 // launch failing at slot 0's device buffers, at its pinned buffers or at the kernel launch reports
 // out of memory with the slot's memory given back, and the retry on the same slot runs the cases
 // and gives the CPU's results
 TEST(SweepGpu, InjectedFailuresAtEachPointLeaveTheSlotUsable) {
   const auto info = cuda_device_info();
   if (!info.available) GTEST_SKIP() << "no CUDA device: " << info.description;
-  using D = batch::SweepDimsExact2<double>;
+  using D = SweepDimsExact2<double>;
   const Prepared<D> p = prepare<D>(model_for<D>(), false);
   const long n = p.cases.n, per_case = case_points_size(2, p.an);
   std::vector<CaseResult<D>> cpu(n), gpu(n);
   std::vector<double> qc(n * per_case), qg(qc.size());
-  batch::run_chunk_cpu(p.cases.batch(), p.an, p.opt, cpu.data(), qc.data(), 0);
+  sweep::run_chunk_cpu(p.cases.batch(), p.an, p.opt, cpu.data(), qc.data(), 0);
   for (const char* point : {"slot0:1", "pinned:1", "launch:1"}) {
-    batch::InjectedFailures inject = batch::parse_injected_failures(point);
-    batch::BackendSettings settings;
+    sweep::InjectedFailures inject = sweep::parse_injected_failures(point);
+    sweep::BackendSettings settings;
     settings.cuda = true;
     settings.an = p.an;
     settings.opt = p.opt;
     settings.inject = &inject;
-    const auto backend = batch::make_chunk_backend<D>(settings);
-    batch::SlotWork<D> work;
+    const auto backend = sweep::make_chunk_backend<D>(settings);
+    sweep::SlotWork<D> work;
     work.cases = p.cases.batch();
     work.results = gpu.data();
     work.points = qg.data();
@@ -266,7 +265,7 @@ INSTANTIATE_TEST_SUITE_P(SweepGpu, SweepGpuDouble, ::testing::Values(false, true
 TEST_P(SweepGpuDouble, MatchesCpu) {
   const auto info = cuda_device_info();
   if (!info.available) GTEST_SKIP() << "no CUDA device: " << info.description;
-  auto b = make_batch<batch::SweepDimsExact2<double>>(GetParam() ? 128 : 512, false, GetParam());
+  auto b = make_batch<SweepDimsExact2<double>>(GetParam() ? 128 : 512, false, GetParam());
   for (std::size_t c = 0; c < b.cpu.size(); ++c) {
     const auto &x = b.cpu[c], &y = b.gpu[c];
     ASSERT_EQ(x.status, y.status) << "case " << c;
@@ -293,7 +292,7 @@ TEST(SweepGpu, RunsAfterAFailedAllocation) {
 #ifdef FIVSIM_HAVE_CUDA
   void* p = nullptr;
   ASSERT_EQ(cudaMalloc(&p, std::size_t(1) << 52), cudaErrorMemoryAllocation);  // 4 PiB
-  auto b = make_batch<batch::SweepDimsExact2<double>>(64, false);
+  auto b = make_batch<SweepDimsExact2<double>>(64, false);
   for (std::size_t c = 0; c < b.cpu.size(); ++c) {
     ASSERT_EQ(b.cpu[c].status, b.gpu[c].status) << "case " << c;
     EXPECT_EQ(b.cpu[c].transitions, b.gpu[c].transitions) << "case " << c;
@@ -305,7 +304,7 @@ TEST(SweepGpu, RunsAfterAFailedAllocation) {
 TEST(SweepGpu, LyapunovMatchesCpu) {
   const auto info = cuda_device_info();
   if (!info.available) GTEST_SKIP() << "no CUDA device: " << info.description;
-  using D = batch::SweepDimsExact2<double>;
+  using D = SweepDimsExact2<double>;
   json doc = load_json_file(scenario_path("chain2_load_sweep.json"));
   doc["integrator"]["t_end"] = 20.0;
   doc["analysis"]["t_transient"] = 5.0;
@@ -324,7 +323,7 @@ TEST(SweepGpu, LyapunovMatchesCpu) {
 TEST(SweepGpu, AdaptiveQueueMatchesCpu) {
   const auto info = cuda_device_info();
   if (!info.available) GTEST_SKIP() << "no CUDA device: " << info.description;
-  using D = batch::SweepDimsExact2<double>;
+  using D = SweepDimsExact2<double>;
   json doc = load_json_file(scenario_path("chain2_bifurcation.json"));
   // the queue-fed Moreau kernel (the demo itself runs the switching method)
   doc["integrator"]["method"] = "moreau";
@@ -412,16 +411,16 @@ TEST(SweepGpu, SwitchingMatchesCpu) {
   json m1 = scenario("model1_v0_delta_grid.json");
   m1["sweep"]["parameters"][1]["linspace"] = {0.0, 5.0, 2};
   m1["sweep"]["parameters"][0]["linspace"] = {0.05, 1.5, 48};
-  expect_switching_matches_cpu<batch::SweepDims1<double>>(m1, 40.0, 5.0, 0.01);
+  expect_switching_matches_cpu<SweepDims1<double>>(m1, 40.0, 5.0, 0.01);
   json c2 = scenario("chain2_load_sweep.json");
   c2["sweep"]["parameters"][0]["linspace"] = {1.0, 30.0, 96};
-  expect_switching_matches_cpu<batch::SweepDimsExact2<double>>(c2, 80.0, 10.0, 0.01);
+  expect_switching_matches_cpu<SweepDimsExact2<double>>(c2, 80.0, 10.0, 0.01);
   json c5 = scenario("chain5_F15.json");
   c5["sweep"] = {{"mode", "grid"}, {"parameters", {{{"path", "/model/Fn"}, {"linspace", {5, 25, 96}}}}}};
-  expect_switching_matches_cpu<batch::SweepDimsExact5<double>>(c5, 40.0, 5.0, 0.01);
+  expect_switching_matches_cpu<SweepDimsExact5<double>>(c5, 40.0, 5.0, 0.01);
   json m2 = scenario("model2_mu_scan.json");
   m2["sweep"]["parameters"][0]["linspace"] = {0.8, 1.4, 96};
-  expect_switching_matches_cpu<batch::SweepDims2<double>>(m2, 2.0, 0.2, 1e-3);
+  expect_switching_matches_cpu<SweepDims2<double>>(m2, 2.0, 0.2, 1e-3);
 }
 
 // the switching method on the general instantiations: 3 sliders (up to 8 DoF) and a 9-mass chain
@@ -429,9 +428,8 @@ TEST(SweepGpu, SwitchingMatchesCpu) {
 TEST(SweepGpu, SwitchingOnTheGeneralInstantiationsMatchesCpu) {
   const auto info = cuda_device_info();
   if (!info.available) GTEST_SKIP() << "no CUDA device: " << info.description;
-  expect_switching_matches_cpu<batch::SweepDims8<double>>(model_for<batch::SweepDims8<double>>(), 40.0, 10.0, 0.01);
-  expect_switching_matches_cpu<batch::SweepDimsGeneric<double>>(model_for<batch::SweepDimsGeneric<double>>(), 40.0,
-                                                                10.0, 0.01);
+  expect_switching_matches_cpu<SweepDims8<double>>(model_for<SweepDims8<double>>(), 40.0, 10.0, 0.01);
+  expect_switching_matches_cpu<SweepDimsGeneric<double>>(model_for<SweepDimsGeneric<double>>(), 40.0, 10.0, 0.01);
 }
 
 // a case on both backends: the same stop (status, step, class) and the same orbit, its period and
@@ -456,7 +454,7 @@ void expect_same_stop_and_orbit(const R& x, const R& y, long c) {
 TEST(SweepGpu, SwitchingWithExponentAndAdaptiveStopMatchesCpu) {
   const auto info = cuda_device_info();
   if (!info.available) GTEST_SKIP() << "no CUDA device: " << info.description;
-  using D = batch::SweepDimsExact2<double>;
+  using D = SweepDimsExact2<double>;
   json doc = load_json_file(scenario_path("chain2_bifurcation.json"));
   doc["integrator"]["t_end"] = 600.0;
   doc["sweep"]["parameters"][0]["linspace"] = {2.0, 30.0, 48};
@@ -486,7 +484,7 @@ TEST(SweepGpu, SwitchingWithExponentAndAdaptiveStopMatchesCpu) {
 TEST(SweepGpu, OrbitObserverOnTheGeneralInstantiationMatchesCpu) {
   const auto info = cuda_device_info();
   if (!info.available) GTEST_SKIP() << "no CUDA device: " << info.description;
-  using D = batch::SweepDims8<double>;
+  using D = SweepDims8<double>;
   json doc = load_json_file(scenario_path("chain2_bifurcation.json"));
   doc["sweep"]["parameters"][0]["linspace"] = {7.4, 8.3, 10};
   const long n = 10;
@@ -506,7 +504,7 @@ TEST(SweepGpu, OrbitObserverOnTheGeneralInstantiationMatchesCpu) {
 TEST(SweepGpu, Rk4LcpOnTheGeneralInstantiationMatchesCpu) {
   const auto info = cuda_device_info();
   if (!info.available) GTEST_SKIP() << "no CUDA device: " << info.description;
-  using D = batch::SweepDims8<double>;
+  using D = SweepDims8<double>;
   json doc = model_for<D>();
   doc["integrator"]["method"] = "rk4lcp";
   doc["integrator"]["t_end"] = 20.0;
@@ -517,7 +515,7 @@ TEST(SweepGpu, Rk4LcpOnTheGeneralInstantiationMatchesCpu) {
 TEST(SweepGpu, FloatMatchesCpuFloat) {
   const auto info = cuda_device_info();
   if (!info.available) GTEST_SKIP() << "no CUDA device: " << info.description;
-  auto b = make_batch<batch::SweepDimsExact2<float>>(256, true);
+  auto b = make_batch<SweepDimsExact2<float>>(256, true);
   for (std::size_t c = 0; c < b.cpu.size(); ++c) {
     const auto &x = b.cpu[c], &y = b.gpu[c];
     ASSERT_EQ(x.status, y.status) << "case " << c;
@@ -596,14 +594,14 @@ TEST_P(SweepGpuPinn, MatchesCpu) {
   const long n = v.cases;
   const int dof = p.base.model.dof();
   const std::vector<double> stages = central ? std::vector<double>() : gauss_stage_values<double>(ms.stages);
-  batch::PinnChunk ch{p.cases.batch(), make_pinn_step_settings(ms, dof),
+  sweep::PinnChunk ch{p.cases.batch(), make_pinn_step_settings(ms, dof),
                       central ? StageTable<double>{} : stage_table_of(stages.data(), ms.stages), dof};
   std::vector<CaseResult<D>> cpu(n), gpu(n);
   std::vector<PinnTotals> tc(n), tg(n);
   std::vector<double> pc(n * case_points_size(dof, an)), pg(pc.size());
-  batch::run_chunk_cpu_pinn(ch, an, opt, cpu.data(), pc.data(), tc.data(), 0);
+  sweep::run_chunk_cpu_pinn(ch, an, opt, cpu.data(), pc.data(), tc.data(), 0);
   double kernel_s = 0.0;
-  ASSERT_EQ(batch::run_chunk_cuda_pinn(ch, an, opt, gpu.data(), pg.data(), tg.data(), kernel_s).error, "");
+  ASSERT_EQ(sweep::run_chunk_cuda_pinn(ch, an, opt, gpu.data(), pg.data(), tg.data(), kernel_s).error, "");
   for (long c = 0; c < n; ++c) {
     ASSERT_EQ(cpu[c].status, gpu[c].status) << "case " << c;
     EXPECT_EQ(cpu[c].transitions, gpu[c].transitions) << "case " << c;

@@ -1,5 +1,5 @@
 // tests/integrate/orbit_shot_cases.hpp — a set of orbit shots of the demo chain for the backends' tests
-// (batch/orbit_shooter.hpp): return maps, break-away maps and segments of both slip directions from
+// (sweep/orbit_shooter.hpp): return maps, break-away maps and segments of both slip directions from
 // points spread over its state space, on the outer slider's half-belt-speed section.
 #pragma once
 

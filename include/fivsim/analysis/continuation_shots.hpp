@@ -1,6 +1,6 @@
 // fivsim/analysis/continuation_shots.hpp — what continuation asks of the sweep engine below it:
-// the model at values of the continued parameters (batch/plan_model.hpp writes them as a sweep
-// writes a case's row), and a batch of orbit shots run (batch/orbit_shooter.hpp, on CPU threads or
+// the model at values of the continued parameters (sweep/plan_model.hpp writes them as a sweep
+// writes a case's row), and a batch of orbit shots run (sweep/orbit_shooter.hpp, on CPU threads or
 // the device). The problems of analysis/orbit_problem.hpp see only these two interfaces.
 // No Eigen here: the device's shot kernel includes this through its backend.
 #pragma once

@@ -29,7 +29,7 @@ struct ContinuationRun {
 };
 
 // the run's tables (branches, bifurcations, orbit points, curves) as groups of one HDF5 file, its
-// report as the root's summary (batch/results_h5.hpp write_tables_h5); replaces `file`
+// report as the root's summary (sweep/results_h5.hpp write_tables_h5); replaces `file`
 void write_continuation_h5(const ContinuationRun& run, const std::filesystem::path& file);
 
 // the paths a continuation reads besides its scenario (the sweep folder of "start": "sweep"), for

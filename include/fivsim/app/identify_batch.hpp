@@ -1,6 +1,6 @@
 // fivsim/app/identify_batch.hpp — an identification config with a `sweep` block as a batch: one
 // identification per case (the config with the case's numbers written at their JSON pointers,
-// batch/sweep_spec.hpp), e.g. the seed 003 noise study (Table 6) or a record per generating
+// sweep/sweep_spec.hpp), e.g. the seed 003 noise study (Table 6) or a record per generating
 // frequency, friction level or noise seed. What `fivsim identify` writes as identifications.csv and
 // summary.json, and fivsim.identify_batch hands back. Every case's config is checked before the
 // first runs (a bad one is an InputError naming the case and pointer); a case whose record or
@@ -14,7 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "fivsim/batch/sweep_spec.hpp"
+#include "fivsim/sweep/sweep_spec.hpp"
 #include "fivsim/core/limits.hpp"
 #include "fivsim/io/identify_config.hpp"
 #include "fivsim/io/output.hpp"

@@ -23,7 +23,7 @@ struct LoadedIdentification {
 // a document (overrides applied, no sweep block) → config → record; `base_dir` resolves the
 // relative paths of /data/path and /data/scenario; every failure is an InputError. A grey-box
 // search of a model scenario's numbers gets its batches of candidates scored by sweeps
-// (batch/greybox_sweeps.hpp) on the device its options name: no front end has to remember it.
+// (sweep/greybox_sweeps.hpp) on the device its options name: no front end has to remember it.
 LoadedIdentification load_identification(const nlohmann::json& document, const std::string& base_dir);
 
 struct IdentifyOutcome {

@@ -1,7 +1,7 @@
 // fivsim/app/sweep.hpp — a sweep as the front ends start it (`fivsim sweep`, fivsim.sweep): the
 // options as the user wrote them (device, precision, format, shard: parsed here, once, a bad one an
 // InputError naming the option as that front end spells it), then the library's sweep runner
-// (batch/sweep_runner.hpp) over the document. Also the device names a grey-box search's options
+// (sweep/sweep_runner.hpp) over the document. Also the device names a grey-box search's options
 // hold, read by the same parser.
 #pragma once
 
@@ -12,16 +12,16 @@
 
 #include <nlohmann/json.hpp>
 
-#include "fivsim/batch/sweep_runner.hpp"
+#include "fivsim/sweep/sweep_runner.hpp"
 
 namespace fivsim {
 
-using batch::make_worker_exchange;
-using batch::RankFailure;
-using batch::Ranks;
-using batch::SweepHooks;
-using batch::SweepOutcome;
-using batch::SweepTables;
+using sweep::make_worker_exchange;
+using sweep::RankFailure;
+using sweep::Ranks;
+using sweep::SweepHooks;
+using sweep::SweepOutcome;
+using sweep::SweepTables;
 
 struct SweepRequest {
   nlohmann::json document;  // the scenario, its overrides applied
@@ -42,7 +42,7 @@ struct SweepRequest {
 };
 
 // "auto" | "cpu" | "cuda" as a sweep device; anything else an InputError naming `option`
-batch::SweepDevice parse_sweep_device(const std::string& name, const std::string& option);
+sweep::SweepDevice parse_sweep_device(const std::string& name, const std::string& option);
 
 // the request's options checked and the sweep run (under mpirun on every rank, rank 0 the writer)
 SweepOutcome run_sweep_request(const SweepRequest& request, Ranks& ranks);

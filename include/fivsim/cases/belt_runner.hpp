@@ -17,7 +17,7 @@
 #include "fivsim/cases/case_runner.hpp"
 #include "fivsim/cases/case_batch.hpp"
 
-namespace fivsim::batch {
+namespace fivsim {
 
 // the part of a belt model every case shares
 template <class D>
@@ -551,4 +551,4 @@ FIVSIM_HD constexpr unsigned belt_observer_set(unsigned mask) {
                                                : kObserveBifurcation;
 }
 
-}  // namespace fivsim::batch
+}  // namespace fivsim

@@ -10,7 +10,7 @@
 #include "fivsim/cases/case_runner.hpp"
 #include "fivsim/cases/parameter_slots.hpp"
 
-namespace fivsim::batch {
+namespace fivsim {
 
 // the instantiations, in the order a model is offered to them: exactly 1, 2 or 5 DoF and
 // contacts, then up to 2, 8, or 24 DoF with 8 contacts (24 LCP unknowns); X(D) for each in scalar T
@@ -112,4 +112,4 @@ bool with_instantiation(DimsList<D, Rest...>, int n_dof, int n_contacts, F&& f) 
     return false;
 }
 
-}  // namespace fivsim::batch
+}  // namespace fivsim

@@ -6,7 +6,7 @@
 
 #include "fivsim/model/events.hpp"
 
-namespace fivsim::batch {
+namespace fivsim {
 
 // the fields of a model and start state that a swept value sets as it is (a slot whose value
 // reaches the model through its matrices is rebuilt on the host instead, sweep_plan.hpp)
@@ -73,4 +73,4 @@ FIVSIM_HD inline void apply_row(const SlotTargets& targets, const double* row, l
   initial_contact_states(m, start, stick_tol);
 }
 
-}  // namespace fivsim::batch
+}  // namespace fivsim

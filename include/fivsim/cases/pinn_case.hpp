@@ -16,7 +16,7 @@
 //   3. pinn_case_step_end — per case: the end state from the trained network, the runner's
 //      observers, and whether the case goes on.
 // Written once as FIVSIM_HD code over plain structs: the CPU backend runs the phases in OpenMP
-// loops (src/batch/cpu_backend.cpp), the CUDA backend as kernels over all cases at once, its training
+// loops (src/sweep/cpu_backend.cpp), the CUDA backend as kernels over all cases at once, its training
 // rows evaluated by groups of lanes (kernels/sweep_pinn.cu). The optimizers are the same reverse-
 // communication code either way (pinn/optimizer.hpp, pinn/lcp_pinn.hpp), so the schedule does not
 // change the answer.

@@ -89,7 +89,7 @@ struct IdentifyConfig {
   // throws ends the identification (how the Python module stops on Ctrl-C). May be empty
   std::function<void()> poll;
   // a batch of candidates at once (a column each), one sweep of the model scenario on the CPU or
-  // the GPU (batch/greybox_sweeps.hpp sets them; identify cannot reach the sweep engine): their
+  // the GPU (sweep/greybox_sweeps.hpp sets them; identify cannot reach the sweep engine): their
   // mean squared output errors (+∞ for a simulation that fails; genetic generations, Nelder–Mead
   // iterations) and their residual series x − record (a column each, NaN where a simulation
   // failed; Levenberg–Marquardt). Empty, or `evaluate` "simulations": `response` for each

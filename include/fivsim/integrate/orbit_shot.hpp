@@ -4,7 +4,7 @@
 // with the variational equations' Jacobian. What to shoot and what it gave sit in one plain
 // struct, so that the shots of many Newton iterations — every branch of a continuation, each
 // segment, each side of a difference in the parameter — run as one batch of cases on CPU threads
-// or device threads (batch/orbit_shooter.hpp), and scratch (OrbitWork) stays with the thread.
+// or device threads (sweep/orbit_shooter.hpp), and scratch (OrbitWork) stays with the thread.
 #pragma once
 
 #include "fivsim/integrate/switching_orbit.hpp"

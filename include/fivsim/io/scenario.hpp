@@ -73,7 +73,7 @@ struct OutputSettings {
 // the numbers a scenario's model is made of, as its /model and /friction blocks give them: a
 // preset's parameters, or a linear_multibody description itself. A sweep writes a case's values
 // into a copy and makes the case's model from it without going back to the JSON
-// (batch/sweep_plan.hpp).
+// (sweep/sweep_plan.hpp).
 struct ModelParameters {
   std::string type;  // which of the members below holds the model
   SliderBeltParams slider_belt;

@@ -1,3 +1,3 @@
 // a front end that starts work past app: what the layer check must refuse (ctest
 // LayersRefuseAFrontEndReachingPastApp)
-#include "fivsim/batch/greybox_sweeps.hpp"
+#include "fivsim/sweep/greybox_sweeps.hpp"

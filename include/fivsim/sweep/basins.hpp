@@ -1,0 +1,96 @@
+// fivsim/sweep/basins.hpp — attractors and basins of a sweep over initial conditions (docs/METHODS.md
+// "Attractors and basins"). At each value of the swept parameters that are not initial conditions
+// (a group), the cases are told apart by the attractor they reached: the same class and N, the same
+// period, and the same extremes of every q and u over the case's last window (for an adaptive case
+// exactly one orbit; for steady sliding its state) to a tolerance of each coordinate's scale in the
+// group — its extent over the group's cases, or the spread of the starts' swept values of its kind
+// (q or u) where that is larger — 1 % for periodic and steady cases, 5 % for chaotic and
+// quasi-periodic ones, whose window sees only part of the attractor. Each attractor's share of its
+// group's cases is its basin stability, with the standard error √(p(1 − p)/n) of a share of n random
+// starts (Menck, Heitzig, Marwan & Kurths, Nature Physics 9, 2013; bSTAB, Stender & Hoffmann,
+// Nonlinear Dynamics 107, 2022).
+// Written as basins.csv (one row per group and attractor), attractors.csv (each case's attractor)
+// and summary.json's "basins", by `fivsim sweep` and `fivsim merge` from the finished cases.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace fivsim::sweep {
+
+// columns of the cases table by their names in cases.csv; "class" as the CaseClass code (with
+// "period_n" beside it)
+using NamedColumns = std::map<std::string, std::vector<double>>;
+
+struct BasinSettings {
+  double tolerance = 0.01;         // periodic and steady attractors' extremes
+  double wide_tolerance = 0.05;    // chaotic and quasi-periodic attractors
+  double period_tolerance = 1e-3;  // a periodic attractor's period, relative
+};
+
+struct Attractor {
+  long group = 0;
+  int id = 0;  // 1, 2, … within its group, in the order of their first case
+  int klass = 0, period_n = 0;
+  double period = 0.0;
+  long cases = 0;
+  long first_case = 0;        // a case that reached it (its number in the sweep)
+  std::size_t first_row = 0;  // that case's row in the columns
+};
+
+struct BasinGroup {
+  std::vector<double> values;  // of the swept parameters that are not initial conditions
+  long cases = 0;
+  long unlabelled = 0;  // diverged, undetermined or unclassified cases: no attractor
+};
+
+struct Basins {
+  std::vector<std::string> group_paths;  // the swept paths not under /initial/
+  std::vector<BasinGroup> groups;
+  std::vector<Attractor> attractors;  // by group, then id
+  std::vector<long> case_id;          // per row: the case's number ("case", else the row)
+  std::vector<long> group;            // per row
+  std::vector<int> attractor;         // per row: its attractor's id in its group, 0 for none
+};
+
+// whether a sweep of these paths has basins to find: one path at least under /initial/
+bool sweeps_initial_conditions(const std::vector<std::string>& swept_paths);
+
+// the attractors of every group; `cases` holds the swept paths' columns, "class", "period_n",
+// "period" and min_/max_ (else rms_) of q0 … and u0 … for n_dof DoF. Throws std::invalid_argument
+// naming a column that is missing
+Basins find_basins(const std::vector<std::string>& swept_paths, const NamedColumns& cases, int n_dof,
+                   const BasinSettings& settings = {});
+
+// basins.csv: the group's parameters, attractor, class, period_n, period, cases, fraction,
+// standard_error, first_case (a case that reached it)
+std::string basins_csv(const Basins& b);
+// attractors.csv: case, attractor
+std::string attractors_csv(const Basins& b);
+// summary.json's "basins": per group its parameters, cases and attractors with their shares
+nlohmann::json basins_json(const Basins& b);
+// "basins" (basins_json) into `summary` and true; or, where no group holds two starts (a
+// continuous random parameter beside the initial conditions: every start a group of its own, each
+// attractor's share 1), "basins_skipped" saying so, and false
+bool set_basins_summary(const Basins& b, nlohmann::json& summary);
+// what "basins_skipped" says of a sweep whose groups (the values of these paths) hold a start each
+std::string basins_skipped_reason(const std::vector<std::string>& group_paths);
+
+// the cases table of a finished sweep folder (results.h5 where it holds one, else cases.csv), "class"
+// as its CaseClass code; `only`, where not empty, names the columns read; throws std::runtime_error
+// where the folder has neither
+NamedColumns read_sweep_cases(const std::filesystem::path& dir, const std::vector<std::string>& only = {});
+
+// the columns basins need from a finished sweep folder (results.h5 where there is one, else
+// cases.csv), its basins into basins.csv and attractors.csv there, and "basins" into `summary`;
+// nothing where the sweep does not vary initial conditions or does not classify its cases, and
+// only "basins_skipped" where no two starts share a group (set_basins_summary). Returns the files
+// written
+std::vector<std::string> write_basins(const std::filesystem::path& dir, const std::vector<std::string>& swept_paths,
+                                      int n_dof, nlohmann::json& summary);
+
+}  // namespace fivsim::sweep

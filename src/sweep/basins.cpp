@@ -1,0 +1,458 @@
+// src/sweep/basins.cpp — attractors and basins of a sweep over initial conditions
+// (sweep/basins.hpp).
+#include "fivsim/sweep/basins.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+#include <unordered_map>
+
+#include "fivsim/analysis/classification.hpp"
+#include "fivsim/sweep/result_table.hpp"
+#include "fivsim/sweep/results_h5.hpp"
+#include "fivsim/core/input_file.hpp"
+#include "fivsim/core/output_file.hpp"
+
+namespace fivsim::sweep {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+bool is_initial(const std::string& path) { return path.rfind("/initial/", 0) == 0; }
+
+// a case with no attractor to name: it failed, or its class is not known
+bool labelled(int klass) {
+  return klass != static_cast<int>(CaseClass::diverged) && klass != static_cast<int>(CaseClass::undetermined) &&
+         klass != static_cast<int>(CaseClass::unclassified);
+}
+
+std::string number_text(double v) {
+  std::ostringstream s;
+  s.precision(17);
+  s << v;
+  return s.str();
+}
+
+// the first `most` cells of one CSV line (quoted cells as write_columns writes them) into `cells`,
+// whose strings keep their storage from line to line
+void csv_cells(const std::string& line, std::vector<std::string>& cells,
+               std::size_t most = std::numeric_limits<std::size_t>::max()) {
+  std::size_t n = 1;
+  const auto cell = [&]() -> std::string& {
+    if (cells.size() < n) cells.resize(n);
+    return cells[n - 1];
+  };
+  cell().clear();
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char ch = line[i];
+    if (quoted) {
+      if (ch == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        cell() += '"';
+        ++i;
+      } else if (ch == '"') {
+        quoted = false;
+      } else {
+        cell() += ch;
+      }
+    } else if (ch == '"') {
+      quoted = true;
+    } else if (ch == ',') {
+      if (n == most) break;
+      ++n;
+      cell().clear();
+    } else {
+      cell() += ch;
+    }
+  }
+  cells.resize(n);
+}
+
+// the numeric columns of cases.csv ("class" as its CaseClass code); `only`, where not empty,
+// names the columns kept
+NamedColumns read_cases_csv(const fs::path& file, const std::vector<std::string>& only) {
+  std::ifstream in(file);
+  if (!in) throw std::runtime_error(file.string() + ": cannot be read");
+  std::string line;
+  std::getline(in, line);
+  std::vector<std::string> names;
+  csv_cells(line, names);
+  std::map<std::string, int> class_codes;
+  for (const auto& [word, code] : class_words()) class_codes[word] = code;
+  NamedColumns cols;
+  // per cell of a line: the column it fills, or none
+  std::vector<std::vector<double>*> into(names.size(), nullptr);
+  for (std::size_t c = 0; c < names.size(); ++c)
+    if (only.empty() || std::find(only.begin(), only.end(), names[c]) != only.end()) into[c] = &cols[names[c]];
+  std::size_t read_cells = 0;
+  for (std::size_t c = 0; c < names.size(); ++c)
+    if (into[c]) read_cells = c + 1;
+  const std::size_t class_column =
+      static_cast<std::size_t>(std::find(names.begin(), names.end(), "class") - names.begin());
+  std::vector<std::string> cells;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    csv_cells(line, cells, read_cells);
+    for (std::size_t c = 0; c < read_cells; ++c) {
+      if (!into[c]) continue;
+      const std::string empty;
+      const std::string& cell = c < cells.size() ? cells[c] : empty;
+      double v = std::nan("");
+      if (c == class_column) {
+        const auto it = class_codes.find(cell);
+        v = it == class_codes.end() ? static_cast<double>(CaseClass::undetermined) : class_of_word_code(it->second);
+      } else {
+        char* end = nullptr;
+        const double x = std::strtod(cell.c_str(), &end);
+        if (end && end != cell.c_str()) v = x;
+      }
+      into[c]->push_back(v);
+    }
+  }
+  return cols;
+}
+
+// the cases table of results.h5, "class" as its CaseClass code
+NamedColumns read_cases_h5(const fs::path& file, const std::vector<std::string>& only) {
+  const H5TableData t = read_results_h5(file, "cases", 0, -1, only);
+  NamedColumns cols;
+  for (int c = 0; c < t.schema.size(); ++c) {
+    const double* v = t.rows.column(c);
+    std::vector<double>& out = cols[t.schema.names[static_cast<std::size_t>(c)]];
+    out.assign(v, v + t.rows.rows);
+    if (t.schema.names[static_cast<std::size_t>(c)] == "class")
+      for (double& x : out) x = class_of_word_code(x);
+  }
+  return cols;
+}
+
+// a group's values hashed by their bits (FNV-1a over the words; the swept values are finite)
+struct GroupHash {
+  std::size_t operator()(const std::vector<double>& values) const {
+    std::uint64_t h = 1469598103934665603ull;
+    for (const double v : values) {
+      std::uint64_t bits = 0;
+      std::memcpy(&bits, &v, sizeof bits);
+      h = (h ^ bits) * 1099511628211ull;
+    }
+    return static_cast<std::size_t>(h ^ (h >> 32));
+  }
+};
+
+// whether two rows hold the same values of the group columns (all rows do where there are none):
+// the rows sorted by their values, neighbours compared (a million rows in a tenth of a second,
+// where a hashed set of a million value vectors took most of a second)
+bool starts_share_a_group(const std::vector<std::string>& group_paths, const NamedColumns& cases) {
+  const std::size_t n = cases.at("class").size();
+  if (group_paths.empty()) return n > 1;
+  std::vector<const std::vector<double>*> columns;
+  for (const std::string& p : group_paths) {
+    const auto it = cases.find(p);
+    if (it == cases.end()) throw std::invalid_argument("the cases have no column '" + p + "'");
+    columns.push_back(&it->second);
+  }
+  // −0 and 0 compare equal, so −0 joins 0's group as in find_basins
+  const auto less = [&](std::size_t a, std::size_t b) {
+    for (const std::vector<double>* v : columns)
+      if ((*v)[a] != (*v)[b]) return (*v)[a] < (*v)[b];
+    return false;
+  };
+  std::vector<std::size_t> rows(n);
+  for (std::size_t r = 0; r < n; ++r) rows[r] = r;
+  std::sort(rows.begin(), rows.end(), less);
+  for (std::size_t r = 1; r < n; ++r)
+    if (!less(rows[r - 1], rows[r])) return true;
+  return false;
+}
+
+void write_text(const fs::path& file, const std::string& text) { write_new_file(file, text); }
+
+// the columns find_basins reads: the swept paths, class, period_n, period, case, and each q and
+// u's extremes or RMS values (whichever the sweep kept)
+std::vector<std::string> basin_columns(const std::vector<std::string>& swept_paths, int n_dof) {
+  std::vector<std::string> c = swept_paths;
+  c.insert(c.end(), {"class", "case", "period_n", "period"});
+  for (const char* series : {"q", "u"})
+    for (int i = 0; i < n_dof; ++i)
+      for (const char* kind : {"min_", "max_", "rms_"}) c.push_back(kind + (series + std::to_string(i)));
+  return c;
+}
+
+}  // namespace
+
+bool sweeps_initial_conditions(const std::vector<std::string>& swept_paths) {
+  return std::any_of(swept_paths.begin(), swept_paths.end(), is_initial);
+}
+
+Basins find_basins(const std::vector<std::string>& swept_paths, const NamedColumns& cases, int n_dof,
+                   const BasinSettings& settings) {
+  const auto column = [&](const std::string& name) -> const std::vector<double>& {
+    const auto it = cases.find(name);
+    if (it == cases.end()) throw std::invalid_argument("the cases have no column '" + name + "'");
+    return it->second;
+  };
+  const std::vector<double>& klass = column("class");
+  const std::vector<double>& period_n = column("period_n");
+  const std::vector<double>& period = column("period");
+  const long n = static_cast<long>(klass.size());
+  Basins b;
+  const auto ids = cases.find("case");
+  b.case_id.resize(static_cast<std::size_t>(n));
+  for (long c = 0; c < n; ++c)
+    b.case_id[static_cast<std::size_t>(c)] =
+        ids != cases.end() ? static_cast<long>(ids->second[static_cast<std::size_t>(c)]) : c;
+  std::vector<const std::vector<double>*> group_columns;
+  for (const std::string& p : swept_paths) {
+    if (is_initial(p)) continue;
+    b.group_paths.push_back(p);
+    group_columns.push_back(&column(p));
+  }
+  // the coordinates an attractor is known by: each q and u's extremes over the case's window
+  // (or its RMS where the sweep kept no extremes)
+  const bool extremes = cases.count("min_q0") > 0;
+  std::vector<std::pair<const std::vector<double>*, const std::vector<double>*>> coordinate;
+  // the swept initial values of each coordinate's kind (q or u): the region the starts sample
+  std::vector<std::vector<const std::vector<double>*>> starts;
+  for (const char* series : {"q", "u"}) {
+    std::vector<const std::vector<double>*> swept;
+    for (const std::string& p : swept_paths)
+      if (p.rfind(std::string("/initial/") + series + "/", 0) == 0) swept.push_back(&column(p));
+    for (int i = 0; i < n_dof; ++i) {
+      const std::string s = series + std::to_string(i);
+      coordinate.emplace_back(&column((extremes ? "min_" : "rms_") + s), &column((extremes ? "max_" : "rms_") + s));
+      starts.push_back(swept);
+    }
+  }
+  const std::size_t nc = coordinate.size();
+
+  // the groups, in the order of their first case (hashed: a sweep of a million random starts may
+  // have as many)
+  std::unordered_map<std::vector<double>, long, GroupHash> group_of;
+  group_of.reserve(static_cast<std::size_t>(std::min<long>(n, 1 << 20)));
+  b.group.assign(static_cast<std::size_t>(n), 0);
+  b.attractor.assign(static_cast<std::size_t>(n), 0);
+  std::vector<double> values(group_columns.size());
+  for (long c = 0; c < n; ++c) {
+    // −0 joins 0's group, as the values compare
+    for (std::size_t k = 0; k < group_columns.size(); ++k)
+      values[k] = (*group_columns[k])[static_cast<std::size_t>(c)] + 0.0;
+    const auto [it, added] = group_of.emplace(values, static_cast<long>(b.groups.size()));
+    if (added) b.groups.push_back({values, 0, 0});
+    b.group[static_cast<std::size_t>(c)] = it->second;
+  }
+  // the scale a coordinate's tolerance is of, in each group: its extent over the group's labelled
+  // cases, or the spread of the starts' swept values of its kind where that is larger (a group
+  // whose every case rests on one equilibrium has a tiny extent, of the residues of its decay)
+  const std::size_t ng = b.groups.size();
+  std::vector<double> lo(ng * nc, INFINITY), hi(ng * nc, -INFINITY);
+  std::vector<double> start_lo(ng * nc, INFINITY), start_hi(ng * nc, -INFINITY);
+  for (long c = 0; c < n; ++c) {
+    const std::size_t cc = static_cast<std::size_t>(c), g = static_cast<std::size_t>(b.group[cc]);
+    for (std::size_t i = 0; i < nc; ++i)
+      for (const std::vector<double>* v : starts[i]) {
+        start_lo[g * nc + i] = std::min(start_lo[g * nc + i], (*v)[cc]);
+        start_hi[g * nc + i] = std::max(start_hi[g * nc + i], (*v)[cc]);
+      }
+    if (!labelled(static_cast<int>(klass[cc]))) continue;
+    for (std::size_t i = 0; i < nc; ++i) {
+      const double a = (*coordinate[i].first)[cc], z = (*coordinate[i].second)[cc];
+      if (std::isfinite(a)) lo[g * nc + i] = std::min(lo[g * nc + i], std::min(a, z));
+      if (std::isfinite(z)) hi[g * nc + i] = std::max(hi[g * nc + i], std::max(a, z));
+    }
+  }
+  std::vector<double> scale(ng * nc);
+  for (std::size_t k = 0; k < ng * nc; ++k) {
+    const double extent = hi[k] > lo[k] ? hi[k] - lo[k] : 0.0;
+    const double spread = start_hi[k] > start_lo[k] ? start_hi[k] - start_lo[k] : 0.0;
+    const double s = std::max(extent, spread);
+    scale[k] = s > 0.0 ? s : 1e-12 * (1.0 + std::fabs(hi[k]));
+  }
+  // each labelled case joins the first attractor of its group it matches, else is a new one
+  std::vector<std::vector<std::size_t>> group_attractors(ng);
+  for (long c = 0; c < n; ++c) {
+    const std::size_t cc = static_cast<std::size_t>(c), g = static_cast<std::size_t>(b.group[cc]);
+    BasinGroup& group = b.groups[g];
+    ++group.cases;
+    const int k = static_cast<int>(klass[cc]);
+    if (!labelled(k)) {
+      ++group.unlabelled;
+      continue;
+    }
+    const int pn = k == static_cast<int>(CaseClass::periodic) ? static_cast<int>(period_n[cc]) : 0;
+    // a chaotic or quasi-periodic window sees part of its attractor
+    const bool partial = k == static_cast<int>(CaseClass::chaotic) || k == static_cast<int>(CaseClass::quasi_periodic);
+    const double tol = partial ? settings.wide_tolerance : settings.tolerance;
+    const auto matches = [&](const Attractor& a) {
+      if (a.klass != k || a.period_n != pn) return false;
+      const std::size_t r = a.first_row;
+      if (pn > 0 && !(std::fabs(period[cc] - a.period) <= settings.period_tolerance * a.period)) return false;
+      for (std::size_t i = 0; i < nc; ++i) {
+        const double within = tol * scale[g * nc + i];
+        if (!(std::fabs((*coordinate[i].first)[cc] - (*coordinate[i].first)[r]) <= within) ||
+            !(std::fabs((*coordinate[i].second)[cc] - (*coordinate[i].second)[r]) <= within))
+          return false;
+      }
+      return true;
+    };
+    Attractor* found = nullptr;
+    for (std::size_t a : group_attractors[g])
+      if (matches(b.attractors[a])) {
+        found = &b.attractors[a];
+        break;
+      }
+    if (!found) {
+      group_attractors[g].push_back(b.attractors.size());
+      b.attractors.push_back({static_cast<long>(g), static_cast<int>(group_attractors[g].size()), k, pn,
+                              pn > 0 ? period[cc] : 0.0, 0, b.case_id[cc], cc});
+      found = &b.attractors.back();
+    }
+    ++found->cases;
+    b.attractor[cc] = found->id;
+  }
+  // by group, then id
+  std::stable_sort(b.attractors.begin(), b.attractors.end(),
+                   [](const Attractor& x, const Attractor& y) { return x.group < y.group; });
+  return b;
+}
+
+namespace {
+
+// an attractor's share of its group's cases and its standard error
+std::pair<double, double> share(const Attractor& a, const BasinGroup& g) {
+  const double n = static_cast<double>(g.cases), p = n > 0 ? static_cast<double>(a.cases) / n : 0.0;
+  return {p, n > 0 ? std::sqrt(p * (1.0 - p) / n) : 0.0};
+}
+
+}  // namespace
+
+std::string basins_csv(const Basins& b) {
+  std::string text;
+  for (const std::string& p : b.group_paths) text += p + ",";
+  text += "attractor,class,period_n,period,cases,fraction,standard_error,first_case\n";
+  const auto row = [&](const BasinGroup& g, int id, const std::string& klass, int pn, double period, long cases,
+                       long first) {
+    const double n = static_cast<double>(g.cases), p = n > 0 ? static_cast<double>(cases) / n : 0.0;
+    for (double v : g.values) text += number_text(v) + ",";
+    text += std::to_string(id) + "," + klass + "," + std::to_string(pn) + "," + number_text(period) + "," +
+            std::to_string(cases) + "," + number_text(p) + "," + number_text(n > 0 ? std::sqrt(p * (1 - p) / n) : 0.0) +
+            "," + (first >= 0 ? std::to_string(first) : std::string()) + "\n";
+  };
+  std::size_t a = 0;
+  for (std::size_t g = 0; g < b.groups.size(); ++g) {
+    for (; a < b.attractors.size() && b.attractors[a].group == static_cast<long>(g); ++a) {
+      const Attractor& x = b.attractors[a];
+      row(b.groups[g], x.id, case_class_name(x.klass, x.period_n), x.period_n, x.period, x.cases, x.first_case);
+    }
+    // the cases with no attractor (failed, or their class unknown): attractor 0
+    if (b.groups[g].unlabelled > 0) row(b.groups[g], 0, "none", 0, 0.0, b.groups[g].unlabelled, -1);
+  }
+  return text;
+}
+
+std::string attractors_csv(const Basins& b) {
+  std::string text = "case,attractor\n";
+  for (std::size_t c = 0; c < b.attractor.size(); ++c)
+    text += std::to_string(b.case_id[c]) + "," + std::to_string(b.attractor[c]) + "\n";
+  return text;
+}
+
+json basins_json(const Basins& b) {
+  json groups = json::array();
+  // the attractors are in group order: one pass over them (a sweep of a million starts may have
+  // as many groups)
+  std::size_t next = 0;
+  for (std::size_t g = 0; g < b.groups.size(); ++g) {
+    json attractors = json::array();
+    for (; next < b.attractors.size() && b.attractors[next].group == static_cast<long>(g); ++next) {
+      const Attractor& a = b.attractors[next];
+      const auto [p, se] = share(a, b.groups[g]);
+      attractors.push_back({{"attractor", a.id},
+                            {"class", case_class_name(a.klass, a.period_n)},
+                            {"period_n", a.period_n},
+                            {"period", a.period},
+                            {"cases", a.cases},
+                            {"fraction", p},
+                            {"standard_error", se},
+                            {"first_case", a.first_case}});
+    }
+    groups.push_back({{"values", b.groups[g].values},
+                      {"cases", b.groups[g].cases},
+                      {"unlabelled", b.groups[g].unlabelled},
+                      {"attractors", attractors}});
+  }
+  return {{"parameters", b.group_paths}, {"groups", groups}};
+}
+
+bool set_basins_summary(const Basins& b, json& summary) {
+  summary.erase("basins");
+  summary.erase("basins_skipped");
+  const bool shared = std::any_of(b.groups.begin(), b.groups.end(), [](const BasinGroup& g) { return g.cases > 1; });
+  if (shared) {
+    summary["basins"] = basins_json(b);
+    return true;
+  }
+  summary["basins_skipped"] = basins_skipped_reason(b.group_paths);
+  return false;
+}
+
+std::string basins_skipped_reason(const std::vector<std::string>& group_paths) {
+  std::string paths;
+  for (const std::string& p : group_paths) paths += (paths.empty() ? "" : ", ") + p;
+  return "no two starts share their values of " + (paths.empty() ? "the swept parameters" : paths) +
+         ": each start is a group of its own, whose one attractor has all of it; sweep those "
+         "parameters on a grid or as values to measure basins at each";
+}
+
+NamedColumns read_sweep_cases(const fs::path& dir, const std::vector<std::string>& only) {
+  const fs::path h5 = dir / "results.h5", csv = dir / "cases.csv";
+  // regular files only: HDF5 and the CSV reader would wait on a pipe or read a device for ever
+  constexpr std::uintmax_t any_size = std::uintmax_t{1} << 50;
+  if (fs::exists(h5)) {
+    check_input_file(h5.string(), any_size, "an HDF5");
+    if (results_h5_has_table(h5, "cases")) return read_cases_h5(h5, only);
+  }
+  if (fs::exists(csv)) {
+    check_input_file(csv.string(), any_size, "a CSV");
+    return read_cases_csv(csv, only);
+  }
+  throw std::runtime_error("'" + dir.string() +
+                           "' holds neither results.h5 nor cases.csv (the output of `fivsim sweep`)");
+}
+
+std::vector<std::string> write_basins(const fs::path& dir, const std::vector<std::string>& swept_paths, int n_dof,
+                                      json& summary) {
+  summary.erase("basins");
+  summary.erase("basins_skipped");
+  if (!sweeps_initial_conditions(swept_paths)) return {};
+  const fs::path h5 = dir / "results.h5";
+  if (!(fs::exists(h5) && results_h5_has_table(h5, "cases")) && !fs::exists(dir / "cases.csv")) return {};
+  // first the groups alone: a sweep whose every start is a group of its own (a random parameter
+  // beside the starts) needs none of its other columns read back
+  std::vector<std::string> group_paths;
+  for (const std::string& p : swept_paths)
+    if (!is_initial(p)) group_paths.push_back(p);
+  std::vector<std::string> wanted = group_paths;
+  wanted.push_back("class");
+  const NamedColumns groups = read_sweep_cases(dir, wanted);
+  if (!groups.count("class")) return {};
+  if (!starts_share_a_group(group_paths, groups)) {
+    summary["basins_skipped"] = basins_skipped_reason(group_paths);
+    return {};
+  }
+  // then the columns find_basins reads
+  const NamedColumns cols = read_sweep_cases(dir, basin_columns(swept_paths, n_dof));
+  const Basins b = find_basins(swept_paths, cols, n_dof);
+  if (!set_basins_summary(b, summary)) return {};
+  write_text(dir / "basins.csv", basins_csv(b));
+  write_text(dir / "attractors.csv", attractors_csv(b));
+  return {"basins.csv", "attractors.csv"};
+}
+
+}  // namespace fivsim::sweep

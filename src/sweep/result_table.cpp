@@ -1,0 +1,318 @@
+// src/sweep/result_table.cpp — the columns of a sweep's tables, a chunk's values in them, and
+// their CSV text (sweep/result_table.hpp).
+#include "fivsim/sweep/result_table.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "fivsim/sweep/sweep.hpp"
+#include "fivsim/io/output.hpp"
+
+namespace fivsim::sweep {
+
+int TableSchema::column(const std::string& name) const {
+  for (std::size_t c = 0; c < names.size(); ++c)
+    if (names[c] == name) return static_cast<int>(c);
+  return -1;
+}
+
+std::string case_class_name(int klass, int period_n) {
+  switch (static_cast<CaseClass>(klass)) {
+    case CaseClass::periodic:
+      return "periodic-" + std::to_string(period_n);
+    case CaseClass::chaotic:
+      return "chaotic";
+    case CaseClass::no_stick_slip:
+      return "no-stick-slip";
+    case CaseClass::diverged:
+      return "diverged";
+    case CaseClass::unclassified:
+      return "unclassified";
+    case CaseClass::quasi_periodic:
+      return "quasi-periodic";
+    case CaseClass::undetermined:
+      return "undetermined";
+  }
+  return "?";
+}
+
+std::vector<std::pair<std::string, int>> class_words() {
+  std::vector<std::pair<std::string, int>> words;
+  // unclassified: a case of a sweep that does not classify, which has no class column
+  for (const CaseClass k : {CaseClass::chaotic, CaseClass::no_stick_slip, CaseClass::diverged, CaseClass::unclassified,
+                            CaseClass::quasi_periodic, CaseClass::undetermined})
+    words.emplace_back(case_class_name(static_cast<int>(k), 0), static_cast<int>(k));
+  for (int n = 1; n <= kPeriodicClassCodes; ++n)
+    words.emplace_back(case_class_name(static_cast<int>(CaseClass::periodic), n), kPeriodicClassCodes + n);
+  return words;
+}
+
+double class_word_code(double klass, double period_n) {
+  return static_cast<int>(klass) == static_cast<int>(CaseClass::periodic) ? kPeriodicClassCodes + period_n : klass;
+}
+
+double class_of_word_code(double code) {
+  return code > kPeriodicClassCodes ? static_cast<double>(static_cast<int>(CaseClass::periodic)) : code;
+}
+
+std::vector<std::string> status_names() {
+  std::vector<std::string> names;
+  for (int s = 0; s <= static_cast<int>(Status::too_many_events); ++s)
+    names.push_back(status_name(static_cast<Status>(s)));
+  return names;
+}
+
+std::string point_kind_name(double code) {
+  if (code < 0) return "poincare";
+  const int c = static_cast<int>(code);
+  return std::string(event_kind_name(static_cast<EventKind>(c / 64))) + "@" + std::to_string(c % 64);
+}
+
+std::vector<std::pair<std::string, int>> point_kind_names(int n_contacts) {
+  std::vector<std::pair<std::string, int>> names{{"poincare", -1}};
+  for (int k = 1; k < kEventKindCount; ++k)
+    for (int c = 0; c < n_contacts; ++c) names.emplace_back(point_kind_name(k * 64 + c), k * 64 + c);
+  return names;
+}
+
+TableSchema case_schema(const CaseTableLayout& l, const std::vector<std::string>& parameter_paths) {
+  TableSchema s;
+  const unsigned o = l.observers;
+  s.add("case", ColumnKind::whole);
+  for (const auto& p : parameter_paths) s.add(p, ColumnKind::real);
+  if (observes_class(o)) {
+    s.add("class", ColumnKind::case_class);
+    s.add("period_n", ColumnKind::whole);
+    s.add("period", ColumnKind::real);
+    // the evidence of the class (case_runner.hpp classify_case)
+    s.add("samples", ColumnKind::whole);
+    s.add("recurrence", ColumnKind::real);
+    s.add("settled_at", ColumnKind::real);
+  }
+  if (o & kObserveTransitions) s.add("n_transitions", ColumnKind::whole);
+  if (o & kObservePoincare) s.add("n_section", ColumnKind::whole);
+  const std::vector<std::string> names = series_names(l.n_dof, l.n_contacts);
+  for (const char* stat : {"rms_", "min_", "max_"}) {
+    if (std::string(stat) != "rms_" && !(o & kObserveMinMax)) continue;
+    for (const auto& n : names) s.add(stat + n, ColumnKind::real);
+  }
+  if (o & kObserveFractions)
+    for (const char* h : {"frac_free", "frac_stick", "frac_slip_neg", "frac_slip_pos"}) s.add(h, ColumnKind::real);
+  if (l.lyapunov) {
+    s.add("lyapunov", ColumnKind::real);
+    s.add("lyapunov_err", ColumnKind::real);
+  }
+  if (o & kObserveLcpResidual) s.add("max_lcp_residual", ColumnKind::real);
+  if (o & kObserveOutputError) s.add("output_rmse", ColumnKind::real);
+  if (o & kObserveOrbit) {
+    s.add("orbit_n", ColumnKind::whole);
+    for (const char* h : {"orbit_residual", "orbit_period", "orbit_multiplier", "orbit_multiplier_arg",
+                          "orbit_unit_distance", "orbit_settle_t"})
+      s.add(h, ColumnKind::real);
+  }
+  s.add("steps", ColumnKind::whole);
+  s.add("status", ColumnKind::status);
+  s.add("failed_at", ColumnKind::real);
+  s.add("failed_step", ColumnKind::whole);
+  if (l.pinn)
+    for (const char* h : {"pinn_iterations", "pinn_lcp_iterations"}) s.add(h, ColumnKind::whole);
+  if (l.pinn) s.add("pinn_max_loss", ColumnKind::real);
+  if (l.pinn) s.add("pinn_unconverged", ColumnKind::whole);
+  return s;
+}
+
+TableSchema point_schema(int n_dof) {
+  TableSchema s;
+  s.add("case", ColumnKind::whole);
+  s.add("kind", ColumnKind::point_kind);
+  s.add("t", ColumnKind::real);
+  for (const char* prefix : {"q", "u"})
+    for (int i = 0; i < n_dof; ++i) s.add(prefix + std::to_string(i), ColumnKind::real);
+  return s;
+}
+
+template <class D>
+void case_columns(const CaseTableLayout& l, long first, long n, const CaseResult<D>* results, const double* rows,
+                  const PinnTotals* pinn, ColumnBlock& out) {
+  const unsigned o = l.observers;
+  const int ns = 2 * l.n_dof + 2 * l.n_contacts;
+  int columns = 1 + l.n_params + (observes_class(o) ? 6 : 0) + ((o & kObserveTransitions) ? 1 : 0) +
+                ((o & kObservePoincare) ? 1 : 0) + ns * ((o & kObserveMinMax) ? 3 : 1) +
+                ((o & kObserveFractions) ? 4 : 0) + (l.lyapunov ? 2 : 0) + ((o & kObserveLcpResidual) ? 1 : 0) +
+                ((o & kObserveOutputError) ? 1 : 0) + ((o & kObserveOrbit) ? 7 : 0) + 4 + (l.pinn ? 4 : 0);
+  out.resize(n, columns);
+  // the cases in blocks whose results stay in cache while every column takes its values from them
+  // (a column at a time over a whole chunk read each result from memory once a column)
+  constexpr long kBlock = 256;
+  long lo = 0, hi = 0;
+  int c = 0;
+  const auto fill = [&](auto get) {
+    double* col = out.column(c++);
+    for (long i = lo; i < hi; ++i) col[i] = get(results[i], i);
+  };
+  for (; lo < n; lo = hi) {
+    hi = std::min(n, lo + kBlock);
+    c = 0;
+    fill([&](const CaseResult<D>&, long i) { return static_cast<double>(first + i); });
+    for (int k = 0; k < l.n_params; ++k) fill([&](const CaseResult<D>&, long i) { return rows[k * n + i]; });
+    // a failed case's statistics cover only the steps before it failed: NaN, never numbers that
+    // read as data (a row that is not periodic has no period either)
+    constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+    const auto failed = [](const CaseResult<D>& r) { return r.status != Status::ok; };
+    if (observes_class(o)) {
+      fill([](const CaseResult<D>& r, long) { return static_cast<double>(static_cast<int>(r.klass)); });
+      fill([](const CaseResult<D>& r, long) { return static_cast<double>(r.period_n); });
+      fill([&](const CaseResult<D>& r, long) {
+        return r.klass == CaseClass::periodic && !failed(r) ? r.period_s : nan;
+      });
+      fill([](const CaseResult<D>& r, long) { return static_cast<double>(r.samples); });
+      fill([](const CaseResult<D>& r, long) { return r.recurrence; });
+      fill([](const CaseResult<D>& r, long) { return r.settled_at >= 0.0 ? r.settled_at : std::nan(""); });
+    }
+    if (o & kObserveTransitions) fill([](const CaseResult<D>& r, long) { return static_cast<double>(r.transitions); });
+    if (o & kObservePoincare) fill([](const CaseResult<D>& r, long) { return static_cast<double>(r.section_hits); });
+    // series slots: q, u at 0..2nq−1, lamN at 2nq.., lamT at 2nq+nc.. (case_runner.hpp)
+    for (int k = 0; k < ns; ++k)
+      fill([&](const CaseResult<D>& r, long) { return failed(r) ? nan : r.series[k].rms(); });
+    if (o & kObserveMinMax) {
+      for (int k = 0; k < ns; ++k)
+        fill([&](const CaseResult<D>& r, long) { return failed(r) ? nan : r.series[k].min; });
+      for (int k = 0; k < ns; ++k)
+        fill([&](const CaseResult<D>& r, long) { return failed(r) ? nan : r.series[k].max; });
+    }
+    if (o & kObserveFractions)
+      for (int k = 0; k < 4; ++k)
+        fill([&](const CaseResult<D>& r, long) {
+          const long all = r.in_state[0] + r.in_state[1] + r.in_state[2] + r.in_state[3];
+          return failed(r) ? nan : static_cast<double>(r.in_state[k]) / static_cast<double>(all > 1 ? all : 1);
+        });
+    if (l.lyapunov) {
+      fill([&](const CaseResult<D>& r, long) { return failed(r) ? nan : r.lyapunov; });
+      // the standard error of the per-cycle batch means
+      fill([&](const CaseResult<D>& r, long) { return failed(r) ? nan : r.lyapunov_blocks.std_error(); });
+    }
+    if (o & kObserveLcpResidual) fill([](const CaseResult<D>& r, long) { return r.max_lcp_residual; });
+    // the root mean square of q[dof] − reference over the steps compared (NaN: none)
+    if (o & kObserveOutputError)
+      fill([&](const CaseResult<D>& r, long) {
+        return r.output_samples > 0 && !failed(r) ? std::sqrt(r.output_sse / static_cast<double>(r.output_samples))
+                                                  : nan;
+      });
+    if (o & kObserveOrbit) {
+      // NaN where Newton found no orbit
+      const auto orbit = [&](auto get) {
+        fill([&](const CaseResult<D>& r, long) { return r.orbit_n > 0 && !failed(r) ? get(r) : nan; });
+      };
+      fill([](const CaseResult<D>& r, long) { return static_cast<double>(r.orbit_n); });
+      orbit([](const CaseResult<D>& r) { return r.orbit_residual; });
+      orbit([](const CaseResult<D>& r) { return r.orbit_period; });
+      orbit([](const CaseResult<D>& r) { return r.orbit_multiplier; });
+      orbit([](const CaseResult<D>& r) { return r.orbit_multiplier_arg; });
+      orbit([](const CaseResult<D>& r) { return 1.0 - r.orbit_multiplier; });
+      orbit([](const CaseResult<D>& r) { return r.orbit_settle_t >= 0.0 ? r.orbit_settle_t : nan; });
+    }
+    fill([](const CaseResult<D>& r, long) { return static_cast<double>(r.steps); });
+    fill([](const CaseResult<D>& r, long) { return static_cast<double>(static_cast<int>(r.status)); });
+    // a failed case: the time and the number of the step that failed (NaN/Inf, an LCP failure)
+    fill([](const CaseResult<D>& r, long) { return r.status == Status::ok ? 0.0 : r.failed_at; });
+    fill([](const CaseResult<D>& r, long) { return r.status == Status::ok ? 0.0 : static_cast<double>(r.steps + 1); });
+    if (l.pinn) {
+      fill([&](const CaseResult<D>&, long i) { return static_cast<double>(pinn[i].iterations); });
+      fill([&](const CaseResult<D>&, long i) { return static_cast<double>(pinn[i].lcp_iterations); });
+      fill([&](const CaseResult<D>&, long i) { return pinn[i].max_loss; });
+      fill([&](const CaseResult<D>&, long i) { return static_cast<double>(pinn[i].unconverged); });
+    }
+  }
+}
+
+template <class D>
+void point_columns(int n_dof, const SweepAnalysis& an, long first, long n, const CaseResult<D>* results,
+                   const double* points, ColumnBlock& out) {
+  const int capacity = an.capacity;
+  const long per_case = case_points_size(n_dof, an);
+  const int stride = point_stride(n_dof);
+  long rows = 0;
+  for (long i = 0; i < n; ++i)
+    for (int kind = 0; kind < kPointKinds; ++kind) rows += std::min<long>(results[i].points_seen[kind], capacity);
+  out.resize(rows, stride + 1);
+  long r = 0;
+  for (long i = 0; i < n; ++i) {
+    const double* base = points + i * per_case;
+    for (int kind = 0; kind < kPointKinds; ++kind) {
+      const long seen = results[i].points_seen[kind];
+      const int kept = static_cast<int>(std::min<long>(seen, capacity));
+      for (int j = 0; j < kept; ++j, ++r) {
+        const double* row = ring_point(base, kind, seen, capacity, stride, j);
+        // case, kind, t, q.., u..
+        out.column(0)[r] = static_cast<double>(first + i);
+        out.column(1)[r] = row[1];
+        out.column(2)[r] = row[0];
+        for (int c = 2; c < stride; ++c) out.column(c + 1)[r] = row[c];
+      }
+    }
+  }
+}
+
+template <class D>
+void residual_series(int n_dof, const SweepAnalysis& an, long n, const CaseResult<D>* results, const double* points,
+                     std::vector<double>& out) {
+  const long per_case = case_points_size(n_dof, an), m = an.reference_n;
+  out.assign(static_cast<std::size_t>(n * m), std::nan(""));
+  for (long i = 0; i < n; ++i) {
+    const double* series = points + i * per_case + case_rings_size(n_dof, an.capacity);
+    // samples 0 … steps were written; later slots hold an earlier chunk's numbers
+    const long written = std::min(m, results[i].steps + 1);
+    std::copy(series, series + written, out.begin() + i * m);
+  }
+}
+
+std::string csv_header(const TableSchema& s) {
+  std::string h;
+  for (int c = 0; c < s.size(); ++c) h += (c ? "," : "") + s.names[static_cast<std::size_t>(c)];
+  return h + "\n";
+}
+
+std::string code_text(ColumnKind kind, double code, double period_n) {
+  switch (kind) {
+    case ColumnKind::case_class:
+      return case_class_name(static_cast<int>(code), static_cast<int>(period_n));
+    case ColumnKind::status:
+      return status_name(static_cast<Status>(static_cast<int>(code)));
+    case ColumnKind::point_kind:
+      return point_kind_name(code);
+    default:
+      return format_double(code);
+  }
+}
+
+void csv_rows(const TableSchema& s, const ColumnBlock& b, std::string& text) {
+  CsvRows rows;
+  const int period_col = s.column("period_n");
+  for (long r = 0; r < b.rows; ++r) {
+    for (int c = 0; c < s.size(); ++c) {
+      const double x = b.column(c)[r];
+      const ColumnKind kind = s.kinds[static_cast<std::size_t>(c)];
+      if (kind == ColumnKind::whole)
+        rows.whole(x);
+      else if (kind == ColumnKind::real)
+        rows.field(x);
+      else
+        rows.field(code_text(kind, x, period_col >= 0 ? b.column(period_col)[r] : 0.0).c_str());
+    }
+    rows.end_row();
+  }
+  text += rows.text();
+}
+
+#define FIVSIM_RESULT_TABLE_INSTANTIATE(D)                                                                   \
+  template void case_columns<D>(const CaseTableLayout&, long, long, const CaseResult<D>*, const double*,     \
+                                const PinnTotals*, ColumnBlock&);                                            \
+  template void point_columns<D>(int, const SweepAnalysis&, long, long, const CaseResult<D>*, const double*, \
+                                 ColumnBlock&);                                                              \
+  template void residual_series<D>(int, const SweepAnalysis&, long, const CaseResult<D>*, const double*,     \
+                                   std::vector<double>&);
+FIVSIM_SWEEP_FOR_EACH_DIMS(FIVSIM_RESULT_TABLE_INSTANTIATE)
+#undef FIVSIM_RESULT_TABLE_INSTANTIATE
+
+}  // namespace fivsim::sweep
