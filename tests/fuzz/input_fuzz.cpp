@@ -45,8 +45,8 @@ void scenario_path(const json& doc) {
   }
   // the plan's probes and checks of every case, and the first case made from it
   const fivsim::sweep::SweepPlan plan(sc, spec);
-  const fivsim::sweep::SweepShared<SweepDimsGeneric<double>> shared(plan, 1e-9);
-  fivsim::sweep::PreparedCases<SweepDimsGeneric<double>> cases;
+  const fivsim::sweep::SweepShared<fivsim::SweepDimsGeneric<double>> shared(plan, 1e-9);
+  fivsim::sweep::PreparedCases<fivsim::SweepDimsGeneric<double>> cases;
   fivsim::sweep::prepare_cases(plan, shared, 0, 1, cases);
 }
 

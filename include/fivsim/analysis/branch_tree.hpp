@@ -47,8 +47,8 @@ struct FollowedBranch {
   int period_n = 0;
   long from_branch = -1, from_bifurcation = -1;
   ContinuationBranch branch;
-  std::vector<std::vector<Eigen::VectorXd>>
-      later;                             // an orbit's: each point's section crossings after 1 … N − 1 returns
+  // an orbit's: each point's section crossings after 1 … N − 1 returns
+  std::vector<std::vector<Eigen::VectorXd>> later;
   long start = -1;                       // the sweep's start it grew from (−1: the scenario's run)
   double wall_s = 0.0;                   // the branch's continuation, its doubled branches' left out
   std::vector<BifurcationCurve> curves;  // of its folds, doublings and Hopf points in the second parameter
