@@ -1,5 +1,6 @@
 // src/sweep/cuda_unavailable.cpp — the sweep engine's CUDA entry points in a build without CUDA:
 // each one's declaration with the body that says so (core/cuda_device.hpp FIVSIM_WITHOUT_CUDA).
+#include "fivsim/sweep/kernel_compiler.hpp"
 #include "fivsim/sweep/orbit_shooter.hpp"
 #include "fivsim/sweep/sweep_backend.hpp"
 #include "fivsim/sweep/sweep_pinn_backend.hpp"
@@ -19,6 +20,12 @@ FIVSIM_SWEEP_KERNEL_LOCAL_BYTES(D) {
 FIVSIM_SWEEP_FOR_EACH_DIMS(FIVSIM_SWEEP_CUDA_INSTANCE)
 
 FIVSIM_RUN_CHUNK_CUDA_PINN FIVSIM_WITHOUT_CUDA
+
+    std::string
+    kernel_compiler_id() {
+  return {};
+}
+FIVSIM_COMPILE_KERNEL FIVSIM_WITHOUT_CUDA
 
 }  // namespace fivsim::sweep
 

@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "fivsim/integrate/simulation.hpp"
+#include "fivsim/model/event_log.hpp"
 #include "fivsim/io/scenario.hpp"
 #include "fivsim/model/presets.hpp"
 

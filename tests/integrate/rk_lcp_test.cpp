@@ -11,6 +11,7 @@
 
 #include "fivsim/integrate/rk_step_map.hpp"
 #include "fivsim/integrate/simulation.hpp"
+#include "fivsim/model/event_log.hpp"
 #include "fivsim/io/scenario.hpp"
 #include "fivsim/model/presets.hpp"
 

@@ -1,5 +1,6 @@
-// tests/model/events_test.cpp — transition classification and the streaming event log (model/events.hpp).
-#include "fivsim/model/events.hpp"
+// tests/model/events_test.cpp — transition classification and the streaming event log (model/events.hpp,
+// model/event_log.hpp).
+#include "fivsim/model/event_log.hpp"
 
 #include <gtest/gtest.h>
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "fivsim/model/events.hpp"
+#include "fivsim/model/event_log.hpp"
 #include "fivsim/analysis/statistics.hpp"
 #include "fivsim/integrate/method.hpp"
 

@@ -1,7 +1,7 @@
 // fivsim/analysis/statistics.hpp — running statistics of a series without storing it.
 #pragma once
 
-#include <math.h>
+#include "fivsim/core/c_library.hpp"
 
 #include "fivsim/core/small_linalg.hpp"
 

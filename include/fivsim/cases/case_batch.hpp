@@ -5,8 +5,6 @@
 // FIVSIM_HD code: the kernels and the CPU backend include it alike.
 #pragma once
 
-#include <type_traits>
-
 #include "fivsim/cases/case_runner.hpp"
 #include "fivsim/cases/parameter_slots.hpp"
 
@@ -66,7 +64,7 @@ struct CaseBatch {
     return scratch;
   }
   // cases [at, at + count) as a batch of their own
-  CaseBatch part(long at, long count) const {
+  FIVSIM_HD CaseBatch part(long at, long count) const {
     CaseBatch b = *this;
     b.n = count;
     b.setups = setups + at * setup_stride;
@@ -86,7 +84,7 @@ template <class T>
 using SweepInstantiations = DimsList<FIVSIM_SWEEP_DIMS_OF(FIVSIM_SWEEP_DIMS_COMMA, T) EndOfDims>;
 
 template <class D>
-constexpr bool holds_model(int n_dof, int n_contacts) {
+FIVSIM_HD constexpr bool holds_model(int n_dof, int n_contacts) {
   return D::exact ? n_dof == D::max_dof && n_contacts == D::max_contacts
                   : n_dof <= D::max_dof && n_contacts <= D::max_contacts;
 }
@@ -96,11 +94,12 @@ struct DimsTag {
   using type = D;
 };
 
+#ifndef __CUDACC_RTC__
 // calls f(DimsTag<D>{}) with the first instantiation of the list that holds the model; false
 // when none does
 template <class F, class D, class... Rest>
 bool with_instantiation(DimsList<D, Rest...>, int n_dof, int n_contacts, F&& f) {
-  if constexpr (std::is_same_v<D, EndOfDims>)
+  if constexpr (sizeof...(Rest) == 0)  // D is the list's EndOfDims
     return false;
   else if (holds_model<D>(n_dof, n_contacts)) {
     f(DimsTag<D>{});
@@ -111,5 +110,7 @@ bool with_instantiation(DimsList<D, Rest...>, int n_dof, int n_contacts, F&& f) 
   else
     return false;
 }
+
+#endif  // the host chooses the instantiation
 
 }  // namespace fivsim

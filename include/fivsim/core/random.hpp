@@ -4,7 +4,7 @@
 // sweep case or a network weight gets the same value on any backend, thread count or chunking.
 #pragma once
 
-#include <stdint.h>
+#include "fivsim/core/c_library.hpp"
 
 #include "fivsim/core/config.hpp"
 

@@ -10,7 +10,7 @@
 // exact powers of two made from their bits, so both sides get the same bits.
 #pragma once
 
-#include <math.h>
+#include "fivsim/core/c_library.hpp"
 
 #include "fivsim/core/config.hpp"
 

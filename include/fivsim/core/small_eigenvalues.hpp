@@ -9,7 +9,7 @@
 // deflation break the cycles a real shift pair can fall into.
 #pragma once
 
-#include <math.h>
+#include "fivsim/core/c_library.hpp"
 
 #include "fivsim/core/small_linalg.hpp"
 

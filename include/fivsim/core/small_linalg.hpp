@@ -5,8 +5,7 @@
 // Eigen stays on the host (docs/DESIGN.md §3); these are the device-side helpers.
 #pragma once
 
-#include <float.h>
-#include <math.h>
+#include "fivsim/core/c_library.hpp"
 
 #include "fivsim/core/config.hpp"
 

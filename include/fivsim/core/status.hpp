@@ -1,7 +1,9 @@
 // fivsim/core/status.hpp — status codes shared by LCP solvers, steppers and the command line.
 #pragma once
 
+#ifndef __CUDACC_RTC__
 #include <ostream>
+#endif
 
 #include "fivsim/core/config.hpp"
 
@@ -46,6 +48,9 @@ FIVSIM_HD inline const char* status_name(Status s) {
   return "unknown";
 }
 
+#ifndef __CUDACC_RTC__
+// gtest prints a status by its name
 inline std::ostream& operator<<(std::ostream& os, Status s) { return os << status_name(s); }
+#endif
 
 }  // namespace fivsim

@@ -21,7 +21,7 @@
 // F → sgn(v) Fc for Dahl.
 #pragma once
 
-#include <math.h>
+#include "fivsim/core/c_library.hpp"
 
 #include "fivsim/core/config.hpp"
 

@@ -22,7 +22,7 @@
 // All terms are coefficients that multiply the normal force (mu_v in s/m, eps and alpha in s/m).
 #pragma once
 
-#include <math.h>
+#include "fivsim/core/c_library.hpp"
 
 #include "fivsim/core/config.hpp"
 #include "fivsim/core/reproducible_math.hpp"

@@ -13,7 +13,7 @@
 // constraints) on scaled unknowns.
 #pragma once
 
-#include <math.h>
+#include "fivsim/core/c_library.hpp"
 
 #include <Eigen/Dense>
 

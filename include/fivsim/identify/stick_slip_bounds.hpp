@@ -3,7 +3,7 @@
 // (src/identify/extended_sindy.cpp) and the CUDA kernel (kernels/identify_bounds.cu).
 #pragma once
 
-#include <math.h>
+#include "fivsim/core/c_library.hpp"
 
 #include <vector>
 

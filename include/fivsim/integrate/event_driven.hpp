@@ -29,7 +29,7 @@
 
 #include <Eigen/Dense>
 
-#include "fivsim/model/events.hpp"
+#include "fivsim/model/event_log.hpp"
 #include "fivsim/core/status.hpp"
 #include "fivsim/model/model_description.hpp"
 

@@ -12,7 +12,7 @@
 
 #include <Eigen/Dense>
 
-#include "fivsim/model/events.hpp"
+#include "fivsim/model/event_log.hpp"
 #include "fivsim/integrate/event_driven.hpp"
 #include "fivsim/integrate/moreau.hpp"
 #include "fivsim/integrate/rk_lcp.hpp"

@@ -7,7 +7,7 @@
 // result that was not checked (docs/DESIGN.md §2).
 #pragma once
 
-#include <stdint.h>
+#include "fivsim/core/c_library.hpp"
 
 #include "fivsim/core/small_linalg.hpp"
 #include "fivsim/core/status.hpp"

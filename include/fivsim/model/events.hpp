@@ -1,14 +1,12 @@
 // fivsim/model/events.hpp — nonsmooth events read off the sequence of contact states (below the
-// integrators and the analysis, which both use it).
+// integrators and the analysis, which both use it), as per-case code; a host run's log of them is
+// model/event_log.hpp.
 //
 // Each step ends with one state per contact (free / stick / slip− / slip+, see moreau.hpp); a
 // change between consecutive steps is an event: stick→slip, slip→stick, slip reversal (slip−
 // ↔ slip+ without a stick step), separation (→ free) or reattachment (free →). The event time
 // is the end of the first step in the new state, so with time stepping it is late by at most dt.
 #pragma once
-
-#include <string>
-#include <vector>
 
 #include "fivsim/model/model.hpp"
 
@@ -77,50 +75,5 @@ FIVSIM_HD inline void initial_contact_states(const Model<D>& m, State<D>& s, typ
     s.contact[i] = kinematic_contact_state(m, s, i, stick_tol);
   }
 }
-
-struct Event {
-  double t = 0.0;
-  int contact = 0;
-  ContactState from = ContactState::free;
-  ContactState to = ContactState::free;
-  EventKind kind = EventKind::none;
-  std::vector<double> q;  // positions when the event was seen
-};
-
-// collects events as states arrive, one step at a time (no trajectory is stored)
-class EventLog {
- public:
-  template <class D>
-  void start(const Model<D>& m, const State<D>& s) {
-    last_.assign(s.contact, s.contact + m.n_contacts);
-  }
-
-  template <class D>
-  void observe(const Model<D>& m, const State<D>& s) {
-    for (int i = 0; i < m.n_contacts; ++i) {
-      const EventKind k = classify_transition(last_[i], s.contact[i]);
-      if (k != EventKind::none) {
-        Event e;
-        e.t = static_cast<double>(s.t);
-        e.contact = i;
-        e.from = last_[i];
-        e.to = s.contact[i];
-        e.kind = k;
-        e.q.assign(s.q.v, s.q.v + m.n_dof);
-        events_.push_back(std::move(e));
-        ++counts_[static_cast<int>(k)];
-      }
-      last_[i] = s.contact[i];
-    }
-  }
-
-  const std::vector<Event>& events() const { return events_; }
-  long count(EventKind k) const { return counts_[static_cast<int>(k)]; }
-
- private:
-  std::vector<ContactState> last_;
-  std::vector<Event> events_;
-  long counts_[kEventKindCount] = {0, 0, 0, 0, 0, 0};
-};
 
 }  // namespace fivsim

@@ -10,7 +10,7 @@
 // and runtime sizes (no heap): the caller owns the parameters, the cache and the scratch.
 #pragma once
 
-#include <math.h>
+#include "fivsim/core/c_library.hpp"
 
 #include <string>
 #include <type_traits>

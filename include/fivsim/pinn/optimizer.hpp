@@ -15,7 +15,7 @@
 // Lanes policy lets a group of device lanes share one run's vector operations.
 #pragma once
 
-#include <math.h>
+#include "fivsim/core/c_library.hpp"
 
 #include "fivsim/core/config.hpp"
 

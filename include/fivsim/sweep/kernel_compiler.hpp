@@ -1,0 +1,28 @@
+// fivsim/sweep/kernel_compiler.hpp — NVRTC (the CUDA Toolkit's run-time compiler) compiling a
+// generated kernel (sweep/kernel_source.hpp). fivsim's per-case headers are embedded in the binary
+// at build time (cmake/embed_headers.cmake), so that an installed fivsim needs no source tree; no
+// device is needed to compile.
+#pragma once
+
+#include <string>
+
+#include "fivsim/core/cuda_device.hpp"
+
+namespace fivsim::sweep {
+
+struct CompiledKernel {
+  std::string image;  // a cubin for an sm_XY architecture, PTX for a compute_XY one
+  std::string log;    // the compiler's messages
+};
+
+// the compiler's version and the options it is given, for the cache's key ("" without CUDA)
+std::string kernel_compiler_id();
+
+// `source` compiled for `arch` ("sm_90", "compute_90"); kernel_s gets the compile's seconds. A
+// compile error is the outcome's error with the compiler's log
+#define FIVSIM_COMPILE_KERNEL                                                                           \
+  DeviceOutcome compile_kernel(const std::string& source, const std::string& arch, CompiledKernel& out, \
+                               double& kernel_s)
+FIVSIM_COMPILE_KERNEL;
+
+}  // namespace fivsim::sweep

@@ -1,0 +1,155 @@
+// tests/sweep/specialised_kernel_test.cpp — the specialised kernels' CPU half: the generated
+// source of every bundled sweep that runs on the belt compiles with NVRTC (no device needed), and
+// the kernel cache keeps an image under a key that changes with each input and loads only an
+// intact entry (sweep/kernel_source.hpp, kernel_compiler.hpp, kernel_cache.hpp).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <cstdlib>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fivsim/io/json_reader.hpp"
+#include "fivsim/io/scenario.hpp"
+#include "fivsim/sweep/kernel_cache.hpp"
+#include "fivsim/sweep/kernel_compiler.hpp"
+#include "fivsim/sweep/kernel_source.hpp"
+#include "fivsim/sweep/sweep.hpp"
+#include "fivsim/sweep/sweep_backend.hpp"
+#include "fivsim/sweep/sweep_plan.hpp"
+#include "fivsim/sweep/sweep_spec.hpp"
+
+namespace fivsim::sweep {
+namespace {
+
+namespace fs = std::filesystem;
+
+// the source of the specialised belt kernel of a bundled scenario's first cases; "" where its
+// sweep does not run on the belt
+std::string belt_source_of(const std::string& scenario) {
+  const nlohmann::json doc = load_json_file(FIVSIM_SOURCE_DIR "/scenarios/" + scenario);
+  const Scenario sc = parse_scenario(doc);
+  const SweepSpec spec = parse_sweep(doc);
+  const SweepPlan plan(sc, spec);
+  std::string source;
+  with_instantiation(SweepInstantiations<double>{}, sc.model.dof(), sc.model.n_contacts(), [&](auto tag) {
+    using D = typename decltype(tag)::type;
+    if constexpr (D::exact && D::max_dof == D::max_contacts) {
+      SweepAnalysis an = sweep_analysis(sc);
+      if (!observes_points(an.observers)) an.capacity = 0;
+      const StepOptions opt = sweep_step_options(sc, false);
+      const auto shared = std::make_unique<SweepShared<D>>(plan, opt.stick_tol);
+      const auto cases = std::make_unique<PreparedCases<D>>();
+      prepare_cases(plan, *shared, 0, std::min<long>(spec.n_cases(), 4), *cases);
+      const CaseBatch<D> batch = cases->batch();
+      if (!runs_as_belt(batch, an, opt)) return;
+      const auto b = std::make_unique<BeltModel<D>>();
+      make_belt_model(batch.setups[0], *b);
+      source = belt_kernel_source(*b, an, opt);
+    }
+  });
+  return source;
+}
+
+TEST(SpecialisedKernel, EveryBundledBeltSweepsSourceCompilesWithNvrtc) {
+  if (kernel_compiler_id().empty()) GTEST_SKIP() << "built without CUDA: no NVRTC";
+  std::vector<std::string> belt;
+  for (const char* scenario :
+       {"bstab_friction_belt.json", "chain2_bench_random.json", "chain2_bifurcation.json", "chain2_classmap.json",
+        "chain2_load_sweep.json", "model1_v0_delta_grid.json", "model2_mu_scan.json", "bstab_friction.json"}) {
+    const std::string source = belt_source_of(scenario);
+    if (source.empty()) continue;
+    belt.push_back(scenario);
+    CompiledKernel k;
+    double seconds = 0.0;
+    const DeviceOutcome out = compile_kernel(source, "compute_90", k, seconds);
+    EXPECT_EQ(out.error, "") << scenario;
+    EXPECT_NE(k.image.find(kSpecialisedKernelName), std::string::npos) << scenario;
+  }
+  // the Moreau sweeps of sliders on a belt (the switching ones and Model II run the general kernels)
+  EXPECT_EQ(belt, (std::vector<std::string>{"chain2_bench_random.json", "chain2_load_sweep.json",
+                                            "model1_v0_delta_grid.json"}));
+}
+
+TEST(SpecialisedKernel, AnErrorInTheSourceIsTheCompilersMessage) {
+  if (kernel_compiler_id().empty()) GTEST_SKIP() << "built without CUDA: no NVRTC";
+  CompiledKernel k;
+  double seconds = 0.0;
+  const DeviceOutcome out =
+      compile_kernel("extern \"C\" __global__ void k() { undeclared(); }", "compute_90", k, seconds);
+  EXPECT_NE(out.error.find("undeclared"), std::string::npos) << out.error;
+  EXPECT_TRUE(k.image.empty());
+}
+
+TEST(KernelCache, TheKeyChangesWithEveryInput) {
+  const std::string base = kernel_cache_key({"source", "sm_90", "nvrtc 13.0"});
+  EXPECT_EQ(base.size(), 32u);
+  EXPECT_EQ(base, kernel_cache_key({"source", "sm_90", "nvrtc 13.0"}));
+  EXPECT_NE(base, kernel_cache_key({"source ", "sm_90", "nvrtc 13.0"}));
+  EXPECT_NE(base, kernel_cache_key({"source", "sm_80", "nvrtc 13.0"}));
+  EXPECT_NE(base, kernel_cache_key({"source", "sm_90", "nvrtc 13.1"}));
+  // the same text split otherwise is another key
+  EXPECT_NE(kernel_cache_key({"ab", "c"}), kernel_cache_key({"a", "bc"}));
+}
+
+TEST(KernelCache, ADamagedEntryIsNeverLoaded) {
+  const fs::path folder = fs::path(::testing::TempDir()) / "fivsim_kernel_cache_test";
+  fs::remove_all(folder);
+  const std::string key = kernel_cache_key({"a kernel"});
+  const std::string image("an image with\0 a zero byte\0", 27);
+  EXPECT_FALSE(load_cached_kernel(folder, key));
+  ASSERT_TRUE(store_cached_kernel(folder, key, image));
+  ASSERT_EQ(load_cached_kernel(folder, key).value_or(""), image);
+  // under another key, nothing
+  EXPECT_FALSE(load_cached_kernel(folder, kernel_cache_key({"another kernel"})));
+  const fs::path entry = folder / (key + ".kernel");
+  const std::string whole = [&] {
+    std::ifstream in(entry, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }();
+  const auto write = [&](const std::string& text) { std::ofstream(entry, std::ios::binary | std::ios::trunc) << text; };
+  // truncated, a byte of the image changed, a byte appended: each refused
+  write(whole.substr(0, whole.size() - 3));
+  EXPECT_FALSE(load_cached_kernel(folder, key));
+  std::string changed = whole;
+  changed[changed.size() - 5] ^= 1;
+  write(changed);
+  EXPECT_FALSE(load_cached_kernel(folder, key));
+  write(whole + "x");
+  EXPECT_FALSE(load_cached_kernel(folder, key));
+  // compiled again and stored over it, it loads
+  ASSERT_TRUE(store_cached_kernel(folder, key, image));
+  EXPECT_EQ(load_cached_kernel(folder, key).value_or(""), image);
+  // nothing but the entry is left in the folder
+  long files = 0;
+  for (const auto& e : fs::directory_iterator(folder)) files += e.is_regular_file() ? 1 : 0;
+  EXPECT_EQ(files, 1);
+  fs::remove_all(folder);
+}
+
+TEST(KernelCache, TheFolderIsTheOptionThenTheEnvironment) {
+  // the environment as it was, given back at the end
+  const auto saved = [](const char* name) {
+    const char* v = std::getenv(name);
+    return v ? std::optional<std::string>(v) : std::nullopt;
+  };
+  const std::optional<std::string> cache = saved("FIVSIM_KERNEL_CACHE"), xdg = saved("XDG_CACHE_HOME");
+  ::unsetenv("FIVSIM_KERNEL_CACHE");
+  EXPECT_EQ(kernel_cache_folder("/some/where").value_or(""), fs::path("/some/where"));
+  EXPECT_FALSE(kernel_cache_folder("off"));
+  ::setenv("FIVSIM_KERNEL_CACHE", "off", 1);
+  EXPECT_FALSE(kernel_cache_folder(""));
+  EXPECT_EQ(kernel_cache_folder("/given").value_or(""), fs::path("/given"));
+  ::unsetenv("FIVSIM_KERNEL_CACHE");
+  ::setenv("XDG_CACHE_HOME", "/xdg", 1);
+  EXPECT_EQ(kernel_cache_folder("").value_or(""), fs::path("/xdg/fivsim/kernels"));
+  ::unsetenv("XDG_CACHE_HOME");
+  if (cache) ::setenv("FIVSIM_KERNEL_CACHE", cache->c_str(), 1);
+  if (xdg) ::setenv("XDG_CACHE_HOME", xdg->c_str(), 1);
+}
+
+}  // namespace
+}  // namespace fivsim::sweep
