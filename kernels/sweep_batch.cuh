@@ -25,6 +25,8 @@
 #include "cuda_util.cuh"
 #include "fivsim/cases/belt_runner.hpp"
 #include "fivsim/cases/case_orbit.hpp"
+#include "fivsim/sweep/kernel_source.hpp"
+#include "fivsim/sweep/specialised_kernels.hpp"
 #include "fivsim/sweep/sweep_backend.hpp"
 
 namespace fivsim::sweep {
@@ -146,6 +148,7 @@ unsigned scratch_grid(Kernel kernel, int block, long n, std::size_t bytes) {
 // threads a block of the sweep kernels: small enough that a queue-fed launch's last blocks do
 // not leave most of a device idle, a multiple of the warp
 constexpr int kSweepBlock = 128;
+static_assert(kSpecialisedBlock == kSweepBlock, "the specialised belt kernel takes the generic one's grid");
 
 // the instantiation as a user reads it: "24x8 double", "2x2 exact float"
 template <class D>
@@ -208,12 +211,13 @@ using PinnedBuffer = KeptBuffer<T, true>;
 template <class D>
 class CudaPipeline final : public SweepPipeline<D> {
  public:
-  explicit CudaPipeline(InjectedFailures* inject);
+  CudaPipeline(InjectedFailures* inject, const KernelOptions& kernels);
   ~CudaPipeline() override;
   CudaPipeline(const CudaPipeline&) = delete;
   CudaPipeline& operator=(const CudaPipeline&) = delete;
   DeviceOutcome launch(int slot, const CaseBatch<D>& cases, const SweepAnalysis& an, const StepOptions& opt) override;
   DeviceOutcome finish(int slot, CaseResult<D>* results, double* points, double& kernel_s) override;
+  KernelReport kernels() const override;
 
  private:
   struct Impl;
@@ -254,6 +258,9 @@ struct CudaPipeline<D>::Impl {
   };
   Slot slot[2];
   InjectedFailures* inject = nullptr;
+  // the belt chunks' kernels: specialised ones where asked (null: the generic ones)
+  std::unique_ptr<SpecialisedKernels> specialised;
+  bool belt_ran = false;
   // whether a test makes this launch on `which` fail at `point` (InjectedFailures)
   bool injected(FailurePoint point, int which, long n) { return inject && inject->fails(point, which, n); }
   Impl() {
@@ -274,8 +281,17 @@ struct CudaPipeline<D>::Impl {
 };
 
 template <class D>
-CudaPipeline<D>::CudaPipeline(InjectedFailures* inject) : impl_(std::make_unique<Impl>()) {
+CudaPipeline<D>::CudaPipeline(InjectedFailures* inject, const KernelOptions& kernels)
+    : impl_(std::make_unique<Impl>()) {
   impl_->inject = inject;
+  if (kernels.specialise) impl_->specialised = std::make_unique<SpecialisedKernels>(kernels);
+}
+
+template <class D>
+KernelReport CudaPipeline<D>::kernels() const {
+  if (!impl_->belt_ran) return {};
+  if (impl_->specialised) return impl_->specialised->report();
+  return {"generic", "asked for (--kernels generic)", 0.0, 0.0};
 }
 template <class D>
 CudaPipeline<D>::~CudaPipeline() = default;
@@ -374,22 +390,36 @@ DeviceOutcome CudaPipeline<D>::launch(int which, const CaseBatch<D>& h, const Sw
     if constexpr (D::exact && D::max_dof == D::max_contacts) {
       BeltModel<D> b;
       make_belt_model(h.setups[0], b);
-      switch (belt_observer_set(an.observers)) {
-        case kObserveLean:
-          kernel = reinterpret_cast<const void*>(belt_kernel<D, kObserveLean>);
-          belt_kernel<D, kObserveLean>
-              <<<grid, block, 0, s.stream>>>(b, dev, an, opt, s.results.data, s.points.data, per_case);
-          break;
-        case kObserveStatistics:
-          kernel = reinterpret_cast<const void*>(belt_kernel<D, kObserveStatistics>);
-          belt_kernel<D, kObserveStatistics>
-              <<<grid, block, 0, s.stream>>>(b, dev, an, opt, s.results.data, s.points.data, per_case);
-          break;
-        default:
-          kernel = reinterpret_cast<const void*>(belt_kernel<D, kObserveBifurcation>);
-          belt_kernel<D, kObserveBifurcation>
-              <<<grid, block, 0, s.stream>>>(b, dev, an, opt, s.results.data, s.points.data, per_case);
-      }
+      impl_->belt_ran = true;
+      // the scenario's own kernel where it can be had (compiled once, then from memory)
+      const void* special = impl_->specialised
+                                ? impl_->specialised->get(belt_kernel_source(b, an, opt), kSpecialisedKernelName)
+                                : nullptr;
+      const double* reference = an.reference;
+      CaseResult<D>* results = s.results.data;
+      double* points = s.points.data;
+      long points_per_case = per_case;
+      void* args[] = {&dev, &reference, &results, &points, &points_per_case};
+      if (special) {
+        kernel = special;
+        cudaLaunchKernel(special, dim3(grid), dim3(kSpecialisedBlock), args, 0, s.stream);
+      } else
+        switch (belt_observer_set(an.observers)) {
+          case kObserveLean:
+            kernel = reinterpret_cast<const void*>(belt_kernel<D, kObserveLean>);
+            belt_kernel<D, kObserveLean>
+                <<<grid, block, 0, s.stream>>>(b, dev, an, opt, s.results.data, s.points.data, per_case);
+            break;
+          case kObserveStatistics:
+            kernel = reinterpret_cast<const void*>(belt_kernel<D, kObserveStatistics>);
+            belt_kernel<D, kObserveStatistics>
+                <<<grid, block, 0, s.stream>>>(b, dev, an, opt, s.results.data, s.points.data, per_case);
+            break;
+          default:
+            kernel = reinterpret_cast<const void*>(belt_kernel<D, kObserveBifurcation>);
+            belt_kernel<D, kObserveBifurcation>
+                <<<grid, block, 0, s.stream>>>(b, dev, an, opt, s.results.data, s.points.data, per_case);
+        }
     }
   } else {
     // adaptive cases differ in length, switching cases in their events: persistent threads take
@@ -461,7 +491,7 @@ DeviceOutcome CudaPipeline<D>::finish(int which, CaseResult<D>* results, double*
 
 template <class D>
 FIVSIM_CUDA_PIPELINE(D) {
-  return std::make_unique<CudaPipeline<D>>(inject);
+  return std::make_unique<CudaPipeline<D>>(inject, kernels);
 }
 
 template <class D>
@@ -489,7 +519,7 @@ FIVSIM_SWEEP_KERNEL_LOCAL_BYTES(D) {
 template <class D>
 FIVSIM_RUN_CHUNK_CUDA(D) {
   kernel_s = 0.0;
-  CudaPipeline<D> pipeline(nullptr);
+  CudaPipeline<D> pipeline(nullptr, KernelOptions{false, {}});
   const DeviceOutcome launched = pipeline.launch(0, cases, an, opt);
   if (!launched.ok()) return launched;
   return pipeline.finish(0, results, points, kernel_s);

@@ -52,6 +52,8 @@ SweepOutcome run_sweep_request(const SweepRequest& request, Ranks& ranks) {
   options.chunk = request.chunk;
   options.threads = request.threads;
   options.resume = request.resume;
+  options.kernels.specialise = choice(request.kernels, {"specialised", "generic"}, dash + "kernels") == 0;
+  options.kernels.cache = request.kernel_cache;
   options.hooks = request.hooks;
   options.tables = request.tables;
   options.progress = request.progress;

@@ -82,6 +82,14 @@ int main(int argc, char** argv) {
   sweep_cmd->add_option("--threads", sweep.request.threads, "CPU backend threads (default: all cores)")
       ->check(integer_in(1, fivsim::sweep::kMaxSweepThreads));
   sweep_cmd->add_flag("--quiet,-q", sweep.quiet, "no progress line on stderr");
+  sweep_cmd
+      ->add_option("--kernels", sweep.request.kernels,
+                   "on the GPU: specialised (the scenario compiled into the kernel by NVRTC, kept in the kernel "
+                   "cache) or generic (the prebuilt kernels)")
+      ->capture_default_str();
+  sweep_cmd->add_option("--kernel-cache", sweep.request.kernel_cache,
+                        "folder of compiled kernels (default $FIVSIM_KERNEL_CACHE, else $XDG_CACHE_HOME/fivsim/"
+                        "kernels or ~/.cache/fivsim/kernels); off: compile every time");
   sweep_cmd->add_option("--shard", sweep.request.shard,
                         "i/N: run only the i-th of N contiguous ranges of cases (0-based); join the N output "
                         "folders with `fivsim merge`");

@@ -43,6 +43,15 @@ void print_outcome(const SweepOutcome& out) {
       s["device"].get<std::string>().c_str(), s["precision"].get<std::string>().c_str(),
       n_ranks > 1 ? (", " + std::to_string(n_ranks) + " ranks").c_str() : "", s["wall_s"].get<double>(),
       s["case_steps_per_s"].get<double>(), s["end_to_end_case_steps_per_s"].get<double>(), out.out.c_str());
+  // the device's belt kernel: specialised (compiled or cached) or generic, and why
+  if (s.contains("kernel")) {
+    const json& k = s["kernel"];
+    if (k["kernel"] == "specialised")
+      std::printf("  kernel: specialised, %s (compile %.3g s, load %.3g s)\n", k["how"].get<std::string>().c_str(),
+                  k["compile_s"].get<double>(), k["load_s"].get<double>());
+    else
+      std::printf("  kernel: generic (%s)\n", k["how"].get<std::string>().c_str());
+  }
   // what stopping each case when its class was known saved
   if (s.contains("classification") && s["classification"].value("adaptive", false)) {
     const double fixed = static_cast<double>(s["cases"].get<long>()) * static_cast<double>(s["steps"].get<long>());

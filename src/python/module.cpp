@@ -148,8 +148,10 @@ py::dict table_columns(const sweep::TableSchema& schema, std::vector<std::vector
 
 py::dict sweep(const std::string& source, bool is_path, const std::vector<std::string>& overrides,
                const std::string& device, const std::string& precision, long chunk, int threads,
-               const py::object& progress) {
+               const py::object& progress, const std::string& kernels, const std::string& kernel_cache) {
   SweepRequest request;
+  request.kernels = kernels;
+  request.kernel_cache = kernel_cache;
   request.document = document_of(source, is_path, overrides);
   request.device = device;
   request.precision = precision;
@@ -368,7 +370,8 @@ PYBIND11_MODULE(_core, m) {
   m.def("merge", &merge, py::arg("shards"), py::arg("out"));
   m.def("identify", &identify, py::arg("source"), py::arg("is_path"), py::arg("overrides"), py::arg("base_dir"));
   m.def("sweep", &sweep, py::arg("source"), py::arg("is_path"), py::arg("overrides"), py::arg("device"),
-        py::arg("precision"), py::arg("chunk"), py::arg("threads"), py::arg("progress"));
+        py::arg("precision"), py::arg("chunk"), py::arg("threads"), py::arg("progress"), py::arg("kernels"),
+        py::arg("kernel_cache"));
   std::vector<std::string> state_names;
   for (int k = 0; k < 4; ++k) state_names.push_back(fivsim::contact_state_name(static_cast<fivsim::ContactState>(k)));
   m.attr("contact_state_names") = state_names;

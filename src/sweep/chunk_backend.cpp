@@ -80,7 +80,7 @@ class CpuBackend final : public SynchronousBackend<D> {
 template <class D>
 class CudaBackend final : public ChunkBackend<D> {
  public:
-  explicit CudaBackend(const BackendSettings& s) : s_(s), pipeline_(cuda_pipeline(D{}, s.inject)) {}
+  explicit CudaBackend(const BackendSettings& s) : s_(s), pipeline_(cuda_pipeline(D{}, s.inject, s.kernels)) {}
   const char* name() const override { return "CUDA backend"; }
   bool asynchronous() const override { return true; }
   DeviceOutcome launch(int slot, const SlotWork<D>& w) override {
@@ -90,6 +90,7 @@ class CudaBackend final : public ChunkBackend<D> {
   DeviceOutcome finish(int slot, double& seconds) override {
     return pipeline_->finish(slot, out_[slot].results, out_[slot].points, seconds);
   }
+  KernelReport kernels() const override { return pipeline_->kernels(); }
 
  private:
   BackendSettings s_;

@@ -208,7 +208,7 @@ SweepOutcome run_writer(const RunContext& ctx) {
     };
   RunContext writer_ctx = ctx;
   writer_ctx.chunk_progress = &in_chunk;
-  run_chunks<D>(writer_ctx, set, *exchange, pool);
+  const KernelReport kernels = run_chunks<D>(writer_ctx, set, *exchange, pool);
   exchange->finish();
   if (dir && !base.output.trajectories.empty()) make_output_folder(dir->file("trajectories"));
   for (long c : base.output.trajectories) {
@@ -246,6 +246,9 @@ SweepOutcome run_writer(const RunContext& ctx) {
   summary["instantiation"] = {{"max_dof", D::max_dof}, {"max_contacts", D::max_contacts}, {"exact", D::exact}};
   summary["chunk_size"] = chunk;
   summary["case_bytes"] = footprint.device_bytes;
+  if (!kernels.kernel.empty())
+    summary["kernel"] = {
+        {"kernel", kernels.kernel}, {"how", kernels.how}, {"compile_s", kernels.compile_s}, {"load_s", kernels.load_s}};
   write_totals(totals, summary);
   if (options.shard_count > 0)
     summary["shard"] = {{"index", options.shard_index},

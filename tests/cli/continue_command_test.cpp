@@ -255,7 +255,9 @@ TEST(ContinueCommand, CoulombSlidersStickSlipCycleIsTheClosedForm) {
         EXPECT_EQ(row.at("stable"), 1.0);
         EXPECT_NEAR(row.at("q0"), breakaway ? 0.6 : xk + std::hypot(d, v0), 1e-9) << "v0 = " << v0;
         EXPECT_NEAR(row.at("u0"), breakaway ? v0 : 0.0, 1e-9) << "v0 = " << v0;
-        if (!breakaway) EXPECT_LT(row.at("max_modulus"), 1e-9) << "v0 = " << v0;
+        if (!breakaway) {
+          EXPECT_LT(row.at("max_modulus"), 1e-9) << "v0 = " << v0;
+        }
       }
     }
   fs::remove_all(dir);

@@ -207,7 +207,8 @@ TEST(SweepGpu, ThePipelinesSlotsKeepTheirChunksApart) {
   std::vector<double> qa(n * per_case), qb(qa.size()), ra(qa.size()), rb(qa.size());
   sweep::run_chunk_cpu(pa.cases.batch(), pa.an, pa.opt, ca.data(), qa.data(), 0);
   sweep::run_chunk_cpu(pb.cases.batch(), pb.an, pb.opt, cb.data(), qb.data(), 0);
-  const std::unique_ptr<sweep::SweepPipeline<D>> pipeline = sweep::cuda_pipeline(D{}, nullptr);
+  const std::unique_ptr<sweep::SweepPipeline<D>> pipeline =
+      sweep::cuda_pipeline(D{}, nullptr, sweep::KernelOptions{false, {}});
   ASSERT_EQ(pipeline->launch(0, pa.cases.batch(), pa.an, pa.opt).error, "");
   ASSERT_EQ(pipeline->launch(1, pb.cases.batch(), pb.an, pb.opt).error, "");
   double s0 = 0, s1 = 0;

@@ -310,6 +310,11 @@ def test_bad_input_raises_input_error_naming_the_pointer_as_the_cli_exits_2(tmp_
     with pytest.raises(fivsim.InputError) as e:
         fivsim.sweep(SWEEP_SCENARIO, device="tpu")
     assert e.value.pointer == "device"
+    with pytest.raises(fivsim.InputError) as e:
+        fivsim.sweep(SWEEP_SCENARIO, device="cpu", kernels="fast")
+    assert e.value.pointer == "kernels"
+    r = cli("sweep", SWEEP_SCENARIO, "-q", "--kernels", "fast", "--out", tmp_path / "bad_kernels")
+    assert r.returncode == 2 and "--kernels" in r.stderr
     with pytest.raises(fivsim.InputError):
         fivsim.load(RUN_SCENARIO, set={"integrator/dt": 1})
 

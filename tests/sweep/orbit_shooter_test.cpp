@@ -149,7 +149,9 @@ TEST(OrbitShooter, CpuThreadsGiveTheSerialLoopsShotsBitForBit) {
     EXPECT_EQ(std::memcmp(a.dp, b.dp, sizeof a.dp), 0) << "shot " << i;
     EXPECT_EQ(a.t_end, b.t_end) << "shot " << i;
     EXPECT_EQ(a.events, b.events) << "shot " << i;
-    if (a.kind == ShotKind::segment) EXPECT_EQ(std::memcmp(&a.boundary, &b.boundary, sizeof a.boundary), 0);
+    if (a.kind == ShotKind::segment) {
+      EXPECT_EQ(std::memcmp(&a.boundary, &b.boundary, sizeof a.boundary), 0);
+    }
   }
   EXPECT_GE(ok, kShots / 2);
 }

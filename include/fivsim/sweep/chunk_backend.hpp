@@ -48,6 +48,7 @@ struct BackendSettings {
   InjectedFailures* inject = nullptr;  // may be null; kept by the caller
   // the PINN methods: what every chunk shares (its cases are each launch's); null otherwise
   const PinnChunk* pinn = nullptr;
+  KernelOptions kernels;  // the CUDA backend's belt kernels
 };
 
 // a backend of two slots. launch may return before the cases ran (asynchronous: a device steps
@@ -64,6 +65,8 @@ class ChunkBackend {
   virtual DeviceOutcome launch(int slot, const SlotWork<D>& work) = 0;
   // waits for the slot's work (nothing queued: at once); seconds gets the backend's own time
   virtual DeviceOutcome finish(int slot, double& seconds) = 0;
+  // the kernel the belt chunks ran (the CUDA backend's)
+  virtual KernelReport kernels() const { return {}; }
   // launch and finish at once
   DeviceOutcome run(int slot, const SlotWork<D>& work, double& seconds) {
     seconds = 0.0;

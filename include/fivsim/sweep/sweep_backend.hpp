@@ -16,6 +16,7 @@
 
 #include "fivsim/cases/case_batch.hpp"
 #include "fivsim/core/cuda_device.hpp"
+#include "fivsim/sweep/kernel_options.hpp"
 
 namespace fivsim::sweep {
 
@@ -111,6 +112,8 @@ template <class D>
 class SweepPipeline {
  public:
   virtual ~SweepPipeline() = default;
+  // the kernel its belt chunks ran so far
+  virtual KernelReport kernels() const { return {}; }
   virtual DeviceOutcome launch(int slot, const CaseBatch<D>& cases, const SweepAnalysis& an,
                                const StepOptions& opt) = 0;
   virtual DeviceOutcome finish(int slot, CaseResult<D>* results, double* points, double& kernel_s) = 0;
@@ -122,7 +125,8 @@ class SweepPipeline {
 // per slot, results copied back into pinned memory, so that one slot's chunk steps while the
 // other's results come back and are written. `inject` (may be null, kept by the caller): failures
 // a test injects at a launch's points
-#define FIVSIM_CUDA_PIPELINE(D) std::unique_ptr<SweepPipeline<D>> cuda_pipeline(D, InjectedFailures* inject)
+#define FIVSIM_CUDA_PIPELINE(D) \
+  std::unique_ptr<SweepPipeline<D>> cuda_pipeline(D, InjectedFailures* inject, const KernelOptions& kernels)
 template <class D>
 FIVSIM_CUDA_PIPELINE(D);
 // runs the batch on the CUDA device, one thread per case. kernel_s gets the kernel's own time

@@ -172,6 +172,7 @@ std::unique_ptr<ChunkBackend<D>> rank_backend(const RunContext& ctx, const Chunk
   b.progress = ctx.chunk_progress;
   b.prepare_ahead = ctx.options.hooks.prepare_ahead;
   b.inject = inject.any() ? &inject : nullptr;
+  b.kernels = ctx.options.kernels;
   if (ctx.pinn()) {
     pinn.emplace(PinnChunk{{}, set.pinn_set, set.tab, set.nq});
     b.pinn = &*pinn;
@@ -184,9 +185,10 @@ std::unique_ptr<ChunkBackend<D>> rank_backend(const RunContext& ctx, const Chunk
 // alone, part after part. On an asynchronous backend (CUDA) chunk k steps while the host finishes
 // chunk k − 1 (its results back, its columns, the exchange) and prepares chunk k + 1, in the other
 // slot; on a synchronous one (the CPU) each chunk is finished before the next range is asked for,
-// in the same slot, so that the last chunks go to whichever rank is free first
+// in the same slot, so that the last chunks go to whichever rank is free first. Returns the
+// kernel the belt chunks ran
 template <class D>
-void run_chunks(const RunContext& ctx, const ChunkSettings& set, ChunkExchange& exchange, BlockPool& pool) {
+KernelReport run_chunks(const RunContext& ctx, const ChunkSettings& set, ChunkExchange& exchange, BlockPool& pool) {
   const SweepHooks& hooks = ctx.options.hooks;
   InjectedFailures inject = parse_injected_failures(hooks.fail, hooks.device_cases);
   std::optional<PinnChunk> pinn;
@@ -211,7 +213,7 @@ void run_chunks(const RunContext& ctx, const ChunkSettings& set, ChunkExchange& 
     complete(k, seconds, 0);
   };
   std::optional<ChunkRange> r = exchange.next();
-  if (!r) return;
+  if (!r) return backend->kernels();
   int cur = 0;
   slot[cur] = prepare_chunk<D>(ctx, set, shared, r->first, r->n, std::move(slot[cur]));
   for (;;) {
@@ -242,6 +244,7 @@ void run_chunks(const RunContext& ctx, const ChunkSettings& set, ChunkExchange& 
     cur = next;
   }
   finish(cur);
+  return backend->kernels();
 }
 
 }  // namespace fivsim::sweep

@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fivsim/sweep/kernel_options.hpp"
 #include "fivsim/sweep/result_table.hpp"
 #include "fivsim/sweep/sweep_ranks.hpp"
 
@@ -89,6 +90,7 @@ struct SweepOptions {
   // with tables and an /analysis/reference: each case's residual series kept too (tables->residuals),
   // on either backend; what a least-squares search differentiates
   bool keep_residuals = false;
+  KernelOptions kernels;  // on the device: specialised belt kernels (compiled, cached) or the generic ones
 };
 
 // the exit codes a failure carries (the command line's): 1 an error, 2 bad input

@@ -297,13 +297,17 @@ class SweepResult:
                 f"{s.get('device')}>")
 
 
-def sweep(scenario, set=None, device="auto", precision="double", progress=False, threads=0, chunk=0):
+def sweep(scenario, set=None, device="auto", precision="double", progress=False, threads=0, chunk=0,
+          kernels="specialised", kernel_cache=""):
     """Runs a sweep (fivsim sweep) in memory: a SweepResult. device: "auto", "cpu" or "cuda";
     precision: "double" or "float"; threads: CPU threads (0: all cores); chunk: cases per chunk
-    (0: chosen from the device's memory or the steps). A diverging case is flagged in its row."""
+    (0: chosen from the device's memory or the steps); kernels: on the GPU "specialised" (the
+    scenario compiled into the kernel) or "generic"; kernel_cache: the compiled kernels' folder
+    ("": the default, "off": none). A diverging case is flagged in its row."""
     text, is_path = _source(scenario)
     callback = _progress_callback(progress, "cases", "case-steps/s")
-    raw = _core.sweep(text, is_path, _overrides(set), str(device), str(precision), int(chunk), int(threads), callback)
+    raw = _core.sweep(text, is_path, _overrides(set), str(device), str(precision), int(chunk), int(threads), callback,
+                      str(kernels), str(kernel_cache))
     _progress_done(callback)
     return SweepResult(raw)
 

@@ -1,0 +1,78 @@
+// src/sweep/specialised_kernels.cpp — specialised kernels compiled or taken from the cache and
+// loaded onto the device (sweep/specialised_kernels.hpp); a build with CUDA only.
+#include "fivsim/sweep/specialised_kernels.hpp"
+
+#include <cuda_runtime.h>
+
+#include <chrono>
+
+#include "fivsim/sweep/kernel_cache.hpp"
+#include "fivsim/sweep/kernel_compiler.hpp"
+
+namespace fivsim::sweep {
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// the first line of a message, for the one line a sweep says about its kernel
+std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+
+}  // namespace
+
+SpecialisedKernels::~SpecialisedKernels() {
+  for (auto& [key, k] : loaded_) cudaLibraryUnload(static_cast<cudaLibrary_t>(k.library));
+}
+
+const void* SpecialisedKernels::get(const std::string& source, const char* name) {
+  int device = 0;
+  cudaDeviceProp prop{};
+  if (cudaGetDevice(&device) != cudaSuccess || cudaGetDeviceProperties(&prop, device) != cudaSuccess) {
+    cudaGetLastError();
+    report_ = {"generic", "the device's architecture could not be read", 0.0, 0.0};
+    return nullptr;
+  }
+  const std::string arch = "sm_" + std::to_string(prop.major) + std::to_string(prop.minor);
+  const std::string key = kernel_cache_key({source, arch, kernel_compiler_id()});
+  if (const auto it = loaded_.find(key); it != loaded_.end()) return it->second.kernel;
+  if (failed_.count(key)) return nullptr;
+  std::string image, how = "cached";
+  const auto folder = kernel_cache_folder(options_.cache);
+  if (folder)
+    if (auto cached = load_cached_kernel(*folder, key)) image = std::move(*cached);
+  double compile_s = 0.0;
+  if (image.empty()) {
+    CompiledKernel compiled;
+    const DeviceOutcome out = compile_kernel(source, arch, compiled, compile_s);
+    if (!out.ok()) {
+      failed_.insert(key);
+      report_ = {"generic", first_line(out.error), compile_s, 0.0};
+      return nullptr;
+    }
+    image = std::move(compiled.image);
+    how = "compiled";
+    if (folder && !store_cached_kernel(*folder, key, image)) how = "compiled (the cache folder is not writable)";
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  cudaLibrary_t library = nullptr;
+  cudaKernel_t kernel = nullptr;
+  cudaError_t err = cudaLibraryLoadData(&library, image.data(), nullptr, nullptr, 0, nullptr, nullptr, 0);
+  if (err == cudaSuccess) err = cudaLibraryGetKernel(&kernel, library, name);
+  if (err != cudaSuccess) {
+    cudaGetLastError();
+    if (library) cudaLibraryUnload(library);
+    failed_.insert(key);
+    report_ = {"generic", std::string("the specialised kernel did not load: ") + cudaGetErrorString(err), compile_s,
+               0.0};
+    return nullptr;
+  }
+  loaded_[key] = {library, reinterpret_cast<const void*>(kernel)};
+  report_.kernel = "specialised";
+  report_.how = how;
+  report_.compile_s += compile_s;
+  report_.load_s += seconds_since(t0);
+  return loaded_[key].kernel;
+}
+
+}  // namespace fivsim::sweep
