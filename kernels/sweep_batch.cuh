@@ -131,7 +131,8 @@ __global__ void belt_kernel(BeltModel<D> b, CaseBatch<D> cases, SweepAnalysis an
   BeltLanes<D, 1> x;
   // the result straight in device memory: the runner touches it at events and at the end only,
   // and a copy on the thread's stack would cost its frame
-  run_belt_lanes<D, 1, Obs>(b, cases, c, 1, an, opt, x, results + c, points + c * per_case, per_case);
+  // the quotients from reciprocals, as the CPU's copies take them: the same bits, no divider
+  run_belt_lanes<D, 1, Obs, true>(b, cases, c, 1, an, opt, x, results + c, points + c * per_case, per_case);
 }
 
 // the grid of a queue-fed launch whose threads each hold `bytes` of global scratch (an OrbitWork,

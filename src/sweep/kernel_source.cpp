@@ -67,7 +67,7 @@ std::string belt_kernel_source(const BeltModel<D>& b, const SweepAnalysis& an, c
        "  fivsim::BeltLanes<D, 1> x;\n"
        "  fivsim::run_belt_lanes<D, 1, " +
        std::to_string(obs) +
-       "u>(b, cases, c, 1, an, opt, x, results + c, points + c * per_case, per_case);\n"
+       "u, true>(b, cases, c, 1, an, opt, x, results + c, points + c * per_case, per_case);\n"
        "}\n";
   return s;
 }

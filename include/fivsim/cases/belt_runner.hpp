@@ -97,8 +97,8 @@ struct BeltLanes {
   double law_p[N][kFrictionMaxParams][W];  // each contact's law parameters (its kind is the model's)
   // the step's scratch
   T q_prev[N][W], u_prev[N][W], uf[N][W], mu_plus[N][W], mu_minus[N][W];
-  // observers
-  double sum[NS][W], sum_sq[NS][W], lo[NS][W], hi[NS][W], change[2 * N][W];
+  // observers (a sweep keeps each series' RMS, minimum and maximum: no plain sum)
+  double sum_sq[NS][W], lo[NS][W], hi[NS][W], change[2 * N][W];
   long in_state[4][W];
   int last[N][W];
   long stick_from[W];
@@ -180,7 +180,7 @@ FIVSIM_HD inline void belt_load_lane(const BeltModel<D>& b, const CaseBatch<D>& 
     x.lamT[i][l] = T(0);
   }
   for (int s = 0; s < BeltLanes<D, W>::NS; ++s) {
-    x.sum[s][l] = x.sum_sq[s][l] = 0.0;
+    x.sum_sq[s][l] = 0.0;
     x.lo[s][l] = HUGE_VAL;
     x.hi[s][l] = -HUGE_VAL;
   }
@@ -273,7 +273,7 @@ FIVSIM_HD inline void belt_store_lane(const BeltLanes<D, W>& x, int l, long coun
   constexpr int N = D::max_dof;
   for (int s = 0; s < BeltLanes<D, W>::NS; ++s) {
     RunningStats& st = r.series[s];
-    st.sum = x.sum[s][l];
+    st.sum = 0.0;  // no sweep column reads a series' mean
     st.sum_sq = x.sum_sq[s][l];
     st.count = count;
     st.min = count > 0 && extremes ? x.lo[s][l] : 0.0;
@@ -513,7 +513,6 @@ FIVSIM_HD inline void run_belt_lanes(const BeltModel<D>& b, const CaseBatch<D>& 
           const int s = g * N + i;
           x.sum_sq[s][l] += v[g] * v[g];
           if constexpr ((Obs & kObserveMinMax) != 0) {
-            x.sum[s][l] += v[g];
             x.lo[s][l] = min_value(x.lo[s][l], v[g]);
             x.hi[s][l] = max_value(x.hi[s][l], v[g]);
           }
