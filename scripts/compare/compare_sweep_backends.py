@@ -10,6 +10,9 @@ scenario's periodic_tol; such cases are counted and printed as "near the boundar
 line per sweep and exits 1 if a sweep failed to run or a class or transition count differs
 anywhere else.
 
+A device may name its kernels: cuda/generic and cuda/specialised run `--device cuda --kernels …`,
+so that the scenario's specialised kernel is compared with the prebuilt one.
+
 Large sweeps are cut to keep the CPU side short: the 10^6-case benchmark to 3*10^4 cases, the PINN
 sweep to 32 belt speeds x 300 steps; the others run as bundled.
 
@@ -39,7 +42,10 @@ BOUNDARY = 0.1
 
 
 def run(fivsim, scenario, device, out, extra, env):
+    device, _, kernels = device.partition("/")
     cmd = [fivsim, "sweep", scenario, "-q", "--device", device, "--format", "csv", "--out", out] + extra
+    if kernels:
+        cmd += ["--kernels", kernels]
     t0 = time.time()
     res = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if res.returncode != 0:
@@ -101,7 +107,9 @@ def main():
     ap.add_argument("--fivsim", default=os.path.join(ROOT, "build", "fivsim"))
     ap.add_argument("--out", default=None, help="keep the outputs here (default: a temporary folder)")
     ap.add_argument("--threads", type=int, default=0, help="OMP_NUM_THREADS of the CPU runs (default: all)")
-    ap.add_argument("--devices", default="cpu,cuda", help="the two --device values compared (default cpu,cuda)")
+    ap.add_argument("--devices", default="cpu,cuda",
+                    help="the two --device values compared (default cpu,cuda; cuda/generic, cuda/specialised: "
+                         "with their --kernels)")
     ap.add_argument("--only", default="", help="these sweeps alone (names without .json, comma-separated)")
     ap.add_argument("--set", action="append", default=[], metavar="POINTER=VALUE",
                     help="passed to every run (e.g. /integrator/t_end=2 for a short check)")

@@ -22,6 +22,9 @@
 #             (profile_sweep_kernels.py)
 #   host      the host's cost per case up to 10^7 cases, with peak memory (bench_sweep_host.py)
 #   backends  every bundled sweep on both backends (compare_sweep_backends.py)
+#   kernels   every bundled sweep on the device with its specialised kernels against the generic
+#             ones (compare_sweep_backends.py --devices cuda/generic,cuda/specialised), and a belt
+#             sweep's kernel compiled into an empty cache, then loaded from it: both times printed
 #   greybox   grey-box candidates as device sweeps against simulations one by one
 #   switching the event-driven sweep against Moreau on the device (bench_switching.py)
 #   pinn      the lockstep PINN sweep against the CPU backend (bench_pinn_sweep.py)
@@ -52,7 +55,7 @@ if [[ "${1:-}" == --dry ]]; then
   shift
 fi
 stages=("$@")
-[[ ${#stages[@]} -eq 0 ]] && stages=(tests mpi memory scaling sweep profile host backends greybox switching pinn mlp continuation)
+[[ ${#stages[@]} -eq 0 ]] && stages=(tests kernels mpi memory scaling sweep profile host backends greybox switching pinn mlp continuation)
 logs=/tmp/fivsim_gpu_checks
 work=$(mktemp -d /tmp/fivsim_gpu_checks.XXXX)
 results="${RESULTS:-${OUT:-gpu_checks_results}}"
@@ -323,6 +326,26 @@ PY
       bench compare_backends "every bundled sweep on both backends" python3 scripts/compare/compare_sweep_backends.py \
         --fivsim "$fivsim" "${size[@]}"
       ;;
+    kernels)
+      if [[ $dry == 1 ]]; then
+        devices=cpu/generic,cpu/specialised
+        size=(--only chain2_load_sweep --set /integrator/t_end=2 --set /analysis/t_transient=1)
+      else devices=cuda/generic,cuda/specialised size=(); fi
+      bench compare_kernels "specialised against generic kernels" python3 scripts/compare/compare_sweep_backends.py \
+        --fivsim "$fivsim" --devices "$devices" "${size[@]}"
+      if [[ $dry == 1 ]]; then skip "a kernel compiled, then cached"; else
+        cache="$work/kernel_cache"
+        for pass in compiled cached; do
+          timeout "$(left)" "$fivsim" "${sweep[@]}" --kernel-cache "$cache" --out "$work/kernels_$pass" \
+            >"$logs/kernels_$pass.log" 2>&1
+          how=$(field "$work/kernels_$pass/summary.json" "s.get('kernel', {})" 2>/dev/null)
+          echo "kernel, $pass pass: $how"
+          verdict "a kernel $pass" "$([[ "$how" == *"'$pass'"* ]] && echo 1)" "$how"
+        done
+        same_files "$work/kernels_compiled" "$work/kernels_cached"
+        verdict "the cached kernel's files are the compiled one's" "$([[ $? == 0 ]] && echo 1)" "cases.csv, points.csv"
+      fi
+      ;;
     greybox)
       # the grey-box searches' batches (genetic generations, Nelder–Mead simplices, Levenberg–
       # Marquardt steps) as sweeps on the device, against the same searches with their candidates
@@ -373,7 +396,7 @@ PY
         --fivsim "$fivsim" --threads "$(nproc)" $size --json "$logs/bench_continuation.json"
       ;;
     *)
-      echo "gpu_checks: unknown stage '$stage' (build, tests, mpi, memory, scaling, sweep, profile, host, backends, greybox, switching, pinn, mlp, continuation)" >&2
+      echo "gpu_checks: unknown stage '$stage' (build, tests, kernels, mpi, memory, scaling, sweep, profile, host, backends, greybox, switching, pinn, mlp, continuation)" >&2
       exit 2
       ;;
     esac
