@@ -69,7 +69,9 @@ long sweep_chunk_cases(long requested, long cases, const ChunkFootprint& f, cons
     const ChunkBudget budget = chunk_budget(*device, f);
     if (budget.cases == 0)
       throw std::runtime_error("CUDA backend: " + budget.why + " (--device cpu runs it on the CPU)");
-    chunk = std::min(budget.cases, 1L << 21);
+    // at least four chunks where each still fills a device (2^16 cases), so that one chunk's copies
+    // and columns overlap the next ones' stepping
+    chunk = std::min({budget.cases, 1L << 21, std::max((cases + 3) / 4, kFullDeviceChunk)});
   } else if (chunk <= 0) {
     const long t = threads;
     chunk = pinn ? 4L * t : std::clamp((1L << 26) / std::max(1L, steps), 256L * t, std::max(256L * t, 1L << 16));

@@ -110,6 +110,23 @@ TEST(ChunkBudget, BothSlotsLocalMemoryAndHostCopiesFitOnEveryCard) {
   EXPECT_EQ(chunk_budget(figures(kCards[1], 3), generic_footprint()).cases, 0);
 }
 
+// a large sweep on a device runs in at least four chunks, each still filling the device, so that
+// copies and columns overlap the stepping; a small one in one; a chunk asked for is taken as is
+TEST(ChunkBudget, ADeviceSweepRunsInAtLeastFourChunksThatFillTheDevice) {
+  const MemoryFigures m = figures(kCards[0]);
+  const long budget = chunk_budget(m, chain_footprint()).cases;
+  ASSERT_GT(budget, 1L << 18);
+  for (const long cases : {1000000L, 10000000L}) {
+    const long chunk = sweep_chunk_cases(0, cases, chain_footprint(), &m, 10000, 16, false);
+    EXPECT_GE((cases + chunk - 1) / chunk, 4) << cases;
+    EXPECT_GE(chunk, kFullDeviceChunk) << cases;
+    EXPECT_LE(chunk, budget) << cases;
+  }
+  EXPECT_EQ(sweep_chunk_cases(0, 100000, chain_footprint(), &m, 10000, 16, false), kFullDeviceChunk);
+  EXPECT_EQ(sweep_chunk_cases(0, 5000, chain_footprint(), &m, 10000, 16, false), 5000);
+  EXPECT_EQ(sweep_chunk_cases(123456, 1000000, chain_footprint(), &m, 10000, 16, false), 123456);
+}
+
 // the chain's cases are small on the device and their copies on the host twice as large: on the
 // H100 a 128 GiB host bounds the chunk, not the card (the old rule would have pinned about
 // 160 GB of host memory for an 80 GB card)

@@ -55,12 +55,16 @@ struct ChunkBudget {
 
 ChunkBudget chunk_budget(const MemoryFigures& m, const ChunkFootprint& f);
 
+// the cases that fill a device's threads several times over: a device chunk is no smaller unless
+// the sweep is
+inline constexpr long kFullDeviceChunk = 1L << 16;
+
 // the cases of a sweep's chunk: `requested` where given; on a device (`device` set) what its memory
 // holds (chunk_budget: both slots, the kernels' local memory, the runtime's reserve, the host
-// copies), at most 2^21, a std::runtime_error where not one case fits; on the CPU some 2^26
-// case-steps (a chunk of short cases costs its fsyncs and its manifest, not its stepping), at
-// least 256 cases per thread and at most 2^16 cases (4 a thread for the PINN methods): small enough
-// for the progress line to move, large enough that a chunk's overhead vanishes. At most `cases`
+// copies), at most 2^21 and a quarter of the sweep (not below kFullDeviceChunk), a std::runtime_error where not one
+// case fits; on the CPU some 2^26 case-steps (a chunk of short cases costs its fsyncs and its manifest, not its
+// stepping), at least 256 cases per thread and at most 2^16 cases (4 a thread for the PINN methods): small enough for
+// the progress line to move, large enough that a chunk's overhead vanishes. At most `cases`
 long sweep_chunk_cases(long requested, long cases, const ChunkFootprint& f, const MemoryFigures* device, long steps,
                        int threads, bool pinn);
 
