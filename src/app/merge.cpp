@@ -219,6 +219,7 @@ MergeOutcome merge_shards(const std::vector<std::string>& shard_dirs, const std:
       totals.chunks += t.chunks;
       totals.counts.add(t.counts);
       totals.wall_s = std::max(totals.wall_s, t.wall_s);
+      totals.write_s += t.write_s;
       totals.case_steps_per_s += t.case_steps_per_s;
       // every process of every shard, tagged with its shard
       for (json r : t.ranks) {

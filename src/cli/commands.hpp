@@ -53,6 +53,7 @@ struct ContinueArgs : ScenarioArgs {
 struct SweepArgs : ScenarioArgs {
   SweepRequest request;  // --out, --device, --precision, --format, --chunk, --threads, --shard, --resume
   bool quiet = false;
+  bool verbose = false;  // the host's time stage by stage
 };
 
 struct MergeArgs {

@@ -82,6 +82,9 @@ int main(int argc, char** argv) {
   sweep_cmd->add_option("--threads", sweep.request.threads, "CPU backend threads (default: all cores)")
       ->check(integer_in(1, fivsim::sweep::kMaxSweepThreads));
   sweep_cmd->add_flag("--quiet,-q", sweep.quiet, "no progress line on stderr");
+  sweep_cmd->add_flag("--verbose,-v", sweep.verbose,
+                      "print where the time went: preparing chunks, launches, waiting for results, the kernels, "
+                      "columns, writing");
   sweep_cmd
       ->add_option("--kernels", sweep.request.kernels,
                    "on the GPU: specialised (the scenario compiled into the kernel by NVRTC, kept in the kernel "

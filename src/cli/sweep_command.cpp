@@ -31,8 +31,9 @@ SweepHooks hooks_from_environment() {
   return h;
 }
 
-// the writer's line: cases, device, rates, folder; then the classes (or statuses)
-void print_outcome(const SweepOutcome& out) {
+// the writer's line: cases, device, rates, folder; with `verbose` the host's time stage by stage;
+// then the classes (or statuses)
+void print_outcome(const SweepOutcome& out, bool verbose) {
   if (!out.warning.empty()) std::fprintf(stderr, "fivsim sweep: warning: %s\n", out.warning.c_str());
   const json& s = out.summary;
   const long n_ranks = static_cast<long>(s["ranks"].size());
@@ -43,6 +44,12 @@ void print_outcome(const SweepOutcome& out) {
       s["device"].get<std::string>().c_str(), s["precision"].get<std::string>().c_str(),
       n_ranks > 1 ? (", " + std::to_string(n_ranks) + " ranks").c_str() : "", s["wall_s"].get<double>(),
       s["case_steps_per_s"].get<double>(), s["end_to_end_case_steps_per_s"].get<double>(), out.out.c_str());
+  if (verbose && s.contains("stages")) {
+    const json& st = s["stages"];
+    std::printf("  stages: prepare %.3g s, launch %.3g s, wait %.3g s (kernel %.3g s), columns %.3g s, write %.3g s\n",
+                st["prepare_s"].get<double>(), st["launch_s"].get<double>(), st["wait_s"].get<double>(),
+                st["kernel_s"].get<double>(), st["columns_s"].get<double>(), st["write_s"].get<double>());
+  }
   // the device's belt kernel: specialised (compiled or cached) or generic, and why
   if (s.contains("kernel")) {
     const json& k = s["kernel"];
@@ -100,7 +107,7 @@ int sweep_command(const SweepArgs& args) {
         };
         const SweepOutcome out = run_sweep_request(request, *ranks);
         progress.done();
-        if (out.writer) print_outcome(out);
+        if (out.writer) print_outcome(out, args.verbose);
         return kExitOk;
       },
       fail);

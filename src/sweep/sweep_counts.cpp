@@ -13,6 +13,9 @@ void ChunkCounts::add(const ChunkCounts& o) {
   case_steps += o.case_steps;
   compute_s += o.compute_s;
   setup_s += o.setup_s;
+  launch_s += o.launch_s;
+  wait_s += o.wait_s;
+  columns_s += o.columns_s;
   for (const auto& [name, count] : o.classes) classes[name] += count;
   for (const auto& [name, count] : o.status) status[name] += count;
   memory_halvings += o.memory_halvings;
@@ -26,6 +29,9 @@ json to_json(const ChunkCounts& c) {
   json j = {{"case_steps", static_cast<long long>(c.case_steps)},
             {"compute_s", c.compute_s},
             {"setup_s", c.setup_s},
+            {"launch_s", c.launch_s},
+            {"wait_s", c.wait_s},
+            {"columns_s", c.columns_s},
             {"classes", c.classes},
             {"status", c.status}};
   if (c.memory_halvings > 0) j["memory_halvings"] = c.memory_halvings;
@@ -41,6 +47,13 @@ bool from_json(const json& j, ChunkCounts& c) {
   out.case_steps = j["case_steps"].get<double>();
   out.compute_s = j["compute_s"].get<double>();
   out.setup_s = j["setup_s"].get<double>();
+  // the host's stages: absent from a manifest an older fivsim wrote
+  for (const auto& [key, field] : {std::pair{"launch_s", &ChunkCounts::launch_s},
+                                   {"wait_s", &ChunkCounts::wait_s},
+                                   {"columns_s", &ChunkCounts::columns_s}}) {
+    if (j.contains(key) && !number(key)) return false;
+    out.*field = j.value(key, 0.0);
+  }
   for (const char* key : {"classes", "status"}) {
     if (!j.contains(key) || !j[key].is_object()) return false;
     for (const auto& [name, count] : j[key].items()) {
@@ -100,6 +113,9 @@ void write_totals(const SweepTotals& t, json& s) {
   s["wall_s"] = t.wall_s;
   s["setup_s"] = t.counts.setup_s;
   s["compute_s"] = t.counts.compute_s;
+  // where the host's time went, stage by stage (kernel_s: the backend's own, as compute_s)
+  s["stages"] = {{"prepare_s", t.counts.setup_s},  {"launch_s", t.counts.launch_s},   {"wait_s", t.counts.wait_s},
+                 {"kernel_s", t.counts.compute_s}, {"columns_s", t.counts.columns_s}, {"write_s", t.write_s}};
   s["case_steps_per_s"] = t.case_steps_per_s;
   s["end_to_end_case_steps_per_s"] = t.wall_s > 0 ? t.counts.case_steps / t.wall_s : 0.0;
   s["ranks"] = t.ranks;
@@ -125,6 +141,13 @@ SweepTotals read_totals(const json& s) {
   t.counts.case_steps = s.at("case_steps").get<double>();
   t.counts.compute_s = s.at("compute_s").get<double>();
   t.counts.setup_s = s.at("setup_s").get<double>();
+  if (s.contains("stages")) {
+    const json& st = s.at("stages");
+    t.counts.launch_s = st.value("launch_s", 0.0);
+    t.counts.wait_s = st.value("wait_s", 0.0);
+    t.counts.columns_s = st.value("columns_s", 0.0);
+    t.write_s = st.value("write_s", 0.0);
+  }
   t.wall_s = s.at("wall_s").get<double>();
   t.case_steps_per_s = s.at("case_steps_per_s").get<double>();
   t.counts.memory_halvings = s.value("memory_halvings", 0L);

@@ -177,7 +177,9 @@ SweepOutcome run_writer(const RunContext& ctx) {
       for (long i = 0; an.keep_residuals && i < o.n; ++i)
         tables->residuals.emplace_back(o.residuals.begin() + i * m, o.residuals.begin() + (i + 1) * m);
     } else {
+      const auto writing = Clock::now();
       journal->record({o.first, o.n, files->append(o), o.counts});
+      totals.write_s += seconds_since(writing);
     }
     pool.give(std::move(o.cases.values));
     pool.give(std::move(o.points.values));

@@ -36,6 +36,30 @@ using nlohmann::json;
 const std::string kShort =
     " --set /integrator/t_end=30 --set /analysis/t_transient=10 --set '/sweep/parameters/0/linspace=[1,30,24]' -q";
 
+// summary.json says where the host's time went, stage by stage, within the command's wall time
+// (the kernel's time is the backend's own, as compute_s); -v prints the same line
+TEST(SweepCommand, TheStagesTimesAreInTheSummaryAndInTheVerboseLine) {
+  const fs::path out = fresh_dir("fivsim_sweep_stages");
+  const Result r =
+      run_fivsim("sweep " + kScenarios + "chain2_load_sweep.json --device cpu --threads 2 --chunk 5 -v --out " +
+                 out.string() + kShort);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const json s = json::parse(slurp(out / "summary.json"));
+  const json& st = s["stages"];
+  double sum = 0.0;
+  for (const char* key : {"prepare_s", "launch_s", "wait_s", "columns_s", "write_s"}) {
+    ASSERT_TRUE(st.contains(key)) << key;
+    EXPECT_GE(st[key].get<double>(), 0.0) << key;
+    sum += st[key].get<double>();
+  }
+  EXPECT_EQ(st["kernel_s"], s["compute_s"]);
+  // on the CPU the stepping is within the launches; the stages are parts of the wall time
+  EXPECT_GT(st["launch_s"].get<double>(), 0.0);
+  EXPECT_LE(sum, s["wall_s"].get<double>() * 1.01);
+  EXPECT_NE(r.out.find("  stages: prepare "), std::string::npos) << r.out;
+  fs::remove_all(out);
+}
+
 TEST(SweepCommand, FilesDoNotDependOnChunksOrThreads) {
   const fs::path one = fresh_dir("fivsim_sweep_one"), chunked = fresh_dir("fivsim_sweep_chunked");
   const Result a = run_fivsim("sweep " + kScenarios + "chain2_load_sweep.json --device cpu --threads 1 --out " +

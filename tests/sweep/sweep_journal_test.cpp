@@ -98,6 +98,34 @@ TEST(SweepJournal, ALoadedManifestGivesBackEveryRecordedChunk) {
   fs::remove_all(dir);
 }
 
+// a chunk's counts survive the manifest, the host's stages too; a manifest an older fivsim wrote,
+// without them, still loads (its stages zero), and a stage that is not a number is refused
+TEST(SweepJournal, ChunkCountsKeepTheirStagesThroughTheManifest) {
+  ChunkCounts c;
+  c.case_steps = 1200;
+  c.compute_s = 0.5;
+  c.setup_s = 0.125;
+  c.launch_s = 0.25;
+  c.wait_s = 0.375;
+  c.columns_s = 0.0625;
+  c.classes["periodic-1"] = 3;
+  c.status["ok"] = 3;
+  ChunkCounts back;
+  ASSERT_TRUE(from_json(to_json(c), back));
+  EXPECT_EQ(back.launch_s, 0.25);
+  EXPECT_EQ(back.wait_s, 0.375);
+  EXPECT_EQ(back.columns_s, 0.0625);
+  EXPECT_EQ(back.setup_s, 0.125);
+  json older = to_json(c);
+  for (const char* key : {"launch_s", "wait_s", "columns_s"}) older.erase(key);
+  ASSERT_TRUE(from_json(older, back));
+  EXPECT_EQ(back.launch_s, 0.0);
+  EXPECT_EQ(back.compute_s, 0.5);
+  json bad = to_json(c);
+  bad["wait_s"] = "soon";
+  EXPECT_FALSE(from_json(bad, back));
+}
+
 // a half-written row after the last recorded chunk (a kill mid-write) is not counted: the resume
 // goes on from the end of the last whole chunk
 TEST(SweepJournal, RowsAfterTheLastRecordedChunkAreNotCounted) {

@@ -49,7 +49,12 @@ struct Chunk {
   RingBuffer points;
   std::vector<PinnTotals> pinn;  // PINN methods: each case's trainings
   double setup_s = 0.0;
+  double launch_s = 0.0, wait_s = 0.0;  // the host's time in the backend's launch and finish
 };
+
+inline double seconds_from(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
 
 // the cases [first, first + n) in `ch`, whose buffers an earlier chunk may have left: they are
 // reused as they are (a case's results and rings are written before they are read), so that a
@@ -64,7 +69,8 @@ Chunk<D> prepare_chunk(const RunContext& ctx, const ChunkSettings& set, const Sw
   resize_for_writing(ch.results, static_cast<std::size_t>(n));
   if (ctx.pinn()) ch.pinn.resize(static_cast<std::size_t>(n));
   ch.points.resize(static_cast<std::size_t>(n * case_points_size(set.nq, set.an)));
-  ch.setup_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ch.launch_s = ch.wait_s = 0.0;
+  ch.setup_s = seconds_from(t0);
   return ch;
 }
 
@@ -100,6 +106,7 @@ class BlockPool {
 template <class D>
 ChunkOutput chunk_output(const RunContext& ctx, const ChunkSettings& set, Chunk<D>& ch, double compute_s, long halvings,
                          BlockPool& pool) {
+  const auto t0 = std::chrono::steady_clock::now();
   ChunkOutput out;
   out.first = ch.first;
   out.n = ch.n;
@@ -122,6 +129,9 @@ ChunkOutput chunk_output(const RunContext& ctx, const ChunkSettings& set, Chunk<
   c.has_pinn = ctx.pinn();
   for (const PinnTotals& p : ch.pinn) c.pinn.add(p);
   c.memory_halvings = halvings;
+  c.launch_s = ch.launch_s;
+  c.wait_s = ch.wait_s;
+  c.columns_s = seconds_from(t0);
   return out;
 }
 
@@ -147,7 +157,14 @@ double run_in_parts(const ChunkSettings& set, Chunk<D>& ch, BackendParts& parts,
   for (long at = 0; at < ch.n;) {
     const long count = std::min(parts.limit, ch.n - at);
     double seconds = 0.0;
-    const DeviceOutcome out = backend.run(slot, all.part(at, count), seconds);
+    auto t0 = std::chrono::steady_clock::now();
+    DeviceOutcome out = backend.launch(slot, all.part(at, count));
+    ch.launch_s += seconds_from(t0);
+    if (out.ok()) {
+      t0 = std::chrono::steady_clock::now();
+      out = backend.finish(slot, seconds);
+      ch.wait_s += seconds_from(t0);
+    }
     if (out.out_of_memory && count > 1) {
       parts.limit = count / 2;
       ++parts.halvings;
@@ -208,7 +225,9 @@ KernelReport run_chunks(const RunContext& ctx, const ChunkSettings& set, ChunkEx
     if (!queued[k]) return;
     queued[k] = false;
     double seconds = 0.0;
+    const auto t0 = std::chrono::steady_clock::now();
     const DeviceOutcome out = backend->finish(k, seconds);
+    slot[k].wait_s += seconds_from(t0);
     if (!out.ok()) throw std::runtime_error(std::string(backend->name()) + ": " + out.error);
     complete(k, seconds, 0);
   };
@@ -220,7 +239,9 @@ KernelReport run_chunks(const RunContext& ctx, const ChunkSettings& set, ChunkEx
     Chunk<D>& ch = slot[cur];
     bool alone = ch.n > parts.limit;
     if (!alone) {
+      const auto t0 = std::chrono::steady_clock::now();
       const DeviceOutcome launched = backend->launch(cur, slot_work(set, ch));
+      ch.launch_s += seconds_from(t0);
       if (launched.ok())
         queued[cur] = true;
       else if (launched.out_of_memory)

@@ -18,6 +18,10 @@ struct ChunkCounts {
   double case_steps = 0.0;
   double compute_s = 0.0;  // the backend's own time (device events on CUDA, wall time on the CPU)
   double setup_s = 0.0;    // preparing the chunk's cases on the host
+  // the host's time in the backend's launches (on the CPU: the stepping too), waiting for their
+  // results (on a device: the kernel's end and the copies back), and making the chunk's columns and
+  // counts
+  double launch_s = 0.0, wait_s = 0.0, columns_s = 0.0;
   std::map<std::string, long> classes, status;
   long memory_halvings = 0;
   bool has_pinn = false;  // a PINN sweep: its trainings
@@ -40,11 +44,12 @@ struct SweepTotals {
   long chunks = 0;
   ChunkCounts counts;
   double wall_s = 0.0;
-  double case_steps_per_s = 0.0;                   // the stepping rate: the sum of the ranks' (or shards') own rates
+  double write_s = 0.0;           // the writer's time on the chunks' files and manifest (their fsyncs too)
+  double case_steps_per_s = 0.0;  // the stepping rate: the sum of the ranks' (or shards') own rates
   nlohmann::json ranks = nlohmann::json::array();  // what each process ran
 };
 
-// writes the totals' fields into a summary: cases, chunks, case_steps, wall_s, setup_s,
+// writes the totals' fields into a summary: cases, chunks, case_steps, wall_s, setup_s, stages,
 // compute_s, case_steps_per_s, end_to_end_case_steps_per_s, ranks, memory_halvings (when any),
 // classes, status, the PINN training counts, and, where the summary's "scenario" sweeps initial
 // conditions alone, basin_stability: each class's fraction of the cases with its standard error
