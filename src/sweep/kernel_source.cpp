@@ -8,10 +8,16 @@
 namespace fivsim::sweep {
 namespace {
 
-// a value's bytes as a C++ braced list
+// a value's bytes as a C++ braced list, its padding zeroed where the compiler can (so that the
+// same scenario gives the same source, and the kernel cache its entry, on every run)
 template <class T>
-std::string byte_list(const T& value) {
+std::string byte_list(T value) {
   static_assert(std::is_trivially_copyable_v<T>);
+#if defined(__has_builtin)
+#if __has_builtin(__builtin_clear_padding)
+  __builtin_clear_padding(&value);
+#endif
+#endif
   const auto* p = reinterpret_cast<const unsigned char*>(&value);
   std::string out = "{";
   char buf[8];

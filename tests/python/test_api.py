@@ -28,7 +28,7 @@ SCENARIOS = SOURCE / "scenarios"
 # what differs between two runs of the same scenario: the clocks
 CLOCK_KEYS = {"wall_s", "steps_per_s", "compute_s", "setup_s", "case_steps_per_s", "end_to_end_case_steps_per_s",
               "host", "files", "ranks", "threads", "chunk_size", "case_bytes", "stepping_s", "write_s",
-              "point_samples_per_s", "simulations_per_s"}
+              "point_samples_per_s", "simulations_per_s", "stages"}
 
 
 def cli(*args):

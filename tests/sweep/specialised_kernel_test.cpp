@@ -63,6 +63,8 @@ TEST(SpecialisedKernel, EveryBundledBeltSweepsSourceCompilesWithNvrtc) {
     const std::string source = belt_source_of(scenario);
     if (source.empty()) continue;
     belt.push_back(scenario);
+    // the same scenario, the same source (and cache entry), whatever the objects' padding held
+    EXPECT_EQ(belt_source_of(scenario), source) << scenario;
     CompiledKernel k;
     double seconds = 0.0;
     const DeviceOutcome out = compile_kernel(source, "compute_90", k, seconds);
