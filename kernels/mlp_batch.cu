@@ -1,25 +1,9 @@
 // kernels/mlp_batch.cu — the CUDA backend of the batched networks (pinn/mlp_batch.hpp): fused
-// forward + backward passes of many small MLPs (seed 000 Eq. 15) and the batched LCP-PINN
-// residuals (Eqs. 17–19 and the natural-map residual). Two mappings of networks onto threads:
-//
-//   - one thread per network: the batch is structure of arrays on the device (value k of network b
-//     at k·B + b, for the parameters, gradients, inputs, targets, activation caches and scratch
-//     alike), so a warp's 32 threads touch 32 consecutive words at every step of the per-network
-//     code, which runs unchanged (mlp_least_squares, lcp_pinn_residuals) through Strided views;
-//   - one group of lanes per network (least-squares fits with layers of at most 32 neurons): the
-//     batch stays network-major, lane j of the group holds neuron j of the layer at hand, a row of
-//     W_l or of its gradient is read or written by the group in one coalesced access, and the sums
-//     over a layer's inputs are shuffle reductions. A network's gradient sums over its points in
-//     shared memory. Trained batches (mlp_train_batch_cuda) run this mapping for all their steps in
-//     one launch, each group also taking its network's optimizer step (pinn/optimizer.hpp over the
-//     group's lanes).
-//
-//   - one warp per network with its points on the lanes (mlp_fit_points_kernel): each lane runs the
-//     whole network for its point, the weight gradient summed over a chunk of 32 points in shared
-//     memory (the form for many points per network).
-//
-// The numbers are the CPU backend's up to rounding (nvcc is told not to contract to FMA;
-// CMakeLists.txt): the backward pass adds in the CPU's order, the forward sums as a tree.
+// forward and backward passes of many small MLPs (seed 000 Eq. 15) and the batched LCP-PINN
+// residuals (Eqs. 17–19). Three mappings of networks onto threads: a thread per network (structure
+// of arrays), a group of lanes per network (a lane per neuron; trained batches take their
+// optimizer steps there too), a warp per network with its points on the lanes (docs/DESIGN.md §3
+// "Batched networks"). The numbers are the CPU backend's up to rounding (no contraction to FMA).
 #include <cuda_runtime.h>
 
 #include <string>

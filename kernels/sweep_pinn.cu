@@ -1,30 +1,8 @@
 // kernels/sweep_pinn.cu — the CUDA backend of a PINN sweep: the chunk's cases trained in lockstep
-// (cases/pinn_case.hpp, docs/DESIGN.md "Lockstep PINN training"). Every case's runner, steppers,
-// networks and optimizer histories stay on the device; the host only moves the cases on:
-//
-//   per time step   begin_kernel    one thread per active case: the step's contact LCP, solved by the
-//                                   classical solver or handed to the case's LCP-PINN; lists the
-//                                   training rows (case or twin) by stage
-//                   until no row wants another evaluation, one round:
-//                     lcp_evaluate_kernel  a group of lanes per row training its LCP-PINN: forward pass
-//                                          from the input 1, loss (seed 000 Eq. 19), backward pass
-//                     evaluate_kernel      a group of lanes per row training its dynamic IRK-PINN:
-//                                          forward pass from q_A, loss (Eqs. 21–26), backward pass
-//                                          (both at the point the row's optimizer names, mlp_group.cuh)
-//                     lcp_tell_kernel      a thread per LCP-PINN row: its L-BFGS step, and between
-//                                          optimizer runs the restarts, lifts and polish; a row done
-//                                          with it goes on with its dynamic network
-//                     tell_kernel          a warp per dynamic row: its L-BFGS/Adam step in reverse
-//                                          communication (pinn/optimizer.hpp over GroupLanes), each row
-//                                          with its own history, line search and stopping test
-//                     the rows that go on are listed by stage for the next round; the kernels
-//                     read the row counts on the device, so the host reads them back only every
-//                     few rounds
-//                   end_kernel      one thread per active case: end state, the runner's observers;
-//                                   the cases that go on are compacted into the next active list
-//
-// The per-case code is the CPU backend's; the evaluations and tells sum in a different order, so
-// the two agree to rounding (tests/gpu/sweep_gpu_test.cpp states the tolerance).
+// (cases/pinn_case.hpp; the kernels of each time step, begin, the training rounds of evaluations
+// and tells, and end: docs/DESIGN.md "Lockstep PINN training"). The per-case code is the CPU
+// backend's; the evaluations and tells sum in a different order, so the two agree to rounding
+// (tests/gpu/sweep_gpu_test.cpp states the tolerance).
 #include <cuda_runtime.h>
 
 #include <optional>

@@ -1,27 +1,10 @@
 // fivsim/cases/case_runner.hpp — one case of a sweep from start to end, reduced on the fly to the
-// numbers of a bifurcation diagram (docs/DESIGN.md §2 observers, §5 cases.csv / points.csv).
-//
-// Written once as FIVSIM_HD code over plain structs: the CPU backend calls it from an OpenMP loop,
-// the CUDA kernel from one thread per case (kernels/sweep_batch.cuh). The stepper is Moreau's
-// (moreau.hpp) or, given the case's Runge–Kutta step map, RK4-LCP / Gauss IRK-LCP (rk_lcp.hpp), or
-// the event-driven switching integrator (switching.hpp), whose mode changes and section samples
-// reach the runner at their exact times rather than being found between steps.
-// After analysis.t_transient it keeps, per case and without storing the trajectory:
-//   - running statistics (RMS, min, max) of every series q.., u.., lamN.., lamT..;
-//   - time fractions in free / stick / slip− / slip+ and the largest LCP residual;
-//   - the last `capacity` transition points (seed 001 Fig. 5: positions at stick↔slip and
-//     separation events) and the last `capacity` Poincaré samples on the scenario's section
-//     (the break-away of a contact after a stick of at least two steps — on a belt, u leaving the
-//     belt speed downwards — at the moment its stick margin extrapolates to zero inside the step;
-//     a velocity crossing, interpolated linearly inside the step; or stroboscopic);
-//   - a classification with its evidence (analysis/classification.hpp, docs/METHODS.md "Classes");
-//   - with analysis.adaptive, the case stops once periodic-N has repeated K times (after one more
-//     orbit, over which its statistics are taken) — on its section samples, or on its stick→slip
-//     points where the section is never crossed; with the orbit observer also once a stable orbit
-//     the samples contract onto is shot (cases/case_orbit.hpp) — or its exponent is positive
-//     beyond its error, and at t_end at the latest: each case runs as long as its attractor needs.
-// Points are kept in ring buffers in caller-provided memory (a slice of the chunk's point buffer;
-// analysis/sweep_analysis.hpp).
+// numbers of a bifurcation diagram without storing its trajectory: statistics, time fractions,
+// transition points and section samples in rings, its class and, with analysis.adaptive, a stop
+// once its attractor is known (docs/METHODS.md "`fivsim sweep`: what each case is reduced to";
+// DESIGN.md §2). FIVSIM_HD code over plain structs: the CPU backend's OpenMP loop and the CUDA
+// kernels (kernels/sweep_batch.cuh) run it alike, with Moreau, RK4-LCP / Gauss IRK-LCP or the
+// event-driven switching integrator.
 #pragma once
 
 #include "fivsim/model/events.hpp"

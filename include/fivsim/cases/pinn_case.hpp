@@ -1,25 +1,9 @@
 // fivsim/cases/pinn_case.hpp — one case of a PINN sweep (seed 000 §2.3.3–2.3.4, seed 001 §2.3) in
-// the parts a lockstep orchestrator drives: the case's runner (case_runner.hpp's CaseRun) and its
-// PINN steppers (pinn_step.hpp), one for the case and one for its Lyapunov twin, over the case's own
-// memory blocks.
-//
-// A time step of a PINN sweep is three phases over all active cases (docs/DESIGN.md "Lockstep
-// PINN training"):
-//   1. pinn_case_step_begin — per case: the step's contact LCP, solved by the classical solver or
-//      handed to the case's LCP-PINN, whose training starts;
-//   2. the trainings — every training row (case or twin) that has not stopped is evaluated
-//      (pinn_case_evaluate: one forward + backward pass at the point its optimizer names) and told
-//      the result (pinn_case_tell: its own L-BFGS history, line search and stopping test), until
-//      no row wants another evaluation. A row trains its LCP-PINN first (dual variants and
-//      pinn_central: restarts, lifts and polish inside the tell), then, from the contact force and
-//      stage loads, its dynamic IRK-PINN; rows in either stage share the same rounds;
-//   3. pinn_case_step_end — per case: the end state from the trained network, the runner's
-//      observers, and whether the case goes on.
-// Written once as FIVSIM_HD code over plain structs: the CPU backend runs the phases in OpenMP
-// loops (src/sweep/cpu_backend.cpp), the CUDA backend as kernels over all cases at once, its training
-// rows evaluated by groups of lanes (kernels/sweep_pinn.cu). The optimizers are the same reverse-
-// communication code either way (pinn/optimizer.hpp, pinn/lcp_pinn.hpp), so the schedule does not
-// change the answer.
+// the parts a lockstep orchestrator drives: each time step's begin (the contact LCP, classical or
+// the LCP-PINN's training started), the training rounds of every row (pinn_case_evaluate,
+// pinn_case_tell) and its end (the end state, the runner's observers), for the case and its
+// Lyapunov twin over their own memory blocks (docs/DESIGN.md "Lockstep PINN training"). FIVSIM_HD
+// code: the CPU's OpenMP loops and the device's kernels (kernels/sweep_pinn.cu) run it alike.
 #pragma once
 
 #include "fivsim/cases/case_runner.hpp"

@@ -1,26 +1,9 @@
 // fivsim/integrate/event_driven.hpp — the exact reference: event-driven (switching-model)
-// integration of the nonsmooth model, the yardstick of `fivsim compare` (host code).
-//
-// Every contact is in one mode at a time — free, stick, slip− or slip+ (seed 000 Eqs. 3–4) — and
-// each mode is a smooth ODE:
-//   M q̈ = f(t) − C q̇ − K q + W_N λ_N + W_T λ_T
-//   λ_N = Fn (given_normal, seed 000 Eq. 28) or k_c·(−g_N) while a spring contact is closed
-//   (seed 000 Eq. 14); λ_T = −μ(γ_T)·sgn·λ_N while slipping; while sticking, λ_T is the force that
-//   keeps γ_T = w_Tᵀq̇ − v_surface at zero (an index-reduced constraint w_Tᵀq̈ = 0, solved with
-//   the other sticking contacts as one small saddle-point system).
-// Smooth phases run on Boost.Odeint's Dormand–Prince 5(4) with dense output (docs/DESIGN.md §8); after
-// every accepted step the event functions of the current mode are checked, and the earliest sign
-// change is located on the dense output by bisection to `event_tol` in time:
-//   spring contact closed / open: g_N = 0 (separation / reattachment);
-//   slip±: γ_T = 0 → stick if the force that holds it lies inside [−μ⁺(0)λ_N, μ⁻(0)λ_N] (slip→stick),
-//          slip reversal otherwise (seed 001's switching model);
-//   stick: λ_T reaches μ⁻(0)λ_N (→ slip−) or −μ⁺(0)λ_N (→ slip+) (stick→slip).
-// After an event the modes of all contacts are settled together (a sticking contact whose holding
-// force is out of bounds slips in the direction of the excess) and integration restarts. Laws that
-// are continuous through γ_T = 0 (coulomb_tanh, asymmetric) never stick; their sign changes are
-// logged as slip reversals. This is the switching model of seed 001 for slider chains and seed 003
-// Eqs. 13–14 for the base-excited oscillator, and the root-finding reference of seed 000 §4.3 for
-// Model II. Rigid contacts (impacts) are not covered.
+// integration of the nonsmooth model, the yardstick of `fivsim compare` (host code). Each contact's
+// mode (free, stick, slip±; seed 000 Eqs. 3–4) is a smooth ODE run by Dormand–Prince 5(4) with
+// dense output; mode changes are located on it to event_tol and settled for all contacts together
+// (seed 001's switching model, seed 003 Eqs. 13–14, seed 000 §4.3; docs/METHODS.md "The reference:
+// event-driven switching model"). Rigid contacts (impacts) are not covered.
 #pragma once
 
 #include <functional>

@@ -1,24 +1,9 @@
 // fivsim/integrate/rk_lcp.hpp — Runge–Kutta LCP time stepping: the seeds' "conventional RK4 LCP
 // method" (seed 000 §3–4) and Gauss–Legendre implicit Runge–Kutta LCP steppers of any order, the
 // classical counterpart of the IRK-PINN (seed 000 Eqs. 21–22), with the contact forces held or
-// interpolated over the stages (seed 000 Eqs. 30–31).
-//
-// The smooth model M q̈ + C q̇ + K q = f(t) + F (seed 000 Eq. 23, F = W_N λ_N + W_T λ_T the
-// generalised contact force) is linear, so one step of any Runge–Kutta method, once the contact
-// force over the stages is fixed, is an affine map of y = [q; u]:
-//   y_E = Φ y_A + P0 + sin(ω t_A) P_s + cos(ω t_A) P_c + R F.
-// held:   every stage carries F (R = R_held);
-// ramp:   stage k carries F_prev + c_k (F − F_prev) (seed 000 Eq. 30; its Eq. 31 for λ_N reads as
-//         an extrapolation, taken here as the same interpolation), i.e. R_prev F_prev with
-//         R_prev = R_held − R_ramp joins the impulse-free state and R = R_ramp. A force interpolated across a
-//         stick-slip or contact transition would smear the jump and then see-saw about the new force, so a step holds
-//         its force whenever the LCP active set changes in it or changed in the step before (the first step holds too):
-//         the ramp runs only inside one contact regime.
-// The maps are computed once per model and dt (rk_step_map.hpp, host): for q Gauss stages Φ is the
-// [q/q] Padé approximant of exp(L dt), order 2q. A step is then: the impulse-free end state, the
-// friction coefficients at the start-of-step slip velocity (as in Moreau, docs/DESIGN.md §7), the
-// contact LCP of lcp_build.hpp written on the end state — the gap condition on g_N^E, the friction
-// condition on γ_T^E, mixed level as in Moreau — one solve, and the end state with the force.
+// ramped over the stages within one contact regime (seed 000 Eqs. 30–31). A step is an affine map
+// of [q; u] computed once per model and dt (rk_step_map.hpp), one contact LCP on the end state and
+// the end state with its force (docs/METHODS.md "Time steppers: one LCP per step").
 #pragma once
 
 #include "fivsim/integrate/moreau.hpp"

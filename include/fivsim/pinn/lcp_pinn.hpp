@@ -1,26 +1,9 @@
 // fivsim/pinn/lcp_pinn.hpp — the LCP-PINN: a small network trained to output an LCP's x and y
-// (seed 000 §2.3.1, Eqs. 16–20, Fig. 3; seed 001 §2.2, Eqs. 9–12).
-//
-// The network takes an arbitrary input (fivsim: the constant 1) and outputs 2N values through the
-// modified ReLU, read as x (first N) and y (last N); training minimises Eq. 19,
-//   L = (Σ f_i² + Σ r_i²) / N,   f = y − (A x + b),   r_i = x_i y_i,
-// by L-BFGS until L ≤ tol. fivsim trains on the problem scaled to unit size, LCP(A/α, b/β) with
-// α = max|A_ij|, β = max|b_i| (x = x'β/α, y = y'β), so that one tolerance serves impulses of any
-// unit; when that fails, once more on the row- and column-equilibrated problem, where small rows
-// (friction bounds beside large free velocities) weigh in the loss as much as large ones
-// (lcp_pinn_scale). A training that stalls with an output caught in the ReLU's flat part although the loss
-// wants it larger continues with that output lifted off the flat part (lcp_pinn_lift_blocked_outputs);
-// a stall without one restarts from a fresh initialisation (another stream of the same seed).
-// With `polish` (the default) every training is followed by a solve on the active set the
-// network chose, {i : x_i > y_i}, accepted when that basis is feasible (lcp_solve_on_basis; pairs
-// with both members near zero are tried both ways, lcp_pinn_polish): a network whose loss stalled
-// at 1e-12 but whose complementarity pattern is right still yields the exact answer, and a wrong
-// pattern is rejected like an inaccurate training.
-// The answer is judged like every solver's: y = A x + b recomputed, natural-map residual against
-// LcpOptions::tolerance (lcp.hpp); a training that never reaches it is reported, not hidden.
-//
-// Shared signature solve(A, b, x, y, options) plus the network settings and a workspace; the
-// workspace keeps the weights, so a time stepper can start each step's training from the last.
+// (seed 000 §2.3.1, Eqs. 16–20, Fig. 3; seed 001 §2.2, Eqs. 9–12), by L-BFGS on the problem scaled
+// to unit size (equilibrated where that fails), with blocked outputs lifted, restarts, and a polish
+// on the active set the network chose (docs/METHODS.md "PINN time steppers"). The answer is judged like every
+// solver's (lcp.hpp); a training that never reaches the tolerance is reported, not hidden. The
+// workspace keeps the weights, so a time stepper starts each step's training from the last.
 #pragma once
 
 #include "fivsim/lcp/lcp.hpp"
