@@ -121,11 +121,30 @@ ChunkOutput chunk_output(const RunContext& ctx, const ChunkSettings& set, Chunk<
   ChunkCounts& c = out.counts;
   c.compute_s = compute_s;
   c.setup_s = ch.setup_s;
+  // classes by (class, N) and statuses by code first, their names once a chunk rather than a
+  // string a case
+  constexpr int kClassCodes = 8, kStatusCodes = 32;
+  long by_class[kClassCodes][kPeriodicClassCodes + 1] = {}, by_status[kStatusCodes] = {};
   for (const auto& r : ch.results) {
     c.case_steps += static_cast<double>(r.steps);
-    if (r.klass != CaseClass::unclassified) ++c.classes[case_class_name(static_cast<int>(r.klass), r.period_n)];
-    ++c.status[status_name(r.status)];
+    const int k = static_cast<int>(r.klass), n = r.klass == CaseClass::periodic ? r.period_n : 0;
+    if (r.klass != CaseClass::unclassified) {
+      if (k >= 0 && k < kClassCodes && n >= 0 && n <= kPeriodicClassCodes)
+        ++by_class[k][n];
+      else
+        ++c.classes[case_class_name(k, r.period_n)];
+    }
+    const int st = static_cast<int>(r.status);
+    if (st >= 0 && st < kStatusCodes)
+      ++by_status[st];
+    else
+      ++c.status[status_name(r.status)];
   }
+  for (int k = 0; k < kClassCodes; ++k)
+    for (int n = 0; n <= kPeriodicClassCodes; ++n)
+      if (by_class[k][n] > 0) c.classes[case_class_name(k, n)] += by_class[k][n];
+  for (int st = 0; st < kStatusCodes; ++st)
+    if (by_status[st] > 0) c.status[status_name(static_cast<Status>(st))] += by_status[st];
   c.has_pinn = ctx.pinn();
   for (const PinnTotals& p : ch.pinn) c.pinn.add(p);
   c.memory_halvings = halvings;
