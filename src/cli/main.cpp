@@ -51,7 +51,7 @@ int main(int argc, char** argv) {
   auto* run_cmd = app.add_subcommand("run", "simulate one scenario; writes timeseries.csv and summary.json into --out");
   run_cmd->add_option("scenario", run.scenario, "scenario JSON file")->required();
   run_cmd->add_option("--out", run.out, "output folder (default runs/<name>)")->check(named_folder());
-  run_cmd->add_option("--set", run.set, "override a value: /json/pointer=value (repeatable)");
+  run_cmd->add_option("--set", run.set, "override a value: /json/pointer=value (repeatable; =null removes the key)");
   run_cmd->add_option("--device", device, "where to run: auto|cpu (a single run is CPU work)")
       ->check(CLI::IsMember({"auto", "cpu"}));
   run_cmd->add_option("--precision", precision, "arithmetic: double (float is for sweeps)")
@@ -65,7 +65,8 @@ int main(int argc, char** argv) {
       "cases.csv, points.csv and/or results.h5 (--format), and summary.json into --out");
   sweep_cmd->add_option("scenario", sweep.scenario, "scenario JSON file with a sweep block")->required();
   sweep_cmd->add_option("--out", sweep.request.out, "output folder (default runs/<name>)")->check(named_folder());
-  sweep_cmd->add_option("--set", sweep.set, "override a value: /json/pointer=value (repeatable)");
+  sweep_cmd->add_option("--set", sweep.set,
+                        "override a value: /json/pointer=value (repeatable; =null removes the key)");
   sweep_cmd->add_option("--device", sweep.request.device, "auto (CUDA when a device is present), cpu or cuda")
       ->capture_default_str();
   sweep_cmd->add_option("--precision", sweep.request.precision, "double or float")->capture_default_str();
@@ -117,7 +118,8 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   compare_cmd->add_option("--dt", compare.dt, "comma-separated step sizes (default: the scenario's dt)");
   compare_cmd->add_option("--out", compare.out, "output folder (default runs/<name>_compare)")->check(named_folder());
-  compare_cmd->add_option("--set", compare.set, "override a value: /json/pointer=value (repeatable)");
+  compare_cmd->add_option("--set", compare.set,
+                          "override a value: /json/pointer=value (repeatable; =null removes the key)");
   compare_cmd->add_option("--window", compare.window,
                           "pair transitions at most this far apart in time, s (default: a quarter of the shortest "
                           "spacing of the reference's transitions of the same contact and kind)");
@@ -135,7 +137,8 @@ int main(int argc, char** argv) {
   stability_cmd->add_option("--linspace", stability.linspace, "start stop count (default 0 1.5 151)")->expected(3);
   stability_cmd->add_option("--out", stability.out, "output folder (default runs/<name>_stability)")
       ->check(named_folder());
-  stability_cmd->add_option("--set", stability.set, "override a value: /json/pointer=value (repeatable)");
+  stability_cmd->add_option("--set", stability.set,
+                            "override a value: /json/pointer=value (repeatable; =null removes the key)");
 
   ContinueArgs cont;
   auto* continue_cmd = app.add_subcommand(
@@ -146,7 +149,8 @@ int main(int argc, char** argv) {
   continue_cmd->add_option("scenario", cont.scenario, "scenario JSON file with a continuation block")->required();
   continue_cmd->add_option("--out", cont.out, "output folder (default runs/<name>_continuation)")
       ->check(named_folder());
-  continue_cmd->add_option("--set", cont.set, "override a value: /json/pointer=value (repeatable)");
+  continue_cmd->add_option("--set", cont.set,
+                           "override a value: /json/pointer=value (repeatable; =null removes the key)");
   continue_cmd->add_option("--threads", cont.threads, "CPU threads that run the orbits' shots (default: all cores)")
       ->check(integer_in(1, 1024));
   continue_cmd
@@ -169,7 +173,8 @@ int main(int argc, char** argv) {
   friction_cmd->add_option("--contact", friction.contact, "which contact's law (default 0)");
   friction_cmd->add_option("--out", friction.out, "output folder (default runs/<name>_friction)")
       ->check(named_folder());
-  friction_cmd->add_option("--set", friction.set, "override a value: /json/pointer=value (repeatable)");
+  friction_cmd->add_option("--set", friction.set,
+                           "override a value: /json/pointer=value (repeatable; =null removes the key)");
 
   IdentifyArgs identify;
   auto* identify_cmd = app.add_subcommand(
@@ -181,13 +186,15 @@ int main(int argc, char** argv) {
       "into identifications.csv. Format: docs/IDENTIFY.md");
   identify_cmd->add_option("config", identify.config, "identification JSON file")->required();
   identify_cmd->add_option("--out", identify.out, "output folder (default runs/<name>)")->check(named_folder());
-  identify_cmd->add_option("--set", identify.set, "override a value of the config: /json/pointer=value (repeatable)");
+  identify_cmd->add_option("--set", identify.set,
+                           "override a value of the config: /json/pointer=value (repeatable; =null removes the key)");
 
   ScenarioArgs validate;
   auto* validate_cmd = app.add_subcommand(
       "validate", "check a scenario file and print what it describes; exit 2 with the JSON pointer of the first error");
   validate_cmd->add_option("scenario", validate.scenario, "scenario JSON file")->required();
-  validate_cmd->add_option("--set", validate.set, "override a value: /json/pointer=value (repeatable)");
+  validate_cmd->add_option("--set", validate.set,
+                           "override a value: /json/pointer=value (repeatable; =null removes the key)");
 
   try {
     app.parse(argc, argv);

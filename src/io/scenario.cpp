@@ -45,6 +45,19 @@ void apply_override(json& doc, const std::string& assignment) {
       value = text;
     }
   }
+  if (value.is_null()) {
+    // null removes the key (or the array's element): a default comes back, or an exclusive
+    // choice (Ff or Fn) is made again; a key that is not there is already removed
+    const json::json_pointer p(ptr);
+    if (p.empty()) throw InputError(ptr, "null would remove the whole document");
+    if (!doc.contains(p)) return;
+    json& parent = doc.at(p.parent_pointer());
+    if (parent.is_object())
+      parent.erase(p.back());
+    else
+      parent.erase(static_cast<std::size_t>(std::stoul(p.back())));
+    return;
+  }
   set_at_pointer(doc, ptr, std::move(value), ptr);
 }
 

@@ -222,6 +222,28 @@ TEST(Scenario, LinearMultibodyChecksShapes) {
   EXPECT_EQ(error_pointer(doc, "/model/M=[[1, 2], [2, 1]]"), "");  // symmetric but indefinite: caught by make_model
 }
 
+// =null removes the key: an exclusive choice is made again (Fn for Ff), a default comes back, an
+// array loses the element; a key that is not there stays absent
+TEST(Scenario, OverrideWithNullRemovesTheKey) {
+  json doc = base_scenario();
+  doc["model"]["extra"] = 1;
+  doc["model"]["list"] = {1, 2, 3};
+  apply_override(doc, "/model/extra=null");
+  EXPECT_FALSE(doc["model"].contains("extra"));
+  apply_override(doc, "/model/list/1=null");
+  EXPECT_EQ(doc["model"]["list"], json({1, 3}));
+  apply_override(doc, "/model/missing=null");
+  EXPECT_FALSE(doc["model"].contains("missing"));
+  EXPECT_THROW(apply_override(doc, "=null"), InputError);
+  // the two-stop oscillator's Coulomb force given as Fn and mu instead of Ff, from the command line
+  json sdof = load_json_file(FIVSIM_SOURCE_DIR "/scenarios/sdof_base_two_stop.json");
+  apply_override(sdof, "/model/Fn=1");
+  apply_override(sdof, "/model/mu=0.0856");
+  EXPECT_THROW(parse_scenario(sdof), InputError);  // both Ff and Fn
+  apply_override(sdof, "/model/Ff=null");
+  EXPECT_NO_THROW(parse_scenario(sdof));
+}
+
 TEST(Scenario, OverridePathMustBeAPointer) {
   json doc = base_scenario();
   EXPECT_THROW(apply_override(doc, "model/k=1"), InputError);

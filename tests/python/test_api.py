@@ -100,6 +100,14 @@ def test_scenario_as_path_text_or_dict_loads_the_same_document():
     assert fivsim.validate(RUN_SCENARIO) is None
 
 
+def test_none_in_set_removes_the_key_as_null_does_on_the_command_line():
+    two_stop = SCENARIOS / "sdof_base_two_stop.json"
+    with pytest.raises(fivsim.InputError):
+        fivsim.load(two_stop, set={"/model/Fn": 1, "/model/mu": 0.0856})
+    doc = fivsim.load(two_stop, set={"/model/Ff": None, "/model/Fn": 1, "/model/mu": 0.0856})
+    assert "Ff" not in doc["model"] and doc["model"]["mu"] == 0.0856
+
+
 def test_validate_refuses_what_the_cli_refuses():
     r = cli("validate", RUN_SCENARIO, "--set", "/friction/mu=-0.5")
     assert r.returncode == 2
