@@ -96,9 +96,7 @@ struct FrictionSpec {
 };
 
 FrictionSpec parse_friction_spec(JsonObject& obj) {
-  std::vector<std::string> names;
-  for (const auto& info : kFrictionLawInfo) names.push_back(info.name);
-  names.insert(names.end(), kDynamicLaws.begin(), kDynamicLaws.end());
+  const std::vector<std::string> names = friction_law_names();
   const std::string name = obj.choice("law", names);
   FrictionSpec f;
   for (int k = 0; k < kFrictionLawCount; ++k) {
@@ -763,6 +761,13 @@ LoadedScenario build_scenario(const nlohmann::json& document) {
     throw InputError("/model", e.what());
   }
   return out;
+}
+
+std::vector<std::string> friction_law_names() {
+  std::vector<std::string> names;
+  for (const auto& info : kFrictionLawInfo) names.push_back(info.name);
+  names.insert(names.end(), kDynamicLaws.begin(), kDynamicLaws.end());
+  return names;
 }
 
 }  // namespace fivsim

@@ -375,6 +375,7 @@ PYBIND11_MODULE(_core, m) {
   std::vector<std::string> state_names;
   for (int k = 0; k < 4; ++k) state_names.push_back(fivsim::contact_state_name(static_cast<fivsim::ContactState>(k)));
   m.attr("contact_state_names") = state_names;
+  m.attr("friction_law_names") = fivsim::friction_law_names();
   m.attr("built_with_cuda") =
 #ifdef FIVSIM_HAVE_CUDA
       true;

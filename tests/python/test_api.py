@@ -100,6 +100,16 @@ def test_scenario_as_path_text_or_dict_loads_the_same_document():
     assert fivsim.validate(RUN_SCENARIO) is None
 
 
+def test_the_python_tutorial_names_every_public_name_and_the_models_page_every_law():
+    page = (SOURCE / "docs" / "tutorials" / "python.md").read_text()
+    missing = [name for name in fivsim.__all__ if name[0].islower() and f"fivsim.{name}" not in page]
+    assert missing == [], f"docs/tutorials/python.md does not name {missing}"
+    models = (SOURCE / "docs" / "MODELS.md").read_text()
+    laws = fivsim._core.friction_law_names
+    assert "coulomb_static" in laws and "lugre" in laws
+    assert [law for law in laws if f"`{law}`" not in models] == []
+
+
 def test_none_in_set_removes_the_key_as_null_does_on_the_command_line():
     two_stop = SCENARIOS / "sdof_base_two_stop.json"
     with pytest.raises(fivsim.InputError):

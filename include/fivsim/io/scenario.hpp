@@ -163,6 +163,10 @@ json load_json_file(const std::string& path);
 // -inf become the corresponding numbers (so that validation can reject them by name)
 void apply_override(json& doc, const std::string& assignment);
 
+// the laws a /friction block takes, by name: the static ones (friction/static_laws.hpp), then the
+// dynamic ones (friction/dynamic_laws.hpp)
+std::vector<std::string> friction_law_names();
+
 // validates the whole document and builds the model description
 Scenario parse_scenario(const json& doc);
 // the document with its start written out: `initial` {q, u} as the scenario starts (at rest where
