@@ -26,6 +26,7 @@
 #include "fivsim/sweep/sweep_plan.hpp"
 #include "fivsim/cases/case_runner.hpp"
 #include "fivsim/core/cuda_device.hpp"
+#include "fivsim/core/stopwatch.hpp"
 #include "fivsim/core/output_domain.hpp"
 #include "fivsim/io/continuation_block.hpp"
 #include "fivsim/io/json_reader.hpp"
@@ -288,7 +289,7 @@ ContinuationRun continue_scenario(const json& document, const Scenario& sc, cons
     followed.push_back(followed_branch(0, continue_branch(problem, x0, p0, b.settings)));
     if (model2) follow_hopf_curves<D>(*model2, b.second_base, set, b, followed[0]);
   }
-  found.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  found.wall_s = seconds_since(started);
   return continuation_run(document, sc, b, found, device, threads);
 }
 

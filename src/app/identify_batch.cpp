@@ -1,6 +1,7 @@
 // src/app/identify_batch.cpp — one identification per case of a config's sweep block
 // (app/identify_batch.hpp).
 #include "fivsim/app/identify_batch.hpp"
+#include "fivsim/core/stopwatch.hpp"
 
 #include <chrono>
 #include <cmath>
@@ -75,10 +76,6 @@ std::vector<Field> result_fields(const IdentifyConfig& c, const IdentificationRe
     }
   }
   return out;
-}
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include "commands.hpp"
 #include "fivsim/io/output.hpp"
 #include "fivsim/app/scenario_run.hpp"
+#include "fivsim/core/stopwatch.hpp"
 
 namespace fivsim::cli {
 
@@ -42,8 +43,6 @@ int exit_code_of(const char* verb, Body&& body) {
     return code;
   });
 }
-
-inline double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 // "\r  t = 12.0 / 40 s (30%), 1.2e+06 steps/s, ETA 3 s" (a run) or "\r  cases = 1.2e+04 / 1e+05
 // (12%), 3.4e+09 case-steps/s, ETA 20 s" (a sweep) on stderr, when it is a terminal and the work

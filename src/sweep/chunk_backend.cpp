@@ -4,6 +4,7 @@
 // Each reaches the points where a device runs out of memory in the same order, so that failures a
 // test injects take the same path on every backend.
 #include "fivsim/sweep/chunk_backend.hpp"
+#include "fivsim/core/stopwatch.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -16,8 +17,6 @@ namespace fivsim::sweep {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 // a launch without allocations of its own meets the device's failure points in order: the first
 // injected one fails it

@@ -1,6 +1,7 @@
 // src/sweep/specialised_kernels.cpp — specialised kernels compiled or taken from the cache and
 // loaded onto the device (sweep/specialised_kernels.hpp); a build with CUDA only.
 #include "fivsim/sweep/specialised_kernels.hpp"
+#include "fivsim/core/stopwatch.hpp"
 
 #include <cuda_runtime.h>
 
@@ -11,10 +12,6 @@
 
 namespace fivsim::sweep {
 namespace {
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
 
 // the first line of a message, for the one line a sweep says about its kernel
 std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }

@@ -2,6 +2,7 @@
 // the writer (rank 0: folder, journal, files, summary) and the workers around the chunk loop
 // (sweep/sweep_chunk_loop.hpp); the files themselves are sweep/sweep_files.hpp's.
 #include "fivsim/sweep/sweep_runner.hpp"
+#include "fivsim/core/stopwatch.hpp"
 
 #include <omp.h>
 
@@ -29,8 +30,6 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 // every rank but 0: runs the ranges rank 0 hands out; a failure goes to rank 0, which reports it
 template <class D>

@@ -13,6 +13,7 @@
 #include "fivsim/analysis/curve_problem.hpp"
 #include "fivsim/analysis/equilibrium_problem.hpp"
 #include "fivsim/analysis/orbit_problem.hpp"
+#include "fivsim/core/stopwatch.hpp"
 
 namespace fivsim {
 
@@ -132,7 +133,7 @@ std::vector<FollowedBranch> follow_orbit(OrbitShooter<D>& shooter, const Continu
   std::vector<FollowedBranch> followed;
   const auto started = std::chrono::steady_clock::now();
   followed.push_back(followed_branch(period_n, continue_branch(*problems[0], z0, p0, first)));
-  followed[0].wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  followed[0].wall_s = seconds_since(started);
   // each period doubling found, `doublings` levels deep: the doubled orbit's branch
   for (std::size_t k = 0; k < followed.size(); ++k) {
     int level = 0;

@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "fivsim/core/stopwatch.hpp"
 #include "fivsim/sweep/chunk_backend.hpp"
 #include "fivsim/sweep/host_memory.hpp"
 #include "fivsim/sweep/result_table.hpp"
@@ -52,10 +53,6 @@ struct Chunk {
   double launch_s = 0.0, wait_s = 0.0;  // the host's time in the backend's launch and finish
 };
 
-inline double seconds_from(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
 // the cases [first, first + n) in `ch`, whose buffers an earlier chunk may have left: they are
 // reused as they are (a case's results and rings are written before they are read), so that a
 // sweep touches its chunk memory once
@@ -70,7 +67,7 @@ Chunk<D> prepare_chunk(const RunContext& ctx, const ChunkSettings& set, const Sw
   if (ctx.pinn()) ch.pinn.resize(static_cast<std::size_t>(n));
   ch.points.resize(static_cast<std::size_t>(n * case_points_size(set.nq, set.an)));
   ch.launch_s = ch.wait_s = 0.0;
-  ch.setup_s = seconds_from(t0);
+  ch.setup_s = seconds_since(t0);
   return ch;
 }
 
@@ -150,7 +147,7 @@ ChunkOutput chunk_output(const RunContext& ctx, const ChunkSettings& set, Chunk<
   c.memory_halvings = halvings;
   c.launch_s = ch.launch_s;
   c.wait_s = ch.wait_s;
-  c.columns_s = seconds_from(t0);
+  c.columns_s = seconds_since(t0);
   return out;
 }
 
@@ -178,11 +175,11 @@ double run_in_parts(const ChunkSettings& set, Chunk<D>& ch, BackendParts& parts,
     double seconds = 0.0;
     auto t0 = std::chrono::steady_clock::now();
     DeviceOutcome out = backend.launch(slot, all.part(at, count));
-    ch.launch_s += seconds_from(t0);
+    ch.launch_s += seconds_since(t0);
     if (out.ok()) {
       t0 = std::chrono::steady_clock::now();
       out = backend.finish(slot, seconds);
-      ch.wait_s += seconds_from(t0);
+      ch.wait_s += seconds_since(t0);
     }
     if (out.out_of_memory && count > 1) {
       parts.limit = count / 2;
@@ -246,7 +243,7 @@ KernelReport run_chunks(const RunContext& ctx, const ChunkSettings& set, ChunkEx
     double seconds = 0.0;
     const auto t0 = std::chrono::steady_clock::now();
     const DeviceOutcome out = backend->finish(k, seconds);
-    slot[k].wait_s += seconds_from(t0);
+    slot[k].wait_s += seconds_since(t0);
     if (!out.ok()) throw std::runtime_error(std::string(backend->name()) + ": " + out.error);
     complete(k, seconds, 0);
   };
@@ -260,7 +257,7 @@ KernelReport run_chunks(const RunContext& ctx, const ChunkSettings& set, ChunkEx
     if (!alone) {
       const auto t0 = std::chrono::steady_clock::now();
       const DeviceOutcome launched = backend->launch(cur, slot_work(set, ch));
-      ch.launch_s += seconds_from(t0);
+      ch.launch_s += seconds_since(t0);
       if (launched.ok())
         queued[cur] = true;
       else if (launched.out_of_memory)
