@@ -89,6 +89,10 @@ TableSchema case_schema(const CaseTableLayout& l, const std::vector<std::string>
     s.add("samples", ColumnKind::whole);
     s.add("recurrence", ColumnKind::real);
     s.add("settled_at", ColumnKind::real);
+    // what the case settled on (sweep/basins.hpp): each q and u's range over it
+    for (const char* bound : {"settled_min_", "settled_max_"})
+      for (const char* series : {"q", "u"})
+        for (int i = 0; i < l.n_dof; ++i) s.add(bound + (series + std::to_string(i)), ColumnKind::real);
   }
   if (o & kObserveTransitions) s.add("n_transitions", ColumnKind::whole);
   if (o & kObservePoincare) s.add("n_section", ColumnKind::whole);
@@ -137,7 +141,7 @@ void case_columns(const CaseTableLayout& l, long first, long n, const CaseResult
                   const PinnTotals* pinn, ColumnBlock& out) {
   const unsigned o = l.observers;
   const int ns = 2 * l.n_dof + 2 * l.n_contacts;
-  int columns = 1 + l.n_params + (observes_class(o) ? 6 : 0) + ((o & kObserveTransitions) ? 1 : 0) +
+  int columns = 1 + l.n_params + (observes_class(o) ? 6 + 4 * l.n_dof : 0) + ((o & kObserveTransitions) ? 1 : 0) +
                 ((o & kObservePoincare) ? 1 : 0) + ns * ((o & kObserveMinMax) ? 3 : 1) +
                 ((o & kObserveFractions) ? 4 : 0) + (l.lyapunov ? 2 : 0) + ((o & kObserveLcpResidual) ? 1 : 0) +
                 ((o & kObserveOutputError) ? 1 : 0) + ((o & kObserveOrbit) ? 7 : 0) + 4 + (l.pinn ? 4 : 0);
@@ -169,6 +173,8 @@ void case_columns(const CaseTableLayout& l, long first, long n, const CaseResult
       fill([](const CaseResult<D>& r, long) { return static_cast<double>(r.samples); });
       fill([](const CaseResult<D>& r, long) { return r.recurrence; });
       fill([](const CaseResult<D>& r, long) { return r.settled_at >= 0.0 ? r.settled_at : std::nan(""); });
+      for (int k = 0; k < 2 * l.n_dof; ++k) fill([&](const CaseResult<D>& r, long) { return r.settled_lo[k]; });
+      for (int k = 0; k < 2 * l.n_dof; ++k) fill([&](const CaseResult<D>& r, long) { return r.settled_hi[k]; });
     }
     if (o & kObserveTransitions) fill([](const CaseResult<D>& r, long) { return static_cast<double>(r.transitions); });
     if (o & kObservePoincare) fill([](const CaseResult<D>& r, long) { return static_cast<double>(r.section_hits); });

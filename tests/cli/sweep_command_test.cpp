@@ -79,8 +79,10 @@ TEST(SweepCommand, FilesDoNotDependOnChunksOrThreads) {
   using D = fivsim::SweepDimsExact2<double>;
   EXPECT_EQ(s["case_bytes"].get<double>(), sizeof(fivsim::CaseResult<D>) + 8.0 * (1 + fivsim::case_rings_size(2, 32)));
   const std::string cases = slurp(one / "cases.csv");
-  EXPECT_EQ(cases.substr(0, cases.find('\n')).substr(0, 97),
-            "case,/model/Fn,class,period_n,period,samples,recurrence,settled_at,n_transitions,n_section,rms_q0");
+  EXPECT_EQ(cases.substr(0, cases.find('\n')).substr(0, 217),
+            "case,/model/Fn,class,period_n,period,samples,recurrence,settled_at,settled_min_q0,settled_min_q1,"
+            "settled_min_u0,settled_min_u1,settled_max_q0,settled_max_q1,settled_max_u0,settled_max_u1,n_transitions,"
+            "n_section,rms_q0");
   EXPECT_EQ(std::count(cases.begin(), cases.end(), '\n'), 25);
 }
 
@@ -330,9 +332,8 @@ TEST(SweepCommand, ObserversChooseTheColumnsAndKeepTheirValues) {
     for (const auto& [observers, header] :
          {std::pair{std::string("\"lean\""), std::string("rms_q0")},
           std::pair{std::string("\"statistics\""), std::string("rms_q0")},
-          std::pair{
-              std::string("[\"transitions\",\"poincare\",\"min_max\"]"),
-              std::string("class,period_n,period,samples,recurrence,settled_at,n_transitions,n_section,rms_q0")}}) {
+          std::pair{std::string("[\"transitions\",\"poincare\",\"min_max\"]"),
+                    std::string("class,period_n,period,samples,recurrence,settled_at,settled_min_q0")}}) {
       const fs::path out = fresh_dir("fivsim_obs_some");
       const Result r =
           run_fivsim("sweep " + kScenarios + file + " --device cpu --set '/analysis/observers=" + observers +
@@ -341,6 +342,8 @@ TEST(SweepCommand, ObserversChooseTheColumnsAndKeepTheirValues) {
       const std::string cases = slurp(out / "cases.csv");
       const std::string head = cases.substr(0, cases.find('\n'));
       EXPECT_NE(head.find("," + header + ","), std::string::npos) << observers << ": " << head;
+      if (header.rfind("class", 0) == 0)
+        EXPECT_NE(head.find(",n_transitions,n_section,rms_q0,"), std::string::npos) << head;
       const auto some = columns_of(out);
       for (const auto& [name, values] : some) {
         ASSERT_TRUE(all.count(name)) << name;

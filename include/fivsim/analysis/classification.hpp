@@ -229,6 +229,34 @@ FIVSIM_HD inline SampleSet class_samples(const double* points, const SweepAnalys
   return kept > section.count ? set : section;
 }
 
+// what the case settled on, as the range of each q and u (r.settled_lo/hi, what its attractor is
+// known by, sweep/basins.hpp): over samples [first, set.count) of `set`, or over the window's
+// statistics where `set` is null (a steady case's state and the remains of its decay); NaN where
+// it settled on nothing. A case whose exact orbit decided it keeps the orbit's (case_orbit.hpp).
+template <class R>
+FIVSIM_HD inline void record_settled_range(const SampleSet* set, int first, int n_dof, R& r) {
+  if (r.orbit_settle_t >= 0.0 && r.status == Status::ok) return;
+  for (int c = 0; c < 2 * n_dof; ++c) {
+    double lo = nan(""), hi = nan("");
+    if (!set) {
+      if (r.klass == CaseClass::no_stick_slip) {
+        lo = r.series[c].min;
+        hi = r.series[c].max;
+      }
+    } else {
+      lo = HUGE_VAL;
+      hi = -HUGE_VAL;
+      for (int i = first; i < set->count; ++i) {
+        const double v = set->at(i)[2 + c];
+        lo = v < lo ? v : lo;
+        hi = v > hi ? v : hi;
+      }
+    }
+    r.settled_lo[c] = lo;
+    r.settled_hi[c] = hi;
+  }
+}
+
 // the class and its evidence from the kept samples and the Lyapunov estimate; `tail`: judge
 // periodicity on the last (K+1)·N samples (an adaptive case, whose ring holds its transient),
 // else on all kept samples
@@ -243,11 +271,13 @@ FIVSIM_HD inline void classify_case(const double* points, const SweepAnalysis& a
   if (r.status != Status::ok) {
     r.klass = CaseClass::diverged;
     r.settled_at = -1.0;
+    record_settled_range(nullptr, 0, n_dof, r);
     return;
   }
   if (r.transitions == 0) {
     r.klass = CaseClass::no_stick_slip;
     r.settled_at = -1.0;
+    record_settled_range(nullptr, 0, n_dof, r);
     return;
   }
   const SampleSet set = class_samples(points, an, n_dof, n_contacts, r);
@@ -274,6 +304,8 @@ FIVSIM_HD inline void classify_case(const double* points, const SweepAnalysis& a
     r.period_s = (t1 - t0) / static_cast<double>(set.count - 1 - first) * N;
     // an adaptive case keeps the moment its confirming window began
     if (!(tail && r.settled_at >= 0.0)) r.settled_at = t0;
+    // one period: the orbit's N crossings, in whichever order the case came to them
+    record_settled_range(&set, set.count - N, n_dof, r);
     return;
   }
   r.settled_at = -1.0;
@@ -290,6 +322,8 @@ FIVSIM_HD inline void classify_case(const double* points, const SweepAnalysis& a
     r.klass = CaseClass::quasi_periodic;
   else
     r.klass = CaseClass::undetermined;
+  // a chaotic or quasi-periodic case by the hull of its window's samples
+  record_settled_range(r.klass == CaseClass::undetermined ? nullptr : &set, 0, n_dof, r);
 }
 
 }  // namespace fivsim

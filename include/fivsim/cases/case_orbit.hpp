@@ -73,12 +73,15 @@ FIVSIM_HD inline double recurrence(const double* points, const SweepAnalysis& an
 
 // what shooting found for a case: the stable periodic-N orbit nearest the samples, else the
 // smallest N's unstable one (n = 0: none converged near them)
+template <class D>
 struct OrbitVerdict {
   int n = 0;
   bool stable = false;
   bool near = false;  // the landed sample within os.near of it
   double residual = 0.0, period = 0.0, multiplier = 0.0, multiplier_arg = 0.0;
   double settle_t = 0.0;  // when the samples will be within the classification's tolerance of it
+  // a stable orbit's range of each q and u over its N section points
+  double lo[2 * D::max_dof] = {}, hi[2 * D::max_dof] = {};
 };
 
 // the orbit of case r from its last section sample (the rings in `points`, as the case runner left
@@ -86,13 +89,13 @@ struct OrbitVerdict {
 // whose samples N apart come within os.reach (samples that come back no closer are near no
 // orbit: a chaotic case shoots for none). `w` is scratch.
 template <class D>
-FIVSIM_HD_NOINLINE inline OrbitVerdict shoot_case_orbit(const CaseSetup<D>& setup, const SwitchingSettings& set,
-                                                        const OrbitObserverSettings& os, const SweepAnalysis& an,
-                                                        const double* points, OrbitWork<D>& w, const CaseResult<D>& r,
-                                                        int divisors_of = 0) {
+FIVSIM_HD_NOINLINE inline OrbitVerdict<D> shoot_case_orbit(const CaseSetup<D>& setup, const SwitchingSettings& set,
+                                                           const OrbitObserverSettings& os, const SweepAnalysis& an,
+                                                           const double* points, OrbitWork<D>& w,
+                                                           const CaseResult<D>& r, int divisors_of = 0) {
   using T = typename D::scalar;
   namespace od = orbit_observer_detail;
-  OrbitVerdict v;
+  OrbitVerdict<D> v;
   const Model<D>& m = setup.model;
   const int nq = dof_count(m), ny = 2 * nq, nc = contact_count(m);
   if (r.status != Status::ok || r.transitions == 0 || an.section != SectionKind::stick_to_slip ||
@@ -165,6 +168,23 @@ FIVSIM_HD_NOINLINE inline OrbitVerdict shoot_case_orbit(const CaseSetup<D>& setu
       v.multiplier_arg = atan2(static_cast<double>(im[0]), static_cast<double>(re[0]));
     }
     if (!stable) continue;
+    // its N section points, one return at a time from the fixed point
+    T y[2 * D::max_dof];
+    ContactState y_modes[D::max_contacts];
+    double t = t0;
+    for (int i = 0; i < ny; ++i) v.lo[i] = v.hi[i] = static_cast<double>(y[i] = o.x[i]);
+    for (int i = 0; i < nc; ++i) y_modes[i] = modes[i];
+    for (int k = 1; k < n; ++k) {
+      if (!switching_breakaway_map(m, set, w, t, y, y_modes, an.contact, 1, max_time)) break;
+      t = w.t_end;
+      for (int i = 0; i < nc; ++i) y_modes[i] = w.modes_end[i];
+      for (int i = 0; i < ny; ++i) {
+        y[i] = w.x_end[i];
+        const double yi = static_cast<double>(y[i]);
+        v.lo[i] = yi < v.lo[i] ? yi : v.lo[i];
+        v.hi[i] = yi > v.hi[i] ? yi : v.hi[i];
+      }
+    }
     // stable: the samples contract onto it by λ each N returns
     const double returns = lambda > 0.0 && dist > an.periodic_tol ? log(an.periodic_tol / dist) / log(lambda) : 0.0;
     v.settle_t = t0 + returns * o.period;
@@ -175,13 +195,19 @@ FIVSIM_HD_NOINLINE inline OrbitVerdict shoot_case_orbit(const CaseSetup<D>& setu
 
 // the verdict into r's orbit columns
 template <class D>
-FIVSIM_HD inline void record_orbit(const OrbitVerdict& v, CaseResult<D>& r) {
+FIVSIM_HD inline void record_orbit(const OrbitVerdict<D>& v, CaseResult<D>& r, int ny) {
   r.orbit_n = v.n;
   r.orbit_residual = v.residual;
   r.orbit_period = v.period;
   r.orbit_multiplier = v.multiplier;
   r.orbit_multiplier_arg = v.multiplier_arg;
-  if (v.stable) r.orbit_settle_t = v.settle_t;
+  if (!v.stable) return;
+  r.orbit_settle_t = v.settle_t;
+  // the case settled on the exact orbit
+  for (int i = 0; i < ny; ++i) {
+    r.settled_lo[i] = v.lo[i];
+    r.settled_hi[i] = v.hi[i];
+  }
 }
 
 // the orbit observer's verdict on a case that has run: r.orbit_* and, where a stable orbit is
@@ -191,9 +217,9 @@ FIVSIM_HD inline void decide_by_orbit(const CaseSetup<D>& setup, const Switching
                                       const OrbitObserverSettings& os, const SweepAnalysis& an, const double* points,
                                       OrbitWork<D>& w, CaseResult<D>& r) {
   if (!(r.orbit_settle_t >= 0.0)) {
-    const OrbitVerdict v = shoot_case_orbit(setup, set, os, an, points, w, r);
+    const OrbitVerdict<D> v = shoot_case_orbit(setup, set, os, an, points, w, r);
     if (v.n == 0) return;
-    record_orbit(v, r);
+    record_orbit(v, r, 2 * dof_count(setup.model));
     // samples repeating by an unstable orbit of a divisor of their period have not settled
     if (!v.stable && v.near && r.klass == CaseClass::periodic && r.period_n % v.n == 0)
       r.klass = CaseClass::undetermined;
@@ -243,7 +269,7 @@ struct OrbitProbingStepper : SwitchingCaseStepper<D> {
     const int hint = nearest_recurrence(run.points, *run.an, run.nq, *run.r, distance);
     if (shoot_below < 0.0) shoot_below = os.reach;
     if (hint == 0 || !(distance <= shoot_below) || missed >= os.max_missed_shots) return;
-    const OrbitVerdict v = shoot_case_orbit(*run.setup, this->set, os, *run.an, run.points, *work, *run.r, hint);
+    const OrbitVerdict<D> v = shoot_case_orbit(*run.setup, this->set, os, *run.an, run.points, *work, *run.r, hint);
     // samples by an unstable orbit have not settled, whatever their recurrence says
     run.unstable_near = !v.stable && v.near ? v.n : 0;
     if (!v.stable) {
@@ -252,7 +278,7 @@ struct OrbitProbingStepper : SwitchingCaseStepper<D> {
       ++missed;
       return;
     }
-    record_orbit(v, *run.r);
+    record_orbit(v, *run.r, 2 * run.nq);
     run.orbit_found(v.n);
   }
 };

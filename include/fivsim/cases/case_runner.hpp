@@ -67,6 +67,8 @@ struct CaseResult : CaseFindings {
   static constexpr int NS = 2 * D::max_dof + 2 * D::max_contacts;
   RunningStats series[NS];                      // q.., u.., lamN.., lamT.. after t_transient
   double max_step_change[2 * D::max_dof] = {};  // largest |Δq_i|, |Δu_i| over one step after t_transient
+  // the range of each q and u over what the case settled on (classification.hpp record_settled_range)
+  double settled_lo[2 * D::max_dof] = {}, settled_hi[2 * D::max_dof] = {};
 };
 
 namespace detail {

@@ -1,14 +1,13 @@
 // fivsim/sweep/basins.hpp — attractors and basins of a sweep over initial conditions (docs/METHODS.md
 // "Attractors and basins"). At each value of the swept parameters that are not initial conditions
-// (a group), the cases are told apart by the attractor they reached: the same class and N, the same
-// period, and the same extremes of every q and u over the case's last window (for an adaptive case
-// exactly one orbit; for steady sliding its state) to a tolerance of each coordinate's scale in the
-// group — its extent over the group's cases, or the spread of the starts' swept values of its kind
-// (q or u) where that is larger — 1 % for periodic and steady cases, 5 % for chaotic and
-// quasi-periodic ones, whose window sees only part of the attractor. Each attractor's share of its
-// group's cases is its basin stability, with the standard error √(p(1 − p)/n) of a share of n random
-// starts (Menck, Heitzig, Marwan & Kurths, Nature Physics 9, 2013; bSTAB, Stender & Hoffmann,
-// Nonlinear Dynamics 107, 2022).
+// (a group), the cases are told apart by what they settled on (their settled_min_/settled_max_
+// ranges of each q and u): a periodic orbit by N, period and its N section points' ranges, an
+// equilibrium by the state its cases' windows share, chaos by its samples' hull overlapping — to a
+// tolerance of each coordinate's scale in the group (its extent, or the starts' spread). Along the
+// groups an attractor keeps its number while it continues, and is born or dies where it does not.
+// Each attractor's share of its group's cases is its basin stability, with the standard error
+// √(p(1 − p)/n) of a share of n random starts (Menck, Heitzig, Marwan & Kurths, Nature Physics 9,
+// 2013; bSTAB, Stender & Hoffmann, Nonlinear Dynamics 107, 2022).
 // Written as basins.csv (one row per group and attractor), attractors.csv (each case's attractor)
 // and summary.json's "basins", by `fivsim sweep` and `fivsim merge` from the finished cases.
 #pragma once
@@ -27,19 +26,24 @@ namespace fivsim::sweep {
 using NamedColumns = std::map<std::string, std::vector<double>>;
 
 struct BasinSettings {
-  double tolerance = 0.01;         // periodic and steady attractors' extremes
-  double wide_tolerance = 0.05;    // chaotic and quasi-periodic attractors
+  double tolerance = 0.01;         // an orbit's section ranges, an equilibrium's state
+  double wide_tolerance = 0.05;    // chaotic and quasi-periodic attractors' hulls
   double period_tolerance = 1e-3;  // a periodic attractor's period, relative
+  // an attractor at the next value of a swept parameter continues one when their ranges'
+  // midpoints (and periods) lie this close, relative to the scale
+  double link_tolerance = 0.25;
 };
 
 struct Attractor {
   long group = 0;
-  int id = 0;  // 1, 2, … within its group, in the order of their first case
+  int id = 0;  // its number, the same at every group where it continues
   int klass = 0, period_n = 0;
   double period = 0.0;
   long cases = 0;
   long first_case = 0;        // a case that reached it (its number in the sweep)
   std::size_t first_row = 0;  // that case's row in the columns
+  bool born = false;          // not at the group before, along a swept path
+  bool dies = false;          // not at a group after
 };
 
 struct BasinGroup {
@@ -61,17 +65,19 @@ struct Basins {
 bool sweeps_initial_conditions(const std::vector<std::string>& swept_paths);
 
 // the attractors of every group; `cases` holds the swept paths' columns, "class", "period_n",
-// "period" and min_/max_ (else rms_) of q0 … and u0 … for n_dof DoF. Throws std::invalid_argument
-// naming a column that is missing
+// "period" (and "orbit_period" where the sweep shot orbits) and settled_min_/settled_max_ (in older
+// sweeps min_/max_, else rms_) of q0 … and u0 … for n_dof DoF. Throws std::invalid_argument naming
+// a column that is missing
 Basins find_basins(const std::vector<std::string>& swept_paths, const NamedColumns& cases, int n_dof,
                    const BasinSettings& settings = {});
 
 // basins.csv: the group's parameters, attractor, class, period_n, period, cases, fraction,
-// standard_error, first_case (a case that reached it)
+// standard_error, first_case (a case that reached it), change (born, dies)
 std::string basins_csv(const Basins& b);
 // attractors.csv: case, attractor
 std::string attractors_csv(const Basins& b);
-// summary.json's "basins": per group its parameters, cases and attractors with their shares
+// summary.json's "basins": per group its parameters, cases and attractors with their shares, and
+// "attractors": each once, with where it is born and dies
 nlohmann::json basins_json(const Basins& b);
 // "basins" (basins_json) into `summary` and true; or, where no group holds two starts (a
 // continuous random parameter beside the initial conditions: every start a group of its own, each

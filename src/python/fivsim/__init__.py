@@ -243,7 +243,8 @@ def _basins(summary):
         return None
     paths = b["parameters"]
     cols = {p: [] for p in paths}
-    keys = ("attractor", "class", "period_n", "period", "cases", "fraction", "standard_error", "first_case")
+    keys = ("attractor", "class", "period_n", "period", "cases", "fraction", "standard_error", "first_case",
+            "change")
     for key in keys:
         cols[key] = []
     for g in b["groups"]:
@@ -251,13 +252,14 @@ def _basins(summary):
         if g["unlabelled"] > 0:
             p = g["unlabelled"] / g["cases"]
             rows.append({"attractor": 0, "class": "none", "period_n": 0, "period": 0.0, "cases": g["unlabelled"],
-                         "fraction": p, "standard_error": (p * (1 - p) / g["cases"]) ** 0.5, "first_case": -1})
+                         "fraction": p, "standard_error": (p * (1 - p) / g["cases"]) ** 0.5, "first_case": -1,
+                         "change": ""})
         for a in rows:
             for p, v in zip(paths, g["values"]):
                 cols[p].append(v)
             for key in keys:
                 cols[key].append(a[key])
-    return {k: _np.asarray(v, dtype=str if k == "class" else None) for k, v in cols.items()}
+    return {k: _np.asarray(v, dtype=str if k in ("class", "change") else None) for k, v in cols.items()}
 
 
 class SweepResult:
