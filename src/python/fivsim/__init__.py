@@ -19,6 +19,10 @@ Results come back as numpy arrays named like the columns of the command line's C
 same numbers; nothing goes through files), and every result has to_pandas(). Bad input raises InputError naming the JSON pointer (the
 command line's exit 2); a run that fails numerically raises NumericalError carrying the result up
 to the failure. Long calls release the GIL and stop on Ctrl-C (KeyboardInterrupt).
+
+Figures: `import fivsim.plot` (matplotlib, which `import fivsim` does not load) draws these results,
+or the command line's output folders (fivsim.tables reads them back), for a paper: names and units
+from the scenario, PDF, SVG or PNG.
 """
 
 import json as _json
