@@ -269,8 +269,9 @@ def model2(fv, lines, quick):
                              found(by[("irk10-interp", 1e-3)]), 100 * by[("irk10-interp", 1e-3)]["rel_error"]["lamN0"]))
             os.makedirs(os.path.join(ROOT, "docs", "img"), exist_ok=True)
             png = os.path.join(ROOT, "docs", "img", "model2_example2_dt1e-3.png")
-            subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "plot_compare.py"), folder, "--from", "8.7",
-                            "--to", "9.7", "--runs", "moreau_dt0.001,irk10_dt0.001,irk10-interp_dt0.001", "--out", png],
+            subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "plot", "plot_compare.py"), folder,
+                            "--from", "8.7", "--to", "9.7", "--runs", "moreau_dt0.001,irk10_dt0.001,irk10-interp_dt0.001",
+                            "--out", png, "--dpi", "110"],
                            check=True, capture_output=True)
             lines.append("![Model II Example 2, 8.7–9.7 s, dt = 1e-3](img/model2_example2_dt1e-3.png)\n")
             lines.append("*Model II Example 2 over 8.7–9.7 s (seed Figs. 23b, 24b) at dt = 1e-3: Moreau, IRK-LCP "
@@ -619,12 +620,12 @@ def identify_section(fv, lines, quick):
             ext["slip_sindy"]["errors_percent"]["k"], ext["slip_sindy"]["errors_percent"]["c"],
             ext["slip_sindy"]["errors_percent"]["F"]))
     png = os.path.join(ROOT, "docs", "img", "identify_seed003_responses.png")
-    subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "scripts", "plot_identify.py")] + folders +
-                   ["--window", "10", "14", "--out", png], check=True, capture_output=True)
+    subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "scripts", "plot", "plot_identify.py")] + folders +
+                   ["--window", "10", "14", "--out", png, "--dpi", "110"], check=True, capture_output=True)
     lines.append("\n![records and identified responses](img/identify_seed003_responses.png)\n")
     bounds_png = os.path.join(ROOT, "docs", "img", "identify_seed003_bounds.png")
-    subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "scripts", "plot_identify.py"), folders[1], "--bounds",
-                    "--out", bounds_png], check=True, capture_output=True)
+    subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "scripts", "plot", "plot_identify.py"), folders[1],
+                    "--bounds", "--out", bounds_png, "--dpi", "110"], check=True, capture_output=True)
     lines.append("Seed 003 Fig. 3 for the two-stop record (`scripts/plot/plot_identify.py DIR --bounds`): D = |Φ2 − Φ1| "
                  "over the grid, and Φ1, Φ2 along k̂ at ĉ*.\n")
     lines.append("![bound surfaces, two-stop](img/identify_seed003_bounds.png)\n")
@@ -783,7 +784,8 @@ def torsion_section(fv, lines, quick):
     j, out = fv.identify(cfg, ["/options/adam_iter=1500", "/options/max_iter=1000"] if quick else [])
     p = j["pinn"]
     png = os.path.join(ROOT, "docs", "img", "torsion_pinn_identify.png")
-    subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "scripts", "plot_identify.py"), out, "--out", png],
+    subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "scripts", "plot", "plot_identify.py"), out, "--out", png,
+                    "--dpi", "110"],
                    check=True, stdout=subprocess.DEVNULL)
     opts = j["config"]["options"]
     lines.append("### §4.3: the friction torque by PINN identification (Eq. 23)\n")
