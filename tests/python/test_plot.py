@@ -254,6 +254,9 @@ def test_compare_panels(memory, folders):
     ax = fp.compare(memory["compare"], y="u0")
     assert (ax.get_xlabel(), ax.get_ylabel()) == ("t [s]", "u0 [m/s]")
     assert len(ax.lines) == 2
+    # compare.json holds no scenario: the caller's gives the units
+    ax = fp.compare(memory["compare"], y="q0", scenario={"model": {"type": "torsion_pendulum"}})
+    assert ax.get_ylabel() == "q0 [rad]"
     fig = fp.compare_figure(folders["compare"], t_from=1, t_to=2)
     assert fig.axes[3].get_xlabel() == "q0 [m]" and fig.axes[2].get_ylabel() == "λN0 [N]"
 
@@ -306,7 +309,8 @@ def script_runs(folders):
         "plot_continuation": [folders["doubling"], "--sweep", folders["loads"], "--check"],
         "plot_poincare": [folders["loads"], "--param-values", "/model/Fn=7,9"],
         "plot_timeseries": [folders["run"], "--from", "5", "--to", "15"],
-        "plot_compare": [folders["compare"], "--from", "1", "--to", "2"],
+        "plot_compare": [folders["compare"], "--from", "1", "--to", "2", "--scenario",
+                         SCENARIOS / "model2_example2.json"],
         "plot_identify": [folders["identify"], "--window", "4", "6"],
     }
 

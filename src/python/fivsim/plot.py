@@ -62,7 +62,7 @@ _FRICTION_UNITS = {"mu": "{F}", "mu_s": "{F}", "mu_d": "{F}", "mu_c": "{F}", "mu
                    "alpha": "s/{L}", "elements/K": "{F}/{L}", "elements/B": "{F} s/{L}",
                    "elements/C": "{L}/s", "elements/alpha": "–"}
 # where a key means something else under another law: stribeck's alpha is an exponent
-_FRICTION_LAW_UNITS = {("stribeck", "alpha"): "–", ("gms", "alpha"): "–"}
+_FRICTION_LAW_UNITS = {("stribeck", "alpha"): "–"}
 _GREEK = {"mu": "μ", "mu_s": "μs", "mu_d": "μd", "mu_c": "μc", "mu_k": "μk", "mu_v": "μv", "delta": "δ",
           "eps": "ε", "alpha": "α", "beta": "β", "sigma0": "σ0", "sigma1": "σ1", "sigma2": "σ2",
           "Ts_l": "Ts,l", "Ts_r": "Ts,r", "T0_l": "T0,l", "T0_r": "T0,r", "v_s": "vs",
@@ -96,8 +96,7 @@ class _Units:
         self.force_tangential = "N m" if rotational else "N"
 
     def friction(self, key, law=None):
-        unit = _FRICTION_LAW_UNITS.get((law or self.law, key.split("/")[-1] if key.startswith("elements/") and
-                                        key.endswith("alpha") else key), _FRICTION_UNITS.get(key))
+        unit = _FRICTION_LAW_UNITS.get((law or self.law, key), _FRICTION_UNITS.get(key))
         if unit is None:
             return None
         text = unit.replace("{F}", self.F).replace("{L}", self.L).strip()
