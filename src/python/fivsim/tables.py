@@ -108,12 +108,16 @@ def table_rows(folder, table):
             for i in range(n)]
 
 
-def _summary(folder, name="summary.json", what="fivsim"):
+def _summary(folder, name="summary.json", what="fivsim", key=None):
+    """the folder's summary; FileNotFoundError where it is missing or lacks `key` (another command's)"""
     path = _os.path.join(folder, name)
     if not _os.path.exists(path):
         raise FileNotFoundError("%s has no %s (is it an output folder of `%s`?)" % (folder, name, what))
     with open(path) as f:
-        return _json.load(f)
+        doc = _json.load(f)
+    if key is not None and key not in doc:
+        raise FileNotFoundError("%s is not an output folder of `%s` (its %s has no \"%s\")" % (folder, what, name, key))
+    return doc
 
 
 class SweepFolder:
@@ -125,7 +129,7 @@ class SweepFolder:
         from . import _basins
 
         self.folder = _os.fspath(folder)
-        self.summary = _summary(self.folder, what="fivsim sweep")
+        self.summary = _summary(self.folder, what="fivsim sweep", key="cases")
         self.cases = read_table(self.folder, "cases")
         path = _os.path.join(self.folder, "attractors.csv")
         if "attractor" not in self.cases and _os.path.exists(path):
@@ -154,7 +158,7 @@ class ContinuationFolder:
 
     def __init__(self, folder):
         self.folder = _os.fspath(folder)
-        self.report = _summary(self.folder, what="fivsim continue")
+        self.report = _summary(self.folder, what="fivsim continue", key="branches")
         for name in ("branches", "bifurcations"):
             if not (_os.path.exists(_os.path.join(self.folder, name + ".csv"))
                     or _os.path.exists(_os.path.join(self.folder, "results.h5"))):
@@ -174,7 +178,7 @@ class RunFolder:
         from . import _events
 
         self.folder = _os.fspath(folder)
-        self.summary = _summary(self.folder, what="fivsim run")
+        self.summary = _summary(self.folder, what="fivsim run", key="events")
         path = _os.path.join(self.folder, "timeseries.csv")
         if not _os.path.exists(path):
             raise FileNotFoundError("%s has no timeseries.csv (the scenario's output.timeseries is off)" % self.folder)
