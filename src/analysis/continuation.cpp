@@ -492,6 +492,35 @@ bool solve_at_fixed_parameter(ContinuationProblem& problem, VectorXd& x, double 
   return false;
 }
 
+namespace {
+
+// a stalled branch's grazing point next to point z: the predictor's points along the tangent from
+// ds_min to ds_max, then the point's state at parameters 1e-7 … 1e-3 (relative) either side (the
+// corrector's differences reach that far: where they cross a grazing point it fails before the
+// branch gets there); the first whose signature differs from the point's (0: the problem could
+// not say, no orbit from there)
+void find_graze_near(ContinuationProblem& problem, const VectorXd& z, const VectorXd& tau,
+                     const ContinuationSettings& set, long here, ContinuationBranch& branch) {
+  const int n = problem.size();
+  const auto differs = [&](const VectorXd& y) {
+    const long near = problem.signature(y.head(n), y(n));
+    if (near == 0 || near == here) return false;
+    branch.graze_ahead = near;
+    branch.graze_at = y(n);
+    return true;
+  };
+  for (double h = set.ds_min; h <= set.ds_max; h *= 4.0)
+    if (differs(z + h * tau)) return;
+  for (double h = 1e-7; h <= 1e-3; h *= 2.0)
+    for (const double way : {-1.0, 1.0}) {
+      VectorXd y = z;
+      y(n) += way * h * (1.0 + std::fabs(z(n)));
+      if (differs(y)) return;
+    }
+}
+
+}  // namespace
+
 ContinuationBranch continue_branch(ContinuationProblem& problem, const VectorXd& x0, double p0,
                                    const ContinuationSettings& set) {
   const int n0 = problem.size();
@@ -550,6 +579,7 @@ ContinuationBranch continue_branch(ContinuationProblem& problem, const VectorXd&
       }
       if (ds < set.ds_min) {
         branch.stop = "step below ds_min";
+        find_graze_near(problem, z, tau, set, branch.points.back().signature, branch);
         break;
       }
       continue;

@@ -2,6 +2,7 @@
 // curves as tables, and its summary (docs/SCENARIOS.md lists their columns).
 #include "continuation_report.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <tuple>
@@ -14,6 +15,118 @@ using json = nlohmann::json;
 
 // the name of a state's component i in the tables: q0 … then u0 …
 std::string state_column(int i, int nq) { return i < nq ? "q" + std::to_string(i) : "u" + std::to_string(i - nq); }
+
+// a bifurcation point once, as located on the first branch through it, and every branch that
+// passes it (branches grown from several starts, or one that turns at folds, pass a point again)
+struct LocatedPoint {
+  const Bifurcation* point = nullptr;  // its best location
+  std::vector<long> branches;
+  long branch = 0;  // the branch of that location
+  // on which side of the parameter the equilibrium or orbit is stable ("lower", "upper"), or
+  // "both", "neither"; empty at a fold or a turning grazing, whose two sides lie on one side
+  std::string stable_side;
+};
+
+// the side of f's parameter on which the branch's points around it are stable. Where another
+// bifurcation lies in the same step, the point beyond says nothing of f: the side before it is
+// stable if that point is, the side beyond if that point's only unstable eigenvalues (multipliers)
+// are those f moves across (one at a doubling, a pair at a Hopf or torus point)
+std::string stable_side(const ContinuationBranch& branch, const Bifurcation& f, bool orbit) {
+  const std::size_t i = static_cast<std::size_t>(f.after_point);
+  if (f.kind == BifurcationKind::fold || f.turns || i + 1 >= branch.points.size()) return "";
+  const ContinuationPoint &before = branch.points[i], &after = branch.points[i + 1];
+  const auto side_of = [&](const ContinuationPoint& pt) { return pt.p < f.p ? "lower" : "upper"; };
+  const bool shared = std::count_if(branch.bifurcations.begin(), branch.bifurcations.end(),
+                                    [&](const Bifurcation& g) { return g.after_point == f.after_point; }) > 1;
+  if (!shared) {
+    if (before.stable == after.stable) return before.stable ? "both" : "neither";
+    return side_of(before.stable ? before : after);
+  }
+  if (before.stable) return side_of(before);
+  if (f.kind == BifurcationKind::grazing) return "";
+  int unstable = 0;
+  for (Eigen::Index k = 0; k < before.eig.size(); ++k)
+    unstable += (orbit ? std::abs(before.eig(k)) > 1.0 : before.eig(k).real() > 0.0) ? 1 : 0;
+  const int moved = f.kind == BifurcationKind::period_doubling ? 1 : 2;
+  return unstable == moved ? (side_of(before) == std::string("lower") ? "upper" : "lower") : "neither";
+}
+
+// how far a located point may lie from the bifurcation: a doubling's or torus point's stated
+// error, a grazing point's bracket (its test), else 0
+double location_error(const Bifurcation& f) {
+  if (f.kind == BifurcationKind::grazing) return std::fabs(f.test);
+  return std::isfinite(f.p_error) ? f.p_error : 0.0;
+}
+
+// whether f (on a branch of period_n) and g (period_m) are one point: the same kind (and a
+// grazing's events on either side), the parameter within its location's error, and where the
+// orbit has one crossing (or is an equilibrium) the same state
+bool same_point(const Bifurcation& f, int period_n, const Bifurcation& g, int period_m) {
+  if (f.kind != g.kind || period_n != period_m) return false;
+  if (f.kind == BifurcationKind::grazing &&
+      std::minmax(f.signature_before, f.signature_after) != std::minmax(g.signature_before, g.signature_after))
+    return false;
+  const double within = 1e-7 * (1.0 + std::fabs(f.p)) + 3.0 * (location_error(f) + location_error(g));
+  if (!(std::fabs(f.p - g.p) <= within)) return false;
+  // a period-N orbit's first crossing may be any of its N; a coarse location's state is as far off
+  if (period_n > 1 || f.x.size() != g.x.size() || within > 1e-5 * (1.0 + std::fabs(f.p))) return true;
+  const double scale = 1.0 + std::max(f.x.cwiseAbs().maxCoeff(), g.x.cwiseAbs().maxCoeff());
+  return (f.x - g.x).cwiseAbs().maxCoeff() <= 1e-5 * scale;
+}
+
+// an orbit branch that stalled next to a multiplier +1 (within 2e-3): a fold or a branch point the
+// corrector could not pass, its "ends_at"; a period-2N orbit's there meets the period-N orbit it
+// doubled from, at that orbit's period doubling within 1 % of the parameter ("meets": its
+// parameter and branches). Nothing where no multiplier is near +1
+json ends_at_branch_point(const FollowedBranch& fb, const std::vector<FollowedBranch>& followed,
+                          const std::vector<LocatedPoint>& located) {
+  const ContinuationPoint& last = fb.branch.points.back();
+  double nearest = HUGE_VAL, multiplier = 0.0;
+  for (Eigen::Index i = 0; i < last.eig.size(); ++i)
+    if (std::abs(last.eig(i) - 1.0) < nearest) {
+      nearest = std::abs(last.eig(i) - 1.0);
+      multiplier = last.eig(i).real();
+    }
+  if (!(nearest <= 2e-3)) return json::object();
+  json at = {{"kind", "multiplier_one"}, {"parameter", last.p}, {"multiplier", multiplier}};
+  if (fb.period_n % 2 == 0)
+    for (const LocatedPoint& pd : located) {
+      const int n = followed[static_cast<std::size_t>(pd.branch)].period_n;
+      if (pd.point->kind == BifurcationKind::period_doubling && 2 * n == fb.period_n &&
+          std::fabs(pd.point->p - last.p) <= 1e-2 * (1.0 + std::fabs(last.p))) {
+        at["meets"] = {{"kind", "period_doubling"}, {"parameter", pd.point->p}, {"branches", pd.branches}};
+        break;
+      }
+    }
+  return {{"ends_at", at}};
+}
+
+std::vector<LocatedPoint> located_points(const std::vector<FollowedBranch>& followed, bool orbit) {
+  std::vector<LocatedPoint> points;
+  std::vector<int> period_of;
+  for (std::size_t k = 0; k < followed.size(); ++k) {
+    const int n = orbit ? followed[k].period_n : 0;
+    for (const Bifurcation& f : followed[k].branch.bifurcations) {
+      const long branch = static_cast<long>(k);
+      auto it = std::find_if(points.begin(), points.end(), [&](const LocatedPoint& at) {
+        return same_point(*at.point, period_of[static_cast<std::size_t>(&at - points.data())], f, n);
+      });
+      if (it == points.end()) {
+        points.push_back({&f, {branch}, branch, stable_side(followed[k].branch, f, orbit)});
+        period_of.push_back(n);
+        continue;
+      }
+      if (it->branches.back() != branch) it->branches.push_back(branch);
+      // the point as its best location gives it
+      if (location_error(f) < location_error(*it->point)) {
+        it->point = &f;
+        it->branch = branch;
+        it->stable_side = stable_side(followed[k].branch, f, orbit);
+      }
+    }
+  }
+  return points;
+}
 
 }  // namespace
 
@@ -63,23 +176,28 @@ ContinuationRun continuation_run(const json& document, const Scenario& sc, const
   column("arclength", [](const ContinuationPoint& p) { return p.s; });
   column("newton", [](const ContinuationPoint& p) { return static_cast<double>(p.newton); });
 
-  // bifurcations.csv: kind, where, the state there
-  std::vector<std::pair<long, const Bifurcation*>> located;
-  for (std::size_t k = 0; k < found.followed.size(); ++k)
-    for (const Bifurcation& f : found.followed[k].branch.bifurcations) located.emplace_back(static_cast<long>(k), &f);
+  // bifurcations.csv: each point once (kind, where, the state there), with the branches through it
+  const std::vector<LocatedPoint> located = located_points(found.followed, b.orbit);
   const std::size_t nb = located.size();
-  std::vector<std::string> kinds(nb);
+  std::vector<std::string> kinds(nb), through(nb), sides(nb);
   std::vector<double> bc(nb);
   auto bcolumn = [&](const std::string& name, auto value) {
-    for (std::size_t k = 0; k < nb; ++k) bc[k] = value(*located[k].second);
+    for (std::size_t k = 0; k < nb; ++k) bc[k] = value(*located[k].point);
     run.bifurcations.add(name, bc);
   };
-  for (std::size_t k = 0; k < nb; ++k) kinds[k] = bifurcation_name(located[k].second->kind);
+  for (std::size_t k = 0; k < nb; ++k) {
+    kinds[k] = bifurcation_name(located[k].point->kind);
+    for (const long branch : located[k].branches)
+      through[k] += (through[k].empty() ? "" : " ") + std::to_string(branch);
+    sides[k] = located[k].stable_side;
+  }
   run.bifurcations.add_text("kind", kinds);
-  for (std::size_t k = 0; k < nb; ++k) bc[k] = static_cast<double>(located[k].first);
+  for (std::size_t k = 0; k < nb; ++k) bc[k] = static_cast<double>(located[k].branch);
   run.bifurcations.add("branch", bc);
+  run.bifurcations.add_text("branches", through);
   bcolumn("after_point", [](const Bifurcation& f) { return static_cast<double>(f.after_point); });
   bcolumn(b.parameter, [](const Bifurcation& f) { return f.p; });
+  run.bifurcations.add_text("stable_side", sides);
   bcolumn("test", [](const Bifurcation& f) { return f.test; });
   bcolumn("p_error", [](const Bifurcation& f) { return f.p_error; });
   bcolumn("frequency", [](const Bifurcation& f) { return f.frequency; });
@@ -173,31 +291,17 @@ ContinuationRun continuation_run(const json& document, const Scenario& sc, const
       {"ds", b.settings.ds},   {"ds_min", b.settings.ds_min},         {"ds_max", b.settings.ds_max},
       {"tol", b.settings.tol}, {"max_points", b.settings.max_points}, {"locate_tol", b.settings.locate_tol}};
   json bifs = json::array();
-  for (const auto& [k, fp] : located) {
-    const Bifurcation& f = *fp;
-    const ContinuationBranch& branch = found.followed[static_cast<std::size_t>(k)].branch;
-    json j = {{"kind", bifurcation_name(f.kind)},
-              {"branch", k},
-              {"parameter", f.p},
-              {"after_point", f.after_point},
-              {"test", f.test}};
+  for (const LocatedPoint& at : located) {
+    const Bifurcation& f = *at.point;
+    json j = {{"kind", bifurcation_name(f.kind)}, {"branch", at.branch}, {"branches", at.branches}, {"parameter", f.p},
+              {"after_point", f.after_point},     {"test", f.test}};
+    if (!at.stable_side.empty()) j["stable_side"] = at.stable_side;
     if (f.kind == BifurcationKind::torus) j["angle"] = f.frequency;
+    if (f.kind == BifurcationKind::hopf) j["frequency"] = f.frequency;
     if (std::isfinite(f.p_error)) j["parameter_error"] = f.p_error;
     if (f.kind == BifurcationKind::grazing) {
       j["events"] = {f.signature_before, f.signature_after};
       j["turns"] = f.turns;
-      const ContinuationPoint& before = branch.points[static_cast<std::size_t>(f.after_point)];
-      const ContinuationPoint& after = branch.points[static_cast<std::size_t>(f.after_point) + 1];
-      if (before.stable != after.stable) j["becomes"] = after.stable ? "stable" : "unstable";
-    }
-    if (f.kind == BifurcationKind::period_doubling || f.kind == BifurcationKind::torus) {
-      const ContinuationPoint& before = branch.points[static_cast<std::size_t>(f.after_point)];
-      j["becomes"] = before.stable ? "unstable" : "stable";
-    }
-    if (f.kind == BifurcationKind::hopf) {
-      j["frequency"] = f.frequency;
-      const ContinuationPoint& before = branch.points[static_cast<std::size_t>(f.after_point)];
-      j["becomes"] = before.hopf_test < 0.0 ? "unstable" : "stable";
     }
     bifs.push_back(j);
   }
@@ -206,6 +310,12 @@ ContinuationRun continuation_run(const json& document, const Scenario& sc, const
   for (std::size_t k = 0; k < found.followed.size(); ++k) {
     const FollowedBranch& fb = found.followed[k];
     json j = {{"branch", k}, {"points", fb.branch.points.size()}, {"stop", fb.branch.stop}};
+    if (fb.branch.graze_ahead != 0 && !fb.branch.points.empty())
+      j["ends_at"] = {{"kind", "grazing"},
+                      {"parameter", fb.branch.graze_at},
+                      {"events", {fb.branch.points.back().signature, fb.branch.graze_ahead}}};
+    else if (b.orbit && fb.branch.stop == "step below ds_min" && !fb.branch.points.empty())
+      j.update(ends_at_branch_point(fb, found.followed, located));
     if (b.orbit) j["period_n"] = fb.period_n;
     if (fb.from_branch >= 0) j["from"] = {{"branch", fb.from_branch}, {"bifurcation", fb.from_bifurcation}};
     if (fb.start >= 0) j["start"] = fb.start;
@@ -222,14 +332,24 @@ ContinuationRun continuation_run(const json& document, const Scenario& sc, const
         lo = std::min(lo, pt.p);
         hi = std::max(hi, pt.p);
       }
-      jc.push_back({{"curve", c},
+      json curve = {{"curve", c},
                     {"kind", bifurcation_name(cv->kind)},
                     {"branch", k},
                     {"bifurcation", cv->bifurcation},
                     {"direction", cv->direction > 0 ? "up" : "down"},
                     {"points", cv->points.points.size()},
                     {"stop", cv->points.stop},
-                    {"reaches", {lo, hi}}});
+                    {"reaches", {lo, hi}}};
+      // a curve that stalls where its orbit grazes ends at a codimension-two point
+      if (cv->points.graze_ahead != 0 && !cv->points.points.empty()) {
+        const ContinuationPoint& end = cv->points.points.back();
+        curve["ends_at"] = {{"kind", std::string(bifurcation_name(cv->kind)) + "_meets_grazing"},
+                            {b.parameter, end.x(end.x.size() - 1)},
+                            {b.second, end.p},
+                            {"grazing_near", cv->points.graze_at},
+                            {"events", {end.signature, cv->points.graze_ahead}}};
+      }
+      jc.push_back(curve);
     }
     r["curves"] = {
         {"parameter", b.second}, {"range", {b.curve_settings.p_min, b.curve_settings.p_max}}, {"curves", jc}};

@@ -55,11 +55,33 @@ int continue_command(const ContinueArgs& args) {
         if (kind == "grazing")
           std::printf(" (the orbit's events a period: %ld to %ld%s)", b["events"][0].get<long>(),
                       b["events"][1].get<long>(), b["turns"].get<bool>() ? "; the branch turns back" : "");
-        if (b.contains("becomes"))
-          std::printf("; the %s becomes %s", r["start"] == "equilibrium" ? "equilibrium" : "orbit",
-                      b["becomes"].get<std::string>().c_str());
+        const std::string what = r["start"] == "equilibrium" ? "equilibrium" : "orbit";
+        const std::string side = b.value("stable_side", "");
+        if (side == "lower" || side == "upper")
+          std::printf("; the %s is stable on the %s side", what.c_str(), side.c_str());
+        else if (side == "both" || side == "neither")
+          std::printf("; the %s is %s on both sides", what.c_str(), side == "both" ? "stable" : "unstable");
+        if (b["branches"].size() > 1) std::printf(" (branches %s)", b["branches"].dump().c_str());
         std::printf("\n");
       }
+      // every branch's end, and where it stalled at a grazing point the corrector could not cross
+      if (r["branches"].size() > 1 || r["branches"].empty() || r["branches"][0].contains("ends_at"))
+        for (const auto& b : r["branches"]) {
+          std::printf("  branch %ld: %zu points, %s", b["branch"].get<long>(), b["points"].get<std::size_t>(),
+                      b["stop"].get<std::string>().c_str());
+          const json& e = b.contains("ends_at") ? b["ends_at"] : json();
+          if (e.is_object() && e["kind"] == "grazing")
+            std::printf(" by a grazing point near %s = %.10g (the orbit's events a period: %ld to %ld)",
+                        run.parameter.c_str(), e["parameter"].get<double>(), e["events"][0].get<long>(),
+                        e["events"][1].get<long>());
+          if (e.is_object() && e["kind"] == "multiplier_one")
+            std::printf(" at %s = %.10g, a multiplier at %.6g", run.parameter.c_str(), e["parameter"].get<double>(),
+                        e["multiplier"].get<double>());
+          if (e.is_object() && e.contains("meets"))
+            std::printf(": the orbit meets the period doubling at %.10g of the orbit it doubles",
+                        e["meets"]["parameter"].get<double>());
+          std::printf("\n");
+        }
       if (r.contains("curves"))
         for (const auto& c : r["curves"]["curves"])
           std::printf("  curve %ld: the %s of branch %ld in %s, %zu points over [%.6g, %.6g] (%s)\n",
@@ -67,6 +89,18 @@ int continue_command(const ContinueArgs& args) {
                       r["curves"]["parameter"].get<std::string>().c_str(), c["points"].get<std::size_t>(),
                       c["reaches"][0].get<double>(), c["reaches"][1].get<double>(),
                       c["stop"].get<std::string>().c_str());
+      if (r.contains("curves"))
+        for (const auto& c : r["curves"]["curves"]) {
+          if (!c.contains("ends_at")) continue;
+          const json& e = c["ends_at"];
+          const std::string& second = r["curves"]["parameter"].get_ref<const std::string&>();
+          std::printf(
+              "  curve %ld ends at a codimension-two point, %s, at %s = %.10g, %s = %.10g (the orbit grazes "
+              "by %s = %.10g: its events a period %ld to %ld)\n",
+              c["curve"].get<long>(), e["kind"].get<std::string>().c_str(), run.parameter.c_str(),
+              e[run.parameter].get<double>(), second.c_str(), e[second].get<double>(), second.c_str(),
+              e["grazing_near"].get<double>(), e["events"][0].get<long>(), e["events"][1].get<long>());
+        }
     }
     return kExitOk;
   });

@@ -143,9 +143,13 @@ int main(int argc, char** argv) {
   ContinueArgs cont;
   auto* continue_cmd = app.add_subcommand(
       "continue",
-      "follow the scenario's equilibria (steady sliding) in one parameter by pseudo-arclength continuation, as "
-      "its continuation block says: their eigenvalues and stability, the folds and Hopf points located on the "
-      "branch; writes branches.csv, bifurcations.csv and summary.json into --out");
+      "follow the scenario's equilibria (steady sliding) or periodic orbits (from a run, or from every family of "
+      "stable orbits in a sweep's results) in one parameter by pseudo-arclength continuation, as its continuation "
+      "block says: their eigenvalues or Floquet multipliers and stability; folds, Hopf points, period doublings "
+      "(switching onto the doubled orbit), torus and grazing points located once each, with the side of the "
+      "parameter where the solution is stable; with a curves block each fold, doubling and Hopf point followed in a "
+      "second parameter, and where a branch or curve ends, why (a codimension-two point where it meets a grazing). "
+      "Writes branches.csv, bifurcations.csv, orbit_points.csv, curves.csv, results.h5 and summary.json into --out");
   continue_cmd->add_option("scenario", cont.scenario, "scenario JSON file with a continuation block")->required();
   continue_cmd->add_option("--out", cont.out, "output folder (default runs/<name>_continuation)")
       ->check(named_folder());

@@ -1,6 +1,6 @@
 // tests/cli/cli_test_util.hpp — running the fivsim tool from a test: exit code, stdout and stderr of
-// one command, file contents, fresh output folders; forked children, and one on a file system
-// without locks.
+// one command, file contents and CSV rows, fresh output folders; forked children, and one on a file
+// system without locks.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -8,11 +8,14 @@
 #include <algorithm>
 #include <csignal>
 #include <cstddef>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <fcntl.h>
 #include <linux/filter.h>
@@ -80,6 +83,48 @@ inline void expect_bad_input(const Result& r, const std::string& verb, const std
   EXPECT_EQ(r.err.rfind("fivsim " + verb + ": ", 0), 0u) << r.err;
   EXPECT_NE(r.err.find(part), std::string::npos) << r.err;
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
+
+// the rows of a CSV file as maps from column name to value
+inline std::vector<std::map<std::string, double>> csv_rows(const fs::path& file) {
+  std::ifstream in(file);
+  std::string line;
+  std::getline(in, line);
+  std::vector<std::string> names;
+  std::stringstream hs(line);
+  for (std::string cell; std::getline(hs, cell, ',');) names.push_back(cell);
+  std::vector<std::map<std::string, double>> rows;
+  while (std::getline(in, line)) {
+    std::stringstream ss(line);
+    std::map<std::string, double> row;
+    std::size_t k = 0;
+    for (std::string cell; std::getline(ss, cell, ',') && k < names.size(); ++k) {
+      char* end = nullptr;
+      const double v = std::strtod(cell.c_str(), &end);
+      row[names[k]] = end != cell.c_str() ? v : std::nan("");
+    }
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+// column `name` of a CSV file as text, row by row
+inline std::vector<std::string> csv_text_column(const fs::path& file, const std::string& name) {
+  std::ifstream in(file);
+  std::string line;
+  std::getline(in, line);
+  std::stringstream hs(line);
+  long col = -1, k = 0;
+  for (std::string cell; std::getline(hs, cell, ','); ++k)
+    if (cell == name) col = k;
+  std::vector<std::string> out;
+  while (col >= 0 && std::getline(in, line)) {
+    std::stringstream ss(line);
+    std::string cell;
+    for (long j = 0; j <= col; ++j) std::getline(ss, cell, ',');
+    out.push_back(cell);
+  }
+  return out;
 }
 
 inline fs::path fresh_dir(const std::string& name) {

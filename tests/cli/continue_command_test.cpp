@@ -40,10 +40,10 @@ TEST(ContinueCommand, HopfPointsOfSteadySlidingAreTheClosedForm) {
   struct Case {
     std::string block;
     double expected;
-    const char* becomes;
+    const char* stable_side;  // steady sliding's: faster belts damp it, heavier loads excite it
   };
-  for (const Case& c : {Case{R"({"parameter":"/model/v0","range":[1,2]})", 0.5 * std::log(10.0), "stable"},
-                        Case{R"({"parameter":"/model/Fn","range":[1,3]})", 0.1 * std::exp(3.0), "unstable"}}) {
+  for (const Case& c : {Case{R"({"parameter":"/model/v0","range":[1,2]})", 0.5 * std::log(10.0), "upper"},
+                        Case{R"({"parameter":"/model/Fn","range":[1,3]})", 0.1 * std::exp(3.0), "lower"}}) {
     const fs::path out = fresh_dir("fivsim_cli_continue");
     const Result r = run_fivsim("continue " + kScenarios + "bstab_friction.json --set '/continuation=" + c.block +
                                 "' --out " + out.string());
@@ -56,7 +56,7 @@ TEST(ContinueCommand, HopfPointsOfSteadySlidingAreTheClosedForm) {
     EXPECT_EQ(h["kind"], "hopf");
     EXPECT_NEAR(h["parameter"].get<double>(), c.expected, 1e-8) << c.block;
     EXPECT_NEAR(h["frequency"].get<double>(), 1.0, 1e-6);  // √(k/m) where the damping vanishes
-    EXPECT_EQ(h["becomes"], c.becomes);
+    EXPECT_EQ(h["stable_side"], c.stable_side);
     EXPECT_EQ(lines_of(out / "branches.csv"), s["points"].get<long>() + 1);
     EXPECT_EQ(lines_of(out / "bifurcations.csv"), 2);
     fs::remove_all(out);
@@ -143,7 +143,8 @@ TEST(ContinueCommand, TheDemoChainsPeriodDoublings) {
     EXPECT_LT(pd["parameter"].get<double>(), c.hi);
     // the multiplier there is −1 to the variational equations' accuracy
     EXPECT_LT(std::abs(pd["test"].get<double>()), 1e-6);
-    EXPECT_EQ(pd["becomes"], "unstable");
+    // the period-1 orbit is stable between the two doublings, whichever way the branch runs
+    EXPECT_EQ(pd["stable_side"], c.lo < 10 ? "upper" : "lower");
     EXPECT_EQ(s["stop"], c.lo < 10 ? "p_min reached" : "p_max reached");
     // the doubled orbit's branch, switched onto there: stable, to the range's end, its period
     // twice the single orbit's where it is born
@@ -170,48 +171,6 @@ TEST(ContinueCommand, TheDemoChainsPeriodDoublings) {
     EXPECT_NEAR(doubled_first, 2.0 * single_period, 0.01 * doubled_first);
     fs::remove_all(out);
   }
-}
-
-// the rows of a CSV file as maps from column name to value
-std::vector<std::map<std::string, double>> csv_rows(const fs::path& file) {
-  std::ifstream in(file);
-  std::string line;
-  std::getline(in, line);
-  std::vector<std::string> names;
-  std::stringstream hs(line);
-  for (std::string cell; std::getline(hs, cell, ',');) names.push_back(cell);
-  std::vector<std::map<std::string, double>> rows;
-  while (std::getline(in, line)) {
-    std::stringstream ss(line);
-    std::map<std::string, double> row;
-    std::size_t k = 0;
-    for (std::string cell; std::getline(ss, cell, ',') && k < names.size(); ++k) {
-      char* end = nullptr;
-      const double v = std::strtod(cell.c_str(), &end);
-      row[names[k]] = end != cell.c_str() ? v : std::nan("");
-    }
-    rows.push_back(row);
-  }
-  return rows;
-}
-
-// column `name` of a CSV file as text, row by row
-std::vector<std::string> csv_text_column(const fs::path& file, const std::string& name) {
-  std::ifstream in(file);
-  std::string line;
-  std::getline(in, line);
-  std::stringstream hs(line);
-  long col = -1, k = 0;
-  for (std::string cell; std::getline(hs, cell, ','); ++k)
-    if (cell == name) col = k;
-  std::vector<std::string> out;
-  while (col >= 0 && std::getline(in, line)) {
-    std::stringstream ss(line);
-    std::string cell;
-    for (long j = 0; j <= col; ++j) std::getline(ss, cell, ',');
-    out.push_back(cell);
-  }
-  return out;
 }
 
 // a Coulomb slider with static friction above kinetic (m = k = 1, undamped, load 1, μ_s 0.6, μ_k
@@ -356,7 +315,8 @@ TEST(ContinueCommand, BstabsStickSlipCycleEndsWhereItMeetsTheUnstableCycleThatBo
     EXPECT_NEAR(g["parameter"].get<double>(), 1.8366009722, 1e-7);
     EXPECT_EQ(g["events"], nlohmann::json::array({2, 0}));
     EXPECT_TRUE(g["turns"].get<bool>());
-    EXPECT_EQ(g["becomes"], "unstable");
+    // two orbits meet there, both below it: no side is stable
+    EXPECT_FALSE(g.contains("stable_side"));
     const auto rows = csv_rows(out / shooting / "branches.csv");
     const long at = g["after_point"].get<long>();
     std::vector<std::map<std::string, double>> slip(rows.begin() + at + 1, rows.end());
@@ -594,7 +554,7 @@ TEST(ContinueCommand, GrazingOnTheBreakAwaySectionIsTheVelocitySectionsGrazing) 
   ASSERT_EQ(s["bifurcations"].size(), 2u) << s["bifurcations"].dump();
   const auto& pd = s["bifurcations"][0];
   EXPECT_EQ(pd["kind"], "period_doubling");
-  EXPECT_EQ(pd["becomes"], "stable");
+  EXPECT_EQ(pd["stable_side"], "lower");
   const auto& g = s["bifurcations"][1];
   EXPECT_EQ(g["kind"], "grazing");
   EXPECT_EQ(g["events"], nlohmann::json::array({7, 5}));
@@ -662,7 +622,7 @@ TEST(ContinueCommand, ADoublingShortOfAGrazingInOneStepIsLocatedOnTheGrazingsNea
     found[from] = summary_of(dir / from)["bifurcations"];
     ASSERT_EQ(found[from].size(), 2u) << found[from].dump();
     EXPECT_EQ(found[from][0]["kind"], "period_doubling");
-    EXPECT_EQ(found[from][0]["becomes"], "stable");
+    EXPECT_EQ(found[from][0]["stable_side"], "lower");
     EXPECT_EQ(found[from][1]["kind"], "grazing");
   }
   // one step from 5.8, two from 5.74
@@ -731,7 +691,7 @@ TEST(ContinueCommand, TorusPointIsWherePlainRunsTurnFromDecayToGrowth) {
     ASSERT_EQ(s["bifurcations"].size(), 1u) << s["bifurcations"].dump();
     const auto& t = s["bifurcations"][0];
     EXPECT_EQ(t["kind"], "torus");
-    EXPECT_EQ(t["becomes"], "unstable");
+    EXPECT_EQ(t["stable_side"], "lower");
     EXPECT_GT(t["angle"].get<double>(), 0.0);
     EXPECT_LT(t["angle"].get<double>(), M_PI);
     torus[shooting] = t["parameter"].get<double>();

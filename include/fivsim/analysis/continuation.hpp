@@ -145,6 +145,10 @@ struct ContinuationBranch {
   std::vector<ContinuationPoint> points;
   std::vector<Bifurcation> bifurcations;
   std::string stop;  // why it ended: "p_max reached", "p_min reached", "max_points", "step below ds_min"
+  // a branch that stalled (step below ds_min) next to a grazing point the corrector could not
+  // cross: the signature beyond it (0: none found) and the parameter where it was seen
+  long graze_ahead = 0;
+  double graze_at = 0.0;
 };
 
 // Newton on F(x, p) = 0 at fixed p from x (the branch's first point); false where it does not
