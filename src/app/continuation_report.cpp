@@ -62,16 +62,22 @@ double location_error(const Bifurcation& f) {
 // grazing's events on either side), the parameter within its location's error, and where the
 // orbit has one crossing (or is an equilibrium) the same state
 bool same_point(const Bifurcation& f, int period_n, const Bifurcation& g, int period_m) {
-  if (f.kind != g.kind || period_n != period_m) return false;
+  if (f.kind != g.kind) return false;
+  // a period-kN branch may follow a period-1 orbit k times round (a doubled orbit that collapsed
+  // onto the orbit it doubled from): its fold or doubling is the period-1 orbit's, at the same state
+  const bool rounds = period_n != period_m && std::min(period_n, period_m) == 1 && f.kind != BifurcationKind::grazing;
+  if (period_n != period_m && !rounds) return false;
   if (f.kind == BifurcationKind::grazing &&
       std::minmax(f.signature_before, f.signature_after) != std::minmax(g.signature_before, g.signature_after))
     return false;
   const double within = 1e-7 * (1.0 + std::fabs(f.p)) + 3.0 * (location_error(f) + location_error(g));
   if (!(std::fabs(f.p - g.p) <= within)) return false;
+  const bool same_state =
+      f.x.size() == g.x.size() && (f.x - g.x).cwiseAbs().maxCoeff() <=
+                                      1e-5 * (1.0 + std::max(f.x.cwiseAbs().maxCoeff(), g.x.cwiseAbs().maxCoeff()));
+  if (rounds) return same_state;
   // a period-N orbit's first crossing may be any of its N; a coarse location's state is as far off
-  if (period_n > 1 || f.x.size() != g.x.size() || within > 1e-5 * (1.0 + std::fabs(f.p))) return true;
-  const double scale = 1.0 + std::max(f.x.cwiseAbs().maxCoeff(), g.x.cwiseAbs().maxCoeff());
-  return (f.x - g.x).cwiseAbs().maxCoeff() <= 1e-5 * scale;
+  return period_n > 1 || within > 1e-5 * (1.0 + std::fabs(f.p)) || same_state;
 }
 
 // an orbit branch that stalled next to a multiplier +1 (within 2e-3): a fold or a branch point the
