@@ -7,6 +7,8 @@
 #include <utility>
 
 #include "fivsim/app/sweep.hpp"
+#include "fivsim/core/stopwatch.hpp"
+#include "fivsim/identify/law_ranking.hpp"
 #include "fivsim/sweep/greybox_sweeps.hpp"
 
 namespace fivsim {
@@ -45,6 +47,24 @@ json report_json(const SindyReport& r, const IdentifyConfig& c) {
   }
   if (c.truth) j["errors_percent"] = parameters_json(relative_errors_percent(r.parameters, *c.truth));
   return j;
+}
+
+// the response the method's fit gives ("fit"), null for a method with none
+const Eigen::VectorXd* fitted_response(const IdentificationResult& result) {
+  if (result.pinn) return &result.pinn_result.x;
+  if (result.greybox_search) return &result.greybox.response;
+  if (result.extended) return &result.extended_sindy.response.x;
+  return result.sindy.response.finite ? &result.sindy.response.x : nullptr;
+}
+
+// response − record over the samples the response reaches (a simulation that failed stops short)
+Eigen::VectorXd response_residual(const Eigen::VectorXd& response, const Eigen::VectorXd& x) {
+  const long n = std::min(response.size(), x.size());
+  Eigen::VectorXd r = response.head(n) - x.head(n);
+  // a diverged response's samples are no residual
+  long finite = 0;
+  while (finite < n && std::isfinite(r(finite))) ++finite;
+  return r.head(finite);
 }
 
 std::vector<double> values_of(const Eigen::VectorXd& v) { return std::vector<double>(v.data(), v.data() + v.size()); }
@@ -102,12 +122,13 @@ LoadedIdentification load_identification(const json& document, const std::string
   return out;
 }
 
-IdentifyOutcome run_identification(const LoadedIdentification& loaded) {
-  const IdentifyConfig& config = loaded.config;
+namespace {
+
+// the outcome of `result`, identified as `config` says, in `wall` seconds
+IdentifyOutcome describe(const IdentifyConfig& config, IdentificationResult fitted, double wall) {
   IdentifyOutcome out;
-  const auto t0 = std::chrono::steady_clock::now();
-  out.result = identify(config, loaded.record);
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  out.config = config;
+  out.result = std::move(fitted);
   const IdentificationResult& result = out.result;
   const Record& r = result.record;
   const long n = r.size();
@@ -293,8 +314,130 @@ IdentifyOutcome run_identification(const LoadedIdentification& loaded) {
   }
   j["fit"] = fit_json(j, result);
   if (config.truth) j["truth"] = parameters_json(*config.truth);
+  // what the fit's response leaves of the record, against the record's own noise
+  const Eigen::VectorXd* fit = fitted_response(result);
+  const double noise = record_noise_std(r.x);
+  json check = {{"noise_std", std::isfinite(noise) ? json(noise) : json(nullptr)},
+                {"noise_from", "the record's second differences (median absolute value)"}};
+  std::vector<std::string> warnings;
+  if (fit) {
+    const Eigen::VectorXd residual = response_residual(*fit, r.x);
+    const ResidualWhiteness w = residual_whiteness(residual);
+    const double rms =
+        residual.size() ? std::sqrt(residual.squaredNorm() / static_cast<double>(residual.size())) : std::nan("");
+    check["residual_rms"] = std::isfinite(rms) ? json(rms) : json(nullptr);
+    check["residual_rho1"] = w.rho1;
+    check["runs_z"] = w.runs_z;
+    check["white"] = w.white;
+    warnings = misfit_warnings("the identified model", rms, noise, w);
+  }
+  check["warnings"] = warnings;
+  j["residual"] = check;
+  j["warnings"] = warnings;
   j["wall_s"] = wall;
   j["config"] = config.document;
+  return out;
+}
+
+// a candidate law's fit, scored
+struct CandidateFit {
+  IdentifyConfig config;
+  IdentificationResult result;
+  CandidateScore score;
+};
+
+}  // namespace
+
+IdentifyOutcome run_identification(const LoadedIdentification& loaded) {
+  const IdentifyConfig& config = loaded.config;
+  const auto t0 = std::chrono::steady_clock::now();
+  if (config.candidates.empty()) {
+    IdentificationResult result = identify(config, loaded.record);
+    return describe(config, std::move(result), seconds_since(t0));
+  }
+  // every candidate law its own search, then ranked by their residuals and numbers
+  std::vector<CandidateFit> fits;
+  std::vector<CandidateScore> scores;
+  for (const LawCandidate& law : config.candidates) {
+    CandidateFit f{candidate_config(config, law), {}, {}};
+    score_populations_on_options_device(f.config);
+    f.result = identify(f.config, loaded.record);
+    const Eigen::VectorXd residual = response_residual(f.result.greybox.response, f.result.record.x);
+    f.score.name = law.law;
+    f.score.parameters = static_cast<int>(f.config.parameters.size());
+    f.score.samples = residual.size();
+    f.score.rss = residual.size() == f.result.record.x.size() ? residual.squaredNorm() : HUGE_VAL;
+    scores.push_back(f.score);
+    fits.push_back(std::move(f));
+  }
+  rank_candidates(scores);
+  std::size_t best = 0;
+  for (std::size_t i = 0; i < scores.size(); ++i)
+    if (scores[i].bic < scores[best].bic) best = i;
+  const double wall = seconds_since(t0);
+  // every candidate identified the same record
+  const Record record = fits[best].result.record;
+  const double noise = record_noise_std(record.x);
+  json candidates = json::array();
+  for (std::size_t i = 0; i < fits.size(); ++i) {
+    const CandidateFit& f = fits[i];
+    const CandidateScore& c = scores[i];
+    const GreyboxReport& g = f.result.greybox;
+    json values = json::object(), interval = json::object(), truth = json::object();
+    for (std::size_t k = 0; k < f.config.parameters.size(); ++k) {
+      const GreyboxParameter& p = f.config.parameters[k];
+      const double v = g.values(static_cast<long>(k)), hw = g.half_width(static_cast<long>(k));
+      values[p.path] = v;
+      interval[p.path] = std::isfinite(hw) ? json{v - hw, v + hw} : json(nullptr);
+      if (std::isfinite(p.truth)) truth[p.path] = p.truth;
+    }
+    const Eigen::VectorXd residual = response_residual(g.response, record.x);
+    const ResidualWhiteness w = residual_whiteness(residual);
+    const double rms = c.samples > 0 ? std::sqrt(c.rss / static_cast<double>(c.samples)) : std::nan("");
+    json one = {{"law", c.name},
+                {"rank", c.rank},
+                {"parameters", values},
+                {"interval_95", interval},
+                {"fitted", c.parameters},
+                {"rmse", std::isfinite(rms) ? json(rms) : json(nullptr)},
+                {"rss", std::isfinite(c.rss) ? json(c.rss) : json(nullptr)},
+                {"aic", std::isfinite(c.aic) ? json(c.aic) : json(nullptr)},
+                {"bic", std::isfinite(c.bic) ? json(c.bic) : json(nullptr)},
+                {"delta_aic", std::isfinite(c.delta_aic) ? json(c.delta_aic) : json(nullptr)},
+                {"delta_bic", std::isfinite(c.delta_bic) ? json(c.delta_bic) : json(nullptr)},
+                {"akaike_weight", c.akaike_weight},
+                {"bic_weight", c.bic_weight},
+                {"residual_rho1", w.rho1},
+                {"runs_z", w.runs_z},
+                {"white", w.white},
+                {"evaluations", g.evaluations},
+                {"wall_s", g.wall_s}};
+    // a simulated record's truth only for its own law
+    if (!truth.empty()) one["truth"] = truth;
+    candidates.push_back(one);
+  }
+  IdentifyOutcome out = describe(fits[best].config, std::move(fits[best].result), wall);
+  json& j = out.identified;
+  j["candidates"] = candidates;
+  const CandidateScore& top = scores[best];
+  const double top_rms = top.samples > 0 ? std::sqrt(top.rss / static_cast<double>(top.samples)) : std::nan("");
+  j["ranking"] = {
+      {"by", "bic"},
+      {"best", top.name},
+      {"samples", top.samples},
+      {"noise_std", std::isfinite(noise) ? json(noise) : json(nullptr)},
+      {"likelihood", "Gaussian residuals of one variance, estimated as RSS/n"},
+      {"warnings", misfit_warnings("the best law, " + top.name + ",", top_rms, noise,
+                                   residual_whiteness(response_residual(out.result.greybox.response, record.x)))}};
+  j["warnings"] = j["ranking"]["warnings"];
+  j["residual"]["warnings"] = j["warnings"];
+  // every candidate's response beside the record
+  for (std::size_t i = 0; i < fits.size(); ++i) {
+    const Eigen::VectorXd& x = i == best ? out.result.greybox.response : fits[i].result.greybox.response;
+    std::vector<double> column(static_cast<std::size_t>(record.size()), std::nan(""));
+    for (long k = 0; k < record.size() && k < x.size(); ++k) column[static_cast<std::size_t>(k)] = x(k);
+    out.response.add("x_" + scores[i].name, std::move(column));
+  }
   return out;
 }
 

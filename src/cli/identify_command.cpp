@@ -82,9 +82,10 @@ int identify_command(const IdentifyArgs& args) {
     if (doc.is_object() && doc.contains("sweep")) return identify_batch_command(doc, args);
     const LoadedIdentification loaded =
         load_identification(doc, std::filesystem::path(args.config).parent_path().string());
-    const IdentifyConfig& config = loaded.config;
-    StagedDirectory dir(output_folder(args.out, config.name), identify_inputs(args.config, config));
+    StagedDirectory dir(output_folder(args.out, loaded.config.name), identify_inputs(args.config, loaded.config));
     const IdentifyOutcome outcome = run_identification(loaded);
+    // with candidate laws, the best law's search
+    const IdentifyConfig& config = outcome.config;
     const IdentificationResult& result = outcome.result;
     const Record& r = result.record;
     write_columns(outcome.record, dir.file("record.csv"));
@@ -155,6 +156,24 @@ int identify_command(const IdentifyArgs& args) {
         print_report("extended SINDy", result.extended_sindy, config);
       }
     }
+    const json& j = outcome.identified;
+    if (j.contains("candidates")) {
+      std::printf("  candidate laws by BIC (record noise %.3g m):\n",
+                  j["ranking"]["noise_std"].is_number() ? j["ranking"]["noise_std"].get<double>() : std::nan(""));
+      std::printf("    %-4s %-18s %3s %11s %10s %10s %8s %8s\n", "rank", "law", "p", "RMSE", "dBIC", "dAIC", "w(AIC)",
+                  "white");
+      std::vector<const json*> order;
+      for (const json& c : j["candidates"]) order.push_back(&c);
+      std::sort(order.begin(), order.end(),
+                [](const json* a, const json* b) { return (*a)["rank"].get<int>() < (*b)["rank"].get<int>(); });
+      const auto number = [](const json& v) { return v.is_number() ? v.get<double>() : std::nan(""); };
+      for (const json* c : order)
+        std::printf("    %-4d %-18s %3d %11.4g %10.4g %10.4g %8.3g %8s\n", (*c)["rank"].get<int>(),
+                    (*c)["law"].get<std::string>().c_str(), (*c)["fitted"].get<int>(), number((*c)["rmse"]),
+                    number((*c)["delta_bic"]), number((*c)["delta_aic"]), (*c)["akaike_weight"].get<double>(),
+                    (*c)["white"].get<bool>() ? "yes" : "no");
+    }
+    for (const auto& w : j["warnings"]) std::printf("  warning: %s\n", w.get<std::string>().c_str());
     return kExitOk;
   });
 }

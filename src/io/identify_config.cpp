@@ -1,11 +1,14 @@
 // src/io/identify_config.cpp — identification files (io/identify_config.hpp).
 #include "fivsim/io/identify_config.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <memory>
 #include <stdexcept>
 
+#include "fivsim/friction/static_laws.hpp"
 #include "fivsim/integrate/method.hpp"
 #include "fivsim/io/scenario.hpp"
 
@@ -140,6 +143,109 @@ void parse_derivative_options(JsonObject& o, IdentifyConfig& c) {
   if (c.window > 0 && c.order >= c.window) throw InputError(o.pointer_of("order"), "must be smaller than the window");
 }
 
+// the value a simulated record's scenario gives a fitted number: its truth, where the record
+// comes from a simulation with the same friction law (a number of another law, though named
+// alike, is not its truth); NaN otherwise
+double simulated_truth(const IdentifyConfig& c, const json& model_document, const std::string& path) {
+  const json::json_pointer ptr(path);
+  if (!c.simulate || !c.data_document.contains(ptr) || !c.data_document[ptr].is_number())
+    return std::numeric_limits<double>::quiet_NaN();
+  const json::json_pointer law("/friction/law");
+  if (path.rfind("/friction/", 0) == 0 &&
+      (!c.data_document.contains(law) || !model_document.contains(law) || c.data_document[law] != model_document[law]))
+    return std::numeric_limits<double>::quiet_NaN();
+  return c.data_document[ptr].get<double>();
+}
+
+// the search's simulation: the model scenario with the candidate's values at the parameters' paths
+void set_greybox_model(IdentifyConfig& c, const json& model_document) {
+  std::vector<std::string> paths;
+  for (const GreyboxParameter& p : c.parameters) paths.push_back(p.path);
+  c.response = [model_document, paths](const Eigen::VectorXd& values, const Record& record, std::string* why) {
+    json doc = model_document;
+    for (std::size_t i = 0; i < paths.size(); ++i) doc[json::json_pointer(paths[i])] = values(static_cast<long>(i));
+    return scenario_response(doc, record, why);
+  };
+  c.greybox_model = model_document;
+}
+
+// a static law's number where a candidate gives none: its bounds and start
+struct LawNumberDefault {
+  const char* name;
+  double lo, hi, initial;
+};
+constexpr LawNumberDefault kLawNumberDefaults[] = {
+    {"mu", 1e-3, 2.0, 0.5},    {"mu_s", 1e-3, 2.0, 0.6}, {"mu_d", 1e-3, 2.0, 0.4},  {"mu_k", 1e-3, 2.0, 0.4},
+    {"mu_c", 1e-3, 2.0, 0.4},  {"mu_v", 0.0, 1.0, 0.01}, {"alpha", 1e-2, 1e2, 1.0}, {"delta", 1e-2, 1e2, 1.0},
+    {"eps", 1e-1, 1e4, 100.0}, {"v_s", 1e-3, 10.0, 0.1}, {"beta", 0.0, 10.0, 1.0},  {"Ts_l", 1e-3, 2.0, 0.5},
+    {"Ts_r", 1e-3, 2.0, 0.5},  {"T0_l", 0.0, 1e2, 1.0},  {"T0_r", 0.0, 1e2, 1.0}};
+
+// "candidates": a list of laws (a name, or {"law", "parameters": {name: {"bounds", "initial"}}})
+// or "all static" (every static law but the asymmetric one); each law's numbers start from the
+// model's same-named ones where it has them
+void parse_candidates(JsonObject& root, const json& model_document, IdentifyConfig& c) {
+  const std::string at = root.pointer_of("candidates");
+  json list = root.raw("candidates");
+  if (list.is_string()) {
+    if (list != "all static") throw InputError(at, "is a list of laws or \"all static\"");
+    list = json::array();
+    for (const FrictionLawInfo& info : kFrictionLawInfo)
+      if (std::string(info.name) != "asymmetric") list.push_back(info.name);
+  }
+  if (!list.is_array() || list.empty()) throw InputError(at, "is a list of laws or \"all static\"");
+  const json& model_friction = model_document.contains("friction") ? model_document["friction"] : json::object();
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const std::string here = pointer_join(at, i);
+    json entry = list[i].is_string() ? json{{"law", list[i]}} : list[i];
+    JsonObject o(entry, here);
+    LawCandidate k;
+    k.law = o.string("law");
+    const FrictionLawInfo* info = nullptr;
+    for (const FrictionLawInfo& f : kFrictionLawInfo)
+      if (k.law == f.name) info = &f;
+    if (!info) throw InputError(o.pointer_of("law"), "'" + k.law + "' is not a static friction law");
+    for (const LawCandidate& other : c.candidates)
+      if (other.law == k.law) throw InputError(o.pointer_of("law"), "'" + k.law + "' is a candidate twice");
+    JsonObject given = o.has("parameters") ? o.object("parameters") : JsonObject(kEmptyObject, here + "/parameters");
+    k.friction = {{"law", k.law}};
+    for (int j = 0; j < info->n_params; ++j) {
+      const std::string name = info->params[j];
+      const LawNumberDefault* d = nullptr;
+      for (const LawNumberDefault& x : kLawNumberDefaults)
+        if (name == x.name) d = &x;
+      GreyboxParameter p;
+      p.path = "/friction/" + name;
+      p.lo = d ? d->lo : 0.0;
+      p.hi = d ? d->hi : 1.0;
+      p.initial = model_friction.contains(name) && model_friction[name].is_number() ? model_friction[name].get<double>()
+                  : d                                                               ? d->initial
+                                                                                    : 0.5 * (p.lo + p.hi);
+      if (given.has(name)) {
+        JsonObject b = given.object(name);
+        if (b.has("bounds")) {
+          const std::vector<double> v = b.numbers("bounds", 2, NumberRule::any, "lower and upper bound");
+          if (!(v[1] > v[0])) throw InputError(b.pointer_of("bounds"), "needs lower < upper");
+          p.lo = v[0];
+          p.hi = v[1];
+        }
+        p.initial = b.number_or("initial", std::clamp(p.initial, p.lo, p.hi));
+        if (p.initial < p.lo || p.initial > p.hi)
+          throw InputError(b.pointer_of("initial"), "must lie within the bounds");
+        b.finish();
+      }
+      p.initial = std::clamp(p.initial, p.lo, p.hi);
+      k.friction[name] = p.initial;
+      json model = model_document;
+      model["friction"] = k.friction;
+      p.truth = simulated_truth(c, model, p.path);
+      k.parameters.push_back(p);
+    }
+    given.finish();
+    o.finish();
+    c.candidates.push_back(std::move(k));
+  }
+}
+
 // greybox: the optimiser, and for the output-error searches the scenario and its parameters
 void parse_greybox(JsonObject& root, JsonObject& o, IdentifyConfig& c, const std::string& base_dir) {
   const bool search_model = root.has("model");
@@ -150,6 +256,7 @@ void parse_greybox(JsonObject& root, JsonObject& o, IdentifyConfig& c, const std
     const std::string searches = "applies to the output-error optimizers (nelder_mead, genetic, levenberg_marquardt)";
     if (search_model) throw InputError("/model", searches);
     if (root.has("parameters")) throw InputError("/parameters", searches);
+    if (root.has("candidates")) throw InputError("/candidates", searches);
     c.v_slip = o.number_or("v_slip", 1e-3, NumberRule::non_negative);
     c.rls_lambda = o.number_or("lambda", 1.0, NumberRule::positive);
     if (c.rls_lambda > 1.0) throw InputError(o.pointer_of("lambda"), "must be in (0, 1]");
@@ -166,8 +273,10 @@ void parse_greybox(JsonObject& root, JsonObject& o, IdentifyConfig& c, const std
   } catch (const InputError& e) {
     throw InputError("/model/scenario", "'" + path + "': " + e.what());
   }
-  const json& list = root.array("parameters");
-  if (list.empty()) throw InputError("/parameters", "must name at least one number to fit");
+  const bool candidates = root.has("candidates");
+  static const json kNoParameters = json::array();
+  const json& list = candidates && !root.has("parameters") ? kNoParameters : root.array("parameters");
+  if (list.empty() && !candidates) throw InputError("/parameters", "must name at least one number to fit");
   for (std::size_t i = 0; i < list.size(); ++i) {
     JsonObject po(list[i], pointer_join("/parameters", i));
     GreyboxParameter p;
@@ -186,20 +295,14 @@ void parse_greybox(JsonObject& root, JsonObject& o, IdentifyConfig& c, const std
     p.hi = b[1];
     p.initial = po.number_or("initial", model_document[ptr].get<double>());
     if (p.initial < p.lo || p.initial > p.hi) throw InputError(po.pointer_of("initial"), "must lie within the bounds");
-    if (c.simulate && c.data_document.contains(ptr) && c.data_document[ptr].is_number())
-      p.truth = c.data_document[ptr].get<double>();
+    if (candidates && p.path.rfind("/friction/", 0) == 0)
+      throw InputError(po.pointer_of("path"), "is a number of the friction law, which each candidate fits itself");
+    p.truth = simulated_truth(c, model_document, p.path);
     po.finish();
     c.parameters.push_back(p);
   }
-  // the search's simulation: the model scenario with the candidate's values at the parameters' paths
-  std::vector<std::string> paths;
-  for (const GreyboxParameter& p : c.parameters) paths.push_back(p.path);
-  c.response = [model_document, paths](const Eigen::VectorXd& values, const Record& record, std::string* why) {
-    json doc = model_document;
-    for (std::size_t i = 0; i < paths.size(); ++i) doc[json::json_pointer(paths[i])] = values(static_cast<long>(i));
-    return scenario_response(doc, record, why);
-  };
-  c.greybox_model = model_document;
+  if (candidates) parse_candidates(root, model_document, c);
+  set_greybox_model(c, model_document);
   const bool lm = c.greybox_optimizer == "levenberg_marquardt";
   c.max_iter_search = static_cast<int>(o.integer_or("max_iter", lm ? 200 : 2000, 1));
   if (c.greybox_optimizer == "genetic") {
@@ -359,6 +462,16 @@ IdentifyConfig parse_identify_config(const json& doc, const std::string& base_di
   if (root.has("sweep")) (void)root.raw("sweep");
   root.finish();
   return c;
+}
+
+IdentifyConfig candidate_config(const IdentifyConfig& c, const LawCandidate& candidate) {
+  IdentifyConfig k = c;
+  k.candidates.clear();
+  k.parameters.insert(k.parameters.end(), candidate.parameters.begin(), candidate.parameters.end());
+  json model = c.greybox_model;
+  model["friction"] = candidate.friction;
+  set_greybox_model(k, model);
+  return k;
 }
 
 Eigen::VectorXd scenario_response(const json& scenario, const Record& record, std::string* why) {

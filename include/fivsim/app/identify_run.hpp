@@ -27,6 +27,7 @@ struct LoadedIdentification {
 LoadedIdentification load_identification(const nlohmann::json& document, const std::string& base_dir);
 
 struct IdentifyOutcome {
+  IdentifyConfig config;  // as identified: with candidate laws, the best law's search
   IdentificationResult result;
   nlohmann::json identified;  // what identified.json holds
   NamedColumns record;        // record.csv: the data as identified (after noise)

@@ -43,6 +43,15 @@ struct GreyboxParameter {
   double truth = std::numeric_limits<double>::quiet_NaN();  // the data scenario's value, when simulated
 };
 
+// a candidate friction law of a grey-box search (`candidates`): the model scenario's /friction
+// replaced by `friction` (its law and starting values) and every number of the law fitted within
+// its bounds, beside the search's common parameters
+struct LawCandidate {
+  std::string law;
+  nlohmann::json friction;
+  std::vector<GreyboxParameter> parameters;
+};
+
 struct IdentifyConfig {
   std::string name;
   std::string method;  // sindy | extended_sindy | greybox | joint_terms | pinn
@@ -99,6 +108,9 @@ struct IdentifyConfig {
   std::string evaluate = "sweep";  // sweep | simulations
   nlohmann::json greybox_model;    // the model scenario after its overrides (output-error searches)
   std::vector<GreyboxParameter> parameters;
+  // several friction laws fitted and ranked (identify/law_ranking.hpp): each its own search, the
+  // config for it from io/identify_config.hpp candidate_config
+  std::vector<LawCandidate> candidates;
   int max_iter_search = 2000;
   int population = 48, generations = 40;  // genetic
   bool polish = true;                     // genetic: Nelder–Mead from the best candidate

@@ -324,12 +324,27 @@ def _frame(columns):
     return pd.DataFrame(columns)
 
 
+def _ranking(candidates):
+    """identified.json's candidate laws as columns, best first (None without candidates)"""
+    if not candidates:
+        return None
+    keys = ("law", "rank", "fitted", "rmse", "aic", "bic", "delta_aic", "delta_bic", "akaike_weight", "bic_weight",
+            "white")
+    rows = sorted(candidates, key=lambda c: c["rank"])
+    nan = _math.nan
+    return {k: _np.asarray([nan if c[k] is None else c[k] for c in rows], dtype=str if k == "law" else None)
+            for k in keys}
+
+
 class IdentifyResult:
     """One identification (fivsim identify): .parameters ({name: value}) and .intervals ({name:
     (low, high) 95 % interval, or None where the method gives none}) whatever the method (what
-    identified.json's "fit" holds), .identified (all of identified.json), .record, .response and
-    .bounds (dicts of arrays named like the columns of record.csv, response.csv and bounds.csv;
-    .bounds is None unless extended SINDy ran the seed's grid)."""
+    identified.json's "fit" holds; with candidate laws, the best law's), .warnings (what the fit's
+    residual says of the model), .ranking (with candidate laws: their columns law, rank, fitted,
+    rmse, aic, bic, delta_aic, delta_bic, akaike_weight, bic_weight, white, best first; else None),
+    .identified (all of identified.json), .record, .response and .bounds (dicts of arrays named
+    like the columns of record.csv, response.csv and bounds.csv; .bounds is None unless extended
+    SINDy ran the seed's grid)."""
 
     def __init__(self, raw):
         self.identified = _json.loads(raw["identified"])
@@ -339,20 +354,24 @@ class IdentifyResult:
         fit = self.identified["fit"]
         self.parameters = dict(fit["parameters"])
         self.intervals = {k: (None if v is None else tuple(v)) for k, v in fit["interval_95"].items()}
+        self.warnings = list(self.identified.get("warnings", []))
+        self.ranking = _ranking(self.identified.get("candidates"))
 
     def to_pandas(self, table="parameters"):
-        """table="parameters" (a row per parameter: value, low, high), "record", "response" or
-        "bounds" as a pandas DataFrame."""
+        """table="parameters" (a row per parameter: value, low, high), "ranking", "record",
+        "response" or "bounds" as a pandas DataFrame."""
         if table == "parameters":
             names = list(self.parameters)
             low = [self.intervals[n][0] if self.intervals.get(n) else _math.nan for n in names]
             high = [self.intervals[n][1] if self.intervals.get(n) else _math.nan for n in names]
             return _frame({"parameter": names, "value": [self.parameters[n] for n in names], "low": low, "high": high})
-        if table not in ("record", "response", "bounds"):
-            raise ValueError('table is "parameters", "record", "response" or "bounds"')
+        if table not in ("ranking", "record", "response", "bounds"):
+            raise ValueError('table is "parameters", "ranking", "record", "response" or "bounds"')
         data = getattr(self, table)
         if data is None:
-            raise ValueError("this identification has no bounds (only extended SINDy's grid step 3 computes them)")
+            raise ValueError("this identification has no %s" % ("ranking (it names no candidate laws)"
+                                                                if table == "ranking" else
+                                                                "bounds (only extended SINDy's grid step 3 computes them)"))
         return _frame(data)
 
     def __repr__(self):
