@@ -331,6 +331,16 @@ IdentifyOutcome describe(const IdentifyConfig& config, IdentificationResult fitt
     check["white"] = w.white;
     warnings = misfit_warnings("the identified model", rms, noise, w);
   }
+  // an equation-error fit (SINDy, extended SINDy) is judged by its equation's residual: its
+  // re-simulated response drifts from a noisy record's in phase even where the equation is right
+  const EquationCheck& eq = result.equation;
+  if (eq.samples > 0 && !result.greybox_search && !result.greybox_equation && !result.joint_terms && !result.pinn) {
+    check["equation_rms"] = std::isfinite(eq.rms) ? json(eq.rms) : json(nullptr);
+    check["equation_expected"] = std::isfinite(eq.expected) ? json(eq.expected) : json(nullptr);
+    check["equation_samples"] = eq.samples;
+    warnings = equation_warnings(result.extended ? "the extended SINDy equation" : "the SINDy equation", eq.rms,
+                                 eq.expected, eq.samples);
+  }
   check["warnings"] = warnings;
   j["residual"] = check;
   j["warnings"] = warnings;

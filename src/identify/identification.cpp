@@ -11,6 +11,7 @@
 #include "fivsim/core/input_error.hpp"
 #include "fivsim/core/random.hpp"
 #include "fivsim/identify/greybox.hpp"
+#include "fivsim/identify/law_ranking.hpp"
 #include "fivsim/integrate/method.hpp"
 
 namespace fivsim {
@@ -34,6 +35,35 @@ Eigen::MatrixXd state_matrix(const Record& r, const std::vector<long>& rows) {
     }
   }
   return X;
+}
+
+// what the final equation's ẋ2 row leaves of the record on the samples it must hold on (`rows`;
+// all when empty): its residual's RMS against what a right equation leaves there — the record's
+// noise on v through the derivative filter (the filter applied to white noise of the noise level
+// record_noise_std finds in v) and the filter's bias (the change of ẋ2 with the window doubled)
+EquationCheck equation_check(const Eigen::MatrixXd& theta, const Eigen::VectorXd& dx2, const Eigen::VectorXd& dx2_check,
+                             const Eigen::VectorXd& xi2, const std::vector<long>& rows, const Record& record,
+                             const IdentifyConfig& c) {
+  EquationCheck out;
+  const Eigen::VectorXd residual = dx2 - theta * xi2;
+  const bool checkable = dx2_check.size() == dx2.size();
+  double rr = 0.0, bias = 0.0;
+  const long n = rows.empty() ? dx2.size() : static_cast<long>(rows.size());
+  for (long k = 0; k < n; ++k) {
+    const long i = rows.empty() ? k : rows[static_cast<std::size_t>(k)];
+    rr += residual(i) * residual(i);
+    if (checkable) bias += (dx2(i) - dx2_check(i)) * (dx2(i) - dx2_check(i));
+  }
+  if (n == 0) return out;
+  out.samples = n;
+  out.rms = std::sqrt(rr / static_cast<double>(n));
+  // the noise through the filter: a fixed seed, so that the check is deterministic
+  const double sigma_v = record_noise_std(record.v);
+  Eigen::VectorXd white = Eigen::VectorXd::Zero(record.size());
+  add_noise(white, std::isfinite(sigma_v) ? sigma_v : 0.0, 12345);
+  const double noise = root_mean_square(derivative(white, record, c));
+  out.expected = std::sqrt(noise * noise + bias / static_cast<double>(n));
+  return out;
 }
 
 Eigen::MatrixXd select_rows(const Eigen::MatrixXd& m, const std::vector<long>& rows) {
@@ -422,6 +452,7 @@ IdentificationResult identify(const IdentifyConfig& c, const Record& record) {
   Eigen::MatrixXd dX_check = dX;
   if (checkable) dX_check.col(1) = dx2_check;
   if (checkable) add_sindy_intervals(out.sindy, theta, dX.col(1), sindy_fit(theta, dX_check, options).xi.col(1));
+  out.equation = equation_check(theta, dX.col(1), dx2_check, all.xi.col(1), {}, record, c);
   out.extended = c.method == "extended_sindy";
   if (out.extended) {
     const Eq12Terms at = find_eq12_terms(c.library);
@@ -448,6 +479,8 @@ IdentificationResult identify(const IdentifyConfig& c, const Record& record) {
       out.extended_sindy = out.sindy;
       return out;
     }
+    // the slip samples half a window clear of every stop: where Eq. 12 must hold
+    const std::vector<long> clear = away_from_stops(seg, record.size(), derivative_window(c, record.sample_dt()) / 2);
     // step 3 on the stop and slip samples: the held regression, or the seed's grid
     double k_star = 0.0, c_star = 0.0, F_star = 0.0;
     if (c.step3 == "held") {
@@ -516,6 +549,7 @@ IdentificationResult identify(const IdentifyConfig& c, const Record& record) {
     }
     xi.col(1) = eq12_row(at, xi.rows(), k_star, c_star, F_star);
     out.extended_sindy = report(c, xi, record, record.size(), 0);
+    out.equation = equation_check(theta, dX.col(1), dx2_check, xi.col(1), clear, record, c);
     if (out.has_held_intervals) {
       const HeldIntervals& u = out.held_intervals;
       SindyReport& r = out.extended_sindy;

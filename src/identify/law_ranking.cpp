@@ -94,7 +94,9 @@ std::vector<std::string> misfit_warnings(const std::string& what, double rmse, d
                   what.c_str(), rmse, rmse / noise_std, noise_std);
     out.emplace_back(text);
   }
-  if (!w.white) {
+  // a residual below the record's noise (a clean record's numerical floor) says nothing of the model
+  const bool below_noise = std::isfinite(rmse) && std::isfinite(noise_std) && rmse <= noise_std;
+  if (!w.white && !below_noise) {
     std::snprintf(text, sizeof text,
                   "%s leaves a residual that is not white (lag-1 autocorrelation %.3f, runs test z = %.1f over %ld "
                   "samples): its intervals assume what the residual is not",
@@ -102,6 +104,18 @@ std::vector<std::string> misfit_warnings(const std::string& what, double rmse, d
     out.emplace_back(text);
   }
   return out;
+}
+
+std::vector<std::string> equation_warnings(const std::string& what, double rms, double expected, long samples,
+                                           double over) {
+  if (!(std::isfinite(rms) && std::isfinite(expected) && rms > over * expected)) return {};
+  char text[400];
+  std::snprintf(text, sizeof text,
+                "%s leaves an acceleration residual of RMS %.3g over the %ld samples it must hold on, %.1f times what "
+                "the record's noise and the derivative filter leave (%.3g): the equation misses structure in the "
+                "record, and its intervals do not hold",
+                what.c_str(), rms, samples, rms / expected, expected);
+  return {text};
 }
 
 }  // namespace fivsim

@@ -81,6 +81,11 @@ TEST(LawRanking, WhiteResidualsPassAndStructuredOnesDoNot) {
   ASSERT_EQ(both.size(), 2u);
   EXPECT_NE(both[0].find("2.0 times the record's noise"), std::string::npos) << both[0];
   EXPECT_TRUE(misfit_warnings("the law", 0.0101, 0.01, w).empty());
+  // a clean record's residual: below its noise estimate, however smooth
+  EXPECT_TRUE(misfit_warnings("the law", 1e-11, 1e-9, a).empty());
+  // an equation's residual against what a right one leaves: over twice it, flagged
+  EXPECT_EQ(equation_warnings("the equation", 2.5e-3, 1e-3, 100).size(), 1u);
+  EXPECT_TRUE(equation_warnings("the equation", 1.9e-3, 1e-3, 100).empty());
 }
 
 }  // namespace

@@ -168,6 +168,15 @@ struct GreyboxReport {
   std::string evaluated_by = "simulations";             // or "sweeps" (one per batch of candidates)
 };
 
+// an equation-error fit's ẋ2 residual on the samples its equation must hold on, against what a
+// right equation leaves there: the record's noise through the derivative filter and the filter's
+// bias (identification.cpp equation_check); NaN where not checked
+struct EquationCheck {
+  double rms = std::numeric_limits<double>::quiet_NaN();
+  double expected = std::numeric_limits<double>::quiet_NaN();
+  long samples = 0;
+};
+
 struct IdentificationResult {
   Record record;                    // as identified (after noise), with v, u, du filled
   SindyReport sindy;                // plain SINDy on every sample
@@ -188,6 +197,7 @@ struct IdentificationResult {
   GreyboxReport greybox;
   bool pinn = false;  // method pinn: `pinn_result` holds the networks' torque and response
   PinnIdentifyResult pinn_result;
+  EquationCheck equation;  // SINDy and extended SINDy: the final equation's
   // the torque's RMS error against the record's friction column, in percent of its RMS, over the
   // samples inside the balance's difference stencil (NaN when the record has no friction column)
   double pinn_torque_error_percent = std::numeric_limits<double>::quiet_NaN();

@@ -49,9 +49,16 @@ struct ResidualWhiteness {
 ResidualWhiteness residual_whiteness(const Eigen::VectorXd& residual);
 
 // what a fit's residual says of the model, empty where nothing: its RMS against the record's
-// noise (more than `over_noise` times it: the law leaves structure), and its whiteness. `what`
-// names the fit ("the best law, stribeck_exp, …")
+// noise (more than `over_noise` times it: the law leaves structure), and its whiteness where it
+// is not below the noise (a clean record's residual is the solvers' smooth error). `what` names
+// the fit ("the best law, stribeck_exp, …")
 std::vector<std::string> misfit_warnings(const std::string& what, double rmse, double noise_std,
                                          const ResidualWhiteness& w, double over_noise = 1.5);
+
+// what an equation-error fit's residual says of its equation: an ẋ2 residual of RMS `rms` over
+// `samples` more than `over` times what a right equation leaves there (`expected`: the record's
+// noise through the derivative filter and the filter's bias) — empty where not
+std::vector<std::string> equation_warnings(const std::string& what, double rms, double expected, long samples,
+                                           double over = 2.0);
 
 }  // namespace fivsim
