@@ -5,11 +5,14 @@ equation, each one's RMSE in the legend in the axis' unit, and beside it, not ov
 estimate with its 95 % interval (docs/IDENTIFY.md); --window T0 T1 draws only that time span. With
 --bounds it draws the extended-SINDy bound surfaces of one folder instead (seed 003 Fig. 3): the
 distance D = |Φ2 − Φ1| over the (k̂, ĉ) grid with its minimum (and the truth, when known), and Φ1,
-Φ2 along k̂ at the chosen ĉ*. A `pinn` folder (seed 002 Fig. 17) gets three panels: the record
+Φ2 along k̂ at the chosen ĉ*. With --laws it draws the candidate laws of one folder (an
+identification with a candidates list): each fitted μ against the sliding speed, ranked by BIC,
+over the record's own friction. A `pinn` folder (seed 002 Fig. 17) gets three panels: the record
 beside N1's response, N2's torque beside the record's friction when known, and the torque's error.
 
 usage: scripts/plot/plot_identify.py DIR [DIR ...] [--window 10 14] [--out FILE.pdf]
        scripts/plot/plot_identify.py DIR --bounds [--out FILE.pdf]
+       scripts/plot/plot_identify.py DIR --laws [--out FILE.pdf]
 """
 import os
 import sys
@@ -27,7 +30,10 @@ def arguments():
                     help="Draws only the time span from T0 to T1 in s.")
     ap.add_argument("--bounds", action="store_true",
                     help="Draws bounds.csv of the first folder (extended SINDy's grid step 3) instead.")
-    plot.add_figure_options(ap, "FIRST_DIR/response.png, or FIRST_DIR/bounds.png with --bounds")
+    ap.add_argument("--laws", action="store_true",
+                    help="Draws laws.csv of the first folder (its candidate laws against the record) instead.")
+    plot.add_figure_options(ap, "FIRST_DIR/response.png, or FIRST_DIR/bounds.png with --bounds, "
+                                "FIRST_DIR/laws.png with --laws")
     return ap
 
 
@@ -36,9 +42,12 @@ def main(argv=None):
     try:
         if a.bounds:
             fig = plot.identify_bounds(a.folders[0], **plot.figure_options(a))
+        elif a.laws:
+            fig = plot.identify_laws(a.folders[0], **plot.figure_options(a)).figure
         else:
             fig = plot.identify_figure(a.folders, window=a.window, **plot.figure_options(a))
-        out = plot.save(fig, a, default=os.path.join(a.folders[0], "bounds.png" if a.bounds else "response.png"))
+        name = "bounds.png" if a.bounds else "laws.png" if a.laws else "response.png"
+        out = plot.save(fig, a, default=os.path.join(a.folders[0], name))
     except (OSError, ValueError) as e:
         sys.exit("plot_identify: %s" % e)
     print("wrote", out)

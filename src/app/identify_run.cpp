@@ -9,6 +9,7 @@
 #include "fivsim/app/sweep.hpp"
 #include "fivsim/core/stopwatch.hpp"
 #include "fivsim/identify/law_ranking.hpp"
+#include "fivsim/io/scenario.hpp"
 #include "fivsim/sweep/greybox_sweeps.hpp"
 
 namespace fivsim {
@@ -356,6 +357,51 @@ struct CandidateFit {
   CandidateScore score;
 };
 
+// the fitted candidates' coefficient μ against the sliding speed |relative velocity| from 0 to the
+// record's fastest slip (laws.csv: speed, mu_<law>), and into `record` the record's own samples of
+// it where it slips and has a friction column (slip_speed, mu = |F_f| / Fn; NaN where it sticks or
+// slips slower than three of the velocity's noise)
+NamedColumns law_curves(const std::vector<CandidateFit>& fits, const Record& record, NamedColumns& record_columns) {
+  NamedColumns laws;
+  std::vector<ModelDescription> models;
+  for (const CandidateFit& f : fits) {
+    json doc = f.config.greybox_model;
+    const GreyboxReport& g = f.result.greybox;
+    for (std::size_t k = 0; k < f.config.parameters.size(); ++k)
+      doc[json::json_pointer(f.config.parameters[k].path)] = g.values(static_cast<long>(k));
+    models.push_back(parse_scenario(doc).model);
+  }
+  if (models.empty() || models[0].contacts.empty()) return laws;
+  const ContactDescription& contact = models[0].contacts[0];
+  const double wt = contact.w_T.size() > 0 ? contact.w_T(0) : 1.0;
+  const long n = record.size();
+  std::vector<double> speed(static_cast<std::size_t>(n)), mu(static_cast<std::size_t>(n), std::nan(""));
+  double fastest = 0.0;
+  // slipping: faster than three of the velocity's noise (a stuck sample's reaction is no μ)
+  const double sigma_v = record_noise_std(record.v);
+  const double slip = std::max(1e-3 * std::max(1.0, std::fabs(contact.v_surface)), std::isfinite(sigma_v) ? 3.0 * sigma_v : 0.0);
+  for (long i = 0; i < n; ++i) {
+    const double w = std::fabs(wt * record.v(i) - contact.v_surface);
+    speed[static_cast<std::size_t>(i)] = w;
+    fastest = std::max(fastest, w);
+    if (record.has_friction() && contact.Fn > 0.0 && w > slip)
+      mu[static_cast<std::size_t>(i)] = std::fabs(record.friction(i)) / contact.Fn;
+  }
+  record_columns.add("slip_speed", speed);
+  if (record.has_friction()) record_columns.add("mu", mu);
+  constexpr int kPoints = 201;
+  std::vector<double> grid(kPoints);
+  for (int i = 0; i < kPoints; ++i) grid[static_cast<std::size_t>(i)] = fastest * i / (kPoints - 1.0);
+  laws.add("speed", grid);
+  for (std::size_t k = 0; k < fits.size(); ++k) {
+    std::vector<double> column(kPoints);
+    for (int i = 0; i < kPoints; ++i)
+      column[static_cast<std::size_t>(i)] = friction_magnitude(models[k].contacts[0].law, grid[static_cast<std::size_t>(i)]);
+    laws.add("mu_" + fits[k].score.name, column);
+  }
+  return laws;
+}
+
 }  // namespace
 
 IdentifyOutcome run_identification(const LoadedIdentification& loaded) {
@@ -426,7 +472,12 @@ IdentifyOutcome run_identification(const LoadedIdentification& loaded) {
     if (!truth.empty()) one["truth"] = truth;
     candidates.push_back(one);
   }
+  // the laws' curves while every fit is at hand
+  NamedColumns slips;
+  NamedColumns laws = law_curves(fits, record, slips);
   IdentifyOutcome out = describe(fits[best].config, std::move(fits[best].result), wall);
+  out.laws = std::move(laws);
+  for (std::size_t c = 0; c < slips.names.size(); ++c) out.record.add(slips.names[c], slips.columns[c]);
   json& j = out.identified;
   j["candidates"] = candidates;
   const CandidateScore& top = scores[best];

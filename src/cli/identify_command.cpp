@@ -91,6 +91,7 @@ int identify_command(const IdentifyArgs& args) {
     write_columns(outcome.record, dir.file("record.csv"));
     write_columns(outcome.response, dir.file("response.csv"));
     if (!outcome.bounds.empty()) write_columns(outcome.bounds, dir.file("bounds.csv"));
+    if (!outcome.laws.empty()) write_columns(outcome.laws, dir.file("laws.csv"));
     write_json_file(dir.file("identified.json"), outcome.identified);
     dir.commit();
     const double wall = outcome.identified["wall_s"].get<double>();

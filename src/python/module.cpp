@@ -260,6 +260,7 @@ py::dict identify(const std::string& source, bool is_path, const std::vector<std
   out["record"] = named_columns(outcome.record);
   out["response"] = named_columns(outcome.response);
   out["bounds"] = outcome.bounds.empty() ? py::object(py::none()) : py::object(named_columns(outcome.bounds));
+  out["laws"] = outcome.laws.empty() ? py::object(py::none()) : py::object(named_columns(outcome.laws));
   return out;
 }
 

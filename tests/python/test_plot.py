@@ -50,6 +50,8 @@ RUN = {"/integrator/t_end": 20}
 EXTENDED = SCENARIOS / "identify" / "sdof_two_stop_extended_sindy.json"
 GRID_SINDY = SCENARIOS / "identify" / "sdof_two_stop_extended_sindy_grid.json"
 SHORT_RECORD = {"/data/t_end": 8}
+LAWS = SCENARIOS / "identify" / "belt_law_candidates.json"
+THREE_LAWS = {"/data/t_end": 10, "/candidates": ["coulomb", "stribeck_rational", "stribeck_exp"]}
 
 MAGIC = {".pdf": b"%PDF", ".png": b"\x89PNG\r\n\x1a\n", ".svg": b"<svg"}
 
@@ -92,6 +94,7 @@ def memory():
         "identify": fivsim.identify(EXTENDED, set=SHORT_RECORD),
         "pinn": fivsim.identify(SCENARIOS / "identify" / "torsion_pendulum_pinn.json",
                                 set={"/options/adam_iter": 10, "/options/max_iter": 5, "/data/t_end": 4}),
+        "laws": fivsim.identify(LAWS, set=THREE_LAWS),
     }
 
 
@@ -99,7 +102,7 @@ def memory():
 def folders(tmp_path_factory):
     root = tmp_path_factory.mktemp("folders")
     f = {name: root / name for name in ("basins", "basins_h5", "loads", "grid", "doubling", "sliding", "run",
-                                        "compare", "identify", "bounds")}
+                                        "compare", "identify", "bounds", "laws")}
     cli("sweep", CHAIN, "-q", "--threads", "2", "--out", f["basins"], *sets(BASINS))
     cli("sweep", CHAIN, "-q", "--threads", "2", "--format", "h5", "--out", f["basins_h5"], *sets(BASINS))
     cli("sweep", CHAIN, "-q", "--threads", "2", "--out", f["loads"], *sets(LOADS))
@@ -111,6 +114,7 @@ def folders(tmp_path_factory):
         f["compare"])
     cli("identify", EXTENDED, "--out", f["identify"], *sets(SHORT_RECORD))
     cli("identify", GRID_SINDY, "--out", f["bounds"], *sets(SHORT_RECORD))
+    cli("identify", LAWS, "--out", f["laws"], *sets(THREE_LAWS))
     return f
 
 
@@ -274,6 +278,18 @@ def test_identify_keeps_the_intervals_off_the_data(memory, folders):
     assert [a.get_ylabel() for a in fig.axes] == ["φ2 [rad]", "τf [N m]", "τf − friction [N m]"]
 
 
+def test_candidate_laws_are_drawn_best_first_over_the_records_friction(memory, folders):
+    for source in (memory["laws"], folders["laws"]):
+        ax = fp.identify_laws(source)
+        assert ax.get_xlabel() == "sliding speed |v − v_belt| [m/s]" and ax.get_ylabel() == "μ [–]"
+        texts = [t.get_text() for t in ax.get_legend().get_texts()]
+        assert texts[0] == "record: |F_f| / Fn"
+        assert texts[1].startswith("1. stribeck_exp (ΔBIC 0,") and texts[2].startswith("2. stribeck_rational")
+        assert len(texts) == 4
+    with pytest.raises(ValueError, match="no candidate laws"):
+        fp.identify_laws(memory["identify"])
+
+
 # --- files --------------------------------------------------------------------------------------
 def test_save_writes_the_format_of_the_suffix(memory, tmp_path):
     ax = fp.bifurcation(memory["loads"])
@@ -328,6 +344,9 @@ def test_every_script_writes_its_figure(folders, tmp_path):
     r = run_script("plot_identify", folders["bounds"], "--bounds", "--out", tmp_path / "bounds.png", "--dpi", "60")
     assert r.returncode == 0, r.stderr
     assert_format(tmp_path / "bounds.png")
+    r = run_script("plot_identify", folders["laws"], "--laws", "--out", tmp_path / "laws.pdf", "--dpi", "60")
+    assert r.returncode == 0, r.stderr
+    assert_format(tmp_path / "laws.pdf")
     r = run_script("plot_continuation", folders["doubling"], "--curves", "--out", tmp_path / "curves.svg")
     assert r.returncode == 0, r.stderr
     assert_format(tmp_path / "curves.svg")

@@ -33,6 +33,7 @@ struct IdentifyOutcome {
   NamedColumns record;        // record.csv: the data as identified (after noise)
   NamedColumns response;      // response.csv: the record beside every identified equation's response
   NamedColumns bounds;        // bounds.csv: extended SINDy's Φ1/Φ2 surfaces; empty when it ran no grid
+  NamedColumns laws;          // laws.csv: with candidate laws, each fitted μ against the sliding speed
 };
 
 IdentifyOutcome run_identification(const LoadedIdentification& loaded);

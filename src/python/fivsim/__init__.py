@@ -342,15 +342,16 @@ class IdentifyResult:
     identified.json's "fit" holds; with candidate laws, the best law's), .warnings (what the fit's
     residual says of the model), .ranking (with candidate laws: their columns law, rank, fitted,
     rmse, aic, bic, delta_aic, delta_bic, akaike_weight, bic_weight, white, best first; else None),
-    .identified (all of identified.json), .record, .response and .bounds (dicts of arrays named
-    like the columns of record.csv, response.csv and bounds.csv; .bounds is None unless extended
-    SINDy ran the seed's grid)."""
+    .identified (all of identified.json), .record, .response, .bounds and .laws (dicts of arrays
+    named like the columns of record.csv, response.csv, bounds.csv and laws.csv; .bounds is None
+    unless extended SINDy ran the seed's grid, .laws unless candidate laws were fitted)."""
 
     def __init__(self, raw):
         self.identified = _json.loads(raw["identified"])
         self.record = raw["record"]
         self.response = raw["response"]
         self.bounds = raw["bounds"]
+        self.laws = raw.get("laws")
         fit = self.identified["fit"]
         self.parameters = dict(fit["parameters"])
         self.intervals = {k: (None if v is None else tuple(v)) for k, v in fit["interval_95"].items()}
@@ -358,20 +359,20 @@ class IdentifyResult:
         self.ranking = _ranking(self.identified.get("candidates"))
 
     def to_pandas(self, table="parameters"):
-        """table="parameters" (a row per parameter: value, low, high), "ranking", "record",
+        """table="parameters" (a row per parameter: value, low, high), "ranking", "laws", "record",
         "response" or "bounds" as a pandas DataFrame."""
         if table == "parameters":
             names = list(self.parameters)
             low = [self.intervals[n][0] if self.intervals.get(n) else _math.nan for n in names]
             high = [self.intervals[n][1] if self.intervals.get(n) else _math.nan for n in names]
             return _frame({"parameter": names, "value": [self.parameters[n] for n in names], "low": low, "high": high})
-        if table not in ("ranking", "record", "response", "bounds"):
-            raise ValueError('table is "parameters", "ranking", "record", "response" or "bounds"')
+        if table not in ("ranking", "laws", "record", "response", "bounds"):
+            raise ValueError('table is "parameters", "ranking", "laws", "record", "response" or "bounds"')
         data = getattr(self, table)
         if data is None:
-            raise ValueError("this identification has no %s" % ("ranking (it names no candidate laws)"
-                                                                if table == "ranking" else
-                                                                "bounds (only extended SINDy's grid step 3 computes them)"))
+            raise ValueError("this identification has no %s" % (
+                "bounds (only extended SINDy's grid step 3 computes them)" if table == "bounds" else
+                table + " (it names no candidate laws)"))
         return _frame(data)
 
     def __repr__(self):

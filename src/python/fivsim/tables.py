@@ -202,19 +202,20 @@ class CompareFolder:
 
 class IdentifyFolder:
     """A `fivsim identify` folder with an IdentifyResult's attributes: .identified, .record,
-    .response and .bounds (None without bounds.csv), .folder."""
+    .response, .bounds and .laws (None without bounds.csv, laws.csv), .folder."""
 
     def __init__(self, folder):
         self.folder = _os.fspath(folder)
         self.identified = _summary(self.folder, "identified.json", "fivsim identify")
         tables = {}
-        for name in ("record", "response", "bounds"):
+        for name in ("record", "response", "bounds", "laws"):
             path = _os.path.join(self.folder, name + ".csv")
             tables[name] = _read_csv(path) if _os.path.exists(path) else None
         if tables["response"] is None:
             raise FileNotFoundError("%s has no response.csv (is it an output folder of `fivsim identify`?)"
                                     % self.folder)
         self.record, self.response, self.bounds = tables["record"], tables["response"], tables["bounds"]
+        self.laws = tables["laws"]
 
 
 def read_sweep(folder):
@@ -238,5 +239,5 @@ def read_compare(folder):
 
 
 def read_identify(folder):
-    """An identification folder as an IdentifyFolder (identified, record, response, bounds)."""
+    """An identification folder as an IdentifyFolder (identified, record, response, bounds, laws)."""
     return IdentifyFolder(folder)

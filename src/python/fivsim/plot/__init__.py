@@ -20,7 +20,7 @@ read alike), figure (the Axes, the scripts' options, save), sweep, branches (a c
 
 from .branches import check_continuation, continuation, curves
 from .figure import add_figure_options, figure_options, save
-from .identification import identify, identify_bounds, identify_figure, identify_pinn
+from .identification import identify, identify_bounds, identify_figure, identify_laws, identify_pinn
 from .labels import attractor_style, class_colour, class_order, label
 from .runs import compare, compare_figure, phase, timeseries, timeseries_figure
 from .sweep import (basin_stability, basins, basins_figure, bifurcation, bifurcation_figure, classmap, nearest_cases,
@@ -36,6 +36,6 @@ __all__ = [
     "classmap", "curves", "continuation", "check_continuation",
     "poincare", "return_map", "nearest_cases", "poincare_figure",
     "timeseries", "phase", "timeseries_figure", "compare", "compare_figure",
-    "identify", "identify_figure", "identify_bounds", "identify_pinn",
+    "identify", "identify_figure", "identify_bounds", "identify_pinn", "identify_laws",
     "add_figure_options", "figure_options", "save",
 ]

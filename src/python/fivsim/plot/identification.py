@@ -1,6 +1,7 @@
 """fivsim.plot's figures of an identification: the record beside every identified equation's
-response with the estimates and their 95 % intervals, extended SINDy's bound surfaces, and a PINN's
-response and friction torque.
+response with the estimates and their 95 % intervals, the candidate laws' μ against the sliding
+speed over the record's own friction, extended SINDy's bound surfaces, and a PINN's response and
+friction torque.
 """
 
 import numpy as _np
@@ -156,3 +157,33 @@ def identify_bounds(result, figsize=None, **options):
     r.legend(fontsize="small")
     _finish(a, default_title="%s: D over the grid" % meta.get("name", ""), **options)
     return fig
+
+
+def identify_laws(result, ax=None, markersize=2, legend=True, figsize=None, **options):
+    """The candidate laws of an identification with `candidates` (laws.csv): each fitted law's
+    coefficient μ against the sliding speed |v − v_belt|, best first by BIC with its ΔBIC and
+    Akaike weight in the legend (the best solid, the others dashed), over the record's own samples
+    of μ = |F_f| / Fn where it slips and holds a friction column."""
+    fit = _identify(result)
+    meta, laws = fit.identified, fit.laws
+    if laws is None or "candidates" not in meta:
+        raise ValueError("no candidate laws (an identification with a candidates list writes laws.csv)")
+    ax = _axes(ax, figsize or (6.4, 4.2))
+    rec = fit.record or {}
+    if "mu" in rec:
+        ax.plot(_np.asarray(rec["slip_speed"], dtype=float), _np.asarray(rec["mu"], dtype=float), ".", color="0.6",
+                ms=markersize, alpha=0.5, label="record: |F_f| / Fn", rasterized=True)
+    speed = _np.asarray(laws["speed"], dtype=float)
+    for c in sorted(meta["candidates"], key=lambda c: c["rank"]):
+        column = "mu_" + c["law"]
+        if column not in laws:
+            continue
+        ax.plot(speed, _np.asarray(laws[column], dtype=float), "-" if c["rank"] == 1 else "--",
+                lw=1.8 if c["rank"] == 1 else 1.0,
+                label="%d. %s (ΔBIC %.3g, w %.2g)" % (c["rank"], c["law"], c["delta_bic"] or 0.0,
+                                                      c["akaike_weight"]))
+    ax.set_xlabel("sliding speed |v − v_belt| [m/s]")
+    ax.set_ylabel("μ [–]")
+    if legend:
+        ax.legend(fontsize="small", loc="upper right")
+    return _finish(ax, default_title="%s: candidate laws" % meta.get("name", ""), **options)
