@@ -17,6 +17,9 @@ namespace {
 
 using nlohmann::json;
 
+// a number, or null where it is not finite (JSON has no NaN)
+json finite_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+
 json parameters_json(const SdofParameters& p) { return {{"k", p.k}, {"c", p.c}, {"F", p.F}}; }
 
 json report_json(const SindyReport& r, const IdentifyConfig& c) {
@@ -66,6 +69,26 @@ Eigen::VectorXd response_residual(const Eigen::VectorXd& response, const Eigen::
   long finite = 0;
   while (finite < n && std::isfinite(r(finite))) ++finite;
   return r.head(finite);
+}
+
+// a grey-box search's numbers by path: their values, 95 % intervals (null where none), and where
+// a simulated record gives them their truth and errors in percent
+struct SearchedValues {
+  json values = json::object(), interval = json::object(), truth = json::object(), errors = json::object();
+};
+SearchedValues searched_values(const IdentifyConfig& config, const GreyboxReport& g) {
+  SearchedValues out;
+  for (std::size_t k = 0; k < config.parameters.size(); ++k) {
+    const GreyboxParameter& p = config.parameters[k];
+    const double v = g.values(static_cast<long>(k)), hw = g.half_width(static_cast<long>(k));
+    out.values[p.path] = v;
+    out.interval[p.path] = std::isfinite(hw) ? json{v - hw, v + hw} : json(nullptr);
+    if (std::isfinite(p.truth)) {
+      out.truth[p.path] = p.truth;
+      out.errors[p.path] = relative_error_percent(v, p.truth);
+    }
+  }
+  return out;
 }
 
 std::vector<double> values_of(const Eigen::VectorXd& v) { return std::vector<double>(v.data(), v.data() + v.size()); }
@@ -199,37 +222,25 @@ IdentifyOutcome describe(const IdentifyConfig& config, IdentificationResult fitt
       coefficients[name] = v.first;
       if (v.second) trained.push_back(name);
     }
-    j["pinn"] = {
-        {"balance", "J2 x'' + c x' + k x + tau_f = J1 u'' (seed 002 Eq. 23)"},
-        {"coefficients", coefficients},
-        {"trained", trained},
-        {"loss", p.loss},
-        {"data_loss", p.data_loss},
-        {"physics_loss", p.physics_loss},
-        {"rmse", p.rmse},
-        {"training_samples", p.training_samples},
-        {"iterations", p.iterations},
-        {"evaluations", p.evaluations},
-        {"wall_s", p.wall_s},
-        {"torque_error_percent",
-         std::isfinite(result.pinn_torque_error_percent) ? json(result.pinn_torque_error_percent) : json(nullptr)}};
+    j["pinn"] = {{"balance", "J2 x'' + c x' + k x + tau_f = J1 u'' (seed 002 Eq. 23)"},
+                 {"coefficients", coefficients},
+                 {"trained", trained},
+                 {"loss", p.loss},
+                 {"data_loss", p.data_loss},
+                 {"physics_loss", p.physics_loss},
+                 {"rmse", p.rmse},
+                 {"training_samples", p.training_samples},
+                 {"iterations", p.iterations},
+                 {"evaluations", p.evaluations},
+                 {"wall_s", p.wall_s},
+                 {"torque_error_percent", finite_or_null(result.pinn_torque_error_percent)}};
   } else if (result.greybox_equation) {
     // Eq. 11's (k, c, F) by least squares on the equation error
     j["greybox"] = report_json(result.sindy, config);
     j["greybox"]["optimizer"] = config.greybox_optimizer;
   } else if (result.greybox_search) {
     const GreyboxReport& g = result.greybox;
-    json values = json::object(), truth = json::object(), errors = json::object(), interval = json::object();
-    for (std::size_t k = 0; k < config.parameters.size(); ++k) {
-      const GreyboxParameter& p = config.parameters[k];
-      values[p.path] = g.values(static_cast<long>(k));
-      const double v = g.values(static_cast<long>(k)), hw = g.half_width(static_cast<long>(k));
-      interval[p.path] = std::isfinite(hw) ? json{v - hw, v + hw} : json(nullptr);
-      if (std::isfinite(p.truth)) {
-        truth[p.path] = p.truth;
-        errors[p.path] = relative_error_percent(g.values(static_cast<long>(k)), p.truth);
-      }
-    }
+    const auto [values, interval, truth, errors] = searched_values(config, g);
     j["greybox"] = {{"optimizer", config.greybox_optimizer},
                     {"parameters", values},
                     {"rmse", g.response.size() ? json(g.rmse) : json(nullptr)},
@@ -318,7 +329,7 @@ IdentifyOutcome describe(const IdentifyConfig& config, IdentificationResult fitt
   // what the fit's response leaves of the record, against the record's own noise
   const Eigen::VectorXd* fit = fitted_response(result);
   const double noise = record_noise_std(r.x);
-  json check = {{"noise_std", std::isfinite(noise) ? json(noise) : json(nullptr)},
+  json check = {{"noise_std", finite_or_null(noise)},
                 {"noise_from", "the record's second differences (median absolute value)"}};
   std::vector<std::string> warnings;
   if (fit) {
@@ -326,7 +337,7 @@ IdentifyOutcome describe(const IdentifyConfig& config, IdentificationResult fitt
     const ResidualWhiteness w = residual_whiteness(residual);
     const double rms =
         residual.size() ? std::sqrt(residual.squaredNorm() / static_cast<double>(residual.size())) : std::nan("");
-    check["residual_rms"] = std::isfinite(rms) ? json(rms) : json(nullptr);
+    check["residual_rms"] = finite_or_null(rms);
     check["residual_rho1"] = w.rho1;
     check["runs_z"] = w.runs_z;
     check["white"] = w.white;
@@ -336,8 +347,8 @@ IdentifyOutcome describe(const IdentifyConfig& config, IdentificationResult fitt
   // re-simulated response drifts from a noisy record's in phase even where the equation is right
   const EquationCheck& eq = result.equation;
   if (eq.samples > 0 && !result.greybox_search && !result.greybox_equation && !result.joint_terms && !result.pinn) {
-    check["equation_rms"] = std::isfinite(eq.rms) ? json(eq.rms) : json(nullptr);
-    check["equation_expected"] = std::isfinite(eq.expected) ? json(eq.expected) : json(nullptr);
+    check["equation_rms"] = finite_or_null(eq.rms);
+    check["equation_expected"] = finite_or_null(eq.expected);
     check["equation_samples"] = eq.samples;
     warnings = equation_warnings(result.extended ? "the extended SINDy equation" : "the SINDy equation", eq.rms,
                                  eq.expected, eq.samples);
@@ -379,7 +390,8 @@ NamedColumns law_curves(const std::vector<CandidateFit>& fits, const Record& rec
   double fastest = 0.0;
   // slipping: faster than three of the velocity's noise (a stuck sample's reaction is no μ)
   const double sigma_v = record_noise_std(record.v);
-  const double slip = std::max(1e-3 * std::max(1.0, std::fabs(contact.v_surface)), std::isfinite(sigma_v) ? 3.0 * sigma_v : 0.0);
+  const double slip =
+      std::max(1e-3 * std::max(1.0, std::fabs(contact.v_surface)), std::isfinite(sigma_v) ? 3.0 * sigma_v : 0.0);
   for (long i = 0; i < n; ++i) {
     const double w = std::fabs(wt * record.v(i) - contact.v_surface);
     speed[static_cast<std::size_t>(i)] = w;
@@ -396,7 +408,8 @@ NamedColumns law_curves(const std::vector<CandidateFit>& fits, const Record& rec
   for (std::size_t k = 0; k < fits.size(); ++k) {
     std::vector<double> column(kPoints);
     for (int i = 0; i < kPoints; ++i)
-      column[static_cast<std::size_t>(i)] = friction_magnitude(models[k].contacts[0].law, grid[static_cast<std::size_t>(i)]);
+      column[static_cast<std::size_t>(i)] =
+          friction_magnitude(models[k].contacts[0].law, grid[static_cast<std::size_t>(i)]);
     laws.add("mu_" + fits[k].score.name, column);
   }
   return laws;
@@ -439,14 +452,7 @@ IdentifyOutcome run_identification(const LoadedIdentification& loaded) {
     const CandidateFit& f = fits[i];
     const CandidateScore& c = scores[i];
     const GreyboxReport& g = f.result.greybox;
-    json values = json::object(), interval = json::object(), truth = json::object();
-    for (std::size_t k = 0; k < f.config.parameters.size(); ++k) {
-      const GreyboxParameter& p = f.config.parameters[k];
-      const double v = g.values(static_cast<long>(k)), hw = g.half_width(static_cast<long>(k));
-      values[p.path] = v;
-      interval[p.path] = std::isfinite(hw) ? json{v - hw, v + hw} : json(nullptr);
-      if (std::isfinite(p.truth)) truth[p.path] = p.truth;
-    }
+    const auto [values, interval, truth, errors] = searched_values(f.config, g);
     const Eigen::VectorXd residual = response_residual(g.response, record.x);
     const ResidualWhiteness w = residual_whiteness(residual);
     const double rms = c.samples > 0 ? std::sqrt(c.rss / static_cast<double>(c.samples)) : std::nan("");
@@ -455,12 +461,12 @@ IdentifyOutcome run_identification(const LoadedIdentification& loaded) {
                 {"parameters", values},
                 {"interval_95", interval},
                 {"fitted", c.parameters},
-                {"rmse", std::isfinite(rms) ? json(rms) : json(nullptr)},
-                {"rss", std::isfinite(c.rss) ? json(c.rss) : json(nullptr)},
-                {"aic", std::isfinite(c.aic) ? json(c.aic) : json(nullptr)},
-                {"bic", std::isfinite(c.bic) ? json(c.bic) : json(nullptr)},
-                {"delta_aic", std::isfinite(c.delta_aic) ? json(c.delta_aic) : json(nullptr)},
-                {"delta_bic", std::isfinite(c.delta_bic) ? json(c.delta_bic) : json(nullptr)},
+                {"rmse", finite_or_null(rms)},
+                {"rss", finite_or_null(c.rss)},
+                {"aic", finite_or_null(c.aic)},
+                {"bic", finite_or_null(c.bic)},
+                {"delta_aic", finite_or_null(c.delta_aic)},
+                {"delta_bic", finite_or_null(c.delta_bic)},
                 {"akaike_weight", c.akaike_weight},
                 {"bic_weight", c.bic_weight},
                 {"residual_rho1", w.rho1},
@@ -486,7 +492,7 @@ IdentifyOutcome run_identification(const LoadedIdentification& loaded) {
       {"by", "bic"},
       {"best", top.name},
       {"samples", top.samples},
-      {"noise_std", std::isfinite(noise) ? json(noise) : json(nullptr)},
+      {"noise_std", finite_or_null(noise)},
       {"likelihood", "Gaussian residuals of one variance, estimated as RSS/n"},
       {"warnings", misfit_warnings("the best law, " + top.name + ",", top_rms, noise,
                                    residual_whiteness(response_residual(out.result.greybox.response, record.x)))}};

@@ -98,6 +98,20 @@ def _attractor_label(k, klass):
     return "#%d %s" % (k, klass) if k else "#0 no attractor"
 
 
+def _two_swept(cases, x, y, prefix, what, needs):
+    """the two swept paths (under prefix) a picture is drawn over: x and y where given, else the
+    first two; a clear error where the sweep has fewer or one is not swept"""
+    swept = _swept(cases, prefix)
+    if len(swept) < 2 and (x is None or y is None):
+        raise ValueError("the sweep varies %d %s(s); %s needs two" % (len(swept), what, needs))
+    x = x or swept[0]
+    y = y or [p for p in swept if p != x][0]
+    for p in (x, y):
+        if p not in cases:
+            raise ValueError("%s is not a swept %s (%s)" % (p, what, ", ".join(swept)))
+    return x, y
+
+
 def basins(result, ax=None, x=None, y=None, at=None, markersize=9, legend=True, figsize=None, **options):
     """The starts of a basin sweep at their two swept initial values (x, y: pointers under
     /initial/, default the first two), each in its attractor's own colour and marker, with each
@@ -108,14 +122,7 @@ def basins(result, ax=None, x=None, y=None, at=None, markersize=9, legend=True, 
     cases = sw.cases
     if "attractor" not in cases:
         raise ValueError("the sweep's cases carry no attractor (attractors.csv)")
-    initial = _swept(cases, "/initial/")
-    if len(initial) < 2 and (x is None or y is None):
-        raise ValueError("the sweep varies %d initial value(s); the picture needs two" % len(initial))
-    x = x or initial[0]
-    y = y or [p for p in initial if p != x][0]
-    for p in (x, y):
-        if p not in cases:
-            raise ValueError("%s is not a swept initial value (%s)" % (p, ", ".join(initial)))
+    x, y = _two_swept(cases, x, y, "/initial/", "initial value", "the picture")
     ax = _axes(ax, figsize or (5.5, 5.0))
     at = _group_value(b, param, at)
     rows = _np.ones(len(b["attractor"]), dtype=bool) if param is None else _np.asarray(b[param], dtype=float) == at
@@ -219,14 +226,7 @@ def classmap(result, ax=None, x=None, y=None, curves=None, legend=True, figsize=
     cases = sw.cases
     if "class" not in cases:
         raise ValueError("the sweep did not classify its cases (observers min_max and transitions)")
-    params = _swept(cases)
-    if len(params) < 2 and (x is None or y is None):
-        raise ValueError("the sweep varies %d parameter(s); a class map needs two" % len(params))
-    x = x or params[0]
-    y = y or [p for p in params if p != x][0]
-    for p in (x, y):
-        if p not in cases:
-            raise ValueError("%s is not a swept parameter (%s)" % (p, ", ".join(params)))
+    x, y = _two_swept(cases, x, y, "/", "parameter", "a class map")
     ax = _axes(ax, figsize or (7, 4.6))
     cx, cy = _np.asarray(cases[x], dtype=float), _np.asarray(cases[y], dtype=float)
     classes = _np.asarray(cases["class"]).astype(str)
