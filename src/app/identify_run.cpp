@@ -91,6 +91,40 @@ SearchedValues searched_values(const IdentifyConfig& config, const GreyboxReport
   return out;
 }
 
+// SINDy's friction on a belt-driven oscillator, read off its ẋ2 row: the sliding force per unit
+// mass F_d (−sgn(w)'s coefficient), the force at break-away F_s (less the Stribeck factor's
+// coefficient) and the factor's rate; with the model's mass and load (a simulated record) μd, μs
+json belt_friction_json(const IdentifyConfig& config, const IdentificationResult& result) {
+  const IdentifiedSdof& eq = result.sindy.equation;
+  double sliding = 0.0, extra = 0.0;
+  for (std::size_t k = 0; k < eq.terms.size(); ++k) {
+    const std::string& name = eq.terms[k].name;
+    if (name == "sgn(w)") sliding = -eq.xi(static_cast<long>(k), 1);
+    if (name.rfind("sgn(w)*exp(", 0) == 0) extra = -eq.xi(static_cast<long>(k), 1);
+  }
+  json j = {{"belt_speed", config.belt_speed},
+            {"F_d", sliding},
+            {"F_s", sliding + extra},
+            {"samples", result.sindy.samples},
+            {"v_slip", config.v_slip}};
+  if (config.stribeck_rates.n > 0) {
+    j["rate"] = result.stribeck_rate;
+    j["rate_grid"] = result.stribeck_rates;
+    j["rate_rss"] = result.stribeck_rss;
+  }
+  if (config.simulate && !config.model.contacts.empty() && config.model.contacts[0].Fn > 0.0) {
+    const double per_load = config.model.M(0, 0) / config.model.contacts[0].Fn;
+    j["mu_d"] = sliding * per_load;
+    j["mu_s"] = (sliding + extra) * per_load;
+    j["k"] = -[&] {
+      for (std::size_t k = 0; k < eq.terms.size(); ++k)
+        if (eq.terms[k].name == "x1") return eq.xi(static_cast<long>(k), 1);
+      return 0.0;
+    }() * config.model.M(0, 0);
+  }
+  return j;
+}
+
 std::vector<double> values_of(const Eigen::VectorXd& v) { return std::vector<double>(v.data(), v.data() + v.size()); }
 
 // the method's answer in one place whatever the method ("fit"): its parameters, their 95 %
@@ -208,8 +242,10 @@ IdentifyOutcome describe(const IdentifyConfig& config, IdentificationResult fitt
                  // the Savitzky–Golay window the derivatives took (options window, or window_s)
                  {"derivative_window", derivative_window(config, r.sample_dt())}};
   j["library"] = json::array();
-  for (const auto& term : result.greybox_equation ? result.sindy.equation.terms : config.library)
+  for (const auto& term :
+       result.greybox_equation || !result.belt_library.empty() ? result.sindy.equation.terms : config.library)
     j["library"].push_back(term.name);
+  if (!result.belt_library.empty()) j["belt_friction"] = belt_friction_json(config, result);
   if (result.pinn) {
     const PinnIdentifyResult& p = result.pinn_result;
     const PinnIdentifyOptions& o = config.pinn;

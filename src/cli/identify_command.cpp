@@ -124,10 +124,21 @@ int identify_command(const IdentifyArgs& args) {
         std::printf("\n");
       }
     } else {
-      print_report(result.greybox_equation ? "grey-box least squares, slip samples"
-                   : result.joint_terms    ? "unknown terms beside the known right-hand side"
-                                           : "SINDy, every sample",
+      print_report(result.greybox_equation        ? "grey-box least squares, slip samples"
+                   : result.joint_terms           ? "unknown terms beside the known right-hand side"
+                   : !result.belt_library.empty() ? "SINDy, the samples that slip on the belt"
+                                                  : "SINDy, every sample",
                    result.sindy, config);
+      if (outcome.identified.contains("belt_friction")) {
+        const json& b = outcome.identified["belt_friction"];
+        std::printf("    friction per unit mass on the belt (%.6g m/s): sliding %.6g, at break-away %.6g",
+                    b["belt_speed"].get<double>(), b["F_d"].get<double>(), b["F_s"].get<double>());
+        if (b.contains("rate")) std::printf(", Stribeck decay rate %.6g s/m", b["rate"].get<double>());
+        if (b.contains("mu_d"))
+          std::printf("; mu_d = %.6g, mu_s = %.6g, k = %.6g", b["mu_d"].get<double>(), b["mu_s"].get<double>(),
+                      b["k"].get<double>());
+        std::printf("\n");
+      }
     }
     if (result.extended) {
       if (result.converges_to_sindy) {

@@ -22,13 +22,14 @@ Eigen::VectorXd derivative(const Eigen::VectorXd& y, const Record& r, const Iden
 }
 
 // the state matrix X = [x1, x2, u, du] of the rows `rows` (all when empty)
-Eigen::MatrixXd state_matrix(const Record& r, const std::vector<long>& rows) {
+Eigen::MatrixXd state_matrix(const Record& r, const std::vector<long>& rows, double belt = 0.0) {
   const long n = rows.empty() ? r.size() : static_cast<long>(rows.size());
   Eigen::MatrixXd X = Eigen::MatrixXd::Zero(n, kSindyVars);
   for (long k = 0; k < n; ++k) {
     const long i = rows.empty() ? k : rows[k];
     X(k, 0) = r.x(i);
     X(k, 1) = r.v(i);
+    X(k, 4) = relative_velocity(r.v(i), belt);
     if (r.has_input()) {
       X(k, 2) = r.u(i);
       X(k, 3) = r.du(i);
@@ -93,6 +94,7 @@ SindyReport report(const IdentifyConfig& c, const Eigen::MatrixXd& xi, const Rec
   SindyReport r;
   r.equation.terms = c.library;
   r.equation.xi = xi;
+  r.equation.belt = c.belt_speed;
   r.text = {sindy_equation(xi.col(0), c.library, "dx1"), sindy_equation(xi.col(1), c.library, "dx2")};
   r.parameters = parameters_of(xi.col(1), c.library);
   r.response = simulate_identified(r.equation, record);
@@ -422,19 +424,86 @@ Record identification_record(const IdentifyConfig& c) {
   return r;
 }
 
+// a library whose terms are collinear on the samples fitted has no unique fit: refused naming them
+void refuse_collinear(const std::vector<LibraryTerm>& terms, const Eigen::MatrixXd& theta) {
+  const std::vector<std::string> collinear = collinear_terms(terms, theta);
+  if (collinear.empty()) return;
+  std::string text;
+  for (const std::string& t : collinear) text += (text.empty() ? "" : "; ") + t;
+  throw InputError("/library", text + " on the record's samples: the fit has no unique answer; drop one");
+}
+
+// SINDy on a belt-driven oscillator: the library in x1, x2 and the relative velocity w = x2 −
+// belt, fitted on the samples that slip (|w| > v_slip; a stuck sample's friction is a reaction,
+// not the law), the Stribeck factor's decay rate (library.stribeck) the one of a geometric grid
+// whose fit leaves the least ẋ2 residual
+IdentificationResult belt_sindy(const IdentifyConfig& c, const Record& record) {
+  IdentificationResult out;
+  out.record = record;
+  std::vector<long> slip;
+  for (long i = 0; i < record.size(); ++i)
+    if (std::abs(relative_velocity(record.v(i), c.belt_speed)) > c.v_slip) slip.push_back(i);
+  if (slip.size() < c.library.size())
+    throw InputError("/options/v_slip", "leaves " + std::to_string(slip.size()) + " slipping samples, fewer than the " +
+                                            std::to_string(c.library.size()) + " library terms");
+  Eigen::MatrixXd dX(record.size(), 2);
+  dX.col(0) = derivative(record.x, record, c);
+  dX.col(1) = derivative(record.v, record, c);
+  const Eigen::MatrixXd X = state_matrix(record, slip, c.belt_speed), dXs = select_rows(dX, slip);
+  SindyOptions options = c.sindy;
+  if (c.constrain_dx1) {
+    int x2 = -1;
+    for (std::size_t j = 0; j < c.library.size(); ++j)
+      if (c.library[j].name == "x2") x2 = static_cast<int>(j);
+    if (x2 < 0) throw InputError("/library", "needs the term x2 for the constraint dx1 = x2 (/options/constrain_dx1)");
+    for (int j = 0; j < static_cast<int>(c.library.size()); ++j) options.fixed.push_back({j, 0, j == x2 ? 1.0 : 0.0});
+  }
+  IdentifyConfig best = c;
+  SindyFit fit;
+  double least = HUGE_VAL;
+  const int n = std::max(1, c.stribeck_rates.n);
+  for (int k = 0; k < n; ++k) {
+    IdentifyConfig trial = c;
+    if (c.stribeck_rates.n > 0) {
+      const double a = c.stribeck_rates.a * std::pow(c.stribeck_rates.b / c.stribeck_rates.a, k / (n - 1.0));
+      for (LibraryTerm& t : trial.library) t = with_decay_rate(t, a);
+      out.stribeck_rates.push_back(a);
+    }
+    const Eigen::MatrixXd theta = evaluate_library(trial.library, X);
+    if (k == 0) refuse_collinear(trial.library, theta);
+    const SindyFit f = sindy_fit(theta, dXs, options);
+    const double rss = (dXs.col(1) - theta * f.xi.col(1)).squaredNorm();
+    if (c.stribeck_rates.n > 0) out.stribeck_rss.push_back(rss);
+    if (rss < least) {
+      least = rss;
+      best = trial;
+      fit = f;
+      out.stribeck_rate = c.stribeck_rates.n > 0 ? out.stribeck_rates.back() : 0.0;
+    }
+  }
+  out.sindy = report(best, fit.xi, record, static_cast<long>(slip.size()), fit.iterations);
+  out.belt_library = best.library;
+  const Eigen::MatrixXd theta = evaluate_library(best.library, X);
+  out.equation.rms = std::sqrt((dXs.col(1) - theta * fit.xi.col(1)).squaredNorm() / static_cast<double>(slip.size()));
+  out.equation.samples = static_cast<long>(slip.size());
+  return out;
+}
+
 IdentificationResult identify(const IdentifyConfig& c, const Record& record) {
   if (c.method == "joint_terms") return joint_terms(c, record);
   if (c.method == "pinn") return pinn(c, record);
   if (c.method == "greybox")
     return c.greybox_optimizer == "least_squares" || c.greybox_optimizer == "rls" ? greybox_equation_error(c, record)
                                                                                   : greybox_search(c, record);
+  if (c.belt && c.method == "sindy") return belt_sindy(c, record);
   IdentificationResult out;
   out.record = record;
-  const Eigen::MatrixXd X = state_matrix(record, {});
+  const Eigen::MatrixXd X = state_matrix(record, {}, c.belt_speed);
   Eigen::MatrixXd dX(record.size(), 2);
   dX.col(0) = derivative(record.x, record, c);
   dX.col(1) = derivative(record.v, record, c);
   const Eigen::MatrixXd theta = evaluate_library(c.library, X);
+  refuse_collinear(c.library, theta);
 
   SindyOptions options = c.sindy;
   if (c.constrain_dx1) {

@@ -39,7 +39,7 @@ class IdentifiedSystem {
   void rhs(double t, double x1, double x2, double dir, double& d1, double& d2) const {
     double u, du;
     input(t, u, du);
-    const double x[kSindyVars] = {x1, x2, u, du};
+    const double x[kSindyVars] = {x1, x2, u, du, relative_velocity(x2, eq_.belt)};
     d1 = d2 = 0.0;
     if (eq_.known) eq_.known(t, x1, x2, d1, d2);
     for (std::size_t j = 0; j < eq_.terms.size(); ++j) {

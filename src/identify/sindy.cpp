@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 
 namespace fivsim {
@@ -11,11 +12,35 @@ namespace {
 int variable_index(const std::string& name) {
   for (int v = 0; v < kSindyVars; ++v)
     if (name == kSindyVarNames[v]) return v;
-  throw std::invalid_argument("unknown variable '" + name + "' (x1, x2, u, du)");
+  throw std::invalid_argument("unknown variable '" + name + "' (x1, x2, u, du, w)");
+}
+
+// "exp(-a*abs(v))": a decay at rate a > 0 of variable v
+bool parse_decay(const std::string& f, TermFactor& out) {
+  const std::string head = "exp(-";
+  if (f.rfind(head, 0) != 0) return false;
+  const std::size_t star = f.find("*abs(", head.size());
+  if (star == std::string::npos || f.size() < star + 7 || f.compare(f.size() - 2, 2, "))") != 0)
+    throw std::invalid_argument("'" + f + "': a decay is written exp(-a*abs(v)), a > 0 a number and v a variable");
+  const std::string rate = f.substr(head.size(), star - head.size());
+  char* end = nullptr;
+  out.rate = std::strtod(rate.c_str(), &end);
+  if (rate.empty() || end != rate.c_str() + rate.size() || !(out.rate > 0.0) || !std::isfinite(out.rate))
+    throw std::invalid_argument("'" + f + "': the decay rate '" + rate + "' must be a positive number");
+  out.fn = FactorFn::decay;
+  out.var = static_cast<SindyVar>(variable_index(f.substr(star + 5, f.size() - star - 7)));
+  return true;
+}
+
+std::string rate_text(double rate) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6g", rate);
+  return text;
 }
 
 TermFactor parse_factor(const std::string& f) {
   TermFactor out;
+  if (parse_decay(f, out)) return out;
   static const char* kFns[] = {"sgn", "abs", "sin", "cos"};
   for (int k = 0; k < 4; ++k) {
     const std::string head = std::string(kFns[k]) + "(";
@@ -73,9 +98,18 @@ LibraryTerm parse_library_term(const std::string& text) {
   term.name = s;
   if (s.empty()) throw std::invalid_argument("an empty term");
   if (s == "1") return term;
+  // factors split at the stars outside parentheses (a decay's rate multiplies inside its own)
+  const auto next_star = [&](std::size_t from) {
+    int depth = 0;
+    for (std::size_t i = from; i < s.size(); ++i) {
+      depth += s[i] == '(' ? 1 : s[i] == ')' ? -1 : 0;
+      if (s[i] == '*' && depth == 0) return i;
+    }
+    return std::string::npos;
+  };
   std::size_t start = 0;
   while (start <= s.size()) {
-    const std::size_t star = s.find('*', start);
+    const std::size_t star = next_star(start);
     const std::string f = s.substr(start, star == std::string::npos ? std::string::npos : star - start);
     if (f.empty()) throw std::invalid_argument("'" + text + "' has an empty factor");
     term.factors.push_back(parse_factor(f));
@@ -141,16 +175,74 @@ double evaluate_term(const LibraryTerm& term, const double* x) {
       case FactorFn::cos:
         value *= std::cos(a);
         break;
+      case FactorFn::decay:
+        value *= std::exp(-f.rate * std::abs(a));
+        break;
     }
   }
   return value;
 }
 
+LibraryTerm with_decay_rate(const LibraryTerm& term, double rate) {
+  LibraryTerm out = term;
+  std::string name;
+  for (TermFactor& f : out.factors) {
+    if (f.fn == FactorFn::decay) f.rate = rate;
+    if (!name.empty()) name += "*";
+    const std::string v = kSindyVarNames[static_cast<int>(f.var)];
+    switch (f.fn) {
+      case FactorFn::power:
+        name += f.power == 1 ? v : v + "^" + std::to_string(f.power);
+        break;
+      case FactorFn::decay:
+        name += "exp(-" + rate_text(f.rate) + "*abs(" + v + "))";
+        break;
+      default: {
+        static const char* kFns[] = {"", "sgn", "abs", "sin", "cos"};
+        name += std::string(kFns[static_cast<int>(f.fn)]) + "(" + v + ")";
+      }
+    }
+  }
+  out.name = out.factors.empty() ? "1" : name;
+  return out;
+}
+
+std::vector<std::string> collinear_terms(const std::vector<LibraryTerm>& terms, const Eigen::MatrixXd& theta,
+                                         double tol) {
+  std::vector<std::string> out;
+  std::vector<long> kept;
+  for (long j = 0; j < theta.cols(); ++j) {
+    const Eigen::VectorXd col = theta.col(j);
+    const double norm = col.norm();
+    if (norm == 0.0) {
+      out.push_back("'" + terms[static_cast<std::size_t>(j)].name + "' is zero on every sample");
+      continue;
+    }
+    if (!kept.empty()) {
+      Eigen::MatrixXd A(theta.rows(), static_cast<long>(kept.size()));
+      for (std::size_t k = 0; k < kept.size(); ++k) A.col(static_cast<long>(k)) = theta.col(kept[k]);
+      const Eigen::VectorXd coef = A.colPivHouseholderQr().solve(col);
+      if ((A * coef - col).norm() <= tol * norm) {
+        // name the earlier terms it is made of
+        std::string with;
+        const double big = coef.cwiseAbs().maxCoeff();
+        for (std::size_t k = 0; k < kept.size(); ++k)
+          if (std::abs(coef(static_cast<long>(k))) > 1e-6 * big)
+            with += (with.empty() ? "" : ", ") + terms[static_cast<std::size_t>(kept[k])].name;
+        out.push_back("'" + terms[static_cast<std::size_t>(j)].name + "' is collinear with " + with);
+        continue;
+      }
+    }
+    kept.push_back(j);
+  }
+  return out;
+}
+
 Eigen::MatrixXd evaluate_library(const std::vector<LibraryTerm>& terms, const Eigen::MatrixXd& X) {
-  if (X.cols() != kSindyVars) throw std::invalid_argument("evaluate_library: X needs 4 columns (x1, x2, u, du)");
+  if (X.cols() != kSindyVars) throw std::invalid_argument("evaluate_library: X needs 5 columns (x1, x2, u, du, w)");
   Eigen::MatrixXd theta(X.rows(), static_cast<long>(terms.size()));
   for (long i = 0; i < X.rows(); ++i) {
-    const double x[kSindyVars] = {X(i, 0), X(i, 1), X(i, 2), X(i, 3)};
+    const double x[kSindyVars] = {X(i, 0), X(i, 1), X(i, 2), X(i, 3), X(i, 4)};
     for (std::size_t j = 0; j < terms.size(); ++j) theta(i, static_cast<long>(j)) = evaluate_term(terms[j], x);
   }
   return theta;

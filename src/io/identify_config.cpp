@@ -109,8 +109,31 @@ void parse_library(JsonObject& root, IdentifyConfig& c) {
   const bool input = lib.boolean_or("input", true);
   const bool constant = lib.boolean_or("constant", false);
   const bool sign = lib.boolean_or("sign", true);
+  // a belt-driven oscillator: its friction acts on the relative velocity w = x2 − belt, the belt's
+  // speed from the simulated record's model or given for a CSV record
+  if (c.simulate && !c.model.contacts.empty() && c.model.contacts[0].v_surface != 0.0) {
+    const ContactDescription& contact = c.model.contacts[0];
+    const double wt = contact.w_T.size() > 0 && contact.w_T(0) != 0.0 ? contact.w_T(0) : 1.0;
+    c.belt = true;
+    c.belt_speed = contact.v_surface / wt;
+  }
+  if (lib.has("belt_speed")) {
+    c.belt = true;
+    c.belt_speed = lib.number("belt_speed");
+  }
   c.library = polynomial_terms(static_cast<int>(degree), input, constant);
-  if (sign) c.library.push_back(parse_library_term("sgn(x2)"));
+  if (sign) c.library.push_back(parse_library_term(c.belt ? "sgn(w)" : "sgn(x2)"));
+  if (lib.has("stribeck")) {
+    // the Stribeck factor's decay rate, searched over a geometric grid
+    JsonObject st = lib.object("stribeck");
+    const std::vector<double> rates =
+        st.has("rates") ? st.numbers("rates", 2, NumberRule::positive, "lower and upper rate") : std::vector{0.1, 10.0};
+    if (!(rates[1] > rates[0])) throw InputError(st.pointer_of("rates"), "needs lower < upper");
+    c.stribeck_rates = {rates[0], rates[1], static_cast<int>(st.integer_or("n", 41, 2))};
+    st.finish();
+    c.library.push_back(
+        parse_library_term(std::string(c.belt ? "sgn(w)" : "sgn(x2)") + "*exp(-1*abs(" + (c.belt ? "w" : "x2") + "))"));
+  }
   if (lib.has("terms")) {
     const json& terms = lib.array("terms");
     const std::string ptr = lib.pointer_of("terms");
@@ -398,6 +421,8 @@ void parse_options(JsonObject& root, IdentifyConfig& c, const std::string& base_
   } else {
     c.constrain_dx1 = o.boolean_or("constrain_dx1", true);
   }
+  // a belt-driven oscillator's SINDy fits the samples that slip faster than this
+  if (c.belt && c.method == "sindy") c.v_slip = o.number_or("v_slip", 1e-3, NumberRule::non_negative);
   parse_derivative_options(o, c);
   if (c.method == "extended_sindy") {
     c.v_stop = o.number_or("v_stop", 1e-7, NumberRule::non_negative);

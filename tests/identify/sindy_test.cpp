@@ -49,7 +49,7 @@ LinearData linear_oscillator() {
   const double P = d.b * (d.k - w * w) / den, Q = -d.b * d.c * w / den;
   // homogeneous part e^{−σt}(cos ω_d t)
   const double sigma = d.c / 2, wd = std::sqrt(d.k - sigma * sigma);
-  d.X.resize(n, 4);
+  d.X.resize(n, fivsim::kSindyVars);
   d.dX.resize(n, 2);
   for (long i = 0; i < n; ++i) {
     const double t = i * dt, e = std::exp(-sigma * t);
@@ -57,7 +57,7 @@ LinearData linear_oscillator() {
     const double v =
         P * w * std::cos(w * t) - Q * w * std::sin(w * t) + e * (-sigma * std::cos(wd * t) - wd * std::sin(wd * t));
     const double u = std::sin(w * t);
-    d.X.row(i) << x, v, u, w * std::cos(w * t);
+    d.X.row(i) << x, v, u, w * std::cos(w * t), v;  // w: no belt
     d.dX.row(i) << v, -d.k * x - d.c * v + d.b * u;
   }
   return d;
@@ -122,6 +122,27 @@ TEST(Sindy, RejectsMismatchedInput) {
   EXPECT_THROW(sindy_fit(Eigen::MatrixXd::Ones(5, 2), Eigen::MatrixXd::Ones(4, 2), o), std::invalid_argument);
   o.optimizer = "elastic_net";
   EXPECT_THROW(sindy_fit(Eigen::MatrixXd::Ones(5, 2), Eigen::MatrixXd::Ones(5, 2), o), std::invalid_argument);
+}
+
+// a decay factor of the relative velocity: parsed, evaluated, its rate set again by name; and
+// terms that repeat others on every sample found with the terms they repeat
+TEST(Sindy, DecayFactorsAndCollinearTerms) {
+  const LibraryTerm t = parse_library_term("sgn(w) * exp(-2*abs(w))");
+  EXPECT_EQ(t.name, "sgn(w)*exp(-2*abs(w))");
+  const double x[kSindyVars] = {0.0, 1.0, 0.0, 0.0, -0.5};
+  EXPECT_DOUBLE_EQ(evaluate_term(t, x), -std::exp(-1.0));
+  const LibraryTerm r = with_decay_rate(t, 0.5);
+  EXPECT_EQ(r.name, "sgn(w)*exp(-0.5*abs(w))");
+  EXPECT_DOUBLE_EQ(evaluate_term(r, x), -std::exp(-0.25));
+  EXPECT_THROW(parse_library_term("exp(-a*abs(w))"), std::invalid_argument);
+  EXPECT_THROW(parse_library_term("exp(-0*abs(w))"), std::invalid_argument);
+  std::vector<LibraryTerm> terms;
+  for (const char* name : {"x1", "x2", "sgn(x2)*abs(x2)", "x1^2"}) terms.push_back(parse_library_term(name));
+  Eigen::MatrixXd X = Eigen::MatrixXd::Zero(50, kSindyVars);
+  for (long i = 0; i < 50; ++i) X.row(i) << std::sin(0.3 * i), std::cos(0.2 * i), 0.0, 0.0, std::cos(0.2 * i);
+  const std::vector<std::string> found = collinear_terms(terms, evaluate_library(terms, X));
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0], "'sgn(x2)*abs(x2)' is collinear with x2");
 }
 
 }  // namespace

@@ -82,6 +82,13 @@ struct IdentifyConfig {
   int window = 0, order = 3;
   double window_s = 0.007;
   std::vector<LibraryTerm> library;
+  // a belt-driven oscillator's belt speed (library.belt_speed, else its model's): the library's w
+  // is x2 less it, and a library with w is fitted on the samples that slip (|w| > v_slip)
+  double belt_speed = 0.0;
+  bool belt = false;
+  // library.stribeck: the decay rate of its sgn(w)·exp(−a|w|) term found by a search over a
+  // geometric grid of rates (the fit's ẋ2 residual least); n = 0: no such term
+  GridAxis stribeck_rates;
   SindyOptions sindy;
   bool constrain_dx1 = true;  // ẋ1 = x2 (seed 003: the SR3 constraint)
 
@@ -198,6 +205,11 @@ struct IdentificationResult {
   bool pinn = false;  // method pinn: `pinn_result` holds the networks' torque and response
   PinnIdentifyResult pinn_result;
   EquationCheck equation;  // SINDy and extended SINDy: the final equation's
+  // SINDy on a belt-driven oscillator: the library as fitted (the Stribeck factor at its rate), and
+  // the rate search's grid and ẋ2 residual sums of squares (empty without library.stribeck)
+  std::vector<LibraryTerm> belt_library;
+  double stribeck_rate = 0.0;
+  std::vector<double> stribeck_rates, stribeck_rss;
   // the torque's RMS error against the record's friction column, in percent of its RMS, over the
   // samples inside the balance's difference stencil (NaN when the record has no friction column)
   double pinn_torque_error_percent = std::numeric_limits<double>::quiet_NaN();

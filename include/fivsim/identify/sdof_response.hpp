@@ -24,6 +24,7 @@ struct IdentifiedSdof {
   Eigen::MatrixXd xi;  // terms × 2 (ẋ1, ẋ2)
   // a known right-hand side added to the library terms (seed 004 Eq. 1: ṡ = f^k + f^u); empty: none
   std::function<void(double t, double x1, double x2, double& d1, double& d2)> known;
+  double belt = 0.0;  // the belt's speed: the terms' w is x2 less it
 };
 
 struct SdofResponse {

@@ -2,7 +2,9 @@
 // Eqs. 7–10) for a single-DoF state x = [x1, x2] with an optional input u and its rate du.
 //
 // The library Θ(X) is a list of terms; a term is a product of factors, each a variable (x1, x2,
-// u, du) to a whole power, or sgn/abs/sin/cos of a variable: "x1", "x1^2*x2", "sgn(x2)", "1".
+// u, du, and w: the contact's relative velocity, x2 less a belt's speed) to a whole power,
+// sgn/abs/sin/cos of a variable, or a decay exp(−a·|v|) of one at a rate a > 0: "x1", "x1^2*x2",
+// "sgn(x2)", "sgn(w)*exp(-2*abs(w))", "1".
 // Ẋ ≈ Θ(X)·Ξ is solved by
 //   STLSQ: ridge least squares (Eq. 10, weight alpha), then coefficients below `threshold` are
 //          zeroed and the rest refitted, until the support stops changing;
@@ -21,23 +23,36 @@
 
 namespace fivsim {
 
-// the variables a term may use, in the columns of the state matrix X (N × 4)
-enum class SindyVar : int { x1 = 0, x2, u, du };
-inline constexpr int kSindyVars = 4;
-inline constexpr const char* kSindyVarNames[kSindyVars] = {"x1", "x2", "u", "du"};
+// the variables a term may use, in the columns of the state matrix X (N × 5)
+enum class SindyVar : int { x1 = 0, x2, u, du, w };
+inline constexpr int kSindyVars = 5;
+inline constexpr const char* kSindyVarNames[kSindyVars] = {"x1", "x2", "u", "du", "w"};
 
-enum class FactorFn : int { power, sgn, abs, sin, cos };
+// the contact's relative velocity w = x2 − belt (a belt-driven oscillator's slip; 0: w = x2)
+inline double relative_velocity(double x2, double belt) { return x2 - belt; }
+
+enum class FactorFn : int { power, sgn, abs, sin, cos, decay };
 
 struct TermFactor {
   SindyVar var = SindyVar::x1;
   FactorFn fn = FactorFn::power;
   int power = 1;
+  double rate = 0.0;  // decay: exp(−rate·|var|)
 };
 
 struct LibraryTerm {
   std::string name;                 // as written, e.g. "sgn(x2)"
   std::vector<TermFactor> factors;  // empty: the constant 1
 };
+
+// the term with every decay factor's rate set to `rate` (its name written again)
+LibraryTerm with_decay_rate(const LibraryTerm& term, double rate);
+
+// the terms whose columns of Θ are (nearly) linear combinations of the terms before them — each
+// with the earlier terms it combines — on Θ's rows: the column's least-squares residual on the
+// earlier ones below `tol` of its norm. Empty where the library is well posed
+std::vector<std::string> collinear_terms(const std::vector<LibraryTerm>& terms, const Eigen::MatrixXd& theta,
+                                         double tol = 1e-8);
 
 // parses one term; throws std::invalid_argument with the reason
 LibraryTerm parse_library_term(const std::string& text);
@@ -46,7 +61,7 @@ LibraryTerm parse_library_term(const std::string& text);
 // when asked, in a fixed order
 std::vector<LibraryTerm> polynomial_terms(int degree, bool with_input, bool constant);
 
-// Θ: one column per term evaluated on the rows of X (N × 4: x1, x2, u, du)
+// Θ: one column per term evaluated on the rows of X (N × 5: x1, x2, u, du, w)
 Eigen::MatrixXd evaluate_library(const std::vector<LibraryTerm>& terms, const Eigen::MatrixXd& X);
 double evaluate_term(const LibraryTerm& term, const double* x);
 
