@@ -16,8 +16,8 @@ using json = nlohmann::json;
 // the name of a state's component i in the tables: q0 … then u0 …
 std::string state_column(int i, int nq) { return i < nq ? "q" + std::to_string(i) : "u" + std::to_string(i - nq); }
 
-// a bifurcation point once, as located on the first branch through it, and every branch that
-// passes it (branches grown from several starts, or one that turns at folds, pass a point again)
+// a bifurcation point once, at its best location, and every branch that passes it (branches
+// grown from several starts, or one that turns at folds, pass a point again)
 struct LocatedPoint {
   const Bifurcation* point = nullptr;  // its best location
   std::vector<long> branches;

@@ -210,8 +210,8 @@ struct Ranges {
   std::vector<double> lo, hi;
 };
 
-// the ranges a case settled on (settled_min_/settled_max_ of each q and u, else the window's
-// extremes, else its RMS values) and each coordinate's scale in each group
+// the columns of the ranges a case settled on: settled_min_/settled_max_ of each q and u, else
+// the window's extremes, else its RMS values
 struct Coordinates {
   std::vector<std::pair<const std::vector<double>*, const std::vector<double>*>> column;
   std::size_t count() const { return column.size(); }
@@ -321,11 +321,13 @@ void number_across_groups(Basins& b, const std::vector<Ranges>& ranges, const st
           if (d <= settings.link_tolerance) pairs.emplace_back(d, a, c);
         }
       std::sort(pairs.begin(), pairs.end());
-      std::vector<bool> taken(b.attractors.size(), false);
+      // each attractor of the group before continued once here (a handful: a linear search)
+      std::vector<std::size_t> taken;
       for (const auto& [d, a, c] : pairs) {
-        if (continues[a] >= 0 || taken[c]) continue;
+        if (continues[a] >= 0 || std::find(taken.begin(), taken.end(), c) != taken.end()) continue;
         continues[a] = static_cast<long>(c);
-        taken[c] = continued[c] = true;
+        taken.push_back(c);
+        continued[c] = true;
       }
     }
     for (std::size_t a : in_group[g]) {
