@@ -85,6 +85,11 @@ IdentifyBatch plan_identify_batch(const nlohmann::json& doc, const std::string& 
   IdentifyBatch out;
   out.document = doc;
   out.spec = parse_sweep(doc);
+  // a batch's table holds one fit a case: candidate laws rank several
+  if (doc.contains("candidates"))
+    throw InputError("/candidates",
+                     "ranks several laws in one identification; a batch (a sweep block) fits one "
+                     "law a case: give each its model's /friction instead");
   const long n = out.spec.n_cases();
   // each case's config is held until its turn
   if (n > kMaxIdentifications)

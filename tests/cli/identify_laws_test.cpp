@@ -149,7 +149,9 @@ TEST(IdentifyLaws, BadCandidatesAreRefusedNamingThePointer) {
       {"--set '/parameters=[{\"path\":\"/friction/mu\",\"bounds\":[0,1]}]'",
        "/parameters/0/path: is a number of the friction law, which each candidate fits itself"},
       {"--set /options/optimizer=least_squares --set /model=null",
-       "/candidates: applies to the output-error optimizers"}};
+       "/candidates: applies to the output-error optimizers"},
+      {"--set '/sweep={\"mode\":\"grid\",\"parameters\":[{\"path\":\"/noise/seed\",\"values\":[1,2]}]}'",
+       "/candidates: ranks several laws in one identification; a batch (a sweep block) fits one law a case"}};
   for (const auto& [args, message] : cases) {
     const Result r = run_fivsim("identify " + kCandidates + " " + args + " --out " + out.string());
     EXPECT_EQ(r.code, 2) << args;
