@@ -53,6 +53,22 @@ json report_json(const SindyReport& r, const IdentifyConfig& c) {
   return j;
 }
 
+// 1e-3 of the record's range: what a fit's numbers and a network's approximation reach on a clean
+// record, below which a residual says nothing of the model
+double precision_floor(const Eigen::VectorXd& x) { return x.size() ? 1e-3 * (x.maxCoeff() - x.minCoeff()) : 0.0; }
+
+// what a fit's residual says of its model against the record's noise; on a clean record (noise
+// below the precision floor) only a residual well above that floor, whatever its whiteness
+std::vector<std::string> residual_warnings(const std::string& what, double rms, double noise, ResidualWhiteness w,
+                                           const Eigen::VectorXd& x) {
+  const double floor = precision_floor(x);
+  if (!(noise >= floor)) {
+    w.white = true;
+    noise = floor;
+  }
+  return misfit_warnings(what, rms, noise, w);
+}
+
 // the response the method's fit gives ("fit"), null for a method with none
 const Eigen::VectorXd* fitted_response(const IdentificationResult& result) {
   if (result.pinn) return &result.pinn_result.x;
@@ -377,7 +393,7 @@ IdentifyOutcome describe(const IdentifyConfig& config, IdentificationResult fitt
     check["residual_rho1"] = w.rho1;
     check["runs_z"] = w.runs_z;
     check["white"] = w.white;
-    warnings = misfit_warnings("the identified model", rms, noise, w);
+    warnings = residual_warnings("the identified model", rms, noise, w, r.x);
   }
   // an equation-error fit (SINDy, extended SINDy) is judged by its equation's residual: its
   // re-simulated response drifts from a noisy record's in phase even where the equation is right
@@ -530,8 +546,9 @@ IdentifyOutcome run_identification(const LoadedIdentification& loaded) {
       {"samples", top.samples},
       {"noise_std", finite_or_null(noise)},
       {"likelihood", "Gaussian residuals of one variance, estimated as RSS/n"},
-      {"warnings", misfit_warnings("the best law, " + top.name + ",", top_rms, noise,
-                                   residual_whiteness(response_residual(out.result.greybox.response, record.x)))}};
+      {"warnings",
+       residual_warnings("the best law, " + top.name + ",", top_rms, noise,
+                         residual_whiteness(response_residual(out.result.greybox.response, record.x)), record.x)}};
   j["warnings"] = j["ranking"]["warnings"];
   j["residual"]["warnings"] = j["warnings"];
   // every candidate's response beside the record
