@@ -283,8 +283,9 @@ long previous_group(const std::vector<BasinGroup>& groups, const std::vector<std
 
 // numbers the attractors across the groups by continuity: along the groups in value order each
 // attractor takes the number of the one it continues in the group before (the same class and N,
-// its ranges' midpoints within settings.link_tolerance of the scale, the nearest pairs first),
-// else a new number and is born there; one that none continues dies after its group
+// its ranges' midpoints within settings.link_tolerance of the scale, the nearest pairs first; or
+// the only one of its class and N in both groups), else a new number and is born there; one that
+// none continues dies after its group
 void number_across_groups(Basins& b, const std::vector<Ranges>& ranges, const std::vector<double>& scale,
                           std::size_t nc, const BasinSettings& settings) {
   const std::size_t ng = b.groups.size();
@@ -328,6 +329,25 @@ void number_across_groups(Basins& b, const std::vector<Ranges>& ranges, const st
         continues[a] = static_cast<long>(c);
         taken.push_back(c);
         continued[c] = true;
+      }
+      // the one attractor of a class and N at each of two coarsely spaced values continues the
+      // other however far it moved: there is no other for it to be
+      const auto only_of_its_kind = [&](std::size_t a, std::size_t group) {
+        const Attractor& x = b.attractors[a];
+        return std::count_if(in_group[group].begin(), in_group[group].end(), [&](std::size_t o) {
+                 return b.attractors[o].klass == x.klass && b.attractors[o].period_n == x.period_n;
+               }) == 1;
+      };
+      for (std::size_t a : in_group[g]) {
+        if (continues[a] >= 0 || !only_of_its_kind(a, g)) continue;
+        for (std::size_t c : in_group[static_cast<std::size_t>(p)])
+          if (b.attractors[c].klass == b.attractors[a].klass && b.attractors[c].period_n == b.attractors[a].period_n &&
+              only_of_its_kind(c, static_cast<std::size_t>(p)) &&
+              std::find(taken.begin(), taken.end(), c) == taken.end()) {
+            continues[a] = static_cast<long>(c);
+            taken.push_back(c);
+            continued[c] = true;
+          }
       }
     }
     for (std::size_t a : in_group[g]) {

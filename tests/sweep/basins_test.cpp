@@ -109,8 +109,9 @@ TEST(Basins, AnEquilibriumIsKnownByTheStateItsCasesDecayOnto) {
 }
 
 // along the speed an attractor keeps its number while it moves a little from one value to the
-// next (whichever case reaches it first), a cycle that appears is born and one that goes dies:
-// steady sliding first at the first speed and second at the next is attractor 1 at both
+// next (whichever case reaches it first), or however far where it is the only one of its class at
+// both values; a cycle that appears is born and one that goes dies: steady sliding first at the
+// first speed and second at the next is attractor 1 at both
 TEST(Basins, AttractorsKeepTheirNumbersAlongTheSweptParameter) {
   const std::vector<Row> rows = {
       {1.0, 0.1, kSteady, 0, 0.0, -0.5, -0.5},     // equilibrium
@@ -120,10 +121,11 @@ TEST(Basins, AttractorsKeepTheirNumbersAlongTheSweptParameter) {
       {1.1, 0.3, kPeriodic, 2, 13.0, -1.8, 1.8},   // a periodic-2 cycle appears
       {1.2, 0.1, kSteady, 0, 0.0, -0.54, -0.54},   // the cycles are gone
       {1.2, 0.2, kSteady, 0, 0.0, -0.55, -0.53},
+      {2.0, 0.1, kSteady, 0, 0.0, -1.5, -1.5},  // a coarse step: the only equilibrium, far moved
   };
   const Basins b = find_basins({"/model/v0", "/initial/q/0"}, table(rows), 1);
-  EXPECT_EQ(b.attractor, (std::vector<int>{1, 2, 2, 1, 3, 1, 1}));
-  ASSERT_EQ(b.attractors.size(), 6u);
+  EXPECT_EQ(b.attractor, (std::vector<int>{1, 2, 2, 1, 3, 1, 1, 1}));
+  ASSERT_EQ(b.attractors.size(), 7u);
   // by group, then number
   const auto at = [&](long group, int id) {
     for (const Attractor& a : b.attractors)
@@ -142,7 +144,7 @@ TEST(Basins, AttractorsKeepTheirNumbersAlongTheSweptParameter) {
   EXPECT_EQ(j["attractors"][2]["class"], "periodic-2");
   EXPECT_EQ(j["attractors"][2]["born_at"], nlohmann::json::parse("[[1.1]]"));
   EXPECT_EQ(j["attractors"][1]["dies_after"], nlohmann::json::parse("[[1.1]]"));
-  EXPECT_EQ(j["attractors"][0]["groups"], 3);
+  EXPECT_EQ(j["attractors"][0]["groups"], 4);
   const std::string csv = basins_csv(b);
   EXPECT_NE(
       csv.find("\n1.1000000000000001,3,periodic-2,2,13,1,0.33333333333333331,0.27216552697590868,104,\"born, dies\"\n"),

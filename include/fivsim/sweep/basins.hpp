@@ -30,7 +30,8 @@ struct BasinSettings {
   double wide_tolerance = 0.05;    // chaotic and quasi-periodic attractors' hulls
   double period_tolerance = 1e-3;  // a periodic attractor's period, relative
   // an attractor at the next value of a swept parameter continues one when their ranges'
-  // midpoints (and periods) lie this close, relative to the scale
+  // midpoints (and periods) lie this close, relative to the scale (or where each is the only one
+  // of its class and N at its value)
   double link_tolerance = 0.25;
 };
 
