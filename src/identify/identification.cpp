@@ -424,6 +424,18 @@ Record identification_record(const IdentifyConfig& c) {
   return r;
 }
 
+// the config's SINDy options, with ẋ1 = x2 fixed where constrain_dx1 asks (the seed's SR3 constraint)
+SindyOptions sindy_options(const IdentifyConfig& c) {
+  SindyOptions options = c.sindy;
+  if (!c.constrain_dx1) return options;
+  int x2 = -1;
+  for (std::size_t j = 0; j < c.library.size(); ++j)
+    if (c.library[j].name == "x2") x2 = static_cast<int>(j);
+  if (x2 < 0) throw InputError("/library", "needs the term x2 for the constraint dx1 = x2 (/options/constrain_dx1)");
+  for (int j = 0; j < static_cast<int>(c.library.size()); ++j) options.fixed.push_back({j, 0, j == x2 ? 1.0 : 0.0});
+  return options;
+}
+
 // a library whose terms are collinear on the samples fitted has no unique fit: refused naming them
 void refuse_collinear(const std::vector<LibraryTerm>& terms, const Eigen::MatrixXd& theta) {
   const std::vector<std::string> collinear = collinear_terms(terms, theta);
@@ -450,14 +462,7 @@ IdentificationResult belt_sindy(const IdentifyConfig& c, const Record& record) {
   dX.col(0) = derivative(record.x, record, c);
   dX.col(1) = derivative(record.v, record, c);
   const Eigen::MatrixXd X = state_matrix(record, slip, c.belt_speed), dXs = select_rows(dX, slip);
-  SindyOptions options = c.sindy;
-  if (c.constrain_dx1) {
-    int x2 = -1;
-    for (std::size_t j = 0; j < c.library.size(); ++j)
-      if (c.library[j].name == "x2") x2 = static_cast<int>(j);
-    if (x2 < 0) throw InputError("/library", "needs the term x2 for the constraint dx1 = x2 (/options/constrain_dx1)");
-    for (int j = 0; j < static_cast<int>(c.library.size()); ++j) options.fixed.push_back({j, 0, j == x2 ? 1.0 : 0.0});
-  }
+  const SindyOptions options = sindy_options(c);
   IdentifyConfig best = c;
   SindyFit fit;
   double least = HUGE_VAL;
@@ -505,14 +510,7 @@ IdentificationResult identify(const IdentifyConfig& c, const Record& record) {
   const Eigen::MatrixXd theta = evaluate_library(c.library, X);
   refuse_collinear(c.library, theta);
 
-  SindyOptions options = c.sindy;
-  if (c.constrain_dx1) {
-    int x2 = -1;
-    for (std::size_t j = 0; j < c.library.size(); ++j)
-      if (c.library[j].name == "x2") x2 = static_cast<int>(j);
-    if (x2 < 0) throw InputError("/library", "needs the term x2 for the constraint dx1 = x2 (/options/constrain_dx1)");
-    for (int j = 0; j < static_cast<int>(c.library.size()); ++j) options.fixed.push_back({j, 0, j == x2 ? 1.0 : 0.0});
-  }
+  const SindyOptions options = sindy_options(c);
   const SindyFit all = sindy_fit(theta, dX, options);
   out.sindy = report(c, all.xi, record, record.size(), all.iterations);
   // the intervals' refits: ẋ2 with the window doubled
