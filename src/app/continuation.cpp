@@ -18,7 +18,7 @@
 #include <tuple>
 
 #include "fivsim/analysis/branch_tree.hpp"
-#include "fivsim/sweep/basins.hpp"
+#include "fivsim/sweep/finished_cases.hpp"
 #include "fivsim/sweep/orbit_shooter.hpp"
 #include "fivsim/sweep/plan_model.hpp"
 #include "fivsim/sweep/results_h5.hpp"

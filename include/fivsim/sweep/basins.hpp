@@ -19,11 +19,9 @@
 
 #include <nlohmann/json.hpp>
 
-namespace fivsim::sweep {
+#include "fivsim/sweep/finished_cases.hpp"
 
-// columns of the cases table by their names in cases.csv; "class" as the CaseClass code (with
-// "period_n" beside it)
-using NamedColumns = std::map<std::string, std::vector<double>>;
+namespace fivsim::sweep {
 
 struct BasinSettings {
   double tolerance = 0.01;         // an orbit's section ranges, an equilibrium's state
@@ -86,11 +84,6 @@ nlohmann::json basins_json(const Basins& b);
 bool set_basins_summary(const Basins& b, nlohmann::json& summary);
 // what "basins_skipped" says of a sweep whose groups (the values of these paths) hold a start each
 std::string basins_skipped_reason(const std::vector<std::string>& group_paths);
-
-// the cases table of a finished sweep folder (results.h5 where it holds one, else cases.csv), "class"
-// as its CaseClass code; `only`, where not empty, names the columns read; throws std::runtime_error
-// where the folder has neither
-NamedColumns read_sweep_cases(const std::filesystem::path& dir, const std::vector<std::string>& only = {});
 
 // the columns basins need from a finished sweep folder (results.h5 where there is one, else
 // cases.csv), its basins into basins.csv and attractors.csv there, and "basins" into `summary`;
