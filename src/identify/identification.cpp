@@ -2,24 +2,19 @@
 // (identify/identification.hpp; seed 003 §2–3, seed 002 §3.3, seed 004 Eqs. 1–9).
 #include "fivsim/identify/identification.hpp"
 
-#include <chrono>
 #include <cmath>
 #include <memory>
 #include <stdexcept>
 
 #include "fivsim/core/cuda_device.hpp"
 #include "fivsim/core/input_error.hpp"
-#include "fivsim/core/random.hpp"
 #include "fivsim/identify/greybox.hpp"
+#include "fivsim/identify/response_fits.hpp"
 #include "fivsim/identify/law_ranking.hpp"
 #include "fivsim/integrate/method.hpp"
 
 namespace fivsim {
 namespace {
-
-Eigen::VectorXd derivative(const Eigen::VectorXd& y, const Record& r, const IdentifyConfig& c) {
-  return savitzky_golay_derivative(y, r.sample_dt(), derivative_window(c, r.sample_dt()), c.order);
-}
 
 // the state matrix X = [x1, x2, u, du] of the rows `rows` (all when empty)
 Eigen::MatrixXd state_matrix(const Record& r, const std::vector<long>& rows, double belt = 0.0) {
@@ -62,7 +57,7 @@ EquationCheck equation_check(const Eigen::MatrixXd& theta, const Eigen::VectorXd
   const double sigma_v = record_noise_std(record.v);
   Eigen::VectorXd white = Eigen::VectorXd::Zero(record.size());
   add_noise(white, std::isfinite(sigma_v) ? sigma_v : 0.0, 12345);
-  const double noise = root_mean_square(derivative(white, record, c));
+  const double noise = root_mean_square(record_derivative(white, record, c));
   out.expected = std::sqrt(noise * noise + bias / static_cast<double>(n));
   return out;
 }
@@ -108,7 +103,7 @@ SindyReport report(const IdentifyConfig& c, const Eigen::MatrixXd& xi, const Rec
 Eigen::VectorXd doubled_window_derivative(const Eigen::VectorXd& y, const Record& r, const IdentifyConfig& c) {
   IdentifyConfig d = c;
   d.window = 2 * derivative_window(c, r.sample_dt()) + 1;
-  return d.window <= r.size() ? derivative(y, r, d) : Eigen::VectorXd();
+  return d.window <= r.size() ? record_derivative(y, r, d) : Eigen::VectorXd();
 }
 
 // a report's 95 % intervals of (k, c, F): half widths from the regression's covariance, widened on
@@ -166,7 +161,7 @@ IdentificationResult greybox_equation_error(const IdentifyConfig& config, const 
   IdentifyConfig c = config;
   c.library = polynomial_terms(1, true, false);
   c.library.push_back(parse_library_term("sgn(x2)"));
-  const Eigen::VectorXd acc = derivative(record.v, record, c);
+  const Eigen::VectorXd acc = record_derivative(record.v, record, c);
   const Segregation seg = segregate_stick_slip(record.v, 0.0, c.v_slip);
   if (seg.slip.size() < 3) throw InputError("/options/v_slip", "leaves fewer than 3 slip samples");
   const long n = static_cast<long>(seg.slip.size());
@@ -215,7 +210,7 @@ IdentificationResult joint_terms(const IdentifyConfig& c, const Record& record) 
   else
     for (long i = 0; i < record.size(); ++i) rows.push_back(i);
   if (rows.size() < c.library.size()) throw InputError("/options/v_slip", "leaves fewer samples than library terms");
-  const Eigen::VectorXd acc = derivative(record.v, record, c);
+  const Eigen::VectorXd acc = record_derivative(record.v, record, c);
   Eigen::VectorXd y(static_cast<long>(rows.size()));
   for (std::size_t k = 0; k < rows.size(); ++k) {
     const long i = rows[k];
@@ -248,134 +243,11 @@ IdentificationResult joint_terms(const IdentifyConfig& c, const Record& record) 
   return out;
 }
 
-// greybox nelder_mead / genetic / levenberg_marquardt: the scenario's numbers at the parameter
-// paths, by output error
-IdentificationResult greybox_search(const IdentifyConfig& c, const Record& record) {
-  const long n = static_cast<long>(c.parameters.size());
-  Eigen::VectorXd x0(n), lo(n), hi(n);
-  for (long i = 0; i < n; ++i) {
-    x0(i) = c.parameters[i].initial;
-    lo(i) = c.parameters[i].lo;
-    hi(i) = c.parameters[i].hi;
-  }
-  if (!c.response) throw std::logic_error("greybox_search: the configuration has no response callback");
-  const double m = static_cast<double>(record.size());
-  // x − record; a failed simulation: NaN residuals, and +∞ as its mean squared error
-  auto residual = [&](const Eigen::VectorXd& x) -> Eigen::VectorXd {
-    const Eigen::VectorXd r = c.response(x, record, nullptr);
-    return r.size() == record.size() ? Eigen::VectorXd(r - record.x)
-                                     : Eigen::VectorXd::Constant(record.size(), std::nan(""));
-  };
-  auto objective = [&](const Eigen::VectorXd& x) {
-    const Eigen::VectorXd r = residual(x);
-    return r.allFinite() ? r.squaredNorm() / m : HUGE_VAL;
-  };
-  // the serial Nelder–Mead polls before each simulation, a batch before it runs (its simulations
-  // run side by side, where nothing may throw)
-  auto polled = [&](const Eigen::VectorXd& x) {
-    if (c.poll) c.poll();
-    return objective(x);
-  };
-  const bool lm = c.greybox_optimizer == "levenberg_marquardt";
-  const bool by_sweeps = c.evaluate == "sweep" && (lm ? bool(c.population_residuals) : bool(c.population_error));
-  // a batch of candidates: one sweep, or their simulations side by side on the cores
-  const BatchObjective errors = [&](const Eigen::MatrixXd& pop) {
-    if (c.poll) c.poll();
-    if (by_sweeps) return c.population_error(pop, record);
-    Eigen::VectorXd f(pop.cols());
-#pragma omp parallel for schedule(dynamic)
-    for (long j = 0; j < pop.cols(); ++j) f(j) = objective(pop.col(j));
-    return f;
-  };
-  const BatchResiduals residuals = [&](const Eigen::MatrixXd& pop) {
-    if (c.poll) c.poll();
-    if (by_sweeps) return c.population_residuals(pop, record);
-    Eigen::MatrixXd r(record.size(), pop.cols());
-#pragma omp parallel for schedule(dynamic)
-    for (long j = 0; j < pop.cols(); ++j) r.col(j) = residual(pop.col(j));
-    return r;
-  };
-  const auto t0 = std::chrono::steady_clock::now();
-  std::string why;
-  if (c.response(x0, record, &why).size() != record.size())
-    throw InputError("/model/scenario", "does not simulate at the initial parameters: " + why);
-  SearchResult s;
-  if (c.greybox_optimizer == "genetic") {
-    s = genetic_search(errors, lo, hi, c.population, c.generations, c.search_seed);
-    if (c.polish) {
-      const Eigen::VectorXd scale = 0.01 * (hi - lo);
-      const SearchResult p = by_sweeps ? nelder_mead_simplices(errors, s.x, scale, lo, hi, c.max_iter_search)
-                                       : nelder_mead(polled, s.x, scale, lo, hi, c.max_iter_search);
-      s.iterations += p.iterations;
-      s.evaluations += p.evaluations;
-      s.batches += p.batches;
-      if (p.f <= s.f) s.x = p.x, s.f = p.f;
-    }
-  } else if (lm) {
-    s = levenberg_marquardt(residuals, x0, lo, hi, c.max_iter_search, c.fd_step);
-  } else if (by_sweeps || c.simplices > 1) {
-    // the initial values, and further starts drawn uniformly in the box
-    Eigen::MatrixXd starts(n, c.simplices);
-    starts.col(0) = x0;
-    for (long k = 1; k < starts.cols(); ++k)
-      for (long i = 0; i < n; ++i)
-        starts(i, k) =
-            lo(i) + unit_draw(c.search_seed, 0x6e6dULL, static_cast<std::uint64_t>(k * n + i)) * (hi(i) - lo(i));
-    s = nelder_mead_simplices(errors, starts, 0.05 * (hi - lo), lo, hi, c.max_iter_search);
-  } else {
-    s = nelder_mead(polled, x0, 0.05 * (hi - lo), lo, hi, c.max_iter_search);
-  }
-  IdentificationResult out;
-  out.record = record;
-  out.greybox_search = true;
-  // the intervals: the output error's covariance with its Jacobian at the fit, one more batch
-  Eigen::VectorXd h;
-  const Eigen::MatrixXd at_fit = residuals(difference_batch(s.x, lo, hi, c.fd_step, h));
-  s.evaluations += n + 1;
-  ++s.batches;
-  const FitIntervals f = fit_intervals(difference_jacobian(at_fit, 0, h), at_fit.col(0));
-  out.greybox.half_width = f.half_width;
-  out.greybox.residual_rho1 = f.rho1;
-  out.greybox.effective_samples = f.effective_samples;
-  out.greybox.values = s.x;
-  out.greybox.iterations = s.iterations;
-  out.greybox.evaluations = s.evaluations;
-  out.greybox.batches = s.batches;
-  if (by_sweeps) out.greybox.evaluated_by = "sweeps";
-  out.greybox.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  out.greybox.response = c.response(s.x, record, nullptr);
-  out.greybox.rmse = std::sqrt(s.f);
-  return out;
-}
-
-// pinn (seed 002 §4.3): the network pair for the torque of Eq. 23, φ̈1 by Savitzky–Golay from u̇
-IdentificationResult pinn(const IdentifyConfig& c, const Record& record) {
-  if (!record.has_input()) throw InputError("/data", "pinn needs the input φ1 (column u): both networks take (t, φ1)");
-  const PinnIdentifyData data{record.t, record.x, record.u, derivative(record.du, record, c)};
-  IdentificationResult out;
-  out.record = record;
-  out.pinn = true;
-  try {
-    PinnIdentifyOptions options = c.pinn;
-    options.poll = c.poll;
-    out.pinn_result = pinn_identify(data, options);
-  } catch (const std::invalid_argument& e) {
-    throw InputError("/options/train_every", e.what());
-  }
-  if (record.has_friction()) {
-    // inside the stencil: N2 is held to the balance from the second to the last-but-one training
-    // sample (samples s and (m − 2)·s for m training samples every s)
-    const long s = c.pinn.train_every, first = s, last = (out.pinn_result.training_samples - 2) * s;
-    const Eigen::VectorXd truth = record.friction.segment(first, last - first + 1);
-    const double scale = root_mean_square(truth);
-    out.pinn_torque_error_percent =
-        scale > 0.0 ? 100.0 * root_mean_square(out.pinn_result.tau.segment(first, last - first + 1) - truth) / scale
-                    : HUGE_VAL;
-  }
-  return out;
-}
-
 }  // namespace
+
+Eigen::VectorXd record_derivative(const Eigen::VectorXd& y, const Record& r, const IdentifyConfig& c) {
+  return savitzky_golay_derivative(y, r.sample_dt(), derivative_window(c, r.sample_dt()), c.order);
+}
 
 int derivative_window(const IdentifyConfig& c, double dt) {
   if (c.window > 0) return c.window;
@@ -419,10 +291,12 @@ Record identification_record(const IdentifyConfig& c) {
     }
     add_noise(r.x, sx, c.noise_seed);
   }
-  if (r.v.size() == 0) r.v = derivative(r.x, r, c);
-  if (r.has_input() && r.du.size() == 0) r.du = derivative(r.u, r, c);
+  if (r.v.size() == 0) r.v = record_derivative(r.x, r, c);
+  if (r.has_input() && r.du.size() == 0) r.du = record_derivative(r.u, r, c);
   return r;
 }
+
+namespace {
 
 // the config's SINDy options, with ẋ1 = x2 fixed where constrain_dx1 asks (the seed's SR3 constraint)
 SindyOptions sindy_options(const IdentifyConfig& c) {
@@ -459,8 +333,8 @@ IdentificationResult belt_sindy(const IdentifyConfig& c, const Record& record) {
     throw InputError("/options/v_slip", "leaves " + std::to_string(slip.size()) + " slipping samples, fewer than the " +
                                             std::to_string(c.library.size()) + " library terms");
   Eigen::MatrixXd dX(record.size(), 2);
-  dX.col(0) = derivative(record.x, record, c);
-  dX.col(1) = derivative(record.v, record, c);
+  dX.col(0) = record_derivative(record.x, record, c);
+  dX.col(1) = record_derivative(record.v, record, c);
   const Eigen::MatrixXd X = state_matrix(record, slip, c.belt_speed), dXs = select_rows(dX, slip);
   const SindyOptions options = sindy_options(c);
   IdentifyConfig best = c;
@@ -494,19 +368,21 @@ IdentificationResult belt_sindy(const IdentifyConfig& c, const Record& record) {
   return out;
 }
 
+}  // namespace
+
 IdentificationResult identify(const IdentifyConfig& c, const Record& record) {
   if (c.method == "joint_terms") return joint_terms(c, record);
-  if (c.method == "pinn") return pinn(c, record);
+  if (c.method == "pinn") return identify_by_pinn(c, record);
   if (c.method == "greybox")
     return c.greybox_optimizer == "least_squares" || c.greybox_optimizer == "rls" ? greybox_equation_error(c, record)
-                                                                                  : greybox_search(c, record);
+                                                                                  : identify_by_search(c, record);
   if (c.belt && c.method == "sindy") return belt_sindy(c, record);
   IdentificationResult out;
   out.record = record;
   const Eigen::MatrixXd X = state_matrix(record, {}, c.belt_speed);
   Eigen::MatrixXd dX(record.size(), 2);
-  dX.col(0) = derivative(record.x, record, c);
-  dX.col(1) = derivative(record.v, record, c);
+  dX.col(0) = record_derivative(record.x, record, c);
+  dX.col(1) = record_derivative(record.v, record, c);
   const Eigen::MatrixXd theta = evaluate_library(c.library, X);
   refuse_collinear(c.library, theta);
 
@@ -559,7 +435,7 @@ IdentificationResult identify(const IdentifyConfig& c, const Record& record) {
           record.x, record.v, dX.col(1), record.u, record.du, seg.stop, away_from_stops(seg, record.size(), window / 2),
           {}};
       const SdofParameters guess = out.slip_sindy.parameters;
-      const Eigen::VectorXd ddu = derivative(record.du, record, c);
+      const Eigen::VectorXd ddu = record_derivative(record.du, record, c);
       for (long i : seg.stop) data.slack.push_back(held_slack(c.v_stop, guess.k * record.du(i) + guess.c * ddu(i)));
       out.held = data.fit();
       if (!out.held.ok)
@@ -571,7 +447,8 @@ IdentificationResult identify(const IdentifyConfig& c, const Record& record) {
       IdentifyConfig doubled = c;
       doubled.window = 2 * window + 1;
       if (doubled.window <= record.size()) {
-        out.held_intervals = held_intervals(data, out.held, derivative(record.v, record, doubled), doubled.window);
+        out.held_intervals =
+            held_intervals(data, out.held, record_derivative(record.v, record, doubled), doubled.window);
         out.has_held_intervals = true;
       }
       k_star = out.held.k, c_star = out.held.c, F_star = out.held.F;

@@ -218,6 +218,9 @@ struct IdentificationResult {
 // the derivative window in samples for a record sampled every dt (IdentifyConfig::window)
 int derivative_window(const IdentifyConfig& config, double dt);
 
+// the Savitzky–Golay derivative of one of the record's series with the config's window and order
+Eigen::VectorXd record_derivative(const Eigen::VectorXd& y, const Record& record, const IdentifyConfig& config);
+
 // the record the configuration describes (CSV or simulation, then noise); InputError for bad data
 Record identification_record(const IdentifyConfig& config);
 
