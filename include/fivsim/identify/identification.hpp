@@ -4,10 +4,11 @@
 // equation re-simulated against the record (identify/sdof_response.hpp). `greybox` fits either the
 // mass-normalised (k, c, F) of seed 003 Eq. 11 by (recursive) least squares on the equation error,
 // or any numbers of a scenario (JSON pointers) by Nelder–Mead, a genetic algorithm or
-// Levenberg–Marquardt on the output error of the simulated scenario (identify/greybox.hpp; seed 002
-// §3.3). `joint_terms` regresses only the unknown terms beside a known model's right-hand side
-// (seed 004 Eqs. 1–9). `pinn` trains the network pair of seed 002 §4.3 for the friction torque
-// (identify/pinn_identification.hpp).
+// Levenberg–Marquardt on the output error of the simulated scenario (identify/response_fits.hpp;
+// seed 002 §3.3). `joint_terms` regresses only the unknown terms beside a known model's right-hand
+// side (seed 004 Eqs. 1–9). `pinn` trains the network pair of seed 002 §4.3 for the friction torque
+// (identify/response_fits.hpp). On a belt-driven oscillator SINDy fits the relative velocity's
+// terms on the slipping samples.
 #pragma once
 
 #include <cstdint>
