@@ -11,19 +11,26 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
 
+class Refused(Exception):
+    """a command fivsim refused (exit 2), with its message"""
+
+
 class Fivsim:
     def __init__(self, binary, workdir):
         self.binary = binary
         self.workdir = workdir
         self.count = 0
 
-    def _call(self, verb, scenario, extra, sets):
+    def _call(self, verb, scenario, extra, sets, refusal_ok=False):
+        """runs one command; a refusal (exit 2) comes back as its message where refusal_ok"""
         self.count += 1
         out = os.path.join(self.workdir, "%s%d" % (verb, self.count))
         args = [self.binary, verb, os.path.join(ROOT, "scenarios", scenario), "--out", out] + list(extra)
         for s in sets:
             args += ["--set", s]
         proc = subprocess.run(args, capture_output=True, text=True)
+        if proc.returncode == 2 and refusal_ok:
+            raise Refused(proc.stderr.strip().split(": ", 1)[-1])
         if proc.returncode != 0:
             sys.exit("fivsim failed (%d): %s\n%s" % (proc.returncode, " ".join(args), proc.stderr))
         return out
@@ -50,10 +57,16 @@ class Fivsim:
         return np.genfromtxt(os.path.join(out, "timeseries.csv"), delimiter=",", names=True, dtype=None,
                              encoding=None)
 
-    def identify(self, config, sets=()):
-        out = self._call("identify", config, [], sets)
+    def identify(self, config, sets=(), refusal_ok=False):
+        out = self._call("identify", config, [], sets, refusal_ok)
         with open(os.path.join(out, "identified.json")) as f:
             return json.load(f), out
+
+    def sweep(self, scenario, sets=()):
+        """a sweep's cases.csv as a DataFrame, and its folder"""
+        import pandas as pd
+        out = self._call("sweep", scenario, ["-q"], sets)
+        return pd.read_csv(os.path.join(out, "cases.csv")), out
 
     def stability(self, scenario, param, linspace):
         out = self._call("stability", scenario, ["--param", param, "--linspace"] + ["%g" % v for v in linspace], [])
