@@ -185,8 +185,9 @@ def pinn(ctx, lines):
     lines.append("\n- Seed 001 Tables 1–2: the PINN's transition RMS is within 0.1–0.6%% of the reference, at the "
                  "conventional method's level. fivsim's `pinn_central` (the seed's central-difference step with the "
                  "LCP-PINN, polished answers held to the natural-map residual 1e-9) is within %s of fivsim's "
-                 "switching model on the 2-slider chains%s. Its absolute values differ from the seed's because "
-                 "fivsim's belt speed and Stribeck constants are its own (see above); on the 5-slider chain, which is "
+                 "switching model on the 2-slider chains%s. Its absolute values differ from the seed's: these rows run "
+                 "the bundled chain scenarios as they are (belt speed and Stribeck constants of their own, not the "
+                 "ones searched above); on the 5-slider chain, which is "
                  "not periodic with these constants, every time stepper drifts by several percent from the switching "
                  "model, as Moreau does.\n\n" % (
                      "%.2f%%" % (100 * max(errs)) if errs else "– (no run finished)",
