@@ -95,7 +95,7 @@ def pinn(ctx, lines):
 
         sharp = []
         for methods, dt in ((["pinn_dual10", "moreau", "rk4lcp"], 0.005), (["moreau"], 1e-4),
-                            (["rk4lcp"], 1e-6)):
+                            (["rk4lcp"], 1e-5)):
             c, _ = fv.compare("model1_sharp_stribeck.json", methods, [dt], sets)
             sharp.append(c)
         lines.append("**Model I, sharp Stribeck (seed 000 Figs. 15–16), 10–%g s, reference: %d events**\n" % (
