@@ -109,6 +109,8 @@ def main():
     ap.add_argument("--doc", help="with --check: the document checked (default --out)")
     ap.add_argument("--check", action="store_true",
                     help="the cheap pass: make what a minute allows and compare it with the document")
+    ap.add_argument("--cache", help="a folder that keeps each command's results, so that a rerun of the report "
+                    "repeats only the commands that changed (wall times are then the first run's)")
     ap.add_argument("--sections", default=",".join(s[0] for s in SECTIONS),
                     help="sections to make; the others are kept from the existing --out file")
     a = ap.parse_args()
@@ -124,7 +126,7 @@ def main():
             old = blocks(f.read())
     made = {}
     with tempfile.TemporaryDirectory() as work:
-        fv = Fivsim(a.fivsim, work)
+        fv = Fivsim(a.fivsim, work, a.cache and os.path.abspath(a.cache))
         ctx = Context(fv, a.check, work)
         for name, title, make in SECTIONS:
             if name in wanted:

@@ -84,7 +84,7 @@ def search(fv):
     near = sorted(fine_hits, key=lambda k: sum(((a - b) / h) ** 2 for a, b, h in zip(k, best, steps)))[:40]
     fine_checked = {k: verify(fv, k) + (table1(fv, k)[1],) for k in near}
     robust = [k for k in near if fine_checked[k][0]] + [k for k in hits if checked[k][0]]
-    everything = dict(checked, **fine_checked)
+    everything = {**checked, **fine_checked}
     chosen = min(robust or near or [best], key=lambda k: everything[k][2])
     return {"coarse_cases": len(coarse), "coarse_sets": len(grid), "checked": checked, "coarse_best": best,
             "coarse_neighbours": neighbours(grid, best), "local_sets": len(fine), "local_hits": len(fine_hits),

@@ -1,6 +1,7 @@
 """What every section of docs/REPRODUCTION.md shares: the fivsim command line it calls (`Fivsim`), the
 number formats of its tables, the seeds' published values that more than one section sets beside
 fivsim's, and the context a section runs in (`Context`: full, or the cheap check that CI runs)."""
+import hashlib
 import json
 import os
 import subprocess
@@ -16,23 +17,35 @@ class Refused(Exception):
 
 
 class Fivsim:
-    def __init__(self, binary, workdir):
+    def __init__(self, binary, workdir, cache=None):
         self.binary = binary
         self.workdir = workdir
+        self.cache = cache
         self.count = 0
 
     def _call(self, verb, scenario, extra, sets, refusal_ok=False):
-        """runs one command; a refusal (exit 2) comes back as its message where refusal_ok"""
+        """runs one command; a refusal (exit 2) comes back as its message where refusal_ok. With a cache
+        folder, a command run before with the same arguments is not run again (its wall times are then
+        the first run's)"""
         self.count += 1
-        out = os.path.join(self.workdir, "%s%d" % (verb, self.count))
-        args = [self.binary, verb, os.path.join(ROOT, "scenarios", scenario), "--out", out] + list(extra)
+        command = [verb, os.path.join(ROOT, "scenarios", scenario)] + list(extra)
         for s in sets:
-            args += ["--set", s]
+            command += ["--set", s]
+        if self.cache:
+            key = hashlib.sha1("\0".join(command).encode()).hexdigest()[:16]
+            out = os.path.join(self.cache, "%s-%s" % (verb, key))
+            if os.path.exists(os.path.join(out, ".done")):
+                return out
+        else:
+            out = os.path.join(self.workdir, "%s%d" % (verb, self.count))
+        args = [self.binary] + command[:2] + ["--out", out] + command[2:]
         proc = subprocess.run(args, capture_output=True, text=True)
         if proc.returncode == 2 and refusal_ok:
             raise Refused(proc.stderr.strip().split(": ", 1)[-1])
         if proc.returncode != 0:
             sys.exit("fivsim failed (%d): %s\n%s" % (proc.returncode, " ".join(args), proc.stderr))
+        if self.cache:
+            open(os.path.join(out, ".done"), "w").close()
         return out
 
     def compare(self, scenario, methods, dts, sets=(), series=False):
