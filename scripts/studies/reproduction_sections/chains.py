@@ -56,7 +56,7 @@ def chains(ctx, lines):
         lines.append("- At %s N these runs (sampled at 1e-3 s) have not settled by 3000 s, where the search's runs from "
                      "the same start (sampled at 0.01 s) reached the periodic orbit their class names: the seed's "
                      "regime at that load is where a long chaotic transient ends, and which run ends where depends "
-                     "on the integration's details. No set found gives it within the seed's 200–400 s window.\n"
+                     "on the integration's details. This set does not give it within the seed's 200–400 s window.\n"
                      % " and ".join("%d" % fn for fn in unsettled))
     lines.append("- With the searched constants the seed's switching-model transition RMS values are matched to within "
                  "%.0f%% (the search's second objective); within fivsim, Moreau at dt = 1e-3 is within "

@@ -67,7 +67,8 @@ def identify_section(ctx, lines):
                  "the noise rows below). The seed reports ĉ errors of 23–38% for the extended method.\n"
                  "- In the continuous regime the record starts from rest, so it holds a few stop samples before the "
                  "first break-away: step 3 runs on them and is not better than SINDy there; the seed reports "
-                 "'converges to SINDy' (no stops).\n")
+                 "'converges to SINDy' (no stops).\n"
+                 "- The seed's experimental Tables 7–8 are not reproduced: its measured records are not published.\n")
     # noise study: seed Table 6 standard deviations (mm) against extended SINDy's errors
     table6 = [(20, 1.4e-2), (30, 1.4e-3), (60, 1.4e-6), (70, 1.4e-7), (90, 1.4e-9), (105, 1.4e-10), (120, 1.4e-12)]
     lines.append("**Noise (Table 6, Fig. 4).** Gaussian noise of the seed's standard deviation σ on x and on v (scaled "
