@@ -74,7 +74,9 @@ def commit():
     try:
         rev = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
                              check=True).stdout.strip()
-        dirty = subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"],
+        # the document and its figures are this script's output: their own changes do not count
+        dirty = subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no", "--", ".",
+                                ":!docs/REPRODUCTION.md", ":!docs/img"],
                                capture_output=True, text=True, check=True).stdout.strip()
         return rev + (" with uncommitted changes" if dirty else "")
     except (OSError, subprocess.CalledProcessError):
