@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pandas as pd
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
@@ -77,7 +78,6 @@ class Fivsim:
 
     def sweep(self, scenario, sets=()):
         """a sweep's cases.csv as a DataFrame, and its folder"""
-        import pandas as pd
         out = self._call("sweep", scenario, ["-q"], sets)
         return pd.read_csv(os.path.join(out, "cases.csv")), out
 

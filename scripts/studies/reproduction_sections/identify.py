@@ -1,8 +1,10 @@
 """Seed 003 (Tables 3–6, Figs. 2–4): SINDy and extended SINDy on the Coulomb oscillator's records,
 noise-free and with the seed's noise levels."""
+import json
 import os
 
 import numpy as np
+from scipy.signal import savgol_coeffs
 
 from .common import Refused, fmt
 
@@ -112,8 +114,6 @@ def identify_section(ctx, lines):
 def seed_differentiation(ctx, lines, records, levels):
     """the noise rows again as the seed measures: noise on x alone, the velocity the Savitzky–Golay
     derivative of the noisy x (window 35, order 3), the thresholds from that derivative's noise"""
-    import json
-    from scipy.signal import savgol_coeffs
     lines.append("**Which difference moves the noise threshold.** fivsim's rows above put noise on x and on a "
                  "measured v alike. The seed measures x alone and differentiates it with a Savitzky–Golay filter "
                  "(window 35, order 3), which averages the noise over 7 ms: the same rows with noise on x only, the "

@@ -4,6 +4,7 @@ four-stop regime at the frequencies it names."""
 import os
 
 import numpy as np
+import pandas as pd
 
 # seed 003 Table 2: the synthetic case's frequencies (Hz) and the stops a cycle its regime names
 TABLE2 = [(0.47, 4), (0.51, 4), (0.54, 4), (0.95, 2), (1.034, 2), (1.11, 2), (2.013, 0), (2.583, 0), (4.611, 0)]
@@ -12,7 +13,6 @@ K, FF = 358.706, 0.0856
 
 def stops_per_cycle(cases, folder):
     """stops a forcing cycle over the sweeps' 20–60 s window: the slip-to-stick points of each case"""
-    import pandas as pd
     points = pd.read_csv(os.path.join(folder, "points.csv"))
     stops = points[(points["kind"] == "slip_to_stick@0") & (points["t"] >= 20.0)].groupby("case").size()
     n = cases["case"].map(stops).fillna(0.0)
