@@ -4,6 +4,8 @@ loads are the regimes of its Fig. 5 — 11 N chaotic (Lyapunov exponent positive
 errors), 15 N periodic-1, 24 N periodic-2 on the break-away of m1 (m1 sticks twice a cycle) — and,
 among those, the smallest largest gap to its Table 1 transition-displacement RMS (200–400 s).
 The sweep is scenarios/seed_constants/seed001_chain_constants.json, then the same on a finer grid."""
+import numpy as np
+
 from .common import SEED1
 
 KEYS = ["/model/v0", "/friction/alpha", "/friction/mu_s", "/friction/mu_d"]
@@ -87,7 +89,8 @@ def search(fv):
     robust = [k for k in near if fine_checked[k][0]] + [k for k in hits if checked[k][0]]
     everything = {**checked, **fine_checked}
     chosen = min(robust or near or [best], key=lambda k: everything[k][2])
-    return {"coarse_cases": len(coarse), "coarse_sets": len(grid), "checked": checked, "coarse_best": best,
+    return {"coarse": coarse, "coarse_cases": len(coarse), "coarse_sets": len(grid), "checked": checked,
+            "coarse_best": best,
             "coarse_neighbours": neighbours(grid, best), "local_sets": len(fine), "local_hits": len(fine_hits),
             "local_checked": len(near), "local_robust": sum(1 for k in near if fine_checked[k][0]),
             "robust": bool(robust), "constants": chosen, "gap": everything[chosen][2],
@@ -134,3 +137,42 @@ def describe_search(lines, r):
                       "tables below use the set whose Table 1 gap is smallest among the grid's, **v0 = %g, α = %g, "
                       "μ_s = %g, μ_d = %g** (Table 1 within %.1f%%), with the classes its long runs show."
                       % (c[0], c[1], c[2], c[3], 100 * r["gap"]))))
+
+
+def class_map(r, png):
+    """seed Fig. 5's loads as class maps over v0 and α on the coarse grid, at the chosen μ_s and μ_d"""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    c = r["constants"]
+    d = r["coarse"]
+    d = d[(abs(d["/friction/mu_s"] - c[2]) < 1e-9) & (abs(d["/friction/mu_d"] - c[3]) < 1e-9)]
+    names = ["no-stick-slip", "periodic-1", "periodic-2", "periodic-3+", "quasi-periodic", "chaotic", "undetermined"]
+    colours = ["#dddddd", "#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e", "#d62728", "#ffffff"]
+
+    def index(cls):
+        if cls.startswith("periodic-") and cls not in ("periodic-1", "periodic-2"):
+            return 3
+        return names.index(cls) if cls in names else 6
+
+    alphas = sorted(d["/friction/alpha"].unique())
+    fig, axes = plt.subplots(1, 3, figsize=(13, 3.6), sharey=True)
+    for ax, fn in zip(axes, (11, 15, 24)):
+        at = d[d["/model/Fn"] == fn]
+        for _, row in at.iterrows():
+            ax.add_patch(plt.Rectangle((row["/model/v0"] - 0.025, alphas.index(row["/friction/alpha"]) - 0.5), 0.05, 1,
+                                       color=colours[index(row["class"])], lw=0))
+        ax.plot([c[0]], [alphas.index(c[1]) if c[1] in alphas else np.interp(c[1], alphas, range(len(alphas)))],
+                "k*", ms=10)
+        ax.set_xlim(0.025, 1.525)
+        ax.set_ylim(-0.5, len(alphas) - 0.5)
+        ax.set_yticks(range(len(alphas)))
+        ax.set_yticklabels(["%g" % a for a in alphas])
+        ax.set_xlabel("belt speed v0 [m/s]")
+        ax.set_title("Fn = %d N (seed: %s)" % (fn, {11: "chaotic", 15: "period-1", 24: "period-2"}[fn]), fontsize=9)
+    axes[0].set_ylabel("Stribeck decay α [s/m]")
+    handles = [plt.Rectangle((0, 0), 1, 1, color=col) for col in colours[:-1]]
+    fig.legend(handles, names[:-1], loc="lower center", ncol=6, fontsize=8, frameon=False)
+    fig.tight_layout(rect=(0, 0.08, 1, 1))
+    fig.savefig(png, dpi=110)
+    plt.close(fig)

@@ -1,6 +1,6 @@
 """Seed 001 (§3, Tables 1–2, Figs. 5–10): the slider chains on a belt, transition-displacement RMS of
 the 2- and 5-slider chains against the switching model, and the regimes of Fig. 5."""
-from .chain_constants import SEARCHED, describe_search, search, sets_of
+from .chain_constants import SEARCHED, class_map, describe_search, search, sets_of
 from .common import fmt, pct, found, distinct, SEED1, SEED1_5
 
 
@@ -12,6 +12,10 @@ def chains(ctx, lines):
         found_now = search(fv)
         constants = found_now["constants"]
         describe_search(lines, found_now)
+        class_map(found_now, ctx.image("seed001_class_map.png"))
+        lines.append("![classes over v0 and α at the chosen μ_s, μ_d](img/seed001_class_map.png)\n")
+        lines.append("*The coarse grid's classes at 11, 15 and 24 N over v0 and α, at μ_s = %g, μ_d = %g (the star: "
+                     "the chosen set; the finer grid's values lie between the coarse ones).*\n" % constants[2:])
     const = sets_of(constants)
     lines.append("m_i = k_i = 1, x(0) = 0.5, dt = 1e-3 (seed); c = 0, ẋ(0) = 0 and the law stribeck_exp (fivsim's); "
                  "**v0 = %g, α = %g, μ_s = %g, μ_d = %g** (searched, above). The seed's measure: the RMS of each "
