@@ -15,7 +15,8 @@ def chains(ctx, lines):
         class_map(found_now, ctx.image("seed001_class_map.png"))
         lines.append("![classes over v0 and α at the chosen μ_s, μ_d](img/seed001_class_map.png)\n")
         lines.append("*The coarse grid's classes at 11, 15 and 24 N over v0 and α, at μ_s = %g, μ_d = %g (the star: "
-                     "the chosen set; the finer grid's values lie between the coarse ones).*\n" % constants[2:])
+                     "the chosen set, whose α lies between the coarse grid's values; white: undetermined in 3000 s).*\n"
+                     % constants[2:])
     const = sets_of(constants)
     lines.append("m_i = k_i = 1, x(0) = 0.5, dt = 1e-3 (seed); c = 0, ẋ(0) = 0 and the law stribeck_exp (fivsim's); "
                  "**v0 = %g, α = %g, μ_s = %g, μ_d = %g** (searched, above). The seed's measure: the RMS of each "
