@@ -112,12 +112,14 @@ SearchedValues searched_values(const IdentifyConfig& config, const GreyboxReport
 // coefficient) and the factor's rate; with the model's mass and load (a simulated record) μd, μs
 json belt_friction_json(const IdentifyConfig& config, const IdentificationResult& result) {
   const IdentifiedSdof& eq = result.sindy.equation;
-  double sliding = 0.0, extra = 0.0;
-  for (std::size_t k = 0; k < eq.terms.size(); ++k) {
-    const std::string& name = eq.terms[k].name;
-    if (name == "sgn(w)") sliding = -eq.xi(static_cast<long>(k), 1);
-    if (name.rfind("sgn(w)*exp(", 0) == 0) extra = -eq.xi(static_cast<long>(k), 1);
-  }
+  // the ẋ2 row's coefficient of the term named `name` (or, `prefix`, whose name starts so); 0 where none
+  const auto coefficient = [&](const std::string& name, bool prefix = false) {
+    for (std::size_t k = 0; k < eq.terms.size(); ++k)
+      if (prefix ? eq.terms[k].name.rfind(name, 0) == 0 : eq.terms[k].name == name)
+        return eq.xi(static_cast<long>(k), 1);
+    return 0.0;
+  };
+  const double sliding = -coefficient("sgn(w)"), extra = -coefficient("sgn(w)*exp(", true);
   json j = {{"belt_speed", config.belt_speed},
             {"F_d", sliding},
             {"F_s", sliding + extra},
@@ -132,11 +134,7 @@ json belt_friction_json(const IdentifyConfig& config, const IdentificationResult
     const double per_load = config.model.M(0, 0) / config.model.contacts[0].Fn;
     j["mu_d"] = sliding * per_load;
     j["mu_s"] = (sliding + extra) * per_load;
-    j["k"] = -[&] {
-      for (std::size_t k = 0; k < eq.terms.size(); ++k)
-        if (eq.terms[k].name == "x1") return eq.xi(static_cast<long>(k), 1);
-      return 0.0;
-    }() * config.model.M(0, 0);
+    j["k"] = -coefficient("x1") * config.model.M(0, 0);
   }
   return j;
 }
@@ -413,11 +411,13 @@ IdentifyOutcome describe(const IdentifyConfig& config, IdentificationResult fitt
   return out;
 }
 
-// a candidate law's fit, scored
+// a candidate law's fit, scored, with its response's residual and that residual's whiteness
 struct CandidateFit {
   IdentifyConfig config;
   IdentificationResult result;
   CandidateScore score;
+  Eigen::VectorXd residual;
+  ResidualWhiteness white;
 };
 
 // the fitted candidates' coefficient μ against the sliding speed |relative velocity| from 0 to the
@@ -480,14 +480,15 @@ IdentifyOutcome run_identification(const LoadedIdentification& loaded) {
   std::vector<CandidateFit> fits;
   std::vector<CandidateScore> scores;
   for (const LawCandidate& law : config.candidates) {
-    CandidateFit f{candidate_config(config, law), {}, {}};
+    CandidateFit f{candidate_config(config, law), {}, {}, {}, {}};
     score_populations_on_options_device(f.config);
     f.result = identify(f.config, loaded.record);
-    const Eigen::VectorXd residual = response_residual(f.result.greybox.response, f.result.record.x);
+    f.residual = response_residual(f.result.greybox.response, f.result.record.x);
+    f.white = residual_whiteness(f.residual);
     f.score.name = law.law;
     f.score.parameters = static_cast<int>(f.config.parameters.size());
-    f.score.samples = residual.size();
-    f.score.rss = residual.size() == f.result.record.x.size() ? residual.squaredNorm() : HUGE_VAL;
+    f.score.samples = f.residual.size();
+    f.score.rss = f.residual.size() == f.result.record.x.size() ? f.residual.squaredNorm() : HUGE_VAL;
     scores.push_back(f.score);
     fits.push_back(std::move(f));
   }
@@ -505,8 +506,7 @@ IdentifyOutcome run_identification(const LoadedIdentification& loaded) {
     const CandidateScore& c = scores[i];
     const GreyboxReport& g = f.result.greybox;
     const auto [values, interval, truth, errors] = searched_values(f.config, g);
-    const Eigen::VectorXd residual = response_residual(g.response, record.x);
-    const ResidualWhiteness w = residual_whiteness(residual);
+    const ResidualWhiteness& w = f.white;
     const double rms = c.samples > 0 ? std::sqrt(c.rss / static_cast<double>(c.samples)) : std::nan("");
     json one = {{"law", c.name},
                 {"rank", c.rank},
@@ -530,6 +530,7 @@ IdentifyOutcome run_identification(const LoadedIdentification& loaded) {
     if (!truth.empty()) one["truth"] = truth;
     candidates.push_back(one);
   }
+  const ResidualWhiteness top_white = fits[best].white;
   // the laws' curves while every fit is at hand
   NamedColumns slips;
   NamedColumns laws = law_curves(fits, record, slips);
@@ -546,9 +547,7 @@ IdentifyOutcome run_identification(const LoadedIdentification& loaded) {
       {"samples", top.samples},
       {"noise_std", finite_or_null(noise)},
       {"likelihood", "Gaussian residuals of one variance, estimated as RSS/n"},
-      {"warnings",
-       residual_warnings("the best law, " + top.name + ",", top_rms, noise,
-                         residual_whiteness(response_residual(out.result.greybox.response, record.x)), record.x)}};
+      {"warnings", residual_warnings("the best law, " + top.name + ",", top_rms, noise, top_white, record.x)}};
   j["warnings"] = j["ranking"]["warnings"];
   j["residual"]["warnings"] = j["warnings"];
   // every candidate's response beside the record

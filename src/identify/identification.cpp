@@ -427,13 +427,10 @@ IdentificationResult identify(const IdentifyConfig& c, const Record& record) {
     // step 3 on the stop and slip samples: the held regression, or the seed's grid
     double k_star = 0.0, c_star = 0.0, F_star = 0.0;
     if (c.step3 == "held") {
-      // the slip samples half a window clear of every stop; every stop sample held, each allowed
-      // the excess force of a sample just past a break-away (ü by the derivative filter, at the
-      // step-2 estimate)
+      // the slip samples clear of the stops; every stop sample held, each allowed the excess force
+      // of a sample just past a break-away (ü by the derivative filter, at the step-2 estimate)
       const int window = derivative_window(c, record.sample_dt());
-      HeldData data{
-          record.x, record.v, dX.col(1), record.u, record.du, seg.stop, away_from_stops(seg, record.size(), window / 2),
-          {}};
+      HeldData data{record.x, record.v, dX.col(1), record.u, record.du, seg.stop, clear, {}};
       const SdofParameters guess = out.slip_sindy.parameters;
       const Eigen::VectorXd ddu = record_derivative(record.du, record, c);
       for (long i : seg.stop) data.slack.push_back(held_slack(c.v_stop, guess.k * record.du(i) + guess.c * ddu(i)));

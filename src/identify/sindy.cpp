@@ -9,6 +9,9 @@
 namespace fivsim {
 namespace {
 
+// the functions a factor applies to its variable, by FactorFn (power and decay are written apart)
+constexpr const char* kFactorFns[] = {"", "sgn", "abs", "sin", "cos"};
+
 int variable_index(const std::string& name) {
   for (int v = 0; v < kSindyVars; ++v)
     if (name == kSindyVarNames[v]) return v;
@@ -41,12 +44,11 @@ std::string rate_text(double rate) {
 TermFactor parse_factor(const std::string& f) {
   TermFactor out;
   if (parse_decay(f, out)) return out;
-  static const char* kFns[] = {"sgn", "abs", "sin", "cos"};
-  for (int k = 0; k < 4; ++k) {
-    const std::string head = std::string(kFns[k]) + "(";
+  for (int k = static_cast<int>(FactorFn::sgn); k <= static_cast<int>(FactorFn::cos); ++k) {
+    const std::string head = std::string(kFactorFns[k]) + "(";
     if (f.rfind(head, 0) == 0) {
       if (f.back() != ')') throw std::invalid_argument("'" + f + "' lacks its closing parenthesis");
-      out.fn = static_cast<FactorFn>(k + 1);
+      out.fn = static_cast<FactorFn>(k);
       out.var = static_cast<SindyVar>(variable_index(f.substr(head.size(), f.size() - head.size() - 1)));
       return out;
     }
@@ -197,10 +199,8 @@ LibraryTerm with_decay_rate(const LibraryTerm& term, double rate) {
       case FactorFn::decay:
         name += "exp(-" + rate_text(f.rate) + "*abs(" + v + "))";
         break;
-      default: {
-        static const char* kFns[] = {"", "sgn", "abs", "sin", "cos"};
-        name += std::string(kFns[static_cast<int>(f.fn)]) + "(" + v + ")";
-      }
+      default:
+        name += std::string(kFactorFns[static_cast<int>(f.fn)]) + "(" + v + ")";
     }
   }
   out.name = out.factors.empty() ? "1" : name;

@@ -231,6 +231,9 @@ void parse_candidates(JsonObject& root, const json& model_document, IdentifyConf
       if (other.law == k.law) throw InputError(o.pointer_of("law"), "'" + k.law + "' is a candidate twice");
     JsonObject given = o.has("parameters") ? o.object("parameters") : JsonObject(kEmptyObject, here + "/parameters");
     k.friction = {{"law", k.law}};
+    // the model as this candidate runs it: whose law a simulated record's numbers are the truth of
+    json as_run = model_document;
+    as_run["friction"] = k.friction;
     for (int j = 0; j < info->n_params; ++j) {
       const std::string name = info->params[j];
       const LawNumberDefault* d = nullptr;
@@ -258,9 +261,7 @@ void parse_candidates(JsonObject& root, const json& model_document, IdentifyConf
       }
       p.initial = std::clamp(p.initial, p.lo, p.hi);
       k.friction[name] = p.initial;
-      json model = model_document;
-      model["friction"] = k.friction;
-      p.truth = simulated_truth(c, model, p.path);
+      p.truth = simulated_truth(c, as_run, p.path);
       k.parameters.push_back(p);
     }
     given.finish();
