@@ -1,5 +1,6 @@
 """Seed 002 (§2.3, Eq. 9, Figs. 6–7; §4.3 Eq. 23): the friction laws on the torsion pendulum and the
 friction torque identified by the PINN pair."""
+import json
 import os
 
 import numpy as np
@@ -143,18 +144,10 @@ def pinn_torque(ctx, lines, lugre_slow):
 
 
 
-def eq22(v, p, fn):
-    """seed 002 Eq. 22's torque at the relative rates v (docs/MODELS.md `asymmetric`), times the load"""
-    pos = v >= 0
-    ts = np.where(pos, p["Ts_l"], p["Ts_r"])
-    t0 = np.where(pos, p["T0_l"], p["T0_r"])
-    shape = (1 + p["beta"] / np.cosh(p["alpha"] * v)) * np.tanh(p["alpha"] * np.abs(v))
-    return fn * np.sign(v) * ts / (1 + t0 * np.abs(v)) * shape
-
-
 def nelder_mead_against_pinn(ctx, lines):
     """§4.2 beside §4.3 on one record: Eq. 22 fitted by Nelder–Mead on the output error, the PINN
-    pair's torque, each against the record's true torque"""
+    pair's torque, each against the record's true torque (N–M's: the fitted law's torque along the
+    motion fivsim simulates with it, at the record's samples)"""
     nm, nm_out = ctx.fv.identify("identify/torsion_pendulum_asymmetric_nelder_mead.json")
     pn, _ = ctx.fv.identify("identify/torsion_pendulum_asymmetric_pinn.json")
     rec = np.genfromtxt(os.path.join(nm_out, "record.csv"), delimiter=",", names=True)
@@ -163,7 +156,12 @@ def nelder_mead_against_pinn(ctx, lines):
     fit = {k.split("/")[-1]: v for k, v in g["parameters"].items()}
     data = nm["config"]["data"]["set"]
     fn = data["/model/Fn"]
-    tau_true, tau_fit = eq22(rec["v"], truth, fn), eq22(rec["v"], fit, fn)
+    # the record's friction column is F_f = −λ_T (w_T = 1), sampled every sample_dt
+    every = round(nm["config"]["data"]["sample_dt"] / data["/integrator/dt"])
+    sets = ["%s=%s" % (k, json.dumps(dict(v, **fit) if k == "/friction" else v)) for k, v in data.items()]
+    run = ctx.fv.series(nm["config"]["data"]["scenario"].replace("../", ""),
+                        sets + ["/integrator/t_end=%r" % nm["config"]["data"]["t_end"], "/output/every=%d" % every])
+    tau_fit, tau_true = -run["lamT0"][:len(rec)], rec["friction"]
     torque_err = 100 * np.sqrt(np.mean((tau_fit - tau_true) ** 2) / np.mean(tau_true ** 2))
     lines.append("### §4.2 against §4.3: Nelder–Mead on Eq. 22 and the PINN on one record\n")
     lines.append("`fivsim identify scenarios/identify/torsion_pendulum_asymmetric_nelder_mead.json` and "
