@@ -332,15 +332,17 @@ EventDrivenOutcome simulate_event_driven(const ModelDescription& d, const Eigen:
   std::vector<EventFunction> fns;
   std::vector<double> phi_a, phi_b, phi_m;
   std::vector<bool> armed;
-  auto restart = [&]() {
+  auto restart = [&](bool arm_zeros) {
     stepper.initialize(y, t, dt_guess);
     fns = sys.event_functions();
     sys.event_values(t, y.data(), fns, phi_a);
-    // a function that starts at zero (its contact just changed mode) waits until it is positive
+    // a function that starts at zero (its contact just changed mode) waits until it is positive;
+    // at the first start it is armed: a state on a boundary that leaves through it (a stick at its
+    // breakaway force) changes mode at once instead of holding the mode for ever
     armed.assign(fns.size(), false);
-    for (std::size_t k = 0; k < fns.size(); ++k) armed[k] = phi_a[k] > 0.0;
+    for (std::size_t k = 0; k < fns.size(); ++k) armed[k] = phi_a[k] > 0.0 || (arm_zeros && phi_a[k] == 0.0);
   };
-  restart();
+  restart(true);
   emit_until(t, false);
 
   while (t < t_end) {
@@ -439,7 +441,7 @@ EventDrivenOutcome simulate_event_driven(const ModelDescription& d, const Eigen:
       out.message = "more than " + std::to_string(opt.max_events) + " events (chattering or Zeno behaviour)";
       break;
     }
-    restart();
+    restart(false);
   }
   out.t_final = t;
   out.rhs_evaluations = sys.evaluations();

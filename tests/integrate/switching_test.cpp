@@ -153,6 +153,41 @@ TEST(Switching, MatchesTheHostReferenceOnModelII) {
   expect_agreement(s.model, s.q0, s.u0, 2.0, 1e-3, 1e-9, 1e-9, 4);
 }
 
+// a stick that starts at its breakaway force (Model I at k·x = μ_s·F_n with ẋ = v0) slips at once
+// in both integrators: the run from the boundary follows the run from 1e-10 inside it, whose stick
+// ends after 1e-10 s through an ordinary event, to 1e-8 in state
+TEST(Switching, AStickStartedAtItsBreakawayForceSlipsAtOnce) {
+  const Scenario s = bundled("model1_sharp_stribeck");
+  const double breakaway = 0.1 * 10.0 / 1.0;  // μ_s·F_n / k of the scenario
+  Eigen::VectorXd u0(1), q_edge(1), q_inside(1);
+  u0 << 0.5;
+  q_edge << breakaway;
+  q_inside << breakaway - 1e-10;
+  const double t_end = 20.0, sample_dt = 0.01;
+  const SwitchingRun edge = run_switching(s.model, q_edge, u0, t_end, sample_dt);
+  const SwitchingRun inside = run_switching(s.model, q_inside, u0, t_end, sample_dt);
+  ASSERT_EQ(edge.status, Status::ok);
+  ASSERT_EQ(inside.status, Status::ok);
+  ASSERT_GE(edge.events.size(), 4u);
+  EXPECT_EQ(edge.events[0].from, ContactState::stick);
+  EXPECT_LE(edge.events[0].t, 1e-9);
+  ASSERT_EQ(edge.events.size(), inside.events.size());
+  double worst = 0.0;
+  for (std::size_t k = 0; k < edge.samples.size(); ++k)
+    worst = std::max({worst, std::abs(edge.samples[k].q(0) - inside.samples[k].q(0)),
+                      std::abs(edge.samples[k].u(0) - inside.samples[k].u(0))});
+  EXPECT_LE(worst, 1e-8);
+
+  std::vector<ReferenceSample> ref;
+  const EventDrivenOutcome host = simulate_event_driven(s.model, q_edge, u0, 0.0, t_end, sample_dt, EventDrivenOptions{},
+                                                        [&](const ReferenceSample& r) { ref.push_back(r); });
+  ASSERT_EQ(host.status, Status::ok);
+  ASSERT_EQ(host.events.size(), edge.events.size());
+  EXPECT_LE(host.events[0].t, 1e-9);
+  ASSERT_EQ(ref.size(), edge.samples.size());
+  EXPECT_NEAR(ref.back().q(0), edge.samples.back().q(0), 1e-6);
+}
+
 // a velocity section is located on the dense output: each sample has u = value to rounding
 TEST(Switching, VelocitySectionSamplesLieOnTheSection) {
   const Scenario s = bundled("chain2_F15");

@@ -514,9 +514,11 @@ FIVSIM_HD inline void report_changes(const Model<D>& m, const SwitchingWorkspace
 }
 
 // after a restart: k[0] at the new modes, and every event function armed that is positive (one
-// that starts at zero, its contact having just changed mode, waits until it is)
+// that starts at zero, its contact having just changed mode, waits until it is). A fresh start
+// arms the zeros too: a state that begins on a boundary and leaves through it (a stick at its
+// breakaway force) changes mode at once, where waiting would hold the mode for ever
 template <class D>
-FIVSIM_HD inline bool arm(const Model<D>& m, SwitchingWorkspace<D>& ws) {
+FIVSIM_HD inline bool arm(const Model<D>& m, SwitchingWorkspace<D>& ws, bool arm_zeros = false) {
   const int nq = dof_count(m), nc = contact_count(m);
   if (!evaluate(m, ws, ws.t, ws.y)) return false;
   for (int i = 0; i < nq; ++i) {
@@ -524,7 +526,7 @@ FIVSIM_HD inline bool arm(const Model<D>& m, SwitchingWorkspace<D>& ws) {
     ws.k[0][nq + i] = ws.acc[i];
   }
   event_values(m, ws, ws.fn);
-  for (int s = 0; s < 3 * nc; ++s) ws.armed[s] = !ws.hold_modes && ws.fn[s] > 0;
+  for (int s = 0; s < 3 * nc; ++s) ws.armed[s] = !ws.hold_modes && (ws.fn[s] > 0 || (arm_zeros && ws.fn[s] == 0));
   ws.has_step = false;
   ws.event_pending = false;
   ws.section_count = 0;
@@ -595,7 +597,7 @@ FIVSIM_HD inline Status switching_start(const Model<D>& m, const SwitchingSettin
     if (ws.mode[i] == ContactState::stick && at_rest_tol) sd::project_stick(m, ws.y + nq, i);
   sd::report_changes(m, ws, kinematic, t, sink);
   sd::start_section(section, ws, t);
-  return sd::arm(m, ws) ? Status::ok : Status::nonfinite;
+  return sd::arm(m, ws, true) ? Status::ok : Status::nonfinite;
 }
 
 // integrates until the dense output holds t_target (read it with switching_state_at); every mode
