@@ -27,11 +27,12 @@ from reproduction_sections.model1 import model1
 from reproduction_sections.model2 import model2
 from reproduction_sections.pinn import pinn
 from reproduction_sections.sdof import sdof
+from reproduction_sections.thresholds import thresholds
 from reproduction_sections.torsion import torsion_section
 
 # each section: its name on the command line, the start of its "## " title, what makes it
 SECTIONS = [("model1", "Seed 000 Model I:", model1), ("model2", "Seed 000 Model II:", model2),
-            ("chains", "Seed 001:", chains), ("sdof", "Seed 003: base-excited", sdof),
+            ("thresholds", "Seed 000 step-size thresholds", thresholds), ("chains", "Seed 001:", chains), ("sdof", "Seed 003: base-excited", sdof),
             ("identify", "Seed 003: identification", identify_section), ("torsion", "Seed 002:", torsion_section),
             ("pinn", "PINN frameworks", pinn)]
 
@@ -93,8 +94,9 @@ def write(path, made, old, count, sections):
              "seeds leave open are **in bold** with what they were chosen or searched to reproduce. Method names: "
              "`moreau` (the seeds' conventional LCP method), `rk4lcp` (the conventional RK4 LCP method), `irkQ` "
              "(Gauss–Legendre IRK-LCP with Q stages, contact forces held over the step), `-interp` (forces "
-             "interpolated over the stages, seed 000 Eqs. 30–31, the classical counterpart of the advanced PINNs). "
-             "The PINN methods have their own section at the end." % (datetime.date.today(), commit()),
+             "interpolated over the stages, seed 000 Eqs. 30–31, the classical counterpart of the advanced PINNs), "
+             "`-euler_lcp` (the LCP posed on Moreau's prediction and its force held over the stages, as seed 000 "
+             "§2.3.3 writes its RK4 method). The PINN methods have their own section at the end." % (datetime.date.today(), commit()),
              ""]
     for name, title, _ in SECTIONS:
         lines += made.get(name) or [v for k, v in old.items() if k.startswith(title)]

@@ -9,7 +9,8 @@
 namespace fivsim {
 
 std::string MethodSpec::label() const {
-  const std::string suffix = std::string(forces == StageForces::ramp ? "-interp" : "") + (lcp_pinn ? "+lcp_pinn" : "");
+  const std::string suffix = std::string(forces == StageForces::ramp ? "-interp" : "") +
+                             (lcp_on_euler ? "-euler_lcp" : "") + (lcp_pinn ? "+lcp_pinn" : "");
   switch (kind) {
     case MethodKind::moreau:
       return "moreau" + suffix;
@@ -64,6 +65,12 @@ MethodSpec parse_method_label(const std::string& label) {
     spec.lcp_pinn = true;
     base.resize(base.size() - with_pinn.size());
   }
+  const std::string euler_lcp = "-euler_lcp";
+  if (base.size() > euler_lcp.size() &&
+      base.compare(base.size() - euler_lcp.size(), euler_lcp.size(), euler_lcp) == 0) {
+    spec.lcp_on_euler = true;
+    base.resize(base.size() - euler_lcp.size());
+  }
   const std::string interp = "-interp";
   if (base.size() > interp.size() && base.compare(base.size() - interp.size(), interp.size(), interp) == 0) {
     spec.forces = StageForces::ramp;
@@ -72,6 +79,7 @@ MethodSpec parse_method_label(const std::string& label) {
   // pinn_<framework>Q: the IRK-PINN frameworks with Q Gauss stages; pinn_central has no stages
   if (base.rfind("pinn_", 0) == 0) {
     if (spec.lcp_pinn) throw std::invalid_argument("'" + label + "': +lcp_pinn applies to moreau, rk4lcp and irkQ");
+    if (spec.lcp_on_euler) throw std::invalid_argument("'" + label + "': -euler_lcp applies to rk4lcp and irkQ");
     const std::size_t digits = base.find_last_not_of("0123456789") + 1;
     spec.kind = MethodKind::pinn;
     if (!parse_pinn_framework(base.substr(0, digits), spec.framework) || spec.forces == StageForces::ramp)
@@ -93,6 +101,8 @@ MethodSpec parse_method_label(const std::string& label) {
   const bool rk = base == "rk4lcp" || base.rfind("irk", 0) == 0;
   if (spec.forces == StageForces::ramp && !rk)
     throw std::invalid_argument("'" + label + "': -interp applies to rk4lcp and irkQ only");
+  if (spec.lcp_on_euler && (!rk || spec.forces == StageForces::ramp))
+    throw std::invalid_argument("'" + label + "': -euler_lcp applies to rk4lcp and irkQ with held forces only");
   if (base == "moreau") {
     spec.kind = MethodKind::moreau;
   } else if (base == "rk4lcp") {

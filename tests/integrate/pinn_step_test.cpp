@@ -157,7 +157,8 @@ TEST(PinnStep, LcpPinnSolvesTheClassicalSteppersLcps) {
 
 TEST(PinnStep, LabelsRoundTrip) {
   for (const char* label : {"pinn_single10", "pinn_dual4", "pinn_adv_single2", "pinn_adv_dual10", "pinn_central",
-                            "moreau+lcp_pinn", "irk4-interp+lcp_pinn", "rk4lcp+lcp_pinn"})
+                            "moreau+lcp_pinn", "irk4-interp+lcp_pinn", "rk4lcp+lcp_pinn", "rk4lcp-euler_lcp",
+                            "irk10-euler_lcp+lcp_pinn"})
     EXPECT_EQ(parse_method_label(label).label(), label);
   EXPECT_THROW(parse_method_label("pinn_dual4+lcp_pinn"), std::invalid_argument);
   EXPECT_THROW(parse_method_label("switching+lcp_pinn"), std::invalid_argument);
@@ -165,6 +166,9 @@ TEST(PinnStep, LabelsRoundTrip) {
   EXPECT_THROW(parse_method_label("pinn_central4"), std::invalid_argument);
   EXPECT_THROW(parse_method_label("pinn_triple4"), std::invalid_argument);
   EXPECT_THROW(parse_method_label("pinn_single101"), std::invalid_argument);
+  EXPECT_THROW(parse_method_label("moreau-euler_lcp"), std::invalid_argument);
+  EXPECT_THROW(parse_method_label("irk4-interp-euler_lcp"), std::invalid_argument);
+  EXPECT_THROW(parse_method_label("pinn_single4-euler_lcp"), std::invalid_argument);
 }
 
 }  // namespace

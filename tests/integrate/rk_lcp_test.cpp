@@ -27,7 +27,7 @@ struct RkTrajectory {
 
 // method: "moreau", or a tableau with held / ramped stage forces
 RkTrajectory run(const ModelDescription& d, double q0, double u0, double dt, double t_end, const ButcherTableau* tab,
-                 StageForces forces = StageForces::held) {
+                 StageForces forces = StageForces::held, bool lcp_on_euler = false) {
   auto m = std::make_unique<Model<SmallDims>>();
   make_model(d, *m);
   auto s = std::make_unique<State<SmallDims>>();
@@ -44,6 +44,7 @@ RkTrajectory run(const ModelDescription& d, double q0, double u0, double dt, dou
   if (tab) {
     auto map = std::make_unique<RkStepMap<SmallDims>>();
     make_rk_step_map(*m, *tab, dt, forces, *map);
+    map->lcp_on_euler = lcp_on_euler;
     out = simulate_rk_lcp(*m, *map, *s, steps, StepOptions{}, record);
   } else {
     out = simulate_moreau(*m, *s, dt, steps, StepOptions{}, record);
@@ -109,6 +110,26 @@ TEST(RkLcp, StickingFollowsTheBelt) {
     } else {
       EXPECT_NEAR(worst_q, 2 * per_step, 0.01 * per_step);
     }
+  }
+}
+
+// seed 000's formulation (the LCP on Moreau's prediction, its force held over the RK4 stages)
+// sticks by the Euler prediction, not by the RK4 end state: each step ends off the belt speed by
+// the velocity the spring takes in dt beyond Euler's, k·v0·dt²/(2m) (the start of the first step,
+// from x = 0 with F = 0, gives exactly v0(cos dt − 1)), and the next step's LCP takes it back, so
+// the slip velocity stays at that size instead of growing; the contact still reads stick
+TEST(RkLcp, StickingOnMoreausPredictionIsOffTheBeltBySecondOrder) {
+  const auto d = make_slider_belt(slider(0.5, 10.0, FrictionLawKind::stribeck_exp, 0.15, 0.10, 3.0));
+  const ButcherTableau tab = classical_rk4();
+  for (double dt : {1e-2, 1e-3}) {
+    const RkTrajectory tr = run(d, 0.0, 0.5, dt, 2.9, &tab, StageForces::held, true);
+    double worst_u = 0.0;
+    for (std::size_t i = 0; i < tr.t.size(); ++i) {
+      ASSERT_EQ(tr.state[i], ContactState::stick) << "t=" << tr.t[i];
+      worst_u = std::max(worst_u, std::abs(tr.u[i] - 0.5));
+    }
+    EXPECT_NEAR(std::abs(tr.u[0] - 0.5), 0.5 * (1 - std::cos(dt)), 1e-6 * dt * dt);
+    EXPECT_NEAR(worst_u, 0.5 * dt * dt / 2, 0.02 * 0.5 * dt * dt / 2) << "dt " << dt;
   }
 }
 

@@ -28,7 +28,8 @@ MethodSpec parse_method_label(const std::string& label);
 inline constexpr const char* kMethodLabels =
     "moreau, rk4lcp, irkQ with Q Gauss stages, switching, root_shooting, smooth, pinn_singleQ, pinn_dualQ, "
     "pinn_adv_singleQ, pinn_adv_dualQ, pinn_central; append -interp to rk4lcp or irkQ for interpolated stage "
-    "forces, +lcp_pinn to moreau, rk4lcp or irkQ for the LCP-PINN as contact solver";
+    "forces, -euler_lcp to rk4lcp or irkQ for the LCP on Moreau's prediction (seed 000's conventional RK4), "
+    "+lcp_pinn to moreau, rk4lcp or irkQ for the LCP-PINN as contact solver";
 
 // the most Gauss stages a PINN method takes (seed 000 uses up to 10; the tables go to 200)
 inline constexpr int kMaxPinnStages = 100;

@@ -3,7 +3,9 @@
 // classical counterpart of the IRK-PINN (seed 000 Eqs. 21–22), with the contact forces held or
 // ramped over the stages within one contact regime (seed 000 Eqs. 30–31). A step is an affine map
 // of [q; u] computed once per model and dt (rk_step_map.hpp), one contact LCP on the end state and
-// the end state with its force (docs/METHODS.md "Time steppers: one LCP per step").
+// the end state with its force (docs/METHODS.md "Time steppers: one LCP per step"). As seed 000
+// writes its conventional RK4 (§2.3.3: the forces from the conventional LCP, then the dynamics), the
+// LCP may instead be posed on Moreau's first-order prediction and its force held over the stages.
 #pragma once
 
 #include "fivsim/integrate/moreau.hpp"
@@ -22,6 +24,9 @@ struct RkStepMap {
 
   T dt = T(0);
   StageForces forces = StageForces::held;
+  // the LCP on Moreau's prediction u_A + dt·M⁻¹h_A with the Delassus response, not on the
+  // stepper's own impulse-free end state (held forces only)
+  bool lcp_on_euler = false;
   Mat<T, NY, NY> Phi;  // y = [q_0 … q_{n−1}, u_0 … u_{n−1}]
   Vec<T, NY> P0, Ps, Pc;
   Mat<T, NY, NQ> R_held, R_ramp, R_prev;  // R_prev = R_held − R_ramp
@@ -36,7 +41,7 @@ struct RkLcpWorkspace {
   ContactLcp<D> lcp;
   LcpVector<T, D::max_lcp> x, y;
   Vec<T, 2 * D::max_dof> y_free;  // [q; u] at the end of the step without contact impulses
-  Vec<T, D::max_dof> u_free, force, force_prev;
+  Vec<T, D::max_dof> u_free, force, force_prev, h;
   Vec<T, D::max_contacts> PN, PT, gap_rate;
   bool has_basis = false;
   uint64_t basis = 0;
@@ -67,11 +72,22 @@ FIVSIM_HD inline LcpOptions rk_lcp_build(const Model<D>& m, const RkStepMap<D>& 
   LcpOptions lcp_opt = opt.lcp;
   if (nc == 0) return lcp_opt;
   contact_lcp_coefficients(m, s, dt, ws.lcp);
-  ws.gap_rate.n = nc;
-  for (int i = 0; i < nc; ++i) ws.gap_rate[i] = contact_gap(m, ws.y_free, i) / dt;
-  const ContactResponse<D> r = ramp ? ContactResponse<D>{map.ramp_NN, map.ramp_NT, map.ramp_TN, map.ramp_TT}
-                                    : ContactResponse<D>{map.held_NN, map.held_NT, map.held_TN, map.held_TT};
-  build_contact_lcp(m, r, ws.gap_rate, ws.u_free, dt, ws.lcp);
+  if (map.lcp_on_euler) {
+    smooth_force(m, s, ws.h);
+    for (int i = 0; i < n; ++i) {
+      T acc = T(0);
+      for (int j = 0; j < n; ++j) acc += m.Minv(i, j) * ws.h[j];
+      ws.u_free[i] = s.u[i] + dt * acc;
+    }
+    moreau_gap_rates(m, s, ws.u_free, dt, ws.gap_rate);
+    build_contact_lcp(m, delassus_response(m), ws.gap_rate, ws.u_free, dt, ws.lcp);
+  } else {
+    ws.gap_rate.n = nc;
+    for (int i = 0; i < nc; ++i) ws.gap_rate[i] = contact_gap(m, ws.y_free, i) / dt;
+    const ContactResponse<D> r = ramp ? ContactResponse<D>{map.ramp_NN, map.ramp_NT, map.ramp_TN, map.ramp_TT}
+                                      : ContactResponse<D>{map.held_NN, map.held_NT, map.held_TN, map.held_TT};
+    build_contact_lcp(m, r, ws.gap_rate, ws.u_free, dt, ws.lcp);
+  }
   lcp_opt.use_basis_hint = ws.has_basis;
   lcp_opt.basis_hint = ws.basis;
   return lcp_opt;

@@ -112,6 +112,7 @@ struct MethodSpec {
   PinnFramework framework = PinnFramework::single;  // pinn
   PinnConfig pinn;                                  // pinn, and lcp_pinn's settings
   bool lcp_pinn = false;            // moreau, rk4lcp, irk: the LCP-PINN (pinn.lcp) solves the contact LCPs
+  bool lcp_on_euler = false;        // rk4lcp, irk (held forces): the LCP on Moreau's prediction (rk_lcp.hpp)
   EventDrivenOptions event_driven;  // the event-driven reference's tolerances
   // "moreau", "rk4lcp", "irk10", "irk10-interp", "switching", "pinn_dual10", "pinn_central"
   std::string label() const;
@@ -123,6 +124,7 @@ template <class D>
 void make_method_step_map(const MethodSpec& spec, const Model<D>& m, double dt, RkStepMap<D>& map) {
   const ButcherTableau tab = spec.kind == MethodKind::rk4lcp ? classical_rk4() : gauss_legendre(spec.stages);
   make_rk_step_map(m, tab, dt, spec.forces, map);
+  map.lcp_on_euler = spec.lcp_on_euler;
 }
 
 // the settings of the PINN stepper of `spec` for a model of n DoF (the dynamic network maps q to

@@ -81,8 +81,8 @@ class Fivsim:
         out = self._call("sweep", scenario, ["-q"], sets)
         return pd.read_csv(os.path.join(out, "cases.csv")), out
 
-    def stability(self, scenario, param, linspace):
-        out = self._call("stability", scenario, ["--param", param, "--linspace"] + ["%g" % v for v in linspace], [])
+    def stability(self, scenario, param, linspace, sets=()):
+        out = self._call("stability", scenario, ["--param", param, "--linspace"] + ["%g" % v for v in linspace], sets)
         with open(os.path.join(out, "stability.json")) as f:
             return json.load(f)
 

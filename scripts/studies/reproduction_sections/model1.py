@@ -43,9 +43,9 @@ def model1(ctx, lines):
                      ", ".join("%.2f" % (p["hz"] / peaks[0]["hz"]) for p in peaks[1:])))
     lines.append("- Seed Figs. 11, 14: at dt = 0.01 the conventional LCP method still predicts the transitions, at "
                  "dt = 0.08 it does not; the conventional RK4 LCP method fails already at 0.01. fivsim: Moreau %s at "
-                 "0.01 and %s at 0.08 — as the seed; RK4-LCP %s at 0.01 — unlike the seed: fivsim's RK4-LCP writes "
-                 "the LCP on RK4's own end state, so a stick holds exactly and the transitions come out as with "
-                 "Moreau. The worst timing errors (%s s at 0.01) are phase drift accumulated over 180 s of cycles, "
+                 "0.01 and %s at 0.08 — as the seed; RK4-LCP %s at 0.01 — unlike the seed, and so is the seed's own "
+                 "RK4 formulation (`rk4lcp-euler_lcp`; the thresholds section below runs it and the unstated "
+                 "constants). The worst timing errors (%s s at 0.01) are phase drift accumulated over 180 s of cycles, "
                  "not late detection: the RMS of x is within %.2f%%.\n" % (
                      found(slow("moreau", 0.01)), found(slow("moreau", 0.08)), found(slow("rk4lcp", 0.01)),
                      fmt(slow("moreau", 0.01)["transitions"]["worst_timing_s"], 3),
