@@ -156,9 +156,9 @@ TEST(PinnStep, LcpPinnSolvesTheClassicalSteppersLcps) {
 }
 
 TEST(PinnStep, LabelsRoundTrip) {
-  for (const char* label : {"pinn_single10", "pinn_dual4", "pinn_adv_single2", "pinn_adv_dual10", "pinn_central",
-                            "moreau+lcp_pinn", "irk4-interp+lcp_pinn", "rk4lcp+lcp_pinn", "rk4lcp-euler_lcp",
-                            "irk10-euler_lcp+lcp_pinn"})
+  for (const char* label :
+       {"pinn_single10", "pinn_dual4", "pinn_adv_single2", "pinn_adv_dual10", "pinn_central", "moreau+lcp_pinn",
+        "irk4-interp+lcp_pinn", "rk4lcp+lcp_pinn", "rk4lcp-euler_lcp", "irk10-euler_lcp+lcp_pinn"})
     EXPECT_EQ(parse_method_label(label).label(), label);
   EXPECT_THROW(parse_method_label("pinn_dual4+lcp_pinn"), std::invalid_argument);
   EXPECT_THROW(parse_method_label("switching+lcp_pinn"), std::invalid_argument);
