@@ -179,8 +179,9 @@ TEST(Switching, AStickStartedAtItsBreakawayForceSlipsAtOnce) {
   EXPECT_LE(worst, 1e-8);
 
   std::vector<ReferenceSample> ref;
-  const EventDrivenOutcome host = simulate_event_driven(s.model, q_edge, u0, 0.0, t_end, sample_dt, EventDrivenOptions{},
-                                                        [&](const ReferenceSample& r) { ref.push_back(r); });
+  const EventDrivenOutcome host =
+      simulate_event_driven(s.model, q_edge, u0, 0.0, t_end, sample_dt, EventDrivenOptions{},
+                            [&](const ReferenceSample& r) { ref.push_back(r); });
   ASSERT_EQ(host.status, Status::ok);
   ASSERT_EQ(host.events.size(), edge.events.size());
   EXPECT_LE(host.events[0].t, 1e-9);
