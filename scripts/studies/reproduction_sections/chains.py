@@ -12,11 +12,15 @@ def chains(ctx, lines):
         found_now = search(fv)
         constants = found_now["constants"]
         describe_search(lines, found_now)
-        class_map(found_now, ctx.image("seed001_class_map.png"))
+        class_map(found_now, ctx.image("seed001_class_map.png"), found_now["coarse"])
         lines.append("![classes over v0 and α at the chosen μ_s, μ_d](img/seed001_class_map.png)\n")
         lines.append("*The coarse grid's classes at 11, 15 and 24 N over v0 and α, at μ_s = %g, μ_d = %g (the star: "
                      "the chosen set, whose α lies between the coarse grid's values; white: undetermined in 3000 s).*\n"
                      % constants[2:])
+        class_map(found_now, ctx.image("seed001_class_map_window.png"), found_now["window_cases"])
+        lines.append("![classes in the seed's 200–400 s window](img/seed001_class_map_window.png)\n")
+        lines.append("*The same grid judged on the seed's window: classes from 200–400 s of 400-s runs (white: "
+                     "undetermined in that window).*\n")
     const = sets_of(constants)
     lines.append("m_i = k_i = 1, x(0) = 0.5, dt = 1e-3 (seed); c = 0, ẋ(0) = 0 and the law stribeck_exp (fivsim's); "
                  "**v0 = %g, α = %g, μ_s = %g, μ_d = %g** (searched, above). The seed's measure: the RMS of each "
