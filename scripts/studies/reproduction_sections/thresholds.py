@@ -104,10 +104,11 @@ def model1_grid(ctx, lines):
                  "Moreau holds from %g or a larger step at every set, so no belt speed, normal force or start makes "
                  "the conventional methods need 1e-4 (or RK4 1e-6: the seed's own "
                  "text gives 1e-4, \"50 times\" smaller than the dual PINN's 0.005, against Fig. 15b's 1e-6). What "
-                 "moves the seed's Model I thresholds is not in its equations: its dual PINN, whose LCPs the LCP-PINN "
-                 "solves, holds at 0.005 where its single PINN and both conventional methods, which share the "
-                 "conventional LCP solver, fail — pointing at that solver, which the seed does not describe beyond "
-                 "\"pivoting or QP\".\n" % (matches["slow"], n, matches["sharp"], n, rk_smaller, 2 * n,
+                 "moves the seed's Model I thresholds is then neither its formulation nor its open constants. The "
+                 "difference left is one fivsim cannot run, so it stays unmeasured: the seed's LCP solver, which it "
+                 "describes only as \"pivoting or QP\" — its dual PINN, whose LCPs the LCP-PINN solves, holds at "
+                 "0.005 where its single PINN and both conventional methods, which share that solver, fail; fivsim "
+                 "solves these one-contact LCPs exactly (in closed form, the same as Lemke's pivots).\n" % (matches["slow"], n, matches["sharp"], n, rk_smaller, 2 * n,
                                              smallest_moreau["sharp"]))
 
 
