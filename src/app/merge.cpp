@@ -47,6 +47,31 @@ struct Shard {
 
 [[noreturn]] void refuse(const std::string& what) { throw InputError::message(what); }
 
+// the counts a merge reads as integers are integers in a summary.json fivsim wrote; a number of
+// another kind there (a float such as 1e23 would overflow the conversion) is a damaged file
+void check_counts(const json& summary, const fs::path& file) {
+  const auto check = [&](const json& value, const std::string& name, long long most = 1LL << 53) {
+    if (!value.is_number_integer() || value.get<long long>() < 0 || value.get<long long>() > most)
+      refuse(file.string() + " is damaged: \"" + name + "\" is " + value.dump(-1).substr(0, 40) +
+             ", not a count; run that shard again (or restore its folder)");
+  };
+  const auto each = [&](const json& obj, const std::string& at, std::initializer_list<const char*> keys,
+                        long long most = 1LL << 53) {
+    if (!obj.is_object()) return;
+    for (const char* key : keys)
+      if (obj.contains(key)) check(obj.at(key), at + key, most);
+  };
+  each(summary, "", {"cases", "chunks", "memory_halvings", "n_dof", "n_contacts"});
+  if (summary.contains("shard")) each(summary.at("shard"), "shard/", {"index", "count"}, 1 << 30);
+  if (summary.contains("pinn"))
+    each(summary.at("pinn"), "pinn/", {"dynamic_iterations", "lcp_iterations", "unconverged_steps"});
+  for (const char* table : {"classes", "status"})
+    if (summary.contains(table) && summary.at(table).is_object())
+      for (const auto& [name, count] : summary.at(table).items()) check(count, std::string(table) + "/" + name);
+  if (summary.contains("checksums") && summary.at("checksums").is_object())
+    for (const auto& [name, entry] : summary.at("checksums").items()) each(entry, "checksums/" + name + "/", {"lines"});
+}
+
 // a shard's file open for reading: a regular file in the shard's folder, never a link, device or
 // pipe (which would be read through or waited on)
 UniqueFd open_shard_file(const fs::path& file) {
@@ -131,6 +156,7 @@ std::vector<Shard> read_shards(const std::vector<std::string>& dirs) {
     }
     if (!s.summary.contains("shard"))
       refuse(d + " is not a shard (its summary.json has no \"shard\" block: it was not run with --shard i/N)");
+    check_counts(s.summary, file);
     s.index = s.summary.at("shard").at("index").get<int>();
     shards.push_back(std::move(s));
   }

@@ -177,6 +177,13 @@ TEST(BadInputCommand, MergeRefusesADamagedShard) {
   expect_bad_input(run_fivsim("merge " + shards), "merge",
                    (base / "1" / "summary.json").string() + " has no \"checksums\": its files cannot be verified");
   EXPECT_FALSE(fs::exists(base / "all"));
+  // a count that is no integer (a float beyond any integer type, as a fuzzer wrote it) is refused by name
+  json floated = summary;
+  floated["shard"]["index"] = 1.11111e23;
+  std::ofstream(base / "1" / "summary.json", std::ios::trunc) << floated.dump();
+  expect_bad_input(run_fivsim("merge " + shards), "merge",
+                   (base / "1" / "summary.json").string() + " is damaged: \"shard/index\" is 1.11111e+23, not a count");
+  EXPECT_FALSE(fs::exists(base / "all"));
   std::ofstream(base / "1" / "summary.json", std::ios::trunc) << summary.dump();
   const Result ok = run_fivsim("merge " + shards);
   ASSERT_EQ(ok.code, 0) << ok.err;
