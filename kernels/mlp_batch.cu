@@ -409,20 +409,13 @@ FIVSIM_MLP_TRAIN_BATCH_CUDA(T) {
   return device_outcome(err);
 }
 
-// points per network from which the automatic mapping takes a warp per network with its points on
-// the lanes: at 32 points it ran 3.8× (IRK-PINN 7 × 20) and 3.6× (LCP-PINN 3 × 5) faster than the
-// group mapping on an H200, at 1 point 17× and 6× slower (BENCHMARKS.md, 2026-11-26)
-constexpr long kPointsMappingFrom = 32;
-
 template <class T>
 FIVSIM_MLP_FIT_BATCH_CUDA(T) {
   kernel_s = 0.0;
   const long B = batch.networks, P = batch.points;
   if (B <= 0) return {};
   const int wmax = L.max_width();
-  if (mapping == MlpCudaMapping::automatic)
-    mapping =
-        wmax > 32 ? MlpCudaMapping::thread : (P >= kPointsMappingFrom ? MlpCudaMapping::points : MlpCudaMapping::group);
+  if (mapping == MlpCudaMapping::automatic) mapping = choose_cuda_mapping(mlp_batch_shape(L, static_cast<int>(P)));
   if (mapping == MlpCudaMapping::group) {
     if (wmax > 32) return "mlp_fit_batch_cuda: the group mapping takes layers of at most 32 neurons";
     return mlp_fit_batch_cuda_group(L, batch, repeats, kernel_s);

@@ -10,7 +10,7 @@ one-sided); --against OTHER runs a second binary (an earlier build) on the same 
 with the first, and prints its host cost and the ratio.
 
 usage: scripts/bench/bench_sweep_host.py [--fivsim build/fivsim] [--cases 200000,1000000] [--steps 10]
-                                   [--device cpu] [--observers lean,bifurcation] [--format h5]
+                                   [--device cpu] [--observers lean,bifurcation] [--format h5] [--compression none]
                                    [--repeat 1] [--against OTHER] [--json FILE]
 """
 import argparse
@@ -24,11 +24,13 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def run(fivsim, cases, steps, device, observers, fmt, out):
+def run(fivsim, cases, steps, device, observers, fmt, out, compression=None):
     t_end = steps * 1e-3
     cmd = [fivsim, "sweep", os.path.join(ROOT, "scenarios", "chain2_bench_random.json"), "-q", "--device", device,
            "--format", fmt, "--out", out, "--set", f"/sweep/samples={cases}", "--set", f"/integrator/t_end={t_end}",
            "--set", "/analysis/t_transient=0", "--set", f'/analysis/observers="{observers}"']
+    if compression:
+        cmd += ["--compression", compression]
     t0 = time.time()
     p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(p.pid, 0)
@@ -51,6 +53,7 @@ def main():
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--observers", default="lean,bifurcation")
     ap.add_argument("--format", default="h5")
+    ap.add_argument("--compression", help="results.h5's real columns: none or deflate (default: the binary's own)")
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--against")
     ap.add_argument("--json")
@@ -60,6 +63,7 @@ def main():
     rows = []
     best = lambda runs: min(runs, key=lambda r: r["host_us_per_case"])
     print(f"host cost per case: chain2_bench_random, {a.steps} steps a case, --format {a.format}, --device {a.device}"
+          + (f", --compression {a.compression}" if a.compression else "")
           + (f", best of {a.repeat}" if a.repeat > 1 else ""))
     print(f"{'cases':>10s} {'observers':>12s} {'wall s':>8s} {'stepping s':>10s} {'host us/case':>13s} "
           f"{'command s':>10s} {'peak RSS MB':>12s}" + (f" {'against wall':>12s} {'against us':>11s} {'ratio':>6s}" if a.against else ""))
@@ -68,7 +72,8 @@ def main():
             for obs in a.observers.split(","):
                 mine, theirs = [], []
                 for _ in range(a.repeat):
-                    mine.append(run(a.fivsim, n, a.steps, a.device, obs, a.format, os.path.join(tmp, "out")))
+                    mine.append(run(a.fivsim, n, a.steps, a.device, obs, a.format, os.path.join(tmp, "out"),
+                                    a.compression))
                     if a.against:
                         theirs.append(run(a.against, n, a.steps, a.device, obs, a.format, os.path.join(tmp, "peer")))
                 r = best(mine)

@@ -119,12 +119,18 @@ template <class T>
 int run(const Args& a) {
   auto d =
       fivsim::test::make_fit_batch<T>(a.networks, a.points, a.inputs, std::vector<int>(a.depth, a.width), a.outputs);
-  // CPU: a few evaluations (the CPU is the slow side), timed on the wall clock
-  const int cpu_reps = 3;
-  fivsim::mlp_fit_batch_cpu(d.L, d.view(), a.cpu_threads);
-  const auto t0 = std::chrono::steady_clock::now();
-  for (int r = 0; r < cpu_reps; ++r) fivsim::mlp_fit_batch_cpu(d.L, d.view(), a.cpu_threads);
-  const double cpu_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / cpu_reps;
+  // CPU: a few evaluations (the CPU is the slow side) of each mapping (mlp_batch_policy.hpp), timed
+  // on the wall clock; the policy's choice is reported as cpu_s
+  const auto time_cpu = [&](fivsim::MlpCpuMapping mapping) {
+    const int cpu_reps = 3;
+    fivsim::mlp_fit_batch_cpu(d.L, d.view(), a.cpu_threads, mapping);
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int r = 0; r < cpu_reps; ++r) fivsim::mlp_fit_batch_cpu(d.L, d.view(), a.cpu_threads, mapping);
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / cpu_reps;
+  };
+  const double cpu_network_s = time_cpu(fivsim::MlpCpuMapping::network);
+  const double cpu_gemm_s = time_cpu(fivsim::MlpCpuMapping::gemm);
+  const double cpu_s = time_cpu(fivsim::MlpCpuMapping::automatic);
   const double cpu_loss0 = static_cast<double>(d.loss[0]);
   // CUDA, each mapping of networks onto threads (mlp_batch.hpp): one warm-up, then `repeats`
   // launches between two events; the automatic choice is reported as gpu_s
@@ -145,11 +151,14 @@ int run(const Args& a) {
   std::printf(
       "{\"networks\": %ld, \"points\": %d, \"hidden\": \"%dx%d\", \"inputs\": %d, \"outputs\": %d, \"params\": %ld, "
       "\"precision\": \"%s\", \"cpu_threads\": %d, \"cpu_s\": %.6e, \"cpu_networks_per_s\": %.6e, "
+      "\"cpu_network_s\": %.6e, \"cpu_gemm_s\": %.6e, \"cpu_mapping\": \"%s\", "
       "\"gpu\": %s, \"gpu_error\": \"%s\", \"gpu_s\": %.6e, \"gpu_networks_per_s\": %.6e, \"gpu_gflops\": %.4g, "
       "\"gpu_thread_s\": %.6e, \"gpu_group_s\": %.6e, \"gpu_points_s\": %.6e, "
       "\"loss0\": %.17g, \"gpu_loss0\": %.17g}\n",
       a.networks, a.points, a.width, a.depth, a.inputs, a.outputs, np, a.precision.c_str(),
-      a.cpu_threads > 0 ? a.cpu_threads : omp_get_max_threads(), cpu_s, a.networks / cpu_s,
+      a.cpu_threads > 0 ? a.cpu_threads : omp_get_max_threads(), cpu_s, a.networks / cpu_s, cpu_network_s, cpu_gemm_s,
+      fivsim::choose_cpu_mapping(fivsim::mlp_batch_shape(d.L, a.points)) == fivsim::MlpCpuMapping::gemm ? "gemm"
+                                                                                                        : "network",
       err.empty() ? "true" : "false", err.c_str(), gpu_s, gpu_s > 0 ? a.networks / gpu_s : 0.0,
       gpu_s > 0 ? flops / gpu_s * 1e-9 : 0.0, gpu_thread_s, gpu_group_s, gpu_points_s, cpu_loss0,
       static_cast<double>(d.loss[0]));

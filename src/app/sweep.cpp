@@ -38,6 +38,7 @@ SweepOutcome run_sweep_request(const SweepRequest& request, Ranks& ranks) {
   constexpr sweep::SweepFormat formats[] = {sweep::SweepFormat::automatic, sweep::SweepFormat::csv,
                                             sweep::SweepFormat::h5, sweep::SweepFormat::both};
   options.format = formats[choice(request.format, {"auto", "csv", "h5", "both"}, dash + "format")];
+  options.deflate_real = choice(request.compression, {"none", "deflate"}, dash + "compression") == 1;
   if (!request.shard.empty()) {
     // "i/N": the i-th of N contiguous ranges of case indices; `fivsim merge` joins them (the
     // runner checks the range against the sweep)

@@ -76,6 +76,11 @@ int main(int argc, char** argv) {
                    "10^6 cases, h5 from there on")
       ->capture_default_str();
   sweep_cmd
+      ->add_option("--compression", sweep.request.compression,
+                   "results.h5's real columns: none (their bytes as they are: the fastest to write and read) or "
+                   "deflate (shuffled and deflated, as the whole-number and word columns always are)")
+      ->capture_default_str();
+  sweep_cmd
       ->add_option("--chunk", sweep.request.chunk,
                    "cases per chunk (default: half the free GPU memory; on the CPU at least 256 per thread, "
                    "about 2^26 case-steps)")

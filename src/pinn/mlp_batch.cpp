@@ -1,10 +1,12 @@
 // src/pinn/mlp_batch.cpp — the CPU backend of the batched networks (mlp_batch.hpp): an OpenMP
 // loop over the networks of a network-major batch, each with its own cache and scratch (and, when
-// trained, its own optimizer state); and, in a
-// build without CUDA, the CUDA entry points saying so.
+// trained, its own optimizer state), a fit's points one after another or as matrix products
+// (mlp_batch_policy.hpp's mappings).
 #include "fivsim/pinn/mlp_batch.hpp"
 
 #include <omp.h>
+
+#include "fivsim/pinn/mlp_gemm.hpp"
 
 #include <vector>
 
@@ -27,8 +29,20 @@ void for_each_network(const MlpLayout& L, long networks, int threads, Eval&& eva
 }  // namespace
 
 template <class T>
-void mlp_fit_batch_cpu(const MlpLayout& L, const MlpFitBatch<T>& batch, int threads) {
+void mlp_fit_batch_cpu(const MlpLayout& L, const MlpFitBatch<T>& batch, int threads, MlpCpuMapping mapping) {
   const long np = L.param_count(), nin = L.inputs(), nout = L.outputs(), P = batch.points;
+  if (mapping == MlpCpuMapping::automatic) mapping = choose_cpu_mapping(mlp_batch_shape(L, batch.points));
+  if (mapping == MlpCpuMapping::gemm) {
+#pragma omp parallel num_threads(threads > 0 ? threads : omp_get_max_threads())
+    {
+      MlpGemmWork<T> work;
+#pragma omp for schedule(static)
+      for (long b = 0; b < batch.networks; ++b)
+        batch.loss[b] = mlp_least_squares_gemm<T>(L, batch.points, batch.params + b * np, batch.inputs + b * P * nin,
+                                                  batch.targets + b * P * nout, batch.grad + b * np, work);
+    }
+    return;
+  }
   for_each_network<T>(L, batch.networks, threads, [&](long b, T* cache, T* scratch) {
     batch.loss[b] = mlp_least_squares<T>(L, batch.points, batch.params + b * np, batch.inputs + b * P * nin,
                                          batch.targets + b * P * nout, batch.grad + b * np, cache, scratch);
@@ -64,8 +78,8 @@ void mlp_train_batch_cpu(const MlpLayout& L, const MlpTrainBatch<T>& batch, int 
   }
 }
 
-template void mlp_fit_batch_cpu<double>(const MlpLayout&, const MlpFitBatch<double>&, int);
-template void mlp_fit_batch_cpu<float>(const MlpLayout&, const MlpFitBatch<float>&, int);
+template void mlp_fit_batch_cpu<double>(const MlpLayout&, const MlpFitBatch<double>&, int, MlpCpuMapping);
+template void mlp_fit_batch_cpu<float>(const MlpLayout&, const MlpFitBatch<float>&, int, MlpCpuMapping);
 template void lcp_pinn_batch_cpu<double>(const MlpLayout&, const LcpPinnBatch<double>&, int);
 template void lcp_pinn_batch_cpu<float>(const MlpLayout&, const LcpPinnBatch<float>&, int);
 template void mlp_train_batch_cpu<double>(const MlpLayout&, const MlpTrainBatch<double>&, int, const OptimizerOptions&,

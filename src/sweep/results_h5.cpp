@@ -2,7 +2,7 @@
 // (sweep/results_h5.hpp; read back by results_h5_read.cpp). Chunks are shuffled and deflated here, on all threads, and
 // written whole (H5Dwrite_chunk): the bytes are a shuffle and a zlib stream as HDF5's own filters write them (its
 // nearly random byte planes in stored blocks), so any reader decodes them with the filters the
-// datasets declare.
+// datasets declare; real columns without filters are their values' bytes as they are.
 #include "fivsim/sweep/results_h5.hpp"
 
 #include <fcntl.h>
@@ -114,10 +114,17 @@ bool nearly_random(const unsigned char* plane, hsize_t n) {
 }
 
 // `count` values as the column's bytes (zero past them up to the chunk's size), shuffled as
-// HDF5's shuffle filter orders them, deflated as its deflate filter does, into `out`. The scratch
-// is the thread's own, kept from chunk to chunk
-void chunk_bytes(const double* values, hsize_t count, ColumnKind kind, std::size_t size,
+// HDF5's shuffle filter orders them, deflated as its deflate filter does, into `out`; unfiltered
+// (real columns only), the doubles' own bytes. The scratch is the thread's own, kept from chunk to
+// chunk
+void chunk_bytes(const double* values, hsize_t count, ColumnKind kind, std::size_t size, bool filtered,
                  std::vector<unsigned char>& out) {
+  if (!filtered) {
+    resize_for_writing(out, kChunkRows * sizeof(double));
+    std::memcpy(out.data(), values, count * sizeof(double));
+    std::memset(out.data() + count * sizeof(double), 0, (kChunkRows - count) * sizeof(double));
+    return;
+  }
   thread_local std::vector<unsigned char> raw;
   resize_for_writing(raw, kChunkRows * size);
   std::memset(raw.data(), 0, raw.size());
@@ -198,11 +205,14 @@ class TablePacker {
     for (int c = 0; c < nc_; ++c) {
       const std::size_t cc = static_cast<std::size_t>(c);
       types_.push_back(column_type(t.schema.kinds[cc], t.n_contacts));
+      filtered_.push_back(t.deflate_real || t.schema.kinds[cc] != ColumnKind::real);
       H5Handle dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
       H5Pset_chunk(dcpl, 1, &chunk);
       H5Pset_obj_track_times(dcpl, 0);
-      if (types_.back().size > 1) H5Pset_shuffle(dcpl);
-      H5Pset_deflate(dcpl, kDeflateLevel);
+      if (filtered_.back()) {
+        if (types_.back().size > 1) H5Pset_shuffle(dcpl);
+        H5Pset_deflate(dcpl, kDeflateLevel);
+      }
       sets_.emplace_back(
           H5Dcreate2(group, names_[cc].c_str(), types_.back().type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT), H5Dclose);
       if (sets_.back().id < 0) h5_fail("cannot create dataset " + names_[cc], t.spill);
@@ -248,7 +258,8 @@ class TablePacker {
 #pragma omp parallel for schedule(dynamic, 1)
     for (int c = 0; c < nc_; ++c)
       chunk_bytes(column(c), filled_, t_.schema.kinds[static_cast<std::size_t>(c)],
-                  types_[static_cast<std::size_t>(c)].size, packed_[static_cast<std::size_t>(c)]);
+                  types_[static_cast<std::size_t>(c)].size, filtered_[static_cast<std::size_t>(c)],
+                  packed_[static_cast<std::size_t>(c)]);
     // the table's extent up to its last row, never past it: an extent cut back through a written
     // chunk makes HDF5 read, refill and deflate that chunk again (with its own deflate, for every
     // column of a table whose rows end inside a chunk)
@@ -268,6 +279,7 @@ class TablePacker {
   int nc_;
   std::vector<std::string> names_;
   std::vector<ColumnType> types_;
+  std::vector<bool> filtered_;  // shuffled and deflated, or the values' bytes as they are
   std::vector<H5Handle> sets_;
   std::vector<double> buffer_;
   std::vector<std::vector<unsigned char>> packed_;
@@ -438,7 +450,8 @@ void join_results_h5(const std::vector<fs::path>& parts, const fs::path& file, c
   std::vector<H5Table> tables;
   for (const std::string group : {"cases", "points"}) {
     if (parts.empty() || !results_h5_has_table(parts[0], group)) continue;
-    H5Table t{group, {}, fs::path(file.string() + "." + group + ".bin"), n_contacts};
+    H5Table t{
+        group, {}, fs::path(file.string() + "." + group + ".bin"), n_contacts, real_columns_deflated(parts[0], group)};
     const UniqueFd spill(create_new_file(t.spill));
     for (std::size_t k = 0; k < parts.size(); ++k) {
       const long rows = results_h5_rows(parts[k], group);

@@ -35,6 +35,23 @@ bool results_h5_has_table(const fs::path& file, const std::string& group) {
   return H5Lexists(f, group.c_str(), H5P_DEFAULT) > 0;
 }
 
+bool real_columns_deflated(const fs::path& file, const std::string& group) {
+  quiet_hdf5();
+  H5Handle f(H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+  if (f.id < 0) h5_fail("cannot open the file", file);
+  if (H5Lexists(f, group.c_str(), H5P_DEFAULT) <= 0) return false;
+  H5Handle g(H5Gopen2(f, group.c_str(), H5P_DEFAULT), H5Gclose);
+  for (const std::string& name : read_strings_attribute(g, "columns")) {
+    H5Handle set(H5Dopen2(g, name.c_str(), H5P_DEFAULT), H5Dclose);
+    if (set.id < 0) h5_fail("no dataset " + name, file);
+    H5Handle type(H5Dget_type(set), H5Tclose);
+    if (H5Tget_class(type) != H5T_FLOAT) continue;
+    H5Handle dcpl(H5Dget_create_plist(set), H5Pclose);
+    return H5Pget_nfilters(dcpl) > 0;
+  }
+  return false;
+}
+
 json results_h5_summary(const fs::path& file) {
   quiet_hdf5();
   H5Handle f(H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);

@@ -60,13 +60,14 @@ class AppendFile {
 };
 
 SweepFiles::SweepFiles(const fs::path& dir, const TableSchema& cases, const TableSchema& points, bool with_points,
-                       bool csv, bool h5, int n_contacts, SweepJournal& journal, bool resumed)
+                       bool csv, bool h5, bool deflate_real, int n_contacts, SweepJournal& journal, bool resumed)
     : dir_(dir),
       cases_schema_(cases),
       points_schema_(points),
       with_points_(with_points),
       csv_(csv),
       h5_(h5),
+      deflate_real_(deflate_real),
       n_contacts_(n_contacts) {
   const auto open = [&](const std::string& name, const std::string& header) {
     files_[name] = std::make_unique<AppendFile>(dir / name, resumed ? journal.end_of(name) : 0);
@@ -87,8 +88,8 @@ SweepFiles::SweepFiles(const fs::path& dir, const TableSchema& cases, const Tabl
   }
   // results.h5 packed as the spills grow (a resumed sweep's from what the journal kept)
   if (h5_) {
-    h5_tables_ = {{"cases", cases_schema_, dir_ / "cases.bin", n_contacts_}};
-    if (with_points_) h5_tables_.push_back({"points", points_schema_, dir_ / "points.bin", n_contacts_});
+    h5_tables_ = {{"cases", cases_schema_, dir_ / "cases.bin", n_contacts_, deflate_real_}};
+    if (with_points_) h5_tables_.push_back({"points", points_schema_, dir_ / "points.bin", n_contacts_, deflate_real_});
     h5_writer_.emplace(dir_ / "results.h5", h5_tables_);
     announce_spills();
   }

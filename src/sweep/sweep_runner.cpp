@@ -144,7 +144,8 @@ SweepOutcome run_writer(const RunContext& ctx) {
       dir->keep_on_failure();
     else
       dir->restart();
-    files.emplace(dir->path(), cases_schema, points_schema, with_points, csv, h5, set.nc, *journal, resumed);
+    files.emplace(dir->path(), cases_schema, points_schema, with_points, csv, h5, options.deflate_real, set.nc,
+                  *journal, resumed);
   }
 
   const auto t0 = Clock::now();

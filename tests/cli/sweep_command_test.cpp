@@ -384,13 +384,16 @@ TEST(SweepCommand, ResultsH5HoldsTheCsvValuesInEveryWayOfRunning) {
   EXPECT_FALSE(fs::exists(h5 / "cases.csv"));
   EXPECT_FALSE(fs::exists(h5 / "cases.bin"));
   EXPECT_EQ(h5_as_csv(h5 / "results.h5", "cases"), cases);
-  // shards, merged
+  EXPECT_FALSE(fivsim::sweep::real_columns_deflated(h5 / "results.h5", "cases"));
+  // shards with their real columns deflated, merged: the merged file deflates them too
   std::vector<fs::path> parts;
   std::string dirs;
   for (int i = 0; i < 3; ++i) {
     parts.push_back(fresh_dir("fivsim_h5_shard" + std::to_string(i)));
-    ASSERT_EQ(
-        run_fivsim(sweep + " --format h5 --shard " + std::to_string(i) + "/3 --out " + parts.back().string()).code, 0);
+    ASSERT_EQ(run_fivsim(sweep + " --format h5 --compression deflate --shard " + std::to_string(i) + "/3 --out " +
+                         parts.back().string())
+                  .code,
+              0);
     dirs += " " + parts.back().string();
   }
   const fs::path merged = fresh_dir("fivsim_h5_merged");
@@ -399,6 +402,11 @@ TEST(SweepCommand, ResultsH5HoldsTheCsvValuesInEveryWayOfRunning) {
   EXPECT_EQ(h5_as_csv(merged / "results.h5", "cases"), cases);
   EXPECT_EQ(h5_as_csv(merged / "results.h5", "points"), points);
   EXPECT_EQ(fivsim::sweep::results_h5_summary(merged / "results.h5")["cases"], 24);
+  EXPECT_TRUE(fivsim::sweep::real_columns_deflated(merged / "results.h5", "cases"));
+  const Result bad = run_fivsim(sweep + " --format h5 --compression zip --out " + merged.string() + "x");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("--compression"), std::string::npos) << bad.err;
+  EXPECT_FALSE(fs::exists(merged.string() + "x"));
   // killed after two chunks, then resumed
   const fs::path resumed = fresh_dir("fivsim_h5_resumed");
   fs::remove_all(resumed.string() + ".partial");

@@ -34,7 +34,7 @@ void fit_matches_cpu(double tol, MlpCudaMapping mapping, long networks, int poin
   if (!cuda_device_info().available) GTEST_SKIP() << cuda_device_info().description;
   auto cpu = test::make_fit_batch<T>(networks, points, 1, hidden, outputs);
   auto gpu = cpu;
-  mlp_fit_batch_cpu(cpu.L, cpu.view(), 0);
+  mlp_fit_batch_cpu(cpu.L, cpu.view(), 0, MlpCpuMapping::network);
   double s = 0.0;
   ASSERT_EQ(mlp_fit_batch_cuda(gpu.L, gpu.view(), 1, s, mapping).error, "");
   EXPECT_LT(worst_relative(gpu.loss, cpu.loss), tol);

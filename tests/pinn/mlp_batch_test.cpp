@@ -1,5 +1,6 @@
 // tests/pinn/mlp_batch_test.cpp — the batched networks on the CPU backend (pinn/mlp_batch.hpp):
-// gradients against central finite differences of the batch's own losses, the LCP-PINN loss and
+// gradients against central finite differences of the batch's own losses, the matrix-product
+// mapping against the point-by-point one, the policy tables' choices, the LCP-PINN loss and
 // natural-map residual against a hand computation from the network's outputs, and the
 // structure-of-arrays evaluation through Strided views (the CUDA backend's layout, run here on
 // the host) equal to the network-major one; the trained batch (forward + backward + Adam step per
@@ -63,6 +64,48 @@ TEST(MlpBatch, FitGradientsMatchFiniteDifferences) {
   };
   // central differences: truncation h² ≈ 1e-12, rounding ε/h ≈ 1e-10
   EXPECT_LT(worst_fd_error(d, {0, 17, 39}, loss_of), 1e-7);
+}
+
+// the CPU's gemm mapping (each layer's products over all points at once, Eigen) gives the loss
+// and gradient of the point-by-point passes to rounding, for every activation and output map, at
+// one point, a few and more than a chunk of them
+TEST(MlpBatch, MatrixProductsGiveThePointByPointLossAndGradient) {
+  for (const Activation act : {Activation::tanh_fn, Activation::mish, Activation::relu})
+    for (const OutputMap out : {OutputMap::linear, OutputMap::shifted_relu, OutputMap::scaled_relu})
+      for (const int points : {1, 8, 33}) {
+        auto d = make_fit_batch<double>(9, points, 2, {20, 13, 20}, 3);
+        d.L.hidden = act;
+        d.L.output = out;
+        d.L.c1 = 0.1;
+        d.L.c2 = 0.5;
+        mlp_fit_batch_cpu(d.L, d.view(), 2, MlpCpuMapping::network);
+        const std::vector<double> loss = d.loss, grad = d.grad;
+        mlp_fit_batch_cpu(d.L, d.view(), 2, MlpCpuMapping::gemm);
+        double worst = 0.0;
+        for (std::size_t k = 0; k < loss.size(); ++k)
+          worst = std::max(worst, std::abs(d.loss[k] - loss[k]) / (1.0 + std::abs(loss[k])));
+        for (std::size_t k = 0; k < grad.size(); ++k)
+          worst = std::max(worst, std::abs(d.grad[k] - grad[k]) / (1.0 + std::abs(grad[k])));
+        EXPECT_LT(worst, 1e-13) << activation_name(act) << " output " << static_cast<int>(out) << " points " << points;
+        EXPECT_GT(*std::max_element(grad.begin(), grad.end()), 0.0);
+      }
+}
+
+// the policy table's choices for the seeds' networks: the CUDA rows as the H200 and H100 measured
+// them (points from 32 points, group below, thread above 32 neurons), the CPU's matrix products from
+// 8 points
+TEST(MlpBatch, PolicyTablesChooseAsMeasured) {
+  const MlpLayout irk = make_mlp_layout(1, std::vector<int>(7, 20), 5, Activation::tanh_fn, OutputMap::linear);
+  const MlpLayout lcp = make_mlp_layout(1, {5, 5, 5}, 2, Activation::relu, OutputMap::shifted_relu);
+  const MlpLayout wide = make_mlp_layout(2, {64, 64}, 2, Activation::tanh_fn, OutputMap::linear);
+  EXPECT_EQ(choose_cuda_mapping(mlp_batch_shape(irk, 1)), MlpCudaMapping::group);
+  EXPECT_EQ(choose_cuda_mapping(mlp_batch_shape(irk, 32)), MlpCudaMapping::points);
+  EXPECT_EQ(choose_cuda_mapping(mlp_batch_shape(lcp, 1)), MlpCudaMapping::group);
+  EXPECT_EQ(choose_cuda_mapping(mlp_batch_shape(wide, 32)), MlpCudaMapping::thread);
+  EXPECT_EQ(choose_cpu_mapping(mlp_batch_shape(irk, 1)), MlpCpuMapping::network);
+  EXPECT_EQ(choose_cpu_mapping(mlp_batch_shape(irk, 7)), MlpCpuMapping::network);
+  EXPECT_EQ(choose_cpu_mapping(mlp_batch_shape(irk, 8)), MlpCpuMapping::gemm);
+  EXPECT_EQ(choose_cpu_mapping(mlp_batch_shape(wide, 32)), MlpCpuMapping::gemm);
 }
 
 TEST(MlpBatch, LcpLossAndResidualAsComputedByHand) {

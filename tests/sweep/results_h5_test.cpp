@@ -83,7 +83,8 @@ TEST(ResultsH5, NearlyRandomBytePlanesStoredBesideDeflatedOnesReadBackBitForBit)
   fs::create_directories(dir);
   const auto c = columns();
   write_spill(dir / "cases.bin", c);
-  fivsim::sweep::write_results_h5(dir / "results.h5", {{"cases", schema(), dir / "cases.bin", 1}});
+  fivsim::sweep::write_results_h5(dir / "results.h5", {{"cases", schema(), dir / "cases.bin", 1, true}});
+  EXPECT_TRUE(fivsim::sweep::real_columns_deflated(dir / "results.h5", "cases"));
   // read through HDF5's own shuffle and deflate filters: the decoder is the library's, not ours
   const fivsim::sweep::H5TableData back = fivsim::sweep::read_results_h5(dir / "results.h5", "cases");
   ASSERT_EQ(back.rows.rows, kRows);
@@ -100,27 +101,53 @@ TEST(ResultsH5, NearlyRandomBytePlanesStoredBesideDeflatedOnesReadBackBitForBit)
   fs::remove_all(dir);
 }
 
+// by default the real columns are their doubles as they are (no filter to run on writing or
+// reading) and the whole numbers are still deflated: the file holds the three real columns' raw
+// bytes and little more
+TEST(ResultsH5, RealColumnsAreStoredAsTheyAreUnlessDeflateIsAsked) {
+  const fs::path dir = fresh_dir("fivsim_results_h5_raw");
+  fs::create_directories(dir);
+  const auto c = columns();
+  write_spill(dir / "cases.bin", c);
+  fivsim::sweep::write_results_h5(dir / "results.h5", {{"cases", schema(), dir / "cases.bin", 1}});
+  EXPECT_FALSE(fivsim::sweep::real_columns_deflated(dir / "results.h5", "cases"));
+  const fivsim::sweep::H5TableData back = fivsim::sweep::read_results_h5(dir / "results.h5", "cases");
+  ASSERT_EQ(back.rows.rows, kRows);
+  for (int k = 0; k < 4; ++k)
+    EXPECT_EQ(std::memcmp(back.rows.column(k), c[static_cast<std::size_t>(k)].data(), kRows * sizeof(double)), 0)
+        << schema().names[static_cast<std::size_t>(k)];
+  // three real columns in whole chunks of 65536 rows (three chunks each), the counts deflated
+  const double real_chunks = 3.0 * 8.0 * 3 * 65536;
+  const double size = static_cast<double>(fs::file_size(dir / "results.h5"));
+  EXPECT_GT(size, real_chunks);
+  EXPECT_LT(size, real_chunks + 0.25 * 8.0 * kRows);
+  fs::remove_all(dir);
+}
+
 TEST(ResultsH5, AFilePackedAsItsSpillGrowsIsTheFilePackedFromTheWholeSpill) {
   const fs::path dir = fresh_dir("fivsim_results_h5_growing");
   fs::create_directories(dir);
   const auto c = columns();
-  // all at once
-  write_spill(dir / "whole.bin", c);
-  fivsim::sweep::write_results_h5(dir / "whole.h5", {{"cases", schema(), dir / "whole.bin", 1}});
-  // block by block, each announced once it is written, as a sweep's chunks come
-  {
-    std::ofstream spill(dir / "growing.bin", std::ios::binary);
-    fivsim::sweep::ResultsH5Writer w(dir / "growing.h5", {{"cases", schema(), dir / "growing.bin", 1}});
-    long at = 0;
-    for (const long n : kBlocks) {
-      spill << block(c, at, n);
-      spill.flush();
-      at += n;
-      w.complete_to({static_cast<long>(spill.tellp())});
+  for (const bool deflate : {false, true}) {
+    // all at once
+    write_spill(dir / "whole.bin", c);
+    fivsim::sweep::write_results_h5(dir / "whole.h5", {{"cases", schema(), dir / "whole.bin", 1, deflate}});
+    // block by block, each announced once it is written, as a sweep's chunks come
+    {
+      fs::remove(dir / "growing.bin");
+      std::ofstream spill(dir / "growing.bin", std::ios::binary);
+      fivsim::sweep::ResultsH5Writer w(dir / "growing.h5", {{"cases", schema(), dir / "growing.bin", 1, deflate}});
+      long at = 0;
+      for (const long n : kBlocks) {
+        spill << block(c, at, n);
+        spill.flush();
+        at += n;
+        w.complete_to({static_cast<long>(spill.tellp())});
+      }
+      w.finish();
     }
-    w.finish();
+    EXPECT_EQ(slurp_bytes(dir / "growing.h5"), slurp_bytes(dir / "whole.h5")) << "deflate " << deflate;
   }
-  EXPECT_EQ(slurp_bytes(dir / "growing.h5"), slurp_bytes(dir / "whole.h5"));
   fs::remove_all(dir);
 }
 

@@ -30,6 +30,7 @@ struct SweepRequest {
   std::string device = "auto";                // auto | cpu | cuda
   std::string precision = "double";           // double | float
   std::string format = "auto";                // auto | csv | h5 | both
+  std::string compression = "none";           // none | deflate: results.h5's real columns
   std::string shard;                          // "i/N": the i-th of N contiguous case ranges; empty: all
   long chunk = 0;                             // cases per chunk; 0: from the device's memory or the CPU's threads
   int threads = 0;                            // CPU threads; 0: all cores

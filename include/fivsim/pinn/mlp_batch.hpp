@@ -23,6 +23,7 @@
 #include "fivsim/lcp/lcp.hpp"
 #include "fivsim/pinn/lcp_pinn.hpp"
 #include "fivsim/pinn/mlp.hpp"
+#include "fivsim/pinn/mlp_batch_policy.hpp"
 
 namespace fivsim {
 
@@ -141,28 +142,17 @@ struct MlpTrainBatch {
   T* loss = nullptr;           // networks: the last evaluated loss
 };
 
-// CPU backend: OpenMP over the networks on `threads` threads (0: all)
+// CPU backend: OpenMP over the networks on `threads` threads (0: all), each network's points by
+// `mapping` (mlp_batch_policy.hpp; automatic: the policy table's choice)
 template <class T>
-void mlp_fit_batch_cpu(const MlpLayout& L, const MlpFitBatch<T>& batch, int threads);
+void mlp_fit_batch_cpu(const MlpLayout& L, const MlpFitBatch<T>& batch, int threads,
+                       MlpCpuMapping mapping = MlpCpuMapping::automatic);
 template <class T>
 void lcp_pinn_batch_cpu(const MlpLayout& L, const LcpPinnBatch<T>& batch, int threads);
 // every network trained by `steps` steps of the optimizer `opt` (mlp_train_network)
 template <class T>
 void mlp_train_batch_cpu(const MlpLayout& L, const MlpTrainBatch<T>& batch, int steps, const OptimizerOptions& opt,
                          int threads);
-
-// how the CUDA backend maps a batch of least-squares fits onto threads:
-//   thread     one thread per network, the batch as structure of arrays (any layout);
-//   group      one group of lanes per network (a power of two ≥ the widest layer, at most a warp),
-//              lane j holding neuron j, the batch network-major (layers of at most 32 neurons);
-//   points     one warp per network, lane p holding point p of each chunk of 32 points and running
-//              the whole network for it, the weight gradient summed over the chunk in shared
-//              memory (layers of at most 32 neurons; meant for many points per network, where the
-//              group mapping walks the points one after another);
-//   automatic  for layers of at most 32 neurons, points from 32 points per network (3.6–3.8×
-//              faster than group there on an H200) and group below (2–5× faster than thread for
-//              the seeds' 7 × 20 and 3 × 5 networks on an H100, BENCHMARKS.md); thread otherwise.
-enum class MlpCudaMapping : int { automatic = 0, thread = 1, group = 2, points = 3 };
 
 // CUDA backend: copies the batch to the device, evaluates it `repeats` times (the same answer
 // each time; for timing), copies the answers back. Returns "" or the error; kernel_s gets the
@@ -172,7 +162,7 @@ enum class MlpCudaMapping : int { automatic = 0, thread = 1, group = 2, points =
                                    MlpCudaMapping mapping)
 template <class T>
 FIVSIM_MLP_FIT_BATCH_CUDA(T);
-// the mapping chosen by the layers' width and the points per network
+// the mapping of the policy table (mlp_batch_policy.hpp)
 template <class T>
 DeviceOutcome mlp_fit_batch_cuda(const MlpLayout& L, const MlpFitBatch<T>& batch, int repeats, double& kernel_s) {
   return mlp_fit_batch_cuda(L, batch, repeats, kernel_s, MlpCudaMapping::automatic);
@@ -197,7 +187,7 @@ FIVSIM_MLP_TRAIN_BATCH_CUDA(T);
   PREFIX FIVSIM_MLP_TRAIN_BATCH_CUDA(T);
 
 #define FIVSIM_MLP_BATCH_EXTERN(T)                                                                                     \
-  extern template void mlp_fit_batch_cpu<T>(const MlpLayout&, const MlpFitBatch<T>&, int);                             \
+  extern template void mlp_fit_batch_cpu<T>(const MlpLayout&, const MlpFitBatch<T>&, int, MlpCpuMapping);              \
   extern template void lcp_pinn_batch_cpu<T>(const MlpLayout&, const LcpPinnBatch<T>&, int);                           \
   extern template void mlp_train_batch_cpu<T>(const MlpLayout&, const MlpTrainBatch<T>&, int, const OptimizerOptions&, \
                                               int);                                                                    \

@@ -8,9 +8,10 @@
 //                       ("periodic" with period_n beside it, "nonfinite", "stick_to_slip@1", ...)
 //   swept parameters    named by their pointer without its first "/" and with "/" as "." (the
 //                       dataset of /model/Fn is model.Fn), with the pointer in attribute "pointer"
-//   chunks              of 65536 rows, byte-shuffled and deflated (HDF5's shuffle and deflate
-//                       filters; the deflate stream finds runs only, fast on shuffled numbers),
-//                       compressed on all threads, written as whole chunks
+//   chunks              of 65536 rows, written whole; whole numbers and words byte-shuffled and
+//                       deflated (HDF5's shuffle and deflate filters; the deflate stream finds
+//                       runs only, fast on shuffled numbers, on all threads), real columns
+//                       stored as they are unless asked (`--compression deflate`)
 //   /                   attribute "summary": summary.json's text; "format": the layout's name
 //
 // While a sweep runs, each table's chunks go to an append-only spill file (blocks of columns, the
@@ -49,6 +50,9 @@ struct H5Table {
   TableSchema schema;
   std::filesystem::path spill;
   int n_contacts = 0;  // for the names of point kinds
+  // real columns shuffled and deflated as the others are; false: stored as they are, which costs
+  // the writer nothing and a measured value's mantissa hardly compresses
+  bool deflate_real = false;
 };
 
 // results.h5 written beside a running sweep: a thread of its own packs each table's spill as far
@@ -94,9 +98,11 @@ H5TableData read_results_h5(const std::filesystem::path& file, const std::string
 // the number of rows of a table (0 when the file has no such group)
 long results_h5_rows(const std::filesystem::path& file, const std::string& group);
 bool results_h5_has_table(const std::filesystem::path& file, const std::string& group);
+// whether a table's real columns are shuffled and deflated (false too when it has none)
+bool real_columns_deflated(const std::filesystem::path& file, const std::string& group);
 
 // the tables of several results.h5 (shards of one sweep, in order) as one file with `summary`;
-// every shard must have the first one's columns
+// every shard must have the first one's columns; the real columns deflated as the first shard's are
 void join_results_h5(const std::vector<std::filesystem::path>& parts, const std::filesystem::path& file,
                      const nlohmann::json& summary, int n_contacts);
 // the root's "summary" attribute

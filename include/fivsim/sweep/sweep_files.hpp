@@ -31,7 +31,7 @@ class AppendFile;
 class SweepFiles {
  public:
   SweepFiles(const std::filesystem::path& dir, const TableSchema& cases, const TableSchema& points, bool with_points,
-             bool csv, bool h5, int n_contacts, SweepJournal& journal, bool resumed);
+             bool csv, bool h5, bool deflate_real, int n_contacts, SweepJournal& journal, bool resumed);
   ~SweepFiles();
   SweepFiles(const SweepFiles&) = delete;
   SweepFiles& operator=(const SweepFiles&) = delete;
@@ -49,7 +49,7 @@ class SweepFiles {
  private:
   std::filesystem::path dir_;
   const TableSchema &cases_schema_, &points_schema_;
-  bool with_points_, csv_, h5_;
+  bool with_points_, csv_, h5_, deflate_real_;
   int n_contacts_;
   std::map<std::string, std::unique_ptr<AppendFile>> files_;
   std::vector<H5Table> h5_tables_;

@@ -78,6 +78,7 @@ struct SweepOptions {
   long chunk = 0;   // cases per chunk, up to kMaxSweepChunk; 0: from the device's free memory, or 256 per CPU thread
   int threads = 0;  // CPU backend threads, up to kMaxSweepThreads; 0: all cores
   SweepFormat format = SweepFormat::automatic;
+  bool deflate_real = false;  // results.h5: real columns shuffled and deflated too (whole numbers and words always are)
   int shard_index = -1, shard_count = 0;  // a shard runs the i-th of N contiguous case ranges
   bool resume = false;                    // continue the unfinished sweep in <out>.partial
   SweepHooks hooks;
