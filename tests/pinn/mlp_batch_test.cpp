@@ -93,7 +93,7 @@ TEST(MlpBatch, MatrixProductsGiveThePointByPointLossAndGradient) {
 
 // the policy table's choices for the seeds' networks: the CUDA rows as the H200 and H100 measured
 // them (points from 32 points, group below, thread above 32 neurons), the CPU's matrix products from
-// 8 points
+// 4 points
 TEST(MlpBatch, PolicyTablesChooseAsMeasured) {
   const MlpLayout irk = make_mlp_layout(1, std::vector<int>(7, 20), 5, Activation::tanh_fn, OutputMap::linear);
   const MlpLayout lcp = make_mlp_layout(1, {5, 5, 5}, 2, Activation::relu, OutputMap::shifted_relu);
@@ -103,8 +103,8 @@ TEST(MlpBatch, PolicyTablesChooseAsMeasured) {
   EXPECT_EQ(choose_cuda_mapping(mlp_batch_shape(lcp, 1)), MlpCudaMapping::group);
   EXPECT_EQ(choose_cuda_mapping(mlp_batch_shape(wide, 32)), MlpCudaMapping::thread);
   EXPECT_EQ(choose_cpu_mapping(mlp_batch_shape(irk, 1)), MlpCpuMapping::network);
-  EXPECT_EQ(choose_cpu_mapping(mlp_batch_shape(irk, 7)), MlpCpuMapping::network);
-  EXPECT_EQ(choose_cpu_mapping(mlp_batch_shape(irk, 8)), MlpCpuMapping::gemm);
+  EXPECT_EQ(choose_cpu_mapping(mlp_batch_shape(irk, 3)), MlpCpuMapping::network);
+  EXPECT_EQ(choose_cpu_mapping(mlp_batch_shape(irk, 4)), MlpCpuMapping::gemm);
   EXPECT_EQ(choose_cpu_mapping(mlp_batch_shape(wide, 32)), MlpCpuMapping::gemm);
 }
 

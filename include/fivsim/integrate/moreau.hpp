@@ -94,21 +94,30 @@ FIVSIM_HD inline void decoupled_friction_impulses(const Model<D>& m, State<D>& s
   s.lamN.n = s.lamT.n = nc;
 }
 
+// Moreau's impulse-free end velocity u_A + dt·M⁻¹h_A, with h_A (the start-of-step smooth force)
+// into h
+template <class D>
+FIVSIM_HD inline void moreau_free_velocity(const Model<D>& m, const State<D>& s, typename D::scalar dt,
+                                           Vec<typename D::scalar, D::max_dof>& h,
+                                           Vec<typename D::scalar, D::max_dof>& u_free) {
+  using T = typename D::scalar;
+  const int nq = dof_count(m);
+  smooth_force(m, s, h);
+  u_free.n = nq;
+  for (int i = 0; i < nq; ++i) {
+    T acc = T(0);
+    for (int j = 0; j < nq; ++j) acc += m.Minv(i, j) * h[j];
+    u_free[i] = s.u[i] + dt * acc;
+  }
+}
+
 // the first part of a step: the free velocity, and the contact LCP of the step in ws when it has
 // one (contacts, and no closed form); returns whether it has, lcp_opt then the options of its solve
 template <class D>
 FIVSIM_HD inline bool moreau_build(const Model<D>& m, State<D>& s, typename D::scalar dt, const StepOptions& opt,
                                    MoreauWorkspace<D>& ws, LcpOptions& lcp_opt) {
-  using T = typename D::scalar;
-  const int nq = dof_count(m);
   const int nc = contact_count(m);
-  smooth_force(m, s, ws.h);
-  ws.u_free.n = nq;
-  for (int i = 0; i < nq; ++i) {
-    T acc = T(0);
-    for (int j = 0; j < nq; ++j) acc += m.Minv(i, j) * ws.h[j];
-    ws.u_free[i] = s.u[i] + dt * acc;
-  }
+  moreau_free_velocity(m, s, dt, ws.h, ws.u_free);
 
   ws.PN.resize(nc);
   ws.PT.resize(nc);

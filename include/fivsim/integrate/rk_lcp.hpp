@@ -73,12 +73,7 @@ FIVSIM_HD inline LcpOptions rk_lcp_build(const Model<D>& m, const RkStepMap<D>& 
   if (nc == 0) return lcp_opt;
   contact_lcp_coefficients(m, s, dt, ws.lcp);
   if (map.lcp_on_euler) {
-    smooth_force(m, s, ws.h);
-    for (int i = 0; i < n; ++i) {
-      T acc = T(0);
-      for (int j = 0; j < n; ++j) acc += m.Minv(i, j) * ws.h[j];
-      ws.u_free[i] = s.u[i] + dt * acc;
-    }
+    moreau_free_velocity(m, s, dt, ws.h, ws.u_free);
     moreau_gap_rates(m, s, ws.u_free, dt, ws.gap_rate);
     build_contact_lcp(m, delassus_response(m), ws.gap_rate, ws.u_free, dt, ws.lcp);
   } else {

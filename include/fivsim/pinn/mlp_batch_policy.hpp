@@ -51,12 +51,12 @@ inline constexpr MlpPolicyRow<MlpCudaMapping> kMlpCudaPolicy[] = {
     {kMlpMaxWidth, 0, MlpCudaMapping::thread},
 };
 
-// CPU (2-core development VM, scripts/bench/mlp_batch_bench.cpp, 10^4 networks, double): the
-// matrix products win from 8 points per network on 20-neuron layers (1.4× at 8, 2.2× at 32 points
-// for 7 × 20), lose below (0.5× at 1 point: each product is a vector); the seeds' 3 × 5 LCP-PINN
-// has one point
+// CPU (2-core development VM, fivsim_bench_mlp, 10^4 networks, 2026-11-29): the matrix products
+// against the point-by-point passes 0.87× at 1 point, 0.83× at 2, 1.20× at 4, 1.33× at 8 and 1.58×
+// at 32 for 7 × 20 in double (1.71× in float at 32); 1.31× and 1.33× at 4 and 32 points for 3 × 5;
+// 0.89×, 1.21× and 1.80× at 2, 4 and 32 points for 2 × 64 — from 4 points at every width
 inline constexpr MlpPolicyRow<MlpCpuMapping> kMlpCpuPolicy[] = {
-    {kMlpMaxWidth, 8, MlpCpuMapping::gemm},
+    {kMlpMaxWidth, 4, MlpCpuMapping::gemm},
     {kMlpMaxWidth, 0, MlpCpuMapping::network},
 };
 
