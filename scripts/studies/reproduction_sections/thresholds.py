@@ -108,8 +108,8 @@ def model1_grid(ctx, lines):
                  "difference left is one fivsim cannot run, so it stays unmeasured: the seed's LCP solver, which it "
                  "describes only as \"pivoting or QP\" — its dual PINN, whose LCPs the LCP-PINN solves, holds at "
                  "0.005 where its single PINN and both conventional methods, which share that solver, fail; fivsim "
-                 "solves these one-contact LCPs exactly (in closed form, the same as Lemke's pivots).\n" % (matches["slow"], n, matches["sharp"], n, rk_smaller, 2 * n,
-                                             smallest_moreau["sharp"]))
+                 "solves these one-contact LCPs exactly (in closed form, the same as Lemke's pivots).\n" % (
+                     matches["slow"], n, matches["sharp"], n, rk_smaller, 2 * n, smallest_moreau["sharp"]))
 
 
 def model2_grid(ctx, lines):
