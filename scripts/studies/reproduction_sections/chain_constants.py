@@ -103,8 +103,8 @@ def search(fv):
         pairs["all three"] += ok
     undetermined = int((window["class"] == "undetermined").sum())
     return {"window": pairs, "window_at_11": at_11, "window_cases": window,
-            "window_undetermined": undetermined, "coarse": coarse, "coarse_cases": len(coarse), "coarse_sets": len(grid), "checked": checked,
-            "coarse_best": best,
+            "window_undetermined": undetermined, "coarse": coarse, "coarse_cases": len(coarse),
+            "coarse_sets": len(grid), "checked": checked, "coarse_best": best,
             "coarse_neighbours": neighbours(grid, best), "local_sets": len(fine), "local_hits": len(fine_hits),
             "local_checked": len(near), "local_robust": sum(1 for k in near if fine_checked[k][0]),
             "robust": bool(robust), "constants": chosen, "gap": everything[chosen][2],
