@@ -2,7 +2,9 @@
 // (sweep/results_h5.hpp; read back by results_h5_read.cpp). Chunks are shuffled and deflated here, on all threads, and
 // written whole (H5Dwrite_chunk): the bytes are a shuffle and a zlib stream as HDF5's own filters write them (its
 // nearly random byte planes in stored blocks), so any reader decodes them with the filters the
-// datasets declare; real columns without filters are their values' bytes as they are.
+// datasets declare; a real column stored as it is declares deflate alone and its chunks are written
+// past the filter (the chunk's filter mask), but for a table of less than a chunk, deflated so that
+// its padding takes no room.
 #include "fivsim/sweep/results_h5.hpp"
 
 #include <fcntl.h>
@@ -113,17 +115,53 @@ bool nearly_random(const unsigned char* plane, hsize_t n) {
   return bits > 7.5 * sampled;
 }
 
+// the thread's zlib stream, level 1 with run-length matches only (Z_RLE: twice as fast as level
+// 1's searches and as small on shuffled numbers and on padding, whose redundancy is runs of equal
+// bytes), reset for a chunk
+z_stream& rle_stream() {
+  struct Stream {
+    z_stream z{};
+    Stream() {
+      if (deflateInit2(&z, kDeflateLevel, Z_DEFLATED, 15, 8, Z_RLE) != Z_OK)
+        throw std::runtime_error("results.h5: no deflate");
+    }
+    ~Stream() { deflateEnd(&z); }
+  };
+  thread_local Stream stream;
+  deflateReset(&stream.z);
+  deflateParams(&stream.z, kDeflateLevel, Z_RLE);
+  return stream.z;
+}
+
 // `count` values as the column's bytes (zero past them up to the chunk's size), shuffled as
-// HDF5's shuffle filter orders them, deflated as its deflate filter does, into `out`; unfiltered
-// (real columns only), the doubles' own bytes. The scratch is the thread's own, kept from chunk to
-// chunk
-void chunk_bytes(const double* values, hsize_t count, ColumnKind kind, std::size_t size, bool filtered,
-                 std::vector<unsigned char>& out) {
-  if (!filtered) {
-    resize_for_writing(out, kChunkRows * sizeof(double));
-    std::memcpy(out.data(), values, count * sizeof(double));
-    std::memset(out.data() + count * sizeof(double), 0, (kChunkRows - count) * sizeof(double));
-    return;
+// HDF5's shuffle filter orders them, deflated as its deflate filter does, into `out`. A real column
+// stored as it is (`shuffled` false): the chunk's doubles as they are, the filter skipped (the
+// returned mask, bit 0: HDF5's mark of a filter not applied), unless the chunk is a table's only and
+// partial one (`deflate_partial`), which is deflated so that a small table's padding takes no room.
+// The scratch is the thread's own, kept from chunk to chunk
+unsigned chunk_bytes(const double* values, hsize_t count, ColumnKind kind, std::size_t size, bool shuffled,
+                     bool deflate_partial, std::vector<unsigned char>& out) {
+  if (!shuffled) {
+    const std::size_t bytes = kChunkRows * sizeof(double);
+    if (count == kChunkRows || !deflate_partial) {
+      resize_for_writing(out, bytes);
+      std::memcpy(out.data(), values, count * sizeof(double));
+      std::memset(out.data() + count * sizeof(double), 0, bytes - count * sizeof(double));
+      return 1u;
+    }
+    thread_local std::vector<unsigned char> padded;
+    resize_for_writing(padded, bytes);
+    std::memcpy(padded.data(), values, count * sizeof(double));
+    std::memset(padded.data() + count * sizeof(double), 0, bytes - count * sizeof(double));
+    z_stream& z = rle_stream();
+    resize_for_writing(out, deflateBound(&z, static_cast<uLong>(bytes)));
+    z.next_in = padded.data();
+    z.avail_in = static_cast<uInt>(bytes);
+    z.next_out = out.data();
+    z.avail_out = static_cast<uInt>(out.size());
+    if (deflate(&z, Z_FINISH) != Z_STREAM_END) throw std::runtime_error("results.h5: deflate failed");
+    out.resize(out.size() - z.avail_out);
+    return 0u;
   }
   thread_local std::vector<unsigned char> raw;
   resize_for_writing(raw, kChunkRows * size);
@@ -151,22 +189,10 @@ void chunk_bytes(const double* values, hsize_t count, ColumnKind kind, std::size
     for (hsize_t i = 0; i < count; ++i) raw[i] = static_cast<unsigned char>(static_cast<std::int8_t>(values[i]));
   }
   // one zlib stream over the byte planes (the shuffled chunk), each plane deflated with run-length
-  // matches (Z_RLE: twice as fast as level 1's searches and as small on shuffled numbers, whose
-  // redundancy is runs of equal bytes), or stored where its bytes are nearly random (the low
-  // mantissa bytes of measured values: deflate would take most of the time to win a few
-  // percent). Any inflater reads the mixed blocks
-  struct Stream {
-    z_stream z{};
-    Stream() {
-      if (deflateInit2(&z, kDeflateLevel, Z_DEFLATED, 15, 8, Z_RLE) != Z_OK)
-        throw std::runtime_error("results.h5: no deflate");
-    }
-    ~Stream() { deflateEnd(&z); }
-  };
-  thread_local Stream stream;
-  z_stream& z = stream.z;
-  deflateReset(&z);
-  deflateParams(&z, kDeflateLevel, Z_RLE);
+  // matches, or stored where its bytes are nearly random (the low mantissa bytes of measured
+  // values: deflate would take most of the time to win a few percent). Any inflater reads the
+  // mixed blocks
+  z_stream& z = rle_stream();
   // stored blocks add 5 bytes a 64 KiB, a switch of level a block end
   resize_for_writing(out, deflateBound(&z, static_cast<uLong>(raw.size())) + 64 * size + 1024);
   z.next_out = out.data();
@@ -186,6 +212,7 @@ void chunk_bytes(const double* values, hsize_t count, ColumnKind kind, std::size
       throw std::runtime_error("results.h5: deflate failed");
   }
   out.resize(out.size() - z.avail_out);
+  return 0u;
 }
 
 // a table of results.h5 as its rows come: the group and its datasets (of no rows at first), then
@@ -205,14 +232,12 @@ class TablePacker {
     for (int c = 0; c < nc_; ++c) {
       const std::size_t cc = static_cast<std::size_t>(c);
       types_.push_back(column_type(t.schema.kinds[cc], t.n_contacts));
-      filtered_.push_back(t.deflate_real || t.schema.kinds[cc] != ColumnKind::real);
+      shuffled_.push_back(t.deflate_real || t.schema.kinds[cc] != ColumnKind::real);
       H5Handle dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
       H5Pset_chunk(dcpl, 1, &chunk);
       H5Pset_obj_track_times(dcpl, 0);
-      if (filtered_.back()) {
-        if (types_.back().size > 1) H5Pset_shuffle(dcpl);
-        H5Pset_deflate(dcpl, kDeflateLevel);
-      }
+      if (shuffled_.back() && types_.back().size > 1) H5Pset_shuffle(dcpl);
+      H5Pset_deflate(dcpl, kDeflateLevel);
       sets_.emplace_back(
           H5Dcreate2(group, names_[cc].c_str(), types_.back().type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT), H5Dclose);
       if (sets_.back().id < 0) h5_fail("cannot create dataset " + names_[cc], t.spill);
@@ -220,6 +245,7 @@ class TablePacker {
     }
     resize_for_writing(buffer_, static_cast<std::size_t>(kChunkRows) * static_cast<std::size_t>(nc_));
     packed_.resize(static_cast<std::size_t>(nc_));
+    masks_.resize(static_cast<std::size_t>(nc_));
     class_col_ = t.schema.column("class");
     period_col_ = t.schema.column("period_n");
   }
@@ -256,10 +282,12 @@ class TablePacker {
   void flush() {
     if (filled_ == 0) return;
 #pragma omp parallel for schedule(dynamic, 1)
-    for (int c = 0; c < nc_; ++c)
-      chunk_bytes(column(c), filled_, t_.schema.kinds[static_cast<std::size_t>(c)],
-                  types_[static_cast<std::size_t>(c)].size, filtered_[static_cast<std::size_t>(c)],
-                  packed_[static_cast<std::size_t>(c)]);
+    for (int c = 0; c < nc_; ++c) {
+      const std::size_t cc = static_cast<std::size_t>(c);
+      masks_[cc] =
+          chunk_bytes(column(c), filled_, t_.schema.kinds[cc], types_[cc].size, shuffled_[cc], chunk_index_ == 0,
+                      packed_[cc]);
+    }
     // the table's extent up to its last row, never past it: an extent cut back through a written
     // chunk makes HDF5 read, refill and deflate that chunk again (with its own deflate, for every
     // column of a table whose rows end inside a chunk)
@@ -267,7 +295,7 @@ class TablePacker {
     for (int c = 0; c < nc_; ++c) {
       const std::size_t cc = static_cast<std::size_t>(c);
       if (H5Dset_extent(sets_[cc], &end) < 0 ||
-          H5Dwrite_chunk(sets_[cc], H5P_DEFAULT, 0, &offset, packed_[cc].size(), packed_[cc].data()) < 0)
+          H5Dwrite_chunk(sets_[cc], H5P_DEFAULT, masks_[cc], &offset, packed_[cc].size(), packed_[cc].data()) < 0)
         h5_fail("cannot write a chunk of " + names_[cc], t_.spill.parent_path());
     }
     ++chunk_index_;
@@ -279,7 +307,8 @@ class TablePacker {
   int nc_;
   std::vector<std::string> names_;
   std::vector<ColumnType> types_;
-  std::vector<bool> filtered_;  // shuffled and deflated, or the values' bytes as they are
+  std::vector<bool> shuffled_;  // shuffled and deflated, or (real columns) the values' bytes as they are
+  std::vector<unsigned> masks_;  // each column's chunk: the filters it skipped
   std::vector<H5Handle> sets_;
   std::vector<double> buffer_;
   std::vector<std::vector<unsigned char>> packed_;

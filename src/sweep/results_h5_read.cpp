@@ -47,7 +47,10 @@ bool real_columns_deflated(const fs::path& file, const std::string& group) {
     H5Handle type(H5Dget_type(set), H5Tclose);
     if (H5Tget_class(type) != H5T_FLOAT) continue;
     H5Handle dcpl(H5Dget_create_plist(set), H5Pclose);
-    return H5Pget_nfilters(dcpl) > 0;
+    unsigned flags = 0;
+    std::size_t n = 0;
+    unsigned config = 0;
+    return H5Pget_filter_by_id2(dcpl, H5Z_FILTER_SHUFFLE, &flags, &n, nullptr, 0, nullptr, &config) >= 0;
   }
   return false;
 }

@@ -101,9 +101,9 @@ TEST(ResultsH5, NearlyRandomBytePlanesStoredBesideDeflatedOnesReadBackBitForBit)
   fs::remove_all(dir);
 }
 
-// by default the real columns are their doubles as they are (no filter to run on writing or
-// reading) and the whole numbers are still deflated: the file holds the three real columns' raw
-// bytes and little more
+// by default the real columns' chunks are their doubles as they are (written past the declared
+// deflate filter: nothing to run on writing or reading) and the whole numbers are still deflated;
+// a table of less than one chunk is deflated so that it stays small
 TEST(ResultsH5, RealColumnsAreStoredAsTheyAreUnlessDeflateIsAsked) {
   const fs::path dir = fresh_dir("fivsim_results_h5_raw");
   fs::create_directories(dir);
@@ -116,11 +116,20 @@ TEST(ResultsH5, RealColumnsAreStoredAsTheyAreUnlessDeflateIsAsked) {
   for (int k = 0; k < 4; ++k)
     EXPECT_EQ(std::memcmp(back.rows.column(k), c[static_cast<std::size_t>(k)].data(), kRows * sizeof(double)), 0)
         << schema().names[static_cast<std::size_t>(k)];
-  // three real columns in whole chunks of 65536 rows (three chunks each), the counts deflated
+  // the three real columns' three chunks of 65536 rows as they are (the last one padded), the
+  // counts deflated
   const double real_chunks = 3.0 * 8.0 * 3 * 65536;
   const double size = static_cast<double>(fs::file_size(dir / "results.h5"));
   EXPECT_GT(size, real_chunks);
   EXPECT_LT(size, real_chunks + 0.25 * 8.0 * kRows);
+  // a table of 40 rows: its one, partial chunk deflated, so the padding to 65536 rows takes no room
+  std::ofstream(dir / "small.bin", std::ios::binary) << block(c, 0, 40);
+  fivsim::sweep::write_results_h5(dir / "small.h5", {{"cases", schema(), dir / "small.bin", 1}});
+  EXPECT_LT(fs::file_size(dir / "small.h5"), 64u * 1024u);
+  const fivsim::sweep::H5TableData small = fivsim::sweep::read_results_h5(dir / "small.h5", "cases");
+  ASSERT_EQ(small.rows.rows, 40);
+  for (int k = 0; k < 4; ++k)
+    EXPECT_EQ(std::memcmp(small.rows.column(k), c[static_cast<std::size_t>(k)].data(), 40 * sizeof(double)), 0);
   fs::remove_all(dir);
 }
 

@@ -10,8 +10,10 @@
 //                       dataset of /model/Fn is model.Fn), with the pointer in attribute "pointer"
 //   chunks              of 65536 rows, written whole; whole numbers and words byte-shuffled and
 //                       deflated (HDF5's shuffle and deflate filters; the deflate stream finds
-//                       runs only, fast on shuffled numbers, on all threads), real columns
-//                       stored as they are unless asked (`--compression deflate`)
+//                       runs only, fast on shuffled numbers, on all threads); real columns
+//                       stored as they are unless asked (`--compression deflate`): deflate
+//                       declared, each chunk written past it (a table of less than a chunk
+//                       deflated)
 //   /                   attribute "summary": summary.json's text; "format": the layout's name
 //
 // While a sweep runs, each table's chunks go to an append-only spill file (blocks of columns, the
@@ -98,7 +100,7 @@ H5TableData read_results_h5(const std::filesystem::path& file, const std::string
 // the number of rows of a table (0 when the file has no such group)
 long results_h5_rows(const std::filesystem::path& file, const std::string& group);
 bool results_h5_has_table(const std::filesystem::path& file, const std::string& group);
-// whether a table's real columns are shuffled and deflated (false too when it has none)
+// whether a table's real columns are shuffled and deflated chunk by chunk (false too when it has none)
 bool real_columns_deflated(const std::filesystem::path& file, const std::string& group);
 
 // the tables of several results.h5 (shards of one sweep, in order) as one file with `summary`;
