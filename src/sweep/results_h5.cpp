@@ -284,9 +284,8 @@ class TablePacker {
 #pragma omp parallel for schedule(dynamic, 1)
     for (int c = 0; c < nc_; ++c) {
       const std::size_t cc = static_cast<std::size_t>(c);
-      masks_[cc] =
-          chunk_bytes(column(c), filled_, t_.schema.kinds[cc], types_[cc].size, shuffled_[cc], chunk_index_ == 0,
-                      packed_[cc]);
+      masks_[cc] = chunk_bytes(column(c), filled_, t_.schema.kinds[cc], types_[cc].size, shuffled_[cc],
+                               chunk_index_ == 0, packed_[cc]);
     }
     // the table's extent up to its last row, never past it: an extent cut back through a written
     // chunk makes HDF5 read, refill and deflate that chunk again (with its own deflate, for every
@@ -307,7 +306,7 @@ class TablePacker {
   int nc_;
   std::vector<std::string> names_;
   std::vector<ColumnType> types_;
-  std::vector<bool> shuffled_;  // shuffled and deflated, or (real columns) the values' bytes as they are
+  std::vector<bool> shuffled_;   // shuffled and deflated, or (real columns) the values' bytes as they are
   std::vector<unsigned> masks_;  // each column's chunk: the filters it skipped
   std::vector<H5Handle> sets_;
   std::vector<double> buffer_;
