@@ -143,16 +143,13 @@ unsigned chunk_bytes(const double* values, hsize_t count, ColumnKind kind, std::
                      bool deflate_partial, std::vector<unsigned char>& out) {
   if (!shuffled) {
     const std::size_t bytes = kChunkRows * sizeof(double);
-    if (count == kChunkRows || !deflate_partial) {
-      resize_for_writing(out, bytes);
-      std::memcpy(out.data(), values, count * sizeof(double));
-      std::memset(out.data() + count * sizeof(double), 0, bytes - count * sizeof(double));
-      return 1u;
-    }
+    const bool stored = count == kChunkRows || !deflate_partial;
     thread_local std::vector<unsigned char> padded;
-    resize_for_writing(padded, bytes);
-    std::memcpy(padded.data(), values, count * sizeof(double));
-    std::memset(padded.data() + count * sizeof(double), 0, bytes - count * sizeof(double));
+    std::vector<unsigned char>& chunk = stored ? out : padded;
+    resize_for_writing(chunk, bytes);
+    std::memcpy(chunk.data(), values, count * sizeof(double));
+    std::memset(chunk.data() + count * sizeof(double), 0, bytes - count * sizeof(double));
+    if (stored) return 1u;
     z_stream& z = rle_stream();
     resize_for_writing(out, deflateBound(&z, static_cast<uLong>(bytes)));
     z.next_in = padded.data();
