@@ -7,7 +7,9 @@
 //     Moreau steps of seed 000 Eq. 8 with the LCPs of Eqs. 12, 14, 28, or the Runge–Kutta LCP
 //     steppers, the Lyapunov twin), each thread with its case's setup copied from the shared one
 //     (its row written in) or its own; an adaptive sweep's threads stay resident and take cases
-//     from a queue until the chunk is done.
+//     from a queue until the chunk is done (cases/sweep_case.hpp).
+// Each is the prebuilt generic kernel or, by default, one generated for the scenario and compiled
+// at run time (sweep/kernel_source.hpp, sweep/specialised_kernels.hpp), launched alike.
 // Neither writes a trajectory: each leaves its CaseResult and its point rings in device memory.
 // CudaPipeline keeps the device buffers from chunk to chunk and runs them on two streams with
 // pinned staging, so that one chunk steps while the last one's results come back. Included by one
@@ -25,6 +27,7 @@
 #include "cuda_util.cuh"
 #include "fivsim/cases/belt_runner.hpp"
 #include "fivsim/cases/case_orbit.hpp"
+#include "fivsim/cases/sweep_case.hpp"
 #include "fivsim/sweep/kernel_source.hpp"
 #include "fivsim/sweep/specialised_kernels.hpp"
 #include "fivsim/sweep/sweep_backend.hpp"
@@ -32,67 +35,30 @@
 namespace fivsim::sweep {
 namespace {
 
-// the plain Moreau kernel's stepper (run_case_with's stepper concept): Moreau's step over a
-// workspace without the Runge–Kutta scratch, and no twin; the per-thread stack holds only what
-// this stepper uses
-template <class D>
-struct MoreauKernelStepper {
-  const Model<D>* m;
-  typename D::scalar dt;
-  const StepOptions* opt;
-  MoreauWorkspace<D>* ws;
-  __device__ StepReport step(int, State<D>& s) { return moreau_step(*m, s, dt, *opt, *ws); }
-  __device__ void reset(int) { ws->has_basis = false; }
-};
-
-// the general kernels' steppers: plain Moreau; Moreau or Runge–Kutta with or without the Lyapunov
-// twin; the switching integrator (double precision only), which with the orbit observer in an
-// adaptive sweep also shoots each case's orbit as it runs (each thread's OrbitWork in global
-// scratch; none given, it runs without)
-enum KernelStepper : int { kPlainMoreau = 0, kGeneralStepper = 1, kSwitching = 2 };
-
-// one case of the general kernels
-template <class D, int Kind>
-__device__ void sweep_case(const CaseBatch<D>& cases, const SweepAnalysis& an, const StepOptions& opt, long c,
-                           CaseResult<D>* __restrict__ results, double* __restrict__ points, long per_case,
-                           OrbitWork<D>* orbit, SwitchingTangent<D>* tangent) {
-  // the shared setup read where it lies; a scratch copy only where the case's row changes it (the
-  // frame is local memory the driver reserves for every resident thread: one setup, not two)
-  CaseSetup<D> scratch;
-  const CaseSetup<D>& setup = cases.setup(c, scratch);
-  State<D> s;
-  CaseResult<D> r;
-  if constexpr (Kind == kSwitching) {
-    SwitchingWorkspace<D> ws;
-    run_switching_case(setup, cases.switching_settings, an, opt, ws, s, r, points + c * per_case, tangent, orbit);
-  } else if constexpr (Kind == kGeneralStepper) {
-    CaseWorkspace<D> ws;
-    LyapunovTwin<D> twin;
-    run_case(setup, cases.map(c), an, opt, ws, s, r, points + c * per_case, &twin);
-  } else {
-    MoreauWorkspace<D> ws;
-    MoreauKernelStepper<D> stepper{&setup.model, typename D::scalar(setup.dt), &opt, &ws};
-    run_case_with(setup, an, opt, stepper, s, r, points + c * per_case);
-  }
-  results[c] = r;
-}
-
-// the general kernels, one case a thread; or, given a queue (adaptive sweeps, whose cases run as
-// long as each needs), persistent threads that each take the next case when theirs is done, so
-// that a chunk costs the sum of its cases rather than its longest times its size
+// the general kernels, one case a thread or (given a queue) persistent threads
+// (cases/sweep_case.hpp), each case's setup copied from the shared one (its row written in) or its
+// own
 template <class D, int Kind>
 __global__ void sweep_kernel(CaseBatch<D> cases, SweepAnalysis an, StepOptions opt, CaseResult<D>* __restrict__ results,
                              double* __restrict__ points, long per_case, unsigned long long* queue,
                              OrbitWork<D>* orbit_work, SwitchingTangent<D>* tangent_work) {
-  const long thread = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  OrbitWork<D>* orbit = orbit_work ? orbit_work + thread : nullptr;
-  SwitchingTangent<D>* tangent = tangent_work ? tangent_work + thread : nullptr;
-  if (!queue) {
-    if (thread < cases.n) sweep_case<D, Kind>(cases, an, opt, thread, results, points, per_case, orbit, tangent);
-    return;
+  sweep_thread_cases<D, Kind>(
+      cases, an, opt, results, points, per_case, queue, orbit_work, tangent_work,
+      [&](long c, CaseSetup<D>& scratch) -> const CaseSetup<D>& { return cases.setup(c, scratch); },
+      [&](long c) { return cases.map(c); });
+}
+
+// the prebuilt general kernel of a stepper kind (null: none in this precision)
+template <class D>
+const void* generic_case_kernel(int kind) {
+  if (kind == kSwitching) {
+    if constexpr (std::is_same_v<typename D::scalar, double>)
+      return reinterpret_cast<const void*>(sweep_kernel<D, kSwitching>);
+    else
+      return nullptr;
   }
-  for (long c = static_cast<long>(atomicAdd(queue, 1ull)); c < cases.n; c = static_cast<long>(atomicAdd(queue, 1ull)))
-    sweep_case<D, Kind>(cases, an, opt, c, results, points, per_case, orbit, tangent);
+  return kind == kGeneralStepper ? reinterpret_cast<const void*>(sweep_kernel<D, kGeneralStepper>)
+                                 : reinterpret_cast<const void*>(sweep_kernel<D, kPlainMoreau>);
 }
 
 // the orbit observer's pass over a chunk that has run (cases/case_orbit.hpp decide_by_orbit, as
@@ -259,9 +225,9 @@ struct CudaPipeline<D>::Impl {
   };
   Slot slot[2];
   InjectedFailures* inject = nullptr;
-  // the belt chunks' kernels: specialised ones where asked (null: the generic ones)
+  // the chunks' kernels: specialised ones where asked (null: the generic ones)
   std::unique_ptr<SpecialisedKernels> specialised;
-  bool belt_ran = false;
+  bool ran = false;
   // whether a test makes this launch on `which` fail at `point` (InjectedFailures)
   bool injected(FailurePoint point, int which, long n) { return inject && inject->fails(point, which, n); }
   Impl() {
@@ -290,7 +256,7 @@ CudaPipeline<D>::CudaPipeline(InjectedFailures* inject, const KernelOptions& ker
 
 template <class D>
 KernelReport CudaPipeline<D>::kernels() const {
-  if (!impl_->belt_ran) return {};
+  if (!impl_->ran) return {};
   if (impl_->specialised) return impl_->specialised->report();
   return {"generic", "asked for (--kernels generic)", 0.0, 0.0};
 }
@@ -320,6 +286,19 @@ DeviceOutcome CudaPipeline<D>::launch(int which, const CaseBatch<D>& h, const Sw
   const std::size_t n_reference = host_an.reference ? static_cast<std::size_t>(host_an.reference_n) : 0;
   if (err == cudaSuccess) err = s.reference.ensure(n_reference);
   if (err == cudaSuccess) err = s.points.ensure(s.n_points);
+  // the general kernel this batch runs: the scenario's own where it can be had, else the prebuilt
+  // one (the grids below are sized by its occupancy)
+  const bool belt = runs_as_belt(h, host_an, opt);
+  const void* case_kernel = nullptr;
+  if (!belt) {
+    const int kind = case_stepper_kind(h, host_an);
+    case_kernel = generic_case_kernel<D>(kind);
+    if (case_kernel && impl_->specialised)
+      if (const void* special =
+              impl_->specialised->get(case_kernel_source(h, host_an, opt), kSpecialisedCaseKernelName))
+        case_kernel = special;
+    impl_->ran = true;
+  }
   // the orbit observer (double precision): the pass after the cases, and an adaptive switching
   // case's shots as it runs, on persistent threads with their scratch; switching cases' Lyapunov
   // tangents beside theirs
@@ -332,7 +311,7 @@ DeviceOutcome CudaPipeline<D>::launch(int which, const CaseBatch<D>& h, const Sw
     run_tangent = h.switching && host_an.lyapunov_every > 0;
     if (run_orbit || run_tangent)
       switching_grid =
-          scratch_grid(sweep_kernel<D, kSwitching>, kSweepBlock, h.n,
+          scratch_grid(case_kernel, kSweepBlock, h.n,
                        (run_orbit ? sizeof(OrbitWork<D>) : 0) + (run_tangent ? sizeof(SwitchingTangent<D>) : 0));
     const std::size_t orbit_threads =
         static_cast<std::size_t>(std::max(orbit_pass_grid, run_orbit ? switching_grid : 0u));
@@ -381,7 +360,6 @@ DeviceOutcome CudaPipeline<D>::launch(int which, const CaseBatch<D>& h, const Sw
   // a batch no kernel of this instantiation runs is refused, never reported as run
   if (h.switching && !std::is_same_v<typename D::scalar, double>)
     return {"the switching integrator runs in double precision only", false};
-  const bool belt = runs_as_belt(h, an, opt);
   if (belt && !(D::exact && D::max_dof == D::max_contacts))
     return {"the belt runner needs an instantiation of as many contacts as DoF", false};
   // the kernel this batch runs, for what a failed launch says
@@ -391,10 +369,10 @@ DeviceOutcome CudaPipeline<D>::launch(int which, const CaseBatch<D>& h, const Sw
     if constexpr (D::exact && D::max_dof == D::max_contacts) {
       BeltModel<D> b;
       make_belt_model(h.setups[0], b);
-      impl_->belt_ran = true;
+      impl_->ran = true;
       // the scenario's own kernel where it can be had (compiled once, then from memory)
       const void* special = impl_->specialised
-                                ? impl_->specialised->get(belt_kernel_source(b, an, opt), kSpecialisedKernelName)
+                                ? impl_->specialised->get(belt_kernel_source(b, an, opt), kSpecialisedBeltKernelName)
                                 : nullptr;
       const double* reference = an.reference;
       CaseResult<D>* results = s.results.data;
@@ -428,27 +406,16 @@ DeviceOutcome CudaPipeline<D>::launch(int which, const CaseBatch<D>& h, const Sw
     unsigned long long* queue = an.adaptive || h.switching ? s.queue.data : nullptr;
     if (queue) err = cudaMemsetAsync(queue, 0, sizeof(unsigned long long), s.stream);
     if (err != cudaSuccess) return device_outcome(err);
-    const auto launch_kind = [&](auto k) {
-      kernel = reinterpret_cast<const void*>(k);
-      const unsigned g = queue ? resident_grid(k, block, h.n) : grid;
-      k<<<g, block, 0, s.stream>>>(dev, an, opt, s.results.data, s.points.data, per_case, queue, nullptr, nullptr);
-    };
-    if (h.switching) {
-      if constexpr (std::is_same_v<typename D::scalar, double>) {
-        if (switching_grid > 0) {
-          kernel = reinterpret_cast<const void*>(sweep_kernel<D, kSwitching>);
-          sweep_kernel<D, kSwitching><<<switching_grid, block, 0, s.stream>>>(
-              dev, an, opt, s.results.data, s.points.data, per_case, queue, run_orbit ? s.orbit_work.data : nullptr,
-              run_tangent ? s.tangent_work.data : nullptr);
-        } else {
-          launch_kind(sweep_kernel<D, kSwitching>);
-        }
-      }
-    } else if (h.maps || an.lyapunov_every > 0) {
-      launch_kind(sweep_kernel<D, kGeneralStepper>);
-    } else {
-      launch_kind(sweep_kernel<D, kPlainMoreau>);
-    }
+    kernel = case_kernel;
+    const unsigned g = switching_grid > 0 ? switching_grid : queue ? resident_grid(case_kernel, block, h.n) : grid;
+    StepOptions step_options = opt;
+    CaseResult<D>* results = s.results.data;
+    double* points = s.points.data;
+    long points_per_case = per_case;
+    OrbitWork<D>* orbit = run_orbit ? s.orbit_work.data : nullptr;
+    SwitchingTangent<D>* tangent = run_tangent ? s.tangent_work.data : nullptr;
+    void* args[] = {&dev, &an, &step_options, &results, &points, &points_per_case, &queue, &orbit, &tangent};
+    cudaLaunchKernel(case_kernel, dim3(g), dim3(block), args, 0, s.stream);
   }
   err = cudaGetLastError();
   if constexpr (std::is_same_v<typename D::scalar, double>) {

@@ -1,9 +1,11 @@
 // tests/sweep/specialised_kernel_test.cpp — the specialised kernels' CPU half: the generated
-// source of every bundled sweep that runs on the belt compiles with NVRTC (no device needed), and
+// source of every bundled sweep compiles with NVRTC (no device needed), and
 // the kernel cache keeps an image under a key that changes with each input and loads only an
 // intact entry (sweep/kernel_source.hpp, kernel_compiler.hpp, kernel_cache.hpp).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <cstdlib>
@@ -27,51 +29,69 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// the source of the specialised belt kernel of a bundled scenario's first cases; "" where its
-// sweep does not run on the belt
-std::string belt_source_of(const std::string& scenario) {
+// the source of the specialised kernel of a bundled scenario's first cases, and the kernel's name
+// (the belt runner's where the sweep runs on it, else the general one's)
+struct ScenarioKernel {
+  std::string source, name;
+};
+ScenarioKernel kernel_of(const std::string& scenario) {
   const nlohmann::json doc = load_json_file(FIVSIM_SOURCE_DIR "/scenarios/" + scenario);
   const Scenario sc = parse_scenario(doc);
   const SweepSpec spec = parse_sweep(doc);
   const SweepPlan plan(sc, spec);
-  std::string source;
-  with_instantiation(SweepInstantiations<double>{}, sc.model.dof(), sc.model.n_contacts(), [&](auto tag) {
+  ScenarioKernel kernel;
+  const auto make = [&](auto tag) {
     using D = typename decltype(tag)::type;
+    SweepAnalysis an = sweep_analysis(sc);
+    if (!observes_points(an.observers)) an.capacity = 0;
+    const StepOptions opt = sweep_step_options(sc, false);
+    const auto shared = std::make_unique<SweepShared<D>>(plan, opt.stick_tol);
+    const auto cases = std::make_unique<PreparedCases<D>>();
+    prepare_cases(plan, *shared, 0, std::min<long>(spec.n_cases(), 4), *cases);
+    const CaseBatch<D> batch = cases->batch();
     if constexpr (D::exact && D::max_dof == D::max_contacts) {
-      SweepAnalysis an = sweep_analysis(sc);
-      if (!observes_points(an.observers)) an.capacity = 0;
-      const StepOptions opt = sweep_step_options(sc, false);
-      const auto shared = std::make_unique<SweepShared<D>>(plan, opt.stick_tol);
-      const auto cases = std::make_unique<PreparedCases<D>>();
-      prepare_cases(plan, *shared, 0, std::min<long>(spec.n_cases(), 4), *cases);
-      const CaseBatch<D> batch = cases->batch();
-      if (!runs_as_belt(batch, an, opt)) return;
-      const auto b = std::make_unique<BeltModel<D>>();
-      make_belt_model(batch.setups[0], *b);
-      source = belt_kernel_source(*b, an, opt);
+      if (runs_as_belt(batch, an, opt)) {
+        const auto b = std::make_unique<BeltModel<D>>();
+        make_belt_model(batch.setups[0], *b);
+        kernel = {belt_kernel_source(*b, an, opt), kSpecialisedBeltKernelName};
+        return;
+      }
     }
-  });
-  return source;
+    kernel = {case_kernel_source(batch, an, opt), kSpecialisedCaseKernelName};
+  };
+  with_instantiation(SweepInstantiations<double>{}, sc.model.dof(), sc.model.n_contacts(), make);
+  return kernel;
 }
 
-TEST(SpecialisedKernel, EveryBundledBeltSweepsSourceCompilesWithNvrtc) {
+TEST(SpecialisedKernel, EveryBundledSweepsSourceCompilesWithNvrtc) {
   if (kernel_compiler_id().empty()) GTEST_SKIP() << "built without CUDA: no NVRTC";
   std::vector<std::string> belt;
-  for (const char* scenario :
-       {"bstab_friction_belt.json", "chain2_bench_random.json", "chain2_bifurcation.json", "chain2_classmap.json",
-        "chain2_load_sweep.json", "model1_v0_delta_grid.json", "model2_mu_scan.json", "bstab_friction.json"}) {
-    const std::string source = belt_source_of(scenario);
-    if (source.empty()) continue;
-    belt.push_back(scenario);
+  std::vector<std::string> scenarios;
+  // every sweep `fivsim sweep` runs with these kernels: not the identification batches (their
+  // sweep is of records), nor the PINN sweeps (their own lockstep kernels)
+  for (const auto& e : fs::recursive_directory_iterator(FIVSIM_SOURCE_DIR "/scenarios")) {
+    const std::string name = fs::relative(e.path(), FIVSIM_SOURCE_DIR "/scenarios").string();
+    if (e.path().extension() != ".json" || name.rfind("identify/", 0) == 0) continue;
+    const nlohmann::json doc = load_json_file(e.path().string());
+    if (doc.contains("sweep") && parse_scenario(doc).integrator.spec().kind != MethodKind::pinn)
+      scenarios.push_back(name);
+  }
+  std::sort(scenarios.begin(), scenarios.end());
+  EXPECT_EQ(scenarios.size(), 11u);
+  for (const std::string& scenario : scenarios) {
+    const ScenarioKernel kernel = kernel_of(scenario);
+    if (kernel.name == kSpecialisedBeltKernelName) belt.push_back(scenario);
     // the same scenario, the same source (and cache entry), whatever the objects' padding held
-    EXPECT_EQ(belt_source_of(scenario), source) << scenario;
+    EXPECT_EQ(kernel_of(scenario).source, kernel.source) << scenario;
     CompiledKernel k;
     double seconds = 0.0;
-    const DeviceOutcome out = compile_kernel(source, "compute_90", k, seconds);
+    const DeviceOutcome out = compile_kernel(kernel.source, "compute_90", k, seconds);
     EXPECT_EQ(out.error, "") << scenario;
-    EXPECT_NE(k.image.find(kSpecialisedKernelName), std::string::npos) << scenario;
+    EXPECT_NE(k.image.find(kernel.name), std::string::npos) << scenario;
+    std::printf("%-48s %-26s %6.2f s\n", scenario.c_str(), kernel.name.c_str(), seconds);
   }
-  // the Moreau sweeps of sliders on a belt (the switching ones and Model II run the general kernels)
+  // the Moreau sweeps of sliders on a belt run the belt runner; the switching ones, Model II's and
+  // the adaptive ones the general kernel
   EXPECT_EQ(belt, (std::vector<std::string>{"chain2_bench_random.json", "chain2_load_sweep.json",
                                             "model1_v0_delta_grid.json"}));
 }
