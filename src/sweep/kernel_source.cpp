@@ -5,24 +5,20 @@
 #include <cstdio>
 #include <type_traits>
 
+#include "fivsim/sweep/folded_bytes.hpp"
+
 namespace fivsim::sweep {
 namespace {
 
-// a value's bytes as a C++ braced list, its padding zeroed where the compiler can (so that the
-// same scenario gives the same source, and the kernel cache its entry, on every run)
+// a value's bytes as a C++ braced list, a function of its members' values alone (FoldedBytes), so
+// that the same scenario gives the same source, and the kernel cache its entry, in every run
 template <class T>
-std::string byte_list(T value) {
-  static_assert(std::is_trivially_copyable_v<T>);
-#if defined(__has_builtin)
-#if __has_builtin(__builtin_clear_padding)
-  __builtin_clear_padding(&value);
-#endif
-#endif
-  const auto* p = reinterpret_cast<const unsigned char*>(&value);
+std::string byte_list(const T& value) {
+  const FoldedBytes folded(value);
   std::string out = "{";
   char buf[8];
-  for (std::size_t i = 0; i < sizeof(T); ++i) {
-    std::snprintf(buf, sizeof buf, "%s%u", i ? "," : "", p[i]);
+  for (std::size_t i = 0; i < folded.bytes().size(); ++i) {
+    std::snprintf(buf, sizeof buf, "%s%u", i ? "," : "", folded.bytes()[i]);
     out += buf;
     if (i % 32 == 31) out += "\n  ";
   }

@@ -65,7 +65,7 @@ class ChunkBackend {
   virtual DeviceOutcome launch(int slot, const SlotWork<D>& work) = 0;
   // waits for the slot's work (nothing queued: at once); seconds gets the backend's own time
   virtual DeviceOutcome finish(int slot, double& seconds) = 0;
-  // the kernel the belt chunks ran (the CUDA backend's)
+  // the kernel the chunks ran (the CUDA backend's)
   virtual KernelReport kernels() const { return {}; }
   // launch and finish at once
   DeviceOutcome run(int slot, const SlotWork<D>& work, double& seconds) {

@@ -18,11 +18,16 @@ struct CompiledKernel {
 // the compiler's version and the options it is given, for the cache's key ("" without CUDA)
 std::string kernel_compiler_id();
 
+// how a kernel is compiled: optimised (a sweep's), or as a checking build's tests compile it, with
+// NVRTC's -G (no optimiser: a switching kernel's source in a third of a second, not ten)
+enum class KernelBuild : int { optimised = 0, checking = 1 };
+
 // `source` compiled for `arch` ("sm_90", "compute_90"); kernel_s gets the compile's seconds. A
 // compile error is the outcome's error with the compiler's log
-#define FIVSIM_COMPILE_KERNEL                                                                           \
+#define FIVSIM_COMPILE_KERNEL                                                                             \
   DeviceOutcome compile_kernel(const std::string& source, const std::string& arch, CompiledKernel& out, \
-                               double& kernel_s)
-FIVSIM_COMPILE_KERNEL;
+                               double& kernel_s, KernelBuild build)
+DeviceOutcome compile_kernel(const std::string& source, const std::string& arch, CompiledKernel& out, double& kernel_s,
+                             KernelBuild build = KernelBuild::optimised);
 
 }  // namespace fivsim::sweep

@@ -6,7 +6,7 @@
 
 namespace fivsim::sweep {
 
-// how the CUDA pipeline chooses a belt chunk's kernel: specialised to the scenario (generated and
+// how the CUDA pipeline chooses a chunk's kernel: specialised to the scenario (generated and
 // compiled by NVRTC: sweep/kernel_source.hpp) or the prebuilt generic one; compiled kernels kept
 // in `cache` (sweep/kernel_cache.hpp kernel_cache_folder: "" the default folder, "off" none)
 struct KernelOptions {
@@ -14,9 +14,9 @@ struct KernelOptions {
   std::string cache;
 };
 
-// the kernel a sweep's belt chunks ran
+// the kernel a sweep's chunks ran
 struct KernelReport {
-  std::string kernel;      // "specialised", "generic", or "" where no belt chunk ran on the device
+  std::string kernel;      // "specialised", "generic", or "" where no chunk ran on the device
   std::string how;         // specialised: "compiled" or "cached"; generic: why (asked for, or what failed)
   double compile_s = 0.0;  // NVRTC's time, where it compiled
   double load_s = 0.0;     // the image's load onto the device

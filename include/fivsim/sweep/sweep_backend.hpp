@@ -112,7 +112,7 @@ template <class D>
 class SweepPipeline {
  public:
   virtual ~SweepPipeline() = default;
-  // the kernel its belt chunks ran so far
+  // the kernel its chunks ran so far
   virtual KernelReport kernels() const { return {}; }
   virtual DeviceOutcome launch(int slot, const CaseBatch<D>& cases, const SweepAnalysis& an,
                                const StepOptions& opt) = 0;

@@ -219,7 +219,7 @@ std::unique_ptr<ChunkBackend<D>> rank_backend(const RunContext& ctx, const Chunk
 // chunk k − 1 (its results back, its columns, the exchange) and prepares chunk k + 1, in the other
 // slot; on a synchronous one (the CPU) each chunk is finished before the next range is asked for,
 // in the same slot, so that the last chunks go to whichever rank is free first. Returns the
-// kernel the belt chunks ran
+// kernel the chunks ran
 template <class D>
 KernelReport run_chunks(const RunContext& ctx, const ChunkSettings& set, ChunkExchange& exchange, BlockPool& pool) {
   const SweepHooks& hooks = ctx.options.hooks;
