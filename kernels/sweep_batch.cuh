@@ -225,6 +225,7 @@ struct CudaPipeline<D>::Impl {
   };
   Slot slot[2];
   InjectedFailures* inject = nullptr;
+  bool points_to_host = true;  // KernelOptions::points_to_host
   // the chunks' kernels: specialised ones where asked (null: the generic ones)
   std::unique_ptr<SpecialisedKernels> specialised;
   bool ran = false;
@@ -251,6 +252,7 @@ template <class D>
 CudaPipeline<D>::CudaPipeline(InjectedFailures* inject, const KernelOptions& kernels)
     : impl_(std::make_unique<Impl>()) {
   impl_->inject = inject;
+  impl_->points_to_host = kernels.points_to_host;
   if (kernels.specialise) impl_->specialised = std::make_unique<SpecialisedKernels>(kernels);
 }
 
@@ -323,7 +325,7 @@ DeviceOutcome CudaPipeline<D>::launch(int which, const CaseBatch<D>& h, const Sw
     failed = InjectedFailures::outcome(FailurePoint::slot_buffers, which);
   if (failed.ok()) {
     err = s.results_out.ensure(n);
-    if (err == cudaSuccess) err = s.points_out.ensure(s.n_points);
+    if (err == cudaSuccess && impl_->points_to_host) err = s.points_out.ensure(s.n_points);
     failed = device_outcome(err);
   }
   if (failed.ok() && impl_->injected(FailurePoint::pinned_buffers, which, h.n))
@@ -434,7 +436,7 @@ DeviceOutcome CudaPipeline<D>::launch(int which, const CaseBatch<D>& h, const Sw
   if (err == cudaSuccess)
     err = cudaMemcpyAsync(s.results_out.data, s.results.data, sizeof(CaseResult<D>) * n, cudaMemcpyDeviceToHost,
                           s.stream);
-  if (err == cudaSuccess && s.n_points > 0)
+  if (err == cudaSuccess && s.n_points > 0 && impl_->points_to_host)
     err = cudaMemcpyAsync(s.points_out.data, s.points.data, sizeof(double) * s.n_points, cudaMemcpyDeviceToHost,
                           s.stream);
   s.queued = err == cudaSuccess;
@@ -453,7 +455,7 @@ DeviceOutcome CudaPipeline<D>::finish(int which, CaseResult<D>* results, double*
   if (err != cudaSuccess) return device_outcome(err);
   kernel_s = ms * 1e-3;
   std::copy(s.results_out.data, s.results_out.data + s.n, results);
-  std::copy(s.points_out.data, s.points_out.data + s.n_points, points);
+  if (impl_->points_to_host) std::copy(s.points_out.data, s.points_out.data + s.n_points, points);
   return {};
 }
 

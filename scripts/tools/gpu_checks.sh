@@ -24,7 +24,8 @@
 #   backends  every bundled sweep on both backends (compare_sweep_backends.py)
 #   kernels   every bundled sweep on the device with its specialised kernels against the generic
 #             ones (compare_sweep_backends.py --devices cuda/generic,cuda/specialised), and a belt
-#             sweep's kernel compiled into an empty cache, then loaded from it: both times printed
+#             sweep's kernel and an adaptive switching sweep's compiled into an empty cache, then
+#             loaded from it: both times printed
 #   greybox   grey-box candidates as device sweeps against simulations one by one
 #   switching the event-driven sweep against Moreau on the device (bench_switching.py)
 #   pinn      the lockstep PINN sweep against the CPU backend (bench_pinn_sweep.py)
@@ -335,15 +336,22 @@ PY
         --fivsim "$fivsim" --devices "$devices" "${size[@]}"
       if [[ $dry == 1 ]]; then skip "a kernel compiled, then cached"; else
         cache="$work/kernel_cache"
-        for pass in compiled cached; do
-          timeout "$(left)" "$fivsim" "${sweep[@]}" --kernel-cache "$cache" --out "$work/kernels_$pass" \
-            >"$logs/kernels_$pass.log" 2>&1
-          how=$(field "$work/kernels_$pass/summary.json" "s.get('kernel', {})" 2>/dev/null)
-          echo "kernel, $pass pass: $how"
-          verdict "a kernel $pass" "$([[ "$how" == *"'$pass'"* ]] && echo 1)" "$how"
+        # a belt sweep's kernel, and the general one of an adaptive switching sweep (chain2's
+        # bifurcation diagram, 200 loads over 300 s)
+        general=(sweep scenarios/chain2_bifurcation.json -q --device "$dev" --set '/sweep/parameters/0/linspace=[1,30,200]'
+                 --set /integrator/t_end=300 --set /output/points=true)
+        for which in belt general; do
+          if [[ $which == belt ]]; then run=("${sweep[@]}"); else run=("${general[@]}"); fi
+          for pass in compiled cached; do
+            timeout "$(left)" "$fivsim" "${run[@]}" --kernel-cache "$cache" --out "$work/kernels_${which}_$pass" \
+              >"$logs/kernels_${which}_$pass.log" 2>&1
+            how=$(field "$work/kernels_${which}_$pass/summary.json" "s.get('kernel', {})" 2>/dev/null)
+            echo "kernel ($which), $pass pass: $how"
+            verdict "a $which kernel $pass" "$([[ "$how" == *"'$pass'"* ]] && echo 1)" "$how"
+          done
+          same_files "$work/kernels_${which}_compiled" "$work/kernels_${which}_cached"
+          verdict "the cached $which kernel's files are the compiled one's" "$([[ $? == 0 ]] && echo 1)" "cases.csv, points.csv"
         done
-        same_files "$work/kernels_compiled" "$work/kernels_cached"
-        verdict "the cached kernel's files are the compiled one's" "$([[ $? == 0 ]] && echo 1)" "cases.csv, points.csv"
       fi
       ;;
     greybox)

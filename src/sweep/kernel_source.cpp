@@ -121,7 +121,8 @@ std::string case_kernel_source(const CaseBatch<D>& cases, const SweepAnalysis& a
   else {
     s += "        scratch = __builtin_bit_cast(fivsim::CaseSetup<D>, kSetup);\n";
     if (cases.targets.n > 0)
-      s += "        fivsim::apply_row(cases.targets, cases.rows + c, cases.row_stride, typename D::scalar(cases.stick_tol),\n"
+      s += "        fivsim::apply_row(cases.targets, cases.rows + c, cases.row_stride, typename "
+           "D::scalar(cases.stick_tol),\n"
            "                          scratch.model, scratch.start);\n";
     s += "        return scratch;\n";
   }
@@ -132,7 +133,7 @@ std::string case_kernel_source(const CaseBatch<D>& cases, const SweepAnalysis& a
   return s;
 }
 
-#define FIVSIM_KERNEL_SOURCE_INSTANCE(D) \
+#define FIVSIM_KERNEL_SOURCE_INSTANCE(D)                                                                     \
   template std::string belt_kernel_source<D>(const BeltModel<D>&, const SweepAnalysis&, const StepOptions&); \
   template std::string case_kernel_source<D>(const CaseBatch<D>&, const SweepAnalysis&, const StepOptions&);
 FIVSIM_SWEEP_FOR_EACH_DIMS(FIVSIM_KERNEL_SOURCE_INSTANCE)

@@ -102,8 +102,7 @@ void expect_values_alone_count(const std::string& scenario) {
   for (int i = y->model.n_contacts; i < D::max_contacts; ++i) y->model.kc[i] = 6789.0;
   ASSERT_NE(std::memcmp(x.get(), y.get(), sizeof *y), 0) << scenario << ": the copy differs in no byte";
   const std::vector<unsigned char> other = FoldedBytes(*y).bytes();
-  for (std::size_t i = 0; i < folded.size(); ++i)
-    EXPECT_EQ(other[i], folded[i]) << scenario << ": byte " << i;
+  for (std::size_t i = 0; i < folded.size(); ++i) EXPECT_EQ(other[i], folded[i]) << scenario << ": byte " << i;
   // and a member's value changes them
   const auto changed = [&](auto&& change) {
     auto z = std::make_unique<CaseSetup<D>>(*x);

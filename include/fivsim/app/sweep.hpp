@@ -35,7 +35,7 @@ struct SweepRequest {
   long chunk = 0;                             // cases per chunk; 0: from the device's memory or the CPU's threads
   int threads = 0;                            // CPU threads; 0: all cores
   bool resume = false;                        // continue the unfinished sweep in <out>.partial
-  std::string kernels = "specialised";        // specialised | generic: the device's belt kernels
+  std::string kernels = "specialised";        // specialised | generic: the device's kernels
   std::string kernel_cache;                   // compiled kernels' folder; "": the default, "off": none
   SweepHooks hooks;                           // what tests make a sweep do
   SweepTables* tables = nullptr;              // keep the tables in memory (fivsim.sweep) instead of files

@@ -147,8 +147,8 @@ void put_fields(FoldedBytes& f, const CaseBatch<D>& b) {
 
 template <class D>
 void put_fields(FoldedBytes& f, const RkStepMap<D>& r) {
-  f.put_all(r.dt, r.forces, r.lcp_on_euler, r.Phi, r.P0, r.Ps, r.Pc, r.R_held, r.R_ramp, r.R_prev, r.held_NN,
-            r.held_NT, r.held_TN, r.held_TT, r.ramp_NN, r.ramp_NT, r.ramp_TN, r.ramp_TT);
+  f.put_all(r.dt, r.forces, r.lcp_on_euler, r.Phi, r.P0, r.Ps, r.Pc, r.R_held, r.R_ramp, r.R_prev, r.held_NN, r.held_NT,
+            r.held_TN, r.held_TT, r.ramp_NN, r.ramp_NT, r.ramp_TN, r.ramp_TT);
 }
 
 template <class D>

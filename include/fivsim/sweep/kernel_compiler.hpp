@@ -24,7 +24,7 @@ enum class KernelBuild : int { optimised = 0, checking = 1 };
 
 // `source` compiled for `arch` ("sm_90", "compute_90"); kernel_s gets the compile's seconds. A
 // compile error is the outcome's error with the compiler's log
-#define FIVSIM_COMPILE_KERNEL                                                                             \
+#define FIVSIM_COMPILE_KERNEL                                                                           \
   DeviceOutcome compile_kernel(const std::string& source, const std::string& arch, CompiledKernel& out, \
                                double& kernel_s, KernelBuild build)
 DeviceOutcome compile_kernel(const std::string& source, const std::string& arch, CompiledKernel& out, double& kernel_s,

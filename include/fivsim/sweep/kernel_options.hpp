@@ -1,5 +1,5 @@
 // fivsim/sweep/kernel_options.hpp — what a sweep asks of its device kernels (specialised to the
-// scenario or the prebuilt ones, and where compiled ones are kept) and what it got.
+// scenario or the prebuilt ones, where compiled ones are kept, what they send back) and what it got.
 #pragma once
 
 #include <string>
@@ -12,6 +12,9 @@ namespace fivsim::sweep {
 struct KernelOptions {
   bool specialise = true;
   std::string cache;
+  // whether a chunk's point rings come back to the host (its files hold points, or a grey-box
+  // search reads its residual series); else they stay on the device, where its kernels read them
+  bool points_to_host = true;
 };
 
 // the kernel a sweep's chunks ran

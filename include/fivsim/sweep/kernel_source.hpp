@@ -39,7 +39,7 @@ std::string belt_kernel_source(const BeltModel<D>& b, const SweepAnalysis& an, c
 template <class D>
 std::string case_kernel_source(const CaseBatch<D>& cases, const SweepAnalysis& an, const StepOptions& opt);
 
-#define FIVSIM_KERNEL_SOURCE_EXTERN(D)                                                                             \
+#define FIVSIM_KERNEL_SOURCE_EXTERN(D)                                                                              \
   extern template std::string belt_kernel_source<D>(const BeltModel<D>&, const SweepAnalysis&, const StepOptions&); \
   extern template std::string case_kernel_source<D>(const CaseBatch<D>&, const SweepAnalysis&, const StepOptions&);
 FIVSIM_SWEEP_FOR_EACH_DIMS(FIVSIM_KERNEL_SOURCE_EXTERN)

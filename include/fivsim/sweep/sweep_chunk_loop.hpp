@@ -99,6 +99,12 @@ class BlockPool {
   std::vector<std::vector<double>> free_;
 };
 
+// whether the host reads a chunk's point rings: its files hold points, or a grey-box search reads
+// its residual series (the orbit observer's pass reads them where the cases ran)
+inline bool wants_points(const RunContext& ctx, const ChunkSettings& set) {
+  return (ctx.base.output.points && observes_points(set.an.observers)) || set.an.keep_residuals;
+}
+
 // a chunk's columns and counts, once its backend has run it (compute_s: the backend's time)
 template <class D>
 ChunkOutput chunk_output(const RunContext& ctx, const ChunkSettings& set, Chunk<D>& ch, double compute_s, long halvings,
@@ -206,6 +212,7 @@ std::unique_ptr<ChunkBackend<D>> rank_backend(const RunContext& ctx, const Chunk
   b.prepare_ahead = ctx.options.hooks.prepare_ahead;
   b.inject = inject.any() ? &inject : nullptr;
   b.kernels = ctx.options.kernels;
+  b.kernels.points_to_host = wants_points(ctx, set);
   if (ctx.pinn()) {
     pinn.emplace(PinnChunk{{}, set.pinn_set, set.tab, set.nq});
     b.pinn = &*pinn;
