@@ -41,7 +41,7 @@ def sweep(fivsim, out, *extra):
     return {"command": " ".join(cmd), "case_steps_per_s": s["case_steps_per_s"],
             "end_to_end_case_steps_per_s": s["end_to_end_case_steps_per_s"], "wall_s": s["wall_s"],
             "setup_s": s["setup_s"], "compute_s": s["compute_s"], "cases": s["cases"], "device": s["device"],
-            "threads": s["threads"], "precision": s["precision"]}
+            "threads": s["threads"], "precision": s["precision"], "kernel": s.get("kernel", {})}
 
 
 def fp64_per_case_step(fivsim, out):
@@ -196,6 +196,13 @@ def main():
         print("  bifurcation fivsim / full-observer JAX:   %6.2fx   (target >= 1.0)" % (g / full["rate"]))
     for k in rep["kernels"]:
         print("kernel %-100s REG %3d STACK %5d LOCAL %5d" % (k["kernel"][:100], k["registers"], k["stack"], k["local"]))
+    # the kernels each run compiled for its scenario (summary.json's kernel)
+    for name, run in rep.items():
+        k = run.get("kernel") if isinstance(run, dict) else None
+        if k and k.get("kernel") == "specialised":
+            print("specialised kernel of %-30s REG %3d LOCAL %5d SPILLED %s (%s)" %
+                  (name, k.get("registers", -1), k.get("local_bytes", -1),
+                   k["spill_stores"] if k.get("spill_stores", -1) >= 0 else "? (cached)", k.get("how", "")))
     if rep.get("ncu"):
         f = rep["ncu"]["flops_per_case_step"]
         rep["fp64_fraction_of_peak"] = f * g / a.fp64_peak

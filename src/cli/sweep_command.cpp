@@ -50,13 +50,17 @@ void print_outcome(const SweepOutcome& out, bool verbose) {
                 st["prepare_s"].get<double>(), st["launch_s"].get<double>(), st["wait_s"].get<double>(),
                 st["kernel_s"].get<double>(), st["columns_s"].get<double>(), st["write_s"].get<double>());
   }
-  // the device's belt kernel: specialised (compiled or cached) or generic, and why
+  // the device's kernel: specialised (compiled or cached, its resources) or generic, and why
   if (s.contains("kernel")) {
     const json& k = s["kernel"];
-    if (k["kernel"] == "specialised")
-      std::printf("  kernel: specialised, %s (compile %.3g s, load %.3g s)\n", k["how"].get<std::string>().c_str(),
-                  k["compile_s"].get<double>(), k["load_s"].get<double>());
-    else
+    if (k["kernel"] == "specialised") {
+      std::printf("  kernel: specialised, %s (compile %.3g s, load %.3g s); %d registers, %ld bytes local a thread",
+                  k["how"].get<std::string>().c_str(), k["compile_s"].get<double>(), k["load_s"].get<double>(),
+                  k.value("registers", -1), k.value("local_bytes", -1L));
+      if (k.value("spill_stores", -1L) >= 0)
+        std::printf(", %ld bytes spilled, %ld read back", k["spill_stores"].get<long>(), k["spill_loads"].get<long>());
+      std::printf("\n");
+    } else
       std::printf("  kernel: generic (%s)\n", k["how"].get<std::string>().c_str());
   }
   // what stopping each case when its class was known saved

@@ -4,6 +4,7 @@
 
 #include <nvrtc.h>
 
+#include <cctype>
 #include <chrono>
 #include <memory>
 #include <vector>
@@ -21,8 +22,9 @@ extern const int kEmbeddedHeaderCount;
 namespace {
 
 // the per-case code's arithmetic as the prebuilt kernels compile it: no contraction into fused
-// multiply-adds, so that the device keeps the CPU's bits
-const char* const kOptions[] = {"--std=c++20", "--fmad=false", "-DFIVSIM_HAVE_CUDA=1"};
+// multiply-adds, so that the device keeps the CPU's bits; and ptxas's resource lines in the log
+// (a cubin's registers and spills, which a sweep reports)
+const char* const kOptions[] = {"--std=c++20", "--fmad=false", "-DFIVSIM_HAVE_CUDA=1", "--ptxas-options=-v"};
 
 struct ProgramDeleter {
   void operator()(nvrtcProgram p) const { nvrtcDestroyProgram(&p); }
@@ -36,6 +38,32 @@ std::string log_of(nvrtcProgram p) {
   nvrtcGetProgramLog(p, log.data());
   log.resize(n - 1);
   return log;
+}
+
+// the number before `unit` on the first line of `log` at or after `from` holding it (−1: none)
+long number_before(const std::string& log, std::size_t from, const char* unit) {
+  const std::size_t at = log.find(unit, from);
+  if (at == std::string::npos) return -1;
+  std::size_t begin = log.find_last_not_of(' ', at - 1);
+  if (begin == std::string::npos) return -1;
+  const std::size_t end = begin + 1;
+  while (begin > 0 && std::isdigit(static_cast<unsigned char>(log[begin - 1]))) --begin;
+  return std::isdigit(static_cast<unsigned char>(log[begin])) ? std::stol(log.substr(begin, end - begin)) : -1;
+}
+
+// the entry's resources from ptxas's lines: "Function properties for <entry>" then "… bytes stack
+// frame, … bytes spill stores, … bytes spill loads", and "Used … registers"
+void read_resources(CompiledKernel& k) {
+  const std::size_t entry = k.log.find("Compiling entry function");
+  if (entry == std::string::npos) return;
+  const std::size_t props = k.log.find("Function properties for", entry);
+  if (props != std::string::npos) {
+    k.stack_frame = number_before(k.log, props, " bytes stack frame");
+    k.spill_stores = number_before(k.log, props, " bytes spill stores");
+    k.spill_loads = number_before(k.log, props, " bytes spill loads");
+  }
+  const long registers = number_before(k.log, entry, " registers");
+  k.registers = static_cast<int>(registers);
 }
 
 }  // namespace
@@ -77,6 +105,7 @@ FIVSIM_COMPILE_KERNEL {
     r = cubin ? nvrtcGetCUBIN(raw, out.image.data()) : nvrtcGetPTX(raw, out.image.data());
   }
   if (r != NVRTC_SUCCESS) return std::string("NVRTC: ") + nvrtcGetErrorString(r);
+  if (cubin) read_resources(out);
   kernel_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return {};
 }

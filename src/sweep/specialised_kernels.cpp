@@ -39,6 +39,7 @@ const void* SpecialisedKernels::get(const std::string& source, const char* name)
   if (folder)
     if (auto cached = load_cached_kernel(*folder, key)) image = std::move(*cached);
   double compile_s = 0.0;
+  long spill_stores = -1, spill_loads = -1;
   if (image.empty()) {
     CompiledKernel compiled;
     const DeviceOutcome out = compile_kernel(source, arch, compiled, compile_s);
@@ -48,6 +49,8 @@ const void* SpecialisedKernels::get(const std::string& source, const char* name)
       return nullptr;
     }
     image = std::move(compiled.image);
+    spill_stores = compiled.spill_stores;
+    spill_loads = compiled.spill_loads;
     how = "compiled";
     if (folder && !store_cached_kernel(*folder, key, image)) how = "compiled (the cache folder is not writable)";
   }
@@ -65,8 +68,15 @@ const void* SpecialisedKernels::get(const std::string& source, const char* name)
     return nullptr;
   }
   loaded_[key] = {library, reinterpret_cast<const void*>(kernel)};
+  cudaFuncAttributes attr{};
+  const bool known = cudaFuncGetAttributes(&attr, reinterpret_cast<const void*>(kernel)) == cudaSuccess;
+  cudaGetLastError();
   report_.kernel = "specialised";
   report_.how = how;
+  report_.registers = known ? attr.numRegs : -1;
+  report_.local_bytes = known ? static_cast<long>(attr.localSizeBytes) : -1;
+  report_.spill_stores = spill_stores;
+  report_.spill_loads = spill_loads;
   report_.compile_s += compile_s;
   report_.load_s += seconds_since(t0);
   return loaded_[key].kernel;

@@ -249,8 +249,14 @@ SweepOutcome run_writer(const RunContext& ctx) {
   summary["chunk_size"] = chunk;
   summary["case_bytes"] = footprint.device_bytes;
   if (!kernels.kernel.empty())
-    summary["kernel"] = {
-        {"kernel", kernels.kernel}, {"how", kernels.how}, {"compile_s", kernels.compile_s}, {"load_s", kernels.load_s}};
+    summary["kernel"] = {{"kernel", kernels.kernel},
+                         {"how", kernels.how},
+                         {"compile_s", kernels.compile_s},
+                         {"load_s", kernels.load_s},
+                         {"registers", kernels.registers},
+                         {"local_bytes", kernels.local_bytes},
+                         {"spill_stores", kernels.spill_stores},
+                         {"spill_loads", kernels.spill_loads}};
   write_totals(totals, summary);
   if (options.shard_count > 0)
     summary["shard"] = {{"index", options.shard_index},

@@ -89,11 +89,18 @@ TEST(SpecialisedKernel, EveryBundledSweepsSourceCompilesWithNvrtc) {
     const KernelBuild build = FIVSIM_CHECKING_KERNELS && kernel.name != kSpecialisedBeltKernelName
                                   ? KernelBuild::checking
                                   : KernelBuild::optimised;
-    const DeviceOutcome out = compile_kernel(kernel.source, "compute_90", k, seconds, build);
+    // optimised ones to machine code (ptxas's registers and spills printed), the others to PTX
+    const bool cubin = build == KernelBuild::optimised;
+    const DeviceOutcome out = compile_kernel(kernel.source, cubin ? "sm_90" : "compute_90", k, seconds, build);
     EXPECT_EQ(out.error, "") << scenario;
-    EXPECT_NE(k.image.find(kernel.name), std::string::npos) << scenario;
-    std::printf("%-48s %-26s %-9s %6.2f s\n", scenario.c_str(), kernel.name.c_str(),
-                build == KernelBuild::checking ? "checking" : "optimised", seconds);
+    if (cubin)
+      EXPECT_GT(k.registers, 0) << scenario;
+    else
+      EXPECT_NE(k.image.find(kernel.name), std::string::npos) << scenario;
+    std::printf("%-48s %-26s %-9s %6.2f s", scenario.c_str(), kernel.name.c_str(), cubin ? "optimised" : "checking",
+                seconds);
+    if (cubin) std::printf("  sm_90: %d registers, %ld bytes spilled", k.registers, k.spill_stores);
+    std::printf("\n");
   }
   // the Moreau sweeps of sliders on a belt run the belt runner; the switching ones, Model II's and
   // the adaptive ones the general kernel
@@ -109,6 +116,44 @@ TEST(SpecialisedKernel, AnErrorInTheSourceIsTheCompilersMessage) {
       compile_kernel("extern \"C\" __global__ void k() { undeclared(); }", "compute_90", k, seconds);
   EXPECT_NE(out.error.find("undeclared"), std::string::npos) << out.error;
   EXPECT_TRUE(k.image.empty());
+}
+
+TEST(SpecialisedKernel, PtxasReportsRegistersAndSpills) {
+  if (kernel_compiler_id().empty()) GTEST_SKIP() << "built without CUDA: no NVRTC";
+  const auto compile = [](const std::string& source, const std::string& arch) {
+    CompiledKernel k;
+    double seconds = 0.0;
+    EXPECT_EQ(compile_kernel(source, arch, k, seconds).error, "");
+    return k;
+  };
+  // a kernel with little to hold
+  const std::string small = "extern \"C\" __global__ void k(double* x) { x[threadIdx.x] *= 2.0; }";
+  const CompiledKernel a = compile(small, "sm_90");
+  EXPECT_GT(a.registers, 0);
+  EXPECT_LT(a.registers, 32);
+  EXPECT_EQ(a.spill_stores, 0);
+  EXPECT_EQ(a.spill_loads, 0);
+  EXPECT_EQ(a.stack_frame, 0);
+  // one held to 32 registers (1024 threads, two blocks a multiprocessor) while it keeps 64 doubles
+  // alive: ptxas spills them to the stack
+  const std::string tight =
+      "extern \"C\" __global__ void __launch_bounds__(1024, 2) k(double* x) {\n"
+      "  double v[64];\n"
+      "#pragma unroll\n"
+      "  for (int i = 0; i < 64; ++i) v[i] = x[i * 2048 + threadIdx.x];\n"
+      "  double s = 0.0;\n"
+      "#pragma unroll\n"
+      "  for (int i = 0; i < 64; ++i) s += v[i] * v[63 - i];\n"
+      "#pragma unroll\n"
+      "  for (int i = 0; i < 64; ++i) x[i * 2048 + threadIdx.x] = v[i] * s;\n"
+      "}\n";
+  const CompiledKernel b = compile(tight, "sm_90");
+  EXPECT_EQ(b.registers, 32);
+  EXPECT_GT(b.spill_stores, 0);
+  EXPECT_GT(b.spill_loads, 0);
+  EXPECT_GE(b.stack_frame, b.spill_stores / 2);
+  // PTX has not met ptxas
+  EXPECT_EQ(compile(small, "compute_90").registers, -1);
 }
 
 TEST(KernelCache, TheKeyChangesWithEveryInput) {

@@ -13,6 +13,9 @@ namespace fivsim::sweep {
 struct CompiledKernel {
   std::string image;  // a cubin for an sm_XY architecture, PTX for a compute_XY one
   std::string log;    // the compiler's messages
+  // the kernel's resources as ptxas reports them (a cubin's; −1 for PTX, which ptxas has not seen)
+  int registers = -1;
+  long stack_frame = -1, spill_stores = -1, spill_loads = -1;  // bytes a thread
 };
 
 // the compiler's version and the options it is given, for the cache's key ("" without CUDA)

@@ -23,6 +23,10 @@ struct KernelReport {
   std::string how;         // specialised: "compiled" or "cached"; generic: why (asked for, or what failed)
   double compile_s = 0.0;  // NVRTC's time, where it compiled
   double load_s = 0.0;     // the image's load onto the device
+  // a specialised kernel's registers and local memory a thread (the device's attributes), and the
+  // bytes ptxas spilled where it compiled (−1: loaded from the cache, or unknown)
+  int registers = -1;
+  long local_bytes = -1, spill_stores = -1, spill_loads = -1;
 };
 
 }  // namespace fivsim::sweep
