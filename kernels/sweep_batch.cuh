@@ -101,6 +101,22 @@ __global__ void belt_kernel(BeltModel<D> b, CaseBatch<D> cases, SweepAnalysis an
   run_belt_lanes<D, 1, Obs, true>(b, cases, c, 1, an, opt, x, results + c, points + c * per_case, per_case);
 }
 
+// the prebuilt belt kernel of an observer set
+template <class D>
+const void* generic_belt_kernel(unsigned observers) {
+  if constexpr (D::exact && D::max_dof == D::max_contacts) {
+    switch (observers) {
+      case kObserveLean:
+        return reinterpret_cast<const void*>(belt_kernel<D, kObserveLean>);
+      case kObserveStatistics:
+        return reinterpret_cast<const void*>(belt_kernel<D, kObserveStatistics>);
+      default:
+        return reinterpret_cast<const void*>(belt_kernel<D, kObserveBifurcation>);
+    }
+  }
+  return nullptr;
+}
+
 // the grid of a queue-fed launch whose threads each hold `bytes` of global scratch (an OrbitWork,
 // a tangent): resident blocks, at most one case a thread, and no more threads than a quarter of
 // the device's free memory holds (an OrbitWork of the 24-DoF instantiation is 175 kB)
@@ -110,6 +126,22 @@ unsigned scratch_grid(Kernel kernel, int block, long n, std::size_t bytes) {
   cudaMemGetInfo(&free_bytes, &total_bytes);
   const long fit = static_cast<long>(free_bytes / 4 / bytes) / block;
   return static_cast<unsigned>(std::max(1L, std::min(static_cast<long>(resident_grid(kernel, block, n)), fit)));
+}
+
+// a specialised kernel that needs no more local memory a thread than the prebuilt one it stands for
+// (the memory budget reserves the prebuilt kernels' for every resident thread); else null, and
+// the report says why
+const void* within_local_budget(SpecialisedKernels& specialised, const void* special, const void* generic) {
+  cudaFuncAttributes s{}, g{};
+  if (!special || cudaFuncGetAttributes(&s, special) != cudaSuccess ||
+      cudaFuncGetAttributes(&g, generic) != cudaSuccess) {
+    cudaGetLastError();
+    return special;
+  }
+  if (s.localSizeBytes <= g.localSizeBytes) return special;
+  specialised.fall_back("the specialised kernel needs " + std::to_string(s.localSizeBytes) +
+                        " bytes of local memory a thread, the prebuilt one " + std::to_string(g.localSizeBytes));
+  return nullptr;
 }
 
 // threads a block of the sweep kernels: small enough that a queue-fed launch's last blocks do
@@ -296,8 +328,9 @@ DeviceOutcome CudaPipeline<D>::launch(int which, const CaseBatch<D>& h, const Sw
     const int kind = case_stepper_kind(h, host_an);
     case_kernel = generic_case_kernel<D>(kind);
     if (case_kernel && impl_->specialised)
-      if (const void* special =
-              impl_->specialised->get(case_kernel_source(h, host_an, opt), kSpecialisedCaseKernelName))
+      if (const void* special = within_local_budget(
+              *impl_->specialised,
+              impl_->specialised->get(case_kernel_source(h, host_an, opt), kSpecialisedCaseKernelName), case_kernel))
         case_kernel = special;
     impl_->ran = true;
   }
@@ -373,34 +406,22 @@ DeviceOutcome CudaPipeline<D>::launch(int which, const CaseBatch<D>& h, const Sw
       make_belt_model(h.setups[0], b);
       impl_->ran = true;
       // the scenario's own kernel where it can be had (compiled once, then from memory)
-      const void* special = impl_->specialised
-                                ? impl_->specialised->get(belt_kernel_source(b, an, opt), kSpecialisedBeltKernelName)
-                                : nullptr;
+      const void* generic = generic_belt_kernel<D>(belt_observer_set(an.observers));
+      const void* special =
+          impl_->specialised
+              ? within_local_budget(*impl_->specialised,
+                                    impl_->specialised->get(belt_kernel_source(b, an, opt), kSpecialisedBeltKernelName),
+                                    generic)
+              : nullptr;
       const double* reference = an.reference;
       CaseResult<D>* results = s.results.data;
       double* points = s.points.data;
       long points_per_case = per_case;
-      void* args[] = {&dev, &reference, &results, &points, &points_per_case};
-      if (special) {
-        kernel = special;
-        cudaLaunchKernel(special, dim3(grid), dim3(kSpecialisedBlock), args, 0, s.stream);
-      } else
-        switch (belt_observer_set(an.observers)) {
-          case kObserveLean:
-            kernel = reinterpret_cast<const void*>(belt_kernel<D, kObserveLean>);
-            belt_kernel<D, kObserveLean>
-                <<<grid, block, 0, s.stream>>>(b, dev, an, opt, s.results.data, s.points.data, per_case);
-            break;
-          case kObserveStatistics:
-            kernel = reinterpret_cast<const void*>(belt_kernel<D, kObserveStatistics>);
-            belt_kernel<D, kObserveStatistics>
-                <<<grid, block, 0, s.stream>>>(b, dev, an, opt, s.results.data, s.points.data, per_case);
-            break;
-          default:
-            kernel = reinterpret_cast<const void*>(belt_kernel<D, kObserveBifurcation>);
-            belt_kernel<D, kObserveBifurcation>
-                <<<grid, block, 0, s.stream>>>(b, dev, an, opt, s.results.data, s.points.data, per_case);
-        }
+      StepOptions step_options = opt;
+      void* special_args[] = {&dev, &reference, &results, &points, &points_per_case};
+      void* generic_args[] = {&b, &dev, &an, &step_options, &results, &points, &points_per_case};
+      kernel = special ? special : generic;
+      cudaLaunchKernel(kernel, dim3(grid), dim3(block), special ? special_args : generic_args, 0, s.stream);
     }
   } else {
     // adaptive cases differ in length, switching cases in their events: persistent threads take

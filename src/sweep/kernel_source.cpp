@@ -97,11 +97,12 @@ std::string case_kernel_source(const CaseBatch<D>& cases, const SweepAnalysis& a
   shared.maps = nullptr;
   shared.rows = nullptr;
   shared.row_stride = 0;
-  const bool fold_setup = cases.setup_stride == 0, fold_map = cases.maps && cases.map_stride == 0;
+  // (a Runge–Kutta step map stays in device memory: tens of kilobytes of matrices whose copy would
+  // cost every thread its local memory, which the memory budget sizes by the prebuilt kernels)
+  const bool fold_setup = cases.setup_stride == 0;
   std::string s = source_head<D>("general", "fivsim/cases/sweep_case.hpp", an, opt);
   s += folded("Batch", shared);
   if (fold_setup) s += folded("Setup", cases.setups[0]);
-  if (fold_map) s += folded("Map", *cases.maps);
   s += kernel_entry(kSpecialisedCaseKernelName,
                     "fivsim::CaseBatch<D> chunk, fivsim::SweepAnalysis launched, fivsim::StepOptions,\n"
                     "    fivsim::CaseResult<D>* results, double* points, long per_case, unsigned long long* queue,\n"
@@ -113,7 +114,6 @@ std::string case_kernel_source(const CaseBatch<D>& cases, const SweepAnalysis& a
        "  cases.maps = chunk.maps;\n"
        "  cases.rows = chunk.rows;\n"
        "  cases.row_stride = chunk.row_stride;\n";
-  if (fold_map) s += "  const fivsim::RkStepMap<D> map = __builtin_bit_cast(fivsim::RkStepMap<D>, kMap);\n";
   s += "  fivsim::sweep_thread_cases<D, " + std::to_string(case_stepper_kind(cases, an)) +
        ">(cases, an, opt, results, points, per_case, queue, orbit_work, tangent_work,\n"
        "      [&](long c, fivsim::CaseSetup<D>& scratch) -> const fivsim::CaseSetup<D>& {\n";
@@ -128,8 +128,7 @@ std::string case_kernel_source(const CaseBatch<D>& cases, const SweepAnalysis& a
     s += "        return scratch;\n";
   }
   s += "      },\n";
-  s += std::string("      [&](long c) -> const fivsim::RkStepMap<D>* { return ") +
-       (fold_map ? "&map" : "cases.map(c)") + "; });\n";
+  s += "      [&](long c) { return cases.map(c); });\n";
   s += "}\n";
   return s;
 }

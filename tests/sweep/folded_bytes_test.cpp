@@ -55,7 +55,6 @@ TEST(FoldedBytes, EveryListCoversItsStruct) {
     const std::string dims = std::to_string(D::max_dof) + "x" + std::to_string(D::max_contacts);
     expect_listed_whole<CaseSetup<D>>(("CaseSetup " + dims).c_str());
     expect_listed_whole<CaseBatch<D>>(("CaseBatch " + dims).c_str());
-    expect_listed_whole<RkStepMap<D>>(("RkStepMap " + dims).c_str());
     expect_listed_whole<BeltModel<D>>(("BeltModel " + dims).c_str());
   };
   each(DimsTag<SweepDimsExact2<double>>{});

@@ -146,12 +146,6 @@ void put_fields(FoldedBytes& f, const CaseBatch<D>& b) {
 }
 
 template <class D>
-void put_fields(FoldedBytes& f, const RkStepMap<D>& r) {
-  f.put_all(r.dt, r.forces, r.lcp_on_euler, r.Phi, r.P0, r.Ps, r.Pc, r.R_held, r.R_ramp, r.R_prev, r.held_NN, r.held_NT,
-            r.held_TN, r.held_TT, r.ramp_NN, r.ramp_NT, r.ramp_TN, r.ramp_TT);
-}
-
-template <class D>
 void put_fields(FoldedBytes& f, const BeltModel<D>& b) {
   f.put_all(b.minv, b.C, b.K, b.f0, b.f_sin, b.f_cos, b.omega, b.f_still, b.law, b.Fn, b.v_surface, b.q0, b.u0, b.dt,
             b.t_transient, b.steps);

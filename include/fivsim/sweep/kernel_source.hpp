@@ -1,7 +1,7 @@
 // fivsim/sweep/kernel_source.hpp — the CUDA source of a sweep's kernel specialised to its scenario:
 // the belt runner's per-case code (cases/belt_runner.hpp) or the general one's
 // (cases/sweep_case.hpp), included, not copied, with the chunk's shared setup (model, start, time
-// grid), analysis, step options, step map and swept targets folded in as constants (their bytes,
+// grid), analysis, step options and swept targets folded in as constants (their bytes,
 // bit-cast in the kernel, so that NVRTC's optimiser sees every value: zero dampings vanish, the
 // friction law's switch is decided, the section, observers and stepper are known). Only the swept
 // rows (or, where each case has its own, the setups) are read per case.
@@ -34,8 +34,7 @@ template <class D>
 std::string belt_kernel_source(const BeltModel<D>& b, const SweepAnalysis& an, const StepOptions& opt);
 
 // the source of the general kernel of a chunk `cases` (what every chunk shares is folded: the setup
-// where the cases share one, the step map where they share one, the swept targets), analysis `an`
-// and step options `opt`
+// where the cases share one, the swept targets, the stepper), analysis `an` and step options `opt`
 template <class D>
 std::string case_kernel_source(const CaseBatch<D>& cases, const SweepAnalysis& an, const StepOptions& opt);
 

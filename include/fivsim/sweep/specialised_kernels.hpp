@@ -24,6 +24,11 @@ class SpecialisedKernels {
   // null where it cannot be had (report() says why; the same source is not tried again)
   const void* get(const std::string& source, const char* name);
   const KernelReport& report() const { return report_; }
+  // the generic kernel runs after all: the report says why
+  void fall_back(const std::string& why) {
+    report_.kernel = "generic";
+    report_.how = why;
+  }
 
  private:
   struct Loaded {
