@@ -61,19 +61,13 @@ const void* generic_case_kernel(int kind) {
                                  : reinterpret_cast<const void*>(sweep_kernel<D, kPlainMoreau>);
 }
 
-// the orbit observer's pass over a chunk that has run (cases/case_orbit.hpp decide_by_orbit, as
-// the CPU's shoot_orbits_cpu): persistent threads, each with its OrbitWork in global scratch, take
-// the cases from a queue (a case near a bifurcation shoots for every N, its neighbours for one)
+// the orbit observer's pass over a chunk that has run (cases/sweep_case.hpp orbit_thread_cases)
 template <class D>
 __global__ void orbit_kernel(CaseBatch<D> cases, SweepAnalysis an, CaseResult<D>* __restrict__ results,
                              const double* __restrict__ points, long per_case, unsigned long long* queue,
                              OrbitWork<D>* orbit_work) {
-  OrbitWork<D>& work = orbit_work[static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x];
-  const OrbitObserverSettings os;
-  for (long c = static_cast<long>(atomicAdd(queue, 1ull)); c < cases.n; c = static_cast<long>(atomicAdd(queue, 1ull))) {
-    CaseSetup<D> scratch;
-    decide_by_orbit(cases.setup(c, scratch), cases.switching_settings, os, an, points + c * per_case, work, results[c]);
-  }
+  orbit_thread_cases<D>(cases, an, results, points, per_case, queue, orbit_work,
+                        [&](long c, CaseSetup<D>& scratch) -> const CaseSetup<D>& { return cases.setup(c, scratch); });
 }
 
 // the grid of a queue-fed launch: as many blocks as stay resident together, at most one case a
@@ -130,8 +124,9 @@ unsigned scratch_grid(Kernel kernel, int block, long n, std::size_t bytes) {
 
 // a specialised kernel that needs no more local memory a thread than the prebuilt one it stands for
 // (the memory budget reserves the prebuilt kernels' for every resident thread); else null, and
-// the report says why
-const void* within_local_budget(SpecialisedKernels& specialised, const void* special, const void* generic) {
+// the report says why (of the sweep's main kernel, `main`)
+const void* within_local_budget(SpecialisedKernels& specialised, const void* special, const void* generic,
+                                bool main = true) {
   cudaFuncAttributes s{}, g{};
   if (!special || cudaFuncGetAttributes(&s, special) != cudaSuccess ||
       cudaFuncGetAttributes(&g, generic) != cudaSuccess) {
@@ -139,8 +134,9 @@ const void* within_local_budget(SpecialisedKernels& specialised, const void* spe
     return special;
   }
   if (s.localSizeBytes <= g.localSizeBytes) return special;
-  specialised.fall_back("the specialised kernel needs " + std::to_string(s.localSizeBytes) +
-                        " bytes of local memory a thread, the prebuilt one " + std::to_string(g.localSizeBytes));
+  if (main)
+    specialised.fall_back("the specialised kernel needs " + std::to_string(s.localSizeBytes) +
+                          " bytes of local memory a thread, the prebuilt one " + std::to_string(g.localSizeBytes));
   return nullptr;
 }
 
@@ -324,14 +320,18 @@ DeviceOutcome CudaPipeline<D>::launch(int which, const CaseBatch<D>& h, const Sw
   // one (the grids below are sized by its occupancy)
   const bool belt = runs_as_belt(h, host_an, opt);
   const void* case_kernel = nullptr;
+  std::string source;  // the general kernels' specialised module ("": none)
   if (!belt) {
     const int kind = case_stepper_kind(h, host_an);
     case_kernel = generic_case_kernel<D>(kind);
-    if (case_kernel && impl_->specialised)
+    if (case_kernel && impl_->specialised) {
+      source = case_kernel_source(h, host_an, opt);
       if (const void* special = within_local_budget(
-              *impl_->specialised,
-              impl_->specialised->get(case_kernel_source(h, host_an, opt), kSpecialisedCaseKernelName), case_kernel))
+              *impl_->specialised, impl_->specialised->get(source, kSpecialisedCaseKernelName), case_kernel))
         case_kernel = special;
+      else
+        source.clear();
+    }
     impl_->ran = true;
   }
   // the orbit observer (double precision): the pass after the cases, and an adaptive switching
@@ -339,9 +339,17 @@ DeviceOutcome CudaPipeline<D>::launch(int which, const CaseBatch<D>& h, const Sw
   // tangents beside theirs
   unsigned orbit_pass_grid = 0, switching_grid = 0;
   bool run_orbit = false, run_tangent = false;
+  const void* orbit_pass = nullptr;
   if constexpr (std::is_same_v<typename D::scalar, double>) {
-    if (host_an.observers & kObserveOrbit)
-      orbit_pass_grid = scratch_grid(orbit_kernel<D>, kSweepBlock, h.n, sizeof(OrbitWork<D>));
+    if (host_an.observers & kObserveOrbit) {
+      // the specialised module's pass where the cases ran specialised
+      orbit_pass = reinterpret_cast<const void*>(orbit_kernel<D>);
+      if (!source.empty())
+        if (const void* special = within_local_budget(
+                *impl_->specialised, impl_->specialised->get(source, kSpecialisedOrbitKernelName), orbit_pass, false))
+          orbit_pass = special;
+      orbit_pass_grid = scratch_grid(orbit_pass, kSweepBlock, h.n, sizeof(OrbitWork<D>));
+    }
     run_orbit = h.switching && host_an.adaptive && (host_an.observers & kObserveOrbit);
     run_tangent = h.switching && host_an.lyapunov_every > 0;
     if (run_orbit || run_tangent)
@@ -443,11 +451,16 @@ DeviceOutcome CudaPipeline<D>::launch(int which, const CaseBatch<D>& h, const Sw
   err = cudaGetLastError();
   if constexpr (std::is_same_v<typename D::scalar, double>) {
     if (orbit_pass_grid > 0 && err == cudaSuccess) {
-      kernel = reinterpret_cast<const void*>(orbit_kernel<D>);
+      kernel = orbit_pass;
       err = cudaMemsetAsync(s.queue.data, 0, sizeof(unsigned long long), s.stream);
       if (err != cudaSuccess) return device_outcome(err);
-      orbit_kernel<D><<<orbit_pass_grid, block, 0, s.stream>>>(dev, an, s.results.data, s.points.data, per_case,
-                                                               s.queue.data, s.orbit_work.data);
+      CaseResult<D>* results = s.results.data;
+      const double* points = s.points.data;
+      long points_per_case = per_case;
+      unsigned long long* queue = s.queue.data;
+      OrbitWork<D>* work = s.orbit_work.data;
+      void* args[] = {&dev, &an, &results, &points, &points_per_case, &queue, &work};
+      cudaLaunchKernel(orbit_pass, dim3(orbit_pass_grid), dim3(block), args, 0, s.stream);
       err = cudaGetLastError();
     }
   }

@@ -51,19 +51,27 @@ long number_before(const std::string& log, std::size_t from, const char* unit) {
   return std::isdigit(static_cast<unsigned char>(log[begin])) ? std::stol(log.substr(begin, end - begin)) : -1;
 }
 
-// the entry's resources from ptxas's lines: "Function properties for <entry>" then "… bytes stack
-// frame, … bytes spill stores, … bytes spill loads", and "Used … registers"
+// each entry's resources from ptxas's lines: "Compiling entry function '<entry>'", then "Function
+// properties for <entry>" with "… bytes stack frame, … bytes spill stores, … bytes spill loads",
+// and "Used … registers"
 void read_resources(CompiledKernel& k) {
-  const std::size_t entry = k.log.find("Compiling entry function");
-  if (entry == std::string::npos) return;
-  const std::size_t props = k.log.find("Function properties for", entry);
-  if (props != std::string::npos) {
-    k.stack_frame = number_before(k.log, props, " bytes stack frame");
-    k.spill_stores = number_before(k.log, props, " bytes spill stores");
-    k.spill_loads = number_before(k.log, props, " bytes spill loads");
+  const std::string marker = "Compiling entry function '";
+  for (std::size_t at = k.log.find(marker); at != std::string::npos;) {
+    const std::size_t name_at = at + marker.size(), next = k.log.find(marker, name_at);
+    const std::string name = k.log.substr(name_at, k.log.find('\'', name_at) - name_at);
+    // this entry's lines only
+    const std::string block = k.log.substr(at, next == std::string::npos ? std::string::npos : next - at);
+    KernelResources r;
+    const std::size_t props = block.find("Function properties for " + name);
+    if (props != std::string::npos) {
+      r.stack_frame = number_before(block, props, " bytes stack frame");
+      r.spill_stores = number_before(block, props, " bytes spill stores");
+      r.spill_loads = number_before(block, props, " bytes spill loads");
+    }
+    r.registers = static_cast<int>(number_before(block, 0, " registers"));
+    k.resources[name] = r;
+    at = next;
   }
-  const long registers = number_before(k.log, entry, " registers");
-  k.registers = static_cast<int>(registers);
 }
 
 }  // namespace

@@ -41,7 +41,8 @@ std::string dims_type() {
 
 // the head of a generated kernel: what it is, the header of its per-case code, its instantiation and
 // the constants every kernel folds (the analysis, its reference series passed at launch, and the
-// step options); the caller adds its own constants and closes the namespace
+// step options); the caller adds its own constants, closes the namespace (kConstantsEnd) and adds
+// its entries
 template <class D>
 std::string source_head(const char* what, const char* header, const SweepAnalysis& an, const StepOptions& opt) {
   SweepAnalysis folded_an = an;
@@ -52,11 +53,13 @@ std::string source_head(const char* what, const char* header, const SweepAnalysi
          folded("Options", opt);
 }
 
-// the kernel's entry with `params`, opening with the analysis (its reference series the parameter
+constexpr const char* kConstantsEnd = "}  // namespace\n";
+
+// a kernel's entry with `params`, opening with the analysis (its reference series the parameter
 // `reference`) and step options taken from their constants
 std::string kernel_entry(const char* name, const char* params, const char* reference) {
-  return "}  // namespace\n\nextern \"C\" __global__ void __launch_bounds__(" + std::to_string(kSpecialisedBlock) +
-         ") " + name + "(" + params +
+  return "\nextern \"C\" __global__ void __launch_bounds__(" + std::to_string(kSpecialisedBlock) + ") " + name + "(" +
+         params +
          ") {\n"
          "  // the bytes are constants: the optimiser folds every value read from them\n"
          "  fivsim::SweepAnalysis an = __builtin_bit_cast(fivsim::SweepAnalysis, kAnalysis);\n"
@@ -73,6 +76,7 @@ std::string belt_kernel_source(const BeltModel<D>& b, const SweepAnalysis& an, c
   const unsigned obs = belt_observer_set(an.observers);
   std::string s = source_head<D>("belt", "fivsim/cases/belt_runner.hpp", an, opt);
   s += folded("Model", b);
+  s += kConstantsEnd;
   s += kernel_entry(kSpecialisedBeltKernelName,
                     "fivsim::CaseBatch<D> cases, const double* reference, fivsim::CaseResult<D>* results,\n"
                     "    double* points, long per_case",
@@ -103,33 +107,50 @@ std::string case_kernel_source(const CaseBatch<D>& cases, const SweepAnalysis& a
   std::string s = source_head<D>("general", "fivsim/cases/sweep_case.hpp", an, opt);
   s += folded("Batch", shared);
   if (fold_setup) s += folded("Setup", cases.setups[0]);
+  s += kConstantsEnd;
+  // the chunk's batch: the shared part from its constant, the chunk's own from the launch
+  const std::string batch =
+      "  fivsim::CaseBatch<D> cases = __builtin_bit_cast(fivsim::CaseBatch<D>, kBatch);\n"
+      "  cases.n = chunk.n;\n"
+      "  cases.setups = chunk.setups;\n"
+      "  cases.maps = chunk.maps;\n"
+      "  cases.rows = chunk.rows;\n"
+      "  cases.row_stride = chunk.row_stride;\n";
+  // a case's setup: the shared constant with its row written in, or its own
+  std::string setup_of = "      [&](long c, fivsim::CaseSetup<D>& scratch) -> const fivsim::CaseSetup<D>& {\n";
+  if (!fold_setup)
+    setup_of += "        return cases.setup(c, scratch);\n";
+  else {
+    setup_of += "        scratch = __builtin_bit_cast(fivsim::CaseSetup<D>, kSetup);\n";
+    if (cases.targets.n > 0)
+      setup_of +=
+          "        fivsim::apply_row(cases.targets, cases.rows + c, cases.row_stride, typename "
+          "D::scalar(cases.stick_tol),\n"
+          "                          scratch.model, scratch.start);\n";
+    setup_of += "        return scratch;\n";
+  }
+  setup_of += "      }";
   s += kernel_entry(kSpecialisedCaseKernelName,
                     "fivsim::CaseBatch<D> chunk, fivsim::SweepAnalysis launched, fivsim::StepOptions,\n"
                     "    fivsim::CaseResult<D>* results, double* points, long per_case, unsigned long long* queue,\n"
                     "    fivsim::OrbitWork<D>* orbit_work, fivsim::SwitchingTangent<D>* tangent_work",
                     "launched.reference");
-  s += "  fivsim::CaseBatch<D> cases = __builtin_bit_cast(fivsim::CaseBatch<D>, kBatch);\n"
-       "  cases.n = chunk.n;\n"
-       "  cases.setups = chunk.setups;\n"
-       "  cases.maps = chunk.maps;\n"
-       "  cases.rows = chunk.rows;\n"
-       "  cases.row_stride = chunk.row_stride;\n";
+  s += batch;
   s += "  fivsim::sweep_thread_cases<D, " + std::to_string(case_stepper_kind(cases, an)) +
-       ">(cases, an, opt, results, points, per_case, queue, orbit_work, tangent_work,\n"
-       "      [&](long c, fivsim::CaseSetup<D>& scratch) -> const fivsim::CaseSetup<D>& {\n";
-  if (!fold_setup)
-    s += "        return cases.setup(c, scratch);\n";
-  else {
-    s += "        scratch = __builtin_bit_cast(fivsim::CaseSetup<D>, kSetup);\n";
-    if (cases.targets.n > 0)
-      s += "        fivsim::apply_row(cases.targets, cases.rows + c, cases.row_stride, typename "
-           "D::scalar(cases.stick_tol),\n"
-           "                          scratch.model, scratch.start);\n";
-    s += "        return scratch;\n";
+       ">(cases, an, opt, results, points, per_case, queue, orbit_work, tangent_work,\n" + setup_of +
+       ",\n      [&](long c) { return cases.map(c); });\n}\n";
+  // the orbit observer's pass after the cases (double precision), in the same module
+  if (std::is_same_v<typename D::scalar, double> && (an.observers & kObserveOrbit)) {
+    s += kernel_entry(kSpecialisedOrbitKernelName,
+                      "fivsim::CaseBatch<D> chunk, fivsim::SweepAnalysis launched, fivsim::CaseResult<D>* results,\n"
+                      "    const double* points, long per_case, unsigned long long* queue, fivsim::OrbitWork<D>* "
+                      "orbit_work",
+                      "launched.reference");
+    s += batch;
+    s += "  (void)opt;\n"
+         "  fivsim::orbit_thread_cases<D>(cases, an, results, points, per_case, queue, orbit_work,\n" +
+         setup_of + ");\n}\n";
   }
-  s += "      },\n";
-  s += "      [&](long c) { return cases.map(c); });\n";
-  s += "}\n";
   return s;
 }
 

@@ -19,7 +19,7 @@ std::string first_line(const std::string& s) { return s.substr(0, s.find('\n'));
 }  // namespace
 
 SpecialisedKernels::~SpecialisedKernels() {
-  for (auto& [key, k] : loaded_) cudaLibraryUnload(static_cast<cudaLibrary_t>(k.library));
+  for (auto& [key, library] : libraries_) cudaLibraryUnload(static_cast<cudaLibrary_t>(library));
 }
 
 const void* SpecialisedKernels::get(const std::string& source, const char* name) {
@@ -31,55 +31,71 @@ const void* SpecialisedKernels::get(const std::string& source, const char* name)
     return nullptr;
   }
   const std::string arch = "sm_" + std::to_string(prop.major) + std::to_string(prop.minor);
-  const std::string key = kernel_cache_key({source, arch, kernel_compiler_id()});
-  if (const auto it = loaded_.find(key); it != loaded_.end()) return it->second.kernel;
-  if (failed_.count(key)) return nullptr;
-  std::string image, how = "cached";
-  const auto folder = kernel_cache_folder(options_.cache);
-  if (folder)
-    if (auto cached = load_cached_kernel(*folder, key)) image = std::move(*cached);
+  const std::string key = kernel_cache_key({source, arch, kernel_compiler_id()}), entry = key + ":" + name;
+  if (const auto it = kernels_.find(entry); it != kernels_.end()) return it->second;
+  if (failed_.count(key) || failed_.count(entry)) return nullptr;
+  // the module: loaded already (another of its entries), from the cache, or compiled
+  std::string how = "loaded";
   double compile_s = 0.0;
-  long spill_stores = -1, spill_loads = -1;
-  if (image.empty()) {
-    CompiledKernel compiled;
-    const DeviceOutcome out = compile_kernel(source, arch, compiled, compile_s);
-    if (!out.ok()) {
+  const auto t0 = std::chrono::steady_clock::now();
+  if (!libraries_.count(key)) {
+    std::string image;
+    how = "cached";
+    const auto folder = kernel_cache_folder(options_.cache);
+    if (folder)
+      if (auto cached = load_cached_kernel(*folder, key)) image = std::move(*cached);
+    if (image.empty()) {
+      CompiledKernel compiled;
+      const DeviceOutcome out = compile_kernel(source, arch, compiled, compile_s);
+      if (!out.ok()) {
+        failed_.insert(key);
+        report_ = {"generic", first_line(out.error), compile_s, 0.0};
+        return nullptr;
+      }
+      image = std::move(compiled.image);
+      resources_ = std::move(compiled.resources);
+      how = "compiled";
+      if (folder && !store_cached_kernel(*folder, key, image)) how = "compiled (the cache folder is not writable)";
+    } else {
+      resources_.clear();
+    }
+    cudaLibrary_t library = nullptr;
+    const cudaError_t err = cudaLibraryLoadData(&library, image.data(), nullptr, nullptr, 0, nullptr, nullptr, 0);
+    if (err != cudaSuccess) {
+      cudaGetLastError();
       failed_.insert(key);
-      report_ = {"generic", first_line(out.error), compile_s, 0.0};
+      report_ = {"generic", std::string("the specialised kernel did not load: ") + cudaGetErrorString(err), compile_s,
+                 0.0};
       return nullptr;
     }
-    image = std::move(compiled.image);
-    spill_stores = compiled.spill_stores;
-    spill_loads = compiled.spill_loads;
-    how = "compiled";
-    if (folder && !store_cached_kernel(*folder, key, image)) how = "compiled (the cache folder is not writable)";
+    libraries_[key] = library;
   }
-  const auto t0 = std::chrono::steady_clock::now();
-  cudaLibrary_t library = nullptr;
   cudaKernel_t kernel = nullptr;
-  cudaError_t err = cudaLibraryLoadData(&library, image.data(), nullptr, nullptr, 0, nullptr, nullptr, 0);
-  if (err == cudaSuccess) err = cudaLibraryGetKernel(&kernel, library, name);
+  const cudaError_t err = cudaLibraryGetKernel(&kernel, static_cast<cudaLibrary_t>(libraries_[key]), name);
   if (err != cudaSuccess) {
     cudaGetLastError();
-    if (library) cudaLibraryUnload(library);
-    failed_.insert(key);
+    failed_.insert(entry);
     report_ = {"generic", std::string("the specialised kernel did not load: ") + cudaGetErrorString(err), compile_s,
                0.0};
     return nullptr;
   }
-  loaded_[key] = {library, reinterpret_cast<const void*>(kernel)};
+  kernels_[entry] = reinterpret_cast<const void*>(kernel);
   cudaFuncAttributes attr{};
   const bool known = cudaFuncGetAttributes(&attr, reinterpret_cast<const void*>(kernel)) == cudaSuccess;
   cudaGetLastError();
-  report_.kernel = "specialised";
-  report_.how = how;
-  report_.registers = known ? attr.numRegs : -1;
-  report_.local_bytes = known ? static_cast<long>(attr.localSizeBytes) : -1;
-  report_.spill_stores = spill_stores;
-  report_.spill_loads = spill_loads;
+  // the report tells of the sweep's main kernel, the first one asked for of a module
+  if (how != "loaded") {
+    const auto spilled = resources_.find(name);
+    report_.kernel = "specialised";
+    report_.how = how;
+    report_.registers = known ? attr.numRegs : -1;
+    report_.local_bytes = known ? static_cast<long>(attr.localSizeBytes) : -1;
+    report_.spill_stores = spilled != resources_.end() ? spilled->second.spill_stores : -1;
+    report_.spill_loads = spilled != resources_.end() ? spilled->second.spill_loads : -1;
+  }
   report_.compile_s += compile_s;
   report_.load_s += seconds_since(t0);
-  return loaded_[key].kernel;
+  return kernels_[entry];
 }
 
 }  // namespace fivsim::sweep

@@ -65,7 +65,7 @@ ScenarioKernel kernel_of(const std::string& scenario) {
 
 TEST(SpecialisedKernel, EveryBundledSweepsSourceCompilesWithNvrtc) {
   if (kernel_compiler_id().empty()) GTEST_SKIP() << "built without CUDA: no NVRTC";
-  std::vector<std::string> belt;
+  std::vector<std::string> belt, with_orbits;
   std::vector<std::string> scenarios;
   // every sweep `fivsim sweep` runs with these kernels: not the identification batches (their
   // sweep is of records), nor the PINN sweeps (their own lockstep kernels)
@@ -93,19 +93,27 @@ TEST(SpecialisedKernel, EveryBundledSweepsSourceCompilesWithNvrtc) {
     const bool cubin = build == KernelBuild::optimised;
     const DeviceOutcome out = compile_kernel(kernel.source, cubin ? "sm_90" : "compute_90", k, seconds, build);
     EXPECT_EQ(out.error, "") << scenario;
+    const KernelResources r = k.resources[kernel.name];
+    // the orbit observer's pass, where the sweep has it, in the same module
+    if (kernel.source.find(kSpecialisedOrbitKernelName) != std::string::npos) {
+      with_orbits.push_back(scenario);
+      if (!cubin) EXPECT_NE(k.image.find(kSpecialisedOrbitKernelName), std::string::npos) << scenario;
+    }
     if (cubin)
-      EXPECT_GT(k.registers, 0) << scenario;
+      EXPECT_GT(r.registers, 0) << scenario;
     else
       EXPECT_NE(k.image.find(kernel.name), std::string::npos) << scenario;
     std::printf("%-48s %-26s %-9s %6.2f s", scenario.c_str(), kernel.name.c_str(), cubin ? "optimised" : "checking",
                 seconds);
-    if (cubin) std::printf("  sm_90: %d registers, %ld bytes spilled", k.registers, k.spill_stores);
+    if (cubin) std::printf("  sm_90: %d registers, %ld bytes spilled", r.registers, r.spill_stores);
     std::printf("\n");
   }
   // the Moreau sweeps of sliders on a belt run the belt runner; the switching ones, Model II's and
   // the adaptive ones the general kernel
   EXPECT_EQ(belt, (std::vector<std::string>{"chain2_bench_random.json", "chain2_load_sweep.json",
                                             "model1_v0_delta_grid.json"}));
+  EXPECT_EQ(with_orbits, (std::vector<std::string>{"chain2_bifurcation.json", "chain2_classmap.json",
+                                                   "seed_constants/seed001_chain_constants.json"}));
 }
 
 TEST(SpecialisedKernel, AnErrorInTheSourceIsTheCompilersMessage) {
@@ -120,24 +128,11 @@ TEST(SpecialisedKernel, AnErrorInTheSourceIsTheCompilersMessage) {
 
 TEST(SpecialisedKernel, PtxasReportsRegistersAndSpills) {
   if (kernel_compiler_id().empty()) GTEST_SKIP() << "built without CUDA: no NVRTC";
-  const auto compile = [](const std::string& source, const std::string& arch) {
-    CompiledKernel k;
-    double seconds = 0.0;
-    EXPECT_EQ(compile_kernel(source, arch, k, seconds).error, "");
-    return k;
-  };
-  // a kernel with little to hold
-  const std::string small = "extern \"C\" __global__ void k(double* x) { x[threadIdx.x] *= 2.0; }";
-  const CompiledKernel a = compile(small, "sm_90");
-  EXPECT_GT(a.registers, 0);
-  EXPECT_LT(a.registers, 32);
-  EXPECT_EQ(a.spill_stores, 0);
-  EXPECT_EQ(a.spill_loads, 0);
-  EXPECT_EQ(a.stack_frame, 0);
-  // one held to 32 registers (1024 threads, two blocks a multiprocessor) while it keeps 64 doubles
-  // alive: ptxas spills them to the stack
-  const std::string tight =
-      "extern \"C\" __global__ void __launch_bounds__(1024, 2) k(double* x) {\n"
+  // one module, two entries: one with little to hold, and one held to 32 registers (1024 threads,
+  // two blocks a multiprocessor) while it keeps 64 doubles alive, which ptxas spills to the stack
+  const std::string source =
+      "extern \"C\" __global__ void small(double* x) { x[threadIdx.x] *= 2.0; }\n"
+      "extern \"C\" __global__ void __launch_bounds__(1024, 2) tight(double* x) {\n"
       "  double v[64];\n"
       "#pragma unroll\n"
       "  for (int i = 0; i < 64; ++i) v[i] = x[i * 2048 + threadIdx.x];\n"
@@ -147,13 +142,24 @@ TEST(SpecialisedKernel, PtxasReportsRegistersAndSpills) {
       "#pragma unroll\n"
       "  for (int i = 0; i < 64; ++i) x[i * 2048 + threadIdx.x] = v[i] * s;\n"
       "}\n";
-  const CompiledKernel b = compile(tight, "sm_90");
+  CompiledKernel k;
+  double seconds = 0.0;
+  ASSERT_EQ(compile_kernel(source, "sm_90", k, seconds).error, "");
+  ASSERT_EQ(k.resources.size(), 2u) << k.log;
+  const KernelResources a = k.resources["small"], b = k.resources["tight"];
+  EXPECT_GT(a.registers, 0);
+  EXPECT_LT(a.registers, 32);
+  EXPECT_EQ(a.spill_stores, 0);
+  EXPECT_EQ(a.spill_loads, 0);
+  EXPECT_EQ(a.stack_frame, 0);
   EXPECT_EQ(b.registers, 32);
   EXPECT_GT(b.spill_stores, 0);
   EXPECT_GT(b.spill_loads, 0);
   EXPECT_GE(b.stack_frame, b.spill_stores / 2);
   // PTX has not met ptxas
-  EXPECT_EQ(compile(small, "compute_90").registers, -1);
+  CompiledKernel ptx;
+  ASSERT_EQ(compile_kernel(source, "compute_90", ptx, seconds).error, "");
+  EXPECT_TRUE(ptx.resources.empty());
 }
 
 TEST(KernelCache, TheKeyChangesWithEveryInput) {

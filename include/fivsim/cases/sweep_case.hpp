@@ -1,7 +1,7 @@
 // fivsim/cases/sweep_case.hpp — one case of the general sweep kernels (every model and method but
 // the belt runner's, cases/belt_runner.hpp): its stepper chosen at compile time (plain Moreau,
-// Moreau or Runge–Kutta with the Lyapunov twin, the switching integrator), and the loop of a
-// kernel's thread over its cases, one or taken from a queue. The prebuilt kernels
+// Moreau or Runge–Kutta with the Lyapunov twin, the switching integrator), the loop of a kernel's
+// thread over its cases, one or taken from a queue, and the orbit observer's pass after them. The prebuilt kernels
 // (kernels/sweep_batch.cuh) and the kernels generated for a scenario (sweep/kernel_source.hpp)
 // run it alike: they differ only in where a case's setup and the shared options come from.
 #pragma once
@@ -86,6 +86,22 @@ __device__ inline void sweep_thread_cases(const CaseBatch<D>& cases, const Sweep
   }
   for (long c = static_cast<long>(atomicAdd(queue, 1ull)); c < cases.n; c = static_cast<long>(atomicAdd(queue, 1ull)))
     one(c);
+}
+
+// a thread's part of the orbit observer's pass over a chunk that has run (decide_by_orbit, as the
+// CPU's shoot_orbits_cpu): persistent threads, each with its OrbitWork in global scratch, take the
+// cases from a queue (a case near a bifurcation shoots for every N, its neighbours for one)
+template <class D, class SetupOf>
+__device__ inline void orbit_thread_cases(const CaseBatch<D>& cases, const SweepAnalysis& an,
+                                          CaseResult<D>* __restrict__ results, const double* __restrict__ points,
+                                          long per_case, unsigned long long* queue, OrbitWork<D>* orbit_work,
+                                          SetupOf setup_of) {
+  OrbitWork<D>& work = orbit_work[static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x];
+  const OrbitObserverSettings os;
+  for (long c = static_cast<long>(atomicAdd(queue, 1ull)); c < cases.n; c = static_cast<long>(atomicAdd(queue, 1ull))) {
+    CaseSetup<D> scratch;
+    decide_by_orbit(setup_of(c, scratch), cases.switching_settings, os, an, points + c * per_case, work, results[c]);
+  }
 }
 #endif
 

@@ -4,18 +4,24 @@
 // device is needed to compile.
 #pragma once
 
+#include <map>
 #include <string>
 
 #include "fivsim/core/cuda_device.hpp"
 
 namespace fivsim::sweep {
 
+// an entry's resources as ptxas reports them (−1: not reported)
+struct KernelResources {
+  int registers = -1;
+  long stack_frame = -1, spill_stores = -1, spill_loads = -1;  // bytes a thread
+};
+
 struct CompiledKernel {
   std::string image;  // a cubin for an sm_XY architecture, PTX for a compute_XY one
   std::string log;    // the compiler's messages
-  // the kernel's resources as ptxas reports them (a cubin's; −1 for PTX, which ptxas has not seen)
-  int registers = -1;
-  long stack_frame = -1, spill_stores = -1, spill_loads = -1;  // bytes a thread
+  // each entry's resources by name (a cubin's; none for PTX, which ptxas has not seen)
+  std::map<std::string, KernelResources> resources;
 };
 
 // the compiler's version and the options it is given, for the cache's key ("" without CUDA)

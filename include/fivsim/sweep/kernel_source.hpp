@@ -25,6 +25,11 @@ inline constexpr const char* kSpecialisedBeltKernelName = "fivsim_specialised_be
 // StepOptions (unread), CaseResult<D>* results, double* points, long per_case, unsigned long long*
 // queue, OrbitWork<D>* orbit_work, SwitchingTangent<D>* tangent_work)
 inline constexpr const char* kSpecialisedCaseKernelName = "fivsim_specialised_cases";
+// the orbit observer's pass in the same module (double precision, with the orbit observer), its
+// parameters the prebuilt orbit_kernel's: (CaseBatch<D> chunk, SweepAnalysis (its reference),
+// CaseResult<D>* results, const double* points, long per_case, unsigned long long* queue,
+// OrbitWork<D>* orbit_work)
+inline constexpr const char* kSpecialisedOrbitKernelName = "fivsim_specialised_orbits";
 // threads a block of the specialised kernels, their launch bounds
 inline constexpr int kSpecialisedBlock = 128;
 

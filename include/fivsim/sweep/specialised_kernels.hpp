@@ -9,6 +9,7 @@
 #include <string>
 #include <utility>
 
+#include "fivsim/sweep/kernel_compiler.hpp"
 #include "fivsim/sweep/sweep_backend.hpp"
 
 namespace fivsim::sweep {
@@ -31,14 +32,12 @@ class SpecialisedKernels {
   }
 
  private:
-  struct Loaded {
-    void* library = nullptr;  // cudaLibrary_t
-    const void* kernel = nullptr;
-  };
   KernelOptions options_;
   KernelReport report_;
-  std::map<std::string, Loaded> loaded_;  // by cache key
-  std::set<std::string> failed_;
+  std::map<std::string, void*> libraries_;            // cudaLibrary_t, by cache key
+  std::map<std::string, const void*> kernels_;        // by cache key and entry name
+  std::map<std::string, KernelResources> resources_;  // ptxas's, of the module compiled last
+  std::set<std::string> failed_;                      // cache keys, or keys and entry names
 };
 
 }  // namespace fivsim::sweep
