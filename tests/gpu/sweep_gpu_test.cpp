@@ -4,8 +4,8 @@
 // the others — gives the CPU's transition counts and classes and its metrics within 1e-9 relative
 // in double (2% and 1e-3 on periodic cases in float); on 512 cases of the 2-DoF chain load sweep
 // likewise with Moreau and Gauss IRK-LCP; the two-slot pipeline gives each chunk's own results; a
-// chunk after a failed allocation (the retry path of `fivsim sweep`) runs. Skips without a device
-// (ctest label gpu).
+// chunk after a failed allocation (the retry path of `fivsim sweep`) runs; the kernels specialised
+// to a scenario give the prebuilt ones' results. Skips without a device (ctest label gpu).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -499,6 +499,50 @@ TEST(SweepGpu, OrbitObserverOnTheGeneralInstantiationMatchesCpu) {
     decided += x.orbit_settle_t >= 0.0;
   }
   EXPECT_GT(decided, n / 2);
+}
+
+// the kernels generated for a scenario (sweep/kernel_source.hpp, compiled by NVRTC, no cache) give
+// the prebuilt kernels' results: each case's steps, class, transitions, orbit and statistics, on
+// the same two-slot pipeline
+template <class D>
+void expect_specialised_equals_generic(const json& doc) {
+  const Prepared<D> p = prepare<D>(doc, false);
+  const long n = p.cases.n, per_case = case_points_size(p.base.model.dof(), p.an);
+  std::vector<CaseResult<D>> g(n), s(n);
+  std::vector<double> qg(n * per_case), qs(qg.size());
+  const auto generic = sweep::cuda_pipeline(D{}, nullptr, sweep::KernelOptions{false, {}});
+  const auto special = sweep::cuda_pipeline(D{}, nullptr, sweep::KernelOptions{true, "off"});
+  double seconds = 0.0;
+  ASSERT_EQ(generic->launch(0, p.cases.batch(), p.an, p.opt).error, "");
+  ASSERT_EQ(generic->finish(0, g.data(), qg.data(), seconds).error, "");
+  ASSERT_EQ(special->launch(0, p.cases.batch(), p.an, p.opt).error, "");
+  ASSERT_EQ(special->finish(0, s.data(), qs.data(), seconds).error, "");
+  ASSERT_EQ(special->kernels().kernel, "specialised") << special->kernels().how;
+  for (long c = 0; c < n; ++c) {
+    const auto &x = g[c], &y = s[c];
+    EXPECT_EQ(x.steps, y.steps) << c;
+    EXPECT_EQ(x.klass, y.klass) << c;
+    EXPECT_EQ(x.period_n, y.period_n) << c;
+    EXPECT_EQ(x.transitions, y.transitions) << c;
+    EXPECT_EQ(x.orbit_n, y.orbit_n) << c;
+    for (int k = 0; k < 2 * p.base.model.dof(); ++k)
+      EXPECT_NEAR(x.series[k].rms(), y.series[k].rms(), 1e-12 * (1 + std::abs(x.series[k].rms()))) << c;
+    if (std::isfinite(x.lyapunov)) EXPECT_NEAR(x.lyapunov, y.lyapunov, 1e-12 * (1 + std::abs(x.lyapunov))) << c;
+  }
+}
+
+TEST(SweepGpu, SpecialisedKernelsGiveThePrebuiltOnesResults) {
+  const auto info = cuda_device_info();
+  if (!info.available) GTEST_SKIP() << "no CUDA device: " << info.description;
+  // the switching integrator, adaptive, with its exponent and the orbit observer's pass
+  json bif = load_json_file(scenario_path("chain2_bifurcation.json"));
+  bif["integrator"]["t_end"] = 600.0;
+  bif["sweep"]["parameters"][0]["linspace"] = {2.0, 30.0, 48};
+  expect_specialised_equals_generic<SweepDimsExact2<double>>(bif);
+  // Moreau on the capacity instantiation of 2 DoF (Model II)
+  json m2 = load_json_file(scenario_path("model2_mu_scan.json"));
+  m2["sweep"]["parameters"][0]["linspace"] = {0.8, 1.4, 96};
+  expect_specialised_equals_generic<SweepDims2<double>>(m2);
 }
 
 // RK4-LCP through the general kernel (3 sliders, up to 8 DoF), each case with its own step map
