@@ -1,9 +1,10 @@
 // fivsim/cases/sweep_case.hpp — one case of the general sweep kernels (every model and method but
 // the belt runner's, cases/belt_runner.hpp): its stepper chosen at compile time (plain Moreau,
 // Moreau or Runge–Kutta with the Lyapunov twin, the switching integrator), the loop of a kernel's
-// thread over its cases, one or taken from a queue, and the orbit observer's pass after them. The prebuilt kernels
-// (kernels/sweep_batch.cuh) and the kernels generated for a scenario (sweep/kernel_source.hpp)
-// run it alike: they differ only in where a case's setup and the shared options come from.
+// thread over its cases, one or taken from a queue, and the orbit observer's pass after them. The
+// prebuilt kernels (kernels/sweep_batch.cuh) and the kernels generated for a scenario
+// (sweep/kernel_source.hpp) run it alike: they differ only in where a case's setup and the shared
+// options come from.
 #pragma once
 
 #include "fivsim/cases/case_batch.hpp"
