@@ -12,8 +12,12 @@ switching integrator to the host's event-driven reference to 1e-9); a case's err
 missed. The table prints the median and largest case error, the cases within 1e-8, and each
 sweep's wall time and ratio to Moreau at dt = 1e-3, all from one command.
 
+With --against-host the same loads also run as an adaptive switching sweep (each case stopped
+once its class is known, t_end the longest) on --device and on all the host's cores, in the same
+command: both walls, their ratio, and the cases whose classes differ.
+
 usage: scripts/bench/bench_switching.py [--fivsim build/fivsim] [--cases 64] [--t-end 60]
-                                  [--device cpu|cuda] [--threads N] [--keep DIR]
+                                  [--device cpu|cuda] [--threads N] [--keep DIR] [--against-host]
 """
 import argparse
 import csv
@@ -71,6 +75,33 @@ def case_errors(ref, other, match_window):
     return errors, missed
 
 
+def classes(folder):
+    """{case: class} of a sweep's cases.csv"""
+    with open(os.path.join(folder, "cases.csv")) as f:
+        return {int(r["case"]): r["class"] for r in csv.DictReader(f)}
+
+
+def adaptive_against_host(args, base, root):
+    """the adaptive switching sweep on args.device and on every host core: walls, ratio, classes"""
+    sets = base + ["/integrator/method=switching", "/integrator/dt=0.01", "/analysis/adaptive=true",
+                   "/output/points=false"]
+    walls, found, compile_s = {}, {}, 0.0
+    for device in (args.device, "cpu"):
+        out = os.path.join(root, "adaptive_" + device)
+        # on a GPU the first run compiles the scenario's kernel; the second, timed, loads it cached
+        for _ in range(2 if device != "cpu" else 1):
+            shutil.rmtree(out, ignore_errors=True)
+            walls[device] = run_sweep(args.fivsim, out, sets, device, 0)
+            with open(os.path.join(out, "summary.json")) as f:
+                compile_s = max(compile_s, json.load(f).get("kernel", {}).get("compile_s", 0.0))
+        found[device] = classes(out)
+    differ = sum(found[args.device][c] != found["cpu"].get(c) for c in found[args.device])
+    print("adaptive switching sweep, %d loads, up to %g s each: %s %.2f s (its kernel compiled once before, %.2f s), "
+          "host cores (%d) %.2f s: %.2fx; %d of %d classes differ" %
+          (args.cases, args.t_end, args.device, walls[args.device], compile_s, os.cpu_count() or 0, walls["cpu"],
+           walls["cpu"] / walls[args.device], differ, len(found["cpu"])))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--fivsim", default="build/fivsim")
@@ -79,6 +110,8 @@ def main():
     ap.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     ap.add_argument("--threads", type=int, default=0)
     ap.add_argument("--keep", help="keep the sweeps' folders here")
+    ap.add_argument("--against-host", action="store_true",
+                    help="also run the loads as an adaptive switching sweep on --device and on all host cores")
     args = ap.parse_args()
 
     base = ["/sweep/parameters/0/linspace=[2,30,%d]" % args.cases, "/integrator/t_end=%g" % args.t_end,
@@ -113,6 +146,8 @@ def main():
         within = sum(e <= 1e-8 for e in errs)
         print("%-22s %12.3g %12.3g %9d / %-3d %8d %10.2f %19.2fx" % (label, errs[len(errs) // 2], errs[-1], within,
                                                                  len(errs), missed, walls[label], moreau3 / walls[label]))
+    if args.against_host:
+        adaptive_against_host(args, base, root)
     if not args.keep:
         shutil.rmtree(root, ignore_errors=True)
 

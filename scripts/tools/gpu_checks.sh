@@ -27,7 +27,8 @@
 #             sweep's kernel and an adaptive switching sweep's compiled into an empty cache, then
 #             loaded from it: both times printed
 #   greybox   grey-box candidates as device sweeps against simulations one by one
-#   switching the event-driven sweep against Moreau on the device (bench_switching.py)
+#   switching the event-driven sweep against Moreau on the device, and the adaptive switching sweep
+#             on the device against all host cores (bench_switching.py --against-host)
 #   pinn      the lockstep PINN sweep against the CPU backend (bench_pinn_sweep.py)
 #   mlp       the batched networks against PyTorch, double and float (bench_pinn_gpu.py)
 #   continuation  branches of a sweep's starts, their corrector's shots batched: one branch at a time
@@ -373,8 +374,8 @@ PY
     switching)
       size=${SIZE_switching:-$([[ $dry == 1 ]] && echo "--cases 64 --t-end 20" || echo "--cases 100000 --t-end 100")}
       # shellcheck disable=SC2086
-      bench bench_switching "switching sweep against Moreau" python3 scripts/bench/bench_switching.py --fivsim "$fivsim" \
-        --device "$dev" $size
+      bench bench_switching "switching sweep against Moreau, and adaptive against the host's cores" python3 \
+        scripts/bench/bench_switching.py --fivsim "$fivsim" --device "$dev" $size --against-host
       ;;
     pinn)
       # the lockstep PINN sweep against the CPU backend on this machine's cores
