@@ -50,17 +50,20 @@ def main():
             ratio = peer["best_s"] / ours["gpu_s"] if ours.get("gpu_s") and peer.get("best_s") else None
             rows.append({"layout": name, "points": points, "fivsim": ours, "torch": peer, "ratio_vs_torch": ratio})
     print("\n| network | points | fivsim GPU (s/batch) | thread / group / points mapping (s/batch) | fivsim CPU (s/batch) "
-          "| PyTorch best (form) | ratio |")
-    print("|---|---|---|---|---|---|---|")
+          "| PyTorch best (form) | ratio | against double: loss / gradient |")
+    print("|---|---|---|---|---|---|---|---|")
     nan = float("nan")
     for r in rows:
         f, p = r["fivsim"], r["torch"]
-        print("| %s | %d | %.3g | %.3g / %s / %s | %.3g | %s (%s) | %s |" % (
+        acc = f.get("against_double", {})
+        print("| %s | %d | %.3g | %.3g / %s / %s | %.3g | %s (%s) | %s | %s |" % (
             r["layout"], r["points"], f.get("gpu_s", nan), f.get("gpu_thread_s", nan),
             "%.3g" % f["gpu_group_s"] if f.get("gpu_group_s") else "n/a",
             "%.3g" % f["gpu_points_s"] if f.get("gpu_points_s") else "n/a", f.get("cpu_s", nan),
             "%.3g" % p["best_s"] if "best_s" in p else "n/a", p.get("best", p.get("error", "?")),
-            "%.1fx" % r["ratio_vs_torch"] if r["ratio_vs_torch"] else "n/a"))
+            "%.1fx" % r["ratio_vs_torch"] if r["ratio_vs_torch"] else "n/a",
+            "%.1e / %.1e (%s)" % (acc["loss_rel"], acc["grad_rel"], acc.get("of", "?"))
+            if a.precision != "double" and acc else "–"))
     train_rows = []
     for hidden, nin, nout, name in LAYOUTS if a.train_steps > 0 else []:
         for points in (1, 32):

@@ -10,17 +10,23 @@
 // prints one JSON object: seconds per batch evaluation on each backend (on CUDA: the automatic
 // mapping of networks onto threads as gpu_s, and each mapping alone: thread, group, points; 0 where
 // it does not apply)
-// and network-evaluations/s. With --train-steps N it times training instead: every network's
+// and network-evaluations/s, with the result's accuracy against the same networks in double
+// (against_double: in float, the largest relative error of a loss and of a gradient). With
+// --train-steps N it times training instead: every network's
 // forward + backward pass and its own Adam step (mlp_train_batch_*), N steps in one CUDA launch,
 // and reports seconds per step of the whole batch (cpu_step_s, gpu_step_s) with the loss of network
 // 0 after the CPU's steps on both backends (cpu_loss0, gpu_loss0: the same steps agree to rounding).
 #include <omp.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "pinn/mlp_batch_problems.hpp"
@@ -115,6 +121,42 @@ int run_training(const Args& a) {
   return 0;
 }
 
+// a float batch's result against the same networks, inputs and targets in double (each value
+// widened exactly, evaluated on the CPU): the largest relative error of a network's loss and of its
+// gradient (its largest component's error over its largest component); double against itself: 0
+template <class T>
+std::pair<double, double> against_double(const fivsim::test::FitBatchData<T>& d, int threads) {
+  if constexpr (std::is_same_v<T, double>) {
+    return {0.0, 0.0};
+  } else {
+    fivsim::test::FitBatchData<double> w;
+    w.L = d.L;
+    w.networks = d.networks;
+    w.points = d.points;
+    w.params.assign(d.params.begin(), d.params.end());
+    w.inputs.assign(d.inputs.begin(), d.inputs.end());
+    w.targets.assign(d.targets.begin(), d.targets.end());
+    w.loss.assign(d.loss.size(), 0.0);
+    w.grad.assign(d.grad.size(), 0.0);
+    fivsim::mlp_fit_batch_cpu(w.L, w.view(), threads, fivsim::MlpCpuMapping::network);
+    const long np = d.L.param_count();
+    double loss_rel = 0.0, grad_rel = 0.0;
+    for (long b = 0; b < d.networks; ++b) {
+      const double l = w.loss[static_cast<std::size_t>(b)];
+      loss_rel = std::max(loss_rel, std::abs(static_cast<double>(d.loss[static_cast<std::size_t>(b)]) - l) /
+                                        std::max(std::abs(l), 1e-300));
+      double err = 0.0, big = 0.0;
+      for (long k = 0; k < np; ++k) {
+        const std::size_t at = static_cast<std::size_t>(b * np + k);
+        err = std::max(err, std::abs(static_cast<double>(d.grad[at]) - w.grad[at]));
+        big = std::max(big, std::abs(w.grad[at]));
+      }
+      grad_rel = std::max(grad_rel, err / std::max(big, 1e-300));
+    }
+    return {loss_rel, grad_rel};
+  }
+}
+
 template <class T>
 int run(const Args& a) {
   auto d =
@@ -145,6 +187,9 @@ int run(const Args& a) {
   const double gpu_thread_s = time_gpu(fivsim::MlpCudaMapping::thread, thread_err);
   const double gpu_group_s = time_gpu(fivsim::MlpCudaMapping::group, group_err);
   const double gpu_points_s = time_gpu(fivsim::MlpCudaMapping::points, points_err);
+  // the last result's accuracy (the device's where it ran, else the CPU's) against double
+  const bool gpu_ran = err.empty() || thread_err.empty() || group_err.empty() || points_err.empty();
+  const auto [loss_rel, grad_rel] = against_double(d, a.cpu_threads);
   const long np = d.L.param_count();
   // flops of one network at one point: forward 2·W per weight, backward 4·W (gradient and delta)
   const double flops = 6.0 * static_cast<double>(np) * a.points * static_cast<double>(a.networks);
@@ -154,14 +199,15 @@ int run(const Args& a) {
       "\"cpu_network_s\": %.6e, \"cpu_gemm_s\": %.6e, \"cpu_mapping\": \"%s\", "
       "\"gpu\": %s, \"gpu_error\": \"%s\", \"gpu_s\": %.6e, \"gpu_networks_per_s\": %.6e, \"gpu_gflops\": %.4g, "
       "\"gpu_thread_s\": %.6e, \"gpu_group_s\": %.6e, \"gpu_points_s\": %.6e, "
-      "\"loss0\": %.17g, \"gpu_loss0\": %.17g}\n",
+      "\"loss0\": %.17g, \"gpu_loss0\": %.17g, \"against_double\": {\"of\": \"%s\", \"loss_rel\": %.3e, "
+      "\"grad_rel\": %.3e}}\n",
       a.networks, a.points, a.width, a.depth, a.inputs, a.outputs, np, a.precision.c_str(),
       a.cpu_threads > 0 ? a.cpu_threads : omp_get_max_threads(), cpu_s, a.networks / cpu_s, cpu_network_s, cpu_gemm_s,
       fivsim::choose_cpu_mapping(fivsim::mlp_batch_shape(d.L, a.points)) == fivsim::MlpCpuMapping::gemm ? "gemm"
                                                                                                         : "network",
       err.empty() ? "true" : "false", err.c_str(), gpu_s, gpu_s > 0 ? a.networks / gpu_s : 0.0,
       gpu_s > 0 ? flops / gpu_s * 1e-9 : 0.0, gpu_thread_s, gpu_group_s, gpu_points_s, cpu_loss0,
-      static_cast<double>(d.loss[0]));
+      static_cast<double>(d.loss[0]), gpu_ran ? "gpu" : "cpu", loss_rel, grad_rel);
   return 0;
 }
 
