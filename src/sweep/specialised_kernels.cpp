@@ -34,13 +34,14 @@ const void* SpecialisedKernels::get(const std::string& source, const char* name)
   const std::string key = kernel_cache_key({source, arch, kernel_compiler_id()}), entry = key + ":" + name;
   if (const auto it = kernels_.find(entry); it != kernels_.end()) return it->second;
   if (failed_.count(key) || failed_.count(entry)) return nullptr;
-  // the module: loaded already (another of its entries), from the cache, or compiled
-  std::string how = "loaded";
+  // the module: loaded already (another of its entries), or now, from the cache or compiled
+  const bool fresh = !libraries_.count(key);
+  std::string how = "cached";
+  std::map<std::string, KernelResources> resources;  // ptxas's, where it compiles
   double compile_s = 0.0;
   const auto t0 = std::chrono::steady_clock::now();
-  if (!libraries_.count(key)) {
+  if (fresh) {
     std::string image;
-    how = "cached";
     const auto folder = kernel_cache_folder(options_.cache);
     if (folder)
       if (auto cached = load_cached_kernel(*folder, key)) image = std::move(*cached);
@@ -53,11 +54,9 @@ const void* SpecialisedKernels::get(const std::string& source, const char* name)
         return nullptr;
       }
       image = std::move(compiled.image);
-      resources_ = std::move(compiled.resources);
+      resources = std::move(compiled.resources);
       how = "compiled";
       if (folder && !store_cached_kernel(*folder, key, image)) how = "compiled (the cache folder is not writable)";
-    } else {
-      resources_.clear();
     }
     cudaLibrary_t library = nullptr;
     const cudaError_t err = cudaLibraryLoadData(&library, image.data(), nullptr, nullptr, 0, nullptr, nullptr, 0);
@@ -84,14 +83,14 @@ const void* SpecialisedKernels::get(const std::string& source, const char* name)
   const bool known = cudaFuncGetAttributes(&attr, reinterpret_cast<const void*>(kernel)) == cudaSuccess;
   cudaGetLastError();
   // the report tells of the sweep's main kernel, the first one asked for of a module
-  if (how != "loaded") {
-    const auto spilled = resources_.find(name);
+  if (fresh) {
+    const auto spilled = resources.find(name);
     report_.kernel = "specialised";
     report_.how = how;
     report_.registers = known ? attr.numRegs : -1;
     report_.local_bytes = known ? static_cast<long>(attr.localSizeBytes) : -1;
-    report_.spill_stores = spilled != resources_.end() ? spilled->second.spill_stores : -1;
-    report_.spill_loads = spilled != resources_.end() ? spilled->second.spill_loads : -1;
+    report_.spill_stores = spilled != resources.end() ? spilled->second.spill_stores : -1;
+    report_.spill_loads = spilled != resources.end() ? spilled->second.spill_loads : -1;
   }
   report_.compile_s += compile_s;
   report_.load_s += seconds_since(t0);

@@ -34,10 +34,9 @@ class SpecialisedKernels {
  private:
   KernelOptions options_;
   KernelReport report_;
-  std::map<std::string, void*> libraries_;            // cudaLibrary_t, by cache key
-  std::map<std::string, const void*> kernels_;        // by cache key and entry name
-  std::map<std::string, KernelResources> resources_;  // ptxas's, of the module compiled last
-  std::set<std::string> failed_;                      // cache keys, or keys and entry names
+  std::map<std::string, void*> libraries_;      // cudaLibrary_t, by cache key
+  std::map<std::string, const void*> kernels_;  // by cache key and entry name
+  std::set<std::string> failed_;                // cache keys, or keys and entry names
 };
 
 }  // namespace fivsim::sweep
