@@ -47,16 +47,16 @@ struct EventPair {
   }
 };
 
-// launch() `repeats` times (at least once) between two events; returns the launches' error or
-// the wait's (not an earlier call's), and their device time in seconds
+// launch() `repeats` times (at least once) between two events recorded on `stream`; returns the
+// launches' error or the wait's (not an earlier call's), and their device time in seconds
 template <class Launch>
-cudaError_t timed_launches(int repeats, Launch&& launch, double& seconds) {
+cudaError_t timed_launches(int repeats, Launch&& launch, double& seconds, cudaStream_t stream = nullptr) {
   // an earlier call's error (a failed allocation before a retry) would be taken for the launches'
   cudaGetLastError();
   EventPair ev;
-  cudaEventRecord(ev.start);
+  cudaEventRecord(ev.start, stream);
   for (int r = 0; r < (repeats > 0 ? repeats : 1); ++r) launch();
-  cudaEventRecord(ev.stop);
+  cudaEventRecord(ev.stop, stream);
   cudaError_t err = cudaGetLastError();
   if (err == cudaSuccess) err = ev.elapsed(seconds);
   return err;

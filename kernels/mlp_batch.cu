@@ -3,13 +3,15 @@
 // residuals (Eqs. 17–19). Three mappings of networks onto threads: a thread per network (structure
 // of arrays), a group of lanes per network (a lane per neuron; trained batches take their
 // optimizer steps there too), a warp per network with its points on the lanes (docs/DESIGN.md §3
-// "Batched networks"). The numbers are the CPU backend's up to rounding (no contraction to FMA).
+// "Batched networks"); the fourth, every layer's products as batched GEMMs, is kernels/mlp_gemm.cu.
+// The numbers are the CPU backend's up to rounding (no contraction to FMA).
 #include <cuda_runtime.h>
 
 #include <string>
 #include <vector>
 
 #include "cuda_util.cuh"
+#include "mlp_gemm.cuh"
 #include "mlp_group.cuh"
 #include "fivsim/pinn/mlp_batch.hpp"
 
@@ -416,6 +418,7 @@ FIVSIM_MLP_FIT_BATCH_CUDA(T) {
   if (B <= 0) return {};
   const int wmax = L.max_width();
   if (mapping == MlpCudaMapping::automatic) mapping = choose_cuda_mapping(mlp_batch_shape(L, static_cast<int>(P)));
+  if (mapping == MlpCudaMapping::gemm) return mlp_fit_batch_cuda_gemm(L, batch, repeats, kernel_s);
   if (mapping == MlpCudaMapping::group) {
     if (wmax > 32) return "mlp_fit_batch_cuda: the group mapping takes layers of at most 32 neurons";
     return mlp_fit_batch_cuda_group(L, batch, repeats, kernel_s);

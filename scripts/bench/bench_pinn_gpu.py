@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Batched-network benchmark of BENCHMARKS.md: fivsim's fused forward + backward of B
-small MLPs (scripts/bench/mlp_batch_bench.cpp: the CUDA backend in both mappings of networks onto
-threads, and the CPU backend) beside the PyTorch peer (scripts/bench/bench_mlp_torch.py: vmap,
+small MLPs (scripts/bench/mlp_batch_bench.cpp: the CUDA backend in each mapping of networks onto
+threads, cuBLAS's batched products among them, and the CPU backend) beside the PyTorch peer (scripts/bench/bench_mlp_torch.py: vmap,
 torch.compile, hand-batched bmm in a CUDA graph) on the same GPU in the same command, for the
 seed papers' layouts: the dynamic IRK-PINN 7 x 20 (2 inputs, 10 outputs: Model II with 4 stages)
 and the LCP-PINN 3 x 5 (1 input, 4 outputs), at 1 and 32 points per network. Prints a table with
@@ -19,6 +19,7 @@ import subprocess
 import sys
 
 LAYOUTS = [("20x7", 2, 10, "IRK-PINN 7x20"), ("5x3", 1, 4, "LCP-PINN 3x5")]
+MAPPINGS = ("thread", "group", "points", "gemm")  # the CUDA mappings fivsim_bench_mlp times
 
 
 def run_json(cmd):
@@ -49,19 +50,23 @@ def main():
             peer = run_json([a.python, __file__.replace("bench_pinn_gpu.py", "bench_mlp_torch.py")] + common)
             ratio = peer["best_s"] / ours["gpu_s"] if ours.get("gpu_s") and peer.get("best_s") else None
             rows.append({"layout": name, "points": points, "fivsim": ours, "torch": peer, "ratio_vs_torch": ratio})
-    print("\n| network | points | fivsim GPU (s/batch) | thread / group / points mapping (s/batch) | fivsim CPU (s/batch) "
-          "| PyTorch best (form) | ratio | against double: loss / gradient |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("\n| network | points | fivsim GPU (s/batch) | thread / group / points / gemm mapping (s/batch) "
+          "| fivsim CPU (s/batch) | PyTorch best (form) | ratio | fastest mapping: ratio "
+          "| against double: loss / gradient |")
+    print("|---|---|---|---|---|---|---|---|---|")
     nan = float("nan")
     for r in rows:
         f, p = r["fivsim"], r["torch"]
         acc = f.get("against_double", {})
-        print("| %s | %d | %.3g | %.3g / %s / %s | %.3g | %s (%s) | %s | %s |" % (
-            r["layout"], r["points"], f.get("gpu_s", nan), f.get("gpu_thread_s", nan),
-            "%.3g" % f["gpu_group_s"] if f.get("gpu_group_s") else "n/a",
-            "%.3g" % f["gpu_points_s"] if f.get("gpu_points_s") else "n/a", f.get("cpu_s", nan),
-            "%.3g" % p["best_s"] if "best_s" in p else "n/a", p.get("best", p.get("error", "?")),
+        # the mapping the policy table (pinn/mlp_batch_policy.hpp) should name for this shape
+        timed = {m: f["gpu_%s_s" % m] for m in MAPPINGS if f.get("gpu_%s_s" % m)}
+        fastest = min(timed, key=timed.get) if timed else None
+        print("| %s | %d | %.3g | %s | %.3g | %s (%s) | %s | %s | %s |" % (
+            r["layout"], r["points"], f.get("gpu_s", nan),
+            " / ".join("%.3g" % f["gpu_%s_s" % m] if f.get("gpu_%s_s" % m) else "n/a" for m in MAPPINGS),
+            f.get("cpu_s", nan), "%.3g" % p["best_s"] if "best_s" in p else "n/a", p.get("best", p.get("error", "?")),
             "%.1fx" % r["ratio_vs_torch"] if r["ratio_vs_torch"] else "n/a",
+            "%s %.1fx" % (fastest, p["best_s"] / timed[fastest]) if fastest and p.get("best_s") else "n/a",
             "%.1e / %.1e (%s)" % (acc["loss_rel"], acc["grad_rel"], acc.get("of", "?"))
             if a.precision != "double" and acc else "–"))
     train_rows = []

@@ -182,13 +182,14 @@ int run(const Args& a) {
     if (err.empty()) err = fivsim::mlp_fit_batch_cuda(d.L, d.view(), a.repeats, total, mapping).error;
     return err.empty() ? total / a.repeats : 0.0;
   };
-  std::string err, thread_err, group_err, points_err;
+  std::string err, thread_err, group_err, points_err, gemm_err;
   const double gpu_s = time_gpu(fivsim::MlpCudaMapping::automatic, err);
   const double gpu_thread_s = time_gpu(fivsim::MlpCudaMapping::thread, thread_err);
   const double gpu_group_s = time_gpu(fivsim::MlpCudaMapping::group, group_err);
   const double gpu_points_s = time_gpu(fivsim::MlpCudaMapping::points, points_err);
+  const double gpu_gemm_s = time_gpu(fivsim::MlpCudaMapping::gemm, gemm_err);
   // the last result's accuracy (the device's where it ran, else the CPU's) against double
-  const bool gpu_ran = err.empty() || thread_err.empty() || group_err.empty() || points_err.empty();
+  const bool gpu_ran = err.empty() || thread_err.empty() || group_err.empty() || points_err.empty() || gemm_err.empty();
   const auto [loss_rel, grad_rel] = against_double(d, a.cpu_threads);
   const long np = d.L.param_count();
   // flops of one network at one point: forward 2·W per weight, backward 4·W (gradient and delta)
@@ -198,7 +199,7 @@ int run(const Args& a) {
       "\"precision\": \"%s\", \"cpu_threads\": %d, \"cpu_s\": %.6e, \"cpu_networks_per_s\": %.6e, "
       "\"cpu_network_s\": %.6e, \"cpu_gemm_s\": %.6e, \"cpu_mapping\": \"%s\", "
       "\"gpu\": %s, \"gpu_error\": \"%s\", \"gpu_s\": %.6e, \"gpu_networks_per_s\": %.6e, \"gpu_gflops\": %.4g, "
-      "\"gpu_thread_s\": %.6e, \"gpu_group_s\": %.6e, \"gpu_points_s\": %.6e, "
+      "\"gpu_thread_s\": %.6e, \"gpu_group_s\": %.6e, \"gpu_points_s\": %.6e, \"gpu_gemm_s\": %.6e, "
       "\"loss0\": %.17g, \"gpu_loss0\": %.17g, \"against_double\": {\"of\": \"%s\", \"loss_rel\": %.3e, "
       "\"grad_rel\": %.3e}}\n",
       a.networks, a.points, a.width, a.depth, a.inputs, a.outputs, np, a.precision.c_str(),
@@ -206,7 +207,7 @@ int run(const Args& a) {
       fivsim::choose_cpu_mapping(fivsim::mlp_batch_shape(d.L, a.points)) == fivsim::MlpCpuMapping::gemm ? "gemm"
                                                                                                         : "network",
       err.empty() ? "true" : "false", err.c_str(), gpu_s, gpu_s > 0 ? a.networks / gpu_s : 0.0,
-      gpu_s > 0 ? flops / gpu_s * 1e-9 : 0.0, gpu_thread_s, gpu_group_s, gpu_points_s, cpu_loss0,
+      gpu_s > 0 ? flops / gpu_s * 1e-9 : 0.0, gpu_thread_s, gpu_group_s, gpu_points_s, gpu_gemm_s, cpu_loss0,
       static_cast<double>(d.loss[0]), gpu_ran ? "gpu" : "cpu", loss_rel, grad_rel);
   return 0;
 }

@@ -1,12 +1,13 @@
 // tests/gpu/mlp_batch_gpu_test.cpp — the CUDA backend of the batched networks computes the CPU
-// backend's numbers on the same batch: about 2000 least-squares fits of 7 × 20 networks (both
-// mappings: a thread per network, a group of lanes per network, with its gradient summed in
-// shared memory or in place, a warp per network with its points on the lanes), narrower layouts in groups of 16 and 8
-// lanes, and 2000 LCP-PINNs of 3 × 5 networks (n = 1, 2, 5, 8): losses, gradients and natural-map residuals within
-// 1e-12 relative in double (FMA contraction is off on the device, so only libm's tanh and the order of the group's
-// forward sums differ) and 1e-4 in float; and trained batches (forward + backward + Adam step per network, all steps in
-// one launch) ending at the CPU's parameters after 20 steps, within 1e-10 relative in double and 1e-3 in float. Skips
-// without a device (ctest label gpu).
+// backend's numbers on the same batch: about 2000 least-squares fits of 7 × 20 networks (every
+// mapping: a thread per network, a group of lanes per network, with its gradient summed in shared
+// memory or in place, a warp per network with its points on the lanes, cuBLAS's batched products),
+// narrower layouts in groups of 16 and 8 lanes, and 2000 LCP-PINNs of 3 × 5 networks (n = 1, 2, 5,
+// 8): losses, gradients and natural-map residuals within 1e-12 relative in double (FMA contraction
+// is off on the device, so only libm's tanh and the order of the sums differ) and 1e-4 in float;
+// and trained batches (forward + backward + Adam step per network) ending at the CPU's parameters
+// after 20 steps, within 1e-10 relative in double and 1e-3 in float. Skips without a device (ctest
+// label gpu).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -105,6 +106,25 @@ TEST(MlpBatchGpu, PointsMappingMatchesCpu) {
     fit_matches_cpu<double>(1e-12, MlpCudaMapping::points, 1001, points, {5, 5, 5}, 4);
   }
   fit_matches_cpu<float>(1e-4, MlpCudaMapping::points, 1001, 32, kIrk);
+}
+
+// the gemm mapping: cuBLAS's batched products in a captured graph, at any width (64 neurons: past
+// what a warp holds); three replays of the graph give one replay's answer (nothing accumulates)
+TEST(MlpBatchGpu, GemmMappingMatchesCpu) {
+  for (int points : {1, 32, 45}) {
+    fit_matches_cpu<double>(1e-12, MlpCudaMapping::gemm, 1001, points, kIrk);
+    fit_matches_cpu<double>(1e-12, MlpCudaMapping::gemm, 1001, points, {5, 5, 5}, 4);
+  }
+  fit_matches_cpu<double>(1e-12, MlpCudaMapping::gemm, 257, 8, {64, 64}, 3);
+  fit_matches_cpu<float>(1e-4, MlpCudaMapping::gemm, 1001, 32, kIrk);
+  if (!cuda_device_info().available) GTEST_SKIP() << cuda_device_info().description;
+  auto once = test::make_fit_batch<double>(300, 32, 1, kIrk, 11);
+  auto thrice = once;
+  double s = 0.0;
+  ASSERT_EQ(mlp_fit_batch_cuda(once.L, once.view(), 1, s, MlpCudaMapping::gemm).error, "");
+  ASSERT_EQ(mlp_fit_batch_cuda(thrice.L, thrice.view(), 3, s, MlpCudaMapping::gemm).error, "");
+  EXPECT_EQ(once.loss, thrice.loss);
+  EXPECT_EQ(once.grad, thrice.grad);
 }
 
 TEST(MlpBatchGpu, GroupMappingRefusesWideLayers) {

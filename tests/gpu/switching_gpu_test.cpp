@@ -186,7 +186,9 @@ void expect_specialised_equals_generic(const json& doc) {
     EXPECT_EQ(x.orbit_n, y.orbit_n) << c;
     for (int k = 0; k < 2 * p.base.model.dof(); ++k)
       EXPECT_NEAR(x.series[k].rms(), y.series[k].rms(), 1e-12 * (1 + std::abs(x.series[k].rms()))) << c;
-    if (std::isfinite(x.lyapunov)) EXPECT_NEAR(x.lyapunov, y.lyapunov, 1e-12 * (1 + std::abs(x.lyapunov))) << c;
+    if (std::isfinite(x.lyapunov)) {
+      EXPECT_NEAR(x.lyapunov, y.lyapunov, 1e-12 * (1 + std::abs(x.lyapunov))) << c;
+    }
   }
 }
 

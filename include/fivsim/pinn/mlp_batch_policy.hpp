@@ -16,8 +16,11 @@ namespace fivsim {
 //   points     one warp per network, lane p holding point p of each chunk of 32 points and running
 //              the whole network for it, the weight gradient summed over the chunk in shared
 //              memory (layers of at most 32 neurons);
+//   gemm       each layer's products for all networks as one cuBLAS strided-batched GEMM, the
+//              element-wise work in kernels of their own, the whole pass one CUDA graph
+//              (pinn/mlp_gemm_plan.hpp, kernels/mlp_gemm.cu; any width);
 //   automatic  the table's choice.
-enum class MlpCudaMapping : int { automatic = 0, thread = 1, group = 2, points = 3 };
+enum class MlpCudaMapping : int { automatic = 0, thread = 1, group = 2, points = 3, gemm = 4 };
 // CPU (src/pinn/mlp_batch.cpp), one network per OpenMP iteration either way:
 //   network    the network's points one after another through the FIVSIM_HD forward and backward
 //              passes (what a CUDA thread runs);

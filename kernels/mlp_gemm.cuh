@@ -1,0 +1,17 @@
+// kernels/mlp_gemm.cuh — the `gemm` mapping's entry (kernels/mlp_gemm.cu), which the batched
+// networks' dispatch (kernels/mlp_batch.cu) calls: a batch of least-squares fits evaluated
+// `repeats` times as one captured graph of cuBLAS products and element-wise kernels.
+#pragma once
+
+#include "fivsim/pinn/mlp_batch.hpp"
+
+namespace fivsim {
+
+template <class T>
+DeviceOutcome mlp_fit_batch_cuda_gemm(const MlpLayout& L, const MlpFitBatch<T>& batch, int repeats, double& kernel_s);
+
+extern template DeviceOutcome mlp_fit_batch_cuda_gemm<double>(const MlpLayout&, const MlpFitBatch<double>&, int,
+                                                              double&);
+extern template DeviceOutcome mlp_fit_batch_cuda_gemm<float>(const MlpLayout&, const MlpFitBatch<float>&, int, double&);
+
+}  // namespace fivsim
