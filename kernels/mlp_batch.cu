@@ -391,6 +391,10 @@ FIVSIM_MLP_TRAIN_BATCH_CUDA(T) {
   const long B = batch.networks, np = L.param_count(), P = batch.points;
   // no networks: nothing to launch (a grid of zero blocks is a launch error)
   if (B <= 0) return {};
+  if (mapping == MlpCudaMapping::automatic)
+    mapping = L.max_width() <= 32 ? MlpCudaMapping::group : MlpCudaMapping::gemm;
+  if (mapping == MlpCudaMapping::gemm) return mlp_train_batch_cuda_gemm(L, batch, steps, opt, kernel_s);
+  if (mapping != MlpCudaMapping::group) return "mlp_train_batch_cuda: trained batches take the group or gemm mapping";
   if (L.max_width() > 32) return "mlp_train_batch_cuda: the group mapping takes layers of at most 32 neurons";
   const long work_per = optimizer_work_size(static_cast<int>(np), opt);
   cudaError_t err = cudaSuccess;

@@ -20,8 +20,11 @@ namespace {
 using cuda::device_alloc;
 using cuda::DevicePtr;
 
+// the buffers are __grid_constant__: indexed by a pass's run-time buffer names, they are read where
+// the launch put them rather than copied into each thread's local frame
 template <class T>
-__global__ void mlp_pass_kernel(MlpLayout L, MlpPassStep s, MlpGemmBuffers<T> buf, long networks) {
+__global__ void mlp_pass_kernel(MlpLayout L, MlpPassStep s, const __grid_constant__ MlpGemmBuffers<T> buf,
+                                long networks) {
   const long i = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= networks * s.count) return;
   const long b = i / s.count;
@@ -30,8 +33,8 @@ __global__ void mlp_pass_kernel(MlpLayout L, MlpPassStep s, MlpGemmBuffers<T> bu
 
 // the output's deltas: one warp a network, its loss the warp's sum of ½ d²
 template <class T>
-__global__ void mlp_output_delta_kernel(MlpLayout L, MlpPassStep s, MlpGemmBuffers<T> buf, long networks,
-                                        T* __restrict__ loss) {
+__global__ void mlp_output_delta_kernel(MlpLayout L, MlpPassStep s, const __grid_constant__ MlpGemmBuffers<T> buf,
+                                        long networks, T* __restrict__ loss) {
   const long b = (static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
   const int lane = static_cast<int>(threadIdx.x) & 31;
   if (b >= networks) return;  // the whole warp leaves
@@ -39,6 +42,40 @@ __global__ void mlp_output_delta_kernel(MlpLayout L, MlpPassStep s, MlpGemmBuffe
   for (int e = lane; e < s.count; e += 32) part += mlp_pass_element(L, s, buf, b, e);
   const T total = cuda::group_sum(part, 32);
   if (lane == 0) loss[b] = total;
+}
+
+// each network's optimizer run begun at its parameters x: a warp a network shares the copy into
+// the evaluation point (pinn/optimizer.hpp, kernels/mlp_group.cuh's GroupLanes)
+template <class T>
+__global__ void mlp_optimizer_start_kernel(long networks, int np, OptimizerOptions opt, const T* __restrict__ x,
+                                           T* __restrict__ work, long work_per, OptimizerRun<T>* __restrict__ runs) {
+  const long b = (static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+  const int lane = static_cast<int>(threadIdx.x) & 31;
+  if (b >= networks) return;
+  OptimizerRun<T> run;
+  optimizer_start(np, x + b * np, opt, run, work + b * work_per, cuda::GroupLanes{lane, 32});
+  if (lane == 0) runs[b] = run;
+}
+
+// each network's optimizer told the loss and gradient evaluated at its point, a warp a network
+// (every lane holds the run; lane 0 writes it back); a run that has ended is left as it is, with
+// the loss of its last evaluation
+template <class T>
+__global__ void mlp_optimizer_tell_kernel(long networks, int np, OptimizerOptions opt, T* __restrict__ x,
+                                          T* __restrict__ grad, T* __restrict__ work, long work_per,
+                                          OptimizerRun<T>* __restrict__ runs, const T* __restrict__ loss,
+                                          T* __restrict__ last_loss) {
+  const long b = (static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+  const int lane = static_cast<int>(threadIdx.x) & 31;
+  if (b >= networks) return;
+  OptimizerRun<T> run = runs[b];
+  if (run.done()) return;
+  optimizer_tell(np, x + b * np, grad + b * np, loss[b], opt, run, work + b * work_per, cuda::GroupLanes{lane, 32});
+  __syncwarp();  // every lane has read the run before lane 0 writes it
+  if (lane == 0) {
+    runs[b] = run;
+    last_loss[b] = loss[b];
+  }
 }
 
 template <class T>
@@ -82,12 +119,16 @@ struct MlpGemmDevice {
     if (stream) cudaStreamDestroy(stream);
   }
 
-  DeviceOutcome open(const MlpLayout& L, long B, int points) {
+  // every buffer allocated but, where `borrowed` says so, the parameters and the gradient, which
+  // the caller points into memory of its own
+  DeviceOutcome open(const MlpLayout& L, long B, int points, bool borrowed = false) {
     plan = mlp_gemm_plan(L, points);
     networks = B;
     cudaError_t err = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
     for (int k = 0; k < kMlpBuffers; ++k) {
-      data[k] = device_alloc<T>(static_cast<std::size_t>(B * plan.per_network[k]), err);
+      const bool lent =
+          borrowed && (k == static_cast<int>(MlpBuffer::params) || k == static_cast<int>(MlpBuffer::grad));
+      if (!lent) data[k] = device_alloc<T>(static_cast<std::size_t>(B * plan.per_network[k]), err);
       buffers.base[k] = data[k].get();
       buffers.per_network[k] = plan.per_network[k];
     }
@@ -133,11 +174,16 @@ struct MlpGemmDevice {
     return device_outcome(cudaGetLastError());
   }
 
-  // the plan captured into one graph, instantiated once
-  DeviceOutcome capture() {
+  // the plan, then `after` (more work on the stream), captured into one graph instantiated once
+  template <class After>
+  DeviceOutcome capture(After&& after) {
     cudaError_t err = cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal);
     if (err != cudaSuccess) return device_outcome(err);
-    const DeviceOutcome issued = issue();
+    DeviceOutcome issued = issue();
+    if (issued.error.empty()) {
+      after();
+      issued = device_outcome(cudaGetLastError());
+    }
     cudaGraph_t g = nullptr;
     err = cudaStreamEndCapture(stream, &g);
     if (!issued.error.empty()) {
@@ -169,7 +215,7 @@ DeviceOutcome mlp_fit_batch_cuda_gemm(const MlpLayout& L, const MlpFitBatch<T>& 
   upload(MlpBuffer::targets, batch.targets, err);
   if (err == cudaSuccess) err = cudaStreamSynchronize(d.stream);
   if (err != cudaSuccess) return device_outcome(err);
-  out = d.capture();
+  out = d.capture([] {});
   if (!out.error.empty()) return out;
   err = cuda::timed_launches(
       repeats, [&] { cudaGraphLaunch(d.graph, d.stream); }, kernel_s, d.stream);
@@ -182,6 +228,61 @@ DeviceOutcome mlp_fit_batch_cuda_gemm(const MlpLayout& L, const MlpFitBatch<T>& 
   return device_outcome(err);
 }
 
+template <class T>
+DeviceOutcome mlp_train_batch_cuda_gemm(const MlpLayout& L, const MlpTrainBatch<T>& batch, int steps,
+                                        const OptimizerOptions& opt, double& kernel_s) {
+  const long B = batch.networks, np = L.param_count();
+  if (B > 2147483647L) return DeviceOutcome("mlp_train_batch_cuda (gemm): more networks than cuBLAS batches take");
+  const long work_per = optimizer_work_size(static_cast<int>(np), opt);
+  MlpGemmDevice<T> d;
+  DeviceOutcome out = d.open(L, B, batch.points, true);
+  if (!out.error.empty()) return out;
+  cudaError_t err = cudaSuccess;
+  auto x = device_alloc<T>(static_cast<std::size_t>(B * np), err);
+  auto grad = device_alloc<T>(static_cast<std::size_t>(B * np), err);
+  auto work = device_alloc<T>(static_cast<std::size_t>(B * work_per), err);
+  auto last_loss = device_alloc<T>(static_cast<std::size_t>(B), err);
+  auto runs = device_alloc<OptimizerRun<T>>(static_cast<std::size_t>(B), err);
+  if (err != cudaSuccess) return device_outcome(err);
+  // the plan evaluates each network at its optimizer's evaluation point, its gradient written
+  // where the optimizer reads it
+  const int params = static_cast<int>(MlpBuffer::params), g = static_cast<int>(MlpBuffer::grad);
+  d.buffers.base[params] = optimizer_eval_x(static_cast<int>(np), work.get());
+  d.buffers.base[g] = optimizer_eval_grad(static_cast<int>(np), work.get());
+  d.buffers.per_network[params] = d.buffers.per_network[g] = work_per;
+  const auto upload = [&](T* to, const T* host, long count) {
+    if (err == cudaSuccess) err = cudaMemcpyAsync(to, host, sizeof(T) * count, cudaMemcpyHostToDevice, d.stream);
+  };
+  upload(x.get(), batch.params, B * np);
+  upload(d.at(MlpBuffer::inputs), batch.inputs, B * batch.points * L.inputs());
+  upload(d.at(MlpBuffer::targets), batch.targets, B * batch.points * L.outputs());
+  const unsigned warps = static_cast<unsigned>((B * 32 + kPassBlock - 1) / kPassBlock);
+  if (err == cudaSuccess) {
+    mlp_optimizer_start_kernel<T>
+        <<<warps, kPassBlock, 0, d.stream>>>(B, static_cast<int>(np), opt, x.get(), work.get(), work_per, runs.get());
+    err = cudaStreamSynchronize(d.stream);
+  }
+  if (err != cudaSuccess) return device_outcome(err);
+  out = d.capture([&] {
+    mlp_optimizer_tell_kernel<T><<<warps, kPassBlock, 0, d.stream>>>(B, static_cast<int>(np), opt, x.get(), grad.get(),
+                                                                     work.get(), work_per, runs.get(), d.loss.get(),
+                                                                     last_loss.get());
+  });
+  if (!out.error.empty()) return out;
+  err = cuda::timed_launches(
+      steps, [&] { cudaGraphLaunch(d.graph, d.stream); }, kernel_s, d.stream);
+  if (err == cudaSuccess)
+    err = cudaMemcpyAsync(batch.loss, last_loss.get(), sizeof(T) * B, cudaMemcpyDeviceToHost, d.stream);
+  if (err == cudaSuccess)
+    err = cudaMemcpyAsync(batch.params, x.get(), sizeof(T) * B * np, cudaMemcpyDeviceToHost, d.stream);
+  if (err == cudaSuccess) err = cudaStreamSynchronize(d.stream);
+  return device_outcome(err);
+}
+
+template DeviceOutcome mlp_train_batch_cuda_gemm<double>(const MlpLayout&, const MlpTrainBatch<double>&, int,
+                                                         const OptimizerOptions&, double&);
+template DeviceOutcome mlp_train_batch_cuda_gemm<float>(const MlpLayout&, const MlpTrainBatch<float>&, int,
+                                                        const OptimizerOptions&, double&);
 template DeviceOutcome mlp_fit_batch_cuda_gemm<double>(const MlpLayout&, const MlpFitBatch<double>&, int, double&);
 template DeviceOutcome mlp_fit_batch_cuda_gemm<float>(const MlpLayout&, const MlpFitBatch<float>&, int, double&);
 

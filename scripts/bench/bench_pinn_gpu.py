@@ -80,13 +80,15 @@ def main():
             train_rows.append({"layout": name, "points": points, "fivsim": ours, "torch": peer,
                                "ratio_vs_torch": ratio})
     if train_rows:
-        print("\n| network | points | fivsim GPU (s/step) | fivsim CPU (s/step) | PyTorch best (form, optimizer) "
-              "| ratio | loss0 CPU / GPU |")
-        print("|---|---|---|---|---|---|---|")
+        print("\n| network | points | fivsim GPU (s/step) | group / gemm mapping (s/step) | fivsim CPU (s/step) "
+              "| PyTorch best (form, optimizer) | ratio | loss0 CPU / GPU |")
+        print("|---|---|---|---|---|---|---|---|")
         for r in train_rows:
             f, p = r["fivsim"], r["torch"]
-            print("| %s | %d | %.3g | %.3g | %s (%s, %s) | %s | %.6g / %.6g |" % (
-                r["layout"], r["points"], f.get("gpu_step_s", nan), f.get("cpu_step_s", nan),
+            print("| %s | %d | %.3g | %s | %.3g | %s (%s, %s) | %s | %.6g / %.6g |" % (
+                r["layout"], r["points"], f.get("gpu_step_s", nan),
+                " / ".join("%.3g" % f["gpu_%s_step_s" % m] if f.get("gpu_%s_step_s" % m) else "n/a"
+                           for m in ("group", "gemm")), f.get("cpu_step_s", nan),
                 "%.3g" % p["best_s"] if "best_s" in p else "n/a", p.get("best", p.get("error", "?")),
                 p.get("optimizer", {}).get(p.get("best"), "?") if isinstance(p.get("optimizer"), dict) else "?",
                 "%.1fx" % r["ratio_vs_torch"] if r["ratio_vs_torch"] else "n/a",

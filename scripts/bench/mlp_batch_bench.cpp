@@ -99,25 +99,35 @@ int run_training(const Args& a) {
   const auto t0 = std::chrono::steady_clock::now();
   fivsim::mlp_train_batch_cpu(d.L, d.train_view(cpu_params, cpu_loss), cpu_steps, adam, a.cpu_threads);
   const double cpu_step_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / cpu_steps;
-  // CUDA: the CPU's steps from the same start (the agreement check, and the warm-up), then all steps
-  std::vector<T> gpu_params = d.params, gpu_loss(static_cast<std::size_t>(a.networks));
-  double check_s = 0.0, total_s = 0.0;
-  std::string err =
-      fivsim::mlp_train_batch_cuda(d.L, d.train_view(gpu_params, gpu_loss), cpu_steps, adam, check_s).error;
-  const double gpu_loss0 = static_cast<double>(gpu_loss[0]);
-  gpu_params = d.params;
-  if (err.empty())
-    err = fivsim::mlp_train_batch_cuda(d.L, d.train_view(gpu_params, gpu_loss), a.train_steps, adam, total_s).error;
-  const double gpu_step_s = err.empty() ? total_s / a.train_steps : 0.0;
+  // CUDA, each mapping that trains: the CPU's steps from the same start (the agreement check, and
+  // the warm-up), then all steps; the automatic choice is reported as gpu_step_s
+  double gpu_loss0 = 0.0;
+  const auto time_gpu = [&](fivsim::MlpCudaMapping mapping, std::string& err) {
+    std::vector<T> gpu_params = d.params, gpu_loss(static_cast<std::size_t>(a.networks));
+    double check_s = 0.0, total_s = 0.0;
+    err =
+        fivsim::mlp_train_batch_cuda(d.L, d.train_view(gpu_params, gpu_loss), cpu_steps, adam, check_s, mapping).error;
+    if (mapping == fivsim::MlpCudaMapping::automatic) gpu_loss0 = static_cast<double>(gpu_loss[0]);
+    gpu_params = d.params;
+    if (err.empty())
+      err = fivsim::mlp_train_batch_cuda(d.L, d.train_view(gpu_params, gpu_loss), a.train_steps, adam, total_s, mapping)
+                .error;
+    return err.empty() ? total_s / a.train_steps : 0.0;
+  };
+  std::string err, group_err, gemm_err;
+  const double gpu_step_s = time_gpu(fivsim::MlpCudaMapping::automatic, err);
+  const double gpu_group_step_s = time_gpu(fivsim::MlpCudaMapping::group, group_err);
+  const double gpu_gemm_step_s = time_gpu(fivsim::MlpCudaMapping::gemm, gemm_err);
   std::printf(
       "{\"networks\": %ld, \"points\": %d, \"hidden\": \"%dx%d\", \"inputs\": %d, \"outputs\": %d, \"params\": %ld, "
       "\"precision\": \"%s\", \"optimizer\": \"adam\", \"train_steps\": %d, \"cpu_threads\": %d, "
       "\"cpu_step_s\": %.6e, \"gpu\": %s, \"gpu_error\": \"%s\", \"gpu_step_s\": %.6e, "
+      "\"gpu_group_step_s\": %.6e, \"gpu_gemm_step_s\": %.6e, "
       "\"gpu_network_steps_per_s\": %.6e, \"cpu_loss0\": %.17g, \"gpu_loss0\": %.17g}\n",
       a.networks, a.points, a.width, a.depth, a.inputs, a.outputs, static_cast<long>(d.L.param_count()),
       a.precision.c_str(), a.train_steps, a.cpu_threads > 0 ? a.cpu_threads : omp_get_max_threads(), cpu_step_s,
-      err.empty() ? "true" : "false", err.c_str(), gpu_step_s, gpu_step_s > 0 ? a.networks / gpu_step_s : 0.0,
-      static_cast<double>(cpu_loss[0]), gpu_loss0);
+      err.empty() ? "true" : "false", err.c_str(), gpu_step_s, gpu_group_step_s, gpu_gemm_step_s,
+      gpu_step_s > 0 ? a.networks / gpu_step_s : 0.0, static_cast<double>(cpu_loss[0]), gpu_loss0);
   return 0;
 }
 

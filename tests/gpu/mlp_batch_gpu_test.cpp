@@ -57,18 +57,20 @@ void lcp_matches_cpu(double tol) {
   }
 }
 
+// 20 steps asked; Adam's own count (max_iter) past them, or ending before them
 template <class T>
-void training_matches_cpu(double tol, long networks, int points, const std::vector<int>& hidden) {
+void training_matches_cpu(double tol, long networks, int points, const std::vector<int>& hidden,
+                          MlpCudaMapping mapping = MlpCudaMapping::automatic, int adam_steps = 21) {
   if (!cuda_device_info().available) GTEST_SKIP() << cuda_device_info().description;
   auto d = test::make_fit_batch<T>(networks, points, 2, hidden, 10);
   OptimizerOptions adam;
   adam.kind = OptimizerKind::adam;
-  adam.max_iter = 21;
+  adam.max_iter = adam_steps;
   adam.tol = 0.0;
   std::vector<T> cpu = d.params, gpu = d.params, cpu_loss(static_cast<std::size_t>(networks)), gpu_loss = cpu_loss;
   mlp_train_batch_cpu(d.L, d.train_view(cpu, cpu_loss), 20, adam, 0);
   double s = 0.0;
-  ASSERT_EQ(mlp_train_batch_cuda(d.L, d.train_view(gpu, gpu_loss), 20, adam, s).error, "");
+  ASSERT_EQ(mlp_train_batch_cuda(d.L, d.train_view(gpu, gpu_loss), 20, adam, s, mapping).error, "");
   EXPECT_LT(worst_relative(gpu, cpu), tol);
   EXPECT_LT(worst_relative(gpu_loss, cpu_loss), tol);
   EXPECT_NE(cpu, d.params);  // the steps moved the parameters
@@ -84,6 +86,15 @@ TEST(MlpBatchGpu, TrainingMatchesCpuDouble) {
   training_matches_cpu<double>(1e-10, 999, 32, {5, 5, 5});
 }
 TEST(MlpBatchGpu, TrainingMatchesCpuFloat) { training_matches_cpu<float>(1e-3, 1001, 32, kIrk); }
+// the gemm mapping's steps: one graph a step, the tells a warp a network; runs that end before the
+// last step (Adam's 10) keep their point and last loss; 64 neurons, past a warp
+TEST(MlpBatchGpu, GemmTrainingMatchesCpu) {
+  training_matches_cpu<double>(1e-10, 1001, 1, kIrk, MlpCudaMapping::gemm);
+  training_matches_cpu<double>(1e-10, 1001, 32, kIrk, MlpCudaMapping::gemm);
+  training_matches_cpu<double>(1e-10, 999, 32, {5, 5, 5}, MlpCudaMapping::gemm, 10);
+  training_matches_cpu<double>(1e-10, 257, 8, {64, 64}, MlpCudaMapping::automatic);
+  training_matches_cpu<float>(1e-3, 1001, 32, kIrk, MlpCudaMapping::gemm);
+}
 
 TEST(MlpBatchGpu, FitMatchesCpuDouble) {
   fit_matches_cpu<double>(1e-12, MlpCudaMapping::thread, 2000, 4, kIrk);

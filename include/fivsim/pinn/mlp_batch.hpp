@@ -171,15 +171,23 @@ DeviceOutcome mlp_fit_batch_cuda(const MlpLayout& L, const MlpFitBatch<T>& batch
   DeviceOutcome lcp_pinn_batch_cuda(const MlpLayout& L, const LcpPinnBatch<T>& batch, int repeats, double& kernel_s)
 template <class T>
 FIVSIM_LCP_PINN_BATCH_CUDA(T);
-// CUDA backend of mlp_train_batch_cpu: one group of lanes per network (layers of at most 32
-// neurons) runs all `steps` steps in one launch — forward and backward passes over the network's
-// points, the gradient summed in shared memory, the optimizer's tell over the group's lanes — with
-// each network's optimizer state in device memory. kernel_s gets the device time of the launch.
+// CUDA backend of mlp_train_batch_cpu, each network with its optimizer state in device memory, by
+// `mapping`: group — one group of lanes per network (layers of at most 32 neurons) runs all `steps`
+// steps in one launch (forward and backward passes over the network's points, the gradient summed
+// in shared memory, the optimizer's tell over the group's lanes); gemm — each step the gemm
+// mapping's products and passes at every network's evaluation point, then every network's tell, as
+// one graph launched once a step (any width); automatic — group where the layers fit a warp, else
+// gemm. kernel_s gets the device time of the steps.
 #define FIVSIM_MLP_TRAIN_BATCH_CUDA(T)                                                             \
   DeviceOutcome mlp_train_batch_cuda(const MlpLayout& L, const MlpTrainBatch<T>& batch, int steps, \
-                                     const OptimizerOptions& opt, double& kernel_s)
+                                     const OptimizerOptions& opt, double& kernel_s, MlpCudaMapping mapping)
 template <class T>
 FIVSIM_MLP_TRAIN_BATCH_CUDA(T);
+template <class T>
+DeviceOutcome mlp_train_batch_cuda(const MlpLayout& L, const MlpTrainBatch<T>& batch, int steps,
+                                   const OptimizerOptions& opt, double& kernel_s) {
+  return mlp_train_batch_cuda(L, batch, steps, opt, kernel_s, MlpCudaMapping::automatic);
+}
 // every CUDA entry point of the batched networks, for T
 #define FIVSIM_MLP_BATCH_CUDA_ENTRIES(PREFIX, T) \
   PREFIX FIVSIM_MLP_FIT_BATCH_CUDA(T);           \
