@@ -1,6 +1,7 @@
 // kernels/sweep_pinn.cu — the CUDA backend of a PINN sweep: the chunk's cases trained in lockstep
 // (cases/pinn_case.hpp; the kernels of each time step, begin, the training rounds of evaluations
-// and tells, and end: docs/DESIGN.md "Lockstep PINN training"). The per-case code is the CPU
+// and tells, and end: docs/DESIGN.md "Lockstep PINN training"), all of a chunk's steps one CUDA
+// graph whose while nodes read the device's counts, or launched one by one from the host. The per-case code is the CPU
 // backend's; the evaluations and tells sum in a different order, so the two agree to rounding
 // (tests/gpu/sweep_gpu_test.cpp states the tolerance).
 #include <cuda_runtime.h>
@@ -56,10 +57,10 @@ __device__ void list_row(const PinnStepRun<T>& r, int row, int* contact, int* dy
     dynamics[atomicAdd(&count[1], 1)] = row;
 }
 
-__global__ void begin_kernel(PinnCase<D>* __restrict__ run, const long* __restrict__ active, int na,
+__global__ void begin_kernel(PinnCase<D>* __restrict__ run, const long* __restrict__ active, const int* __restrict__ na,
                              int* __restrict__ contact, int* __restrict__ dynamics, int* __restrict__ count) {
   const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-  if (i >= na) return;
+  if (i >= *na) return;
   const long c = active[i];
   PinnCase<D>& x = run[c];
   pinn_case_step_begin(x);
@@ -172,11 +173,32 @@ __global__ void lcp_tell_kernel(PinnCase<D>* __restrict__ run, const int* __rest
   if (pinn_case_tell(x, row % 2, loss[slot])) list_row(x.step[row % 2], row, contact, dynamics, count);
 }
 
-__global__ void end_kernel(PinnCase<D>* __restrict__ run, const long* __restrict__ active, int na,
+__global__ void end_kernel(PinnCase<D>* __restrict__ run, const long* __restrict__ active, const int* __restrict__ na,
                            long* __restrict__ next, int* __restrict__ next_count) {
   const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-  if (i >= na) return;
+  if (i >= *na) return;
   if (pinn_case_step_end(run[active[i]])) next[atomicAdd(next_count, 1)] = active[i];
+}
+
+// the cases going on become the active list (count[1] of them, from next), count[0] their number;
+// in a graph, the time-step loop goes on while any is left and its rounds loop is entered afresh
+__global__ void advance_kernel(long* __restrict__ active, const long* __restrict__ next, int* __restrict__ count,
+                               bool in_graph, cudaGraphConditionalHandle steps, cudaGraphConditionalHandle rounds) {
+  const int na = count[1];
+  for (long i = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x; i < na;
+       i += static_cast<long>(gridDim.x) * blockDim.x)
+    active[i] = next[i];
+  if (blockIdx.x != 0 || threadIdx.x != 0) return;
+  count[0] = na;
+  if (in_graph) {
+    cudaGraphSetConditional(steps, na > 0 ? 1u : 0u);
+    cudaGraphSetConditional(rounds, 1u);
+  }
+}
+
+// the rounds loop of a graph goes on while a row of either stage is left to train
+__global__ void rounds_continue_kernel(const int* __restrict__ rows_left, cudaGraphConditionalHandle rounds) {
+  cudaGraphSetConditional(rounds, rows_left[0] + rows_left[1] > 0 ? 1u : 0u);
 }
 
 __global__ void totals_kernel(const PinnCase<D>* __restrict__ run, long n, PinnTotals* __restrict__ totals) {
@@ -229,6 +251,182 @@ cudaError_t read_counts(const int* d_count, int (&values)[2]) {
   return cudaMemcpy(values, d_count, 2 * sizeof(int), cudaMemcpyDeviceToHost);
 }
 
+// the lockstep's device lists and what sizes its kernels
+struct Lockstep {
+  PinnCase<D>* run = nullptr;
+  long n = 0;
+  long* active = nullptr;
+  long* next_active = nullptr;
+  int* rows[2] = {};       // this round's rows: contact, dynamics
+  int* next_rows[2] = {};  // the next round's
+  T* loss[2] = {};
+  // [0] active cases, [1] the next step's, [2, 3] and [4, 5] two rounds' row counts (contact,
+  // dynamics), this round's and the next's in turn
+  int* count = nullptr;
+  int group = 0, lcp_group = 0;  // lanes per row of either stage
+};
+
+// one training round on `stream`: every listed row's evaluation, then its tell, the rows that go on
+// listed for the next round (next_rows, n_next); the grids cover lcp_bound and dyn_bound rows, the
+// kernels reading how many there are from n_now
+void launch_round(const Lockstep& s, cudaStream_t stream, int* const rows[2], const int* n_now, int* const next_rows[2],
+                  int* n_next, long lcp_bound, long dyn_bound) {
+  if (lcp_bound > 0)
+    lcp_evaluate_kernel<<<blocks_for(lcp_bound * s.lcp_group, 128), 128, 0, stream>>>(s.run, rows[0], n_now,
+                                                                                      s.lcp_group, s.loss[0]);
+  if (s.group <= 32) {
+    const int block = s.group == 32 ? 64 : 128;
+    evaluate_kernel<<<blocks_for(dyn_bound * s.group, block), block, 0, stream>>>(s.run, rows[1], n_now + 1, s.group,
+                                                                                  s.loss[1]);
+  } else {
+    evaluate_thread_kernel<<<blocks_for(dyn_bound, kCaseBlock), kCaseBlock, 0, stream>>>(s.run, rows[1], n_now + 1,
+                                                                                         s.loss[1]);
+  }
+  cudaMemsetAsync(n_next, 0, 2 * sizeof(int), stream);
+  if (lcp_bound > 0)
+    lcp_tell_kernel<<<blocks_for(lcp_bound, kCaseBlock), kCaseBlock, 0, stream>>>(s.run, rows[0], n_now, s.loss[0],
+                                                                                  next_rows[0], next_rows[1], n_next);
+  tell_kernel<<<blocks_for(dyn_bound * 32, 64), 64, 0, stream>>>(s.run, rows[1], n_now + 1, s.loss[1], next_rows[1],
+                                                                 n_next);
+}
+
+// PinnRounds::launches: kernel by kernel from the host, which reads the row counts back every
+// kRoundsPerSync rounds and the active count every step
+cudaError_t run_launches(Lockstep s) {
+  int na = 0;
+  cudaError_t err = read_count(s.count, na);
+  int* round_count[2] = {s.count + 2, s.count + 4};
+  // one time step of every active case per pass; the host moves them on together
+  while (err == cudaSuccess && na > 0) {
+    cudaMemset(round_count[0], 0, 2 * sizeof(int));
+    begin_kernel<<<blocks_for(na, kCaseBlock), kCaseBlock>>>(s.run, s.active, s.count, s.rows[0], s.rows[1],
+                                                             round_count[0]);
+    int nr[2] = {0, 0};  // rows training their LCP-PINN, their dynamic network (as last read)
+    err = cudaGetLastError();
+    if (err == cudaSuccess) err = read_counts(round_count[0], nr);
+    // the kernels read this round's row counts on the device and write the next round's. The lists
+    // only shrink, except that LCP-PINN rows move to the dynamic list, so the counts last read
+    // bound the grids: nr[0] the LCP-PINN rows', nr[0] + nr[1] the dynamic rows'
+    int cur = 0;
+    while (err == cudaSuccess && nr[0] + nr[1] > 0) {
+      const long lcp_bound = nr[0], dyn_bound = static_cast<long>(nr[0]) + nr[1];
+      for (int k = 0; k < kRoundsPerSync; ++k, cur ^= 1) {
+        launch_round(s, nullptr, s.rows, round_count[cur], s.next_rows, round_count[cur ^ 1], lcp_bound, dyn_bound);
+        std::swap(s.rows, s.next_rows);
+      }
+      err = cudaGetLastError();
+      if (err == cudaSuccess) err = read_counts(round_count[cur], nr);
+    }
+    if (err != cudaSuccess) break;
+    cudaMemset(s.count + 1, 0, sizeof(int));
+    end_kernel<<<blocks_for(na, kCaseBlock), kCaseBlock>>>(s.run, s.active, s.count, s.next_active, s.count + 1);
+    advance_kernel<<<blocks_for(s.n, 256), 256>>>(s.active, s.next_active, s.count, false, 0, 0);
+    err = cudaGetLastError();
+    if (err == cudaSuccess) err = read_count(s.count, na);
+  }
+  return err;
+}
+
+// a while node appended to what `stream` has captured so far, its body captured on `body_stream`
+// by body(handle); the handle starts at 1 at every launch of the graph, and the kernels of the body
+// (or after it) set it
+template <class Body>
+cudaError_t capture_while(cudaStream_t stream, cudaStream_t body_stream, cudaGraphConditionalHandle& handle,
+                          Body&& body) {
+  cudaStreamCaptureStatus status{};
+  cudaGraph_t graph = nullptr;
+  const cudaGraphNode_t* deps = nullptr;
+  const cudaGraphEdgeData* edges = nullptr;
+  std::size_t n_deps = 0;
+  cudaError_t err = cudaStreamGetCaptureInfo(stream, &status, nullptr, &graph, &deps, &edges, &n_deps);
+  if (err == cudaSuccess) err = cudaGraphConditionalHandleCreate(&handle, graph, 1, cudaGraphCondAssignDefault);
+  cudaGraphNodeParams node{};
+  node.type = cudaGraphNodeTypeConditional;
+  node.conditional.handle = handle;
+  node.conditional.type = cudaGraphCondTypeWhile;
+  node.conditional.size = 1;
+  cudaGraphNode_t added = nullptr;
+  if (err == cudaSuccess) err = cudaGraphAddNode(&added, graph, deps, edges, n_deps, &node);
+  if (err == cudaSuccess)
+    err = cudaStreamUpdateCaptureDependencies(stream, &added, nullptr, 1, cudaStreamSetCaptureDependencies);
+  cudaGraph_t body_graph = err == cudaSuccess ? node.conditional.phGraph_out[0] : nullptr;
+  if (err == cudaSuccess)
+    err = cudaStreamBeginCaptureToGraph(body_stream, body_graph, nullptr, nullptr, 0, cudaStreamCaptureModeRelaxed);
+  if (err != cudaSuccess) return err;
+  body(handle);
+  err = cudaGetLastError();
+  const cudaError_t ended = cudaStreamEndCapture(body_stream, &body_graph);
+  return err != cudaSuccess ? err : ended;
+}
+
+// streams that capture, destroyed with the graph's owner
+struct CaptureStreams {
+  cudaStream_t s[3] = {};
+  cudaError_t err = cudaSuccess;
+  CaptureStreams() {
+    for (cudaStream_t& x : s)
+      if (err == cudaSuccess) err = cudaStreamCreateWithFlags(&x, cudaStreamNonBlocking);
+  }
+  ~CaptureStreams() {
+    for (cudaStream_t x : s)
+      if (x) cudaStreamDestroy(x);
+  }
+  CaptureStreams(const CaptureStreams&) = delete;
+  CaptureStreams& operator=(const CaptureStreams&) = delete;
+};
+
+// PinnRounds::graph: every time step of the chunk as one graph launch with no host round trip —
+//   while cases are active { begin; while rows train { round; round }; end; advance }
+// with grids for every row a chunk can have (2n of each stage; rows past the counts leave at once).
+// Built before the chunk's timing starts, launched after its start kernel.
+class LockstepGraph {
+ public:
+  explicit LockstepGraph(const Lockstep& s) {
+    CaptureStreams cs;
+    err_ = cs.err;
+    if (err_ != cudaSuccess) return;
+    cudaStream_t top = cs.s[0], step = cs.s[1], round = cs.s[2];
+    const long bound = 2 * s.n;
+    int* const rc[2] = {s.count + 2, s.count + 4};
+    err_ = cudaStreamBeginCapture(top, cudaStreamCaptureModeRelaxed);
+    if (err_ != cudaSuccess) return;
+    cudaGraphConditionalHandle steps = 0, rounds = 0;
+    err_ = capture_while(top, step, steps, [&](cudaGraphConditionalHandle steps_h) {
+      cudaMemsetAsync(rc[0], 0, 2 * sizeof(int), step);
+      begin_kernel<<<blocks_for(s.n, kCaseBlock), kCaseBlock, 0, step>>>(s.run, s.active, s.count, s.rows[0], s.rows[1],
+                                                                         rc[0]);
+      const cudaError_t inner = capture_while(step, round, rounds, [&](cudaGraphConditionalHandle rounds_h) {
+        // two rounds, so that the lists are back where begin writes them
+        launch_round(s, round, s.rows, rc[0], s.next_rows, rc[1], bound, bound);
+        launch_round(s, round, s.next_rows, rc[1], s.rows, rc[0], bound, bound);
+        rounds_continue_kernel<<<1, 1, 0, round>>>(rc[0], rounds_h);
+      });
+      if (inner != cudaSuccess) return;
+      cudaMemsetAsync(s.count + 1, 0, sizeof(int), step);
+      end_kernel<<<blocks_for(s.n, kCaseBlock), kCaseBlock, 0, step>>>(s.run, s.active, s.count, s.next_active,
+                                                                       s.count + 1);
+      advance_kernel<<<blocks_for(s.n, 256), 256, 0, step>>>(s.active, s.next_active, s.count, true, steps_h, rounds);
+    });
+    cudaGraph_t graph = nullptr;
+    const cudaError_t ended = cudaStreamEndCapture(top, &graph);
+    if (err_ == cudaSuccess) err_ = ended;
+    if (err_ == cudaSuccess) err_ = cudaGraphInstantiate(&exec_, graph, 0);
+    if (graph) cudaGraphDestroy(graph);
+  }
+  ~LockstepGraph() {
+    if (exec_) cudaGraphExecDestroy(exec_);
+  }
+  LockstepGraph(const LockstepGraph&) = delete;
+  LockstepGraph& operator=(const LockstepGraph&) = delete;
+  cudaError_t error() const { return err_; }
+  // on the legacy stream: after the start kernel, before the totals
+  cudaError_t launch() const { return err_ != cudaSuccess ? err_ : cudaGraphLaunch(exec_, nullptr); }
+
+ private:
+  cudaError_t err_ = cudaSuccess;
+  cudaGraphExec_t exec_ = nullptr;
+};
+
 }  // namespace
 
 FIVSIM_RUN_CHUNK_CUDA_PINN {
@@ -258,7 +456,7 @@ FIVSIM_RUN_CHUNK_CUDA_PINN {
   // the rows of either stage, this round's and the next's: [contact | dynamics | next contact | next dynamics]
   auto d_rows = device_alloc<int>(8 * un, err);
   auto d_loss = device_alloc<T>(4 * un, err);
-  auto d_count = device_alloc<int>(6, err);  // the host's counter, then two rounds' row counts
+  auto d_count = device_alloc<int>(6, err);  // Lockstep::count
   const PinnShared shared{ch.set, an, opt};
   if (err == cudaSuccess && n_stage > 0)
     err = cudaMemcpy(d_stage.get(), ch.tab.a, sizeof(T) * n_stage, cudaMemcpyHostToDevice);
@@ -268,7 +466,7 @@ FIVSIM_RUN_CHUNK_CUDA_PINN {
   std::optional<RaisedStackLimit> stack;
   if (err == cudaSuccess) {
     stack.emplace(start_kernel, begin_kernel, evaluate_kernel, lcp_evaluate_kernel, evaluate_thread_kernel, tell_kernel,
-                  lcp_tell_kernel, end_kernel);
+                  lcp_tell_kernel, end_kernel, advance_kernel);
     err = stack->error();
   }
   if (err != cudaSuccess) {
@@ -280,68 +478,36 @@ FIVSIM_RUN_CHUNK_CUDA_PINN {
   // 8 outputs (larger LCPs are evaluated by one lane, lcp_evaluate_kernel)
   const int group = cuda::group_lanes(ch.set.dynamics);
   const int lcp_group = cuda::group_lanes(lcp_pinn_layout(ch.set.lcp, kLcpPinnMaxWidth / 2));
-  long* active = d_active.get();
-  long* next_active = active + n;
-  int* rows[2] = {d_rows.get(), d_rows.get() + 2 * n};  // contact, dynamics
-  int* next_rows[2] = {d_rows.get() + 4 * n, d_rows.get() + 6 * n};
-  T* loss[2] = {d_loss.get(), d_loss.get() + 2 * n};
-  int* count = d_count.get();
-  int* round_count[2] = {count + 2, count + 4};
+  Lockstep s;
+  s.run = d_run.get();
+  s.n = n;
+  s.active = d_active.get();
+  s.next_active = s.active + n;
+  s.rows[0] = d_rows.get();
+  s.rows[1] = d_rows.get() + 2 * n;
+  s.next_rows[0] = d_rows.get() + 4 * n;
+  s.next_rows[1] = d_rows.get() + 6 * n;
+  s.loss[0] = d_loss.get();
+  s.loss[1] = d_loss.get() + 2 * n;
+  s.count = d_count.get();
+  s.group = group;
+  s.lcp_group = lcp_group;
+  std::optional<LockstepGraph> graph;
+  if (ch.rounds == PinnRounds::graph) {
+    graph.emplace(s);
+    if (graph->error() != cudaSuccess) {
+      err = graph->error();
+      cudaGetLastError();
+      return device_outcome(err);
+    }
+  }
   cuda::EventPair ev;
   cudaEventRecord(ev.start);
   start_kernel<<<blocks_for(n, kCaseBlock), kCaseBlock>>>(dev.batch, d_shared.get(), tab, L, copies, d_arena.get(),
                                                           d_run.get(), d_results.get(), d_points.get(), per_case,
-                                                          active, count);
-  int na = 0;
+                                                          s.active, s.count);
   err = cudaGetLastError();
-  if (err == cudaSuccess) err = read_count(count, na);
-  // one time step of every active case per pass; the host moves them on together
-  while (err == cudaSuccess && na > 0) {
-    cudaMemset(round_count[0], 0, 2 * sizeof(int));
-    begin_kernel<<<blocks_for(na, kCaseBlock), kCaseBlock>>>(d_run.get(), active, na, rows[0], rows[1], round_count[0]);
-    int nr[2] = {0, 0};  // rows training their LCP-PINN, their dynamic network (as last read)
-    err = cudaGetLastError();
-    if (err == cudaSuccess) err = read_counts(round_count[0], nr);
-    // rounds of every row's evaluation, then every row's tell, in either stage; the kernels read
-    // this round's row counts on the device and write the next round's, so the host reads them
-    // back only every kRoundsPerSync rounds. The lists only shrink, except that LCP-PINN rows move
-    // to the dynamic list, so the counts last read bound the grids: nr[0] the LCP-PINN rows',
-    // nr[0] + nr[1] the dynamic rows'
-    int cur = 0;
-    while (err == cudaSuccess && nr[0] + nr[1] > 0) {
-      const long lcp_bound = nr[0], dyn_bound = static_cast<long>(nr[0]) + nr[1];
-      for (int k = 0; k < kRoundsPerSync; ++k, cur ^= 1) {
-        const int* n_now = round_count[cur];
-        int* n_next = round_count[cur ^ 1];
-        if (lcp_bound > 0)
-          lcp_evaluate_kernel<<<blocks_for(lcp_bound * lcp_group, 128), 128>>>(d_run.get(), rows[0], n_now, lcp_group,
-                                                                               loss[0]);
-        if (group <= 32) {
-          const int block = group == 32 ? 64 : 128;
-          evaluate_kernel<<<blocks_for(dyn_bound * group, block), block>>>(d_run.get(), rows[1], n_now + 1, group,
-                                                                           loss[1]);
-        } else {
-          evaluate_thread_kernel<<<blocks_for(dyn_bound, kCaseBlock), kCaseBlock>>>(d_run.get(), rows[1], n_now + 1,
-                                                                                    loss[1]);
-        }
-        cudaMemsetAsync(n_next, 0, 2 * sizeof(int));
-        if (lcp_bound > 0)
-          lcp_tell_kernel<<<blocks_for(lcp_bound, kCaseBlock), kCaseBlock>>>(d_run.get(), rows[0], n_now, loss[0],
-                                                                             next_rows[0], next_rows[1], n_next);
-        tell_kernel<<<blocks_for(dyn_bound * 32, 64), 64>>>(d_run.get(), rows[1], n_now + 1, loss[1], next_rows[1],
-                                                            n_next);
-        std::swap(rows, next_rows);
-      }
-      err = cudaGetLastError();
-      if (err == cudaSuccess) err = read_counts(round_count[cur], nr);
-    }
-    if (err != cudaSuccess) break;
-    cudaMemset(count, 0, sizeof(int));
-    end_kernel<<<blocks_for(na, kCaseBlock), kCaseBlock>>>(d_run.get(), active, na, next_active, count);
-    err = cudaGetLastError();
-    if (err == cudaSuccess) err = read_count(count, na);
-    std::swap(active, next_active);
-  }
+  if (err == cudaSuccess) err = graph ? graph->launch() : run_launches(s);
   if (err == cudaSuccess) {
     totals_kernel<<<blocks_for(n, kCaseBlock), kCaseBlock>>>(d_run.get(), n, d_totals.get());
     err = cudaGetLastError();

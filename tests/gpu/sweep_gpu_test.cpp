@@ -4,8 +4,10 @@
 // the others — gives the CPU's transition counts and classes and its metrics within 1e-9 relative
 // in double (2% and 1e-3 on periodic cases in float); on 512 cases of the 2-DoF chain load sweep
 // likewise with Moreau and Gauss IRK-LCP; the two-slot pipeline gives each chunk's own results; a
-// chunk after a failed allocation (the retry path of `fivsim sweep`) runs (the switching sweeps and
-// the specialised kernels: switching_gpu_test.cpp). Skips without a device (ctest label gpu).
+// chunk after a failed allocation (the retry path of `fivsim sweep`) runs; a PINN chunk gives the
+// CPU's classes, and as one CUDA graph the bits of its kernels launched one by one (the switching
+// sweeps and the specialised kernels: switching_gpu_test.cpp). Skips without a device (ctest label
+// gpu).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -363,6 +365,21 @@ TEST_P(SweepGpuPinn, MatchesCpu) {
   sweep::run_chunk_cpu_pinn(ch, an, opt, cpu.data(), pc.data(), tc.data(), 0);
   double kernel_s = 0.0;
   ASSERT_EQ(sweep::run_chunk_cuda_pinn(ch, an, opt, gpu.data(), pg.data(), tg.data(), kernel_s).error, "");
+  // the chunk as one graph (the default) against its kernels launched one by one: bit for bit
+  std::vector<CaseResult<D>> launched(n);
+  std::vector<PinnTotals> tl(n);
+  std::vector<double> pl(pg.size());
+  ch.rounds = sweep::PinnRounds::launches;
+  ASSERT_EQ(sweep::run_chunk_cuda_pinn(ch, an, opt, launched.data(), pl.data(), tl.data(), kernel_s).error, "");
+  for (long c = 0; c < n; ++c) {
+    EXPECT_EQ(launched[c].status, gpu[c].status) << "case " << c;
+    EXPECT_EQ(launched[c].transitions, gpu[c].transitions) << "case " << c;
+    EXPECT_EQ(launched[c].klass, gpu[c].klass) << "case " << c;
+    EXPECT_EQ(tl[c].iterations, tg[c].iterations) << "case " << c;
+    EXPECT_EQ(tl[c].lcp_iterations, tg[c].lcp_iterations) << "case " << c;
+    EXPECT_EQ(tl[c].max_loss, tg[c].max_loss) << "case " << c;
+    for (int k = 0; k < 2 * dof; ++k) EXPECT_EQ(launched[c].series[k].rms(), gpu[c].series[k].rms()) << "case " << c;
+  }
   for (long c = 0; c < n; ++c) {
     ASSERT_EQ(cpu[c].status, gpu[c].status) << "case " << c;
     EXPECT_EQ(cpu[c].transitions, gpu[c].transitions) << "case " << c;

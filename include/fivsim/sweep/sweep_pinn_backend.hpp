@@ -12,6 +12,12 @@
 
 namespace fivsim::sweep {
 
+// how the CUDA backend launches a chunk's lockstep: graph — every time step and training round of
+// the chunk in one CUDA graph whose while nodes test the device's counts (no host round trip);
+// launches — kernel by kernel, the host reading the counts back (the reference the graph is tested
+// against, bit for bit)
+enum class PinnRounds : int { graph = 0, launches = 1 };
+
 // a chunk of a PINN sweep: the cases with their Gauss step maps (none for pinn_central), and
 // what they share
 struct PinnChunk {
@@ -19,6 +25,7 @@ struct PinnChunk {
   PinnStepSettings set;
   StageTable<double> tab;  // host arrays (R² + 2R values from tab.a on)
   int n_dof = 0;
+  PinnRounds rounds = PinnRounds::graph;
 };
 
 // the block layout of one case's stepper (tab.R is 0 for pinn_central)
