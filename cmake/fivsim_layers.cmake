@@ -26,7 +26,7 @@ set(FIVSIM_FRONT_END_USES core friction model integrate io app)
 
 # the kernels (kernels/) by the part whose target compiles or includes them
 set(FIVSIM_KERNELS_core cuda_util.cuh)
-set(FIVSIM_KERNELS_pinn mlp_batch.cu mlp_group.cuh mlp_gemm.cu mlp_gemm.cuh)
+set(FIVSIM_KERNELS_pinn mlp_batch.cu mlp_gemm.cu mlp_gemm.cuh)
 set(FIVSIM_KERNELS_identify identify_bounds.cu)
 set(FIVSIM_KERNELS_sweep sweep_batch.cuh sweep_batch_double.cu sweep_batch_float.cu device_batch.cuh sweep_pinn.cu
   orbit_shots.cu)

@@ -12,8 +12,8 @@
 
 #include "cuda_util.cuh"
 #include "mlp_gemm.cuh"
-#include "mlp_group.cuh"
 #include "fivsim/pinn/mlp_batch.hpp"
+#include "fivsim/pinn/mlp_group.hpp"
 
 namespace fivsim {
 namespace {
@@ -38,7 +38,7 @@ __global__ void mlp_fit_kernel(MlpLayout L, long networks, int points, const T* 
                                  column(scratch, b, networks));
 }
 
-// one group of lanes per network (network-major batch; mlp_group.cuh). A group past the batch's
+// one group of lanes per network (network-major batch; pinn/mlp_group.hpp). A group past the batch's
 // end computes network 0 alongside (its warp's other groups may share shared memory with it) and
 // stores nothing. With shared_sum the gradient is summed over the points in shared memory (np
 // values per network) and written once at the end; without it (one point, or too little shared

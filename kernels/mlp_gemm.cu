@@ -11,8 +11,8 @@
 
 #include "cuda_util.cuh"
 #include "mlp_gemm.cuh"
-#include "mlp_group.cuh"
 #include "fivsim/pinn/mlp_gemm_plan.hpp"
+#include "fivsim/pinn/mlp_group.hpp"
 
 namespace fivsim {
 namespace {
@@ -45,7 +45,7 @@ __global__ void mlp_output_delta_kernel(MlpLayout L, MlpPassStep s, const __grid
 }
 
 // each network's optimizer run begun at its parameters x: a warp a network shares the copy into
-// the evaluation point (pinn/optimizer.hpp, kernels/mlp_group.cuh's GroupLanes)
+// the evaluation point (pinn/optimizer.hpp, pinn/mlp_group.hpp's GroupLanes)
 template <class T>
 __global__ void mlp_optimizer_start_kernel(long networks, int np, OptimizerOptions opt, const T* __restrict__ x,
                                            T* __restrict__ work, long work_per, OptimizerRun<T>* __restrict__ runs) {

@@ -13,7 +13,9 @@
 
 #include "cuda_util.cuh"
 #include "device_batch.cuh"
-#include "mlp_group.cuh"
+#include "fivsim/cases/pinn_rows.hpp"
+#include "fivsim/sweep/kernel_source.hpp"
+#include "fivsim/sweep/specialised_kernels.hpp"
 #include "fivsim/sweep/sweep_pinn_backend.hpp"
 
 namespace fivsim::sweep {
@@ -68,43 +70,10 @@ __global__ void begin_kernel(PinnCase<D>* __restrict__ run, const long* __restri
     if (pinn_case_training(x, w)) list_row(x.step[w], static_cast<int>(2 * c + w), contact, dynamics, count);
 }
 
-// one network's loss and gradient at xe by a group of lanes: the forward pass from the lane's
-// input, the loss of the outputs formed by lane 0 in the row's scratch (loss_of(out, d_out) writes
-// dLoss/dout), the backward pass writing the gradient to ge. The loss is lane 0's.
-template <class LossOf>
-__device__ T group_objective(const MlpLayout& L, const T* xe, T* ge, T input, T* out, T* d_out, int lane, int group,
-                             LossOf&& loss_of) {
-  T a_at[kMlpMaxLayers + 1], z_at[kMlpMaxLayers + 1];
-  const T a = cuda::group_forward(L, xe, input, lane, group, a_at, z_at);
-  if (lane < L.outputs()) out[lane] = a;
-  __syncwarp(cuda::group_mask(group));
-  T loss = T(0);
-  if (lane == 0) loss = loss_of(static_cast<const T*>(out), d_out);
-  __syncwarp(cuda::group_mask(group));
-  const T d = lane < L.outputs() ? d_out[lane] : T(0);
-  cuda::group_backward(L, xe, d, a_at, z_at, lane, group, [&](int k, T v) { ge[k] = v; });
-  return loss;
-}
-
-// rows training their dynamic network: one group of lanes per row, the IRK-PINN's forward pass
-// from q_A, loss (Eqs. 21–26) and backward pass; loss[slot] the row's loss
+// rows training their dynamic network (cases/pinn_rows.hpp), each row's network as its settings say
 __global__ void evaluate_kernel(PinnCase<D>* __restrict__ run, const int* __restrict__ rows, const int* __restrict__ nr,
                                 int group, T* __restrict__ loss) {
-  const int lane = static_cast<int>(threadIdx.x) & (group - 1);
-  const int slot = static_cast<int>((blockIdx.x * blockDim.x + threadIdx.x) / group);
-  if (slot >= *nr) return;  // the whole group leaves: its shuffles name its own lanes only
-  const int row = rows[slot];
-  PinnCase<D>& x = run[row / 2];
-  const int w = row % 2;
-  const PinnStepper<D>& p = x.st[w];
-  const MlpLayout& L = p.set->dynamics;
-  const int np = L.param_count();
-  const IrkPinnStep<T> st = p.data(pinn_case_state(x, w));
-  const T v = group_objective(
-      L, optimizer_eval_x(np, p.buf.work), optimizer_eval_grad(np, p.buf.work), lane < L.inputs() ? st.q[lane] : T(0),
-      p.buf.cache + L.activation_offset(L.layers), p.buf.d_out, lane, group,
-      [&](const T* out, T* d_out) { return irk_pinn_loss(*p.m, p.tab, st, out, d_out, p.buf.loss_scratch); });
-  if (lane == 0) loss[slot] = v;
+  pinn_evaluate_rows(run, rows, nr, group, loss, PinnRowsFromSteppers{});
 }
 
 // rows training their LCP-PINN: one group of lanes per row, the network from the input 1 and the
@@ -122,9 +91,10 @@ __global__ void lcp_evaluate_kernel(PinnCase<D>* __restrict__ run, const int* __
     return;
   }
   const int np = L.param_count();
-  const T v = group_objective(L, optimizer_eval_x(np, ws.work), optimizer_eval_grad(np, ws.work),
-                              lane == 0 ? T(1) : T(0), ws.cache + L.activation_offset(L.layers), ws.d_out, lane, group,
-                              [&](const T* out, T* d_out) { return lcp_pinn_loss(ws.A, ws.b, out, d_out); });
+  const T v =
+      pinn_group_objective(L, optimizer_eval_x(np, ws.work), optimizer_eval_grad(np, ws.work), lane == 0 ? T(1) : T(0),
+                           ws.cache + L.activation_offset(L.layers), ws.d_out, lane, group,
+                           [&](const T* out, T* d_out) { return lcp_pinn_loss(ws.A, ws.b, out, d_out); });
   if (lane == 0) loss[slot] = v;
 }
 
@@ -137,27 +107,10 @@ __global__ void evaluate_thread_kernel(PinnCase<D>* __restrict__ run, const int*
   loss[slot] = pinn_case_evaluate(run[row / 2], row % 2);
 }
 
-// rows training their dynamic network: one warp per row, the optimizer's step with its vectors
-// shared by the 32 lanes; the rows that go on are listed for the next round
+// rows training their dynamic network: their optimizer's tells (cases/pinn_rows.hpp)
 __global__ void tell_kernel(PinnCase<D>* __restrict__ run, const int* __restrict__ rows, const int* __restrict__ nr,
                             const T* __restrict__ loss, int* __restrict__ next, int* __restrict__ count) {
-  const int lane = static_cast<int>(threadIdx.x) & 31;
-  const int slot = static_cast<int>((blockIdx.x * blockDim.x + threadIdx.x) / 32);
-  if (slot >= *nr) return;
-  const int row = rows[slot];
-  PinnCase<D>& x = run[row / 2];
-  const int w = row % 2;
-  const PinnStepper<D>& p = x.st[w];
-  PinnStepRun<T>& r = x.step[w];
-  OptimizerRun<T> o = r.dynamics;
-  const bool more = p.tell_dynamics(o, loss[slot], cuda::GroupLanes{lane, 32});
-  __syncwarp();
-  if (lane != 0) return;
-  r.dynamics = o;
-  if (more)
-    next[atomicAdd(&count[1], 1)] = row;
-  else
-    p.dynamics_trained(r);
+  pinn_tell_rows(run, rows, nr, loss, next, count, PinnRowsFromSteppers{});
 }
 
 // rows training their LCP-PINN: one thread per row (the network is small; the restarts, lifts and
@@ -221,7 +174,7 @@ class RaisedStackLimit {
     std::size_t need = 0;
     for (const void* k : {reinterpret_cast<const void*>(kernels)...}) {
       cudaFuncAttributes attr{};
-      if (err_ == cudaSuccess) err_ = cudaFuncGetAttributes(&attr, k);
+      if (k && err_ == cudaSuccess) err_ = cudaFuncGetAttributes(&attr, k);
       need = attr.localSizeBytes > need ? attr.localSizeBytes : need;
     }
     if (err_ == cudaSuccess) err_ = cudaDeviceGetLimit(&previous_, cudaLimitStackSize);
@@ -264,6 +217,9 @@ struct Lockstep {
   // dynamics), this round's and the next's in turn
   int* count = nullptr;
   int group = 0, lcp_group = 0;  // lanes per row of either stage
+  // the dynamic rows' evaluation and tell: the prebuilt kernels or the chunk's specialised ones
+  const void* evaluate = reinterpret_cast<const void*>(evaluate_kernel);
+  const void* tell = reinterpret_cast<const void*>(tell_kernel);
 };
 
 // one training round on `stream`: every listed row's evaluation, then its tell, the rows that go on
@@ -274,10 +230,15 @@ void launch_round(const Lockstep& s, cudaStream_t stream, int* const rows[2], co
   if (lcp_bound > 0)
     lcp_evaluate_kernel<<<blocks_for(lcp_bound * s.lcp_group, 128), 128, 0, stream>>>(s.run, rows[0], n_now,
                                                                                       s.lcp_group, s.loss[0]);
+  PinnCase<D>* run = s.run;
+  const int* dyn_rows = rows[1];
+  const int* dyn_now = n_now + 1;
+  T* dyn_loss = s.loss[1];
   if (s.group <= 32) {
     const int block = s.group == 32 ? 64 : 128;
-    evaluate_kernel<<<blocks_for(dyn_bound * s.group, block), block, 0, stream>>>(s.run, rows[1], n_now + 1, s.group,
-                                                                                  s.loss[1]);
+    int group = s.group;
+    void* args[] = {&run, &dyn_rows, &dyn_now, &group, &dyn_loss};
+    cudaLaunchKernel(s.evaluate, dim3(blocks_for(dyn_bound * s.group, block)), dim3(block), args, 0, stream);
   } else {
     evaluate_thread_kernel<<<blocks_for(dyn_bound, kCaseBlock), kCaseBlock, 0, stream>>>(s.run, rows[1], n_now + 1,
                                                                                          s.loss[1]);
@@ -286,8 +247,10 @@ void launch_round(const Lockstep& s, cudaStream_t stream, int* const rows[2], co
   if (lcp_bound > 0)
     lcp_tell_kernel<<<blocks_for(lcp_bound, kCaseBlock), kCaseBlock, 0, stream>>>(s.run, rows[0], n_now, s.loss[0],
                                                                                   next_rows[0], next_rows[1], n_next);
-  tell_kernel<<<blocks_for(dyn_bound * 32, 64), 64, 0, stream>>>(s.run, rows[1], n_now + 1, s.loss[1], next_rows[1],
-                                                                 n_next);
+  const T* told_loss = dyn_loss;
+  int* next_dyn = next_rows[1];
+  void* args[] = {&run, &dyn_rows, &dyn_now, &told_loss, &next_dyn, &n_next};
+  cudaLaunchKernel(s.tell, dim3(blocks_for(dyn_bound * 32, 64)), dim3(64), args, 0, stream);
 }
 
 // PinnRounds::launches: kernel by kernel from the host, which reads the row counts back every
@@ -429,6 +392,29 @@ class LockstepGraph {
 
 }  // namespace
 
+FIVSIM_SPECIALISE_PINN_ROUNDS {
+  PinnSpecialised out;
+  if (!options.specialise) {
+    out.report = {"generic", "asked for (--kernels generic)", 0.0, 0.0};
+    return out;
+  }
+  if (set.framework == PinnFramework::central || set.dynamics.max_width() > 32) {
+    out.report = {"generic", "no dynamic network a group of lanes trains (its rounds run the prebuilt kernels)", 0.0,
+                  0.0};
+    return out;
+  }
+  auto library = std::make_shared<SpecialisedKernels>(options);
+  const std::string source = pinn_kernel_source(set);
+  const void* evaluate = library->get(source, kSpecialisedPinnEvaluateName);
+  const void* tell = evaluate ? library->get(source, kSpecialisedPinnTellName) : nullptr;
+  out.report = library->report();
+  if (evaluate && tell) {
+    out.kernels = {evaluate, tell};
+    out.library = std::move(library);
+  }
+  return out;
+}
+
 FIVSIM_RUN_CHUNK_CUDA_PINN {
   kernel_s = 0.0;
   // the runtime keeps a failed call's error (an allocation that failed before a retry on fewer
@@ -466,7 +452,7 @@ FIVSIM_RUN_CHUNK_CUDA_PINN {
   std::optional<RaisedStackLimit> stack;
   if (err == cudaSuccess) {
     stack.emplace(start_kernel, begin_kernel, evaluate_kernel, lcp_evaluate_kernel, evaluate_thread_kernel, tell_kernel,
-                  lcp_tell_kernel, end_kernel, advance_kernel);
+                  lcp_tell_kernel, end_kernel, advance_kernel, ch.kernels.evaluate, ch.kernels.tell);
     err = stack->error();
   }
   if (err != cudaSuccess) {
@@ -492,6 +478,10 @@ FIVSIM_RUN_CHUNK_CUDA_PINN {
   s.count = d_count.get();
   s.group = group;
   s.lcp_group = lcp_group;
+  if (ch.kernels.evaluate && ch.kernels.tell) {
+    s.evaluate = ch.kernels.evaluate;
+    s.tell = ch.kernels.tell;
+  }
   std::optional<LockstepGraph> graph;
   if (ch.rounds == PinnRounds::graph) {
     graph.emplace(s);

@@ -103,12 +103,18 @@ class PinnBackend final : public SynchronousBackend<PinnSweepDims> {
   using SynchronousBackend<PinnSweepDims>::SynchronousBackend;
   const char* name() const override { return s_.cuda ? "CUDA backend" : "CPU backend"; }
   bool asynchronous() const override { return false; }
+  KernelReport kernels() const override { return specialised_ ? specialised_->report : KernelReport{}; }
 
  private:
+  // the training rounds' kernels, specialised to the sweep's network once, before its first chunk
+  std::optional<PinnSpecialised> specialised_;
+
   DeviceOutcome run_now(const SlotWork<PinnSweepDims>& w, double& own_s) override {
     PinnChunk chunk = *s_.pinn;
     chunk.cases = w.cases;
     if (s_.cuda) {
+      if (!specialised_) specialised_ = specialise_pinn_rounds(chunk.set, s_.kernels);
+      chunk.kernels = specialised_->kernels;
       const DeviceOutcome out = run_chunk_cuda_pinn(chunk, s_.an, s_.opt, w.results, w.points, w.pinn, own_s);
       if (!out.ok()) return out;
     } else {

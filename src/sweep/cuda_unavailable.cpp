@@ -21,10 +21,11 @@ FIVSIM_SWEEP_FOR_EACH_DIMS(FIVSIM_SWEEP_CUDA_INSTANCE)
 
 FIVSIM_RUN_CHUNK_CUDA_PINN FIVSIM_WITHOUT_CUDA
 
-    std::string
-    kernel_compiler_id() {
-  return {};
+    FIVSIM_SPECIALISE_PINN_ROUNDS {
+  return {nullptr, {}, {"", "", 0.0, 0.0}};
 }
+
+std::string kernel_compiler_id() { return {}; }
 FIVSIM_COMPILE_KERNEL FIVSIM_WITHOUT_CUDA
 
 }  // namespace fivsim::sweep

@@ -121,15 +121,21 @@ TEST(SweepCommand, BasinStabilityAtEachBeltSpeed) {
       numbers[a["class"].get<std::string>()].insert(a["attractor"].get<int>());
       if (a["class"] == "no-stick-slip") steady = a["fraction"].get<double>();
       // the cycle dies at the last speed before its fold
-      if (a["class"] == "periodic-1") EXPECT_EQ(a["change"] == "dies", v < fold && v + 0.05 > fold) << v;
+      if (a["class"] == "periodic-1") {
+        EXPECT_EQ(a["change"] == "dies", v < fold && v + 0.05 > fold) << v;
+      }
     }
     EXPECT_NEAR(total, 1.0, 1e-12) << g.dump();
     std::printf("belt %.2f: steady sliding %.4f ± %.4f\n", v, steady, std::sqrt(steady * (1 - steady) / 200));
-    if (std::abs(v - hopf) > 0.01) EXPECT_EQ(per_class["no-stick-slip"], v > hopf ? 1 : 0) << v;
+    if (std::abs(v - hopf) > 0.01) {
+      EXPECT_EQ(per_class["no-stick-slip"], v > hopf ? 1 : 0) << v;
+    }
     EXPECT_EQ(per_class["periodic-1"], v < fold ? 1 : 0) << v;
     for (const auto& [klass, count] : per_class)
       EXPECT_TRUE(klass == "no-stick-slip" || klass == "periodic-1") << klass << " at " << v;
-    if (std::abs(v - 1.5) < 1e-12) EXPECT_NEAR(steady, 0.3165, 3.0 * std::sqrt(0.3165 * (1 - 0.3165) / 200.0));
+    if (std::abs(v - 1.5) < 1e-12) {
+      EXPECT_NEAR(steady, 0.3165, 3.0 * std::sqrt(0.3165 * (1 - 0.3165) / 200.0));
+    }
   }
   // one number each along the whole speed range
   EXPECT_EQ(numbers["no-stick-slip"].size(), 1u);

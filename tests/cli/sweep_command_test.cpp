@@ -342,8 +342,9 @@ TEST(SweepCommand, ObserversChooseTheColumnsAndKeepTheirValues) {
       const std::string cases = slurp(out / "cases.csv");
       const std::string head = cases.substr(0, cases.find('\n'));
       EXPECT_NE(head.find("," + header + ","), std::string::npos) << observers << ": " << head;
-      if (header.rfind("class", 0) == 0)
+      if (header.rfind("class", 0) == 0) {
         EXPECT_NE(head.find(",n_transitions,n_section,rms_q0,"), std::string::npos) << head;
+      }
       const auto some = columns_of(out);
       for (const auto& [name, values] : some) {
         ASSERT_TRUE(all.count(name)) << name;

@@ -5,7 +5,8 @@
 // in double (2% and 1e-3 on periodic cases in float); on 512 cases of the 2-DoF chain load sweep
 // likewise with Moreau and Gauss IRK-LCP; the two-slot pipeline gives each chunk's own results; a
 // chunk after a failed allocation (the retry path of `fivsim sweep`) runs; a PINN chunk gives the
-// CPU's classes, and as one CUDA graph the bits of its kernels launched one by one (the switching
+// CPU's classes with the prebuilt and the specialised round kernels, and as one CUDA graph the bits
+// of its kernels launched one by one (the switching
 // sweeps and the specialised kernels: switching_gpu_test.cpp). Skips without a device (ctest label
 // gpu).
 #include <gtest/gtest.h>
@@ -357,8 +358,11 @@ TEST_P(SweepGpuPinn, MatchesCpu) {
   const long n = v.cases;
   const int dof = p.base.model.dof();
   const std::vector<double> stages = central ? std::vector<double>() : gauss_stage_values<double>(ms.stages);
-  sweep::PinnChunk ch{p.cases.batch(), make_pinn_step_settings(ms, dof),
-                      central ? StageTable<double>{} : stage_table_of(stages.data(), ms.stages), dof};
+  sweep::PinnChunk ch;
+  ch.cases = p.cases.batch();
+  ch.set = make_pinn_step_settings(ms, dof);
+  ch.tab = central ? StageTable<double>{} : stage_table_of(stages.data(), ms.stages);
+  ch.n_dof = dof;
   std::vector<CaseResult<D>> cpu(n), gpu(n);
   std::vector<PinnTotals> tc(n), tg(n);
   std::vector<double> pc(n * case_points_size(dof, an)), pg(pc.size());
@@ -380,28 +384,46 @@ TEST_P(SweepGpuPinn, MatchesCpu) {
     EXPECT_EQ(tl[c].max_loss, tg[c].max_loss) << "case " << c;
     for (int k = 0; k < 2 * dof; ++k) EXPECT_EQ(launched[c].series[k].rms(), gpu[c].series[k].rms()) << "case " << c;
   }
-  for (long c = 0; c < n; ++c) {
-    ASSERT_EQ(cpu[c].status, gpu[c].status) << "case " << c;
-    EXPECT_EQ(cpu[c].transitions, gpu[c].transitions) << "case " << c;
-    EXPECT_EQ(cpu[c].klass, gpu[c].klass) << "case " << c;
-    for (int s = 0; s < 2 * dof; ++s)
-      EXPECT_NEAR(cpu[c].series[s].rms(), gpu[c].series[s].rms(), 1e-8 * (1e-12 + std::abs(cpu[c].series[s].rms())))
-          << "case " << c;
-    // the LCP-PINN frameworks train one every step; the single ones put the complementarity in
-    // the dynamic network's loss and train none
-    if (pinn_uses_lcp_pinn(ms.framework)) {
-      EXPECT_GT(tg[c].lcp_iterations, 0) << "case " << c;
-    } else {
-      EXPECT_EQ(tg[c].lcp_iterations, 0) << "case " << c;
+  // the device's results (`what`) against the CPU's
+  const auto like_cpu = [&](const std::vector<CaseResult<D>>& g, const std::vector<PinnTotals>& tg, const char* what) {
+    for (long c = 0; c < n; ++c) {
+      ASSERT_EQ(cpu[c].status, g[c].status) << what << ", case " << c;
+      EXPECT_EQ(cpu[c].transitions, g[c].transitions) << what << ", case " << c;
+      EXPECT_EQ(cpu[c].klass, g[c].klass) << what << ", case " << c;
+      for (int s = 0; s < 2 * dof; ++s)
+        EXPECT_NEAR(cpu[c].series[s].rms(), g[c].series[s].rms(), 1e-8 * (1e-12 + std::abs(cpu[c].series[s].rms())))
+            << what << ", case " << c;
+      // the LCP-PINN frameworks train one every step; the single ones put the complementarity in
+      // the dynamic network's loss and train none
+      if (pinn_uses_lcp_pinn(ms.framework)) {
+        EXPECT_GT(tg[c].lcp_iterations, 0) << what << ", case " << c;
+      } else {
+        EXPECT_EQ(tg[c].lcp_iterations, 0) << what << ", case " << c;
+      }
+      if (!central) {
+        EXPECT_NEAR(double(tg[c].iterations), double(tc[c].iterations), 0.1 * double(tc[c].iterations)) << what;
+      }
+      EXPECT_NEAR(double(tg[c].unconverged), double(tc[c].unconverged), 2.0 + 0.1 * double(tc[c].unconverged)) << what;
+      if (an.lyapunov_every > 0 && std::isfinite(cpu[c].lyapunov)) {
+        EXPECT_NEAR(cpu[c].lyapunov, g[c].lyapunov, 1e-2 * (1.0 + std::abs(cpu[c].lyapunov))) << what << ", case " << c;
+      }
     }
-    if (!central) {
-      EXPECT_NEAR(double(tg[c].iterations), double(tc[c].iterations), 0.1 * double(tc[c].iterations));
-    }
-    EXPECT_NEAR(double(tg[c].unconverged), double(tc[c].unconverged), 2.0 + 0.1 * double(tc[c].unconverged));
-    if (an.lyapunov_every > 0 && std::isfinite(cpu[c].lyapunov)) {
-      EXPECT_NEAR(cpu[c].lyapunov, gpu[c].lyapunov, 1e-2 * (1.0 + std::abs(cpu[c].lyapunov))) << "case " << c;
-    }
+  };
+  like_cpu(gpu, tg, "prebuilt");
+  // the round kernels specialised to the network (compiled by NVRTC, no cache), in the graph
+  const sweep::PinnSpecialised special = sweep::specialise_pinn_rounds(ch.set, sweep::KernelOptions{true, "off"});
+  if (central || ch.set.dynamics.max_width() > 32) {
+    EXPECT_EQ(special.kernels.evaluate, nullptr);
+    return;
   }
+  ASSERT_NE(special.kernels.evaluate, nullptr) << special.report.how;
+  EXPECT_EQ(special.report.kernel, "specialised");
+  ch.kernels = special.kernels;
+  ch.rounds = sweep::PinnRounds::graph;
+  std::vector<CaseResult<D>> specialised(n);
+  std::vector<PinnTotals> ts(n);
+  ASSERT_EQ(sweep::run_chunk_cuda_pinn(ch, an, opt, specialised.data(), pl.data(), ts.data(), kernel_s).error, "");
+  like_cpu(specialised, ts, "specialised");
 }
 
 }  // namespace

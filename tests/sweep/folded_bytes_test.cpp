@@ -62,6 +62,8 @@ TEST(FoldedBytes, EveryListCoversItsStruct) {
   each(DimsTag<SweepDims1<float>>{});
   expect_listed_whole<SweepAnalysis>("SweepAnalysis");
   expect_listed_whole<StepOptions>("StepOptions");
+  expect_listed_whole<MlpLayout>("MlpLayout");
+  expect_listed_whole<OptimizerOptions>("OptimizerOptions");
 }
 
 // a bundled scenario's first case's setup, as a sweep prepares it

@@ -1,5 +1,6 @@
 // tests/sweep/specialised_kernel_test.cpp — the specialised kernels' CPU half: the generated
-// source of every bundled sweep compiles with NVRTC (no device needed), and
+// source of every bundled sweep, the PINN sweep's round kernels too, compiles with NVRTC (no device
+// needed), and
 // the kernel cache keeps an image under a key that changes with each input and loads only an
 // intact entry (sweep/kernel_source.hpp, kernel_compiler.hpp, kernel_cache.hpp).
 #include <gtest/gtest.h>
@@ -14,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "fivsim/integrate/simulation.hpp"
 #include "fivsim/io/json_reader.hpp"
 #include "fivsim/io/scenario.hpp"
 #include "fivsim/sweep/kernel_cache.hpp"
@@ -116,6 +118,39 @@ TEST(SpecialisedKernel, EveryBundledSweepsSourceCompilesWithNvrtc) {
                                             "model1_v0_delta_grid.json"}));
   EXPECT_EQ(with_orbits, (std::vector<std::string>{"chain2_bifurcation.json", "chain2_classmap.json",
                                                    "seed_constants/seed001_chain_constants.json"}));
+}
+
+// the PINN sweep's round kernels, its dynamic network's layout and optimizer folded in: the bundled
+// PINN sweep's source compiles (optimised to sm_90 machine code where the build's kernels are, its
+// registers printed), and another layout gives another source (another cache entry)
+TEST(SpecialisedKernel, ThePinnSweepsRoundKernelsCompileWithNvrtc) {
+  if (kernel_compiler_id().empty()) GTEST_SKIP() << "built without CUDA: no NVRTC";
+  const Scenario sc = parse_scenario(load_json_file(FIVSIM_SOURCE_DIR "/scenarios/model1_pinn_v0_sweep.json"));
+  ASSERT_EQ(sc.integrator.spec().kind, MethodKind::pinn);
+  const PinnStepSettings set = make_pinn_step_settings(sc.integrator.spec(), sc.model.dof());
+  const std::string source = pinn_kernel_source(set);
+  PinnStepSettings wider = set;
+  wider.dynamics.width[1] += 1;
+  EXPECT_NE(pinn_kernel_source(wider), source);
+  EXPECT_EQ(pinn_kernel_source(set), source);
+  const KernelBuild build = FIVSIM_CHECKING_KERNELS ? KernelBuild::checking : KernelBuild::optimised;
+  const bool cubin = build == KernelBuild::optimised;
+  CompiledKernel k;
+  double seconds = 0.0;
+  const DeviceOutcome out = compile_kernel(source, cubin ? "sm_90" : "compute_90", k, seconds, build);
+  ASSERT_EQ(out.error, "");
+  for (const char* name : {kSpecialisedPinnEvaluateName, kSpecialisedPinnTellName}) {
+    const KernelResources r = k.resources[name];
+    if (cubin)
+      EXPECT_GT(r.registers, 0) << name;
+    else
+      EXPECT_NE(k.image.find(name), std::string::npos) << name;
+    std::printf("%-34s %-9s %6.2f s", name, cubin ? "optimised" : "checking", seconds);
+    if (cubin)
+      std::printf("  sm_90: %d registers, %ld bytes stack, %ld bytes spilled", r.registers, r.stack_frame,
+                  r.spill_stores);
+    std::printf("\n");
+  }
 }
 
 TEST(SpecialisedKernel, AnErrorInTheSourceIsTheCompilersMessage) {

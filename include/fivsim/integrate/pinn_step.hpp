@@ -283,8 +283,14 @@ struct PinnStepper {
   // stage's end once it stops
   template <class Lanes = SerialLanes>
   FIVSIM_HD bool tell_dynamics(OptimizerRun<T>& run, T loss, const Lanes& lanes = Lanes()) const {
-    return optimizer_tell(set->dynamics.param_count(), buf.params, buf.grad, loss, set->dynamics_optimizer, run,
-                          buf.work, lanes);
+    return tell_dynamics_with(set->dynamics, set->dynamics_optimizer, run, loss, lanes);
+  }
+  // the same with the network's layout and optimizer given (a specialised kernel's constants, which
+  // are the settings' values)
+  template <class Lanes = SerialLanes>
+  FIVSIM_HD bool tell_dynamics_with(const MlpLayout& L, const OptimizerOptions& o, OptimizerRun<T>& run, T loss,
+                                    const Lanes& lanes = Lanes()) const {
+    return optimizer_tell(L.param_count(), buf.params, buf.grad, loss, o, run, buf.work, lanes);
   }
   FIVSIM_HD void dynamics_trained(PinnStepRun<T>& r) const {
     r.pr.dynamics = r.dynamics.res;

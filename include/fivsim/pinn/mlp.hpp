@@ -12,9 +12,10 @@
 
 #include "fivsim/core/c_library.hpp"
 
+#ifndef __CUDACC_RTC__
 #include <string>
-#include <type_traits>
 #include <vector>
+#endif
 
 #include "fivsim/core/config.hpp"
 #include "fivsim/core/random.hpp"
@@ -58,6 +59,7 @@ struct MlpLayout {
   }
 };
 
+#ifndef __CUDACC_RTC__
 // host: a layout of `inputs` → hidden widths → `outputs`; std::invalid_argument when it does not
 // fit the compile-time limits
 MlpLayout make_mlp_layout(int inputs, const std::vector<int>& hidden, int outputs, Activation activation,
@@ -65,6 +67,24 @@ MlpLayout make_mlp_layout(int inputs, const std::vector<int>& hidden, int output
 // "tanh", "mish", "relu"
 Activation parse_activation(const std::string& name);
 const char* activation_name(Activation a);
+#endif
+
+namespace detail {
+
+// the type of the values an array view's operator[] gives (a reference, maybe to const) — NVRTC,
+// which compiles this header in specialised kernels, has no <type_traits>
+template <class X>
+struct value_of {
+  using type = X;
+};
+template <class X>
+struct value_of<X&> : value_of<X> {};
+template <class X>
+struct value_of<const X> {
+  using type = X;
+};
+
+}  // namespace detail
 
 namespace detail {
 
@@ -165,7 +185,7 @@ struct Strided {
 // inside the cache (a pointer or view like `cache`)
 template <class Params, class Input, class Cache>
 FIVSIM_HD inline Cache mlp_forward(const MlpLayout& L, Params params, Input input, Cache cache) {
-  using T = typename std::remove_cv<typename std::remove_reference<decltype(cache[0])>::type>::type;
+  using T = typename detail::value_of<decltype(cache[0])>::type;
   Cache a0 = cache + L.activation_offset(0);
   for (int i = 0; i < L.width[0]; ++i) a0[i] = input[i];
   for (int l = 0; l < L.layers; ++l) {
@@ -191,7 +211,7 @@ FIVSIM_HD inline Cache mlp_forward(const MlpLayout& L, Params params, Input inpu
 template <class Params, class Cache, class DOut, class Grad, class Scratch>
 FIVSIM_HD inline void mlp_backward(const MlpLayout& L, Params params, Cache cache, DOut d_out, Grad grad,
                                    Scratch scratch) {
-  using T = typename std::remove_cv<typename std::remove_reference<decltype(scratch[0])>::type>::type;
+  using T = typename detail::value_of<decltype(scratch[0])>::type;
   const int wmax = L.max_width();
   Scratch delta = scratch;  // dLoss/dz of the layer being processed
   Scratch delta_prev = scratch + wmax;

@@ -16,6 +16,8 @@
 
 #include "fivsim/cases/belt_runner.hpp"
 #include "fivsim/cases/case_batch.hpp"
+#include "fivsim/pinn/mlp.hpp"
+#include "fivsim/pinn/optimizer.hpp"
 
 namespace fivsim::sweep {
 
@@ -149,6 +151,18 @@ template <class D>
 void put_fields(FoldedBytes& f, const BeltModel<D>& b) {
   f.put_all(b.minv, b.C, b.K, b.f0, b.f_sin, b.f_cos, b.omega, b.f_still, b.law, b.Fn, b.v_surface, b.q0, b.u0, b.dt,
             b.t_transient, b.steps);
+}
+
+// a PINN sweep's dynamic network and its optimizer (the widths past the output layer are not the
+// layout's)
+inline void put_fields(FoldedBytes& f, const MlpLayout& L) {
+  f.put(L.layers);
+  f.put_first(L.width, static_cast<long>(L.layers) + 1);
+  f.put_all(L.hidden, L.output, L.c1, L.c2);
+}
+
+inline void put_fields(FoldedBytes& f, const OptimizerOptions& o) {
+  f.put_all(o.kind, o.max_iter, o.tol, o.history, o.adam_iter, o.learning_rate, o.beta1, o.beta2, o.epsilon);
 }
 
 }  // namespace fivsim::sweep

@@ -214,7 +214,10 @@ std::unique_ptr<ChunkBackend<D>> rank_backend(const RunContext& ctx, const Chunk
   b.kernels = ctx.options.kernels;
   b.kernels.points_to_host = wants_points(ctx, set);
   if (ctx.pinn()) {
-    pinn.emplace(PinnChunk{{}, set.pinn_set, set.tab, set.nq});
+    pinn.emplace();
+    pinn->set = set.pinn_set;
+    pinn->tab = set.tab;
+    pinn->n_dof = set.nq;
     b.pinn = &*pinn;
   }
   return make_chunk_backend<D>(b);

@@ -1,12 +1,17 @@
-// kernels/mlp_group.cuh — one small MLP evaluated by a group of lanes (seed 000 Eq. 15): lane j of
-// the group holds neuron j of the layer at hand, a row of W_l (or of its gradient) is read or written
-// by the group in one coalesced access, and the sums over a layer's inputs are shuffle reductions.
-// Shared by the batched least-squares fits (mlp_batch.cu) and the lockstep PINN sweep
-// (sweep_pinn.cu). A group is a power of two of at most 32 lanes, aligned within its warp; its
-// shuffles name only its own lanes, so a group past a batch's end may leave early.
+// fivsim/pinn/mlp_group.hpp — one small MLP evaluated by a group of lanes (seed 000 Eq. 15): lane j
+// of the group holds neuron j of the layer at hand, a row of W_l (or of its gradient) is read or
+// written by the group in one coalesced access, and the sums over a layer's inputs are shuffle
+// reductions. Shared by the batched least-squares fits (kernels/mlp_batch.cu), the lockstep PINN
+// sweep (cases/pinn_rows.hpp) and its kernels specialised at run time. A group is a power of two of
+// at most 32 lanes, aligned within its warp; its shuffles name only its own lanes, so a group past a
+// batch's end may leave early. Device code only (nvcc and NVRTC).
 #pragma once
 
+#if defined(__CUDACC__)
+
+#if !defined(__CUDACC_RTC__)
 #include <cuda_runtime.h>
+#endif
 
 #include "fivsim/pinn/mlp.hpp"
 
@@ -110,10 +115,12 @@ __device__ void group_backward(const MlpLayout& L, const T* P, T d_out, const T*
 }
 
 // lanes per network: the power of two at or above the widest layer (more than 32: no group fits)
-inline int group_lanes(const MlpLayout& L) {
+FIVSIM_HD inline int group_lanes(const MlpLayout& L) {
   int g = 1;
   while (g < L.max_width()) g *= 2;
   return g;
 }
 
 }  // namespace fivsim::cuda
+
+#endif  // __CUDACC__
