@@ -111,6 +111,15 @@ FIVSIM_HD inline bool basis_solve(const LcpMatrix<T, Cap>& A, const LcpVector<T,
   return true;
 }
 
+// the runtime-size case, one copy that its callers call: its Cap × Cap matrix then sits in one
+// frame, not in each inlining caller's
+template <class T, int Cap>
+FIVSIM_HD_NOINLINE inline bool basis_solve_at_runtime_size(const LcpMatrix<T, Cap>& A, const LcpVector<T, Cap>& b,
+                                                           const int* idx, int k, LcpVector<T, Cap>& x, T pivot_tol,
+                                                           T rel_tol) {
+  return basis_solve<Cap>(A, b, idx, k, x, pivot_tol, rel_tol);
+}
+
 }  // namespace detail
 
 // the complementary basis with active set S = {i : bit i of mask}: x_S solves A_SS x_S = −b_S,
@@ -149,7 +158,7 @@ FIVSIM_HD inline bool lcp_solve_on_basis(const LcpMatrix<T, Cap>& A, const LcpVe
       ok = detail::basis_solve<4>(A, b, idx, FixedSize<4>{}, x, pivot_tol, rel_tol);
       break;
     default:
-      ok = detail::basis_solve<Cap>(A, b, idx, k, x, pivot_tol, rel_tol);
+      ok = detail::basis_solve_at_runtime_size(A, b, idx, k, x, pivot_tol, rel_tol);
       break;
   }
   if (!ok) return false;
