@@ -139,95 +139,20 @@ TableSchema point_schema(int n_dof) {
 template <class D>
 void case_columns(const CaseTableLayout& l, long first, long n, const CaseResult<D>* results, const double* rows,
                   const PinnTotals* pinn, ColumnBlock& out) {
-  const unsigned o = l.observers;
-  const int ns = 2 * l.n_dof + 2 * l.n_contacts;
-  int columns = 1 + l.n_params + (observes_class(o) ? 6 + 4 * l.n_dof : 0) + ((o & kObserveTransitions) ? 1 : 0) +
-                ((o & kObservePoincare) ? 1 : 0) + ns * ((o & kObserveMinMax) ? 3 : 1) +
-                ((o & kObserveFractions) ? 4 : 0) + (l.lyapunov ? 2 : 0) + ((o & kObserveLcpResidual) ? 1 : 0) +
-                ((o & kObserveOutputError) ? 1 : 0) + ((o & kObserveOrbit) ? 7 : 0) + 4 + (l.pinn ? 4 : 0);
+  const int columns = case_column_count(l);
   out.resize(n, columns);
-  // the cases in blocks whose results stay in cache while every column takes its values from them
-  // (a column at a time over a whole chunk read each result from memory once a column)
+  // a block of cases' rows side by side, then each column's stretch of the block written at once:
+  // written straight into the columns, a row's values would land on as many cache lines
   constexpr long kBlock = 256;
-  long lo = 0, hi = 0;
-  int c = 0;
-  const auto fill = [&](auto get) {
-    double* col = out.column(c++);
-    for (long i = lo; i < hi; ++i) col[i] = get(results[i], i);
-  };
-  for (; lo < n; lo = hi) {
-    hi = std::min(n, lo + kBlock);
-    c = 0;
-    fill([&](const CaseResult<D>&, long i) { return static_cast<double>(first + i); });
-    for (int k = 0; k < l.n_params; ++k) fill([&](const CaseResult<D>&, long i) { return rows[k * n + i]; });
-    // a failed case's statistics cover only the steps before it failed: NaN, never numbers that
-    // read as data (a row that is not periodic has no period either)
-    constexpr double nan = std::numeric_limits<double>::quiet_NaN();
-    const auto failed = [](const CaseResult<D>& r) { return r.status != Status::ok; };
-    if (observes_class(o)) {
-      fill([](const CaseResult<D>& r, long) { return static_cast<double>(static_cast<int>(r.klass)); });
-      fill([](const CaseResult<D>& r, long) { return static_cast<double>(r.period_n); });
-      fill([&](const CaseResult<D>& r, long) {
-        return r.klass == CaseClass::periodic && !failed(r) ? r.period_s : nan;
-      });
-      fill([](const CaseResult<D>& r, long) { return static_cast<double>(r.samples); });
-      fill([](const CaseResult<D>& r, long) { return r.recurrence; });
-      fill([](const CaseResult<D>& r, long) { return r.settled_at >= 0.0 ? r.settled_at : std::nan(""); });
-      for (int k = 0; k < 2 * l.n_dof; ++k) fill([&](const CaseResult<D>& r, long) { return r.settled_lo[k]; });
-      for (int k = 0; k < 2 * l.n_dof; ++k) fill([&](const CaseResult<D>& r, long) { return r.settled_hi[k]; });
-    }
-    if (o & kObserveTransitions) fill([](const CaseResult<D>& r, long) { return static_cast<double>(r.transitions); });
-    if (o & kObservePoincare) fill([](const CaseResult<D>& r, long) { return static_cast<double>(r.section_hits); });
-    // series slots: q, u at 0..2nq−1, lamN at 2nq.., lamT at 2nq+nc.. (case_runner.hpp)
-    for (int k = 0; k < ns; ++k)
-      fill([&](const CaseResult<D>& r, long) { return failed(r) ? nan : r.series[k].rms(); });
-    if (o & kObserveMinMax) {
-      for (int k = 0; k < ns; ++k)
-        fill([&](const CaseResult<D>& r, long) { return failed(r) ? nan : r.series[k].min; });
-      for (int k = 0; k < ns; ++k)
-        fill([&](const CaseResult<D>& r, long) { return failed(r) ? nan : r.series[k].max; });
-    }
-    if (o & kObserveFractions)
-      for (int k = 0; k < 4; ++k)
-        fill([&](const CaseResult<D>& r, long) {
-          const long all = r.in_state[0] + r.in_state[1] + r.in_state[2] + r.in_state[3];
-          return failed(r) ? nan : static_cast<double>(r.in_state[k]) / static_cast<double>(all > 1 ? all : 1);
-        });
-    if (l.lyapunov) {
-      fill([&](const CaseResult<D>& r, long) { return failed(r) ? nan : r.lyapunov; });
-      // the standard error of the per-cycle batch means
-      fill([&](const CaseResult<D>& r, long) { return failed(r) ? nan : r.lyapunov_blocks.std_error(); });
-    }
-    if (o & kObserveLcpResidual) fill([](const CaseResult<D>& r, long) { return r.max_lcp_residual; });
-    // the root mean square of q[dof] − reference over the steps compared (NaN: none)
-    if (o & kObserveOutputError)
-      fill([&](const CaseResult<D>& r, long) {
-        return r.output_samples > 0 && !failed(r) ? std::sqrt(r.output_sse / static_cast<double>(r.output_samples))
-                                                  : nan;
-      });
-    if (o & kObserveOrbit) {
-      // NaN where Newton found no orbit
-      const auto orbit = [&](auto get) {
-        fill([&](const CaseResult<D>& r, long) { return r.orbit_n > 0 && !failed(r) ? get(r) : nan; });
-      };
-      fill([](const CaseResult<D>& r, long) { return static_cast<double>(r.orbit_n); });
-      orbit([](const CaseResult<D>& r) { return r.orbit_residual; });
-      orbit([](const CaseResult<D>& r) { return r.orbit_period; });
-      orbit([](const CaseResult<D>& r) { return r.orbit_multiplier; });
-      orbit([](const CaseResult<D>& r) { return r.orbit_multiplier_arg; });
-      orbit([](const CaseResult<D>& r) { return 1.0 - r.orbit_multiplier; });
-      orbit([](const CaseResult<D>& r) { return r.orbit_settle_t >= 0.0 ? r.orbit_settle_t : nan; });
-    }
-    fill([](const CaseResult<D>& r, long) { return static_cast<double>(r.steps); });
-    fill([](const CaseResult<D>& r, long) { return static_cast<double>(static_cast<int>(r.status)); });
-    // a failed case: the time and the number of the step that failed (NaN/Inf, an LCP failure)
-    fill([](const CaseResult<D>& r, long) { return r.status == Status::ok ? 0.0 : r.failed_at; });
-    fill([](const CaseResult<D>& r, long) { return r.status == Status::ok ? 0.0 : static_cast<double>(r.steps + 1); });
-    if (l.pinn) {
-      fill([&](const CaseResult<D>&, long i) { return static_cast<double>(pinn[i].iterations); });
-      fill([&](const CaseResult<D>&, long i) { return static_cast<double>(pinn[i].lcp_iterations); });
-      fill([&](const CaseResult<D>&, long i) { return pinn[i].max_loss; });
-      fill([&](const CaseResult<D>&, long i) { return static_cast<double>(pinn[i].unconverged); });
+  std::vector<double> block(static_cast<std::size_t>(kBlock * columns));
+  for (long lo = 0; lo < n; lo += kBlock) {
+    const long m = std::min(kBlock, n - lo);
+    for (long i = 0; i < m; ++i)
+      case_row(l, first + lo + i, rows + lo + i, n, results[lo + i], pinn ? pinn + lo + i : nullptr,
+               block.data() + i * columns, 1);
+    for (int c = 0; c < columns; ++c) {
+      double* col = out.column(c) + lo;
+      for (long i = 0; i < m; ++i) col[i] = block[static_cast<std::size_t>(i * columns + c)];
     }
   }
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "fivsim/sweep/host_memory.hpp"
+#include "fivsim/cases/case_columns.hpp"
 #include "fivsim/cases/case_runner.hpp"
 #include "fivsim/integrate/pinn_step.hpp"
 
@@ -63,17 +64,7 @@ std::vector<std::pair<std::string, int>> class_words();
 double class_word_code(double klass, double period_n);
 double class_of_word_code(double code);
 
-// what a case reduces to, as columns (cases.csv's header, left to right):
-//   case, the swept parameters, class, period_n, period (when classified), n_transitions,
-//   n_section, rms_ / min_ / max_ of every series, frac_free … frac_slip_pos, lyapunov,
-//   max_lcp_residual, steps, status, failed_at, failed_step, and the PINN training counts;
-// each group only where its observer is on (case_runner.hpp)
-struct CaseTableLayout {
-  int n_dof = 0, n_contacts = 0, n_params = 0;
-  unsigned observers = kObserveBifurcation;
-  bool lyapunov = false;
-  bool pinn = false;
-};
+// the case table's columns (cases/case_columns.hpp case_row gives a row's values in this order)
 TableSchema case_schema(const CaseTableLayout& layout, const std::vector<std::string>& parameter_paths);
 // points.csv: case, kind, t, q0.., u0..
 TableSchema point_schema(int n_dof);
