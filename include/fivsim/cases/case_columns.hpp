@@ -1,8 +1,8 @@
 // fivsim/cases/case_columns.hpp — one case's row of a sweep's case table (cases.csv, results.h5)
-// from its result, written once as FIVSIM_HD code: the host fills a chunk's columns with it after
-// the CPU backend, and a device kernel fills them where the chunk ran (kernels/sweep_batch.cuh), so
-// that only the columns leave the device. The columns' names and kinds: sweep/result_table.hpp
-// case_schema, in the same order.
+// from its result, and a chunk's counts of classes and statuses, written once as FIVSIM_HD code:
+// the host fills a chunk's columns and counts with them after the CPU backend, and device kernels
+// where the chunk ran (kernels/sweep_batch.cuh), so that only the columns and counts leave the
+// device. The columns' names and kinds: sweep/result_table.hpp case_schema, in the same order.
 #pragma once
 
 #include "fivsim/core/c_library.hpp"
@@ -106,6 +106,33 @@ FIVSIM_HD inline void case_row(const CaseTableLayout& l, long number, const doub
     put(pinn->max_loss);
     put(static_cast<double>(pinn->unconverged));
   }
+}
+
+// periodic-N is counted (and coded in results.h5) for N = 1 … 32, analysis.max_period's limit
+inline constexpr int kPeriodicClassCodes = 32;
+inline constexpr int kCountedClasses = 8, kCountedStatuses = 32;
+
+// a chunk's cases by (class, N: periodic-N, else 0) and by status code, and their steps; a code
+// past the tables (none the engine makes) is counted apart
+struct CaseCounts {
+  unsigned long long by_class[kCountedClasses][kPeriodicClassCodes + 1];
+  unsigned long long by_status[kCountedStatuses];
+  unsigned long long steps, other_class, other_status;
+};
+
+// where case r counts in c (a pointer into c's tables, null for none), for a host's increment or a
+// device's atomic one
+template <class D>
+FIVSIM_HD inline unsigned long long* case_class_count(CaseCounts& c, const CaseResult<D>& r) {
+  const int k = static_cast<int>(r.klass), n = r.klass == CaseClass::periodic ? r.period_n : 0;
+  if (r.klass == CaseClass::unclassified) return nullptr;
+  if (k < 0 || k >= kCountedClasses || n < 0 || n > kPeriodicClassCodes) return &c.other_class;
+  return &c.by_class[k][n];
+}
+template <class D>
+FIVSIM_HD inline unsigned long long* case_status_count(CaseCounts& c, const CaseResult<D>& r) {
+  const int st = static_cast<int>(r.status);
+  return st >= 0 && st < kCountedStatuses ? &c.by_status[st] : &c.other_status;
 }
 
 }  // namespace fivsim

@@ -56,9 +56,8 @@ std::vector<std::pair<std::string, int>> point_kind_names(int n_contacts);
 // the names of the statuses by code
 std::vector<std::string> status_names();
 // every word a class can be written as, with its code in results.h5: the classes by their codes,
-// and periodic-N (N = 1 … 32, analysis.max_period's limit) as kPeriodicClassCodes + N, so that
+// and periodic-N (N = 1 … kPeriodicClassCodes, cases/case_columns.hpp) as kPeriodicClassCodes + N, so that
 // results.h5 says "periodic-2" as cases.csv and the Python module do
-inline constexpr int kPeriodicClassCodes = 32;
 std::vector<std::pair<std::string, int>> class_words();
 // a row's class and period_n as its code in results.h5, and back
 double class_word_code(double klass, double period_n);

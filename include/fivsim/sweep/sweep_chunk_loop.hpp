@@ -105,6 +105,19 @@ inline bool wants_points(const RunContext& ctx, const ChunkSettings& set) {
   return (ctx.base.output.points && observes_points(set.an.observers)) || set.an.keep_residuals;
 }
 
+// a chunk's counts of classes, statuses and steps (cases/case_columns.hpp) by their names
+inline void add_case_counts(const CaseCounts& counts, ChunkCounts& c) {
+  c.case_steps += static_cast<double>(counts.steps);
+  for (int k = 0; k < kCountedClasses; ++k)
+    for (int n = 0; n <= kPeriodicClassCodes; ++n)
+      if (counts.by_class[k][n] > 0) c.classes[case_class_name(k, n)] += static_cast<long>(counts.by_class[k][n]);
+  for (int st = 0; st < kCountedStatuses; ++st)
+    if (counts.by_status[st] > 0)
+      c.status[status_name(static_cast<Status>(st))] += static_cast<long>(counts.by_status[st]);
+  if (counts.other_class > 0) c.classes["other"] += static_cast<long>(counts.other_class);
+  if (counts.other_status > 0) c.status["other"] += static_cast<long>(counts.other_status);
+}
+
 // a chunk's columns and counts, once its backend has run it (compute_s: the backend's time)
 template <class D>
 ChunkOutput chunk_output(const RunContext& ctx, const ChunkSettings& set, Chunk<D>& ch, double compute_s, long halvings,
@@ -126,28 +139,13 @@ ChunkOutput chunk_output(const RunContext& ctx, const ChunkSettings& set, Chunk<
   c.setup_s = ch.setup_s;
   // classes by (class, N) and statuses by code first, their names once a chunk rather than a
   // string a case
-  constexpr int kClassCodes = 8, kStatusCodes = 32;
-  long by_class[kClassCodes][kPeriodicClassCodes + 1] = {}, by_status[kStatusCodes] = {};
+  CaseCounts counts{};
   for (const auto& r : ch.results) {
-    c.case_steps += static_cast<double>(r.steps);
-    const int k = static_cast<int>(r.klass), n = r.klass == CaseClass::periodic ? r.period_n : 0;
-    if (r.klass != CaseClass::unclassified) {
-      if (k >= 0 && k < kClassCodes && n >= 0 && n <= kPeriodicClassCodes)
-        ++by_class[k][n];
-      else
-        ++c.classes[case_class_name(k, r.period_n)];
-    }
-    const int st = static_cast<int>(r.status);
-    if (st >= 0 && st < kStatusCodes)
-      ++by_status[st];
-    else
-      ++c.status[status_name(r.status)];
+    counts.steps += static_cast<unsigned long long>(r.steps);
+    if (unsigned long long* k = case_class_count(counts, r)) ++*k;
+    ++*case_status_count(counts, r);
   }
-  for (int k = 0; k < kClassCodes; ++k)
-    for (int n = 0; n <= kPeriodicClassCodes; ++n)
-      if (by_class[k][n] > 0) c.classes[case_class_name(k, n)] += by_class[k][n];
-  for (int st = 0; st < kStatusCodes; ++st)
-    if (by_status[st] > 0) c.status[status_name(static_cast<Status>(st))] += by_status[st];
+  add_case_counts(counts, c);
   c.has_pinn = ctx.pinn();
   for (const PinnTotals& p : ch.pinn) c.pinn.add(p);
   c.memory_halvings = halvings;
