@@ -167,6 +167,46 @@ DeviceOutcome launch_failure(cudaError_t err, const void* kernel, const std::str
   return out;
 }
 
+// the case table of a batch's n cases (cases/case_columns.hpp case_row), column c of case i at
+// table[c · n + i]; rows: the swept values, parameter k of case i at rows[k · n + i]
+template <class D>
+__global__ void case_table_kernel(CaseTableLayout layout, long first, long n, const CaseResult<D>* __restrict__ results,
+                                  const double* __restrict__ rows, double* __restrict__ table) {
+  const long i = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  case_row(layout, first + i, rows ? rows + i : nullptr, n, results[i], static_cast<const PinnTotals*>(nullptr),
+           table + i, n);
+}
+
+// a batch's counts (CaseCounts): each block's in shared memory, then added to the batch's
+template <class D>
+__global__ void case_counts_kernel(const CaseResult<D>* __restrict__ results, long n, CaseCounts* __restrict__ counts) {
+  __shared__ CaseCounts block;
+  constexpr int kWords = static_cast<int>(sizeof(CaseCounts) / sizeof(unsigned long long));
+  unsigned long long* words = reinterpret_cast<unsigned long long*>(&block);
+  for (int k = threadIdx.x; k < kWords; k += blockDim.x) words[k] = 0;
+  __syncthreads();
+  const long i = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) {
+    const CaseResult<D>& r = results[i];
+    atomicAdd(&block.steps, static_cast<unsigned long long>(r.steps));
+    if (unsigned long long* k = case_class_count(block, r)) atomicAdd(k, 1ull);
+    atomicAdd(case_status_count(block, r), 1ull);
+  }
+  __syncthreads();
+  unsigned long long* total = reinterpret_cast<unsigned long long*>(counts);
+  for (int k = threadIdx.x; k < kWords; k += blockDim.x)
+    if (words[k] != 0) atomicAdd(total + k, words[k]);
+}
+
+// counts added word by word
+inline void add_counts(const CaseCounts& from, CaseCounts& to) {
+  constexpr int kWords = static_cast<int>(sizeof(CaseCounts) / sizeof(unsigned long long));
+  const unsigned long long* a = reinterpret_cast<const unsigned long long*>(&from);
+  unsigned long long* b = reinterpret_cast<unsigned long long*>(&to);
+  for (int k = 0; k < kWords; ++k) b[k] += a[k];
+}
+
 // memory that keeps its size from chunk to chunk and grows when a chunk needs more: on the device
 // (Pinned false) or pinned on the host, where the device copies into it asynchronously
 template <class T, bool Pinned>
@@ -210,7 +250,8 @@ class CudaPipeline final : public SweepPipeline<D> {
   ~CudaPipeline() override;
   CudaPipeline(const CudaPipeline&) = delete;
   CudaPipeline& operator=(const CudaPipeline&) = delete;
-  DeviceOutcome launch(int slot, const CaseBatch<D>& cases, const SweepAnalysis& an, const StepOptions& opt) override;
+  DeviceOutcome launch(int slot, const CaseBatch<D>& cases, const SweepAnalysis& an, const StepOptions& opt,
+                       const DeviceTable& table) override;
   DeviceOutcome finish(int slot, CaseResult<D>* results, double* points, double& kernel_s) override;
   KernelReport kernels() const override;
 
@@ -234,6 +275,13 @@ struct CudaPipeline<D>::Impl {
     DeviceBuffer<SwitchingTangent<D>> tangent_work;  // switching cases' Lyapunov tangent, a thread each
     PinnedBuffer<CaseResult<D>> results_out;
     PinnedBuffer<double> points_out;
+    // the case table and counts where the device makes them (DeviceTable)
+    DeviceBuffer<double> table;
+    DeviceBuffer<CaseCounts> counts;
+    PinnedBuffer<double> table_out;
+    PinnedBuffer<CaseCounts> counts_out;
+    DeviceTable to;  // where finish puts them (values null: the results come back)
+    int columns = 0;
     long n = 0;
     std::size_t n_points = 0;
     bool queued = false;
@@ -249,6 +297,10 @@ struct CudaPipeline<D>::Impl {
       tangent_work.release();
       results_out.release();
       points_out.release();
+      table.release();
+      counts.release();
+      table_out.release();
+      counts_out.release();
     }
   };
   Slot slot[2];
@@ -295,19 +347,23 @@ CudaPipeline<D>::~CudaPipeline() = default;
 
 template <class D>
 DeviceOutcome CudaPipeline<D>::launch(int which, const CaseBatch<D>& h, const SweepAnalysis& host_an,
-                                      const StepOptions& opt) {
+                                      const StepOptions& opt, const DeviceTable& table) {
   typename Impl::Slot& s = impl_->slot[which];
   // the runtime keeps a failed call's error (an allocation that failed before a retry on fewer
   // cases) as its last error, which the launch check below would take for this call's
   cudaGetLastError();
   s.n = h.n;
   s.queued = false;
+  s.to = table;
+  s.columns = table.values ? case_column_count(table.layout) : 0;
   if (h.n <= 0) return {};
   const std::size_t n = static_cast<std::size_t>(h.n);
   const long per_case = case_points_size(h.setups[0].model.n_dof, host_an);
   s.n_points = static_cast<std::size_t>(per_case) * n;
   const std::size_t n_setups = h.setup_stride ? n : 1, n_maps = h.maps ? (h.map_stride ? n : 1) : 0;
-  const std::size_t n_rows = h.targets.n > 0 ? n * static_cast<std::size_t>(h.n_params) : 0;
+  // the swept values: read by the cases where they set targets, and written into a table made here
+  const std::size_t n_rows =
+      h.targets.n > 0 || (table.values && table.layout.n_params > 0) ? n * static_cast<std::size_t>(h.n_params) : 0;
   cudaError_t err = s.setups.ensure(n_setups);
   if (err == cudaSuccess) err = s.maps.ensure(n_maps);
   if (err == cudaSuccess) err = s.rows.ensure(n_rows);
@@ -364,8 +420,18 @@ DeviceOutcome CudaPipeline<D>::launch(int which, const CaseBatch<D>& h, const Sw
   DeviceOutcome failed = device_outcome(err);
   if (failed.ok() && impl_->injected(FailurePoint::slot_buffers, which, h.n))
     failed = InjectedFailures::outcome(FailurePoint::slot_buffers, which);
+  if (failed.ok() && s.columns > 0) {
+    err = s.table.ensure(n * static_cast<std::size_t>(s.columns));
+    if (err == cudaSuccess) err = s.counts.ensure(1);
+    failed = device_outcome(err);
+  }
   if (failed.ok()) {
-    err = s.results_out.ensure(n);
+    if (s.columns > 0) {
+      err = s.table_out.ensure(n * static_cast<std::size_t>(s.columns));
+      if (err == cudaSuccess) err = s.counts_out.ensure(1);
+    } else {
+      err = s.results_out.ensure(n);
+    }
     if (err == cudaSuccess && impl_->points_to_host) err = s.points_out.ensure(s.n_points);
     failed = device_outcome(err);
   }
@@ -466,10 +532,25 @@ DeviceOutcome CudaPipeline<D>::launch(int which, const CaseBatch<D>& h, const Sw
   }
   cudaEventRecord(s.stop, s.stream);
   if (err != cudaSuccess) return launch_failure(err, kernel, dims_label<D>());
-  // out: into pinned memory, so that the copies run while the host goes on
-  if (err == cudaSuccess)
+  // out: into pinned memory, so that the copies run while the host goes on; where the table is
+  // made here, it and the counts alone
+  if (s.columns > 0) {
+    err = cudaMemsetAsync(s.counts.data, 0, sizeof(CaseCounts), s.stream);
+    if (err == cudaSuccess) {
+      case_table_kernel<D>
+          <<<grid, block, 0, s.stream>>>(table.layout, table.first, h.n, s.results.data, dev.rows, s.table.data);
+      case_counts_kernel<D><<<grid, block, 0, s.stream>>>(s.results.data, h.n, s.counts.data);
+      err = cudaGetLastError();
+    }
+    if (err == cudaSuccess)
+      err = cudaMemcpyAsync(s.table_out.data, s.table.data, sizeof(double) * n * s.columns, cudaMemcpyDeviceToHost,
+                            s.stream);
+    if (err == cudaSuccess)
+      err = cudaMemcpyAsync(s.counts_out.data, s.counts.data, sizeof(CaseCounts), cudaMemcpyDeviceToHost, s.stream);
+  } else if (err == cudaSuccess) {
     err = cudaMemcpyAsync(s.results_out.data, s.results.data, sizeof(CaseResult<D>) * n, cudaMemcpyDeviceToHost,
                           s.stream);
+  }
   if (err == cudaSuccess && s.n_points > 0 && impl_->points_to_host)
     err = cudaMemcpyAsync(s.points_out.data, s.points.data, sizeof(double) * s.n_points, cudaMemcpyDeviceToHost,
                           s.stream);
@@ -488,7 +569,14 @@ DeviceOutcome CudaPipeline<D>::finish(int which, CaseResult<D>* results, double*
   if (err == cudaSuccess) err = cudaEventElapsedTime(&ms, s.start, s.stop);
   if (err != cudaSuccess) return device_outcome(err);
   kernel_s = ms * 1e-3;
-  std::copy(s.results_out.data, s.results_out.data + s.n, results);
+  if (s.columns > 0) {
+    for (int c = 0; c < s.columns; ++c)
+      std::copy(s.table_out.data + static_cast<long>(c) * s.n, s.table_out.data + static_cast<long>(c + 1) * s.n,
+                s.to.values + static_cast<long>(c) * s.to.stride);
+    add_counts(*s.counts_out.data, *s.to.counts);
+  } else {
+    std::copy(s.results_out.data, s.results_out.data + s.n, results);
+  }
   if (impl_->points_to_host) std::copy(s.points_out.data, s.points_out.data + s.n_points, points);
   return {};
 }
@@ -524,7 +612,7 @@ template <class D>
 FIVSIM_RUN_CHUNK_CUDA(D) {
   kernel_s = 0.0;
   CudaPipeline<D> pipeline(nullptr, KernelOptions{false, {}});
-  const DeviceOutcome launched = pipeline.launch(0, cases, an, opt);
+  const DeviceOutcome launched = pipeline.launch(0, cases, an, opt, DeviceTable{});
   if (!launched.ok()) return launched;
   return pipeline.finish(0, results, points, kernel_s);
 }

@@ -84,7 +84,7 @@ class CudaBackend final : public ChunkBackend<D> {
   bool asynchronous() const override { return true; }
   DeviceOutcome launch(int slot, const SlotWork<D>& w) override {
     out_[slot] = w;
-    return pipeline_->launch(slot, w.cases, s_.an, s_.opt);
+    return pipeline_->launch(slot, w.cases, s_.an, s_.opt, w.table);
   }
   DeviceOutcome finish(int slot, double& seconds) override {
     return pipeline_->finish(slot, out_[slot].results, out_[slot].points, seconds);

@@ -22,6 +22,7 @@ struct SlotWork {
   double* points = nullptr;  // per_case values a case
   long per_case = 0;
   PinnTotals* pinn = nullptr;  // the PINN methods: each case's trainings
+  DeviceTable table;           // the CUDA backend: the case table made on the device (values null: none)
 
   // cases [at, at + count) as work of their own
   SlotWork part(long at, long count) const {
@@ -30,6 +31,7 @@ struct SlotWork {
     w.results = results + at;
     w.points = points + at * per_case;
     w.pinn = pinn ? pinn + at : nullptr;
+    w.table = table.part(at);
     return w;
   }
 };

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "fivsim/cases/case_batch.hpp"
+#include "fivsim/cases/case_columns.hpp"
 #include "fivsim/core/cuda_device.hpp"
 #include "fivsim/sweep/kernel_options.hpp"
 
@@ -108,14 +109,34 @@ struct InjectedFailures {
 // the slot's memory given back) when the device cannot hold it. The batch's host arrays must stay
 // until finish, which waits for the slot's batch: its results and rings into the caller's arrays,
 // the kernel's time
+// a batch's case table and counts made where it ran (cases/case_columns.hpp), so that only they
+// come back: the rows of its n cases from case `first` by `layout`, column c of case i into
+// values[c · stride + i], its counts added to *counts. values null: the results come back instead
+struct DeviceTable {
+  CaseTableLayout layout;
+  long first = 0;
+  double* values = nullptr;
+  long stride = 0;
+  CaseCounts* counts = nullptr;
+  // the table of cases [at, at + …) of the batch
+  DeviceTable part(long at) const {
+    DeviceTable t = *this;
+    t.first += at;
+    if (t.values) t.values += at;
+    return t;
+  }
+};
+
 template <class D>
 class SweepPipeline {
  public:
   virtual ~SweepPipeline() = default;
   // the kernel its chunks ran so far
   virtual KernelReport kernels() const { return {}; }
-  virtual DeviceOutcome launch(int slot, const CaseBatch<D>& cases, const SweepAnalysis& an,
-                               const StepOptions& opt) = 0;
+  // table.values: the batch's case table and counts instead of its results (finish's results
+  // argument then unused)
+  virtual DeviceOutcome launch(int slot, const CaseBatch<D>& cases, const SweepAnalysis& an, const StepOptions& opt,
+                               const DeviceTable& table = {}) = 0;
   virtual DeviceOutcome finish(int slot, CaseResult<D>* results, double* points, double& kernel_s) = 0;
 };
 

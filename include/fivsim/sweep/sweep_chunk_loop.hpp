@@ -1,7 +1,8 @@
 // fivsim/sweep/sweep_chunk_loop.hpp — the chunk loop every rank of a sweep runs, one for every
 // backend: chunks of prepared cases (their point rings and column blocks reused from chunk to
 // chunk), run on a backend's slot in parts that halve where device memory runs out, turned into
-// columns and handed to the exchange (sweep/sweep_ranks.hpp). Only the runner includes it.
+// columns (on the device, where it ran them and the host reads no results) and handed to the
+// exchange (sweep/sweep_ranks.hpp). Only the runner includes it.
 #pragma once
 
 #include <algorithm>
@@ -49,33 +50,12 @@ struct Chunk {
   std::vector<CaseResult<D>> results;
   RingBuffer points;
   std::vector<PinnTotals> pinn;  // PINN methods: each case's trainings
+  // the case table and counts where the device makes them (results then never come back)
+  bool table_on_device = false;
+  ColumnBlock table;
+  CaseCounts counts{};
   double setup_s = 0.0;
   double launch_s = 0.0, wait_s = 0.0;  // the host's time in the backend's launch and finish
-};
-
-// the cases [first, first + n) in `ch`, whose buffers an earlier chunk may have left: they are
-// reused as they are (a case's results and rings are written before they are read), so that a
-// sweep touches its chunk memory once
-template <class D>
-Chunk<D> prepare_chunk(const RunContext& ctx, const ChunkSettings& set, const SweepShared<D>& shared, long first,
-                       long n, Chunk<D> ch) {
-  const auto t0 = std::chrono::steady_clock::now();
-  ch.first = first;
-  ch.n = n;
-  prepare_cases(ctx.plan, shared, first, n, ch.cases);
-  resize_for_writing(ch.results, static_cast<std::size_t>(n));
-  if (ctx.pinn()) ch.pinn.resize(static_cast<std::size_t>(n));
-  ch.points.resize(static_cast<std::size_t>(n * case_points_size(set.nq, set.an)));
-  ch.launch_s = ch.wait_s = 0.0;
-  ch.setup_s = seconds_since(t0);
-  return ch;
-}
-
-// device memory: the most cases one backend call may hold (lowered by each allocation failure)
-// and how often it was halved
-struct BackendParts {
-  long limit = LONG_MAX;
-  long halvings = 0;
 };
 
 // the memory of column blocks handed back once written, for the next chunks' blocks: a chunk's
@@ -97,6 +77,38 @@ class BlockPool {
  private:
   std::mutex m_;
   std::vector<std::vector<double>> free_;
+};
+
+// the cases [first, first + n) in `ch`, whose buffers an earlier chunk may have left: they are
+// reused as they are (a case's results and rings are written before they are read), so that a
+// sweep touches its chunk memory once
+// (`table`: the device makes the case table, into a block from `pool`)
+template <class D>
+Chunk<D> prepare_chunk(const RunContext& ctx, const ChunkSettings& set, const SweepShared<D>& shared, long first,
+                       long n, Chunk<D> ch, bool table, BlockPool& pool) {
+  const auto t0 = std::chrono::steady_clock::now();
+  ch.first = first;
+  ch.n = n;
+  prepare_cases(ctx.plan, shared, first, n, ch.cases);
+  resize_for_writing(ch.results, static_cast<std::size_t>(n));
+  ch.table_on_device = table;
+  if (table) {
+    ch.table.values = pool.take();
+    ch.table.resize(n, case_column_count(set.layout));
+    ch.counts = CaseCounts{};
+  }
+  if (ctx.pinn()) ch.pinn.resize(static_cast<std::size_t>(n));
+  ch.points.resize(static_cast<std::size_t>(n * case_points_size(set.nq, set.an)));
+  ch.launch_s = ch.wait_s = 0.0;
+  ch.setup_s = seconds_since(t0);
+  return ch;
+}
+
+// device memory: the most cases one backend call may hold (lowered by each allocation failure)
+// and how often it was halved
+struct BackendParts {
+  long limit = LONG_MAX;
+  long halvings = 0;
 };
 
 // whether the host reads a chunk's point rings: its files hold points, or a grey-box search reads
@@ -127,10 +139,14 @@ ChunkOutput chunk_output(const RunContext& ctx, const ChunkSettings& set, Chunk<
   out.first = ch.first;
   out.n = ch.n;
   out.rank = ctx.ranks.rank();
-  out.cases.values = pool.take();
+  if (ch.table_on_device) {
+    out.cases = std::move(ch.table);
+  } else {
+    out.cases.values = pool.take();
+    case_columns(set.layout, ch.first, ch.n, ch.results.data(), ch.cases.rows.data(),
+                 ctx.pinn() ? ch.pinn.data() : nullptr, out.cases);
+  }
   out.points.values = pool.take();
-  case_columns(set.layout, ch.first, ch.n, ch.results.data(), ch.cases.rows.data(),
-               ctx.pinn() ? ch.pinn.data() : nullptr, out.cases);
   if (ctx.base.output.points && observes_points(set.an.observers))
     point_columns(set.nq, set.an, ch.first, ch.n, ch.results.data(), ch.points.data(), out.points);
   if (set.an.keep_residuals) residual_series(set.nq, set.an, ch.n, ch.results.data(), ch.points.data(), out.residuals);
@@ -140,10 +156,14 @@ ChunkOutput chunk_output(const RunContext& ctx, const ChunkSettings& set, Chunk<
   // classes by (class, N) and statuses by code first, their names once a chunk rather than a
   // string a case
   CaseCounts counts{};
-  for (const auto& r : ch.results) {
-    counts.steps += static_cast<unsigned long long>(r.steps);
-    if (unsigned long long* k = case_class_count(counts, r)) ++*k;
-    ++*case_status_count(counts, r);
+  if (ch.table_on_device) {
+    counts = ch.counts;
+  } else {
+    for (const auto& r : ch.results) {
+      counts.steps += static_cast<unsigned long long>(r.steps);
+      if (unsigned long long* k = case_class_count(counts, r)) ++*k;
+      ++*case_status_count(counts, r);
+    }
   }
   add_case_counts(counts, c);
   c.has_pinn = ctx.pinn();
@@ -164,6 +184,7 @@ SlotWork<D> slot_work(const ChunkSettings& set, Chunk<D>& ch) {
   w.points = ch.points.data();
   w.per_case = case_points_size(set.nq, set.an);
   w.pinn = ch.pinn.empty() ? nullptr : ch.pinn.data();
+  if (ch.table_on_device) w.table = {set.layout, ch.first, ch.table.values.data(), ch.n, &ch.counts};
   return w;
 }
 
@@ -235,6 +256,9 @@ KernelReport run_chunks(const RunContext& ctx, const ChunkSettings& set, ChunkEx
   std::optional<PinnChunk> pinn;
   const std::unique_ptr<ChunkBackend<D>> backend = rank_backend<D>(ctx, set, inject, pinn);
   const bool ahead = backend->asynchronous();
+  // on the device the case table and counts are made where the cases ran, unless the host reads
+  // their results (points, residual series) or they are PINN trainings
+  const bool table = ctx.cuda && !ctx.pinn() && !wants_points(ctx, set);
   BackendParts parts;
   const SweepShared<D> shared(ctx.plan, set.opt.stick_tol);
   const long slow_ms = hooks.slow_rank == ctx.ranks.rank() ? hooks.slow_ms : 0;
@@ -258,7 +282,7 @@ KernelReport run_chunks(const RunContext& ctx, const ChunkSettings& set, ChunkEx
   std::optional<ChunkRange> r = exchange.next();
   if (!r) return backend->kernels();
   int cur = 0;
-  slot[cur] = prepare_chunk<D>(ctx, set, shared, r->first, r->n, std::move(slot[cur]));
+  slot[cur] = prepare_chunk<D>(ctx, set, shared, r->first, r->n, std::move(slot[cur]), table, pool);
   for (;;) {
     Chunk<D>& ch = slot[cur];
     bool alone = ch.n > parts.limit;
@@ -285,7 +309,7 @@ KernelReport run_chunks(const RunContext& ctx, const ChunkSettings& set, ChunkEx
     r = exchange.next();
     if (!r) break;
     const int next = ahead ? 1 - cur : cur;
-    slot[next] = prepare_chunk<D>(ctx, set, shared, r->first, r->n, std::move(slot[next]));
+    slot[next] = prepare_chunk<D>(ctx, set, shared, r->first, r->n, std::move(slot[next]), table, pool);
     cur = next;
   }
   finish(cur);
