@@ -29,7 +29,7 @@ set(FIVSIM_KERNELS_core cuda_util.cuh)
 set(FIVSIM_KERNELS_pinn mlp_batch.cu mlp_gemm.cu mlp_gemm.cuh)
 set(FIVSIM_KERNELS_identify identify_bounds.cu)
 set(FIVSIM_KERNELS_sweep sweep_batch.cuh sweep_batch_double.cu sweep_batch_float.cu device_batch.cuh sweep_pinn.cu
-  orbit_shots.cu)
+  orbit_shots.cu case_table.cuh kept_buffer.cuh)
 
 # FIVSIM_REACH_<part>: what the part may use, its uses' uses included (a lower part's headers come
 # with the link)

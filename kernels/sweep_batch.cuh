@@ -24,7 +24,9 @@
 #include <string>
 #include <type_traits>
 
+#include "case_table.cuh"
 #include "cuda_util.cuh"
+#include "kept_buffer.cuh"
 #include "fivsim/cases/belt_runner.hpp"
 #include "fivsim/cases/case_orbit.hpp"
 #include "fivsim/cases/sweep_case.hpp"
@@ -166,80 +168,6 @@ DeviceOutcome launch_failure(cudaError_t err, const void* kernel, const std::str
   cudaGetLastError();
   return out;
 }
-
-// the case table of a batch's n cases (cases/case_columns.hpp case_row), column c of case i at
-// table[c · n + i]; rows: the swept values, parameter k of case i at rows[k · n + i]
-template <class D>
-__global__ void case_table_kernel(CaseTableLayout layout, long first, long n, const CaseResult<D>* __restrict__ results,
-                                  const double* __restrict__ rows, double* __restrict__ table) {
-  const long i = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  case_row(layout, first + i, rows ? rows + i : nullptr, n, results[i], static_cast<const PinnTotals*>(nullptr),
-           table + i, n);
-}
-
-// a batch's counts (CaseCounts): each block's in shared memory, then added to the batch's
-template <class D>
-__global__ void case_counts_kernel(const CaseResult<D>* __restrict__ results, long n, CaseCounts* __restrict__ counts) {
-  __shared__ CaseCounts block;
-  constexpr int kWords = static_cast<int>(sizeof(CaseCounts) / sizeof(unsigned long long));
-  unsigned long long* words = reinterpret_cast<unsigned long long*>(&block);
-  for (int k = threadIdx.x; k < kWords; k += blockDim.x) words[k] = 0;
-  __syncthreads();
-  const long i = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < n) {
-    const CaseResult<D>& r = results[i];
-    atomicAdd(&block.steps, static_cast<unsigned long long>(r.steps));
-    if (unsigned long long* k = case_class_count(block, r)) atomicAdd(k, 1ull);
-    atomicAdd(case_status_count(block, r), 1ull);
-  }
-  __syncthreads();
-  unsigned long long* total = reinterpret_cast<unsigned long long*>(counts);
-  for (int k = threadIdx.x; k < kWords; k += blockDim.x)
-    if (words[k] != 0) atomicAdd(total + k, words[k]);
-}
-
-// counts added word by word
-inline void add_counts(const CaseCounts& from, CaseCounts& to) {
-  constexpr int kWords = static_cast<int>(sizeof(CaseCounts) / sizeof(unsigned long long));
-  const unsigned long long* a = reinterpret_cast<const unsigned long long*>(&from);
-  unsigned long long* b = reinterpret_cast<unsigned long long*>(&to);
-  for (int k = 0; k < kWords; ++k) b[k] += a[k];
-}
-
-// memory that keeps its size from chunk to chunk and grows when a chunk needs more: on the device
-// (Pinned false) or pinned on the host, where the device copies into it asynchronously
-template <class T, bool Pinned>
-struct KeptBuffer {
-  T* data = nullptr;
-  std::size_t capacity = 0;
-  KeptBuffer() = default;
-  KeptBuffer(const KeptBuffer&) = delete;
-  KeptBuffer& operator=(const KeptBuffer&) = delete;
-  ~KeptBuffer() { release(); }
-  void release() {
-    if (Pinned)
-      cudaFreeHost(data);
-    else
-      cudaFree(data);
-    data = nullptr;
-    capacity = 0;
-  }
-  cudaError_t ensure(std::size_t count) {
-    if (count <= capacity) return cudaSuccess;
-    release();
-    const cudaError_t err = Pinned ? cudaMallocHost(&data, count * sizeof(T)) : cudaMalloc(&data, count * sizeof(T));
-    if (err == cudaSuccess)
-      capacity = count;
-    else
-      data = nullptr;
-    return err;
-  }
-};
-template <class T>
-using DeviceBuffer = KeptBuffer<T, false>;
-template <class T>
-using PinnedBuffer = KeptBuffer<T, true>;
 
 }  // namespace
 
