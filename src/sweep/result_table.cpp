@@ -141,18 +141,24 @@ void case_columns(const CaseTableLayout& l, long first, long n, const CaseResult
                   const PinnTotals* pinn, ColumnBlock& out) {
   const int columns = case_column_count(l);
   out.resize(n, columns);
-  // a block of cases' rows side by side, then each column's stretch of the block written at once:
-  // written straight into the columns, a row's values would land on as many cache lines
+  // a block of cases' rows side by side, then each column's stretch of the block written at once
+  // (written straight into the columns, a row's values would land on as many cache lines); the
+  // blocks on all threads
   constexpr long kBlock = 256;
-  std::vector<double> block(static_cast<std::size_t>(kBlock * columns));
-  for (long lo = 0; lo < n; lo += kBlock) {
-    const long m = std::min(kBlock, n - lo);
-    for (long i = 0; i < m; ++i)
-      case_row(l, first + lo + i, rows + lo + i, n, results[lo + i], pinn ? pinn + lo + i : nullptr,
-               block.data() + i * columns, 1);
-    for (int c = 0; c < columns; ++c) {
-      double* col = out.column(c) + lo;
-      for (long i = 0; i < m; ++i) col[i] = block[static_cast<std::size_t>(i * columns + c)];
+  const long blocks = (n + kBlock - 1) / kBlock;
+#pragma omp parallel if (blocks > 1)
+  {
+    std::vector<double> block(static_cast<std::size_t>(kBlock * columns));
+#pragma omp for schedule(static)
+    for (long b = 0; b < blocks; ++b) {
+      const long lo = b * kBlock, m = std::min(kBlock, n - lo);
+      for (long i = 0; i < m; ++i)
+        case_row(l, first + lo + i, rows + lo + i, n, results[lo + i], pinn ? pinn + lo + i : nullptr,
+                 block.data() + i * columns, 1);
+      for (int c = 0; c < columns; ++c) {
+        double* col = out.column(c) + lo;
+        for (long i = 0; i < m; ++i) col[i] = block[static_cast<std::size_t>(i * columns + c)];
+      }
     }
   }
 }
