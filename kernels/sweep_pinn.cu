@@ -354,11 +354,12 @@ class LockstepGraph {
     err_ = cudaStreamBeginCapture(top, cudaStreamCaptureModeRelaxed);
     if (err_ != cudaSuccess) return;
     cudaGraphConditionalHandle steps = 0, rounds = 0;
+    cudaError_t inner = cudaSuccess;  // the rounds loop's capture, inside the steps loop's
     err_ = capture_while(top, step, steps, [&](cudaGraphConditionalHandle steps_h) {
       cudaMemsetAsync(rc[0], 0, 2 * sizeof(int), step);
       begin_kernel<<<blocks_for(s.n, kCaseBlock), kCaseBlock, 0, step>>>(s.run, s.active, s.count, s.rows[0], s.rows[1],
                                                                          rc[0]);
-      const cudaError_t inner = capture_while(step, round, rounds, [&](cudaGraphConditionalHandle rounds_h) {
+      inner = capture_while(step, round, rounds, [&](cudaGraphConditionalHandle rounds_h) {
         // two rounds, so that the lists are back where begin writes them
         launch_round(s, round, s.rows, rc[0], s.next_rows, rc[1], bound, bound);
         launch_round(s, round, s.next_rows, rc[1], s.rows, rc[0], bound, bound);
@@ -370,6 +371,7 @@ class LockstepGraph {
                                                                        s.count + 1);
       advance_kernel<<<blocks_for(s.n, 256), 256, 0, step>>>(s.active, s.next_active, s.count, true, steps_h, rounds);
     });
+    if (err_ == cudaSuccess) err_ = inner;
     cudaGraph_t graph = nullptr;
     const cudaError_t ended = cudaStreamEndCapture(top, &graph);
     if (err_ == cudaSuccess) err_ = ended;

@@ -104,11 +104,6 @@ struct InjectedFailures {
   }
 };
 
-// a backend as a pipeline of two slots: launch queues a batch on slot 0 or 1 (its setups and rows
-// in, the kernel, its results and rings out) and returns at once; out_of_memory (nothing queued,
-// the slot's memory given back) when the device cannot hold it. The batch's host arrays must stay
-// until finish, which waits for the slot's batch: its results and rings into the caller's arrays,
-// the kernel's time
 // a batch's case table and counts made where it ran (cases/case_columns.hpp), so that only they
 // come back: the rows of its n cases from case `first` by `layout`, column c of case i into
 // values[c · stride + i], its counts added to *counts. values null: the results come back instead
@@ -127,6 +122,11 @@ struct DeviceTable {
   }
 };
 
+// a backend as a pipeline of two slots: launch queues a batch on slot 0 or 1 (its setups and rows
+// in, the kernel, its results and rings out) and returns at once; out_of_memory (nothing queued,
+// the slot's memory given back) when the device cannot hold it. The batch's host arrays must stay
+// until finish, which waits for the slot's batch: its results and rings into the caller's arrays,
+// the kernel's time
 template <class D>
 class SweepPipeline {
  public:
