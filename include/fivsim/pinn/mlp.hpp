@@ -84,10 +84,6 @@ struct value_of<const X> {
   using type = X;
 };
 
-}  // namespace detail
-
-namespace detail {
-
 template <class T>
 FIVSIM_HD inline T softplus(T z) {
   // log(1 + e^z) without overflow
