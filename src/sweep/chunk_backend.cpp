@@ -4,6 +4,7 @@
 // Each reaches the points where a device runs out of memory in the same order, so that failures a
 // test injects take the same path on every backend.
 #include "fivsim/sweep/chunk_backend.hpp"
+#include "fivsim/sweep/result_table.hpp"
 #include "fivsim/core/stopwatch.hpp"
 
 #include <algorithm>
@@ -71,6 +72,12 @@ class CpuBackend final : public SynchronousBackend<D> {
     std::optional<ChunkTicker> ticker;
     if (s.progress && *s.progress) ticker.emplace(*s.progress);
     run_chunk_cpu(w.cases, s.an, s.opt, w.results, w.points, s.threads, ticker ? &*ticker : nullptr);
+    // the case table and counts where the loop asks for them as a device's (DeviceTable)
+    if (w.table.values) {
+      case_rows_into(w.table.layout, w.table.first, w.cases.n, w.results, w.cases.rows, w.cases.row_stride, nullptr,
+                     w.table.values, w.table.stride);
+      count_cases(w.results, w.cases.n, *w.table.counts);
+    }
     return {};
   }
 };

@@ -137,10 +137,9 @@ TableSchema point_schema(int n_dof) {
 }
 
 template <class D>
-void case_columns(const CaseTableLayout& l, long first, long n, const CaseResult<D>* results, const double* rows,
-                  const PinnTotals* pinn, ColumnBlock& out) {
+void case_rows_into(const CaseTableLayout& l, long first, long n, const CaseResult<D>* results, const double* rows,
+                    long row_stride, const PinnTotals* pinn, double* values, long stride) {
   const int columns = case_column_count(l);
-  out.resize(n, columns);
   // a block of cases' rows side by side, then each column's stretch of the block written at once
   // (written straight into the columns, a row's values would land on as many cache lines); the
   // blocks on all threads
@@ -153,13 +152,29 @@ void case_columns(const CaseTableLayout& l, long first, long n, const CaseResult
     for (long b = 0; b < blocks; ++b) {
       const long lo = b * kBlock, m = std::min(kBlock, n - lo);
       for (long i = 0; i < m; ++i)
-        case_row(l, first + lo + i, rows + lo + i, n, results[lo + i], pinn ? pinn + lo + i : nullptr,
+        case_row(l, first + lo + i, rows + lo + i, row_stride, results[lo + i], pinn ? pinn + lo + i : nullptr,
                  block.data() + i * columns, 1);
       for (int c = 0; c < columns; ++c) {
-        double* col = out.column(c) + lo;
+        double* col = values + static_cast<long>(c) * stride + lo;
         for (long i = 0; i < m; ++i) col[i] = block[static_cast<std::size_t>(i * columns + c)];
       }
     }
+  }
+}
+
+template <class D>
+void case_columns(const CaseTableLayout& l, long first, long n, const CaseResult<D>* results, const double* rows,
+                  const PinnTotals* pinn, ColumnBlock& out) {
+  out.resize(n, case_column_count(l));
+  case_rows_into(l, first, n, results, rows, n, pinn, out.values.data(), n);
+}
+
+template <class D>
+void count_cases(const CaseResult<D>* results, long n, CaseCounts& counts) {
+  for (long i = 0; i < n; ++i) {
+    counts.steps += static_cast<unsigned long long>(results[i].steps);
+    if (unsigned long long* k = case_class_count(counts, results[i])) ++*k;
+    ++*case_status_count(counts, results[i]);
   }
 }
 
@@ -253,12 +268,15 @@ void csv_rows(const TableSchema& s, const ColumnBlock& b, std::string& text) {
   for (const std::string& p : parts) text += p;
 }
 
-#define FIVSIM_RESULT_TABLE_INSTANTIATE(D)                                                                   \
-  template void case_columns<D>(const CaseTableLayout&, long, long, const CaseResult<D>*, const double*,     \
-                                const PinnTotals*, ColumnBlock&);                                            \
-  template void point_columns<D>(int, const SweepAnalysis&, long, long, const CaseResult<D>*, const double*, \
-                                 ColumnBlock&);                                                              \
-  template void residual_series<D>(int, const SweepAnalysis&, long, const CaseResult<D>*, const double*,     \
+#define FIVSIM_RESULT_TABLE_INSTANTIATE(D)                                                                       \
+  template void case_rows_into<D>(const CaseTableLayout&, long, long, const CaseResult<D>*, const double*, long, \
+                                  const PinnTotals*, double*, long);                                             \
+  template void case_columns<D>(const CaseTableLayout&, long, long, const CaseResult<D>*, const double*,         \
+                                const PinnTotals*, ColumnBlock&);                                                \
+  template void count_cases<D>(const CaseResult<D>*, long, CaseCounts&);                                         \
+  template void point_columns<D>(int, const SweepAnalysis&, long, long, const CaseResult<D>*, const double*,     \
+                                 ColumnBlock&);                                                                  \
+  template void residual_series<D>(int, const SweepAnalysis&, long, const CaseResult<D>*, const double*,         \
                                    std::vector<double>&);
 FIVSIM_SWEEP_FOR_EACH_DIMS(FIVSIM_RESULT_TABLE_INSTANTIATE)
 #undef FIVSIM_RESULT_TABLE_INSTANTIATE

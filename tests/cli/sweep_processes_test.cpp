@@ -411,6 +411,30 @@ TEST(SweepCommand, PipelinedLoopRunsAChunkBeyondTheDevicesPartsInParts) {
   fs::remove_all(out);
 }
 
+// the case table made where the cases ran (the device's path, taken by the CPU backend standing in
+// for it: sweep/sweep_backend.hpp DeviceTable) where no points are written: in parts of a halved
+// chunk, its cases.csv, results.h5 and the summary's classes, statuses and steps are the host's
+TEST(SweepCommand, TheCaseTableMadeWhereTheCasesRanIsTheHosts) {
+  const std::string sweep = chunked_load_sweep(600) + " --set /output/points=false --format both";
+  const fs::path whole = fresh_dir("fivsim_table_whole"), out = fresh_dir("fivsim_table_backend");
+  ASSERT_EQ(run_fivsim(sweep + " --out " + whole.string()).code, 0);
+  ::setenv("FIVSIM_SWEEP_DEVICE_CASES", "70", 1);
+  ::setenv("FIVSIM_SWEEP_PREPARE_AHEAD", "1", 1);
+  const Result r = run_fivsim(sweep + " --out " + out.string());
+  ::unsetenv("FIVSIM_SWEEP_DEVICE_CASES");
+  ::unsetenv("FIVSIM_SWEEP_PREPARE_AHEAD");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_FALSE(fs::exists(out / "points.csv"));
+  EXPECT_TRUE(slurp(whole / "cases.csv") == slurp(out / "cases.csv")) << "cases.csv differs";
+  EXPECT_TRUE(h5_as_csv(whole / "results.h5", "cases") == h5_as_csv(out / "results.h5", "cases"))
+      << "results.h5's cases differ";
+  const json a = json::parse(slurp(whole / "summary.json")), b = json::parse(slurp(out / "summary.json"));
+  for (const char* key : {"classes", "status", "steps", "cases"}) EXPECT_EQ(a[key], b[key]) << key;
+  EXPECT_EQ(b["memory_halvings"], 2);
+  fs::remove_all(whole);
+  fs::remove_all(out);
+}
+
 // one chunk loop drives every backend: allocation failures injected at each point a launch meets
 // on a device (slot 0's or slot 1's device buffers, the pinned host buffers, the kernel launch;
 // FIVSIM_SWEEP_FAIL) send a chunk to run alone, halve its parts and reuse the slots, on the

@@ -73,6 +73,14 @@ TableSchema point_schema(int n_dof);
 template <class D>
 void case_columns(const CaseTableLayout& layout, long first, long n, const CaseResult<D>* results, const double* rows,
                   const PinnTotals* pinn, ColumnBlock& out);
+// the same rows into columns of another length: column c of case i at values[c · stride + i], the
+// swept values at rows[k · row_stride + i]
+template <class D>
+void case_rows_into(const CaseTableLayout& layout, long first, long n, const CaseResult<D>* results, const double* rows,
+                    long row_stride, const PinnTotals* pinn, double* values, long stride);
+// n cases' classes, statuses and steps added to counts
+template <class D>
+void count_cases(const CaseResult<D>* results, long n, CaseCounts& counts);
 // the kept points of n cases (kPointKinds rings of an.capacity each per case), oldest first
 template <class D>
 void point_columns(int n_dof, const SweepAnalysis& an, long first, long n, const CaseResult<D>* results,

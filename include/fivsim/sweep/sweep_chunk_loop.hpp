@@ -156,15 +156,10 @@ ChunkOutput chunk_output(const RunContext& ctx, const ChunkSettings& set, Chunk<
   // classes by (class, N) and statuses by code first, their names once a chunk rather than a
   // string a case
   CaseCounts counts{};
-  if (ch.table_on_device) {
+  if (ch.table_on_device)
     counts = ch.counts;
-  } else {
-    for (const auto& r : ch.results) {
-      counts.steps += static_cast<unsigned long long>(r.steps);
-      if (unsigned long long* k = case_class_count(counts, r)) ++*k;
-      ++*case_status_count(counts, r);
-    }
-  }
+  else
+    count_cases(ch.results.data(), ch.n, counts);
   add_case_counts(counts, c);
   c.has_pinn = ctx.pinn();
   for (const PinnTotals& p : ch.pinn) c.pinn.add(p);
@@ -257,8 +252,9 @@ KernelReport run_chunks(const RunContext& ctx, const ChunkSettings& set, ChunkEx
   const std::unique_ptr<ChunkBackend<D>> backend = rank_backend<D>(ctx, set, inject, pinn);
   const bool ahead = backend->asynchronous();
   // on the device the case table and counts are made where the cases ran, unless the host reads
-  // their results (points, residual series) or they are PINN trainings
-  const bool table = ctx.cuda && !ctx.pinn() && !wants_points(ctx, set);
+  // their results (points, residual series) or they are PINN trainings; the CPU backend standing in
+  // for a device (the prepare-ahead hook) makes them in its launch as the device does
+  const bool table = (ctx.cuda || hooks.prepare_ahead) && !ctx.pinn() && !wants_points(ctx, set);
   BackendParts parts;
   const SweepShared<D> shared(ctx.plan, set.opt.stick_tol);
   const long slow_ms = hooks.slow_rank == ctx.ranks.rank() ? hooks.slow_ms : 0;
