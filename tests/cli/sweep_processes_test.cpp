@@ -392,15 +392,21 @@ std::string chunked_load_sweep(int loads) {
          "--set /analysis/t_transient=1";
 }
 
+// the command run on the CPU backend in the device's order with parts of at most 70 cases
+Result run_as_a_small_device(const std::string& command) {
+  ::setenv("FIVSIM_SWEEP_DEVICE_CASES", "70", 1);
+  ::setenv("FIVSIM_SWEEP_PREPARE_AHEAD", "1", 1);
+  const Result r = run_fivsim(command);
+  ::unsetenv("FIVSIM_SWEEP_DEVICE_CASES");
+  ::unsetenv("FIVSIM_SWEEP_PREPARE_AHEAD");
+  return r;
+}
+
 TEST(SweepCommand, PipelinedLoopRunsAChunkBeyondTheDevicesPartsInParts) {
   const std::string sweep = chunked_load_sweep(600);
   const fs::path whole = fresh_dir("fivsim_pipelined_whole"), out = fresh_dir("fivsim_pipelined_parts");
   ASSERT_EQ(run_fivsim(sweep + " --out " + whole.string()).code, 0);
-  ::setenv("FIVSIM_SWEEP_DEVICE_CASES", "70", 1);
-  ::setenv("FIVSIM_SWEEP_PREPARE_AHEAD", "1", 1);
-  const Result r = run_fivsim(sweep + " --out " + out.string());
-  ::unsetenv("FIVSIM_SWEEP_DEVICE_CASES");
-  ::unsetenv("FIVSIM_SWEEP_PREPARE_AHEAD");
+  const Result r = run_as_a_small_device(sweep + " --out " + out.string());
   ASSERT_EQ(r.code, 0) << r.err;
   // (compared whole, reported briefly: the files are a hundred kilobytes)
   EXPECT_TRUE(slurp(whole / "cases.csv") == slurp(out / "cases.csv")) << "cases.csv differs";
@@ -418,11 +424,7 @@ TEST(SweepCommand, TheCaseTableMadeWhereTheCasesRanIsTheHosts) {
   const std::string sweep = chunked_load_sweep(600) + " --set /output/points=false --format both";
   const fs::path whole = fresh_dir("fivsim_table_whole"), out = fresh_dir("fivsim_table_backend");
   ASSERT_EQ(run_fivsim(sweep + " --out " + whole.string()).code, 0);
-  ::setenv("FIVSIM_SWEEP_DEVICE_CASES", "70", 1);
-  ::setenv("FIVSIM_SWEEP_PREPARE_AHEAD", "1", 1);
-  const Result r = run_fivsim(sweep + " --out " + out.string());
-  ::unsetenv("FIVSIM_SWEEP_DEVICE_CASES");
-  ::unsetenv("FIVSIM_SWEEP_PREPARE_AHEAD");
+  const Result r = run_as_a_small_device(sweep + " --out " + out.string());
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_FALSE(fs::exists(out / "points.csv"));
   EXPECT_TRUE(slurp(whole / "cases.csv") == slurp(out / "cases.csv")) << "cases.csv differs";
