@@ -92,7 +92,7 @@ struct BlasType<float> {
 };
 
 std::string blas_error(const char* what, cublasStatus_t status) {
-  return std::string("mlp_fit_batch_cuda (gemm): ") + what + ": " + cublasGetStatusString(status);
+  return std::string("the gemm mapping: ") + what + ": " + cublasGetStatusString(status);
 }
 
 constexpr int kPassBlock = 256;
@@ -122,6 +122,7 @@ struct MlpGemmDevice {
   // every buffer allocated but, where `borrowed` says so, the parameters and the gradient, which
   // the caller points into memory of its own
   DeviceOutcome open(const MlpLayout& L, long B, int points, bool borrowed = false) {
+    if (B > 2147483647L) return DeviceOutcome("the gemm mapping: more networks than cuBLAS batches take");
     plan = mlp_gemm_plan(L, points);
     networks = B;
     cudaError_t err = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
@@ -201,7 +202,6 @@ struct MlpGemmDevice {
 template <class T>
 DeviceOutcome mlp_fit_batch_cuda_gemm(const MlpLayout& L, const MlpFitBatch<T>& batch, int repeats, double& kernel_s) {
   const long B = batch.networks;
-  if (B > 2147483647L) return DeviceOutcome("mlp_fit_batch_cuda (gemm): more networks than cuBLAS batches take");
   MlpGemmDevice<T> d;
   DeviceOutcome out = d.open(L, B, batch.points);
   if (!out.error.empty()) return out;
@@ -232,7 +232,6 @@ template <class T>
 DeviceOutcome mlp_train_batch_cuda_gemm(const MlpLayout& L, const MlpTrainBatch<T>& batch, int steps,
                                         const OptimizerOptions& opt, double& kernel_s) {
   const long B = batch.networks, np = L.param_count();
-  if (B > 2147483647L) return DeviceOutcome("mlp_train_batch_cuda (gemm): more networks than cuBLAS batches take");
   const long work_per = optimizer_work_size(static_cast<int>(np), opt);
   MlpGemmDevice<T> d;
   DeviceOutcome out = d.open(L, B, batch.points, true);

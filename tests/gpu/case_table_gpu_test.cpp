@@ -43,11 +43,7 @@ void device_table_is_the_hosts(const json& doc, long parts) {
   sweep::ColumnBlock host;
   sweep::case_columns(layout, first, n, results.data(), batch.rows, nullptr, host);
   CaseCounts host_counts{};
-  for (const auto& r : results) {
-    host_counts.steps += static_cast<unsigned long long>(r.steps);
-    if (unsigned long long* k = case_class_count(host_counts, r)) ++*k;
-    ++*case_status_count(host_counts, r);
-  }
+  sweep::count_cases(results.data(), n, host_counts);
   // the device's, in `parts` launches into one table
   sweep::ColumnBlock device;
   device.resize(n, case_column_count(layout));
