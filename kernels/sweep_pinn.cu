@@ -44,9 +44,9 @@ __global__ void start_kernel(CaseBatch<D> cases, const PinnShared* __restrict__ 
                              int* __restrict__ count) {
   const long c = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (c >= cases.n) return;
-  CaseSetup<D> scratch;
-  pinn_case_start(run[c], cases.setup(c, scratch), cases.map(c), sh->set, tab, L, arena + c * copies * L.bytes, sh->an,
-                  sh->opt, results[c], points + c * per_case);
+  // a swept setup is made in the case's own (a copy on the stack would cost the kernel its frame)
+  pinn_case_start(run[c], cases.setup(c, run[c].setup), cases.map(c), sh->set, tab, L, arena + c * copies * L.bytes,
+                  sh->an, sh->opt, results[c], points + c * per_case);
   if (run[c].active) active[atomicAdd(count, 1)] = c;
 }
 

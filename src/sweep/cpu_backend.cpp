@@ -416,10 +416,9 @@ void run_chunk_cpu_pinn(const PinnChunk& ch, const SweepAnalysis& an, const Step
   active.reserve(static_cast<std::size_t>(n));
 #pragma omp parallel num_threads(threads > 0 ? threads : omp_get_max_threads())
   {
-    auto scratch = std::make_unique<CaseSetup<D>>();
 #pragma omp for schedule(dynamic, 1)
     for (long c = 0; c < n; ++c)
-      pinn_case_start(run[c], cases.setup(c, *scratch), cases.map(c), ch.set, ch.tab, L,
+      pinn_case_start(run[c], cases.setup(c, run[c].setup), cases.map(c), ch.set, ch.tab, L,
                       blocks.get() + c * copies * L.bytes, an, opt, results[c], points + c * per_case);
 #pragma omp single
     for (long c = 0; c < n; ++c)

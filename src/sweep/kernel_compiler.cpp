@@ -102,6 +102,7 @@ FIVSIM_COMPILE_KERNEL {
   std::vector<const char*> options(std::begin(kOptions), std::end(kOptions));
   options.push_back(arch_option.c_str());
   if (build == KernelBuild::checking) options.push_back("-G");
+  if (build == KernelBuild::frames) options.push_back("--ptxas-options=-O0");
   r = nvrtcCompileProgram(raw, static_cast<int>(options.size()), options.data());
   out.log = log_of(raw);
   if (r != NVRTC_SUCCESS) return "NVRTC could not compile the specialised kernel: " + out.log;

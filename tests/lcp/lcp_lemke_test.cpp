@@ -4,11 +4,15 @@
 
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
+#include <cstring>
+#include <memory>
 #include <random>
 
 #include "fivsim/lcp/lcp_enum.hpp"
 #include "fivsim/lcp/lcp_pgs.hpp"
+#include "fivsim/lcp/lcp_solve.hpp"
 #include "lcp/lcp_test_problems.hpp"
 
 namespace fivsim {
@@ -195,6 +199,62 @@ TEST(LcpLemke, DegenerateProblemTerminates) {
   const LcpResult r = lemke_solve(p.A, p.b, x, y);
   ASSERT_EQ(r.status, Status::ok);
   EXPECT_LE(r.residual, 1e-12);
+}
+
+// the solvers' temporaries in a caller's scratch (what device kernels over large LCPs give them) hold
+// the same arithmetic as their own stack: every answer bit for bit, whatever the scratch held before.
+// Problems of 1 to 6 unknowns with mostly negative b, so that Lemke pivots and the basis solves run
+// at the runtime size (5 and 6 active entries) as well as the fixed ones; cold and warm started
+TEST(LcpLemke, ScratchGivesTheOwnStacksAnswers) {
+  std::mt19937 rng(2026);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  auto scratch = std::make_unique<LcpScratch<double, 6>>();
+  const auto same = [](const LcpResult& a, const LcpResult& b, const test::Vec6& xa, const test::Vec6& xb,
+                       const test::Vec6& ya, const test::Vec6& yb, int n) {
+    if (a.status != b.status || a.iterations != b.iterations || a.basis != b.basis) return false;
+    if (std::memcmp(&a.residual, &b.residual, sizeof(double)) != 0) return false;
+    return std::memcmp(xa.v, xb.v, n * sizeof(double)) == 0 && std::memcmp(ya.v, yb.v, n * sizeof(double)) == 0;
+  };
+  int pivoted = 0, runtime_size = 0, failed = 0;
+  for (int trial = 0; trial < 3000; ++trial) {
+    const int n = 1 + trial % 6;
+    test::Problem6 p = trial % 3 == 2 ? test::random_p_matrix(rng, n) : test::random_spd(rng, n);
+    if (trial % 3 == 1)
+      for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j) p.A(i, j) = u(rng);  // general: rays and unsolvable problems too
+    for (int i = 0; i < n; ++i) p.b[i] = i % 5 == 4 ? std::abs(u(rng)) : -std::abs(u(rng));
+    // what an earlier solve left in the scratch must not matter
+    std::memset(static_cast<void*>(scratch.get()), trial % 2 ? 0xff : 0x7f, sizeof(*scratch));
+    LcpOptions opt;
+    opt.use_basis_hint = trial % 4 == 3;
+    opt.basis_hint = static_cast<uint64_t>(rng()) & ((uint64_t(1) << n) - 1);
+    test::Vec6 x0, y0, x1, y1;
+    const LcpResult own = lemke_solve(p.A, p.b, x0, y0, opt);
+    const LcpResult in = lemke_solve(p.A, p.b, x1, y1, opt, scratch.get());
+    ASSERT_TRUE(same(own, in, x0, x1, y0, y1, n)) << "Lemke, trial " << trial;
+    pivoted += own.iterations > 0;
+    failed += own.status != Status::ok;
+    if (std::popcount(own.basis) > 4) ++runtime_size;
+    const LcpResult via = lcp_solve(LcpSolverKind::lemke, p.A, p.b, x1, y1, opt, scratch.get());
+    ASSERT_TRUE(same(own, via, x0, x1, y0, y1, n)) << "lcp_solve, trial " << trial;
+    if (n <= kEnumMaxSize) {
+      const LcpResult e0 = enum_solve(p.A, p.b, x0, y0, opt);
+      const LcpResult e1 = enum_solve(p.A, p.b, x1, y1, opt, scratch.get());
+      ASSERT_TRUE(same(e0, e1, x0, x1, y0, y1, n)) << "enumeration, trial " << trial;
+    }
+    // the basis solve on the full set: at the runtime size from 5 unknowns
+    const uint64_t all = (uint64_t(1) << n) - 1;
+    const bool b0 = lcp_solve_on_basis(p.A, p.b, all, x0, y0, 1e-13, lcp_basis_rel_tol<double>());
+    const bool b1 = lcp_solve_on_basis(p.A, p.b, all, x1, y1, 1e-13, lcp_basis_rel_tol<double>(), scratch.get());
+    ASSERT_EQ(b0, b1) << "basis solve, trial " << trial;
+    if (b0) {
+      ASSERT_TRUE(same(LcpResult{}, LcpResult{}, x0, x1, y0, y1, n)) << "basis solve, trial " << trial;
+    }
+  }
+  // the sample reaches every path it is meant to
+  EXPECT_GT(pivoted, 1000);
+  EXPECT_GT(runtime_size, 100);
+  EXPECT_GT(failed, 10);
 }
 
 }  // namespace

@@ -153,6 +153,28 @@ TEST(SpecialisedKernel, ThePinnSweepsRoundKernelsCompileWithNvrtc) {
   }
 }
 
+// the PINN sweep's per-case kernels over the largest LCPs it holds (24 unknowns): their contact
+// solvers keep Lemke's dictionary and the basis matrix in the case's block (PinnStepper::solver), so
+// the kernels' stack, which the device reserves for every thread it can hold, stays within 2 KB (it
+// was 11.4 KB for the step's begin and 11.6 KB for the tell with those temporaries on it). The tell
+// reaches every solver the begin does (a regime change solves the step's LCP again)
+TEST(SpecialisedKernel, ThePinnSweepsTellKeepsTheLcpSolversOffTheStack) {
+  if (kernel_compiler_id().empty()) GTEST_SKIP() << "built without CUDA: no NVRTC";
+  const std::string source =
+      "#include \"fivsim/cases/pinn_case.hpp\"\n"
+      "extern \"C\" __global__ void tell(fivsim::PinnCase<fivsim::PinnSweepDims>* x, const double* loss, bool* more) "
+      "{\n"
+      "  more[threadIdx.x] = fivsim::pinn_case_tell(x[threadIdx.x], 0, loss[threadIdx.x]);\n"
+      "}\n";
+  CompiledKernel k;
+  double seconds = 0.0;
+  ASSERT_EQ(compile_kernel(source, "sm_90", k, seconds, KernelBuild::frames).error, "");
+  const KernelResources r = k.resources["tell"];
+  ASSERT_GE(r.stack_frame, 0) << k.log;
+  EXPECT_LE(r.stack_frame, 2048);
+  std::printf("tell sm_90: %ld bytes stack (%.1f s)\n", r.stack_frame, seconds);
+}
+
 TEST(SpecialisedKernel, AnErrorInTheSourceIsTheCompilersMessage) {
   if (kernel_compiler_id().empty()) GTEST_SKIP() << "built without CUDA: no NVRTC";
   CompiledKernel k;

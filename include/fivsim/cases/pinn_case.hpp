@@ -37,7 +37,7 @@ FIVSIM_HD inline void pinn_case_start(PinnCase<D>& x, const CaseSetup<D>& setup,
                                       const PinnStepSettings& set, const StageTable<typename D::scalar>& tab,
                                       const PinnBlockLayout& L, unsigned char* blocks, const SweepAnalysis& an,
                                       const StepOptions& opt, CaseResult<D>& r, double* points) {
-  x.setup = setup;
+  if (&setup != &x.setup) x.setup = setup;  // a batch may have made the setup in place
   x.opt = &opt;
   x.totals = PinnTotals();
   x.run = CaseRun<D>();

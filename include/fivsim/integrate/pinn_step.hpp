@@ -154,7 +154,7 @@ FIVSIM_HD inline void irk_pinn_step_end(const Model<D>& m, const RkStepMap<D>& m
 
 // byte offsets of the parts of a block (64-byte aligned) and the sizes of the value arrays
 struct PinnBlockLayout {
-  long moreau = 0, rk = 0, lcp = 0, values = 0, bytes = 0;
+  long moreau = 0, rk = 0, lcp = 0, solver = 0, values = 0, bytes = 0;
   int params = 0, work = 0, cache = 0, scratch = 0, d_out = 0, loss_scratch = 0, stage_load = 0;
 };
 
@@ -174,6 +174,8 @@ FIVSIM_HD inline PinnBlockLayout pinn_block_layout(const PinnStepSettings& set, 
   at = detail::align64(at + static_cast<long>(sizeof(RkLcpWorkspace<D>)));
   L.lcp = at;
   at = detail::align64(at + static_cast<long>(sizeof(LcpPinnWorkspace<T, D::max_lcp>)));
+  L.solver = at;
+  at = detail::align64(at + static_cast<long>(sizeof(LcpScratch<T, D::max_lcp>)));
   L.values = at;
   if (set.framework != PinnFramework::central) {
     const MlpLayout& M = set.dynamics;
@@ -203,6 +205,9 @@ struct PinnStepper {
   MoreauWorkspace<D>* moreau = nullptr;
   RkLcpWorkspace<D>* rk = nullptr;
   LcpPinnWorkspace<T, D::max_lcp>* lcp = nullptr;
+  // the contact solvers' temporaries: in the block, not on the stack, which a device reserves for
+  // every thread it can hold (lcp.hpp)
+  LcpScratch<T, D::max_lcp>* solver = nullptr;
   IrkPinnBuffers<T> buf;
   T* stage_load = nullptr;
 
@@ -211,6 +216,7 @@ struct PinnStepper {
     moreau = reinterpret_cast<MoreauWorkspace<D>*>(block + L.moreau);
     rk = reinterpret_cast<RkLcpWorkspace<D>*>(block + L.rk);
     lcp = reinterpret_cast<LcpPinnWorkspace<T, D::max_lcp>*>(block + L.lcp);
+    solver = reinterpret_cast<LcpScratch<T, D::max_lcp>*>(block + L.solver);
     T* v = reinterpret_cast<T*>(block + L.values);
     buf.params = v;
     buf.grad = v += L.params;
@@ -271,7 +277,7 @@ struct PinnStepper {
   FIVSIM_HD bool tell(State<D>& s, const StepOptions& opt, PinnStepRun<T>& r, T loss) const {
     if (r.stage == PinnStage::contact) {
       const ContactProblem c = contact_problem();
-      if (lcp_pinn_tell(c.lcp->A, c.lcp->b, *c.x, *c.y, set->lcp, *lcp, loss)) return true;
+      if (lcp_pinn_tell(c.lcp->A, c.lcp->b, *c.x, *c.y, set->lcp, *lcp, loss, solver)) return true;
       contact_solved(s, opt, r, lcp->run.res);
     } else if (r.stage == PinnStage::dynamics) {
       if (tell_dynamics(r.dynamics, loss)) return true;
@@ -334,7 +340,7 @@ struct PinnStepper {
     if (!r.has_lcp) return false;
     const ContactProblem c = contact_problem();
     if (!pinn_uses_lcp_pinn(set->framework)) {
-      lr = ClassicalLcpSolver{opt.solver}(c.lcp->A, c.lcp->b, *c.x, *c.y, lo);
+      lr = ClassicalLcpSolverIn<T, D::max_lcp>{opt.solver, solver}(c.lcp->A, c.lcp->b, *c.x, *c.y, lo);
       return false;
     }
     if (lcp_pinn_start(c.lcp->A, c.lcp->b, *c.x, *c.y, lo, set->lcp, *lcp)) {

@@ -88,15 +88,19 @@ FIVSIM_HD inline LcpResult lcp_finish(const LcpMatrix<T, Cap>& A, const LcpVecto
   return lcp_accept(b, x, y, opt, iterations);
 }
 
+// where a solver keeps its large temporaries (a Cap × Cap basis matrix, Lemke's dictionary): on its
+// own stack (LcpOwnStack, the default), or in an LcpScratch the caller keeps (lcp_solve.hpp) and
+// passes by pointer. Device code reserves a kernel's whole stack frame for every thread the device
+// can hold, so kernels over large LCPs give their solvers scratch in the case's memory instead.
+struct LcpOwnStack {};
+
 namespace detail {
 
-// lcp_solve_on_basis for an active set of KCap or fewer entries (idx, count k): the k×k solve
-// in a KCap×KCap matrix, so that small active sets get small, fully unrolled arithmetic
-template <int KCap, class T, int Cap, class Size>
-FIVSIM_HD inline bool basis_solve(const LcpMatrix<T, Cap>& A, const LcpVector<T, Cap>& b, const int* idx, Size k,
-                                  LcpVector<T, Cap>& x, T pivot_tol, T rel_tol) {
-  Mat<T, KCap, KCap> S;
-  Vec<T, KCap> r;
+// lcp_solve_on_basis for an active set of k entries (idx) in the temporaries S, r: the k×k solve
+template <class T, int Cap, int KCap, class Size>
+FIVSIM_HD_INLINE_ON_HOST bool basis_solve_in(const LcpMatrix<T, Cap>& A, const LcpVector<T, Cap>& b, const int* idx,
+                                             Size k, LcpVector<T, Cap>& x, T pivot_tol, T rel_tol,
+                                             Mat<T, KCap, KCap>& S, Vec<T, KCap>& r) {
   for (int a = 0; a < k; ++a) {
     r[a] = -b[idx[a]];
     for (int c = 0; c < k; ++c) S(a, c) = A(idx[a], idx[c]);
@@ -111,13 +115,31 @@ FIVSIM_HD inline bool basis_solve(const LcpMatrix<T, Cap>& A, const LcpVector<T,
   return true;
 }
 
+// the same for active sets of KCap or fewer entries in a KCap×KCap matrix, so that small active
+// sets get small, fully unrolled arithmetic
+template <int KCap, class T, int Cap, class Size>
+FIVSIM_HD inline bool basis_solve(const LcpMatrix<T, Cap>& A, const LcpVector<T, Cap>& b, const int* idx, Size k,
+                                  LcpVector<T, Cap>& x, T pivot_tol, T rel_tol) {
+  Mat<T, KCap, KCap> S;
+  Vec<T, KCap> r;
+  return basis_solve_in(A, b, idx, k, x, pivot_tol, rel_tol, S, r);
+}
+
 // the runtime-size case, one copy that its callers call: its Cap × Cap matrix then sits in one
 // frame, not in each inlining caller's
 template <class T, int Cap>
 FIVSIM_HD_NOINLINE inline bool basis_solve_at_runtime_size(const LcpMatrix<T, Cap>& A, const LcpVector<T, Cap>& b,
                                                            const int* idx, int k, LcpVector<T, Cap>& x, T pivot_tol,
-                                                           T rel_tol) {
+                                                           T rel_tol, LcpOwnStack) {
   return basis_solve<Cap>(A, b, idx, k, x, pivot_tol, rel_tol);
+}
+
+// ... or in the caller's scratch (its members basis and rhs)
+template <class T, int Cap, class Scratch>
+FIVSIM_HD inline bool basis_solve_at_runtime_size(const LcpMatrix<T, Cap>& A, const LcpVector<T, Cap>& b,
+                                                  const int* idx, int k, LcpVector<T, Cap>& x, T pivot_tol, T rel_tol,
+                                                  Scratch* scratch) {
+  return basis_solve_in(A, b, idx, k, x, pivot_tol, rel_tol, scratch->basis, scratch->rhs);
 }
 
 }  // namespace detail
@@ -127,10 +149,11 @@ FIVSIM_HD_NOINLINE inline bool basis_solve_at_runtime_size(const LcpMatrix<T, Ca
 // the basis is infeasible beyond rounding: some x_i < −rel_tol·max|x_S|, or some y_i off S below
 // −rel_tol·(|b_i| + Σ_j |A_ij x_j|) (a per-row bound, so badly scaled rows are judged fairly).
 // Otherwise x (clamped at zero) and y hold the solution. Shared by enumeration, Lemke's warm
-// start and Lemke's final re-solve.
-template <class T, int Cap>
+// start and Lemke's final re-solve; scratch as above.
+template <class T, int Cap, class Scratch = LcpOwnStack>
 FIVSIM_HD inline bool lcp_solve_on_basis(const LcpMatrix<T, Cap>& A, const LcpVector<T, Cap>& b, uint64_t mask,
-                                         LcpVector<T, Cap>& x, LcpVector<T, Cap>& y, T pivot_tol, T rel_tol) {
+                                         LcpVector<T, Cap>& x, LcpVector<T, Cap>& y, T pivot_tol, T rel_tol,
+                                         Scratch scratch = {}) {
   const int n = A.rows;
   // at least 4 entries, so that the fixed-size cases below compile for every capacity
   int idx[Cap > 4 ? Cap : 4] = {};
@@ -158,7 +181,7 @@ FIVSIM_HD inline bool lcp_solve_on_basis(const LcpMatrix<T, Cap>& A, const LcpVe
       ok = detail::basis_solve<4>(A, b, idx, FixedSize<4>{}, x, pivot_tol, rel_tol);
       break;
     default:
-      ok = detail::basis_solve_at_runtime_size(A, b, idx, k, x, pivot_tol, rel_tol);
+      ok = detail::basis_solve_at_runtime_size(A, b, idx, k, x, pivot_tol, rel_tol, scratch);
       break;
   }
   if (!ok) return false;

@@ -12,9 +12,11 @@ namespace fivsim {
 
 inline constexpr int kEnumMaxSize = 4;
 
-template <class T, int Cap>
+// scratch: where the solve keeps its temporaries (lcp.hpp)
+template <class T, int Cap, class Scratch = LcpOwnStack>
 FIVSIM_HD_NOINLINE inline LcpResult enum_solve(const LcpMatrix<T, Cap>& A, const LcpVector<T, Cap>& b,
-                                               LcpVector<T, Cap>& x, LcpVector<T, Cap>& y, const LcpOptions& opt = {}) {
+                                               LcpVector<T, Cap>& x, LcpVector<T, Cap>& y, const LcpOptions& opt = {},
+                                               Scratch scratch = {}) {
   const int n = A.rows;
   LcpResult fail;
   if (n > kEnumMaxSize || n > Cap) {
@@ -37,7 +39,7 @@ FIVSIM_HD_NOINLINE inline LcpResult enum_solve(const LcpMatrix<T, Cap>& A, const
     const uint64_t mask = m < 0 ? opt.basis_hint & ((uint64_t(1) << n) - 1) : uint64_t(m);
     ++tried;
     // a feasible complementary basis is a solution (to rounding): the first one found is kept
-    if (lcp_solve_on_basis(A, b, mask, x, y, piv_tol, rel_tol)) return lcp_accept(b, x, y, opt, tried);
+    if (lcp_solve_on_basis(A, b, mask, x, y, piv_tol, rel_tol, scratch)) return lcp_accept(b, x, y, opt, tried);
   }
   x.resize(n);
   fail.status = Status::lcp_no_solution;

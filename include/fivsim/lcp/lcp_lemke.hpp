@@ -128,11 +128,12 @@ FIVSIM_HD inline int lemke_ratio_row(const LemkeDictionary<T, Cap>& d, Size n, i
 // when one of them is the answer (res holds it); otherwise most_negative is the row of the most
 // negative b, which z0 enters against. Inline in the host's callers, where most steps end: its
 // result stays in registers (returned by a call, it went through memory and was read back in
-// wider pieces than its fields were stored in, which store-to-load forwarding cannot serve)
-template <class T, int Cap, class Size>
+// wider pieces than its fields were stored in, which store-to-load forwarding cannot serve).
+// scratch: where the solve keeps its temporaries (lcp.hpp)
+template <class T, int Cap, class Size, class Scratch>
 FIVSIM_HD_INLINE_ON_HOST bool lemke_before_pivots(const LcpMatrix<T, Cap>& A, const LcpVector<T, Cap>& b,
                                                   LcpVector<T, Cap>& x, LcpVector<T, Cap>& y, const LcpOptions& opt,
-                                                  Size n, LcpResult& res, int& most_negative) {
+                                                  Size n, LcpResult& res, int& most_negative, Scratch scratch) {
   most_negative = -1;
   for (int i = 0; i < n; ++i)
     if (b[i] < T(0) && (most_negative < 0 || b[i] < b[most_negative])) most_negative = i;
@@ -151,7 +152,7 @@ FIVSIM_HD_INLINE_ON_HOST bool lemke_before_pivots(const LcpMatrix<T, Cap>& A, co
   }
   if (opt.use_basis_hint && n <= kLcpMaskBits) {
     const uint64_t hint = opt.basis_hint & (int(n) == 64 ? ~uint64_t(0) : (uint64_t(1) << int(n)) - 1);
-    if (lcp_solve_on_basis(A, b, hint, x, y, T(opt.pivot_tolerance), lcp_basis_rel_tol<T>())) {
+    if (lcp_solve_on_basis(A, b, hint, x, y, T(opt.pivot_tolerance), lcp_basis_rel_tol<T>(), scratch)) {
       res = lcp_accept(b, x, y, opt, 0);
       if (res.status == Status::ok) return true;
     }
@@ -159,11 +160,13 @@ FIVSIM_HD_INLINE_ON_HOST bool lemke_before_pivots(const LcpMatrix<T, Cap>& A, co
   return false;
 }
 
-// the pivots, from z0 entering against row most_negative to z0 leaving
-template <class T, int Cap, class Size>
-FIVSIM_HD_NOINLINE inline LcpResult lemke_pivots(const LcpMatrix<T, Cap>& A, const LcpVector<T, Cap>& b,
-                                                 LcpVector<T, Cap>& x, LcpVector<T, Cap>& y, const LcpOptions& opt,
-                                                 Size n, int most_negative) {
+// the pivots, from z0 entering against row most_negative to z0 leaving, in the dictionary d; the
+// answer re-solved on the final basis into xs, ys
+template <class T, int Cap, class Size, class Scratch>
+FIVSIM_HD_INLINE_ON_HOST LcpResult lemke_pivots_in(const LcpMatrix<T, Cap>& A, const LcpVector<T, Cap>& b,
+                                                   LcpVector<T, Cap>& x, LcpVector<T, Cap>& y, const LcpOptions& opt,
+                                                   Size n, int most_negative, LemkeDictionary<T, Cap>& d,
+                                                   LcpVector<T, Cap>& xs, LcpVector<T, Cap>& ys, Scratch scratch) {
   LcpResult fail;
   fail.residual = -1.0;
   x.resize(n);
@@ -173,7 +176,6 @@ FIVSIM_HD_NOINLINE inline LcpResult lemke_pivots(const LcpMatrix<T, Cap>& A, con
     return fail;
   }
 
-  LemkeDictionary<T, Cap> d;
   d.D.rows = n;
   d.D.cols = int(n) + 1;
   T scale = T(1);
@@ -227,8 +229,7 @@ FIVSIM_HD_NOINLINE inline LcpResult lemke_pivots(const LcpMatrix<T, Cap>& A, con
   }
   // the exact re-solve on the final basis, the dictionary's values as the fallback
   if (n <= kLcpMaskBits) {
-    LcpVector<T, Cap> xs, ys;
-    if (lcp_solve_on_basis(A, b, mask, xs, ys, piv_tol, lcp_basis_rel_tol<T>())) {
+    if (lcp_solve_on_basis(A, b, mask, xs, ys, piv_tol, lcp_basis_rel_tol<T>(), scratch)) {
       const LcpResult exact = lcp_accept(b, xs, ys, opt, pivots);
       if (exact.status == Status::ok) {
         x = xs;
@@ -240,36 +241,56 @@ FIVSIM_HD_NOINLINE inline LcpResult lemke_pivots(const LcpMatrix<T, Cap>& A, con
   return lcp_finish(A, b, x, y, opt, pivots);
 }
 
-// the whole method, one copy (device code: its kernels call it)
+// ... with the dictionary on this call's stack
 template <class T, int Cap, class Size>
+FIVSIM_HD_NOINLINE inline LcpResult lemke_pivots(const LcpMatrix<T, Cap>& A, const LcpVector<T, Cap>& b,
+                                                 LcpVector<T, Cap>& x, LcpVector<T, Cap>& y, const LcpOptions& opt,
+                                                 Size n, int most_negative, LcpOwnStack own) {
+  LemkeDictionary<T, Cap> d;
+  LcpVector<T, Cap> xs, ys;
+  return lemke_pivots_in(A, b, x, y, opt, n, most_negative, d, xs, ys, own);
+}
+
+// ... or in the caller's scratch (its members dictionary, x, y, and the basis solve's)
+template <class T, int Cap, class Size, class Scratch>
+FIVSIM_HD_NOINLINE inline LcpResult lemke_pivots(const LcpMatrix<T, Cap>& A, const LcpVector<T, Cap>& b,
+                                                 LcpVector<T, Cap>& x, LcpVector<T, Cap>& y, const LcpOptions& opt,
+                                                 Size n, int most_negative, Scratch* scratch) {
+  return lemke_pivots_in(A, b, x, y, opt, n, most_negative, scratch->dictionary, scratch->x, scratch->y, scratch);
+}
+
+// the whole method, one copy (device code: its kernels call it)
+template <class T, int Cap, class Size, class Scratch>
 FIVSIM_HD_NOINLINE inline LcpResult lemke_core(const LcpMatrix<T, Cap>& A, const LcpVector<T, Cap>& b,
                                                LcpVector<T, Cap>& x, LcpVector<T, Cap>& y, const LcpOptions& opt,
-                                               Size n) {
+                                               Size n, Scratch scratch) {
   LcpResult res;
   int most_negative = -1;
-  if (lemke_before_pivots(A, b, x, y, opt, n, res, most_negative)) return res;
-  return lemke_pivots(A, b, x, y, opt, n, most_negative);
+  if (lemke_before_pivots(A, b, x, y, opt, n, res, most_negative, scratch)) return res;
+  return lemke_pivots(A, b, x, y, opt, n, most_negative, scratch);
 }
 
 // the pivots of problems of K ≤ 6 unknowns at a compile-time size (unrolled loops), larger ones
 // at run time
-template <int K, class T, int Cap>
+template <int K, class T, int Cap, class Scratch>
 FIVSIM_HD inline LcpResult lemke_pivots_fixed_or_runtime(const LcpMatrix<T, Cap>& A, const LcpVector<T, Cap>& b,
                                                          LcpVector<T, Cap>& x, LcpVector<T, Cap>& y,
-                                                         const LcpOptions& opt, int most_negative) {
+                                                         const LcpOptions& opt, int most_negative, Scratch scratch) {
   if constexpr (K <= Cap && K <= 6) {
-    if (A.rows == K) return lemke_pivots(A, b, x, y, opt, FixedSize<K>{}, most_negative);
-    return lemke_pivots_fixed_or_runtime<K + 1>(A, b, x, y, opt, most_negative);
+    if (A.rows == K) return lemke_pivots(A, b, x, y, opt, FixedSize<K>{}, most_negative, scratch);
+    return lemke_pivots_fixed_or_runtime<K + 1>(A, b, x, y, opt, most_negative, scratch);
   } else {
-    return lemke_pivots(A, b, x, y, opt, A.rows, most_negative);
+    return lemke_pivots(A, b, x, y, opt, A.rows, most_negative, scratch);
   }
 }
 
 }  // namespace detail
 
-template <class T, int Cap>
+// scratch: where the solve keeps its temporaries (lcp.hpp)
+template <class T, int Cap, class Scratch = LcpOwnStack>
 FIVSIM_HD_INLINE_ON_HOST LcpResult lemke_solve(const LcpMatrix<T, Cap>& A, const LcpVector<T, Cap>& b,
-                                               LcpVector<T, Cap>& x, LcpVector<T, Cap>& y, const LcpOptions& opt = {}) {
+                                               LcpVector<T, Cap>& x, LcpVector<T, Cap>& y, const LcpOptions& opt = {},
+                                               Scratch scratch = {}) {
   if (A.rows > Cap) {
     LcpResult fail;
     fail.status = Status::lcp_too_large;
@@ -279,12 +300,12 @@ FIVSIM_HD_INLINE_ON_HOST LcpResult lemke_solve(const LcpMatrix<T, Cap>& A, const
 #if defined(__CUDA_ARCH__)
   // one size-generic copy in device code (its loops bounded at run time): the fixed-size copies
   // multiply the kernels' code and compile time for the few cycles their unrolling saves
-  return detail::lemke_core(A, b, x, y, opt, A.rows);
+  return detail::lemke_core(A, b, x, y, opt, A.rows, scratch);
 #else
   LcpResult res;
   int most_negative = -1;
-  if (detail::lemke_before_pivots(A, b, x, y, opt, A.rows, res, most_negative)) return res;
-  return detail::lemke_pivots_fixed_or_runtime<1>(A, b, x, y, opt, most_negative);
+  if (detail::lemke_before_pivots(A, b, x, y, opt, A.rows, res, most_negative, scratch)) return res;
+  return detail::lemke_pivots_fixed_or_runtime<1>(A, b, x, y, opt, most_negative, scratch);
 #endif
 }
 

@@ -150,9 +150,10 @@ FIVSIM_HD inline bool lcp_pinn_lift_blocked_outputs(const MlpLayout& L, T* param
 // these bases is feasible; x and y then hold its solution.
 inline constexpr int kPolishFlips = 4;
 
-template <class T, int Cap, class Out>
+template <class T, int Cap, class Out, class Scratch = LcpOwnStack>
 FIVSIM_HD inline bool lcp_pinn_polish(const LcpMatrix<T, Cap>& A, const LcpVector<T, Cap>& b, Out out,
-                                      LcpVector<T, Cap>& x, LcpVector<T, Cap>& y, const LcpOptions& opt) {
+                                      LcpVector<T, Cap>& x, LcpVector<T, Cap>& y, const LcpOptions& opt,
+                                      Scratch scratch = {}) {
   const int n = A.rows;
   uint64_t mask = 0;
   int near[kPolishFlips];
@@ -165,7 +166,7 @@ FIVSIM_HD inline bool lcp_pinn_polish(const LcpMatrix<T, Cap>& A, const LcpVecto
     uint64_t m = mask;
     for (int j = 0; j < k; ++j)
       if (flips & (1 << j)) m ^= uint64_t(1) << near[j];
-    if (lcp_solve_on_basis(A, b, m, x, y, T(opt.pivot_tolerance), lcp_basis_rel_tol<T>())) return true;
+    if (lcp_solve_on_basis(A, b, m, x, y, T(opt.pivot_tolerance), lcp_basis_rel_tol<T>(), scratch)) return true;
   }
   return false;
 }
@@ -267,11 +268,12 @@ FIVSIM_HD inline T lcp_pinn_evaluate(LcpPinnWorkspace<T, Cap>& ws) {
   return loss;
 }
 
-// tells the training the loss at its evaluation point; whether it wants another evaluation
-template <class T, int Cap>
+// tells the training the loss at its evaluation point; whether it wants another evaluation. scratch:
+// where the polish's basis solves keep their temporaries (lcp.hpp)
+template <class T, int Cap, class Scratch = LcpOwnStack>
 FIVSIM_HD inline bool lcp_pinn_tell(const LcpMatrix<T, Cap>& A, const LcpVector<T, Cap>& b, LcpVector<T, Cap>& x,
                                     LcpVector<T, Cap>& y, const LcpPinnSettings& set, LcpPinnWorkspace<T, Cap>& ws,
-                                    T loss) {
+                                    T loss, Scratch scratch = {}) {
   LcpPinnRun<T>& run = ws.run;
   if (!run.training) return false;
   const MlpLayout& L = ws.layout;
@@ -284,7 +286,7 @@ FIVSIM_HD inline bool lcp_pinn_tell(const LcpMatrix<T, Cap>& A, const LcpVector<
   run.total.converged = r.converged;
   ws.restarts_used = run.attempt + run.pass * (set.restarts + 1);
   const T one = T(1);
-  if (set.polish && lcp_pinn_polish(A, b, mlp_forward(L, ws.params, &one, ws.cache), x, y, run.opt_lcp)) {
+  if (set.polish && lcp_pinn_polish(A, b, mlp_forward(L, ws.params, &one, ws.cache), x, y, run.opt_lcp, scratch)) {
     ws.last = run.total;
     ws.trained = true;
     run.res = lcp_accept(b, x, y, run.opt_lcp, run.total.iterations);

@@ -28,8 +28,10 @@ struct CompiledKernel {
 std::string kernel_compiler_id();
 
 // how a kernel is compiled: optimised (a sweep's), or as a checking build's tests compile it, with
-// NVRTC's -G (no optimiser: a switching kernel's source in a third of a second, not ten)
-enum class KernelBuild : int { optimised = 0, checking = 1 };
+// NVRTC's -G (no optimiser: a switching kernel's source in a third of a second, not ten), or with
+// the optimised front end and ptxas unoptimised: the stack frames as the optimised build lays them
+// out, in half the time (its registers and spills are not the optimised build's)
+enum class KernelBuild : int { optimised = 0, checking = 1, frames = 2 };
 
 // `source` compiled for `arch` ("sm_90", "compute_90"); kernel_s gets the compile's seconds. A
 // compile error is the outcome's error with the compiler's log
