@@ -25,6 +25,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <nlohmann/json.hpp>
+
 namespace fivsim_test {
 
 namespace fs = std::filesystem;
@@ -134,6 +136,18 @@ inline fs::path fresh_dir(const std::string& name) {
 }
 
 inline const std::string kScenarios = FIVSIM_SOURCE_DIR "/scenarios/";
+
+// a command's summary.json in folder `out`
+inline nlohmann::json summary_of(const fs::path& out) { return nlohmann::json::parse(slurp(out / "summary.json")); }
+
+// the lines of a text file
+inline long lines_of(const fs::path& file) {
+  std::ifstream in(file);
+  std::string line;
+  long n = 0;
+  while (std::getline(in, line)) ++n;
+  return n;
+}
 
 // `lock_file` locked as another fivsim's (a plain POSIX record lock, holding fivsim's signature and
 // `note`): its open descriptor, which keeps the lock until closed, or -1

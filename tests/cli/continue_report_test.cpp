@@ -18,8 +18,6 @@ namespace {
 using namespace fivsim_test;
 using nlohmann::json;
 
-json summary_of(const fs::path& out) { return json::parse(slurp(out / "summary.json")); }
-
 // the demo chain swept over 12 loads from 5.8 to 8 N, a branch each way from each of its five
 // families of stable orbits (ten branches, 295 points): the period-1 orbit's three doublings
 // (6.0537, 6.6592, 7.5752 N; seed 001's cascade) are passed by three or four branches each and

@@ -52,7 +52,9 @@ TEST(IdentifyLaws, TheRecordsLawRanksFirstAndAloneCarriesTheTruth) {
     } else {
       EXPECT_GT(c["delta_bic"].get<double>(), 10.0) << law;
     }
-    if (law == "coulomb" || law == "coulomb_static") EXPECT_FALSE(c["white"].get<bool>()) << law;
+    if (law == "coulomb" || law == "coulomb_static") {
+      EXPECT_FALSE(c["white"].get<bool>()) << law;
+    }
   }
   // the best law's fit is the method's
   EXPECT_EQ(j["fit"]["parameters"].size(), 3u);
