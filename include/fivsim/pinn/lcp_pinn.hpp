@@ -147,7 +147,8 @@ FIVSIM_HD inline bool lcp_pinn_lift_blocked_outputs(const MlpLayout& L, T* param
 // problem), {i : x_i > y_i}. A pair with both members near zero (below 1e-3 of the unit-size
 // problem: a contact at a stick-slip or separation boundary) is a choice the network cannot make
 // reliably, so both members of up to kPolishFlips such pairs are tried. Returns whether one of
-// these bases is feasible; x and y then hold its solution.
+// these bases is feasible; x and y then hold its solution. scratch: where the basis solves keep
+// their temporaries (lcp.hpp)
 inline constexpr int kPolishFlips = 4;
 
 template <class T, int Cap, class Out, class Scratch = LcpOwnStack>
