@@ -55,12 +55,16 @@ else
   echo "device_bundle: no OpenMPI here (scripts/setup.sh installs it); the bundle has no mpirun" >&2
 fi
 
-# every library the programs and components load, less the C/C++ runtime and the GPU driver,
-# which the GPU machine has (and must use: its driver matches its kernel)
+# every library the programs and components load, less the C/C++ runtime, the GPU driver, which
+# the GPU machine has (and must use: its driver matches its kernel), and the CUDA toolkit's own
+# libraries (cuBLAS, NVRTC, the runtime), which its image has in the same major version: cuBLASLt
+# alone is half a gigabyte, and NVRTC loads its builtins from beside itself
 ldd "$stage"/real/* "${mpi_objects[@]}" 2>/dev/null |
   awk '$2 == "=>" && $3 ~ /^\// {print $3}' | sort -u |
   grep -v -E '/(libc|libm|libdl|librt|libpthread|libstdc\+\+|libgcc_s|libcuda|ld-linux[^/]*)\.so' |
+  grep -v -E '/(libcublas|libcublasLt|libnvrtc|libnvrtc-builtins|libcudart|libnvJitLink)\.so' |
   while read -r lib; do cp -L "$lib" "$stage/lib/"; done
+cuda_major=$(ldd "$stage"/real/* 2>/dev/null | grep -o -E 'lib(cublas|nvrtc)\.so\.[0-9]+' | head -1 | sed 's/.*\.so\.//')
 
 # a wrapper per program: the bundle's libraries for it alone
 for p in "$stage"/real/*; do
@@ -68,7 +72,7 @@ for p in "$stage"/real/*; do
   cat >"$stage/bin/$name" <<EOF
 #!/bin/sh
 here=\$(dirname "\$(readlink -f "\$0")")/..
-LD_LIBRARY_PATH="\$here/lib\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}" exec "\$here/real/$name" "\$@"
+LD_LIBRARY_PATH="\$here/lib\${FIVSIM_CUDA_LIBS:+:\$FIVSIM_CUDA_LIBS}\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}" exec "\$here/real/$name" "\$@"
 EOF
   chmod +x "$stage/bin/$name"
 done
@@ -82,11 +86,25 @@ EOF
   chmod +x "$stage/bin/mpirun"
 fi
 
-# env.sh: the PATH, OpenMPI's relocation, and the settings a root shell on one machine needs
-# (the same as Debian's /etc/openmpi defaults, which a relocated OpenMPI does not read)
-cat >"$stage/env.sh" <<'EOF'
+# env.sh: the PATH, the machine's CUDA libraries, OpenMPI's relocation, and the settings a root
+# shell on one machine needs (the same as Debian's /etc/openmpi defaults, which a relocated OpenMPI
+# does not read)
+echo "fv_cuda_major=${cuda_major:-13}" >"$stage/env.sh"
+cat >>"$stage/env.sh" <<'EOF'
 fv_root=$(cd "$(dirname "${BASH_SOURCE[0]:-$0}")" && pwd)
 export PATH="$fv_root/bin:$PATH"
+# the machine's own CUDA libraries of the major version the programs were built with: its toolkit's,
+# else PyTorch's wheels
+unset FIVSIM_CUDA_LIBS
+for fv_dir in "${CUDA_HOME:-/usr/local/cuda}/lib64" /usr/local/cuda/targets/x86_64-linux/lib /usr/local/cuda-*/lib64 \
+  /opt/torch/.venv/lib/python3*/site-packages/nvidia/cu$fv_cuda_major/lib; do
+  if [ -e "$fv_dir/libcublas.so.$fv_cuda_major" ] && [ -e "$fv_dir/libnvrtc.so.$fv_cuda_major" ]; then
+    export FIVSIM_CUDA_LIBS="$fv_dir"
+    break
+  fi
+done
+[ -n "${FIVSIM_CUDA_LIBS:-}" ] ||
+  echo "env.sh: no libcublas.so.$fv_cuda_major beside libnvrtc.so.$fv_cuda_major here: set FIVSIM_CUDA_LIBS to their folder" >&2
 export OPAL_PREFIX="$fv_root/mpi" PMIX_MCA_mca_base_component_path="$fv_root/pmix/lib/pmix"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl=self,vader,tcp OMPI_MCA_pml=ob1 OMPI_MCA_mtl=^ofi OMPI_MCA_osc=^ucx,pt2pt
