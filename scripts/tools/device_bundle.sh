@@ -10,7 +10,8 @@
 # usage: scripts/tools/device_bundle.sh [BUILD_DIR]    (default build/, a build with CUDA)
 # writes .devbundle/fivsim-device.tar.gz (git ignores .devbundle/); on the GPU machine:
 #   mkdir -p /tmp/fv && tar xzf .devbundle/fivsim-device.tar.gz -C /tmp/fv && . /tmp/fv/env.sh
-# after which fivsim, fivsim_gpu_tests, fivsim_bench_mlp and mpirun are on the PATH.
+# after which fivsim, fivsim_gpu_tests, fivsim_bench_mlp and mpirun are on the PATH, with that
+# machine's own CUDA libraries of the same major version (FIVSIM_CUDA_LIBS, which env.sh sets).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build="${1:-build}"
