@@ -11,11 +11,13 @@ with --ncu, the FP64 instructions per case-step of the belt kernel from Nsight C
 fraction of the GPU's FP64 peak. With --fmad-fivsim, a second binary built with FIVSIM_CUDA_FMAD=ON
 (nvcc fuses multiply-adds) runs the two GPU double sweeps too: what the default build's
 --fmad=false, which makes the device round as the CPU does, costs, and how far the fused results
-move (cases whose class differs, the largest relative difference of the rms columns).
+move (cases whose class differs, the largest relative difference of the rms columns). With
+--min-blocks, the GPU double runs again with the specialised kernels' launch bounds asking for that
+many resident blocks a multiprocessor: their rates against the default's, beside their registers.
 
 usage: scripts/bench/bench_sweep_gpu.py --fivsim build/fivsim [--cases 1000000] [--cpu-cases 30000]
                                   [--ncu] [--fp64-peak 33.5e12] [--out DIR] [--json FILE]
-                                  [--fmad-fivsim build-fma/fivsim] [--no-cpu]
+                                  [--fmad-fivsim build-fma/fivsim] [--no-cpu] [--min-blocks 2,3,4]
 Run it with the python3 that has JAX (on the device machines: /opt/torch/.venv/bin/python3).
 """
 import argparse
@@ -32,10 +34,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SCENARIO = os.path.join(HERE, "..", "..", "scenarios", "chain2_bench_random.json")
 
 
-def sweep(fivsim, out, *extra):
+def sweep(fivsim, out, *extra, env=None):
     cmd = [fivsim, "sweep", SCENARIO, "-q", "--out", out, *extra]
-    print("$", " ".join(cmd), flush=True)
-    subprocess.run(cmd, check=True)
+    print("$", " ".join(("%s=%s" % kv for kv in (env or {}).items())), " ".join(cmd), flush=True)
+    subprocess.run(cmd, check=True, env=dict(os.environ, **env) if env else None)
     with open(os.path.join(out, "summary.json")) as f:
         s = json.load(f)
     return {"command": " ".join(cmd), "case_steps_per_s": s["case_steps_per_s"],
@@ -128,6 +130,9 @@ def main():
     ap.add_argument("--fmad-fivsim", default=None,
                     help="a fivsim built with -DFIVSIM_CUDA_FMAD=ON: the cost of --fmad=false")
     ap.add_argument("--no-cpu", action="store_true", help="skip the CPU backend runs")
+    ap.add_argument("--min-blocks", default="",
+                    help="comma-separated resident blocks a multiprocessor for the specialised kernels' launch "
+                         "bounds (FIVSIM_KERNEL_MIN_BLOCKS): the GPU double runs again at each, registers beside rates")
     ap.add_argument("--out", default="runs/bench_sweep_gpu")
     ap.add_argument("--json", default=None)
     a = ap.parse_args()
@@ -143,6 +148,14 @@ def main():
                                "--set", "/sweep/samples=%d" % a.cpu_cases)
         rep["cpu_one"] = sweep(a.fivsim, os.path.join(a.out, "cpu_one"), "--device", "cpu", "--threads", "1",
                                "--set", "/sweep/samples=%d" % max(1, a.cpu_cases // 10))
+    for blocks in [b for b in a.min_blocks.split(",") if b]:
+        # registers against occupancy: the specialised kernels held to the registers `blocks`
+        # resident blocks leave
+        env = {"FIVSIM_KERNEL_MIN_BLOCKS": blocks}
+        rep["min_blocks_%s_lean" % blocks] = sweep(a.fivsim, os.path.join(a.out, "gpu_lean_mb%s" % blocks), "--device",
+                                                  a.device, *n, *lean, env=env)
+        rep["min_blocks_%s_double" % blocks] = sweep(a.fivsim, os.path.join(a.out, "gpu_double_mb%s" % blocks),
+                                                    "--device", a.device, *n, env=env)
     if a.fmad_fivsim:
         # both builds write cases.csv for the comparison
         csv_out = ["--format", "both"]
@@ -174,6 +187,14 @@ def main():
         cpu_all, cpu_one = rep["cpu_all"], rep["cpu_one"]
         print("%-44s %14.3g %12s" % ("fivsim cpu, %d threads" % cpu_all["threads"], cpu_all["case_steps_per_s"], ""))
         print("%-44s %14.3g %12s" % ("fivsim cpu, 1 thread", cpu_one["case_steps_per_s"], ""))
+    for blocks in [b for b in a.min_blocks.split(",") if b]:
+        for name, base in (("lean", gl), ("double", g)):
+            run = rep["min_blocks_%s_%s" % (blocks, name)]
+            k = run.get("kernel", {})
+            print("%-44s %14.3g %11.2fx   (REG %s, spilled %s)" %
+                  ("fivsim cuda double, %s, min blocks %s" % ("lean" if name == "lean" else "bifurcation", blocks),
+                   run["case_steps_per_s"], run["case_steps_per_s"] / base, k.get("registers", "?"),
+                   k.get("spill_stores", "?")))
     for name in ("lean", "double") if a.fmad_fivsim else ():
         plain, fused = rep["nofma_" + name], rep["fmad_" + name]
         d = fused["against_nofma"]

@@ -39,7 +39,8 @@
 #   STAGE_SECONDS (480) caps every stage, STAGE_SECONDS_<stage> one of them, COMMAND_SECONDS (570)
 #   the whole command; SIZE_pinn, SIZE_switching, SIZE_host and SIZE_continuation replace those
 #   benchmarks' sizes (and SIZE_host its --repeat), for a short lease;
-#   PRECISIONS_mlp ("double float") the networks' precisions
+#   PRECISIONS_mlp ("double float") the networks' precisions; MIN_BLOCKS_sweep ("2,3,4") the
+#   specialised kernels' minimum resident blocks the sweep stage tries
 #   --dry   the whole driver on the CPU (--device cpu, small sizes), so that CI keeps it from
 #           rotting (ctest GpuChecks.DryRun); what needs a GPU or a peer this machine lacks (the
 #           memory holder, JAX, PyTorch, Nsight Compute, mpirun) is a SKIP line
@@ -301,8 +302,9 @@ PY
       ;;
     sweep)
       # the kernel against the JAX peers (Pallas and XLA), lean and with the bifurcation observers
-      if [[ $dry == 1 ]]; then size=(--device cpu --cases 4000 --cpu-cases 2000 --no-jax)
-      else size=(--ncu); fi
+      # and the specialised kernels held to MIN_BLOCKS_sweep resident blocks (registers against occupancy)
+      if [[ $dry == 1 ]]; then size=(--device cpu --cases 4000 --cpu-cases 2000 --no-jax --min-blocks 2)
+      else size=(--ncu --min-blocks "${MIN_BLOCKS_sweep:-2,3,4}"); fi
       bench bench_sweep_gpu "GPU sweep benchmark against JAX" "$peer_python" scripts/bench/bench_sweep_gpu.py \
         --fivsim "$fivsim" "${size[@]}" --out "$work/bench" --json "$logs/bench_sweep_gpu.json"
       ;;

@@ -59,6 +59,14 @@ def sweep_figures(rep):
                      "%.2fx" % (rep["gpu_double"]["case_steps_per_s"] / rep["jax_full"]["best"]["rate"])))
     if "fp64_fraction_of_peak" in rep:
         rows.append(("FP64 fraction of peak", "%.2f%%" % (100 * rep["fp64_fraction_of_peak"])))
+    # the launch bounds' minimum blocks (bench_sweep_gpu.py --min-blocks): rate and registers at each
+    for key in sorted(k for k in rep if k.startswith("min_blocks_")):
+        blocks, name = key[len("min_blocks_"):].split("_", 1)
+        base = rep["gpu_lean" if name == "lean" else "gpu_double"]["case_steps_per_s"]
+        k = rep[key].get("kernel", {})
+        rows.append(("%s observers, min blocks %s (kernel; registers %s)" %
+                     ("lean" if name == "lean" else "bifurcation", blocks, k.get("registers", "?")),
+                     "%.3g (%.2fx)" % (rep[key]["case_steps_per_s"], rep[key]["case_steps_per_s"] / base)))
     return rows
 
 

@@ -3,6 +3,7 @@
 #include "fivsim/sweep/kernel_source.hpp"
 
 #include <cstdio>
+#include <cstdlib>
 #include <type_traits>
 
 #include "fivsim/sweep/folded_bytes.hpp"
@@ -55,11 +56,23 @@ std::string source_head(const char* what, const char* header, const SweepAnalysi
 
 constexpr const char* kConstantsEnd = "}  // namespace\n";
 
+// the specialised kernels' launch bounds: blocks of kSpecialisedBlock threads, and as many resident
+// blocks a multiprocessor as FIVSIM_KERNEL_MIN_BLOCKS asks (ptxas then holds each thread to the
+// registers they leave), none by default; a benchmark sets it to weigh registers against occupancy
+// (bench_sweep_gpu.py --min-blocks). It is part of the source, so of the kernel cache's key
+std::string launch_bounds() {
+  std::string bounds = "__launch_bounds__(" + std::to_string(kSpecialisedBlock);
+  if (const char* v = std::getenv("FIVSIM_KERNEL_MIN_BLOCKS")) {
+    const int blocks = std::atoi(v);
+    if (blocks > 0 && blocks <= 32) bounds += ", " + std::to_string(blocks);
+  }
+  return bounds + ")";
+}
+
 // a kernel's entry with `params`, opening with the analysis (its reference series the parameter
 // `reference`) and step options taken from their constants
 std::string kernel_entry(const char* name, const char* params, const char* reference) {
-  return "\nextern \"C\" __global__ void __launch_bounds__(" + std::to_string(kSpecialisedBlock) + ") " + name + "(" +
-         params +
+  return "\nextern \"C\" __global__ void " + launch_bounds() + " " + name + "(" + params +
          ") {\n"
          "  // the bytes are constants: the optimiser folds every value read from them\n"
          "  fivsim::SweepAnalysis an = __builtin_bit_cast(fivsim::SweepAnalysis, kAnalysis);\n"
@@ -172,12 +185,10 @@ std::string pinn_kernel_source(const PinnStepSettings& set) {
   const char* given =
       "  const fivsim::PinnRowsGiven of{__builtin_bit_cast(fivsim::MlpLayout, kLayout),\n"
       "                                 __builtin_bit_cast(fivsim::OptimizerOptions, kOptimizer)};\n";
-  s += std::string("\nextern \"C\" __global__ void __launch_bounds__(") + std::to_string(kSpecialisedBlock) + ") " +
-       kSpecialisedPinnEvaluateName +
+  s += "\nextern \"C\" __global__ void " + launch_bounds() + " " + kSpecialisedPinnEvaluateName +
        "(fivsim::PinnCase<D>* run, const int* rows, const int* nr, int group, double* loss) {\n" + given +
        "  fivsim::pinn_evaluate_rows(run, rows, nr, group, loss, of);\n}\n";
-  s += std::string("\nextern \"C\" __global__ void __launch_bounds__(") + std::to_string(kSpecialisedBlock) + ") " +
-       kSpecialisedPinnTellName +
+  s += "\nextern \"C\" __global__ void " + launch_bounds() + " " + kSpecialisedPinnTellName +
        "(fivsim::PinnCase<D>* run, const int* rows, const int* nr, const double* loss, int* next, int* count) {\n" +
        given + "  fivsim::pinn_tell_rows(run, rows, nr, loss, next, count, of);\n}\n";
   return s;

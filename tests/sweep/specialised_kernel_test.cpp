@@ -120,6 +120,32 @@ TEST(SpecialisedKernel, EveryBundledSweepsSourceCompilesWithNvrtc) {
                                                    "seed_constants/seed001_chain_constants.json"}));
 }
 
+// FIVSIM_KERNEL_MIN_BLOCKS (a benchmark's knob) asks the launch bounds for that many resident blocks
+// a multiprocessor: another source, so another cache entry, and ptxas holds the bundled benchmark's
+// belt kernel (the bifurcation observers) to the registers 4 blocks of 128 threads leave, where it
+// takes more without
+TEST(SpecialisedKernel, MinimumBlocksHoldTheKernelsRegisters) {
+  if (kernel_compiler_id().empty()) GTEST_SKIP() << "built without CUDA: no NVRTC";
+  const ScenarioKernel plain = kernel_of("chain2_bench_random.json");
+  ::setenv("FIVSIM_KERNEL_MIN_BLOCKS", "4", 1);
+  const ScenarioKernel held = kernel_of("chain2_bench_random.json");
+  ::unsetenv("FIVSIM_KERNEL_MIN_BLOCKS");
+  ASSERT_EQ(held.name, kSpecialisedBeltKernelName);
+  EXPECT_NE(held.source.find("__launch_bounds__(" + std::to_string(kSpecialisedBlock) + ", 4)"), std::string::npos);
+  EXPECT_EQ(plain.source.find("__launch_bounds__(" + std::to_string(kSpecialisedBlock) + ", "), std::string::npos);
+  CompiledKernel a, b;
+  double seconds = 0.0;
+  ASSERT_EQ(compile_kernel(plain.source, "sm_90", a, seconds).error, "");
+  ASSERT_EQ(compile_kernel(held.source, "sm_90", b, seconds).error, "");
+  const int budget = 65536 / (4 * kSpecialisedBlock);
+  const KernelResources p = a.resources[plain.name], h = b.resources[held.name];
+  EXPECT_GT(p.registers, budget);
+  EXPECT_GT(h.registers, 0);
+  EXPECT_LE(h.registers, budget);
+  std::printf("belt kernel sm_90: %d registers; held to 4 blocks: %d registers, %ld bytes spilled\n", p.registers,
+              h.registers, h.spill_stores);
+}
+
 // the PINN sweep's round kernels, its dynamic network's layout and optimizer folded in: the bundled
 // PINN sweep's source compiles (optimised to sm_90 machine code where the build's kernels are, its
 // registers printed), and another layout gives another source (another cache entry)
