@@ -1,8 +1,9 @@
 // tests/sweep/specialised_kernel_test.cpp — the specialised kernels' CPU half: the generated
 // source of every bundled sweep, the PINN sweep's round kernels too, compiles with NVRTC (no device
-// needed), and
-// the kernel cache keeps an image under a key that changes with each input and loads only an
-// intact entry (sweep/kernel_source.hpp, kernel_compiler.hpp, kernel_cache.hpp).
+// needed), a minimum of resident blocks holds a kernel's registers, the PINN case's tell keeps the
+// LCP solvers off its stack, and the kernel cache keeps an image under a key that changes with each
+// input and loads only an intact entry (sweep/kernel_source.hpp, kernel_compiler.hpp,
+// kernel_cache.hpp).
 #include <gtest/gtest.h>
 
 #include <algorithm>
